@@ -1,0 +1,39 @@
+/** Resolved settings, after flags > environment > config file and validation (see load.ts). */
+
+export interface PlatformSettings {
+  /** Base URL of the platform; the client adds /v1. */
+  apiUrl: string;
+  apiKey: string;
+  /** Requests in flight at once (p-limit). */
+  concurrency: number;
+  timeoutMs: number;
+  /** Use list pages only to discover ids and fetch every record by id (for partial list payloads). */
+  listIdsOnly: boolean;
+}
+
+export interface SalesforceSettings {
+  instanceUrl?: string;
+  accessToken?: string;
+  loginUrl?: string;
+  clientId?: string;
+  clientSecret?: string;
+  username?: string;
+  password?: string;
+  privateKeyFile?: string;
+  apiVersion: string;
+  /** Records of one object above which a Bulk API 2.0 job is used instead of Collections. */
+  bulkThreshold: number;
+  /** Share of the org's daily API allowance after which a run stops (0..1). */
+  maxApiUsage: number;
+}
+
+export interface WebhookSettings {
+  secret?: string;
+  queuePath: string;
+}
+
+export interface Settings {
+  platform: PlatformSettings;
+  salesforce: SalesforceSettings;
+  webhook: WebhookSettings;
+}

@@ -1,0 +1,63 @@
+/** The eight mirrored object types, in the order a run writes them (parents before children). */
+export const OBJECT_TYPES = [
+  'segment',
+  'project',
+  'team',
+  'company',
+  'action',
+  'question',
+  'donation',
+  'newsletter_subscription',
+] as const;
+export type ObjectType = (typeof OBJECT_TYPES)[number];
+
+/** Salesforce API names of the mirrored objects. */
+export type SObjectName =
+  | 'Svc_Segment__c'
+  | 'Svc_Project__c'
+  | 'Svc_Team__c'
+  | 'Svc_Company__c'
+  | 'Svc_Action__c'
+  | 'Svc_ActionQuestion__c'
+  | 'Svc_Donation__c'
+  | 'Svc_NewsletterSubscription__c';
+
+/** Types a run can be asked to sync by id; questions come inside their action. */
+export type SyncableType = Exclude<ObjectType, 'question'>;
+
+/** A reference to a platform object, as given by a command line, a file, a scan or a webhook. */
+export interface ObjectRef {
+  type: SyncableType;
+  id: number;
+}
+
+/** Hierarchy level of each type: a run writes level 0 first. Teams and companies share a level. */
+export const LEVEL: Record<ObjectType, number> = {
+  segment: 0,
+  project: 1,
+  team: 2,
+  company: 2,
+  action: 3,
+  question: 4,
+  donation: 5,
+  newsletter_subscription: 6,
+};
+
+const ALIASES: Record<string, SyncableType> = {
+  segment: 'segment',
+  project: 'project',
+  company: 'company',
+  team: 'team',
+  action: 'action',
+  donation: 'donation',
+  newslettersubscription: 'newsletter_subscription',
+};
+
+/**
+ * Accepts the singular, plural, snake, kebab and Pascal forms used by the API, the webhooks and
+ * people (donation, donations, newsletter-subscriptions, NewsletterSubscription ...).
+ */
+export function parseObjectType(input: string): SyncableType | undefined {
+  const flat = input.trim().toLowerCase().replace(/[-_\s]/g, '');
+  return ALIASES[flat] ?? ALIASES[flat.replace(/s$/, '')] ?? ALIASES[flat.replace(/ies$/, 'y')];
+}

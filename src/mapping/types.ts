@@ -1,0 +1,46 @@
+import type { CrmRecord } from '../crm/types.js';
+import type { ObjectType, SObjectName } from './objects.js';
+
+/** The parent a record links to, as the mapping sees it; the CRM side resolves it to Ids. */
+export interface ParentRef {
+  type: ObjectType;
+  object: SObjectName;
+  id: number;
+  /** The parent's SvcId__c. */
+  key: string;
+  /** Lookup on the child that takes the parent's Id. */
+  direct: string;
+  /** Lookups copied from the parent's CRM record. */
+  inherit: string[];
+}
+
+export interface MappedRecord {
+  kind: 'record';
+  type: ObjectType;
+  object: SObjectName;
+  key: string;
+  /** Every mapped field but the lookups; blank values left out, checkboxes always present. */
+  fields: CrmRecord;
+  parent: ParentRef | null;
+  warnings: string[];
+}
+
+/** Left out by a rule of the spec (donation filter, blank answer): reported, not an error. */
+export interface SkippedRecord {
+  kind: 'skip';
+  type: ObjectType;
+  object: SObjectName;
+  key: string;
+  reason: string;
+}
+
+/** A value that cannot be stored faithfully (an amount past its precision): an error for that record. */
+export interface InvalidRecord {
+  kind: 'invalid';
+  type: ObjectType;
+  object: SObjectName;
+  key: string;
+  error: { code: string; message: string };
+}
+
+export type MapResult = MappedRecord | SkippedRecord | InvalidRecord;

@@ -1,0 +1,39 @@
+/**
+ * The engine's two seams: a source that turns refs into API records, and a sink that reads and
+ * writes CRM records (src/crm/types.ts). The engine knows both sides only through these.
+ */
+import type { ApiRecordOf, ResourceType } from '../platform/records.js';
+import type { PlatformError } from '../platform/errors.js';
+
+export interface FetchResult<T> {
+  records: Map<number, T>;
+  /** 404: deleted or never existed. */
+  notFound: number[];
+  /** Anything else that failed after retries, per id. */
+  failed: Map<number, PlatformError>;
+}
+
+export interface ScanFilter {
+  updatedAfter?: string;
+  createdAfter?: string;
+}
+
+/** Platform requests made, by kind: the first performance figure of a run. */
+export interface PlatformRequestCounts {
+  total: number;
+  byId: number;
+  list: number;
+  retries: number;
+  rateLimitWaits: number;
+}
+
+export interface RecordSource {
+  /**
+   * Records by id at the lowest request cost (by id or a list scan, whichever is cheaper); each
+   * record is fetched at most once per run and served from the cache after that.
+   */
+  fetch<T extends ResourceType>(type: T, ids: number[]): Promise<FetchResult<ApiRecordOf[T]>>;
+  /** A list scan, page by page, so large collections flow through in bounded memory. */
+  scan<T extends ResourceType>(type: T, filter: ScanFilter): AsyncIterable<ApiRecordOf[T][]>;
+  requests(): PlatformRequestCounts;
+}
