@@ -1,0 +1,131 @@
+/**
+ * API record -> CRM record, driven by the schema table. Pure: no I/O. Lookups are left to the CRM
+ * writer; the mapping says which parent each record hangs from (ParentRef).
+ */
+import type { CrmRecord } from '../crm/types.js';
+import type { ApiAction, ApiQuestion, ApiRecordOf, ApiUser } from '../platform/records.js';
+import type { ObjectType } from './objects.js';
+import { ConversionError, convertValue, isBlank, truncate } from './convert.js';
+import { asId, fillTemplate, getPath, isTemplate, normaliseSubscription, selectConsent, type Context } from './context.js';
+import { NAME_FIELD, NAME_LENGTH, SCHEMA, type ObjectSchema } from './schema.js';
+import type { MapResult, ParentRef } from './types.js';
+
+export interface MapExtras {
+  /** Actions: the owner's full user record; null when it could not be fetched (404). */
+  user?: ApiUser | null;
+  /** Donations and subscriptions: the external_reference of the target entity, when known. */
+  targetExternalReference?: string | null;
+}
+
+type Mappable = Exclude<ObjectType, 'question'>;
+
+export function keyOf(type: ObjectType, ctx: Context): string | undefined {
+  return fillTemplate(SCHEMA[type].key, ctx);
+}
+
+/** Key of a platform object by type and id (questions need their action: use questionKey). */
+export function keyFor(type: Mappable, id: number): string {
+  return fillTemplate(SCHEMA[type].key, { record: { id } }) as string;
+}
+
+export function questionKey(actionId: number, questionId: number): string {
+  return fillTemplate(SCHEMA.question.key, { action: { id: actionId }, record: { id: questionId } }) as string;
+}
+
+function nameOf(schema: ObjectSchema, ctx: Context): string | undefined {
+  for (const alternative of schema.name) {
+    const parts = alternative
+      .map((p) => getPath(ctx, p))
+      .filter((v): v is string | number => !isBlank(v) && (typeof v === 'string' || typeof v === 'number'))
+      .map((v) => String(v).trim());
+    if (parts.length > 0) return truncate(parts.join(' '), NAME_LENGTH);
+  }
+  return undefined;
+}
+
+function parentOf(schema: ObjectSchema, ctx: Context): ParentRef | null {
+  for (const rule of schema.parents) {
+    const id = asId(getPath(ctx, rule.idPath));
+    if (id === undefined) continue;
+    // The most specific id present is the parent, with no fallback to a less specific one.
+    const key = fillTemplate(SCHEMA[rule.type].key, { record: { id } }) as string;
+    return { type: rule.type, object: SCHEMA[rule.type].apiName, id, key, direct: rule.direct, inherit: rule.inherit };
+  }
+  return null;
+}
+
+function filterReason(schema: ObjectSchema, ctx: Context): string | undefined {
+  for (const f of schema.filters) {
+    const v = getPath(ctx, f.path);
+    const field = f.path.replace(/^record\./, '');
+    if (f.oneOf && !(typeof v === 'string' && f.oneOf.includes(v))) {
+      return `${f.reason}: ${field} ${isBlank(v) ? 'is blank' : `'${String(v)}'`} (synced: ${f.oneOf.join(', ')})`;
+    }
+    if (f.nonZero) {
+      const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
+      if (!Number.isFinite(n) || n === 0) return `${f.reason}: ${field} is ${isBlank(v) ? 'blank' : String(v)}`;
+    }
+    if (f.notBlank && isBlank(v)) return f.reason;
+  }
+  return undefined;
+}
+
+/** Maps one context by its schema: the shared core of records and questions. */
+function mapWith(schema: ObjectSchema, ctx: Context, warnings: string[]): MapResult {
+  const base = { type: schema.type, object: schema.apiName };
+  const key = keyOf(schema.type, ctx);
+  if (key === undefined) {
+    return { kind: 'invalid', ...base, key: '(no id)', error: { code: 'MISSING_ID', message: 'the record has no id' } };
+  }
+  const reason = filterReason(schema, ctx);
+  if (reason) return { kind: 'skip', ...base, key, reason };
+
+  const parent = parentOf(schema, ctx);
+  const full: Context = { ...ctx, key, parent: parent ? { key: parent.key } : undefined };
+  const fields: CrmRecord = {};
+  const name = nameOf(schema, full);
+  if (name !== undefined) fields[NAME_FIELD] = name;
+  const problems: string[] = [];
+  for (const def of schema.fields) {
+    if (def.type.kind === 'lookup' || def.source === undefined) continue;
+    if (def.onlyIf !== undefined && getPath(full, def.onlyIf) !== true) continue;
+    const raw = isTemplate(def.source) ? fillTemplate(def.source, full) : getPath(full, def.source);
+    try {
+      const value = convertValue(def.type, raw);
+      if (value !== undefined) fields[def.name] = value;
+    } catch (e) {
+      if (!(e instanceof ConversionError)) throw e;
+      problems.push(`${def.name}: ${e.message}`);
+    }
+  }
+  if (problems.length > 0) {
+    return { kind: 'invalid', ...base, key, error: { code: 'INVALID_VALUE', message: problems.join('; ') } };
+  }
+  return { kind: 'record', ...base, key, fields, parent, warnings };
+}
+
+/** Maps an API record of one of the seven fetchable types (questions: mapQuestions). */
+export function mapRecord<T extends Mappable>(type: T, record: ApiRecordOf[T], extras: MapExtras = {}): MapResult {
+  const schema = SCHEMA[type];
+  const warnings: string[] = [];
+  const ctx: Context = {
+    record: type === 'newsletter_subscription' ? normaliseSubscription(record as ApiRecordOf['newsletter_subscription']) : record,
+  };
+  if (schema.consentType) ctx.consent = selectConsent((record as { consents?: unknown }).consents, schema.consentType);
+  if (type === 'action') {
+    const ownerId = asId((record as ApiAction).owner?.id);
+    if (ownerId === undefined) warnings.push('action has no owner: user fields left out');
+    else if (!extras.user) warnings.push(`owner user ${ownerId} could not be fetched: user fields left out`);
+    else ctx.user = extras.user;
+  }
+  if (type === 'donation' || type === 'newsletter_subscription') {
+    ctx.target = { external_reference: extras.targetExternalReference ?? undefined };
+  }
+  return mapWith(schema, ctx, warnings);
+}
+
+/** The questions of an action (SPEC 2.7), one result each; blank answers become skips. */
+export function mapQuestions(action: ApiAction): MapResult[] {
+  const questions = Array.isArray(action.questions) ? action.questions : [];
+  return questions.map((q: ApiQuestion) => mapWith(SCHEMA.question, { record: q, action }, []));
+}
