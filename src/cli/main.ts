@@ -1,4 +1,39 @@
+/** Entry point: runs the program and maps every error to its exit code, in one place. */
+import { CommanderError } from 'commander';
+import { loadRaw, redact } from '../config/load.js';
+import { EXIT, exitCodeOf, messageOf } from './exit.js';
+import { buildProgram } from './program.js';
+
+function safeRedact(text: string): string {
+  try {
+    return redact(text, loadRaw());
+  } catch {
+    return text;
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
-  void argv;
-  return 0;
+  let code: number = EXIT.OK;
+  const program = buildProgram((c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync(argv);
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here too, with their own code 0.
+      return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+    }
+    const status = exitCodeOf(err);
+    const message = safeRedact(messageOf(err));
+    const json = argv.includes('--json');
+    if (json) {
+      process.stdout.write(`${JSON.stringify({ status, name: err instanceof Error ? err.name : 'Error', message, exitCode: status, warnings: [] }, null, 2)}\n`);
+    } else {
+      process.stderr.write(`svc-sync: ${message}\n`);
+    }
+    if (process.env.SVC_SYNC_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${safeRedact(err.stack)}\n`);
+    return status;
+  }
 }

@@ -82,7 +82,8 @@ export function toNumber(value: unknown, precision: number, scale: number): numb
 }
 
 export function toCheckbox(value: unknown, defaultValue: boolean): boolean {
-  if (value === null || value === undefined || value === '') return defaultValue;
+  // Blank (null, undefined, empty or whitespace-only) is "missing": the default is sent (SPEC 1.1).
+  if (isBlank(value)) return defaultValue;
   if (typeof value === 'boolean') return value;
   if (value === 'true' || value === 1 || value === '1') return true;
   if (value === 'false' || value === 0 || value === '0') return false;

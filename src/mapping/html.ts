@@ -21,7 +21,8 @@ const OPTIONS: HtmlToTextOptions = {
     { selector: 'style', format: 'skip' },
     { selector: 'noscript', format: 'skip' },
     { selector: 'template', format: 'skip' },
-    { selector: 'hr', format: 'skip' },
+    // A thematic break separates blocks: a line break, not nothing ("a<hr>b" must not become "ab").
+    { selector: 'hr', format: 'lineBreak' },
     ...BLOCKS.map((selector) => ({ selector, format: 'block', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } })),
     { selector: 'td', format: 'inlineSurround', options: { suffix: ' ' } },
     { selector: 'th', format: 'inlineSurround', options: { suffix: ' ' } },

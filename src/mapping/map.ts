@@ -129,3 +129,9 @@ export function mapQuestions(action: ApiAction): MapResult[] {
   const questions = Array.isArray(action.questions) ? action.questions : [];
   return questions.map((q: ApiQuestion) => mapWith(SCHEMA.question, { record: q, action }, []));
 }
+
+/** The parent a record would link to, without mapping it (the engine ensures parents first). */
+export function parentRef<T extends Mappable>(type: T, record: ApiRecordOf[T]): ParentRef | null {
+  const rec = type === 'newsletter_subscription' ? normaliseSubscription(record as ApiRecordOf['newsletter_subscription']) : record;
+  return parentOf(SCHEMA[type], { record: rec });
+}

@@ -16,6 +16,8 @@ export interface FetchResult<T> {
 export interface ScanFilter {
   updatedAfter?: string;
   createdAfter?: string;
+  /** First page to read (a resumed run skips the pages it already wrote). */
+  fromPage?: number;
 }
 
 /** Platform requests made, by kind: the first performance figure of a run. */

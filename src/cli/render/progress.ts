@@ -1,0 +1,41 @@
+/** A spinner on stderr while working, only when stderr is a terminal (never in cron or --json). */
+import ora, { type Ora } from 'ora';
+import type { Progress } from '../../sync/engine.js';
+
+export interface ProgressView {
+  update(p: Progress): void;
+  note(text: string): void;
+  requests(platform: number, salesforce: number): void;
+  stop(): void;
+}
+
+export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = process.stderr): ProgressView {
+  if (!enabled || !stream.isTTY) {
+    return { update: () => undefined, note: () => undefined, requests: () => undefined, stop: () => undefined };
+  }
+  const spinner: Ora = ora({ stream, text: 'starting' }).start();
+  const done = new Map<string, number>();
+  let req = '';
+  let note = '';
+  const render = (): void => {
+    const levels = [...done].map(([t, n]) => `${t} ${n}`).join(', ');
+    spinner.text = [levels || 'fetching', req, note].filter(Boolean).join(' | ');
+  };
+  return {
+    update(p) {
+      done.set(p.type, p.done);
+      render();
+    },
+    note(text) {
+      note = text;
+      render();
+    },
+    requests(platform, salesforce) {
+      req = `requests: platform ${platform}, salesforce ${salesforce}`;
+      render();
+    },
+    stop() {
+      spinner.stop();
+    },
+  };
+}

@@ -1,0 +1,187 @@
+/**
+ * Settings from flags, then environment variables, then an optional JSON config file
+ * (svc-sync.config.json in the working directory, or --config PATH) whose keys are the same
+ * names as the environment variables. Secrets are read but never echoed in any message.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError } from './errors.js';
+import type { PlatformSettings, SalesforceSettings, Settings, WebhookSettings } from './settings.js';
+
+export const SETTING_NAMES = [
+  'SVC_API_URL',
+  'SVC_API_KEY',
+  'SVC_CONCURRENCY',
+  'SVC_TIMEOUT_MS',
+  'SVC_LIST_IDS_ONLY',
+  'SF_INSTANCE_URL',
+  'SF_ACCESS_TOKEN',
+  'SF_LOGIN_URL',
+  'SF_CLIENT_ID',
+  'SF_CLIENT_SECRET',
+  'SF_USERNAME',
+  'SF_PASSWORD',
+  'SF_PRIVATE_KEY_FILE',
+  'SF_API_VERSION',
+  'SF_BULK_THRESHOLD',
+  'SF_MAX_API_USAGE',
+  'SVC_WEBHOOK_SECRET',
+  'SVC_QUEUE_PATH',
+] as const;
+export type SettingName = (typeof SETTING_NAMES)[number];
+
+export const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set(['SVC_API_KEY', 'SF_ACCESS_TOKEN', 'SF_CLIENT_SECRET', 'SF_PASSWORD', 'SVC_WEBHOOK_SECRET']);
+
+export const DEFAULT_CONFIG_FILE = 'svc-sync.config.json';
+export const DEFAULT_API_VERSION = '62.0';
+
+export type RawSettings = Partial<Record<SettingName, string>>;
+
+/** Reads the config file: explicit path must exist; the default one is optional. */
+export function readConfigFile(explicitPath: string | undefined, cwd = process.cwd()): RawSettings {
+  const file = explicitPath ?? path.join(cwd, DEFAULT_CONFIG_FILE);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    if (explicitPath === undefined && (e as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new ConfigError(`config file ${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`config file ${file}: not valid JSON`);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(`config file ${file}: must be a JSON object`);
+  const out: RawSettings = {};
+  for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
+    if (!(SETTING_NAMES as readonly string[]).includes(k)) {
+      throw new ConfigError(`config file ${file}: unknown setting ${k} (known: ${SETTING_NAMES.join(', ')})`);
+    }
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
+      throw new ConfigError(`config file ${file}: ${k} must be a string, number or boolean`);
+    }
+    out[k as SettingName] = String(v);
+  }
+  return out;
+}
+
+/** Flags win over the environment, which wins over the config file. Blank values count as unset. */
+export function mergeSources(flags: RawSettings, env: NodeJS.ProcessEnv, file: RawSettings): RawSettings {
+  const out: RawSettings = {};
+  for (const name of SETTING_NAMES) {
+    const v = [flags[name], env[name], file[name]].find((x) => x !== undefined && x.trim() !== '');
+    if (v !== undefined) out[name] = v.trim();
+  }
+  return out;
+}
+
+function url(raw: RawSettings, name: SettingName): string | undefined {
+  const v = raw[name];
+  if (v === undefined) return undefined;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(`${name}: not a URL`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name}: must be an http(s) URL`);
+  return v.replace(/\/+$/, '');
+}
+
+function int(raw: RawSettings, name: SettingName, def: number, min: number, max: number): number {
+  const v = raw[name];
+  if (v === undefined) return def;
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new ConfigError(`${name}: must be a whole number from ${min} to ${max}`);
+  return Number(v);
+}
+
+function bool(raw: RawSettings, name: SettingName): boolean {
+  const v = raw[name]?.toLowerCase();
+  if (v === undefined) return false;
+  if (['1', 'true', 'yes'].includes(v)) return true;
+  if (['0', 'false', 'no'].includes(v)) return false;
+  throw new ConfigError(`${name}: must be true or false`);
+}
+
+function required(raw: RawSettings, name: SettingName, why: string): string {
+  const v = raw[name];
+  if (v === undefined) throw new ConfigError(`${name} is not set (${why}): set it in the environment or ${DEFAULT_CONFIG_FILE}`);
+  return v;
+}
+
+export function platformSettings(raw: RawSettings): PlatformSettings {
+  const apiUrl = url(raw, 'SVC_API_URL') ?? required(raw, 'SVC_API_URL', 'the platform base URL');
+  const apiKey = required(raw, 'SVC_API_KEY', 'the platform API key');
+  if (/\s/.test(apiKey)) throw new ConfigError('SVC_API_KEY: contains white space');
+  return {
+    apiUrl,
+    apiKey,
+    concurrency: int(raw, 'SVC_CONCURRENCY', 4, 1, 16),
+    timeoutMs: int(raw, 'SVC_TIMEOUT_MS', 30_000, 1_000, 600_000),
+    listIdsOnly: bool(raw, 'SVC_LIST_IDS_ONLY'),
+  };
+}
+
+/** One complete way to authenticate is needed: a token, client credentials, a password or JWT. */
+export function salesforceSettings(raw: RawSettings): SalesforceSettings {
+  const apiVersion = raw.SF_API_VERSION ?? DEFAULT_API_VERSION;
+  if (!/^\d{2,3}\.0$/.test(apiVersion)) throw new ConfigError(`SF_API_VERSION: must look like ${DEFAULT_API_VERSION}`);
+  const usage = raw.SF_MAX_API_USAGE === undefined ? 0.9 : Number(raw.SF_MAX_API_USAGE);
+  if (!Number.isFinite(usage) || usage <= 0 || usage > 1) throw new ConfigError('SF_MAX_API_USAGE: must be a share from 0 to 1, such as 0.9');
+  const s: SalesforceSettings = {
+    instanceUrl: url(raw, 'SF_INSTANCE_URL'),
+    accessToken: raw.SF_ACCESS_TOKEN,
+    loginUrl: url(raw, 'SF_LOGIN_URL'),
+    clientId: raw.SF_CLIENT_ID,
+    clientSecret: raw.SF_CLIENT_SECRET,
+    username: raw.SF_USERNAME,
+    password: raw.SF_PASSWORD,
+    privateKeyFile: raw.SF_PRIVATE_KEY_FILE,
+    apiVersion,
+    bulkThreshold: int(raw, 'SF_BULK_THRESHOLD', 2000, 1, 10_000_000),
+    maxApiUsage: usage,
+  };
+  const token = s.instanceUrl && s.accessToken;
+  const oauth = s.loginUrl && s.clientId && (s.clientSecret || (s.username && s.privateKeyFile));
+  if (!token && !oauth) {
+    if (s.accessToken && !s.instanceUrl) throw new ConfigError('SF_INSTANCE_URL is not set (needed with SF_ACCESS_TOKEN)');
+    if (s.instanceUrl && !s.accessToken && !s.loginUrl) throw new ConfigError('SF_ACCESS_TOKEN is not set (needed with SF_INSTANCE_URL)');
+    if (s.loginUrl && !s.clientId) throw new ConfigError('SF_CLIENT_ID is not set (needed with SF_LOGIN_URL)');
+    if (s.loginUrl) throw new ConfigError('SF_CLIENT_SECRET is not set (or SF_USERNAME with SF_PRIVATE_KEY_FILE for JWT)');
+    throw new ConfigError('Salesforce connection is not configured: set SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_LOGIN_URL + SF_CLIENT_ID + SF_CLIENT_SECRET');
+  }
+  if (s.privateKeyFile && !fs.existsSync(s.privateKeyFile)) throw new ConfigError(`SF_PRIVATE_KEY_FILE: ${s.privateKeyFile} does not exist`);
+  return s;
+}
+
+export function webhookSettings(raw: RawSettings): WebhookSettings {
+  return { secret: raw.SVC_WEBHOOK_SECRET, queuePath: raw.SVC_QUEUE_PATH ?? '.svc-sync/queue.db' };
+}
+
+export interface LoadOptions {
+  flags?: RawSettings;
+  configPath?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+export function loadRaw(opts: LoadOptions = {}): RawSettings {
+  return mergeSources(opts.flags ?? {}, opts.env ?? process.env, readConfigFile(opts.configPath, opts.cwd));
+}
+
+export function loadSettings(opts: LoadOptions = {}): Settings {
+  const raw = loadRaw(opts);
+  return { platform: platformSettings(raw), salesforce: salesforceSettings(raw), webhook: webhookSettings(raw) };
+}
+
+/** Replaces every configured secret value in a text, so no message can leak one. */
+export function redact(text: string, raw: RawSettings): string {
+  let out = text;
+  for (const name of SECRET_SETTINGS) {
+    const v = raw[name];
+    if (v && v.length >= 4) out = out.split(v).join(`<${name}>`);
+  }
+  return out;
+}

@@ -1,0 +1,336 @@
+/**
+ * The engine: refs -> plan -> fetch -> map -> link -> write, level by level, parents first.
+ * It talks to the platform and Salesforce only through RecordSource and CrmSink, and reports
+ * every per-record outcome to a RunReport; it never prints.
+ */
+import { linkRecords, parentFieldsToRead } from '../crm/cascade.js';
+import type { CrmRecord, CrmSink, StoredRecord, UpsertOutcome } from '../crm/types.js';
+import type { FieldType } from '../mapping/fieldTypes.js';
+import { keyFor, mapQuestions, mapRecord, parentRef } from '../mapping/map.js';
+import { LEVEL, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../mapping/objects.js';
+import { KEY_FIELD, SCHEMA, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
+import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
+import type { ApiAction, ApiRecordOf, ApiUser } from '../platform/records.js';
+import { RecordCache, pendingId } from './cache.js';
+import { diffRecord } from './diff.js';
+import type { RecordSource, ScanFilter } from './ports.js';
+import { planRelink } from './relink.js';
+import { RunReport, type Changes } from './report.js';
+
+/** The order a run writes in: parents before children. Questions ride with their actions. */
+export const SYNC_ORDER: SyncableType[] = ['segment', 'project', 'team', 'company', 'action', 'donation', 'newsletter_subscription'];
+
+export interface Progress {
+  type: ObjectType;
+  /** Records of this type handled so far in this run. */
+  done: number;
+  total?: number;
+}
+
+export interface EngineOptions {
+  dryRun: boolean;
+  /** Write records even when Salesforce already holds the same values. */
+  force: boolean;
+  /** Skip children whose parent cannot be found, instead of writing them unlinked. */
+  strictParents: boolean;
+  /** Records of one type that go through the pipeline together (bounds memory on large sets). */
+  batchSize: number;
+  onProgress?: (p: Progress) => void;
+}
+
+export interface ScanHooks {
+  /** Page to start a type at (resume); 1 when absent. */
+  startPage?(type: SyncableType): number;
+  /** Called after the records of pages up to `page` are written. */
+  pageDone?(type: SyncableType, page: number): void | Promise<void>;
+  typeDone?(type: SyncableType): void | Promise<void>;
+}
+
+const NOT_FOUND = 'not found on the platform (deleted or never existed)';
+
+export class SyncEngine {
+  readonly report: RunReport;
+  /** Action -> owner pairs seen in this run (the webhook worker re-syncs actions on users.update). */
+  readonly owners: Array<{ userId: number; actionId: number }> = [];
+  private readonly cache = new RecordCache();
+  private readonly done = new Map<ObjectType, number>();
+  private readonly fieldTypes = new Map<SObjectName, Map<string, FieldType>>();
+
+  constructor(
+    private readonly source: RecordSource,
+    private readonly sink: CrmSink,
+    private readonly opts: EngineOptions,
+    report?: RunReport,
+  ) {
+    this.report = report ?? new RunReport();
+  }
+
+  /** Syncs the given objects (and any parent missing from Salesforce), each distinct ref once. */
+  async syncRefs(refs: ObjectRef[]): Promise<void> {
+    const byType = new Map<SyncableType, number[]>();
+    for (const ref of refs) {
+      const ids = byType.get(ref.type) ?? [];
+      if (!ids.includes(ref.id)) ids.push(ref.id);
+      byType.set(ref.type, ids);
+    }
+    for (const type of SYNC_ORDER) {
+      const ids = (byType.get(type) ?? []).filter((id) => !this.cache.has(keyFor(type, id)));
+      for (let i = 0; i < ids.length; i += this.opts.batchSize) {
+        const records = await this.fetch(type, ids.slice(i, i + this.opts.batchSize), true);
+        await this.processRecords(type, records);
+      }
+    }
+  }
+
+  /** Syncs whole collections from list scans (optionally narrowed by updated_after), page by page. */
+  async syncScan(types: SyncableType[], filter: ScanFilter, hooks: ScanHooks = {}): Promise<void> {
+    for (const type of SYNC_ORDER.filter((t) => types.includes(t))) {
+      let page = hooks.startPage?.(type) ?? 1;
+      let buffer: ApiRecordOf[SyncableType][] = [];
+      for await (const records of this.source.scan(type, { ...filter, fromPage: page })) {
+        buffer.push(...records);
+        if (buffer.length >= this.opts.batchSize) {
+          await this.processRecords(type, buffer);
+          buffer = [];
+          await hooks.pageDone?.(type, page);
+        }
+        page++;
+      }
+      if (buffer.length > 0) await this.processRecords(type, buffer);
+      await hooks.typeDone?.(type);
+    }
+  }
+
+  /** Fetches records; 404s and failures become outcomes (when reported) and cache misses. */
+  private async fetch<T extends SyncableType>(type: T, ids: number[], report: boolean): Promise<ApiRecordOf[T][]> {
+    const res = await this.source.fetch(type, ids);
+    const object = SCHEMA[type].apiName;
+    for (const id of res.notFound) {
+      const key = keyFor(type, id);
+      this.cache.markMissing(key, NOT_FOUND);
+      if (report) this.report.add({ object, key, action: 'skip', reason: NOT_FOUND });
+    }
+    for (const [id, err] of res.failed) {
+      if (err.fatal) throw err;
+      const key = keyFor(type, id);
+      this.cache.markMissing(key, `could not be fetched: ${err.message}`);
+      if (report) this.report.add({ object, key, action: 'fail', error: { code: `PLATFORM_${err.kind.toUpperCase()}`, message: err.message } });
+    }
+    return [...res.records.values()];
+  }
+
+  private async processRecords<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<void> {
+    if (records.length === 0) return;
+    const parents = records.map((r) => parentRef(type, r)).filter((p): p is ParentRef => p !== null);
+    await this.ensureParents(parents);
+
+    const users = type === 'action' ? await this.fetchOwners(records as ApiAction[]) : new Map<number, ApiUser>();
+    const results = records.map((record) => {
+      if (type === 'action') {
+        const ownerId = (record as ApiAction).owner?.id;
+        return mapRecord('action', record as ApiAction, { user: typeof ownerId === 'number' ? users.get(ownerId) ?? null : null });
+      }
+      if (type === 'donation' || type === 'newsletter_subscription') {
+        const parent = parentRef(type, record);
+        const ref = parent ? this.cache.record(parent.key)?.ExternalReference__c : undefined;
+        return mapRecord(type, record, { targetExternalReference: typeof ref === 'string' ? ref : null });
+      }
+      return mapRecord(type, record);
+    });
+    await this.writeResults(type, results);
+
+    if (type === 'action') {
+      const questions: MapResult[] = [];
+      for (const action of records as ApiAction[]) {
+        const key = keyFor('action', action.id);
+        if (this.cache.record(key)) {
+          questions.push(...mapQuestions(action));
+        } else {
+          for (const q of mapQuestions(action)) {
+            this.report.add({ object: q.object, key: q.key, action: 'skip', reason: `action ${key} was not written` });
+          }
+        }
+      }
+      await this.writeResults('question', questions);
+    }
+  }
+
+  /** The owners' user records of a batch of actions, fetched once per run (the source caches). */
+  private async fetchOwners(actions: ApiAction[]): Promise<Map<number, ApiUser>> {
+    const ids = new Set<number>();
+    for (const a of actions) {
+      const ownerId = a.owner?.id;
+      if (typeof ownerId === 'number') {
+        ids.add(ownerId);
+        this.owners.push({ userId: ownerId, actionId: a.id });
+      }
+    }
+    if (ids.size === 0) return new Map();
+    const res = await this.source.fetch('user', [...ids]);
+    for (const [id, err] of res.failed) {
+      if (err.fatal) throw err;
+      this.report.warn(`user ${id}: ${err.message}`);
+    }
+    return res.records;
+  }
+
+  /**
+   * Makes sure every parent is known: read from Salesforce in batches, and those missing there
+   * fetched from the platform and written first (higher levels before lower ones).
+   */
+  private async ensureParents(refs: ParentRef[]): Promise<void> {
+    const byType = new Map<ObjectType, Map<string, number>>();
+    for (const ref of refs) {
+      if (this.cache.has(ref.key)) continue;
+      const keys = byType.get(ref.type) ?? new Map<string, number>();
+      keys.set(ref.key, ref.id);
+      byType.set(ref.type, keys);
+    }
+    const types = [...byType.keys()].sort((a, b) => LEVEL[a] - LEVEL[b]);
+    for (const type of types) {
+      const wanted = [...(byType.get(type) ?? new Map<string, number>())].filter(([key]) => !this.cache.has(key));
+      if (wanted.length === 0) continue;
+      const schema = SCHEMA[type];
+      const found = await this.sink.readByKeys(schema.apiName, wanted.map(([key]) => key), parentFieldsToRead(schema.apiName));
+      for (const record of found.values()) this.cache.put(record);
+      const missing = wanted.filter(([key]) => !found.has(key));
+      if (missing.length === 0 || type === 'question') continue;
+      const records = await this.fetch(type as SyncableType, missing.map(([, id]) => id), false);
+      await this.processRecords(type as SyncableType, records);
+    }
+  }
+
+  private typesOf(schema: ObjectSchema): Map<string, FieldType> {
+    let types = this.fieldTypes.get(schema.apiName);
+    if (!types) {
+      types = new Map(schema.fields.map((f) => [f.name, f.type]));
+      types.set('Name', { kind: 'text', length: 80 });
+      this.fieldTypes.set(schema.apiName, types);
+    }
+    return types;
+  }
+
+  /** link -> diff -> write (or, in a dry-run, report what would be written). */
+  private async writeResults(type: ObjectType, results: MapResult[]): Promise<void> {
+    const schema = SCHEMA[type];
+    const mapped = new Map<string, MappedRecord>();
+    for (const r of results) {
+      if (r.kind === 'skip') {
+        this.cache.markMissing(r.key, r.reason);
+        this.report.add({ object: r.object, key: r.key, action: 'skip', reason: r.reason });
+      } else if (r.kind === 'invalid') {
+        this.cache.markMissing(r.key, r.error.message);
+        this.report.add({ object: r.object, key: r.key, action: 'fail', error: r.error });
+      } else {
+        mapped.set(r.key, r); // a key twice in one batch: the last one wins
+      }
+    }
+    if (mapped.size > 0) {
+      const parents = new Map<string, StoredRecord>();
+      for (const m of mapped.values()) {
+        const rec = m.parent ? this.cache.record(m.parent.key) : undefined;
+        if (m.parent && rec) parents.set(m.parent.key, rec);
+      }
+      const linked = linkRecords([...mapped.values()], parents);
+      const warnings = new Map<string, string[]>([...mapped.values()].map((m) => [m.key, [...m.warnings]]));
+      const skipped = new Set<string>();
+      for (const miss of linked.missing) {
+        const why = this.cache.get(miss.parent);
+        const text = `parent ${miss.parent} not found${why?.state === 'missing' ? `: ${why.reason}` : ' in Salesforce'}`;
+        this.report.missingParent({ object: schema.apiName, key: miss.key, parent: miss.parent });
+        if (this.opts.strictParents) {
+          skipped.add(miss.key);
+          this.cache.markMissing(miss.key, text);
+          this.report.add({ object: schema.apiName, key: miss.key, action: 'skip', reason: `${text} (--strict-parents)` });
+        } else {
+          warnings.get(miss.key)?.push(text);
+        }
+      }
+      const records = linked.records.filter((r) => !skipped.has(String(r[KEY_FIELD])));
+      await this.write(schema, records, warnings);
+    }
+    this.done.set(type, (this.done.get(type) ?? 0) + results.length);
+    this.opts.onProgress?.({ type, done: this.done.get(type) ?? 0 });
+  }
+
+  private async write(schema: ObjectSchema, records: CrmRecord[], warnings: Map<string, string[]>): Promise<void> {
+    if (records.length === 0) return;
+    const keys = records.map((r) => String(r[KEY_FIELD]));
+    const current = await this.sink.readByKeys(schema.apiName, keys, compareFields(schema));
+    const types = this.typesOf(schema);
+    const toWrite: Array<{ record: CrmRecord; current?: StoredRecord; changes: Changes }> = [];
+    for (const record of records) {
+      const key = String(record[KEY_FIELD]);
+      const cur = current.get(key);
+      const changes = diffRecord(record, cur, types);
+      const w = warnings.get(key) ?? [];
+      for (const text of w) this.report.warn(`${key}: ${text}`);
+      if (cur && Object.keys(changes).length === 0 && !this.opts.force) {
+        this.cache.put(cur);
+        this.report.add({ object: schema.apiName, key, action: 'unchanged', ...(w.length ? { warnings: w } : {}) });
+      } else {
+        toWrite.push({ record, current: cur, changes });
+      }
+    }
+    if (toWrite.length === 0) return;
+
+    const outcomes: UpsertOutcome[] = this.opts.dryRun
+      ? toWrite.map(({ record, current: cur }) =>
+          cur ? { key: String(record[KEY_FIELD]), status: 'updated', id: cur.Id } : { key: String(record[KEY_FIELD]), status: 'created', id: pendingId(String(record[KEY_FIELD])) },
+        )
+      : await this.sink.upsert(schema.apiName, toWrite.map((w) => w.record));
+    const byKey = new Map(outcomes.map((o) => [o.key, o]));
+    const moved: StoredRecord[] = [];
+    const lookupNames = lookupFields(schema).map((f) => f.name);
+    for (const { record, current: cur, changes } of toWrite) {
+      const key = String(record[KEY_FIELD]);
+      const w = warnings.get(key) ?? [];
+      const extra = w.length ? { warnings: w } : {};
+      const outcome = byKey.get(key) ?? { key, status: 'failed' as const, error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } };
+      if (outcome.status === 'failed') {
+        this.cache.markMissing(key, `${outcome.error.code}: ${outcome.error.message}`);
+        this.report.add({ object: schema.apiName, key, action: 'fail', error: outcome.error, ...extra });
+        continue;
+      }
+      const stored = { ...(cur ?? {}), ...record, Id: outcome.id, SvcId__c: key } as StoredRecord;
+      this.cache.put(stored);
+      if (outcome.status === 'created' && !cur) {
+        this.report.add({ object: schema.apiName, key, action: 'insert', ...extra });
+      } else {
+        this.report.add({ object: schema.apiName, key, action: 'update', changes, ...extra });
+        if (cur && lookupNames.some((f) => f in changes)) moved.push(stored);
+      }
+    }
+    if (moved.length > 0) await this.relink(schema.type, moved);
+  }
+
+  /** Carries changed lookups down to descendants already in Salesforce. */
+  private async relink(type: ObjectType, moved: StoredRecord[]): Promise<void> {
+    const updates = await planRelink(this.sink, type, moved);
+    const byObject = new Map<SObjectName, typeof updates>();
+    for (const u of updates) byObject.set(u.schema.apiName, [...(byObject.get(u.schema.apiName) ?? []), u]);
+    for (const [object, list] of byObject) {
+      const outcomes: UpsertOutcome[] = this.opts.dryRun
+        ? list.map((u) => ({ key: u.current.SvcId__c, status: 'updated', id: u.current.Id }))
+        : await this.sink.upsert(object, list.map((u) => u.next));
+      const byKey = new Map(outcomes.map((o) => [o.key, o]));
+      for (const u of list) {
+        const key = u.current.SvcId__c;
+        const o = byKey.get(key);
+        const changes: Changes = {};
+        for (const [f, to] of Object.entries(u.next)) if (f !== KEY_FIELD) changes[f] = { from: u.current[f] ?? null, to };
+        if (!o || o.status === 'failed') {
+          this.report.add({ object, key, action: 'fail', error: o?.status === 'failed' ? o.error : { code: 'NO_RESULT', message: 'no result' } });
+        } else {
+          this.report.add({ object, key, action: 'update', changes, reason: 'parent moved: inherited lookups follow' });
+        }
+      }
+    }
+  }
+}
+
+/** What the diff compares: every field the mapping can send, lookups included. */
+export function compareFields(schema: ObjectSchema): string[] {
+  return ['Id', ...writableFieldNames(schema)];
+}
+

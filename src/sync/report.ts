@@ -1,0 +1,85 @@
+/** Per-record outcomes of a run, collected by the engine; the CLI renders them. The engine never prints. */
+import type { CrmError, CrmValue } from '../crm/types.js';
+import type { SObjectName } from '../mapping/objects.js';
+
+export type OutcomeAction = 'insert' | 'update' | 'unchanged' | 'skip' | 'fail';
+export type Changes = Record<string, { from: CrmValue; to: CrmValue }>;
+
+export interface RecordOutcome {
+  object: SObjectName;
+  key: string;
+  action: OutcomeAction;
+  changes?: Changes;
+  reason?: string;
+  error?: CrmError;
+  warnings?: string[];
+}
+
+export interface ObjectCounts {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  failed: number;
+}
+
+export interface MissingParent {
+  object: SObjectName;
+  key: string;
+  parent: string;
+}
+
+const COUNTER: Record<OutcomeAction, keyof ObjectCounts> = {
+  insert: 'inserted',
+  update: 'updated',
+  unchanged: 'unchanged',
+  skip: 'skipped',
+  fail: 'failed',
+};
+
+export const emptyCounts = (): ObjectCounts => ({ inserted: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 });
+
+export class RunReport {
+  /** Every outcome but "unchanged" (those are only counted, so a quiet re-run stays small). */
+  readonly records: RecordOutcome[] = [];
+  readonly summary = new Map<SObjectName, ObjectCounts>();
+  readonly missingParents: MissingParent[] = [];
+  readonly warnings: string[] = [];
+  /** Last outcome per key: how the webhook worker learns what became of each ref. */
+  private readonly byKey = new Map<string, { action: OutcomeAction; reason?: string }>();
+
+  constructor(private readonly onOutcome?: (o: RecordOutcome) => void) {}
+
+  add(outcome: RecordOutcome): void {
+    const counts = this.summary.get(outcome.object) ?? emptyCounts();
+    counts[COUNTER[outcome.action]]++;
+    this.summary.set(outcome.object, counts);
+    if (outcome.action !== 'unchanged') this.records.push(outcome);
+    this.byKey.set(outcome.key, { action: outcome.action, reason: outcome.reason ?? outcome.error?.message });
+    this.onOutcome?.(outcome);
+  }
+
+  missingParent(m: MissingParent): void {
+    this.missingParents.push(m);
+  }
+
+  warn(message: string): void {
+    this.warnings.push(message);
+  }
+
+  outcomeOf(key: string): { action: OutcomeAction; reason?: string } | undefined {
+    return this.byKey.get(key);
+  }
+
+  get failed(): number {
+    let n = 0;
+    for (const c of this.summary.values()) n += c.failed;
+    return n;
+  }
+
+  get written(): number {
+    let n = 0;
+    for (const c of this.summary.values()) n += c.inserted + c.updated;
+    return n;
+  }
+}
