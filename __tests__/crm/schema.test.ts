@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Emulator } from '../../fixtures/salesforce/emulator.js';
+import { checkOrg } from '../../src/crm/doctor.js';
+import { exportSchema } from '../../src/crm/schemaExport.js';
+import type { SalesforceSink } from '../../src/crm/sink.js';
+import { SCHEMAS } from '../../src/mapping/schema.js';
+import { setup } from './helpers.js';
+
+interface XmlNode {
+  tag: string;
+  children: XmlNode[];
+  text: string;
+}
+
+/** A strict little XML reader: balanced tags, valid entities, one root, no stray text. Throws otherwise. */
+function parseXml(src: string): XmlNode {
+  let s = src.replace(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n/, '');
+  const stack: XmlNode[] = [];
+  let root: XmlNode | undefined;
+  const re = /<(\/?)([A-Za-z_][\w.-]*)((?:\s+[\w:]+="[^"<]*")*)\s*>|([^<]+)/gy;
+  let m: RegExpExecArray | null;
+  while (s.length && (m = re.exec(s))) {
+    if (m[4] !== undefined) {
+      const text = m[4];
+      if (/&(?!(amp|lt|gt|quot|apos);)/.test(text)) throw new Error(`bad entity in ${text}`);
+      if (!stack.length && text.trim()) throw new Error('text outside the root');
+      if (stack.length) stack[stack.length - 1].text += text;
+    } else if (m[1]) {
+      const open = stack.pop();
+      if (!open || open.tag !== m[2]) throw new Error(`</${m[2]}> closes <${open?.tag}>`);
+      if (!stack.length) root = open;
+    } else {
+      if (root) throw new Error('second root');
+      const node: XmlNode = { tag: m[2], children: [], text: '' };
+      stack[stack.length - 1]?.children.push(node);
+      stack.push(node);
+    }
+    if (re.lastIndex === s.length) s = '';
+  }
+  if (s.length && re.lastIndex !== s.length) throw new Error(`unparsable XML at ${re.lastIndex}`);
+  if (stack.length || !root) throw new Error('unclosed tags');
+  return root;
+}
+
+const child = (n: XmlNode, tag: string): string | undefined => n.children.find((c) => c.tag === tag)?.text;
+
+describe('schema export', () => {
+  let dir: string;
+  let files: string[];
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'svc-schema-'));
+    files = await exportSchema(dir);
+  });
+
+  it('writes well-formed XML covering every object and field of the schema', async () => {
+    const expected = SCHEMAS.flatMap((s) => [
+      path.join(dir, 'objects', s.apiName, `${s.apiName}.object-meta.xml`),
+      ...s.fields.map((f) => path.join(dir, 'objects', s.apiName, 'fields', `${f.name}.field-meta.xml`)),
+    ]);
+    expect([...files].sort()).toEqual([...expected].sort());
+    for (const f of files) expect(() => parseXml(readFileSyncCache.get(f) ?? '')).not.toThrow();
+    // the checker itself rejects what it must
+    for (const bad of ['<a><b></a></b>', '<a>x & y</a>', '<a></a><b></b>', '<a>']) expect(() => parseXml(bad)).toThrow();
+  });
+
+  const readFileSyncCache = new Map<string, string>();
+  beforeAll(async () => {
+    for (const f of files) readFileSyncCache.set(f, await readFile(f, 'utf8'));
+  });
+
+  it('carries labels, types, lengths, precision, external ids and lookups', () => {
+    const xml = (obj: string, field?: string): XmlNode =>
+      parseXml(readFileSyncCache.get(field ? path.join(dir, 'objects', obj, 'fields', `${field}.field-meta.xml`) : path.join(dir, 'objects', obj, `${obj}.object-meta.xml`))!);
+    const obj = xml('Svc_Company__c');
+    expect(obj.tag).toBe('CustomObject');
+    expect(child(obj, 'label')).toBe('Svc Company');
+    expect(child(obj, 'pluralLabel')).toBe('Svc Companies');
+    expect(child(obj.children.find((c) => c.tag === 'nameField')!, 'label')).toBe('Svc Company Name');
+    expect(xml('Svc_Donation__c', 'SvcId__c').children.map((c) => [c.tag, c.text])).toEqual(
+      expect.arrayContaining([['type', 'Text'], ['length', '50'], ['externalId', 'true'], ['unique', 'true']]),
+    );
+    expect(child(xml('Svc_Donation__c', 'Amount__c'), 'precision')).toBe('10');
+    expect(child(xml('Svc_Donation__c', 'Amount__c'), 'scale')).toBe('2');
+    expect(child(xml('Svc_Donation__c', 'Countable__c'), 'defaultValue')).toBe('true');
+    expect(child(xml('Svc_Action__c', 'Description__c'), 'type')).toBe('LongTextArea');
+    expect(child(xml('Svc_Action__c', 'Birthday__c'), 'type')).toBe('Date');
+    expect(child(xml('Svc_Donation__c', 'Birthday__c'), 'type')).toBe('DateTime');
+    const lookup = xml('Svc_Donation__c', 'Svc_Action__c');
+    expect([child(lookup, 'type'), child(lookup, 'referenceTo'), child(lookup, 'relationshipName'), child(lookup, 'deleteConstraint')]).toEqual([
+      'Lookup',
+      'Svc_Action__c',
+      'Svc_Donations',
+      'SetNull',
+    ]);
+  });
+});
+
+describe('doctor', () => {
+  let emu: Emulator;
+  let sink: SalesforceSink;
+  beforeAll(async () => {
+    ({ emu, sink } = await setup());
+  });
+  afterAll(async () => emu.close());
+
+  it('finds nothing wrong with an org built from the schema', async () => {
+    expect(await checkOrg(sink)).toEqual([]);
+    expect(sink.calls().describe).toBe(SCHEMAS.length);
+  });
+
+  it('reports a removed field, a too-short text, a wrong type and a key that is not an external id', async () => {
+    emu.removeField('Svc_Donation__c', 'TransactionId__c');
+    emu.alterField('Svc_Team__c', 'Title__c', { type: { kind: 'text', length: 80 } });
+    emu.alterField('Svc_Project__c', 'Closed__c', { type: { kind: 'text', length: 10 } });
+    emu.alterField('Svc_Segment__c', 'SvcId__c', { externalId: false });
+    const findings = await checkOrg(sink);
+    expect(findings.map((f) => [f.object, f.field, f.problem])).toEqual([
+      ['Svc_Segment__c', 'SvcId__c', 'not_external_id'],
+      ['Svc_Project__c', 'Closed__c', 'wrong_type'],
+      ['Svc_Team__c', 'Title__c', 'too_short'],
+      ['Svc_Donation__c', 'TransactionId__c', 'missing_field'],
+    ]);
+    expect(findings[3].message).toContain('Svc_Donation__c.TransactionId__c');
+  });
+});

@@ -1,0 +1,38 @@
+/** parseObjectType: the object type names of the command line, the API and the webhooks. */
+import { describe, expect, it } from '@jest/globals';
+import { LEVEL, OBJECT_TYPES, parseObjectType } from '../../src/mapping/objects.js';
+
+describe('parseObjectType', () => {
+  it.each([
+    ['donation', 'donation'],
+    ['donations', 'donation'],
+    ['Donation', 'donation'],
+    ['newsletter_subscription', 'newsletter_subscription'],
+    ['newsletter-subscriptions', 'newsletter_subscription'],
+    ['NewsletterSubscription', 'newsletter_subscription'],
+    ['newsletter_subscriptions', 'newsletter_subscription'],
+    ['companies', 'company'],
+    ['Company', 'company'],
+    ['teams', 'team'],
+    ['team', 'team'],
+    ['segments', 'segment'],
+    ['projects', 'project'],
+    ['actions', 'action'],
+    ['  Actions ', 'action'],
+  ])('accepts %j as %s', (input, expected) => {
+    expect(parseObjectType(input)).toBe(expected);
+  });
+
+  it.each(['', 'donor', 'users', 'user', 'orders', 'question', 'questions', 'teamss', 'segmentation', 'newsletter', 'subscription', 'donation_forms'])(
+    'rejects %j',
+    (input) => {
+      expect(parseObjectType(input)).toBeUndefined();
+    },
+  );
+});
+
+describe('LEVEL', () => {
+  it('puts parents before children: segment, project, team = company, action, question, donation, subscription', () => {
+    expect(OBJECT_TYPES.map((t) => LEVEL[t])).toEqual([0, 1, 2, 2, 3, 4, 5, 6]);
+  });
+});

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { PlatformClient } from '../../src/platform/client.js';
+import { PlatformError } from '../../src/platform/errors.js';
+import type { RequestInfo } from '../../src/platform/http.js';
+import type { WaitInfo } from '../../src/platform/rateLimit.js';
+import { createPlatformSource } from '../../src/platform/source.js';
+import type { FakePlatform } from '../../fixtures/platform/server.js';
+import type { Site } from '../../fixtures/platform/site.js';
+import { API_KEY, FAST_RETRY, settingsFor, startWith } from './helpers.js';
+
+let fake: FakePlatform;
+let site: Site;
+
+beforeAll(async () => {
+  ({ fake, site } = await startWith({ seed: 3, segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, donations: 40, newsletterSubscriptions: 2 }));
+});
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.faults.clear();
+  fake.resetCounts();
+});
+
+describe('retries', () => {
+  it.each([
+    ['a 500 with an HTML body', 'html500'],
+    ['a 502', '502'],
+    ['a dropped connection', 'drop'],
+  ] as const)('retries %s and returns the record', async (_label, kind) => {
+    const requests: RequestInfo[] = [];
+    const client = new PlatformClient(settingsFor(fake), { retry: FAST_RETRY, hooks: { onRequest: (r) => requests.push(r) } });
+    fake.faults.next(2, kind);
+    const donation = await client.getById('donation', site.donation[0].id);
+    expect(donation.id).toBe(site.donation[0].id);
+    expect(fake.requests.faults).toBe(2);
+    expect(fake.requests.total).toBe(3);
+    expect(client.counts()).toMatchObject({ total: 3, byId: 3, retries: 2 });
+    expect(requests.map((r) => r.willRetry)).toEqual([true, true, false]);
+  });
+
+  it('retries a timeout (the response is slower than timeoutMs)', async () => {
+    const client = new PlatformClient(settingsFor(fake, { timeoutMs: 250 }), { retry: FAST_RETRY });
+    fake.faults.next(1, 'slow', { delayMs: 1_200 });
+    const donation = await client.getById('donation', site.donation[1].id);
+    expect(donation.id).toBe(site.donation[1].id);
+    expect(client.counts()).toMatchObject({ total: 2, retries: 1 });
+  });
+
+  it('after the retries, fails that record only, with a clear error and no JSON.parse crash', async () => {
+    const bad = site.donation[2].id;
+    const good = site.donation[3].id;
+    fake.faults.next(10, 'html500', { path: `/donations/${bad}` });
+    const source = createPlatformSource(settingsFor(fake), {}, { ...FAST_RETRY, retries: 2 });
+    const result = await source.fetch('donation', [bad, good]);
+    expect(result.records.has(good)).toBe(true);
+    expect(result.records.has(bad)).toBe(false);
+    const error = result.failed.get(bad);
+    expect(error).toBeInstanceOf(PlatformError);
+    expect(error).toMatchObject({ kind: 'server', status: 500, path: `/v1/donations/${bad}` });
+    expect(error?.apiMessage).toContain('non-JSON body (text/html)');
+    expect(error?.message).not.toContain(API_KEY);
+    expect(fake.requests.log.filter((e) => e.url === `/v1/donations/${bad}`)).toHaveLength(3);
+  });
+
+  it('reports a timeout that persists as kind timeout', async () => {
+    const client = new PlatformClient(settingsFor(fake, { timeoutMs: 150 }), { retry: { ...FAST_RETRY, retries: 1 } });
+    fake.faults.next(2, 'slow', { delayMs: 800 });
+    const error = await client.getById('donation', site.donation[4].id).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'timeout', status: undefined });
+    expect((error as PlatformError).apiMessage).toBe('no response within 150 ms');
+  });
+});
+
+describe('429', () => {
+  it('honours Retry-After, tells the caller, then succeeds', async () => {
+    const waits: WaitInfo[] = [];
+    const client = new PlatformClient(settingsFor(fake), { retry: FAST_RETRY, hooks: { onWait: (w) => waits.push(w) } });
+    fake.faults.next(1, '429', { retryAfter: 1 });
+    const started = Date.now();
+    const donation = await client.getById('donation', site.donation[5].id);
+    const waited = Date.now() - started;
+    expect(donation.id).toBe(site.donation[5].id);
+    expect(waits).toEqual([{ seconds: 1, reason: 'rate_limited', message: 'rate limited: resuming in 1 s' }]);
+    expect(client.counts()).toMatchObject({ total: 2, retries: 1, rateLimitWaits: 1 });
+    // The retry came after the announced second, not before (an outcome, not a speed limit).
+    expect(waited).toBeGreaterThanOrEqual(950);
+  });
+
+  it('does not sleep silently on a huge Retry-After: fails the request as rate_limited', async () => {
+    const waits: WaitInfo[] = [];
+    const client = new PlatformClient(settingsFor(fake), { retry: { ...FAST_RETRY, maxRetryAfterMs: 60_000 }, hooks: { onWait: (w) => waits.push(w) } });
+    fake.faults.next(1, '429', { retryAfter: 3600 });
+    const error = await client.getById('donation', site.donation[6].id).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'rate_limited', status: 429 });
+    expect((error as PlatformError).apiMessage).toContain('asked to wait 3600 s');
+    expect(waits).toHaveLength(0);
+    expect(fake.requests.total).toBe(1);
+  });
+});
+
+describe('pacing from the rate-limit headers', () => {
+  it('makes 300 requests against 100 per window without a single 429', async () => {
+    const { fake: limited, site: big } = await startWith(
+      { seed: 11, segments: 1, projectsPerSegment: 1, teamsPerProject: 0, companiesPerProject: 0, actionsPerParent: 0, donations: 300, newsletterSubscriptions: 0 },
+      { perMinute: 100, perHour: 10_000, windowMs: 1_500 },
+    );
+    try {
+      const waits: WaitInfo[] = [];
+      // listIdsOnly: every record by id, the most request-hungry plan.
+      const source = createPlatformSource(settingsFor(limited, { listIdsOnly: true }), { onWait: (w) => waits.push(w) }, FAST_RETRY);
+      const result = await source.fetch('donation', big.donation.map((d) => d.id));
+      expect(result.records.size).toBe(300);
+      expect(limited.requests.byIdTotal).toBe(300);
+      expect(limited.requests.rateLimited).toBe(0);
+      expect(limited.requests.status[429]).toBeUndefined();
+      expect(source.requests()).toMatchObject({ total: 300, byId: 300, retries: 0 });
+      // It had to pause for the window at least twice, and said so.
+      expect(waits.length).toBeGreaterThanOrEqual(2);
+      expect(waits.every((w) => w.reason === 'minute_limit' && w.seconds >= 1)).toBe(true);
+      expect(source.requests().rateLimitWaits).toBe(waits.length);
+      expect(source.rateLimit().limitMinute).toBe(100);
+    } finally {
+      await limited.close();
+    }
+  });
+});

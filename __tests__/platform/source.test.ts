@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { chooseFetchPlan, shouldProbe } from '../../src/platform/planner.js';
+import { createPlatformSource } from '../../src/platform/source.js';
+import type { FakePlatform } from '../../fixtures/platform/server.js';
+import { isoSeconds, type Site } from '../../fixtures/platform/site.js';
+import { byIdHits, settingsFor, startWith } from './helpers.js';
+
+describe('planner (pure)', () => {
+  it('scans when the pages cost fewer requests than the ids', () => {
+    expect(chooseFetchPlan({ needed: 2_900, totalEntries: 3_500, perPage: 100, pagesRead: 1, listIdsOnly: false })).toEqual({ kind: 'scan', requests: 34, byIdRequests: 2_900 });
+    expect(chooseFetchPlan({ needed: 20, totalEntries: 3_500, perPage: 100, pagesRead: 1, listIdsOnly: false })).toEqual({ kind: 'byId', requests: 20, scanRequests: 34 });
+    // A tie goes to by id: same cost, and no records fetched that nobody asked for.
+    expect(chooseFetchPlan({ needed: 34, totalEntries: 3_500, perPage: 100, pagesRead: 1, listIdsOnly: false }).kind).toBe('byId');
+    expect(chooseFetchPlan({ needed: 0, totalEntries: 3_500, perPage: 100, pagesRead: 1, listIdsOnly: false }).kind).toBe('byId');
+    // Partial lists cannot replace by-id fetches.
+    expect(chooseFetchPlan({ needed: 2_900, totalEntries: 3_500, perPage: 100, pagesRead: 1, listIdsOnly: true }).kind).toBe('byId');
+  });
+
+  it('probes the first page only when it can pay off', () => {
+    expect(shouldProbe(1, false, false)).toBe(false);
+    expect(shouldProbe(2, false, false)).toBe(false);
+    expect(shouldProbe(3, false, false)).toBe(true);
+    expect(shouldProbe(500, true, false)).toBe(false);
+    expect(shouldProbe(500, false, true)).toBe(false);
+  });
+});
+
+describe('PlatformSource over the fake', () => {
+  let fake: FakePlatform;
+  let site: Site;
+  beforeAll(async () => {
+    ({ fake, site } = await startWith({ seed: 5, segments: 3, projectsPerSegment: 2, teamsPerProject: 2, companiesPerProject: 1, actionsPerParent: 2, donations: 350, newsletterSubscriptions: 10 }));
+  });
+  afterAll(() => fake.close());
+
+  it('fetches every record at most once per run: parents, owners, repeats and concurrent asks', async () => {
+    fake.resetCounts();
+    const source = createPlatformSource(settingsFor(fake));
+    const actions = site.action.slice(0, 2);
+    const ownerIds = actions.map((a) => a.owner?.id as number);
+    // Two ids are below the probe threshold: by id. The same ids asked concurrently share requests.
+    const [a, b] = await Promise.all([source.fetch('action', actions.map((x) => x.id)), source.fetch('action', actions.map((x) => x.id))]);
+    expect(a.records.size).toBe(2);
+    expect(b.records.size).toBe(2);
+    await source.fetch('user', [...ownerIds, ...ownerIds]);
+    await source.fetch('user', ownerIds);
+    // Parents of many donations: the same project asked for over and over.
+    const projectIds = site.donation.slice(0, 60).map((d) => d.project_id).filter((id): id is number => typeof id === 'number');
+    const projects = await source.fetch('project', projectIds);
+    expect(projects.records.size).toBe(new Set(projectIds).size);
+    await source.fetch('project', projectIds);
+    await source.fetch('action', actions.map((x) => x.id));
+    // A 404 is remembered too.
+    await source.fetch('team', [424_242]);
+    await source.fetch('team', [424_242]);
+
+    const hits = byIdHits(fake);
+    expect([...hits.values()].every((n) => n === 1)).toBe(true);
+    expect(fake.requests.byId.actions).toBe(2);
+    expect(fake.requests.byId.teams).toBe(1);
+    expect(source.requests().total).toBe(fake.requests.total);
+  });
+
+  it('reads parents in one list page when the collection is small', async () => {
+    fake.resetCounts();
+    const source = createPlatformSource(settingsFor(fake));
+    const projectIds = site.project.map((p) => p.id);
+    const result = await source.fetch('project', projectIds);
+    expect(result.records.size).toBe(projectIds.length);
+    expect(fake.requests.total).toBe(1);
+    expect(fake.requests.listTotal).toBe(1);
+  });
+
+  it('scans when the ids are most of the collection', async () => {
+    fake.resetCounts();
+    const source = createPlatformSource(settingsFor(fake));
+    const ids = site.donation.slice(20, 320).map((d) => d.id);
+    const result = await source.fetch('donation', ids);
+    expect(result.records.size).toBe(300);
+    expect(fake.requests.byIdTotal).toBe(0);
+    expect(fake.requests.listTotal).toBe(4);
+    expect(source.plans()).toEqual([{ type: 'donation', requested: 300, uncached: 300, probed: true, plan: { kind: 'scan', requests: 3, byIdRequests: 220 } }]);
+    // Everything scanned is cached: a second ask costs nothing.
+    await source.fetch('donation', site.donation.map((d) => d.id));
+    expect(fake.requests.total).toBe(4);
+  });
+
+  it('narrows the scan with updated_after when told the ids changed since then', async () => {
+    const since = isoSeconds(Date.now() - 2_000);
+    const changed = site.donation.slice(100, 250).map((d) => d.id);
+    for (const id of changed) fake.update('donation', id, { payment_status: 'refunded' });
+    fake.resetCounts();
+    const source = createPlatformSource(settingsFor(fake));
+    const result = await source.fetch('donation', changed, { updatedAfter: since });
+    expect(result.records.size).toBe(150);
+    expect([...result.records.values()].every((d) => d.payment_status === 'refunded')).toBe(true);
+    // 150 changed records: two pages of the narrowed list instead of four of the whole one.
+    expect(fake.requests.listTotal).toBe(2);
+    expect(fake.requests.byIdTotal).toBe(0);
+    expect(fake.requests.log.every((e) => e.url.includes('updated_after='))).toBe(true);
+  });
+
+  it('with listIdsOnly, uses lists to find ids and fetches each record by id', async () => {
+    fake.resetCounts();
+    const source = createPlatformSource(settingsFor(fake, { listIdsOnly: true }));
+    const all: number[] = [];
+    for await (const page of source.scan('newsletter_subscription', {})) all.push(...page.map((r) => r.id));
+    expect(all).toEqual(site.newsletter_subscription.map((r) => r.id));
+    expect(fake.requests.list['newsletter-subscriptions']).toBe(1);
+    expect(fake.requests.byId['newsletter-subscriptions']).toBe(10);
+    // And fetch never scans in that mode.
+    fake.resetCounts();
+    await source.fetch('segment', site.segment.map((s) => s.id));
+    expect(fake.requests.listTotal).toBe(0);
+    expect(fake.requests.byIdTotal).toBe(site.segment.length);
+  });
+});
+
+describe('the issue figure: a 3,500-donation site', () => {
+  let fake: FakePlatform;
+  let site: Site;
+  beforeAll(async () => {
+    ({ fake, site } = await startWith({ seed: 21, segments: 2, projectsPerSegment: 2, teamsPerProject: 2, companiesPerProject: 1, actionsPerParent: 3, donations: 3_500, newsletterSubscriptions: 0 }));
+  });
+  afterAll(() => fake.close());
+
+  it('3,000 of the donations cost 35 requests, not 3,000', async () => {
+    fake.resetCounts();
+    const source = createPlatformSource(settingsFor(fake));
+    const ids = site.donation.filter((_, i) => i % 7 !== 0).slice(0, 3_000).map((d) => d.id);
+    const result = await source.fetch('donation', ids);
+    expect(result.records.size).toBe(3_000);
+    expect(source.requests()).toMatchObject({ total: 35, list: 35, byId: 0 });
+    expect(fake.requests.total).toBe(35);
+  });
+
+  it('20 of them are fetched by id after one probe page', async () => {
+    fake.resetCounts();
+    const source = createPlatformSource(settingsFor(fake));
+    const ids = site.donation.slice(-20).map((d) => d.id);
+    const result = await source.fetch('donation', ids);
+    expect(result.records.size).toBe(20);
+    expect(fake.requests.listTotal).toBe(1);
+    expect(fake.requests.byIdTotal).toBe(20);
+    expect(source.plans()[0].plan).toEqual({ kind: 'byId', requests: 20, scanRequests: 34 });
+    // The collection's size is now known: the next few ids need no second probe.
+    await source.fetch('donation', site.donation.slice(1_000, 1_004).map((d) => d.id));
+    expect(fake.requests.listTotal).toBe(1);
+    expect(fake.requests.byIdTotal).toBe(24);
+  });
+});

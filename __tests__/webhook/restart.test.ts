@@ -1,0 +1,142 @@
+/**
+ * A real `serve` process (fixtures/webhook/serve-child.ts, run from dist/: `npm test` builds first)
+ * killed with SIGKILL in the middle of a batch, then restarted: every event answered 200 is still
+ * there, none was marked done without an outcome, and the restart processes each ref once.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import Database from 'better-sqlite3';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { donationEvent, eventually, pool, postForm, postJson, tempQueue, type TempDir } from './helpers.js';
+
+const ROOT = process.cwd();
+const CHILD = path.join(ROOT, 'dist/fixtures/webhook/serve-child.js');
+
+/** The child runs compiled code: refuse to test a dist/ older than the sources. */
+function assertBuilt(): void {
+  if (!existsSync(CHILD)) throw new Error(`${CHILD} is missing: run npm run build (npm test does)`);
+  const sources = [path.join(ROOT, 'fixtures/webhook/serve-child.ts'), ...readdirSync(path.join(ROOT, 'src/webhook')).map((f) => path.join(ROOT, 'src/webhook', f))];
+  for (const src of sources.filter((s) => s.endsWith('.ts'))) {
+    const out = path.join(ROOT, 'dist', path.relative(ROOT, src)).replace(/\.ts$/, '.js');
+    if (!existsSync(out) || statSync(out).mtimeMs < statSync(src).mtimeMs) throw new Error(`${out} is older than ${src}: run npm run build`);
+  }
+}
+
+interface Child {
+  proc: ChildProcess;
+  lines: Array<Record<string, unknown>>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  port: number;
+}
+
+async function startChild(db: string, mode: 'hang' | 'slow' | 'ok', journal: string): Promise<Child> {
+  const proc = spawn(process.execPath, [CHILD, db, mode, journal], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Array<Record<string, unknown>> = [];
+  createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on('line', (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
+  let stderr = '';
+  proc.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  await eventually(() => lines.some((l) => typeof l.port === 'number') || proc.exitCode !== null, 'child listening');
+  const portLine = lines.find((l) => typeof l.port === 'number');
+  if (portLine === undefined) throw new Error(`child exited early: ${stderr}`);
+  return { proc, lines, exited, port: portLine.port as number };
+}
+
+interface Row {
+  id: number;
+  ref_type: string;
+  ref_id: number;
+  status: string;
+  outcome: string | null;
+}
+
+function rows(db: string): Row[] {
+  const conn = new Database(db, { readonly: true });
+  try {
+    return conn.prepare('SELECT id, ref_type, ref_id, status, outcome FROM events ORDER BY id').all() as Row[];
+  } finally {
+    conn.close();
+  }
+}
+
+const journalOf = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') : []);
+
+describe('serve process', () => {
+  let tmp: TempDir | undefined;
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    children.length = 0;
+    tmp?.cleanup();
+    tmp = undefined;
+  });
+
+  it('loses nothing when killed with SIGKILL mid-batch, and the restart finishes every event once', async () => {
+    assertBuilt();
+    tmp = tempQueue();
+    const journal = path.join(tmp.dir, 'journal.txt');
+    const first = await startChild(tmp.db, 'hang', journal);
+    children.push(first.proc);
+    const url = `http://127.0.0.1:${first.port}/webhooks`;
+
+    // 60 events over 20 donations, then 40 more (10 new donations) while the batch hangs.
+    const before = Array.from({ length: 60 }, (_, i) => () => postForm(url, donationEvent(1 + (i % 20))));
+    expect((await pool(before, 10)).every((r) => r.status === 200)).toBe(true);
+    await eventually(() => first.lines.some((l) => typeof l.started === 'number'), 'first batch in flight');
+    const during = Array.from({ length: 40 }, (_, i) => () => postJson(url, donationEvent(11 + (i % 20))));
+    expect((await pool(during, 10)).every((r) => r.status === 200)).toBe(true);
+
+    first.proc.kill('SIGKILL');
+    expect((await first.exited).signal).toBe('SIGKILL');
+
+    const afterKill = rows(tmp.db);
+    expect(afterKill).toHaveLength(100);
+    expect(afterKill.filter((r) => r.status === 'done')).toHaveLength(0);
+    expect(afterKill.filter((r) => r.status === 'processing').length).toBeGreaterThan(0);
+    expect(journalOf(journal)).toEqual([]);
+
+    const second = await startChild(tmp.db, 'ok', journal);
+    children.push(second.proc);
+    await eventually(() => rows(tmp?.db ?? '').every((r) => r.status === 'done'), 'every event done after the restart');
+    second.proc.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+
+    const final = rows(tmp.db);
+    expect(final).toHaveLength(100);
+    expect(final.every((r) => r.outcome === 'done')).toBe(true);
+    const written = journalOf(journal);
+    const distinct = new Set(final.map((r) => `${r.ref_type}:${r.ref_id}`));
+    expect(distinct.size).toBe(30);
+    expect(new Set(written)).toEqual(distinct);
+    // All 100 events were queued before the restart, so each donation is written exactly once.
+    expect(written).toHaveLength(30);
+  });
+
+  it('on SIGTERM stops accepting, finishes the batch in flight and exits 0', async () => {
+    assertBuilt();
+    tmp = tempQueue();
+    const journal = path.join(tmp.dir, 'journal.txt');
+    const child = await startChild(tmp.db, 'slow', journal);
+    children.push(child.proc);
+    const url = `http://127.0.0.1:${child.port}/webhooks`;
+    const posts = Array.from({ length: 10 }, (_, i) => () => postForm(url, donationEvent(500 + i)));
+    expect((await pool(posts, 5)).every((r) => r.status === 200)).toBe(true);
+    await eventually(() => child.lines.some((l) => typeof l.started === 'number'), 'batch in flight');
+    const started = child.lines.find((l) => typeof l.started === 'number')?.started as number;
+
+    child.proc.kill('SIGTERM');
+    const exit = await child.exited;
+    expect(exit.code).toBe(0);
+    expect(child.lines.some((l) => l.stopped === true)).toBe(true);
+
+    // The batch in flight was completed and recorded; anything not claimed yet is still pending.
+    const final = rows(tmp.db);
+    expect(final).toHaveLength(10);
+    expect(final.filter((r) => r.status === 'done')).toHaveLength(journalOf(journal).length);
+    expect(journalOf(journal)).toHaveLength(started);
+    expect(final.filter((r) => r.status === 'processing')).toHaveLength(0);
+    expect(final.filter((r) => r.status === 'done').length + final.filter((r) => r.status === 'pending').length).toBe(10);
+  });
+});

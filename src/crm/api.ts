@@ -1,0 +1,126 @@
+/**
+ * One door to Salesforce's REST API for the sink: typed requests through the jsforce
+ * connection, call counts by kind, the daily-allowance guard from Sforce-Limit-Info, and this
+ * tool's retry policy for transient failures of a whole request (503, network, concurrent limit).
+ */
+import type { HttpRequest, HttpResponse } from 'jsforce';
+import type { SalesforceSession } from './connection.js';
+import { ApiLimitError, isTransientCode, toSalesforceError } from './errors.js';
+import type { CrmCallCounts } from './types.js';
+
+export interface RetryPolicy {
+  /** Attempts per request or per record, the first included. */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 8000 };
+
+export interface ApiRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Relative to /services/data/vXX.X (e.g. /query?q=...), or a /services/... path. */
+  url: string;
+  body?: unknown;
+  /** Raw body (CSV), sent as is with this content type. */
+  raw?: { contentType: string; text: string };
+  /** Answer as text instead of parsed JSON. */
+  text?: boolean;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export function backoff(policy: RetryPolicy, attempt: number): number {
+  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+  return exp / 2 + Math.random() * (exp / 2);
+}
+
+type Kind = 'query' | 'collections' | 'bulk' | 'describe' | 'other';
+
+function kindOf(url: string): Kind {
+  const path = url.split('?')[0];
+  if (/\/query(\/|$)/.test(path)) return 'query';
+  if (path.includes('/composite/sobjects')) return 'collections';
+  if (path.includes('/jobs/ingest')) return 'bulk';
+  if (path.endsWith('/describe')) return 'describe';
+  return 'other';
+}
+
+export class SalesforceApi {
+  private readonly counts = { query: 0, collections: 0, bulk: 0, describe: 0, other: 0 };
+  private usage: { used: number; limit: number } | undefined;
+
+  constructor(
+    readonly session: SalesforceSession,
+    private readonly maxApiUsage: number,
+    readonly retry: RetryPolicy = DEFAULT_RETRY,
+  ) {
+    session.onResponse((req: HttpRequest, res: HttpResponse | undefined) => {
+      if (req.url.includes('/services/oauth2/')) return;
+      this.counts[kindOf(req.url)]++;
+      const info = res?.headers?.['sforce-limit-info'];
+      const m = typeof info === 'string' ? /api-usage=(\d+)\/(\d+)/.exec(info) : null;
+      if (m) this.usage = { used: Number(m[1]), limit: Number(m[2]) };
+    });
+  }
+
+  calls(): CrmCallCounts {
+    const c = this.counts;
+    const auth = this.session.authCalls();
+    return { total: c.query + c.collections + c.bulk + c.describe + c.other + auth, query: c.query, collections: c.collections, bulk: c.bulk, describe: c.describe, auth };
+  }
+
+  apiUsage(): { used: number; limit: number } | undefined {
+    return this.usage ? { ...this.usage } : undefined;
+  }
+
+  /** Refuses to start a call once the configured share of the daily allowance is used. */
+  private guard(): void {
+    if (!this.usage || this.usage.limit <= 0) return;
+    const share = this.usage.used / this.usage.limit;
+    if (share >= this.maxApiUsage) {
+      throw new ApiLimitError(
+        `stopping: ${this.usage.used} of the org's ${this.usage.limit} daily API requests are used (${Math.round(share * 100)}%), at or above the configured maximum of ${Math.round(this.maxApiUsage * 100)}%`,
+        this.usage.used,
+        this.usage.limit,
+      );
+    }
+  }
+
+  /** One request, no retry. Errors come back as SalesforceError. */
+  async once<T>(req: ApiRequest): Promise<T> {
+    this.guard();
+    const conn = this.session.connection;
+    const headers: Record<string, string> = {};
+    let body: string | undefined;
+    if (req.raw) {
+      headers['content-type'] = req.raw.contentType;
+      body = req.raw.text;
+    } else if (req.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(req.body);
+    }
+    try {
+      const result = await conn.request<T>({ method: req.method, url: req.url, headers, ...(body !== undefined ? { body } : {}) }, req.text ? { responseType: 'text/plain' } : {});
+      return result;
+    } catch (err) {
+      throw toSalesforceError(err);
+    }
+  }
+
+  /**
+   * A request retried on transient failures of the whole request. Upserts on an external id are
+   * idempotent, so re-sending a PATCH or a job creation after a 503 or a dropped connection is safe.
+   */
+  async call<T>(req: ApiRequest): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once<T>(req);
+      } catch (err) {
+        const e = toSalesforceError(err);
+        if (!isTransientCode(e.code) || attempt + 1 >= this.retry.attempts) throw e;
+        await sleep(backoff(this.retry, attempt));
+      }
+    }
+  }
+}

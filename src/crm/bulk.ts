@@ -1,0 +1,149 @@
+/**
+ * Upsert on SvcId__c through a Bulk API 2.0 ingest job: create, upload CSV, UploadComplete,
+ * poll, then read successful and failed results and match them by SvcId__c (their order is not
+ * the upload order). Every row carries the same columns (jsforce would take them from the first
+ * record only): an absent field is an empty cell (unchanged), null or '' is `#N/A` (cleared).
+ * A job that is still running when the poll time is up is reported as pending, not failed.
+ */
+import { KEY_FIELD } from '../mapping/schema.js';
+import { sleep, type SalesforceApi } from './api.js';
+import { keyOf, isFatal } from './collections.js';
+import { BULK_NULL, parseCsv, toCsv } from './csv.js';
+import { toSalesforceError } from './errors.js';
+import type { CrmError, CrmRecord, CrmValue, UpsertOutcome } from './types.js';
+
+export interface BulkOptions {
+  /** First wait between polls; grows by half each poll up to maxPollIntervalMs. */
+  pollIntervalMs: number;
+  maxPollIntervalMs: number;
+  /** Total time to wait for a job: Salesforce may take minutes for large jobs. */
+  pollTimeoutMs: number;
+  /** Upload size per job; Salesforce accepts 150 MB, 100 MB leaves room for its base64 growth. */
+  maxJobBytes: number;
+}
+
+export const DEFAULT_BULK: BulkOptions = { pollIntervalMs: 1000, maxPollIntervalMs: 10000, pollTimeoutMs: 10 * 60 * 1000, maxJobBytes: 100_000_000 };
+
+interface JobInfo {
+  id: string;
+  state: 'Open' | 'UploadComplete' | 'InProgress' | 'JobComplete' | 'Failed' | 'Aborted';
+  errorMessage?: string;
+  numberRecordsProcessed?: number;
+  numberRecordsFailed?: number;
+}
+
+function cell(v: CrmValue | undefined): string {
+  if (v === undefined) return '';
+  if (v === null || v === '') return BULK_NULL;
+  return typeof v === 'string' ? v : String(v);
+}
+
+/** Columns shared by every row: the key first, then every field any record carries. */
+export function bulkColumns(records: CrmRecord[]): string[] {
+  const cols = new Set<string>([KEY_FIELD]);
+  for (const r of records) for (const k of Object.keys(r)) cols.add(k);
+  return [...cols];
+}
+
+export function toBulkCsv(records: CrmRecord[]): string {
+  const columns = bulkColumns(records);
+  return toCsv(
+    columns,
+    records.map((r) => columns.map((c) => cell(r[c]))),
+  );
+}
+
+/** Splits records into jobs whose CSV stays under maxBytes. */
+function splitBySize(records: CrmRecord[], maxBytes: number): CrmRecord[][] {
+  const jobs: CrmRecord[][] = [];
+  let current: CrmRecord[] = [];
+  let size = 0;
+  for (const r of records) {
+    const rowBytes = Buffer.byteLength(JSON.stringify(r)) + 16;
+    if (current.length && size + rowBytes > maxBytes) {
+      jobs.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(r);
+    size += rowBytes;
+  }
+  if (current.length) jobs.push(current);
+  return jobs;
+}
+
+/** "CODE:message" in sf__Error. */
+function parseBulkError(text: string): CrmError {
+  const m = /^([A-Z_]+):(.*)$/s.exec(text);
+  return m ? { code: m[1], message: m[2].trim() } : { code: 'UNKNOWN_ERROR', message: text };
+}
+
+export async function upsertViaBulk(api: SalesforceApi, object: string, records: CrmRecord[], opts: BulkOptions = DEFAULT_BULK): Promise<Map<string, UpsertOutcome>> {
+  const outcomes = new Map<string, UpsertOutcome>();
+  for (const part of splitBySize(records, opts.maxJobBytes)) {
+    for (const [k, o] of await runJob(api, object, part, opts)) outcomes.set(k, o);
+  }
+  return outcomes;
+}
+
+async function runJob(api: SalesforceApi, object: string, records: CrmRecord[], opts: BulkOptions): Promise<Map<string, UpsertOutcome>> {
+  const outcomes = new Map<string, UpsertOutcome>();
+  const failAll = (error: CrmError): Map<string, UpsertOutcome> => {
+    for (const r of records) outcomes.set(keyOf(r), { key: keyOf(r), status: 'failed', error });
+    return outcomes;
+  };
+  let jobId: string | undefined;
+  try {
+    const job = await api.call<JobInfo>({
+      method: 'POST',
+      url: '/jobs/ingest',
+      body: { object, externalIdFieldName: KEY_FIELD, contentType: 'CSV', operation: 'upsert', lineEnding: 'LF', columnDelimiter: 'COMMA' },
+    });
+    jobId = job.id;
+    await api.call<string>({ method: 'PUT', url: `/jobs/ingest/${jobId}/batches`, raw: { contentType: 'text/csv', text: toBulkCsv(records) }, text: true });
+    await api.call<JobInfo>({ method: 'PATCH', url: `/jobs/ingest/${jobId}`, body: { state: 'UploadComplete' } });
+
+    const started = Date.now();
+    let interval = opts.pollIntervalMs;
+    let info: JobInfo;
+    for (;;) {
+      await sleep(interval);
+      info = await api.call<JobInfo>({ method: 'GET', url: `/jobs/ingest/${jobId}` });
+      if (info.state === 'JobComplete' || info.state === 'Failed' || info.state === 'Aborted') break;
+      if (Date.now() - started + interval > opts.pollTimeoutMs) {
+        return failAll({
+          code: 'BULK_JOB_PENDING',
+          message: `Bulk API 2.0 job ${jobId} is still ${info.state} after ${Math.round((Date.now() - started) / 1000)} s; it may still complete (see Setup > Bulk Data Load Jobs), run again to confirm`,
+        });
+      }
+      interval = Math.min(opts.maxPollIntervalMs, Math.round(interval * 1.5));
+    }
+    if (info.state !== 'JobComplete') {
+      return failAll({ code: info.state === 'Failed' ? 'BULK_JOB_FAILED' : 'BULK_JOB_ABORTED', message: `Bulk API 2.0 job ${jobId} ${info.state}: ${info.errorMessage ?? 'no reason given'}` });
+    }
+    // JobComplete can still hold failed rows: both result sets are read, every time.
+    const ok = parseCsv(await api.call<string>({ method: 'GET', url: `/jobs/ingest/${jobId}/successfulResults`, text: true }));
+    const bad = parseCsv(await api.call<string>({ method: 'GET', url: `/jobs/ingest/${jobId}/failedResults`, text: true }));
+    for (const row of ok) {
+      const key = row[KEY_FIELD];
+      outcomes.set(key, { key, status: row.sf__Created === 'true' ? 'created' : 'updated', id: row.sf__Id });
+    }
+    for (const row of bad) {
+      const key = row[KEY_FIELD];
+      outcomes.set(key, { key, status: 'failed', error: parseBulkError(row.sf__Error ?? '') });
+    }
+    for (const r of records) {
+      const key = keyOf(r);
+      if (!outcomes.has(key)) outcomes.set(key, { key, status: 'failed', error: { code: 'BULK_UNPROCESSED', message: `not in the results of Bulk API 2.0 job ${jobId}` } });
+    }
+    return outcomes;
+  } catch (err) {
+    const e = toSalesforceError(err);
+    if (isFatal(e)) throw e;
+    if (jobId) {
+      // Best effort: an open job would otherwise linger in the org for days.
+      await api.once({ method: 'PATCH', url: `/jobs/ingest/${jobId}`, body: { state: 'Aborted' } }).catch(() => undefined);
+    }
+    return failAll(e.toCrmError());
+  }
+}

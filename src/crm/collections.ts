@@ -1,0 +1,86 @@
+/**
+ * Upsert on SvcId__c through sObject Collections: PATCH /composite/sobjects/<Object>/SvcId__c,
+ * at most 200 records a call, allOrNone false, one result per record read in order. Always used
+ * instead of the single-record upsert, whose URL carries the key unencoded (keys contain dots).
+ * Records failing with a transient code are re-sent, alone, in later rounds; DUPLICATE_VALUE
+ * (a concurrent insert of the same new key) is re-sent once, which turns it into an update.
+ */
+import { KEY_FIELD } from '../mapping/schema.js';
+import { backoff, sleep, type SalesforceApi } from './api.js';
+import { ApiLimitError, SalesforceAuthError, SalesforceError, isTransientCode, toSalesforceError } from './errors.js';
+import type { CrmError, CrmRecord, UpsertOutcome } from './types.js';
+
+export const COLLECTION_SIZE = 200;
+
+interface SaveResult {
+  id?: string | null;
+  success: boolean;
+  created?: boolean;
+  errors?: Array<{ statusCode?: string; errorCode?: string; message?: string; fields?: string[] }>;
+}
+
+export function chunk<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export const keyOf = (r: CrmRecord): string => String(r[KEY_FIELD]);
+
+function firstError(res: SaveResult): CrmError {
+  const e = res.errors?.[0];
+  if (!e) return { code: 'UNKNOWN_ERROR', message: 'Salesforce reported a failure without detail' };
+  const code = e.statusCode ?? e.errorCode ?? 'UNKNOWN_ERROR';
+  return e.fields?.length ? { code, message: e.message ?? code, fields: e.fields } : { code, message: e.message ?? code };
+}
+
+/** Errors that stop the run instead of failing the records of one call. */
+export function isFatal(e: SalesforceError): boolean {
+  return e instanceof ApiLimitError || e instanceof SalesforceAuthError;
+}
+
+export async function upsertViaCollections(api: SalesforceApi, object: string, records: CrmRecord[]): Promise<Map<string, UpsertOutcome>> {
+  const outcomes = new Map<string, UpsertOutcome>();
+  const duplicateRetried = new Set<string>();
+  let pending = records;
+  for (let round = 0; pending.length > 0; round++) {
+    if (round > 0) await sleep(backoff(api.retry, round - 1));
+    const again: CrmRecord[] = [];
+    for (const part of chunk(pending, COLLECTION_SIZE)) {
+      let results: SaveResult[];
+      try {
+        results = await api.call<SaveResult[]>({
+          method: 'PATCH',
+          url: `/composite/sobjects/${object}/${KEY_FIELD}`,
+          body: { allOrNone: false, records: part.map((r) => ({ attributes: { type: object }, ...r })) },
+        });
+      } catch (err) {
+        const e = toSalesforceError(err);
+        if (isFatal(e)) throw e;
+        for (const r of part) outcomes.set(keyOf(r), { key: keyOf(r), status: 'failed', error: e.toCrmError() });
+        continue;
+      }
+      if (!Array.isArray(results) || results.length !== part.length) {
+        throw new SalesforceError('UNEXPECTED_RESPONSE', `Collections upsert of ${part.length} ${object} records answered ${Array.isArray(results) ? results.length : 'no'} results`);
+      }
+      results.forEach((res, i) => {
+        const rec = part[i];
+        const key = keyOf(rec);
+        if (res.success && res.id) {
+          outcomes.set(key, { key, status: res.created ? 'created' : 'updated', id: res.id });
+          return;
+        }
+        const error = firstError(res);
+        outcomes.set(key, { key, status: 'failed', error });
+        const lastRound = round + 1 >= api.retry.attempts;
+        if (isTransientCode(error.code) && !lastRound) again.push(rec);
+        else if (error.code === 'DUPLICATE_VALUE' && !duplicateRetried.has(key)) {
+          duplicateRetried.add(key);
+          again.push(rec);
+        }
+      });
+    }
+    pending = again;
+  }
+  return outcomes;
+}

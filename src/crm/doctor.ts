@@ -1,0 +1,105 @@
+/**
+ * `svc-sync doctor`, org side: describes every object of the schema and reports what is missing
+ * or incompatible (types, lengths, precision, lookup targets, SvcId__c as external id).
+ */
+import type { FieldType } from '../mapping/fieldTypes.js';
+import { KEY_FIELD, NAME_FIELD, NAME_LENGTH, SCHEMAS } from '../mapping/schema.js';
+import type { FieldDescription, ObjectDescription } from './describe.js';
+
+export type DoctorProblem = 'missing_object' | 'missing_field' | 'wrong_type' | 'too_short' | 'too_small' | 'wrong_target' | 'not_external_id' | 'not_unique';
+
+export interface DoctorFinding {
+  object: string;
+  field?: string;
+  problem: DoctorProblem;
+  expected: string;
+  actual: string;
+  message: string;
+}
+
+/** Anything that can describe an object: SalesforceSink has this method. */
+export interface Describer {
+  describe(object: string): Promise<ObjectDescription | undefined>;
+}
+
+const SF_TYPES: Record<FieldType['kind'], string[]> = {
+  text: ['string'],
+  longtext: ['textarea'],
+  number: ['double', 'int', 'currency', 'percent'],
+  checkbox: ['boolean'],
+  date: ['date'],
+  datetime: ['datetime'],
+  lookup: ['reference'],
+};
+
+function expectedText(t: FieldType): string {
+  switch (t.kind) {
+    case 'text':
+      return `Text(${t.length})`;
+    case 'longtext':
+      return `LongTextArea(${t.length})`;
+    case 'number':
+      return `Number(${t.precision},${t.scale})`;
+    case 'checkbox':
+      return 'Checkbox';
+    case 'date':
+      return 'Date';
+    case 'datetime':
+      return 'DateTime';
+    case 'lookup':
+      return `Lookup(${t.to})`;
+  }
+}
+
+function actualText(d: FieldDescription): string {
+  if (d.type === 'string' || d.type === 'textarea') return `${d.type}(${d.length})`;
+  if (d.type === 'double') return `double(${d.precision},${d.scale})`;
+  if (d.type === 'reference') return `reference(${d.referenceTo.join(',')})`;
+  return d.type;
+}
+
+function checkField(object: string, name: string, t: FieldType, d: FieldDescription): DoctorFinding[] {
+  const base = { object, field: name, expected: expectedText(t), actual: actualText(d) };
+  if (!SF_TYPES[t.kind].includes(d.type)) return [{ ...base, problem: 'wrong_type', message: `${object}.${name} is ${base.actual}, expected ${base.expected}` }];
+  if ((t.kind === 'text' || t.kind === 'longtext') && d.length < t.length) {
+    return [{ ...base, problem: 'too_short', message: `${object}.${name} holds ${d.length} characters, the schema needs ${t.length}` }];
+  }
+  if (t.kind === 'number' && d.type === 'double' && (d.precision - d.scale < t.precision - t.scale || d.scale < t.scale)) {
+    return [{ ...base, problem: 'too_small', message: `${object}.${name} is ${base.actual}, too small for ${base.expected}` }];
+  }
+  if (t.kind === 'lookup' && !d.referenceTo.includes(t.to)) {
+    return [{ ...base, problem: 'wrong_target', message: `${object}.${name} looks up ${d.referenceTo.join(', ') || 'nothing'}, expected ${t.to}` }];
+  }
+  return [];
+}
+
+export async function checkOrg(org: Describer): Promise<DoctorFinding[]> {
+  const findings: DoctorFinding[] = [];
+  for (const s of SCHEMAS) {
+    const d = await org.describe(s.apiName);
+    if (!d) {
+      findings.push({ object: s.apiName, problem: 'missing_object', expected: s.label, actual: 'absent', message: `object ${s.apiName} does not exist in the org (deploy the output of \`svc-sync schema\`)` });
+      continue;
+    }
+    const byName = new Map(d.fields.map((f) => [f.name, f]));
+    const name = byName.get(NAME_FIELD);
+    if (name && name.length < NAME_LENGTH) {
+      findings.push({ object: s.apiName, field: NAME_FIELD, problem: 'too_short', expected: `Text(${NAME_LENGTH})`, actual: actualText(name), message: `${s.apiName}.Name holds ${name.length} characters, ${NAME_LENGTH} are needed` });
+    }
+    for (const f of s.fields) {
+      const fd = byName.get(f.name);
+      if (!fd) {
+        findings.push({ object: s.apiName, field: f.name, problem: 'missing_field', expected: expectedText(f.type), actual: 'absent', message: `field ${s.apiName}.${f.name} (${expectedText(f.type)}) does not exist` });
+        continue;
+      }
+      findings.push(...checkField(s.apiName, f.name, f.type, fd));
+      if (f.externalId && !fd.externalId) {
+        findings.push({ object: s.apiName, field: f.name, problem: 'not_external_id', expected: 'external id', actual: 'not an external id', message: `${s.apiName}.${f.name} must be an external id${f.name === KEY_FIELD ? ' (upserts match on it)' : ''}` });
+      }
+      if (f.unique && !fd.unique) {
+        findings.push({ object: s.apiName, field: f.name, problem: 'not_unique', expected: 'unique', actual: 'not unique', message: `${s.apiName}.${f.name} must be unique` });
+      }
+    }
+  }
+  return findings;
+}

@@ -1,0 +1,78 @@
+/** Typed Salesforce errors. Messages never carry tokens, secrets or passwords. */
+import type { CrmError } from './types.js';
+
+export class SalesforceError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly fields: string[] = [],
+  ) {
+    super(message);
+    this.name = 'SalesforceError';
+  }
+
+  toCrmError(): CrmError {
+    return this.fields.length ? { code: this.code, message: this.message, fields: this.fields } : { code: this.code, message: this.message };
+  }
+}
+
+/** Authentication could not be established or renewed: a configuration problem, not a record's. */
+export class SalesforceAuthError extends SalesforceError {
+  constructor(message: string) {
+    super('SALESFORCE_AUTH', message);
+    this.name = 'SalesforceAuthError';
+  }
+}
+
+/** The run must stop: the daily API allowance is (nearly) used up. */
+export class ApiLimitError extends SalesforceError {
+  constructor(
+    message: string,
+    readonly used?: number,
+    readonly limit?: number,
+  ) {
+    super('API_LIMIT', message);
+    this.name = 'ApiLimitError';
+  }
+}
+
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'ENETDOWN', 'ENETUNREACH', 'EHOSTDOWN', 'UND_ERR_SOCKET', 'EAI_AGAIN']);
+
+/** Codes worth a retry of the same request: the records themselves are fine. */
+export function isTransientCode(code: string): boolean {
+  return (
+    code === 'UNABLE_TO_LOCK_ROW' ||
+    code === 'SERVER_UNAVAILABLE' ||
+    code === 'NETWORK_ERROR' ||
+    code === 'CONCURRENT_REQUEST_LIMIT' ||
+    /^ERROR_HTTP_(502|503|504)$/.test(code)
+  );
+}
+
+/**
+ * Turns whatever jsforce or node-fetch threw into a SalesforceError with Salesforce's code.
+ * jsforce's HttpApiError carries `errorCode`; node-fetch's FetchError carries `code`.
+ */
+export function toSalesforceError(err: unknown): SalesforceError {
+  if (err instanceof SalesforceError) return err;
+  const e = err as { errorCode?: unknown; code?: unknown; name?: unknown; message?: unknown } | null;
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  const code = typeof e?.errorCode === 'string' ? e.errorCode : typeof e?.code === 'string' ? e.code : '';
+  if (NETWORK_CODES.has(code) || e?.name === 'FetchError' || e?.name === 'AbortError') {
+    return new SalesforceError('NETWORK_ERROR', `network error talking to Salesforce: ${code || message}`);
+  }
+  if (code === 'REQUEST_LIMIT_EXCEEDED') {
+    // The same code means two things; only the daily one must stop the run.
+    if (/TotalRequests/i.test(message)) {
+      return new ApiLimitError(`Salesforce's daily API request allowance is used up (${message}); the run stops. Try again after the 24-hour window rolls over.`);
+    }
+    return new SalesforceError('CONCURRENT_REQUEST_LIMIT', `Salesforce refused a concurrent request (${message}); retrying later`);
+  }
+  if (/Unable to refresh session/i.test(message)) {
+    return new SalesforceAuthError(`the Salesforce session expired and could not be renewed: ${message.replace(/^Unable to refresh session due to:\s*/, '')}`);
+  }
+  if (code === 'INVALID_SESSION_ID') {
+    return new SalesforceAuthError('the Salesforce session is invalid or expired, and no credentials are configured to renew it (set SF_CLIENT_ID/SF_CLIENT_SECRET, a username and password, or a JWT key)');
+  }
+  return new SalesforceError(code || 'UNKNOWN_ERROR', message || `Salesforce answered ${code || 'an error'} without a message`);
+}

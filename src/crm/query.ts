@@ -1,0 +1,34 @@
+/**
+ * REST query with its paging (nextRecordsUrl). Bulk 2.0 query is avoided on purpose: jsforce's
+ * bulk2.query() is unreliable when results span several pages.
+ */
+import type { SalesforceApi } from './api.js';
+import { encodeSoql } from './soql.js';
+import type { CrmValue } from './types.js';
+
+export type QueryRow = Record<string, CrmValue>;
+
+interface QueryPage {
+  totalSize: number;
+  done: boolean;
+  nextRecordsUrl?: string;
+  records: Array<Record<string, unknown>>;
+}
+
+export function queryUrlPrefix(api: SalesforceApi): string {
+  const c = api.session.connection;
+  return `${c.instanceUrl}/services/data/v${c.version}/query?q=`;
+}
+
+export async function queryAll(api: SalesforceApi, soql: string): Promise<QueryRow[]> {
+  const rows: QueryRow[] = [];
+  let page = await api.call<QueryPage>({ method: 'GET', url: `/query?q=${encodeSoql(soql)}` });
+  for (;;) {
+    for (const r of page.records) {
+      const { attributes: _attributes, ...fields } = r;
+      rows.push(fields as QueryRow);
+    }
+    if (page.done || !page.nextRecordsUrl) return rows;
+    page = await api.call<QueryPage>({ method: 'GET', url: page.nextRecordsUrl });
+  }
+}

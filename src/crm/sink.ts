@@ -1,0 +1,115 @@
+/**
+ * The Salesforce side of the engine (CrmSink): batched upserts on SvcId__c (Collections below
+ * the bulk threshold, Bulk API 2.0 above it), batched reads by key and by parent lookup, and the
+ * calls made, by kind.
+ */
+import type { SObjectName } from '../mapping/objects.js';
+import { KEY_FIELD } from '../mapping/schema.js';
+import type { SalesforceSettings } from '../config/settings.js';
+import { DEFAULT_RETRY, SalesforceApi, backoff, sleep, type RetryPolicy } from './api.js';
+import { DEFAULT_BULK, upsertViaBulk, type BulkOptions } from './bulk.js';
+import { upsertViaCollections } from './collections.js';
+import { connectSalesforce, type SalesforceSession } from './connection.js';
+import { isTransientCode } from './errors.js';
+import { queryAll, queryUrlPrefix } from './query.js';
+import { DEFAULT_MAX_URL_LENGTH, buildInQueries } from './soql.js';
+import type { CrmCallCounts, CrmRecord, CrmSink, StoredRecord, UpsertOutcome } from './types.js';
+import { describeObject, type ObjectDescription } from './describe.js';
+
+export interface SinkOptions {
+  bulkThreshold: number;
+  maxApiUsage: number;
+  retry?: RetryPolicy;
+  bulk?: Partial<BulkOptions>;
+  maxUrlLength?: number;
+}
+
+/** Merges records sharing a key, in order, later fields over earlier (last write wins). */
+export function mergeByKey(records: CrmRecord[]): { merged: CrmRecord[]; missingKey: number } {
+  const byKey = new Map<string, CrmRecord>();
+  let missingKey = 0;
+  for (const r of records) {
+    const key = r[KEY_FIELD];
+    if (typeof key !== 'string' || key === '') {
+      missingKey++;
+      continue;
+    }
+    byKey.set(key, { ...(byKey.get(key) ?? {}), ...r });
+  }
+  return { merged: [...byKey.values()], missingKey };
+}
+
+export class SalesforceSink implements CrmSink {
+  readonly api: SalesforceApi;
+  private readonly bulkOptions: BulkOptions;
+
+  constructor(
+    readonly session: SalesforceSession,
+    private readonly options: SinkOptions,
+  ) {
+    this.api = new SalesforceApi(session, options.maxApiUsage, options.retry ?? DEFAULT_RETRY);
+    this.bulkOptions = { ...DEFAULT_BULK, ...options.bulk };
+  }
+
+  static async connect(settings: SalesforceSettings, extra: Partial<SinkOptions> = {}): Promise<SalesforceSink> {
+    const session = await connectSalesforce(settings);
+    return new SalesforceSink(session, { bulkThreshold: settings.bulkThreshold, maxApiUsage: settings.maxApiUsage, ...extra });
+  }
+
+  calls(): CrmCallCounts {
+    return this.api.calls();
+  }
+
+  apiUsage(): { used: number; limit: number } | undefined {
+    return this.api.apiUsage();
+  }
+
+  async upsert(object: SObjectName, records: CrmRecord[]): Promise<UpsertOutcome[]> {
+    const { merged, missingKey } = mergeByKey(records);
+    const out: UpsertOutcome[] = [];
+    for (let i = 0; i < missingKey; i++) out.push({ key: '', status: 'failed', error: { code: 'MISSING_KEY', message: `a ${object} record without ${KEY_FIELD} was not sent` } });
+    if (merged.length === 0) return out;
+
+    const outcomes =
+      merged.length > this.options.bulkThreshold ? await this.bulkWithRetries(object, merged) : await upsertViaCollections(this.api, object, merged);
+    for (const r of merged) out.push(outcomes.get(String(r[KEY_FIELD]))!);
+    return out;
+  }
+
+  /** Rows of a job that failed transiently are sent again: by Collections when few, else a new job. */
+  private async bulkWithRetries(object: SObjectName, records: CrmRecord[]): Promise<Map<string, UpsertOutcome>> {
+    const outcomes = await upsertViaBulk(this.api, object, records, this.bulkOptions);
+    const byKey = new Map(records.map((r) => [String(r[KEY_FIELD]), r]));
+    for (let round = 1; round < this.api.retry.attempts; round++) {
+      const again = [...outcomes.values()].filter((o) => o.status === 'failed' && isTransientCode(o.error.code)).map((o) => byKey.get(o.key)!);
+      if (again.length === 0) break;
+      await sleep(backoff(this.api.retry, round - 1));
+      const retried = again.length > this.options.bulkThreshold ? await upsertViaBulk(this.api, object, again, this.bulkOptions) : await upsertViaCollections(this.api, object, again);
+      for (const [k, o] of retried) outcomes.set(k, o);
+    }
+    return outcomes;
+  }
+
+  async readByKeys(object: SObjectName, keys: string[], fields: string[]): Promise<Map<string, StoredRecord>> {
+    const rows = await this.readIn(object, KEY_FIELD, keys, fields);
+    return new Map(rows.map((r) => [r[KEY_FIELD], r]));
+  }
+
+  async readChildren(object: SObjectName, lookupField: string, parentIds: string[], fields: string[]): Promise<StoredRecord[]> {
+    return this.readIn(object, lookupField, parentIds, fields);
+  }
+
+  /** Describes an object for `doctor`; undefined when the org does not have it. */
+  async describe(object: string): Promise<ObjectDescription | undefined> {
+    return describeObject(this.api, object);
+  }
+
+  private async readIn(object: SObjectName, field: string, values: string[], fields: string[]): Promise<StoredRecord[]> {
+    if (values.length === 0) return [];
+    const select = [...new Set(['Id', KEY_FIELD, ...fields])];
+    const queries = buildInQueries({ fields: select, object, field, values }, queryUrlPrefix(this.api).length, this.options.maxUrlLength ?? DEFAULT_MAX_URL_LENGTH);
+    const out: StoredRecord[] = [];
+    for (const q of queries) for (const row of await queryAll(this.api, q)) out.push(row as StoredRecord);
+    return out;
+  }
+}

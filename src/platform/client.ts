@@ -1,0 +1,105 @@
+/**
+ * Typed access to the read API: one record by id, one list page. Envelopes are unwrapped and
+ * checked here, so the rest of the tool sees records, never `{"donation": {...}}`.
+ */
+import type { PlatformSettings } from '../config/settings.js';
+import type { PlatformRequestCounts, ScanFilter } from '../sync/ports.js';
+import { PlatformError } from './errors.js';
+import { createGot, DEFAULT_RETRY, PlatformHttp, type PlatformHooks, type RetryTuning, type SearchParams } from './http.js';
+import { RatePacer, type RateLimitSnapshot } from './rateLimit.js';
+import { RESOURCES, type ApiRecordOf, type ListPage, type ResourceType } from './records.js';
+
+/** The API serves at most 100 records per page; fewer pages means fewer requests. */
+export const MAX_PER_PAGE = 100;
+
+export interface ClientOptions {
+  hooks?: PlatformHooks;
+  retry?: Partial<RetryTuning>;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Every API record has a numeric id; the other keys are optional in the record types. */
+function isApiRecord<T extends ResourceType>(value: unknown, _type: T): value is ApiRecordOf[T] {
+  return isObject(value) && typeof value.id === 'number';
+}
+
+function toInt(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
+}
+
+export class PlatformClient {
+  private readonly http: PlatformHttp;
+
+  constructor(settings: PlatformSettings, options: ClientOptions = {}) {
+    const pacer = new RatePacer({ concurrency: settings.concurrency > 0 ? settings.concurrency : 4, onWait: options.hooks?.onWait });
+    this.http = new PlatformHttp(createGot(settings), settings, pacer, options.hooks, { ...DEFAULT_RETRY, ...options.retry });
+  }
+
+  /** GET /v1/<collection>/:id, unwrapped. Throws PlatformError (kind not_found for a 404). */
+  async getById<T extends ResourceType>(type: T, id: number): Promise<ApiRecordOf[T]> {
+    const { path, one } = RESOURCES[type];
+    const route = `${path}/${encodeURIComponent(String(id))}`;
+    const body = await this.http.get(route, 'byId');
+    const record = isObject(body) ? body[one] : undefined;
+    if (!isApiRecord(record, type)) {
+      throw new PlatformError('invalid_response', 'GET', `/v1/${route}`, 200, `expected a "${one}" object with an id`);
+    }
+    return record;
+  }
+
+  /** GET /v1/<collection>?page=N&per_page=M[&updated_after&created_after], unwrapped. */
+  async listPage<T extends ResourceType>(type: T, page: number, perPage: number = MAX_PER_PAGE, filter: ScanFilter = {}): Promise<ListPage<ApiRecordOf[T]>> {
+    const { path, many } = RESOURCES[type];
+    const size = Math.min(MAX_PER_PAGE, Math.max(1, Math.floor(perPage)));
+    const params: SearchParams = { page, per_page: size };
+    if (filter.updatedAfter) params.updated_after = filter.updatedAfter;
+    if (filter.createdAfter) params.created_after = filter.createdAfter;
+    const body = await this.http.get(path, 'list', params);
+    const items = isObject(body) ? body[many] : undefined;
+    if (!isObject(body) || !Array.isArray(items)) {
+      throw new PlatformError('invalid_response', 'GET', `/v1/${path}`, 200, `expected a "${many}" array`);
+    }
+    const records = items.filter((item): item is ApiRecordOf[T] => isApiRecord(item, type));
+    const perPageSeen = toInt(body.per_page) ?? size;
+    const totalEntries = toInt(body.total_entries) ?? records.length;
+    return {
+      records,
+      totalEntries,
+      totalPages: toInt(body.total_pages) ?? Math.ceil(totalEntries / Math.max(1, perPageSeen)),
+      perPage: perPageSeen,
+      currentPage: toInt(body.current_page) ?? page,
+    };
+  }
+
+  counts(): PlatformRequestCounts {
+    return { ...this.http.counts, rateLimitWaits: this.http.pacer.waits };
+  }
+
+  rateLimit(): RateLimitSnapshot {
+    return this.http.pacer.snapshot();
+  }
+}
+
+export type ApiKeyCheck =
+  | { ok: true; rateLimit: RateLimitSnapshot }
+  | { ok: false; error: PlatformError };
+
+/**
+ * For `svc-sync doctor`: exactly one request (no retry, no wait) that needs a valid key:
+ * the first segment of the list.
+ */
+export async function checkApiKey(settings: PlatformSettings): Promise<ApiKeyCheck> {
+  const client = new PlatformClient(settings, { retry: { retries: 0, rateLimitRetries: 0 } });
+  try {
+    await client.listPage('segment', 1, 1);
+    return { ok: true, rateLimit: client.rateLimit() };
+  } catch (error) {
+    if (error instanceof PlatformError) return { ok: false, error };
+    throw error;
+  }
+}

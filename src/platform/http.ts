@@ -1,0 +1,233 @@
+/**
+ * The HTTP layer of the platform client: one got instance, our own retry policy, rate-limit
+ * pacing, and the conversion of every failure into a PlatformError.
+ *
+ * got's own retry is off: it would retry inside a single call, invisible to the pacer and to the
+ * request counts, and it sleeps on Retry-After without telling anyone. got's errors carry the
+ * request options (the X-Api-Key header included), so none of them leaves this file: callers get
+ * a PlatformError with method, path, status and the API's message only.
+ */
+import got, { type Got, type Response } from 'got';
+import type { PlatformSettings } from '../config/settings.js';
+import type { PlatformRequestCounts } from '../sync/ports.js';
+import { PlatformError, type PlatformErrorKind } from './errors.js';
+import { RatePacer, retryAfterMs, sleep, type OnWait } from './rateLimit.js';
+
+export type RequestKind = 'byId' | 'list';
+
+/** Reported after every attempt, for progress output and tests. */
+export interface RequestInfo {
+  method: 'GET';
+  path: string;
+  kind: RequestKind;
+  attempt: number;
+  /** HTTP status; undefined after a network error or timeout. */
+  status?: number;
+  /** The attempt will be repeated (5xx, network, timeout, 429). */
+  willRetry: boolean;
+}
+
+export interface PlatformHooks {
+  onWait?: OnWait;
+  onRequest?: (info: RequestInfo) => void;
+}
+
+/** Knobs of the retry policy; the defaults suit the real API, tests shorten them. */
+export interface RetryTuning {
+  /** Retries after a 5xx, network error, timeout or unreadable body (not counting 429s). */
+  retries: number;
+  /** First backoff delay; doubled per retry, with full jitter between half and all of it. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** 429s tolerated for one request before it fails. */
+  rateLimitRetries: number;
+  /**
+   * Longest wait accepted from a Retry-After header. Beyond it the request fails with a
+   * rate_limited error instead of sleeping for an hour. Pacing waits are announced via onWait.
+   */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryTuning = {
+  retries: 4,
+  retryBaseMs: 500,
+  retryMaxMs: 15_000,
+  rateLimitRetries: 5,
+  maxRetryAfterMs: 15 * 60_000,
+};
+
+export type SearchParams = Record<string, string | number>;
+
+export function emptyCounts(): PlatformRequestCounts {
+  return { total: 0, byId: 0, list: 0, retries: 0, rateLimitWaits: 0 };
+}
+
+export function createGot(settings: PlatformSettings): Got {
+  return got.extend({
+    prefixUrl: `${settings.apiUrl.replace(/\/+$/, '')}/v1`,
+    headers: { 'x-api-key': settings.apiKey, accept: 'application/json', 'user-agent': 'svc-sync' },
+    // Without a timeout got waits forever on a stalled connection.
+    timeout: { request: settings.timeoutMs },
+    // Our loop below retries; maxRetryAfter 0 makes sure got never sleeps on a Retry-After itself.
+    retry: { limit: 0, maxRetryAfter: 0 },
+    // Statuses are classified below; a text body means an HTML error page cannot crash JSON.parse.
+    throwHttpErrors: false,
+    responseType: 'text',
+    followRedirect: false,
+  });
+}
+
+interface ParsedBody {
+  json?: unknown;
+  /** Set when the body is not JSON (an HTML error page, an empty body). */
+  notJson?: string;
+}
+
+function parseBody(response: Response<string>): ParsedBody {
+  const text = response.body ?? '';
+  try {
+    return { json: JSON.parse(text) as unknown };
+  } catch {
+    const type = String(response.headers['content-type'] ?? 'no content type').split(';')[0];
+    return { notJson: text.trim() === '' ? 'an empty body' : `a non-JSON body (${type})` };
+  }
+}
+
+function apiMessageOf(parsed: ParsedBody, status: number): string {
+  if (parsed.json !== null && typeof parsed.json === 'object' && 'message' in parsed.json) {
+    const message = (parsed.json as { message: unknown }).message;
+    if (typeof message === 'string' && message.trim() !== '') return message;
+  }
+  return parsed.notJson ? `HTTP ${status} with ${parsed.notJson}` : `HTTP ${status}`;
+}
+
+function classify(status: number): PlatformErrorKind {
+  if (status === 404) return 'not_found';
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 429) return 'rate_limited';
+  if (status >= 500) return 'server';
+  return 'bad_request';
+}
+
+/** A got failure reduced to a code: its message and options are never passed on. */
+function networkFailure(error: unknown, timeoutMs: number): { kind: PlatformErrorKind; message: string; retryable: boolean } {
+  const name = error instanceof Error ? error.name : '';
+  const code = error !== null && typeof error === 'object' && 'code' in error ? String((error as { code: unknown }).code) : 'UNKNOWN';
+  if (name === 'TimeoutError' || code === 'ETIMEDOUT') {
+    return { kind: 'timeout', message: `no response within ${timeoutMs} ms`, retryable: true };
+  }
+  // A malformed URL or an unknown option will not get better by retrying.
+  const retryable = !code.startsWith('ERR_INVALID') && code !== 'ERR_UNSUPPORTED_PROTOCOL';
+  return { kind: 'network', message: `network error (${code})`, retryable };
+}
+
+export class PlatformHttp {
+  readonly counts: PlatformRequestCounts = emptyCounts();
+  /** Set after a 401/403: every later request would fail the same way, so none is sent. */
+  private fatal?: PlatformError;
+
+  constructor(
+    private readonly got: Got,
+    private readonly settings: PlatformSettings,
+    readonly pacer: RatePacer,
+    private readonly hooks: PlatformHooks = {},
+    private readonly retry: RetryTuning = DEFAULT_RETRY,
+  ) {}
+
+  /** GET a path below /v1 and return its parsed JSON body, or throw a PlatformError. */
+  get(path: string, kind: RequestKind, searchParams?: SearchParams): Promise<unknown> {
+    return this.pacer.run(() => this.attempts(path, kind, searchParams));
+  }
+
+  private shownPath(path: string, searchParams?: SearchParams): string {
+    const query = searchParams ? new URLSearchParams(Object.entries(searchParams).map(([k, v]): [string, string] => [k, String(v)])).toString() : '';
+    return `/v1/${path}${query ? `?${query}` : ''}`;
+  }
+
+  private backoff(retry: number): number {
+    const ceiling = Math.min(this.retry.retryMaxMs, this.retry.retryBaseMs * 2 ** (retry - 1));
+    // Jitter spreads the retries of concurrent requests so they do not hit a recovering server together.
+    return ceiling / 2 + Math.random() * (ceiling / 2);
+  }
+
+  private async attempts(path: string, kind: RequestKind, searchParams?: SearchParams): Promise<unknown> {
+    const shown = this.shownPath(path, searchParams);
+    let failures = 0;
+    let limited = 0;
+    for (let attempt = 1; ; attempt++) {
+      if (this.fatal) throw new PlatformError(this.fatal.kind, 'GET', shown, this.fatal.status, this.fatal.apiMessage);
+      const ticket = await this.pacer.acquire();
+      this.counts.total += 1;
+      this.counts[kind] += 1;
+      if (attempt > 1) this.counts.retries += 1;
+
+      let response: Response<string>;
+      try {
+        response = await this.got.get(path, searchParams ? { searchParams } : {});
+      } catch (error) {
+        this.pacer.settle(ticket);
+        const failure = networkFailure(error, this.settings.timeoutMs);
+        const willRetry = failure.retryable && failures < this.retry.retries;
+        this.report(shown, kind, attempt, undefined, willRetry);
+        if (!willRetry) throw new PlatformError(failure.kind, 'GET', shown, undefined, failure.message);
+        failures += 1;
+        await sleep(this.backoff(failures));
+        continue;
+      }
+      this.pacer.settle(ticket, response.headers);
+      this.counts.rateLimitWaits = this.pacer.waits;
+      const status = response.statusCode;
+      const parsed = parseBody(response);
+
+      if (status >= 200 && status < 300) {
+        if (parsed.notJson === undefined) {
+          this.report(shown, kind, attempt, status, false);
+          return parsed.json;
+        }
+        // A 200 with an HTML page comes from a proxy in trouble: treat it like a 5xx.
+        const willRetry = failures < this.retry.retries;
+        this.report(shown, kind, attempt, status, willRetry);
+        if (!willRetry) throw new PlatformError('invalid_response', 'GET', shown, status, `HTTP ${status} with ${parsed.notJson}`);
+        failures += 1;
+        await sleep(this.backoff(failures));
+        continue;
+      }
+
+      const errorKind = classify(status);
+      const message = apiMessageOf(parsed, status);
+      if (errorKind === 'rate_limited') {
+        const wait = retryAfterMs(response.headers) ?? this.pacer.resetInMs() ?? 60_000;
+        const willRetry = limited < this.retry.rateLimitRetries && wait <= this.retry.maxRetryAfterMs;
+        this.report(shown, kind, attempt, status, willRetry);
+        if (!willRetry) {
+          const why = wait > this.retry.maxRetryAfterMs ? `${message} (asked to wait ${Math.ceil(wait / 1000)} s)` : message;
+          throw new PlatformError('rate_limited', 'GET', shown, status, why);
+        }
+        limited += 1;
+        this.pacer.block(wait);
+        this.counts.rateLimitWaits = this.pacer.waits;
+        continue;
+      }
+      if (errorKind === 'server') {
+        const willRetry = failures < this.retry.retries;
+        this.report(shown, kind, attempt, status, willRetry);
+        if (!willRetry) throw new PlatformError('server', 'GET', shown, status, message);
+        failures += 1;
+        await sleep(this.backoff(failures));
+        continue;
+      }
+      this.report(shown, kind, attempt, status, false);
+      if (errorKind === 'auth') {
+        const hint = status === 401 ? 'the API key was refused; check SVC_API_KEY' : 'access denied for this API key';
+        const error = new PlatformError('auth', 'GET', shown, status, `${message} (${hint})`);
+        this.fatal = error;
+        throw error;
+      }
+      throw new PlatformError(errorKind, 'GET', shown, status, message);
+    }
+  }
+
+  private report(path: string, kind: RequestKind, attempt: number, status: number | undefined, willRetry: boolean): void {
+    this.hooks.onRequest?.({ method: 'GET', path, kind, attempt, status, willRetry });
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * Rate-limit pacing for the platform API.
+ *
+ * The API counts requests in fixed windows per key (a minute and an hour) and reports on every
+ * response X-RateLimit-Limit-Minute/-Hour and X-RateLimit-Remaining-Minute/-Hour; some gateways
+ * add `RateLimit-Reset` (seconds until the most constrained window resets). The pacer keeps an
+ * allowance per window from those headers and holds requests back when it reaches zero, so a long
+ * run waits for the window instead of provoking 429s. A 429 that still happens (another client on
+ * the same key) blocks every request until Retry-After has passed.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import pLimit, { type LimitFunction } from 'p-limit';
+
+export type WaitReason = 'minute_limit' | 'hour_limit' | 'rate_limited';
+
+/** What a waiting run tells the user: "rate limited: resuming in 42 s". */
+export interface WaitInfo {
+  seconds: number;
+  reason: WaitReason;
+  message: string;
+}
+export type OnWait = (info: WaitInfo) => void;
+
+/** The last rate-limit figures the API reported (undefined: never reported). */
+export interface RateLimitSnapshot {
+  limitMinute?: number;
+  remainingMinute?: number;
+  limitHour?: number;
+  remainingHour?: number;
+}
+
+export interface PacerOptions {
+  /** Requests in flight at once. */
+  concurrency: number;
+  onWait?: OnWait;
+  /** Injectable for tests; real timers otherwise. */
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+interface WindowState {
+  readonly reason: WaitReason;
+  readonly lengthMs: number;
+  /** Requests we may still send in this window; undefined = not known (no header seen yet). */
+  remaining?: number;
+  /** When the window renews; undefined = not reported. */
+  resetAt?: number;
+}
+
+/** Handed out by acquire() and given back to settle(), so stale responses can be recognised. */
+export interface PacerTicket {
+  readonly epoch: number;
+  readonly seq: number;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+function headerNumber(headers: IncomingHttpHeaders, name: string): number | undefined {
+  const raw = headers[name];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  if (value === undefined || value.trim() === '') return undefined;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** Retry-After as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(headers: IncomingHttpHeaders, now: number = Date.now()): number | undefined {
+  const raw = headers['retry-after'];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export function describeWait(seconds: number, reason: WaitReason): string {
+  const why = reason === 'rate_limited' ? 'rate limited' : reason === 'minute_limit' ? 'minute rate limit reached' : 'hourly rate limit reached';
+  return `${why}: resuming in ${seconds} s`;
+}
+
+export class RatePacer {
+  private readonly limiter: LimitFunction;
+  private readonly onWait?: OnWait;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly now: () => number;
+  private readonly minute: WindowState = { reason: 'minute_limit', lengthMs: 60_000 };
+  private readonly hour: WindowState = { reason: 'hour_limit', lengthMs: 3_600_000 };
+  private inFlight = 0;
+  private epoch = 0;
+  private seq = 0;
+  private lastSettledSeq = -1;
+  private blockedUntil = 0;
+  private announcedUntil = 0;
+  private snapshotValue: RateLimitSnapshot = {};
+  /** Distinct waits announced (one per pause, however many requests were held by it). */
+  waits = 0;
+
+  constructor(options: PacerOptions) {
+    this.limiter = pLimit(Math.max(1, options.concurrency));
+    this.onWait = options.onWait;
+    this.sleep = options.sleep ?? sleep;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Runs a logical request (with its retries) inside the concurrency bound. */
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    return this.limiter(fn);
+  }
+
+  snapshot(): RateLimitSnapshot {
+    return { ...this.snapshotValue };
+  }
+
+  /** Milliseconds until the most constrained known window renews, if the API told us. */
+  resetInMs(): number | undefined {
+    const now = this.now();
+    const resets = [this.minute.resetAt, this.hour.resetAt].filter((t): t is number => t !== undefined && t > now);
+    return resets.length === 0 ? undefined : Math.min(...resets) - now;
+  }
+
+  /** Resolves when one more request may be sent without exceeding a known window. */
+  async acquire(): Promise<PacerTicket> {
+    for (;;) {
+      const now = this.now();
+      this.renewExpired(now);
+      let until = 0;
+      let reason: WaitReason = 'rate_limited';
+      if (this.blockedUntil > now) {
+        until = this.blockedUntil;
+      } else {
+        for (const w of [this.minute, this.hour]) {
+          if (w.remaining !== undefined && w.remaining <= 0) {
+            // Without a reported reset, a fixed window renews at the latest one length from now.
+            w.resetAt ??= now + w.lengthMs;
+            if (w.resetAt > until) {
+              until = w.resetAt;
+              reason = w.reason;
+            }
+          }
+        }
+      }
+      if (until <= now) break;
+      this.announce(until, reason, now);
+      await this.sleep(until - now);
+    }
+    for (const w of [this.minute, this.hour]) if (w.remaining !== undefined) w.remaining -= 1;
+    this.inFlight += 1;
+    return { epoch: this.epoch, seq: this.seq++ };
+  }
+
+  /** Gives a ticket back with the response headers (none after a network error). */
+  settle(ticket: PacerTicket, headers?: IncomingHttpHeaders): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    if (!headers) return;
+    const limitMinute = headerNumber(headers, 'x-ratelimit-limit-minute');
+    const remainingMinute = headerNumber(headers, 'x-ratelimit-remaining-minute');
+    const limitHour = headerNumber(headers, 'x-ratelimit-limit-hour');
+    const remainingHour = headerNumber(headers, 'x-ratelimit-remaining-hour');
+    // A response to a request sent before a window renewed, or overtaken by a later one,
+    // describes an older state of the server's counters: ignore it.
+    if (ticket.epoch !== this.epoch || ticket.seq < this.lastSettledSeq) return;
+    this.lastSettledSeq = ticket.seq;
+    this.snapshotValue = { limitMinute, remainingMinute, limitHour, remainingHour };
+    // Requests still in flight may not be counted by the server yet: subtract them all (conservative).
+    if (remainingMinute !== undefined) this.minute.remaining = remainingMinute - this.inFlight;
+    if (remainingHour !== undefined) this.hour.remaining = remainingHour - this.inFlight;
+    const reset = headerNumber(headers, 'ratelimit-reset');
+    if (reset !== undefined && reset >= 0) {
+      // The gateway reports the reset of the window with the fewest requests left.
+      const constrained =
+        remainingHour !== undefined && (remainingMinute === undefined || remainingHour < remainingMinute) ? this.hour : this.minute;
+      constrained.resetAt = this.now() + reset * 1000;
+    }
+  }
+
+  /** After a 429: every request waits `ms`, and the windows are unknown again afterwards. */
+  block(ms: number): void {
+    const now = this.now();
+    const until = now + ms;
+    if (until > this.blockedUntil) this.blockedUntil = until;
+    this.announce(this.blockedUntil, 'rate_limited', now);
+  }
+
+  private renewExpired(now: number): void {
+    let renewed = false;
+    for (const w of [this.minute, this.hour]) {
+      if (w.resetAt !== undefined && w.resetAt <= now) {
+        w.remaining = undefined;
+        w.resetAt = undefined;
+        renewed = true;
+      }
+    }
+    if (this.blockedUntil !== 0 && this.blockedUntil <= now) {
+      this.blockedUntil = 0;
+      this.minute.remaining = undefined;
+      this.minute.resetAt = undefined;
+      renewed = true;
+    }
+    if (renewed) this.epoch += 1;
+  }
+
+  private announce(until: number, reason: WaitReason, now: number): void {
+    // Many requests share one pause; the user hears about it once.
+    if (until <= this.announcedUntil) return;
+    this.announcedUntil = until;
+    this.waits += 1;
+    const seconds = Math.max(1, Math.ceil((until - now) / 1000));
+    this.onWait?.({ seconds, reason, message: describeWait(seconds, reason) });
+  }
+}

@@ -1,0 +1,236 @@
+/**
+ * The engine's RecordSource over the platform API: refs in, records out, at the lowest request
+ * cost. Holds the run's cache, so a record (a parent, an action owner) is fetched at most once
+ * however many children point at it.
+ */
+import type { PlatformSettings } from '../config/settings.js';
+import type { FetchResult, PlatformRequestCounts, RecordSource, ScanFilter } from '../sync/ports.js';
+import { MAX_PER_PAGE, PlatformClient } from './client.js';
+import { PlatformError } from './errors.js';
+import type { PlatformHooks, RetryTuning } from './http.js';
+import { chooseFetchPlan, shouldProbe, type FetchPlan } from './planner.js';
+import type { RateLimitSnapshot } from './rateLimit.js';
+import type { ApiRecord, ApiRecordOf, ListPage, ResourceType } from './records.js';
+
+export interface FetchOptions {
+  /**
+   * The ids are known to have changed after this time (e.g. they came from webhooks since then):
+   * a list scan may be narrowed with updated_after; ids it misses are fetched by id.
+   */
+  updatedAfter?: string;
+}
+
+/** One planning decision, kept for the run report, the bench and tests. */
+export interface PlanRecord {
+  type: ResourceType;
+  requested: number;
+  /** Ids that needed the network (not cached). */
+  uncached: number;
+  probed: boolean;
+  plan?: FetchPlan;
+}
+
+type Outcome<T> = { record: T } | { notFound: true } | { error: PlatformError };
+
+/** A record of a type, as stored in the type-erased cache. */
+function asTyped<T extends ResourceType>(_type: T, record: ApiRecord): ApiRecordOf[T] {
+  // The cache is keyed by type, so a record stored under `type` is an ApiRecordOf[type].
+  return record as ApiRecordOf[T];
+}
+
+export class PlatformSource implements RecordSource {
+  private readonly records = new Map<ResourceType, Map<number, ApiRecord>>();
+  private readonly missing = new Map<ResourceType, Set<number>>();
+  private readonly pending = new Map<string, Promise<Outcome<ApiRecord>>>();
+  /** total_entries per list (type + filter), learned from a first page. */
+  private readonly totals = new Map<string, number>();
+  /** List pages read per list in this run, so a scan never reads one twice. */
+  private readonly pagesRead = new Map<string, Set<number>>();
+  private readonly planLog: PlanRecord[] = [];
+  private readonly scanFailureLog: PlatformError[] = [];
+
+  constructor(
+    readonly client: PlatformClient,
+    private readonly listIdsOnly: boolean,
+  ) {}
+
+  async fetch<T extends ResourceType>(type: T, ids: number[], options: FetchOptions = {}): Promise<FetchResult<ApiRecordOf[T]>> {
+    const wanted = [...new Set(ids)];
+    let todo = wanted.filter((id) => !this.known(type, id));
+    const log: PlanRecord = { type, requested: wanted.length, uncached: todo.length, probed: false };
+
+    if (todo.length > 0 && !this.listIdsOnly) {
+      const filter: ScanFilter = options.updatedAfter ? { updatedAfter: options.updatedAfter } : {};
+      const key = this.listKey(type, filter);
+      let total = this.totals.get(key);
+      if (shouldProbe(todo.length, total !== undefined, this.listIdsOnly)) {
+        log.probed = true;
+        total = (await this.readPage(type, 1, filter))?.totalEntries;
+        todo = todo.filter((id) => !this.known(type, id));
+      }
+      if (total !== undefined) {
+        const read = this.pagesRead.get(key) ?? new Set<number>();
+        const plan = chooseFetchPlan({ needed: todo.length, totalEntries: total, perPage: MAX_PER_PAGE, pagesRead: read.size, listIdsOnly: false });
+        log.plan = plan;
+        if (plan.kind === 'scan') {
+          const pages: number[] = [];
+          for (let page = 1; page <= Math.ceil(total / MAX_PER_PAGE); page++) if (!read.has(page)) pages.push(page);
+          // Pages run concurrently; p-limit inside the client bounds them.
+          await Promise.all(pages.map((page) => this.readPage(type, page, filter)));
+          todo = todo.filter((id) => !this.known(type, id));
+        }
+      }
+    }
+    this.planLog.push(log);
+
+    // What is left: by id (deleted records answer 404 here and become notFound).
+    const failed = new Map<number, PlatformError>();
+    const outcomes = await Promise.all(todo.map((id) => this.fetchOne(type, id)));
+    outcomes.forEach((outcome, i) => {
+      if ('error' in outcome) failed.set(todo[i], outcome.error);
+    });
+
+    const result: FetchResult<ApiRecordOf[T]> = { records: new Map(), notFound: [], failed };
+    for (const id of wanted) {
+      const record = this.records.get(type)?.get(id);
+      if (record) result.records.set(id, asTyped(type, record));
+      else if (this.missing.get(type)?.has(id)) result.notFound.push(id);
+    }
+    return result;
+  }
+
+  async *scan<T extends ResourceType>(type: T, filter: ScanFilter): AsyncIterable<ApiRecordOf[T][]> {
+    // One yielded array per list page, in page order: a resumed run counts pages (fromPage).
+    const start = Math.max(1, Math.floor(filter.fromPage ?? 1));
+    const first = await this.client.listPage(type, start, MAX_PER_PAGE, filter);
+    this.notePage(type, filter, first);
+    yield await this.complete(type, first.records);
+    // Read a few pages ahead (as many as may be in flight) but hand them out in order.
+    const ahead = 4;
+    const queue: Promise<ListPage<ApiRecordOf[T]>>[] = [];
+    let next = start + 1;
+    const launch = (): void => {
+      while (queue.length < ahead && next <= first.totalPages) {
+        const page = this.client.listPage(type, next++, MAX_PER_PAGE, filter);
+        // Awaited below in order; this keeps a rejection from being reported as unhandled meanwhile.
+        page.catch(() => undefined);
+        queue.push(page);
+      }
+    };
+    launch();
+    for (let page = queue.shift(); page; page = queue.shift()) {
+      const loaded = await page;
+      this.notePage(type, filter, loaded);
+      launch();
+      yield await this.complete(type, loaded.records);
+    }
+  }
+
+  requests(): PlatformRequestCounts {
+    return this.client.counts();
+  }
+
+  /** The planning decisions of this run, in order. */
+  plans(): PlanRecord[] {
+    return this.planLog.map((p) => ({ ...p }));
+  }
+
+  /** Records a listIdsOnly scan could not fetch by id (they are left out of the scan's pages). */
+  scanFailures(): PlatformError[] {
+    return [...this.scanFailureLog];
+  }
+
+  rateLimit(): RateLimitSnapshot {
+    return this.client.rateLimit();
+  }
+
+  private listKey(type: ResourceType, filter: ScanFilter): string {
+    return `${type}?u=${filter.updatedAfter ?? ''}&c=${filter.createdAfter ?? ''}`;
+  }
+
+  private known(type: ResourceType, id: number): boolean {
+    return this.records.get(type)?.has(id) === true || this.missing.get(type)?.has(id) === true;
+  }
+
+  private store(type: ResourceType, records: ApiRecord[]): void {
+    let byId = this.records.get(type);
+    if (!byId) this.records.set(type, (byId = new Map()));
+    for (const record of records) byId.set(record.id, record);
+  }
+
+  private notePage<T extends ResourceType>(type: T, filter: ScanFilter, page: ListPage<ApiRecordOf[T]>): void {
+    const key = this.listKey(type, filter);
+    this.totals.set(key, page.totalEntries);
+    let read = this.pagesRead.get(key);
+    if (!read) this.pagesRead.set(key, (read = new Set()));
+    // Only full-size pages line up with the planner's 100-per-page arithmetic.
+    if (page.perPage === MAX_PER_PAGE) read.add(page.currentPage);
+  }
+
+  /** A list page into the cache; a non-fatal failure leaves its ids to the by-id pass. */
+  private async readPage<T extends ResourceType>(type: T, page: number, filter: ScanFilter): Promise<ListPage<ApiRecordOf[T]> | undefined> {
+    try {
+      const loaded = await this.client.listPage(type, page, MAX_PER_PAGE, filter);
+      this.notePage(type, filter, loaded);
+      if (!this.listIdsOnly) this.store(type, loaded.records);
+      return loaded;
+    } catch (error) {
+      if (error instanceof PlatformError && !error.fatal) return undefined;
+      throw error;
+    }
+  }
+
+  /** Records of a scanned page, complete: as listed, or fetched by id when lists are partial. */
+  private async complete<T extends ResourceType>(type: T, listed: ApiRecordOf[T][]): Promise<ApiRecordOf[T][]> {
+    if (!this.listIdsOnly) {
+      this.store(type, listed);
+      return listed;
+    }
+    const outcomes = await Promise.all(listed.map((r) => this.fetchOne(type, r.id)));
+    const records: ApiRecordOf[T][] = [];
+    for (const outcome of outcomes) {
+      if ('record' in outcome) records.push(asTyped(type, outcome.record));
+      else if ('error' in outcome) this.scanFailureLog.push(outcome.error);
+    }
+    return records;
+  }
+
+  /** By id, once per run: concurrent callers share the request, later ones the cache. */
+  private fetchOne(type: ResourceType, id: number): Promise<Outcome<ApiRecord>> {
+    const cached = this.records.get(type)?.get(id);
+    if (cached) return Promise.resolve({ record: cached });
+    if (this.missing.get(type)?.has(id)) return Promise.resolve({ notFound: true });
+    const key = `${type}:${id}`;
+    const inFlight = this.pending.get(key);
+    if (inFlight) return inFlight;
+    const request = this.client
+      .getById(type, id)
+      .then((record): Outcome<ApiRecord> => {
+        this.store(type, [record]);
+        return { record };
+      })
+      .catch((error: unknown): Outcome<ApiRecord> => {
+        if (!(error instanceof PlatformError) || error.fatal) throw error;
+        if (error.kind === 'not_found') {
+          let gone = this.missing.get(type);
+          if (!gone) this.missing.set(type, (gone = new Set()));
+          gone.add(id);
+          return { notFound: true };
+        }
+        // Not cached: a later call in the run may try again.
+        return { error };
+      })
+      .finally(() => this.pending.delete(key));
+    this.pending.set(key, request);
+    return request;
+  }
+}
+
+/** The source the engine uses; hooks let the CLI show waits ("rate limited: resuming in 42 s"). */
+export function createPlatformSource(
+  settings: PlatformSettings,
+  hooks: PlatformHooks = {},
+  retry?: Partial<RetryTuning>,
+): PlatformSource {
+  return new PlatformSource(new PlatformClient(settings, { hooks, retry }), settings.listIdsOnly);
+}

@@ -1,0 +1,115 @@
+/**
+ * The webhook body of SPEC section 6.1, parsed from either form parameters or JSON.
+ * Validation is strict on what the worker needs (object_type, object_id, event_type,
+ * application) and tolerant of what it does not (site_id may be absent, extra keys are ignored),
+ * because a 400 makes the platform retry for 24 hours: it is only worth it when a retry could
+ * never be processed anyway.
+ */
+
+export interface WebhookMessage {
+  objectType: string;
+  objectId: number;
+  eventType: string;
+  application: string;
+  /** Absent when the sender leaves it out; when present it must be a non-negative integer. */
+  siteId?: number;
+}
+
+export type ParseResult = { ok: true; message: WebhookMessage } | { ok: false; reason: string };
+
+type BodyFormat = 'form' | 'json';
+
+/** Media type without parameters (charset and the like), lower case; undefined when absent. */
+function mediaType(contentType: string | undefined): string | undefined {
+  if (contentType === undefined) return undefined;
+  const base = contentType.split(';', 1)[0]?.trim().toLowerCase();
+  return base === '' ? undefined : base;
+}
+
+function formatOf(contentType: string | undefined, text: string): BodyFormat | { reason: string } {
+  const type = mediaType(contentType);
+  if (type === 'application/x-www-form-urlencoded') return 'form';
+  if (type === 'application/json' || (type !== undefined && /^application\/[\w.+-]+\+json$/.test(type))) return 'json';
+  // No Content-Type at all: guess from the first character rather than refuse a valid message.
+  if (type === undefined) return text.trimStart().startsWith('{') ? 'json' : 'form';
+  return { reason: `unsupported content type ${type}: expected application/json or application/x-www-form-urlencoded` };
+}
+
+/** The raw attribute values, before validation: form values are strings, JSON may be anything. */
+type RawFields = Record<string, unknown>;
+
+function readFields(format: BodyFormat, text: string): RawFields | { reason: string } {
+  if (format === 'form') {
+    const params = new URLSearchParams(text);
+    const fields: RawFields = {};
+    // First occurrence wins, as URLSearchParams.get does.
+    for (const [key, value] of params) if (!(key in fields)) fields[key] = value;
+    return fields;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { reason: `body is not valid JSON: ${(error as Error).message}` };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { reason: 'JSON body must be an object' };
+  }
+  return parsed as RawFields;
+}
+
+function requiredString(fields: RawFields, key: string): string | { reason: string } {
+  const value = fields[key];
+  if (value === undefined || value === null) return { reason: `${key} is missing` };
+  if (typeof value !== 'string') return { reason: `${key} must be a string` };
+  const trimmed = value.trim();
+  if (trimmed === '') return { reason: `${key} is empty` };
+  if (trimmed.length > 200) return { reason: `${key} is longer than 200 characters` };
+  return trimmed;
+}
+
+/** An integer given as a JSON number or a decimal string ("42"); undefined when it is neither. */
+function integerOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
+  if (typeof value === 'string' && /^\s*\d{1,16}\s*$/.test(value)) {
+    const n = Number(value.trim());
+    return Number.isSafeInteger(n) ? n : undefined;
+  }
+  return undefined;
+}
+
+function isReason(value: unknown): value is { reason: string } {
+  return typeof value === 'object' && value !== null && 'reason' in value;
+}
+
+/** Validates a webhook body. `contentType` is the request's Content-Type header as sent. */
+export function parseWebhookBody(contentType: string | undefined, body: string | Buffer): ParseResult {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  if (text.trim() === '') return { ok: false, reason: 'body is empty' };
+  const format = formatOf(contentType, text);
+  if (isReason(format)) return { ok: false, reason: format.reason };
+  const fields = readFields(format, text);
+  if (isReason(fields)) return { ok: false, reason: fields.reason };
+
+  const objectType = requiredString(fields, 'object_type');
+  if (isReason(objectType)) return { ok: false, reason: objectType.reason };
+  const eventType = requiredString(fields, 'event_type');
+  if (isReason(eventType)) return { ok: false, reason: eventType.reason };
+  const application = requiredString(fields, 'application');
+  if (isReason(application)) return { ok: false, reason: application.reason };
+
+  if (fields.object_id === undefined || fields.object_id === null || fields.object_id === '') {
+    return { ok: false, reason: 'object_id is missing' };
+  }
+  const objectId = integerOf(fields.object_id);
+  if (objectId === undefined || objectId < 1) return { ok: false, reason: 'object_id must be a positive integer' };
+
+  const message: WebhookMessage = { objectType, objectId, eventType, application };
+  const rawSite = fields.site_id;
+  if (rawSite !== undefined && rawSite !== null && rawSite !== '') {
+    const siteId = integerOf(rawSite);
+    if (siteId === undefined) return { ok: false, reason: 'site_id must be an integer' };
+    message.siteId = siteId;
+  }
+  return { ok: true, message };
+}

@@ -1,0 +1,408 @@
+/**
+ * The durable webhook queue: one SQLite file (better-sqlite3), WAL journal, synchronous=FULL.
+ *
+ * Why FULL: in WAL mode synchronous=NORMAL only fsyncs the WAL at checkpoints, so a transaction
+ * that has returned can still vanish on a power loss or OS crash; the receiver would then have
+ * answered 200 for an event that no longer exists and the platform would never resend it. FULL
+ * fsyncs the WAL on every commit, so "the insert returned" means "on disk". The receiver
+ * amortises that fsync by committing all requests of one event-loop turn in one transaction.
+ *
+ * Claims are persisted (status 'processing' + a per-worker token) so `queue` can show work in
+ * flight; a worker starting up returns every 'processing' row of an earlier process to 'pending'
+ * (recoverInterrupted), which is what makes a crash mid-batch lose nothing.
+ */
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { SyncableType } from '../mapping/objects.js';
+import type { EventIntent } from './events.js';
+import type { WebhookMessage } from './message.js';
+
+export const DEFAULT_QUEUE_PATH = '.svc-sync/queue.db';
+
+export type EventStatus = 'pending' | 'processing' | 'done' | 'failed' | 'ignored';
+/** What the worker hands the engine: a mirrored type, or a user whose actions are re-synced. */
+export type QueueRefType = SyncableType | 'user';
+
+export interface EnqueueInput {
+  message: WebhookMessage;
+  intent: EventIntent;
+  /** The body as received, kept for diagnosis. */
+  raw: string;
+}
+
+export interface EnqueueResult {
+  id: number;
+  status: 'pending' | 'ignored';
+}
+
+/** All due events of one ref, claimed together: the worker processes the ref once. */
+export interface ClaimedRef {
+  refType: QueueRefType;
+  refId: number;
+  eventIds: number[];
+}
+
+export interface ClaimedBatch {
+  token: string;
+  refs: ClaimedRef[];
+  eventCount: number;
+}
+
+export type EventOutcome =
+  | { eventIds: number[]; status: 'done' | 'skipped'; reason?: string }
+  | { eventIds: number[]; status: 'failed'; error: string };
+
+export interface OwnerPair {
+  userId: number;
+  actionId: number;
+}
+
+export interface QueueCounts {
+  pending: number;
+  processing: number;
+  failed: number;
+  /** Done events, skipped ones included. */
+  done: number;
+  skipped: number;
+  ignored: number;
+}
+
+export interface FailedEvent {
+  id: number;
+  eventType: string;
+  refType: QueueRefType;
+  refId: number;
+  attempts: number;
+  lastError: string;
+  receivedAt: string;
+  nextAttemptAt: string;
+}
+
+export interface RetryPolicy {
+  /** Delay after the first failure; doubles with each further failure. */
+  baseMs: number;
+  maxMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { baseMs: 5_000, maxMs: 60 * 60_000 };
+
+export interface QueueOptions {
+  retry?: Partial<RetryPolicy>;
+  /** Open an existing file only (status commands must not create a queue as a side effect). */
+  mustExist?: boolean;
+}
+
+interface DueRefRow {
+  ref_type: QueueRefType;
+  ref_id: number;
+}
+
+interface FailedRow {
+  id: number;
+  event_type: string;
+  ref_type: QueueRefType;
+  ref_id: number;
+  attempts: number;
+  last_error: string | null;
+  received_at: number;
+  next_attempt_at: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  id              INTEGER PRIMARY KEY AUTOINCREMENT,
+  received_at     INTEGER NOT NULL,
+  raw             TEXT NOT NULL,
+  object_type     TEXT NOT NULL,
+  object_id       INTEGER NOT NULL,
+  event_type      TEXT NOT NULL,
+  application     TEXT NOT NULL,
+  site_id         INTEGER,
+  ref_type        TEXT,
+  ref_id          INTEGER,
+  status          TEXT NOT NULL CHECK (status IN ('pending','processing','done','failed','ignored')),
+  outcome         TEXT CHECK (outcome IN ('done','skipped')),
+  reason          TEXT,
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  last_error      TEXT,
+  next_attempt_at INTEGER NOT NULL,
+  claim_token     TEXT,
+  finished_at     INTEGER
+);
+CREATE INDEX IF NOT EXISTS events_due ON events (status, next_attempt_at);
+CREATE INDEX IF NOT EXISTS events_ref ON events (ref_type, ref_id, status);
+CREATE INDEX IF NOT EXISTS events_finished ON events (status, finished_at);
+CREATE TABLE IF NOT EXISTS action_owners (
+  action_id  INTEGER PRIMARY KEY,
+  user_id    INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS action_owners_user ON action_owners (user_id);
+`;
+
+const DAY_MS = 86_400_000;
+
+export class WebhookQueue {
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly retry: RetryPolicy;
+  private closed = false;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(file: string = DEFAULT_QUEUE_PATH, options: QueueOptions = {}) {
+    this.path = file;
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    if (options.mustExist && !existsSync(file)) throw new Error(`no webhook queue at ${file}`);
+    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    this.db = new Database(file, { fileMustExist: options.mustExist ?? false });
+    // A CLI `queue` command may read while `serve` writes: wait for the lock instead of failing.
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.exec(SCHEMA);
+  }
+
+  /** Stores events in one transaction; returns only after the commit (and its fsync). */
+  enqueueMany(inputs: readonly EnqueueInput[], now: number = Date.now()): EnqueueResult[] {
+    const insert = this.stmt(
+      `INSERT INTO events (received_at, raw, object_type, object_id, event_type, application, site_id,
+         ref_type, ref_id, status, reason, next_attempt_at, finished_at)
+       VALUES (@receivedAt, @raw, @objectType, @objectId, @eventType, @application, @siteId,
+         @refType, @refId, @status, @reason, @receivedAt, @finishedAt)`,
+    );
+    const run = this.db.transaction((items: readonly EnqueueInput[]) =>
+      items.map(({ message, intent, raw }): EnqueueResult => {
+        const ref = intent.kind === 'sync' ? { type: intent.ref.type, id: intent.ref.id } : intent.kind === 'owner' ? { type: 'user', id: intent.userId } : undefined;
+        const status = intent.kind === 'ignored' ? 'ignored' : 'pending';
+        const info = insert.run({
+          receivedAt: now,
+          raw,
+          objectType: message.objectType,
+          objectId: message.objectId,
+          eventType: message.eventType,
+          application: message.application,
+          siteId: message.siteId ?? null,
+          refType: ref?.type ?? null,
+          refId: ref?.id ?? null,
+          status,
+          reason: intent.kind === 'ignored' ? intent.reason : null,
+          finishedAt: intent.kind === 'ignored' ? now : null,
+        });
+        return { id: Number(info.lastInsertRowid), status };
+      }),
+    );
+    return run(inputs);
+  }
+
+  enqueue(input: EnqueueInput, now: number = Date.now()): EnqueueResult {
+    const [result] = this.enqueueMany([input], now);
+    if (result === undefined) throw new Error('enqueue returned no row');
+    return result;
+  }
+
+  /**
+   * Claims up to `maxRefs` distinct refs that have a due event (oldest first), and with each ref
+   * every open event for it (pending or failed, due or not): they all collapse into one fetch.
+   */
+  claimBatch(maxRefs: number, now: number = Date.now()): ClaimedBatch | undefined {
+    const token = randomUUID();
+    const due = this.stmt(
+      `SELECT ref_type, ref_id FROM events
+        WHERE status IN ('pending','failed') AND next_attempt_at <= ? AND ref_type IS NOT NULL
+        GROUP BY ref_type, ref_id ORDER BY MIN(id) LIMIT ?`,
+    );
+    const claim = this.stmt(
+      `UPDATE events SET status = 'processing', claim_token = ?
+        WHERE ref_type = ? AND ref_id = ? AND status IN ('pending','failed') RETURNING id`,
+    );
+    const run = this.db.transaction((): ClaimedBatch | undefined => {
+      const rows = due.all(now, maxRefs) as DueRefRow[];
+      if (rows.length === 0) return undefined;
+      let eventCount = 0;
+      const refs = rows.map((row): ClaimedRef => {
+        const ids = (claim.all(token, row.ref_type, row.ref_id) as Array<{ id: number }>).map((r) => r.id).sort((a, b) => a - b);
+        eventCount += ids.length;
+        return { refType: row.ref_type, refId: row.ref_id, eventIds: ids };
+      });
+      return { token, refs, eventCount };
+    });
+    return run.immediate();
+  }
+
+  /**
+   * Records the outcome of a claimed batch and the owners the engine saw, in one transaction.
+   * Failed events go back to 'failed' with a doubled delay: they are never dropped.
+   */
+  complete(token: string, outcomes: readonly EventOutcome[], owners: readonly OwnerPair[] = [], now: number = Date.now()): void {
+    const done = this.stmt(
+      `UPDATE events SET status = 'done', outcome = ?, reason = ?, last_error = NULL, finished_at = ?, claim_token = NULL
+        WHERE id = ? AND claim_token = ?`,
+    );
+    // Delay = base * 2^(failures so far), capped; attempts counts failed processing attempts.
+    const failed = this.stmt(
+      `UPDATE events SET status = 'failed', attempts = attempts + 1, last_error = ?,
+         next_attempt_at = ? + MIN(?, ? * (1 << MIN(attempts, 30))), claim_token = NULL
+        WHERE id = ? AND claim_token = ?`,
+    );
+    const owner = this.ownerUpsert();
+    const run = this.db.transaction(() => {
+      for (const outcome of outcomes) {
+        for (const id of outcome.eventIds) {
+          if (outcome.status === 'failed') {
+            failed.run(outcome.error.slice(0, 2000), now, this.retry.maxMs, this.retry.baseMs, id, token);
+          } else {
+            done.run(outcome.status, outcome.reason ?? null, now, id, token);
+          }
+        }
+      }
+      for (const pair of owners) owner.run(pair.actionId, pair.userId, now);
+    });
+    run.immediate();
+  }
+
+  /** Returns events claimed by a process that stopped before recording their outcome. */
+  recoverInterrupted(now: number = Date.now()): number {
+    const info = this.db
+      .prepare(
+        `UPDATE events SET status = 'pending', claim_token = NULL, attempts = attempts + 1,
+           last_error = 'interrupted: the process stopped before the outcome was recorded',
+           next_attempt_at = MIN(next_attempt_at, ?)
+          WHERE status = 'processing'`,
+      )
+      .run(now);
+    return info.changes;
+  }
+
+  /** An action has one owner: a later pair for the same action replaces the earlier one. */
+  recordOwners(owners: readonly OwnerPair[], now: number = Date.now()): void {
+    const owner = this.ownerUpsert();
+    this.db.transaction(() => {
+      for (const pair of owners) owner.run(pair.actionId, pair.userId, now);
+    })();
+  }
+
+  private ownerUpsert(): Database.Statement {
+    return this.stmt(
+      `INSERT INTO action_owners (action_id, user_id, updated_at) VALUES (?, ?, ?)
+        ON CONFLICT (action_id) DO UPDATE SET user_id = excluded.user_id, updated_at = excluded.updated_at`,
+    );
+  }
+
+  actionsOwnedBy(userId: number): number[] {
+    const rows = this.stmt('SELECT action_id FROM action_owners WHERE user_id = ? ORDER BY action_id').all(userId) as Array<{ action_id: number }>;
+    return rows.map((r) => r.action_id);
+  }
+
+  counts(): QueueCounts {
+    const rows = this.stmt('SELECT status, outcome, COUNT(*) AS n FROM events GROUP BY status, outcome').all() as Array<{ status: EventStatus; outcome: string | null; n: number }>;
+    const counts: QueueCounts = { pending: 0, processing: 0, failed: 0, done: 0, skipped: 0, ignored: 0 };
+    for (const row of rows) {
+      counts[row.status] += row.n;
+      if (row.status === 'done' && row.outcome === 'skipped') counts.skipped += row.n;
+    }
+    return counts;
+  }
+
+  failedEvents(limit = 100): FailedEvent[] {
+    const rows = this.db
+      .prepare(
+        `SELECT id, event_type, ref_type, ref_id, attempts, last_error, received_at, next_attempt_at
+           FROM events WHERE status = 'failed' ORDER BY id LIMIT ?`,
+      )
+      .all(limit) as FailedRow[];
+    return rows.map((r) => ({
+      id: r.id,
+      eventType: r.event_type,
+      refType: r.ref_type,
+      refId: r.ref_id,
+      attempts: r.attempts,
+      lastError: r.last_error ?? '',
+      receivedAt: new Date(r.received_at).toISOString(),
+      nextAttemptAt: new Date(r.next_attempt_at).toISOString(),
+    }));
+  }
+
+  /** Makes every failed event due now (attempt counts are kept for the record). */
+  retryFailed(now: number = Date.now()): number {
+    return this.stmt(`UPDATE events SET status = 'pending', next_attempt_at = ? WHERE status = 'failed'`).run(now).changes;
+  }
+
+  /** When the next open event becomes due, or undefined when nothing is open. */
+  nextDueAt(): number | undefined {
+    const row = this.stmt(`SELECT MIN(next_attempt_at) AS t FROM events WHERE status IN ('pending','failed') AND ref_type IS NOT NULL`).get() as { t: number | null };
+    return row.t ?? undefined;
+  }
+
+  /** Deletes done and ignored events finished more than `keepDays` days ago; failures are kept. */
+  prune(keepDays: number, now: number = Date.now()): number {
+    return this.stmt(`DELETE FROM events WHERE status IN ('done','ignored') AND finished_at < ?`).run(now - keepDays * DAY_MS).changes;
+  }
+
+  /** The settings the durability promise rests on, as SQLite reports them (for tests and doctor). */
+  durability(): { journalMode: string; synchronous: 'off' | 'normal' | 'full' | 'extra' } {
+    const journalMode = String(this.db.pragma('journal_mode', { simple: true }));
+    const level = Number(this.db.pragma('synchronous', { simple: true }));
+    const synchronous = (['off', 'normal', 'full', 'extra'] as const)[level] ?? 'off';
+    return { journalMode, synchronous };
+  }
+
+  /** Prepared statements are cached: the receiver's insert runs once per request. */
+  private stmt(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}
+
+export interface QueueStatus {
+  path: string;
+  exists: boolean;
+  counts: QueueCounts;
+  failed: FailedEvent[];
+}
+
+/** For `svc-sync queue`: counts and failed events with their last error; never creates a file. */
+export function queueStatus(file: string = DEFAULT_QUEUE_PATH, failedLimit = 100): QueueStatus {
+  if (!existsSync(file)) {
+    return { path: file, exists: false, counts: { pending: 0, processing: 0, failed: 0, done: 0, skipped: 0, ignored: 0 }, failed: [] };
+  }
+  const queue = new WebhookQueue(file, { mustExist: true });
+  try {
+    return { path: file, exists: true, counts: queue.counts(), failed: queue.failedEvents(failedLimit) };
+  } finally {
+    queue.close();
+  }
+}
+
+/** For `svc-sync queue retry`: makes failed events due now; returns how many. */
+export function retryFailed(file: string = DEFAULT_QUEUE_PATH): number {
+  if (!existsSync(file)) return 0;
+  const queue = new WebhookQueue(file, { mustExist: true });
+  try {
+    return queue.retryFailed();
+  } finally {
+    queue.close();
+  }
+}
+
+/** For a `queue prune` command or a cron job: deletes finished rows older than `keepDays`. */
+export function pruneQueue(file: string = DEFAULT_QUEUE_PATH, keepDays = 7): number {
+  if (!existsSync(file)) return 0;
+  const queue = new WebhookQueue(file, { mustExist: true });
+  try {
+    return queue.prune(keepDays);
+  } finally {
+    queue.close();
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * The HTTP receiver (node:http). It answers 200 only after the event is committed to the queue,
+ * so a crash after the 200 loses nothing and a crash before it makes the platform resend.
+ *
+ * Answer codes: 200 stored (queued or recorded as ignored), 400 malformed (JSON {"error":reason}),
+ * 401 secret missing or wrong (nothing stored), 404 unknown path, 405 wrong method (Allow header),
+ * 413 body over the limit, 503 the queue could not store the event (the platform retries).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { classifyEvent, type ClassifyOptions } from './events.js';
+import { parseWebhookBody } from './message.js';
+import type { EnqueueInput, EnqueueResult, QueueCounts, WebhookQueue } from './queue.js';
+
+export const DEFAULT_MAX_BODY_BYTES = 65_536;
+export const SECRET_HEADER = 'x-webhook-secret';
+
+export interface ReceiverOptions {
+  host: string;
+  port: number;
+  /** Path the platform posts to, e.g. /webhooks; <path>/<secret> is accepted when a secret is set. */
+  path: string;
+  secret?: string;
+  queue: WebhookQueue;
+  maxBodyBytes?: number;
+  log?: (line: string) => void;
+  classify?: ClassifyOptions;
+  /** Called after each commit that stored at least one pending event (wakes the worker). */
+  onEnqueued?: () => void;
+}
+
+export interface Receiver {
+  /** Base URL actually bound (the port is resolved when 0 was asked). */
+  url: string;
+  port: number;
+  server: http.Server;
+  /** Stops accepting, lets requests in flight finish, then resolves. */
+  close(): Promise<void>;
+}
+
+type JsonBody = Record<string, unknown>;
+
+function send(res: http.ServerResponse, status: number, body: JsonBody, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/** Constant time in the secret's content: both sides are hashed to equal-length digests first. */
+function secretMatches(expected: Buffer, given: string | undefined): boolean {
+  if (given === undefined || given === '') return false;
+  return timingSafeEqual(expected, digest(given));
+}
+
+function normalisePath(p: string): string {
+  const withSlash = p.startsWith('/') ? p : `/${p}`;
+  return withSlash.replace(/\/+$/, '');
+}
+
+/**
+ * Commits all requests that arrive in one event-loop turn in one transaction: with
+ * synchronous=FULL each commit costs an fsync, and a burst would otherwise pay one per request.
+ */
+class GroupCommitter {
+  private waiting: Array<{ input: EnqueueInput; resolve: (r: EnqueueResult) => void; reject: (e: Error) => void }> = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly queue: WebhookQueue,
+    private readonly onEnqueued: (() => void) | undefined,
+  ) {}
+
+  add(input: EnqueueInput): Promise<EnqueueResult> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ input, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.waiting;
+    this.waiting = [];
+    let results: EnqueueResult[];
+    try {
+      results = this.queue.enqueueMany(batch.map((w) => w.input));
+    } catch (error) {
+      for (const w of batch) w.reject(error as Error);
+      return;
+    }
+    batch.forEach((w, i) => w.resolve(results[i] as EnqueueResult));
+    if (this.onEnqueued && results.some((r) => r.status === 'pending')) this.onEnqueued();
+  }
+}
+
+export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
+  const base = normalisePath(opts.path);
+  const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const expected = opts.secret !== undefined && opts.secret !== '' ? digest(opts.secret) : undefined;
+  const log = opts.log ?? (() => undefined);
+  const committer = new GroupCommitter(opts.queue, opts.onEnqueued);
+
+  // Logged lines carry the status and the reason, never the URL (it may hold the secret).
+  const refuse = (req: http.IncomingMessage, res: http.ServerResponse, status: number, error: string, headers: Record<string, string> = {}): void => {
+    log(`webhook ${status} ${req.method ?? '?'} from ${req.socket.remoteAddress ?? '?'}: ${error}`);
+    send(res, status, { error }, headers);
+  };
+
+  const handleWebhook = (req: http.IncomingMessage, res: http.ServerResponse, pathSecret: string | undefined): void => {
+    if (req.method !== 'POST') return refuse(req, res, 405, 'only POST is accepted', { Allow: 'POST' });
+    if (expected !== undefined) {
+      const header = req.headers[SECRET_HEADER];
+      const given = Array.isArray(header) ? header[0] : header;
+      if (!secretMatches(expected, given) && !secretMatches(expected, pathSecret)) {
+        // Close rather than read a body we will not store.
+        return refuse(req, res, 401, 'missing or wrong webhook secret', { Connection: 'close' });
+      }
+    }
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBody) {
+      return refuse(req, res, 413, `body over ${maxBody} bytes`, { Connection: 'close' });
+    }
+
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      size += chunk.length;
+      if (size > maxBody) {
+        // Chunked body that grew past the limit: answer now, keep nothing of it.
+        tooLarge = true;
+        chunks.length = 0;
+        refuse(req, res, 413, `body over ${maxBody} bytes`, { Connection: 'close' });
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', () => undefined);
+    req.on('end', () => {
+      if (tooLarge) return;
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const parsed = parseWebhookBody(req.headers['content-type'], raw);
+      if (!parsed.ok) return refuse(req, res, 400, parsed.reason);
+      const intent = classifyEvent(parsed.message, opts.classify);
+      committer.add({ message: parsed.message, intent, raw }).then(
+        (stored) => send(res, 200, stored.status === 'ignored' && intent.kind === 'ignored' ? { status: 'ignored', id: stored.id, reason: intent.reason } : { status: 'queued', id: stored.id }),
+        (error: Error) => refuse(req, res, 503, `queue unavailable: ${error.message}`),
+      );
+    });
+  };
+
+  const server = http.createServer((req, res) => {
+    let pathname: string;
+    try {
+      pathname = new URL(req.url ?? '/', 'http://receiver.invalid').pathname;
+    } catch {
+      return refuse(req, res, 400, 'invalid request target');
+    }
+    if (pathname === '/healthz') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(req, res, 405, 'only GET is accepted', { Allow: 'GET, HEAD' });
+      let counts: QueueCounts;
+      try {
+        counts = opts.queue.counts();
+      } catch (error) {
+        return send(res, 503, { status: 'unavailable', error: (error as Error).message });
+      }
+      return send(res, 200, { status: 'ok', queue: counts });
+    }
+    const trimmed = pathname.replace(/\/+$/, '');
+    if (trimmed === base) return handleWebhook(req, res, undefined);
+    if (expected !== undefined && trimmed.startsWith(`${base}/`)) {
+      const segment = trimmed.slice(base.length + 1);
+      if (!segment.includes('/')) {
+        let decoded: string;
+        try {
+          decoded = decodeURIComponent(segment);
+        } catch {
+          decoded = segment;
+        }
+        return handleWebhook(req, res, decoded);
+      }
+    }
+    return refuse(req, res, 404, 'not found');
+  });
+  // A slow or stalled sender must not hold a connection open for the default 5 minutes.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    url: `http://${hostForUrl}:${address.port}`,
+    port: address.port,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+        // A client holding a keep-alive connection open must not block shutdown for long.
+        const force = setTimeout(() => server.closeAllConnections(), 5_000);
+        force.unref();
+      }),
+  };
+}
