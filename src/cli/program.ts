@@ -5,6 +5,9 @@ import { addGlobalOptions } from './globals.js';
 import { objectCommand } from './commands/object.js';
 import { replayCommand } from './commands/replay.js';
 import { syncCommand } from './commands/sync.js';
+import { schemaCommand } from './commands/schema.js';
+import { doctorCommand } from './commands/doctor.js';
+import { queueCommand } from './commands/queue.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -29,5 +32,8 @@ export function buildProgram(setExit: (code: number) => void): Command {
   objectCommand(program, setExit);
   replayCommand(program, setExit);
   syncCommand(program, setExit);
+  schemaCommand(program, setExit);
+  doctorCommand(program, setExit);
+  queueCommand(program, setExit);
   return program;
 }

@@ -180,13 +180,14 @@ export class PlatformSource implements RecordSource {
     }
   }
 
-  /** Records of a scanned page, complete: as listed, or fetched by id when lists are partial. */
+  /**
+   * Records of a scanned page, complete: as listed, or fetched by id when lists are partial.
+   * Scanned records are not kept in the run cache: a scan hands each page to the engine once, and
+   * keeping them would make a backfill's memory grow with the collection.
+   */
   private async complete<T extends ResourceType>(type: T, listed: ApiRecordOf[T][]): Promise<ApiRecordOf[T][]> {
-    if (!this.listIdsOnly) {
-      this.store(type, listed);
-      return listed;
-    }
-    const outcomes = await Promise.all(listed.map((r) => this.fetchOne(type, r.id)));
+    if (!this.listIdsOnly) return listed;
+    const outcomes = await Promise.all(listed.map((r) => this.fetchOne(type, r.id, false)));
     const records: ApiRecordOf[T][] = [];
     for (const outcome of outcomes) {
       if ('record' in outcome) records.push(asTyped(type, outcome.record));
@@ -196,7 +197,7 @@ export class PlatformSource implements RecordSource {
   }
 
   /** By id, once per run: concurrent callers share the request, later ones the cache. */
-  private fetchOne(type: ResourceType, id: number): Promise<Outcome<ApiRecord>> {
+  private fetchOne(type: ResourceType, id: number, keep = true): Promise<Outcome<ApiRecord>> {
     const cached = this.records.get(type)?.get(id);
     if (cached) return Promise.resolve({ record: cached });
     if (this.missing.get(type)?.has(id)) return Promise.resolve({ notFound: true });
@@ -206,7 +207,7 @@ export class PlatformSource implements RecordSource {
     const request = this.client
       .getById(type, id)
       .then((record): Outcome<ApiRecord> => {
-        this.store(type, [record]);
+        if (keep) this.store(type, [record]);
         return { record };
       })
       .catch((error: unknown): Outcome<ApiRecord> => {
