@@ -8,6 +8,7 @@ import { syncCommand } from './commands/sync.js';
 import { schemaCommand } from './commands/schema.js';
 import { doctorCommand } from './commands/doctor.js';
 import { queueCommand } from './commands/queue.js';
+import { serveCommand } from './commands/serve.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -34,6 +35,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
   syncCommand(program, setExit);
   schemaCommand(program, setExit);
   doctorCommand(program, setExit);
+  serveCommand(program, setExit);
   queueCommand(program, setExit);
   return program;
 }

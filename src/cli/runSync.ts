@@ -95,7 +95,8 @@ export async function runWithEngine(
   if (stopped !== undefined) result.stopped = messageOf(stopped);
   const warnings = [...warningsBefore, ...report.warnings];
   if (globals.dryRun) warnings.push(DRY_RUN_NOTICE);
-  const status = stopped !== undefined ? Math.max(exitCodeOf(stopped), EXIT.PARTIAL) : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK;
+  // Exit 2 promises "nothing written": once something was, a stop is a partial run.
+  const status = stopped !== undefined ? (report.written > 0 ? EXIT.PARTIAL : Math.max(exitCodeOf(stopped), EXIT.PARTIAL)) : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK;
   if (globals.json) {
     out.json(status, result, warnings);
   } else {

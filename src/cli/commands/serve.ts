@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import { ConfigError } from '../../config/errors.js';
+import { describeWait } from '../../platform/rateLimit.js';
+import { createEngineProcessor } from '../../webhook/engineProcessor.js';
+import { DEFAULT_SERVE, serve } from '../../webhook/serve.js';
+import type { GlobalOptions } from '../globals.js';
+import { commandContext, fullSettings } from '../runSync.js';
+
+interface ServeCommandOptions {
+  port: string;
+  host: string;
+  path: string;
+  queue?: string;
+  batchSize?: string;
+}
+
+function port(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new ConfigError(`--port ${JSON.stringify(raw)}: must be a port number from 0 to 65535`);
+  return Number(raw);
+}
+
+function batchSize(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 10_000) throw new ConfigError(`--batch-size ${JSON.stringify(raw)}: must be a whole number from 1 to 10000`);
+  return Number(raw);
+}
+
+export function serveCommand(program: Command, setExit: (code: number) => void): void {
+  program
+    .command('serve')
+    .description('receive the platform\'s webhooks: store each event durably, then sync in coalesced batches')
+    .option('--port <n>', 'port to listen on', String(DEFAULT_SERVE.port))
+    .option('--host <addr>', 'address to listen on', DEFAULT_SERVE.host)
+    .option('--path <path>', 'URL path the platform posts to', DEFAULT_SERVE.path)
+    .option('--queue <path>', 'queue database (SVC_QUEUE_PATH, default .svc-sync/queue.db)')
+    .option('--batch-size <n>', 'most distinct records one worker batch syncs (default 500)')
+    .addHelpText('after', '\nThe platform posts to http://HOST:PORT/webhooks/<SVC_WEBHOOK_SECRET> (or with an X-Webhook-Secret header).\nSIGTERM stops accepting, finishes the batch in flight and exits.\n\nExample:\n  SVC_WEBHOOK_SECRET=... svc-sync serve --port 8080')
+    .action(async (opts: ServeCommandOptions, c: Command) => {
+      const ctx = commandContext(c.optsWithGlobals<GlobalOptions>());
+      const settings = fullSettings(ctx.raw);
+      const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
+      const size = batchSize(opts.batchSize);
+      const log = (line: string): void => ctx.out.info(line);
+      const processor = createEngineProcessor(settings, {
+        ...(size === undefined ? {} : { batchSize: size }),
+        platformHooks: { onWait: (w) => log(describeWait(w.seconds, w.reason)) },
+      });
+      const service = await serve({
+        processor,
+        host: opts.host,
+        port: port(opts.port),
+        path,
+        queuePath: opts.queue ?? settings.webhook.queuePath,
+        ...(settings.webhook.secret === undefined ? {} : { secret: settings.webhook.secret }),
+        ...(size === undefined ? {} : { batchSize: size }),
+        log,
+      });
+      await service.closed;
+      setExit(0);
+    });
+}
