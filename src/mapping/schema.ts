@@ -114,6 +114,13 @@ const projectOrSegmentParents = (): ParentRule[] => [
   { type: 'segment', idPath: 'record.segment_id', direct: 'Svc_Segment__c', inherit: [] },
 ];
 
+/** SPEC 2.6/2.8 cascade rows below the team/company level: team, company, project, segment. */
+const teamOrCompanyParents = (): ParentRule[] => [
+  { type: 'team', idPath: 'record.team_id', direct: 'Svc_Team__c', inherit: ['Svc_Project__c', 'Svc_Segment__c'] },
+  { type: 'company', idPath: 'record.company_id', direct: 'Svc_Company__c', inherit: ['Svc_Project__c', 'Svc_Segment__c'] },
+  ...projectOrSegmentParents(),
+];
+
 const PERSON_NAME: SourcePath[] = ['record.first_name', 'record.infix', 'record.last_name'];
 
 export const SCHEMA: Record<ObjectType, ObjectSchema> = {
@@ -177,9 +184,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     consentType: 'terms_conditions',
     filters: [],
     parents: [
-      { type: 'team', idPath: 'record.team_id', direct: 'Svc_Team__c', inherit: ['Svc_Project__c', 'Svc_Segment__c'] },
-      { type: 'company', idPath: 'record.company_id', direct: 'Svc_Company__c', inherit: ['Svc_Project__c', 'Svc_Segment__c'] },
-      ...projectOrSegmentParents(),
+      ...teamOrCompanyParents(),
     ],
     fields: [
       keyField(),
@@ -240,9 +245,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     ],
     parents: [
       { type: 'action', idPath: 'record.action_id', direct: 'Svc_Action__c', inherit: ['Svc_Team__c', 'Svc_Project__c', 'Svc_Segment__c'] },
-      { type: 'team', idPath: 'record.team_id', direct: 'Svc_Team__c', inherit: ['Svc_Project__c', 'Svc_Segment__c'] },
-      { type: 'company', idPath: 'record.company_id', direct: 'Svc_Company__c', inherit: ['Svc_Project__c', 'Svc_Segment__c'] },
-      ...projectOrSegmentParents(),
+      ...teamOrCompanyParents(),
     ],
     fields: [
       keyField(),

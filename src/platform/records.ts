@@ -109,25 +109,6 @@ export interface ApiAction extends ApiBase {
   consents?: Maybe<ApiConsent[]>;
 }
 
-export interface ApiUser extends ApiBase {
-  first_name?: Maybe<string>;
-  infix?: Maybe<string>;
-  last_name?: Maybe<string>;
-  email?: Maybe<string>;
-  address?: Maybe<string>;
-  address2?: Maybe<string>;
-  street?: Maybe<string>;
-  house_number?: Maybe<string>;
-  house_number_addition?: Maybe<string>;
-  zipcode?: Maybe<string>;
-  city?: Maybe<string>;
-  country?: Maybe<string>;
-  phone?: Maybe<string>;
-  gender?: Maybe<string>;
-  birthday?: Maybe<string>;
-  locale?: Maybe<string>;
-}
-
 export interface ApiAddress {
   address?: Maybe<string>;
   address2?: Maybe<string>;
@@ -137,6 +118,18 @@ export interface ApiAddress {
   zipcode?: Maybe<string>;
   city?: Maybe<string>;
   country?: Maybe<string>;
+}
+
+/** The full user record (GET /v1/users/:id): a person with an address. */
+export interface ApiUser extends ApiBase, ApiAddress {
+  first_name?: Maybe<string>;
+  infix?: Maybe<string>;
+  last_name?: Maybe<string>;
+  email?: Maybe<string>;
+  phone?: Maybe<string>;
+  gender?: Maybe<string>;
+  birthday?: Maybe<string>;
+  locale?: Maybe<string>;
 }
 
 export interface ApiDonation extends ApiBase {
