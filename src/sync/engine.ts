@@ -67,14 +67,10 @@ export class SyncEngine {
 
   /** Syncs the given objects (and any parent missing from Salesforce), each distinct ref once. */
   async syncRefs(refs: ObjectRef[]): Promise<void> {
-    const byType = new Map<SyncableType, number[]>();
-    for (const ref of refs) {
-      const ids = byType.get(ref.type) ?? [];
-      if (!ids.includes(ref.id)) ids.push(ref.id);
-      byType.set(ref.type, ids);
-    }
+    const byType = new Map<SyncableType, Set<number>>();
+    for (const ref of refs) byType.set(ref.type, (byType.get(ref.type) ?? new Set<number>()).add(ref.id));
     for (const type of SYNC_ORDER) {
-      const ids = (byType.get(type) ?? []).filter((id) => !this.cache.has(keyFor(type, id)));
+      const ids = [...(byType.get(type) ?? [])].filter((id) => !this.cache.has(keyFor(type, id)));
       for (let i = 0; i < ids.length; i += this.opts.batchSize) {
         const records = await this.fetch(type, ids.slice(i, i + this.opts.batchSize), true);
         await this.processRecords(type, records);

@@ -1,0 +1,33 @@
+import { describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError } from '../../src/config/errors.js';
+import { StateFile, WATERMARK_OVERLAP_MS, watermarkFrom } from '../../src/sync/state.js';
+
+const tmpFile = (): string => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-state-')), 'sub', 'state.json');
+
+describe('sync state file', () => {
+  it('starts empty when the file does not exist, and round-trips what it writes', () => {
+    const f = new StateFile(tmpFile());
+    expect(f.read()).toEqual({ version: 1 });
+    const state = { version: 1 as const, watermark: '2026-11-01T00:00:00.000Z', run: { startedAt: '2026-11-02T00:00:00.000Z', since: null, types: ['donation' as const], completed: [], pagesDone: { donation: 3 } } };
+    f.write(state);
+    expect(f.read()).toEqual(state);
+    expect(fs.readdirSync(path.dirname(f.file))).toEqual(['state.json']);
+  });
+
+  it('refuses a corrupt or foreign file with a one-line error naming it', () => {
+    const file = tmpFile();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, '{"version":1,');
+    expect(() => new StateFile(file).read()).toThrow(ConfigError);
+    expect(() => new StateFile(file).read()).toThrow(/state\.json: not valid JSON/);
+    fs.writeFileSync(file, JSON.stringify({ version: 1, run: { startedAt: 'x', since: null, types: ['users'], completed: [], pagesDone: {} } }));
+    expect(() => new StateFile(file).read()).toThrow(/not a svc-sync state file/);
+  });
+
+  it('sets the watermark a few minutes before the run started', () => {
+    expect(Date.parse(watermarkFrom('2026-11-22T02:00:00.000Z'))).toBe(Date.parse('2026-11-22T02:00:00.000Z') - WATERMARK_OVERLAP_MS);
+  });
+});
