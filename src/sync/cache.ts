@@ -4,7 +4,11 @@
  */
 import type { StoredRecord } from '../crm/types.js';
 
-export type CacheEntry = { state: 'present'; record: StoredRecord } | { state: 'missing'; reason: string };
+/**
+ * A missing key is either absent (404, or left out by a rule: children are written unlinked with
+ * a warning) or failed (a fetch or write error: children fail too, so they are tried again).
+ */
+export type CacheEntry = { state: 'present'; record: StoredRecord } | { state: 'missing'; reason: string; failed: boolean };
 
 export class RecordCache {
   private readonly entries = new Map<string, CacheEntry>();
@@ -22,8 +26,8 @@ export class RecordCache {
     this.entries.set(record.SvcId__c, { state: 'present', record });
   }
 
-  markMissing(key: string, reason: string): void {
-    if (!this.entries.has(key)) this.entries.set(key, { state: 'missing', reason });
+  markMissing(key: string, reason: string, failed = false): void {
+    if (!this.entries.has(key)) this.entries.set(key, { state: 'missing', reason, failed });
   }
 
   has(key: string): boolean {

@@ -109,7 +109,7 @@ export class SyncEngine {
     for (const [id, err] of res.failed) {
       if (err.fatal) throw err;
       const key = keyFor(type, id);
-      this.cache.markMissing(key, `could not be fetched: ${err.message}`);
+      this.cache.markMissing(key, `could not be fetched: ${err.message}`, true);
       if (report) this.report.add({ object, key, action: 'fail', error: { code: `PLATFORM_${err.kind.toUpperCase()}`, message: err.message } });
     }
     return [...res.records.values()];
@@ -215,7 +215,7 @@ export class SyncEngine {
         this.cache.markMissing(r.key, r.reason);
         this.report.add({ object: r.object, key: r.key, action: 'skip', reason: r.reason });
       } else if (r.kind === 'invalid') {
-        this.cache.markMissing(r.key, r.error.message);
+        this.cache.markMissing(r.key, r.error.message, true);
         this.report.add({ object: r.object, key: r.key, action: 'fail', error: r.error });
       } else {
         mapped.set(r.key, r); // a key twice in one batch: the last one wins
@@ -232,6 +232,13 @@ export class SyncEngine {
       const skipped = new Set<string>();
       for (const miss of linked.missing) {
         const why = this.cache.get(miss.parent);
+        if (why?.state === 'missing' && why.failed) {
+          // The parent exists but could not be fetched or written: retry both later, never link wrong.
+          skipped.add(miss.key);
+          this.cache.markMissing(miss.key, `parent ${miss.parent} failed`, true);
+          this.report.add({ object: schema.apiName, key: miss.key, action: 'fail', error: { code: 'PARENT_FAILED', message: `parent ${miss.parent} failed: ${why.reason}` } });
+          continue;
+        }
         const text = `parent ${miss.parent} not found${why?.state === 'missing' ? `: ${why.reason}` : ' in Salesforce'}`;
         this.report.missingParent({ object: schema.apiName, key: miss.key, parent: miss.parent });
         if (this.opts.strictParents) {
@@ -284,7 +291,7 @@ export class SyncEngine {
       const extra = w.length ? { warnings: w } : {};
       const outcome = byKey.get(key) ?? { key, status: 'failed' as const, error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } };
       if (outcome.status === 'failed') {
-        this.cache.markMissing(key, `${outcome.error.code}: ${outcome.error.message}`);
+        this.cache.markMissing(key, `${outcome.error.code}: ${outcome.error.message}`, true);
         this.report.add({ object: schema.apiName, key, action: 'fail', error: outcome.error, ...extra });
         continue;
       }

@@ -1,0 +1,81 @@
+/**
+ * The engine's parent rules over the real clients and the local servers: a missing parent is
+ * fetched and written first; an absent one (404) leaves the child unlinked with a warning; a
+ * parent that exists but fails leaves the child failed, to be tried again, never linked wrong.
+ */
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadSettings } from '../../src/config/load.js';
+import { SalesforceSink } from '../../src/crm/sink.js';
+import { createPlatformSource } from '../../src/platform/source.js';
+import { SyncEngine, type EngineOptions } from '../../src/sync/engine.js';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+
+let stack: Stack;
+
+beforeEach(async () => {
+  stack = await startStack({ site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, donations: 30, newsletterSubscriptions: 0 } });
+});
+afterEach(async () => {
+  await stack.close();
+});
+
+async function engine(opts: Partial<EngineOptions> = {}): Promise<SyncEngine> {
+  const settings = loadSettings({ env: stack.env, cwd: fs.mkdtempSync(path.join(os.tmpdir(), 'svc-engine-')) });
+  // Few retries, so an injected outage is a failure rather than a wait.
+  const source = createPlatformSource(settings.platform, {}, { retries: 1, retryBaseMs: 10, retryMaxMs: 20 });
+  return new SyncEngine(source, await SalesforceSink.connect(settings.salesforce), { dryRun: false, force: false, strictParents: false, batchSize: 100, ...opts });
+}
+
+function donationOnAction() {
+  const d = stack.platform.site.donation.find((x) => typeof x.action_id === 'number' && x.payment_status === 'paid' && Number(x.total_amount) !== 0);
+  if (!d || typeof d.action_id !== 'number') throw new Error('the site has no paid donation on an action');
+  return { donation: d, actionId: d.action_id };
+}
+
+describe('parents of a synced record', () => {
+  it('fetches and writes a missing parent chain first, and links the child to it', async () => {
+    const { donation, actionId } = donationOnAction();
+    const e = await engine();
+    await e.syncRefs([{ type: 'donation', id: donation.id }]);
+    const sf = stack.salesforce;
+    const action = sf.get('Svc_Action__c', `Action_${actionId}`);
+    expect(action).toBeDefined();
+    expect(sf.get('Svc_Donation__c', `Donation_${donation.id}`)).toMatchObject({ Svc_Action__c: action!.Id, Svc_Team__c: action!.Svc_Team__c, Svc_Project__c: action!.Svc_Project__c, Svc_Segment__c: action!.Svc_Segment__c, TargetSvcId__c: `Action_${actionId}` });
+    expect(e.report.missingParents).toEqual([]);
+  });
+
+  it('writes a child whose parent is gone from the platform unlinked, with a warning', async () => {
+    const { donation, actionId } = donationOnAction();
+    stack.platform.remove('action', actionId);
+    const e = await engine();
+    await e.syncRefs([{ type: 'donation', id: donation.id }]);
+    const written = stack.salesforce.get('Svc_Donation__c', `Donation_${donation.id}`);
+    expect(written).toMatchObject({ Svc_Action__c: null, Svc_Team__c: null, Svc_Project__c: null, Svc_Segment__c: null, TargetSvcId__c: `Action_${actionId}` });
+    expect(e.report.missingParents).toEqual([{ object: 'Svc_Donation__c', key: `Donation_${donation.id}`, parent: `Action_${actionId}` }]);
+    expect(e.report.outcomeOf(`Donation_${donation.id}`)?.action).toBe('insert');
+    expect(e.report.warnings.join('\n')).toContain(`parent Action_${actionId} not found: not found on the platform`);
+  });
+
+  it('skips that child instead with strictParents', async () => {
+    const { donation, actionId } = donationOnAction();
+    stack.platform.remove('action', actionId);
+    const e = await engine({ strictParents: true });
+    await e.syncRefs([{ type: 'donation', id: donation.id }]);
+    expect(stack.salesforce.get('Svc_Donation__c', `Donation_${donation.id}`)).toBeUndefined();
+    expect(e.report.outcomeOf(`Donation_${donation.id}`)).toEqual({ action: 'skip', reason: expect.stringContaining('--strict-parents') });
+  });
+
+  it('fails a child whose parent exists but cannot be fetched, so it is tried again', async () => {
+    const { donation, actionId } = donationOnAction();
+    stack.platform.faults.next(10, 'html500', { path: `/v1/actions/${actionId}` });
+    const e = await engine();
+    await e.syncRefs([{ type: 'donation', id: donation.id }]);
+    expect(stack.salesforce.get('Svc_Donation__c', `Donation_${donation.id}`)).toBeUndefined();
+    expect(e.report.outcomeOf(`Donation_${donation.id}`)).toEqual({ action: 'fail', reason: expect.stringMatching(new RegExp(`^parent Action_${actionId} failed: could not be fetched`)) });
+    expect(e.report.failed).toBe(1);
+    expect(e.report.missingParents).toEqual([]);
+  });
+});
