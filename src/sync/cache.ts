@@ -3,6 +3,14 @@
  * and keys known to be missing. Children link from here, so no parent is read or fetched twice.
  */
 import type { StoredRecord } from '../crm/types.js';
+import type { ObjectType } from '../mapping/objects.js';
+import { SCHEMAS } from '../mapping/schema.js';
+
+/**
+ * Types some other type hangs from. Only their entries are kept: donations, subscriptions and
+ * questions are nobody's parent, and keeping them would make memory grow with the site.
+ */
+const PARENT_TYPES: ReadonlySet<ObjectType> = new Set(SCHEMAS.flatMap((s) => s.parents.map((p) => p.type)));
 
 /**
  * A missing key is either absent (404, or left out by a rule: children are written unlinked with
@@ -22,12 +30,12 @@ export class RecordCache {
     return e?.state === 'present' ? e.record : undefined;
   }
 
-  put(record: StoredRecord): void {
-    this.entries.set(record.SvcId__c, { state: 'present', record });
+  put(type: ObjectType, record: StoredRecord): void {
+    if (PARENT_TYPES.has(type)) this.entries.set(record.SvcId__c, { state: 'present', record });
   }
 
-  markMissing(key: string, reason: string, failed = false): void {
-    if (!this.entries.has(key)) this.entries.set(key, { state: 'missing', reason, failed });
+  markMissing(type: ObjectType, key: string, reason: string, failed = false): void {
+    if (PARENT_TYPES.has(type) && !this.entries.has(key)) this.entries.set(key, { state: 'missing', reason, failed });
   }
 
   has(key: string): boolean {

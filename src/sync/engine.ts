@@ -103,13 +103,13 @@ export class SyncEngine {
     const object = SCHEMA[type].apiName;
     for (const id of res.notFound) {
       const key = keyFor(type, id);
-      this.cache.markMissing(key, NOT_FOUND);
+      this.cache.markMissing(type, key, NOT_FOUND);
       if (report) this.report.add({ object, key, action: 'skip', reason: NOT_FOUND });
     }
     for (const [id, err] of res.failed) {
       if (err.fatal) throw err;
       const key = keyFor(type, id);
-      this.cache.markMissing(key, `could not be fetched: ${err.message}`, true);
+      this.cache.markMissing(type, key, `could not be fetched: ${err.message}`, true);
       if (report) this.report.add({ object, key, action: 'fail', error: { code: `PLATFORM_${err.kind.toUpperCase()}`, message: err.message } });
     }
     return [...res.records.values()];
@@ -188,7 +188,7 @@ export class SyncEngine {
       if (wanted.length === 0) continue;
       const schema = SCHEMA[type];
       const found = await this.sink.readByKeys(schema.apiName, wanted.map(([key]) => key), parentFieldsToRead(schema.apiName));
-      for (const record of found.values()) this.cache.put(record);
+      for (const record of found.values()) this.cache.put(type, record);
       const missing = wanted.filter(([key]) => !found.has(key));
       if (missing.length === 0 || type === 'question') continue;
       const records = await this.fetch(type as SyncableType, missing.map(([, id]) => id), false);
@@ -212,10 +212,10 @@ export class SyncEngine {
     const mapped = new Map<string, MappedRecord>();
     for (const r of results) {
       if (r.kind === 'skip') {
-        this.cache.markMissing(r.key, r.reason);
+        this.cache.markMissing(r.type, r.key, r.reason);
         this.report.add({ object: r.object, key: r.key, action: 'skip', reason: r.reason });
       } else if (r.kind === 'invalid') {
-        this.cache.markMissing(r.key, r.error.message, true);
+        this.cache.markMissing(r.type, r.key, r.error.message, true);
         this.report.add({ object: r.object, key: r.key, action: 'fail', error: r.error });
       } else {
         mapped.set(r.key, r); // a key twice in one batch: the last one wins
@@ -235,7 +235,7 @@ export class SyncEngine {
         if (why?.state === 'missing' && why.failed) {
           // The parent exists but could not be fetched or written: retry both later, never link wrong.
           skipped.add(miss.key);
-          this.cache.markMissing(miss.key, `parent ${miss.parent} failed`, true);
+          this.cache.markMissing(type, miss.key, `parent ${miss.parent} failed`, true);
           this.report.add({ object: schema.apiName, key: miss.key, action: 'fail', error: { code: 'PARENT_FAILED', message: `parent ${miss.parent} failed: ${why.reason}` } });
           continue;
         }
@@ -243,7 +243,7 @@ export class SyncEngine {
         this.report.missingParent({ object: schema.apiName, key: miss.key, parent: miss.parent });
         if (this.opts.strictParents) {
           skipped.add(miss.key);
-          this.cache.markMissing(miss.key, text);
+          this.cache.markMissing(type, miss.key, text);
           this.report.add({ object: schema.apiName, key: miss.key, action: 'skip', reason: `${text} (--strict-parents)` });
         } else {
           warnings.get(miss.key)?.push(text);
@@ -269,7 +269,7 @@ export class SyncEngine {
       const w = warnings.get(key) ?? [];
       for (const text of w) this.report.warn(`${key}: ${text}`);
       if (cur && Object.keys(changes).length === 0 && !this.opts.force) {
-        this.cache.put(cur);
+        this.cache.put(schema.type, cur);
         this.report.add({ object: schema.apiName, key, action: 'unchanged', ...(w.length ? { warnings: w } : {}) });
       } else {
         toWrite.push({ record, current: cur, changes });
@@ -291,12 +291,12 @@ export class SyncEngine {
       const extra = w.length ? { warnings: w } : {};
       const outcome = byKey.get(key) ?? { key, status: 'failed' as const, error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } };
       if (outcome.status === 'failed') {
-        this.cache.markMissing(key, `${outcome.error.code}: ${outcome.error.message}`, true);
+        this.cache.markMissing(schema.type, key, `${outcome.error.code}: ${outcome.error.message}`, true);
         this.report.add({ object: schema.apiName, key, action: 'fail', error: outcome.error, ...extra });
         continue;
       }
       const stored = { ...(cur ?? {}), ...record, Id: outcome.id, SvcId__c: key } as StoredRecord;
-      this.cache.put(stored);
+      this.cache.put(schema.type, stored);
       if (outcome.status === 'created' && !cur) {
         this.report.add({ object: schema.apiName, key, action: 'insert', ...extra });
       } else {
