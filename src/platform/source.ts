@@ -4,7 +4,7 @@
  * however many children point at it.
  */
 import type { PlatformSettings } from '../config/settings.js';
-import type { FetchResult, PlatformRequestCounts, RecordSource, ScanFilter } from '../sync/ports.js';
+import type { FetchOptions, FetchResult, PlatformRequestCounts, RecordSource, ScanFilter } from '../sync/ports.js';
 import { MAX_PER_PAGE, PlatformClient } from './client.js';
 import { PlatformError } from './errors.js';
 import type { PlatformHooks, RetryTuning } from './http.js';
@@ -12,13 +12,7 @@ import { chooseFetchPlan, shouldProbe, type FetchPlan } from './planner.js';
 import type { RateLimitSnapshot } from './rateLimit.js';
 import type { ApiRecord, ApiRecordOf, ListPage, ResourceType } from './records.js';
 
-export interface FetchOptions {
-  /**
-   * The ids are known to have changed after this time (e.g. they came from webhooks since then):
-   * a list scan may be narrowed with updated_after; ids it misses are fetched by id.
-   */
-  updatedAfter?: string;
-}
+export type { FetchOptions };
 
 /** One planning decision, kept for the run report, the bench and tests. */
 export interface PlanRecord {

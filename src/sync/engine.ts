@@ -65,14 +65,18 @@ export class SyncEngine {
     this.report = report ?? new RunReport();
   }
 
-  /** Syncs the given objects (and any parent missing from Salesforce), each distinct ref once. */
-  async syncRefs(refs: ObjectRef[]): Promise<void> {
+  /**
+   * Syncs the given objects (and any parent missing from Salesforce), each distinct ref once.
+   * `changedSince`: the refs are known to have changed after it (webhooks), which lets the
+   * platform side narrow a list scan; parents are fetched without it.
+   */
+  async syncRefs(refs: ObjectRef[], opts: { changedSince?: string } = {}): Promise<void> {
     const byType = new Map<SyncableType, Set<number>>();
     for (const ref of refs) byType.set(ref.type, (byType.get(ref.type) ?? new Set<number>()).add(ref.id));
     for (const type of SYNC_ORDER) {
       const ids = [...(byType.get(type) ?? [])].filter((id) => !this.cache.has(keyFor(type, id)));
       for (let i = 0; i < ids.length; i += this.opts.batchSize) {
-        const records = await this.fetch(type, ids.slice(i, i + this.opts.batchSize), true);
+        const records = await this.fetch(type, ids.slice(i, i + this.opts.batchSize), true, opts.changedSince);
         await this.processRecords(type, records);
       }
     }
@@ -98,8 +102,8 @@ export class SyncEngine {
   }
 
   /** Fetches records; 404s and failures become outcomes (when reported) and cache misses. */
-  private async fetch<T extends SyncableType>(type: T, ids: number[], report: boolean): Promise<ApiRecordOf[T][]> {
-    const res = await this.source.fetch(type, ids);
+  private async fetch<T extends SyncableType>(type: T, ids: number[], report: boolean, changedSince?: string): Promise<ApiRecordOf[T][]> {
+    const res = await this.source.fetch(type, ids, changedSince === undefined ? {} : { updatedAfter: changedSince });
     const object = SCHEMA[type].apiName;
     for (const id of res.notFound) {
       const key = keyFor(type, id);

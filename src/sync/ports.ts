@@ -13,6 +13,11 @@ export interface FetchResult<T> {
   failed: Map<number, PlatformError>;
 }
 
+export interface FetchOptions {
+  /** The ids are known to have changed after this time: a list scan may be narrowed to it. */
+  updatedAfter?: string;
+}
+
 export interface ScanFilter {
   updatedAfter?: string;
   createdAfter?: string;
@@ -34,7 +39,7 @@ export interface RecordSource {
    * Records by id at the lowest request cost (by id or a list scan, whichever is cheaper); each
    * record is fetched at most once per run and served from the cache after that.
    */
-  fetch<T extends ResourceType>(type: T, ids: number[]): Promise<FetchResult<ApiRecordOf[T]>>;
+  fetch<T extends ResourceType>(type: T, ids: number[], options?: FetchOptions): Promise<FetchResult<ApiRecordOf[T]>>;
   /** A list scan, page by page, so large collections flow through in bounded memory. */
   scan<T extends ResourceType>(type: T, filter: ScanFilter): AsyncIterable<ApiRecordOf[T][]>;
   requests(): PlatformRequestCounts;

@@ -23,7 +23,7 @@ import { SyncEngine } from '../sync/engine.js';
 import type { RecordSource } from '../sync/ports.js';
 import type { RunReport } from '../sync/report.js';
 import type { OwnerPair } from './queue.js';
-import type { BatchProcessor, ProcessOutcome, ProcessResult } from './worker.js';
+import type { BatchHints, BatchProcessor, ProcessOutcome, ProcessResult } from './worker.js';
 
 export interface EngineDeps {
   source: RecordSource;
@@ -101,7 +101,7 @@ export function createEngineProcessor(deps: EngineDepsFactory | Settings, opts: 
   const batchSize = opts.batchSize ?? DEFAULT_ENGINE_BATCH_SIZE;
 
   return {
-    async process(refs: ObjectRef[]): Promise<ProcessResult> {
+    async process(refs: ObjectRef[], hints: BatchHints = {}): Promise<ProcessResult> {
       const failAll = (error: unknown): ProcessResult => ({ outcomes: refs.map((ref) => ({ ref, status: 'failed', reason: messageOf(error) })) });
 
       let engine: SyncEngine;
@@ -115,7 +115,7 @@ export function createEngineProcessor(deps: EngineDepsFactory | Settings, opts: 
 
       let stopped: unknown;
       try {
-        await engine.syncRefs(refs);
+        await engine.syncRefs(refs, hints.changedSince === undefined ? {} : { changedSince: hints.changedSince });
       } catch (error) {
         stopped = error;
       }

@@ -48,6 +48,8 @@ export interface ClaimedBatch {
   token: string;
   refs: ClaimedRef[];
   eventCount: number;
+  /** When the oldest claimed event arrived (ms): its object changed no earlier than shortly before. */
+  oldestReceivedAt: number;
 }
 
 export type EventOutcome =
@@ -215,18 +217,21 @@ export class WebhookQueue {
     );
     const claim = this.stmt(
       `UPDATE events SET status = 'processing', claim_token = ?
-        WHERE ref_type = ? AND ref_id = ? AND status IN ('pending','failed') RETURNING id`,
+        WHERE ref_type = ? AND ref_id = ? AND status IN ('pending','failed') RETURNING id, received_at`,
     );
     const run = this.db.transaction((): ClaimedBatch | undefined => {
       const rows = due.all(now, maxRefs) as DueRefRow[];
       if (rows.length === 0) return undefined;
       let eventCount = 0;
+      let oldestReceivedAt = now;
       const refs = rows.map((row): ClaimedRef => {
-        const ids = (claim.all(token, row.ref_type, row.ref_id) as Array<{ id: number }>).map((r) => r.id).sort((a, b) => a - b);
+        const claimed = claim.all(token, row.ref_type, row.ref_id) as Array<{ id: number; received_at: number }>;
+        for (const c of claimed) oldestReceivedAt = Math.min(oldestReceivedAt, c.received_at);
+        const ids = claimed.map((r) => r.id).sort((a, b) => a - b);
         eventCount += ids.length;
         return { refType: row.ref_type, refId: row.ref_id, eventIds: ids };
       });
-      return { token, refs, eventCount };
+      return { token, refs, eventCount, oldestReceivedAt };
     });
     return run.immediate();
   }

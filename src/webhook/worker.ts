@@ -16,8 +16,19 @@ export interface ProcessResult {
   owners?: OwnerPair[];
 }
 
+export interface BatchHints {
+  changedSince?: string;
+}
+
+/** The platform stamps updated_at before it sends the webhook; this covers clock skew and slow delivery. */
+export const CHANGE_MARGIN_MS = 10 * 60 * 1000;
+
 export interface BatchProcessor {
-  process(refs: ObjectRef[]): Promise<ProcessResult>;
+  /**
+   * `hints.changedSince`: every object of the batch changed after this time, give or take clock
+   * skew (the oldest event's arrival, less a margin), so a list scan may be narrowed to it.
+   */
+  process(refs: ObjectRef[], hints?: BatchHints): Promise<ProcessResult>;
 }
 
 export interface WorkerOptions {
@@ -137,7 +148,7 @@ export function startWorker(opts: WorkerOptions): Worker {
     try {
       const byKey = new Map<string, ProcessOutcome>();
       if (engineRefs.size > 0) {
-        const result = await processor.process([...engineRefs.values()]);
+        const result = await processor.process([...engineRefs.values()], { changedSince: new Date(batch.oldestReceivedAt - CHANGE_MARGIN_MS).toISOString() });
         for (const o of result.outcomes) byKey.set(keyOf(o.ref), worse(byKey.get(keyOf(o.ref)), o));
         owners = result.owners ?? [];
       }

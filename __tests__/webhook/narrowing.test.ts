@@ -1,0 +1,44 @@
+/**
+ * A webhook batch tells the engine when its objects changed at the earliest, so the list scan the
+ * planner chooses reads only the recently changed pages instead of the whole collection.
+ */
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadSettings } from '../../src/config/load.js';
+import type { Settings } from '../../src/config/settings.js';
+import type { ObjectRef } from '../../src/mapping/objects.js';
+import { createEngineProcessor } from '../../src/webhook/engineProcessor.js';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+
+let stack: Stack;
+let settings: Settings;
+
+beforeAll(async () => {
+  stack = await startStack({ site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 2, donations: 1500, newsletterSubscriptions: 0 } });
+  settings = loadSettings({ env: stack.env, cwd: fs.mkdtempSync(path.join(os.tmpdir(), 'svc-narrow-')) });
+});
+afterAll(async () => {
+  await stack.close();
+});
+
+it('reads only the pages changed since the hint, not the whole collection', async () => {
+  const before = new Date(Date.now() - 1000).toISOString();
+  const changed = stack.platform.site.donation.filter((d) => d.payment_status === 'paid' && Number(d.total_amount) !== 0).slice(0, 150);
+  for (const d of changed) stack.platform.update('donation', d.id, { message: 'changed' });
+  const refs: ObjectRef[] = changed.map((d) => ({ type: 'donation', id: d.id }));
+
+  stack.platform.resetCounts();
+  const narrowed = await createEngineProcessor(settings).process(refs, { changedSince: before });
+  expect(narrowed.outcomes.filter((o) => o.status === 'done')).toHaveLength(150);
+  // 150 changed donations fit 2 pages of 100; without the hint the planner reads all 15 pages.
+  expect(stack.platform.requests.list.donations).toBe(2);
+  expect(stack.platform.requests.byId.donations ?? 0).toBe(0);
+  const narrowedDonationPages = stack.platform.requests.list.donations;
+
+  stack.platform.resetCounts();
+  await createEngineProcessor(settings).process(refs);
+  expect(stack.platform.requests.list.donations).toBe(15);
+  expect(narrowedDonationPages).toBeLessThan(15);
+});
