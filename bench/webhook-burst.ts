@@ -3,32 +3,48 @@
  * so a donation is announced about twice, at random moments of the burst) posted over loopback
  * with bounded concurrency to a live receiver + worker. Duplicates still pending together are
  * coalesced; a duplicate that arrives after its ref was claimed is fetched again, as it should
- * (it may carry the paid status).
- * Prints events per second accepted (the 200s, each after a durable commit) and what the worker
- * handed to the processor. The processor here only counts; the engine + fake servers will
- * replace it to print platform requests per event.
+ * (it may carry the paid status). Figures are printed, never asserted.
  *
- *   npm run build && node dist/bench/webhook-burst.js [events=2000] [donations=1000] [concurrency=32]
+ * Two runs of the same burst:
+ *   1. counting processor: the receiver and the queue alone (events per second accepted, each 200
+ *      after a durable commit; what the worker hands over).
+ *   2. the real pipeline: the engine processor (src/webhook/engineProcessor.ts) wired to the fake
+ *      platform and the Salesforce emulator of fixtures/stack.ts (rate limit off), on a site of
+ *      5,000 donations already mirrored by a full sync (the steady state a burst meets), whose
+ *      announced donations were changed on the platform just before the burst. Prints events/s
+ *      accepted, distinct refs processed, platform requests and Salesforce calls per event, time
+ *      to drain, and one line per worker batch.
+ *
+ *   npx tsc -p tsconfig.json && node dist/bench/webhook-burst.js [events=2000] [donations=1000] [concurrency=32] [siteDonations=5000]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import type { Settings } from '../src/config/settings.js';
+import { SalesforceSink } from '../src/crm/sink.js';
 import type { ObjectRef } from '../src/mapping/objects.js';
-import { WebhookQueue } from '../src/webhook/queue.js';
+import { createPlatformSource } from '../src/platform/source.js';
+import { SYNC_ORDER, SyncEngine } from '../src/sync/engine.js';
+import { emptyCounts, type ObjectCounts } from '../src/sync/report.js';
+import { createEngineProcessor } from '../src/webhook/engineProcessor.js';
+import { WebhookQueue, type QueueCounts } from '../src/webhook/queue.js';
 import { startReceiver } from '../src/webhook/server.js';
 import { startWorker, type BatchProcessor, type ProcessResult } from '../src/webhook/worker.js';
+import { startStack, type Stack } from '../fixtures/stack.js';
 
-const [events = 2000, donations = 1000, concurrency = 32] = process.argv.slice(2).map(Number);
+const [events = 2000, donations = 1000, concurrency = 32, siteDonations = 5000] = process.argv.slice(2).map(Number);
 
 class CountingProcessor implements BatchProcessor {
   calls = 0;
   refs = 0;
   readonly distinct = new Set<string>();
+  constructor(private readonly inner?: BatchProcessor) {}
   async process(refs: ObjectRef[]): Promise<ProcessResult> {
     this.calls++;
     this.refs += refs.length;
     for (const r of refs) this.distinct.add(`${r.type}:${r.id}`);
+    if (this.inner) return this.inner.process(refs);
     return { outcomes: refs.map((ref) => ({ ref, status: 'done' as const })) };
   }
 }
@@ -44,50 +60,153 @@ function post(agent: http.Agent, url: URL, body: string): Promise<number> {
   });
 }
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-bench-'));
-const queue = new WebhookQueue(path.join(dir, 'queue.db'));
-const processor = new CountingProcessor();
-const worker = startWorker({ queue, processor });
-const receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue, onEnqueued: () => worker.wake() });
-const url = new URL(`${receiver.url}/webhooks`);
-const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-
-try {
+/** The burst's event bodies: `events` donations.update over `ids.length` donations, seeded. */
+function burstBodies(ids: number[]): string[] {
   let seed = 20240601;
   const random = (): number => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return seed / 2 ** 31;
   };
-  const bodies = Array.from({ length: events }, () =>
-    JSON.stringify({ object_type: 'Donation', object_id: 1 + Math.floor(random() * donations), event_type: 'donations.update', application: 'Kentaa', site_id: 1 }),
+  return Array.from({ length: events }, () =>
+    JSON.stringify({ object_type: 'Donation', object_id: ids[Math.floor(random() * ids.length)], event_type: 'donations.update', application: 'Kentaa', site_id: 1 }),
   );
-  const announced = new Set(bodies.map((b) => (JSON.parse(b) as { object_id: number }).object_id)).size;
-  let next = 0;
-  let accepted = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < bodies.length) {
-        const status = await post(agent, url, bodies[next++] as string);
-        if (status === 200) accepted++;
-      }
-    }),
+}
+
+interface BurstFigures {
+  accepted: number;
+  acceptSeconds: number;
+  drainSeconds: number;
+  counts: QueueCounts;
+  durability: { synchronous: string | number; journalMode: string };
+  batchLog: string[];
+}
+
+/** Posts the bodies to a fresh receiver + worker + queue and waits until every event is finished. */
+async function runBurst(bodies: string[], processor: BatchProcessor): Promise<BurstFigures> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-bench-'));
+  const queue = new WebhookQueue(path.join(dir, 'queue.db'));
+  const batchLog: string[] = [];
+  const worker = startWorker({ queue, processor, log: (line) => batchLog.push(line) });
+  const receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue, onEnqueued: () => worker.wake() });
+  const url = new URL(`${receiver.url}/webhooks`);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  try {
+    let next = 0;
+    let accepted = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < bodies.length) {
+          const status = await post(agent, url, bodies[next++] as string);
+          if (status === 200) accepted++;
+        }
+      }),
+    );
+    const acceptSeconds = (performance.now() - started) / 1000;
+    // Drained: every accepted event is done (skipped included) or failed (retried later, not waited for).
+    for (;;) {
+      const c = queue.counts();
+      if (c.done + c.failed >= accepted) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const drainSeconds = (performance.now() - started) / 1000;
+    const d = queue.durability();
+    return { accepted, acceptSeconds, drainSeconds, counts: queue.counts(), durability: { synchronous: d.synchronous, journalMode: d.journalMode }, batchLog };
+  } finally {
+    agent.destroy();
+    await receiver.close();
+    await worker.stop();
+    queue.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. The receiver and the queue alone.
+
+const plainIds = Array.from({ length: donations }, (_, i) => i + 1);
+const plainBodies = burstBodies(plainIds);
+const announcedPlain = new Set(plainBodies.map((b) => (JSON.parse(b) as { object_id: number }).object_id)).size;
+const counting = new CountingProcessor();
+const plain = await runBurst(plainBodies, counting);
+console.log(`webhook burst: ${events} donation events over ${announcedPlain} donations, concurrency ${concurrency}, ${plain.durability.journalMode}/synchronous=${plain.durability.synchronous}`);
+console.log('1. receiver + queue, counting processor');
+console.log(`  accepted (200):            ${plain.accepted} in ${plain.acceptSeconds.toFixed(2)} s = ${Math.round(plain.accepted / plain.acceptSeconds)} events/s`);
+console.log(`  drained (all done):        ${plain.drainSeconds.toFixed(2)} s after the first post`);
+console.log(`  processor calls (batches): ${counting.calls}`);
+console.log(`  refs handed to processor:  ${counting.refs} (${counting.distinct.size} distinct) = ${(counting.refs / plain.accepted).toFixed(3)} refs per event`);
+
+// ---------------------------------------------------------------------------------------------
+// 2. The real pipeline: engine processor, fake platform, Salesforce emulator.
+
+const stack: Stack = await startStack({
+  site: { seed: 42, segments: 3, projectsPerSegment: 4, teamsPerProject: 3, companiesPerProject: 2, actionsPerParent: 4, donations: siteDonations, newsletterSubscriptions: 200 },
+});
+try {
+  const settings: Settings = {
+    platform: { apiUrl: stack.platform.url, apiKey: stack.env.SVC_API_KEY as string, concurrency: 4, timeoutMs: 30_000, listIdsOnly: false },
+    salesforce: { instanceUrl: stack.salesforce.url, accessToken: stack.salesforce.accessToken, apiVersion: stack.salesforce.apiVersion, bulkThreshold: 2_000, maxApiUsage: 0.95 },
+    webhook: { queuePath: ':unused:' },
+  };
+
+  // The steady state: the org already mirrors the site (a nightly `sync --all`).
+  const preStarted = performance.now();
+  const source = createPlatformSource(settings.platform);
+  const sink = await SalesforceSink.connect(settings.salesforce);
+  const full = new SyncEngine(source, sink, { dryRun: false, force: false, strictParents: false, batchSize: 5_000 });
+  await full.syncScan(SYNC_ORDER, {});
+  const preSeconds = (performance.now() - preStarted) / 1000;
+
+  // The burst announces `donations` donations of the site, each changed on the platform first.
+  const siteIds = stack.platform.site.donation.map((d) => d.id);
+  const step = Math.max(1, Math.floor(siteIds.length / donations));
+  const announcedIds = siteIds.filter((_, i) => i % step === 0).slice(0, donations);
+  const bodies = burstBodies(announcedIds);
+  const announced = new Set(bodies.map((b) => (JSON.parse(b) as { object_id: number }).object_id));
+  for (const id of announced) stack.platform.update('donation', id, { message: `updated during the burst ${id}` });
+
+  stack.platform.resetCounts();
+  stack.salesforce.resetCalls();
+  const outcomes: ObjectCounts = emptyCounts();
+  const perBatch: Array<{ refs: number; platform: number; salesforce: number }> = [];
+  let lastPlatform = 0;
+  let lastSalesforce = 0;
+  const engineProcessor = createEngineProcessor(settings, {
+    onBatch: ({ refs, report }) => {
+      for (const c of report.summary.values()) for (const k of Object.keys(outcomes) as Array<keyof ObjectCounts>) outcomes[k] += c[k];
+      const p = stack.platform.requests.total;
+      const s = stack.salesforce.calls().total;
+      perBatch.push({ refs, platform: p - lastPlatform, salesforce: s - lastSalesforce });
+      lastPlatform = p;
+      lastSalesforce = s;
+    },
+  });
+  const wrapped = new CountingProcessor(engineProcessor);
+  const real = await runBurst(bodies, wrapped);
+
+  const p = stack.platform.requests;
+  const s = stack.salesforce.calls();
+  const perEvent = (n: number): string => (n / Math.max(1, real.accepted)).toFixed(3);
+  console.log(
+    `\n2. real pipeline: engine processor + fake platform (rate limit off) + Salesforce emulator; site of ${siteIds.length} donations ` +
+      `already mirrored (full sync ${preSeconds.toFixed(1)} s), the ${announced.size} announced donations changed on the platform before the burst`,
   );
-  const acceptSeconds = (performance.now() - started) / 1000;
-
-  while (queue.counts().done < accepted) await new Promise((r) => setTimeout(r, 20));
-  const drainSeconds = (performance.now() - started) / 1000;
-  const { synchronous, journalMode } = queue.durability();
-
-  console.log(`webhook burst: ${events} donation events over ${announced} donations, concurrency ${concurrency}, ${journalMode}/synchronous=${synchronous}`);
-  console.log(`  accepted (200):            ${accepted} in ${acceptSeconds.toFixed(2)} s = ${Math.round(accepted / acceptSeconds)} events/s`);
-  console.log(`  drained (all done):        ${drainSeconds.toFixed(2)} s after the first post`);
-  console.log(`  processor calls (batches): ${processor.calls}`);
-  console.log(`  refs handed to processor:  ${processor.refs} (${processor.distinct.size} distinct) = ${(processor.refs / accepted).toFixed(3)} refs per event`);
+  console.log(`  accepted (200):            ${real.accepted} in ${real.acceptSeconds.toFixed(2)} s = ${Math.round(real.accepted / real.acceptSeconds)} events/s`);
+  console.log(`  drained (all finished):    ${real.drainSeconds.toFixed(2)} s after the first post`);
+  console.log(`  queue at the end:          done ${real.counts.done} (skipped ${real.counts.skipped}), failed ${real.counts.failed}, pending ${real.counts.pending}`);
+  console.log(`  batches (engine runs):     ${wrapped.calls}`);
+  console.log(`  refs processed:            ${wrapped.refs} (${wrapped.distinct.size} distinct) = ${(wrapped.refs / real.accepted).toFixed(3)} refs per event`);
+  console.log(`  engine outcomes:           ${outcomes.inserted} inserted, ${outcomes.updated} updated, ${outcomes.unchanged} unchanged, ${outcomes.skipped} skipped, ${outcomes.failed} failed`);
+  console.log(`  platform requests:         ${p.total} (list ${p.listTotal}, by id ${p.byIdTotal}) = ${perEvent(p.total)} per event`);
+  console.log(`  Salesforce calls:          ${s.total} (query ${s.query}, collections ${s.collections}, bulk ${s.bulk}) = ${perEvent(s.total)} per event`);
+  console.log(`  naive (1 fetch per event): ${real.accepted} platform requests = 1.000 per event`);
+  console.log('  per batch (worker log; platform requests / Salesforce calls of that batch):');
+  real.batchLog
+    .filter((line) => line.startsWith('webhook batch:'))
+    .forEach((line, i) => {
+      const b = perBatch[i];
+      console.log(`    ${line.replace('webhook batch: ', '')}${b ? `; ${b.platform} platform req, ${b.salesforce} SF calls` : ''}`);
+    });
 } finally {
-  agent.destroy();
-  await receiver.close();
-  await worker.stop();
-  queue.close();
-  rmSync(dir, { recursive: true, force: true });
+  await stack.close();
 }

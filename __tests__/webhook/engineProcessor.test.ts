@@ -1,0 +1,127 @@
+/**
+ * The engine processor over real HTTP: the fake platform and the Salesforce emulator from
+ * fixtures/stack.ts, the real engine, and the outcomes the worker gets back per ref.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Settings } from '../../src/config/settings.js';
+import { SalesforceSink } from '../../src/crm/sink.js';
+import type { ObjectRef } from '../../src/mapping/objects.js';
+import { createPlatformSource } from '../../src/platform/source.js';
+import type { ApiDonation } from '../../src/platform/records.js';
+import { createEngineProcessor } from '../../src/webhook/engineProcessor.js';
+import type { ProcessOutcome } from '../../src/webhook/worker.js';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+
+let stack: Stack;
+let settings: Settings;
+
+function settingsOf(s: Stack, apiKey = s.env.SVC_API_KEY as string): Settings {
+  return {
+    platform: { apiUrl: s.platform.url, apiKey, concurrency: 4, timeoutMs: 5_000, listIdsOnly: false },
+    salesforce: { instanceUrl: s.salesforce.url, accessToken: s.salesforce.accessToken, apiVersion: s.salesforce.apiVersion, bulkThreshold: 2_000, maxApiUsage: 0.95 },
+    webhook: { queuePath: ':memory:' },
+  };
+}
+
+/** Donations the mapping writes (paid-like status, non-zero total). */
+const syncable = (d: ApiDonation): boolean => ['paid', 'refunded', 'chargedback'].includes(String(d.payment_status)) && Number(d.total_amount) !== 0;
+
+const byRef = (outcomes: ProcessOutcome[]): Map<string, ProcessOutcome> => new Map(outcomes.map((o) => [`${o.ref.type}:${o.ref.id}`, o]));
+
+beforeAll(async () => {
+  stack = await startStack({ site: { seed: 7, segments: 2, projectsPerSegment: 2, teamsPerProject: 2, companiesPerProject: 1, actionsPerParent: 2, donations: 120, newsletterSubscriptions: 10 } });
+  settings = settingsOf(stack);
+});
+
+afterAll(async () => {
+  await stack.close();
+});
+
+describe('createEngineProcessor', () => {
+  it('syncs a batch of donations with their missing parents and reports each ref done', async () => {
+    const donations = stack.platform.site.donation.filter(syncable).slice(0, 25);
+    const refs: ObjectRef[] = donations.map((d) => ({ type: 'donation', id: d.id }));
+    const processor = createEngineProcessor(settings);
+
+    const result = await processor.process(refs);
+
+    expect(result.outcomes).toHaveLength(refs.length);
+    expect(result.outcomes.every((o) => o.status === 'done')).toBe(true);
+    for (const d of donations) {
+      const stored = stack.salesforce.get('Svc_Donation__c', `Donation_${d.id}`);
+      expect(stored).toBeDefined();
+      // Parents were written first, so the direct lookup of each donation is set.
+      expect(stored?.Svc_Segment__c).toEqual(expect.any(String));
+    }
+    // 25 donations are fetched by list scan or by id, never one request per donation and parent.
+    expect(stack.platform.requests.byIdTotal).toBeLessThan(refs.length);
+  });
+
+  it('fetches a donation re-sent in a later batch again, and writes the change', async () => {
+    const d = stack.platform.site.donation.filter(syncable)[0] as ApiDonation;
+    const processor = createEngineProcessor(settings);
+    expect((await processor.process([{ type: 'donation', id: d.id }])).outcomes[0]?.status).toBe('done');
+
+    stack.platform.update('donation', d.id, { message: 'changed after the first batch' });
+    const again = await processor.process([{ type: 'donation', id: d.id }]);
+
+    expect(again.outcomes).toEqual([{ ref: { type: 'donation', id: d.id }, status: 'done' }]);
+    expect(stack.salesforce.get('Svc_Donation__c', `Donation_${d.id}`)?.Message__c).toBe('changed after the first batch');
+  });
+
+  it('reports a ref the platform answers 404 for as skipped, next to the others done', async () => {
+    const d = stack.platform.site.donation.filter(syncable)[1] as ApiDonation;
+    const processor = createEngineProcessor(settings);
+
+    const result = await processor.process([
+      { type: 'donation', id: d.id },
+      { type: 'donation', id: 99_999_999 },
+    ]);
+
+    const outcomes = byRef(result.outcomes);
+    expect(outcomes.get(`donation:${d.id}`)?.status).toBe('done');
+    expect(outcomes.get('donation:99999999')).toEqual({ ref: { type: 'donation', id: 99_999_999 }, status: 'skipped', reason: expect.stringMatching(/not found/) });
+  });
+
+  it('reports a record the mapping filters out as skipped with its reason', async () => {
+    const pending = stack.platform.site.donation.find((d) => d.payment_status === 'pending') as ApiDonation;
+    const result = await createEngineProcessor(settings).process([{ type: 'donation', id: pending.id }]);
+    expect(result.outcomes).toEqual([{ ref: { type: 'donation', id: pending.id }, status: 'skipped', reason: expect.stringMatching(/payment status/) }]);
+  });
+
+  it('returns the owners of the actions it synced, for users.update', async () => {
+    const actions = stack.platform.site.action.slice(0, 4);
+    // The factory form: the caller builds the deps (a fresh source per batch).
+    const sink = await SalesforceSink.connect(settings.salesforce);
+    const processor = createEngineProcessor(() => ({ source: createPlatformSource(settings.platform), sink }));
+
+    const result = await processor.process(actions.map((a) => ({ type: 'action', id: a.id })));
+
+    expect(result.outcomes.map((o) => o.status)).toEqual(['done', 'done', 'done', 'done']);
+    expect(result.owners).toEqual(expect.arrayContaining(actions.map((a) => ({ userId: a.owner?.id, actionId: a.id }))));
+    for (const a of actions) expect(stack.salesforce.get('Svc_Action__c', `Action_${a.id}`)).toBeDefined();
+  });
+
+  it('fails the whole batch on a fatal error (wrong API key), so the events stay queued', async () => {
+    const d = stack.platform.site.donation.filter(syncable)[2] as ApiDonation;
+    const processor = createEngineProcessor(settingsOf(stack, 'wrong-key'));
+
+    const result = await processor.process([
+      { type: 'donation', id: d.id },
+      { type: 'donation', id: 99_999_998 },
+    ]);
+
+    expect(result.outcomes).toHaveLength(2);
+    for (const o of result.outcomes) {
+      expect(o.status).toBe('failed');
+      expect(o.reason).toMatch(/401|403/);
+    }
+  });
+
+  it('fails the whole batch when Salesforce refuses the session (auth error)', async () => {
+    const broken: Settings = { ...settings, salesforce: { ...settings.salesforce, accessToken: 'expired-token' } };
+    const d = stack.platform.site.donation.filter(syncable)[3] as ApiDonation;
+    const result = await createEngineProcessor(broken).process([{ type: 'donation', id: d.id }]);
+    expect(result.outcomes).toEqual([{ ref: { type: 'donation', id: d.id }, status: 'failed', reason: expect.stringMatching(/session/i) }]);
+  });
+});
