@@ -30,7 +30,7 @@ import { emptyCounts, type ObjectCounts } from '../src/sync/report.js';
 import { createEngineProcessor } from '../src/webhook/engineProcessor.js';
 import { WebhookQueue, type QueueCounts } from '../src/webhook/queue.js';
 import { startReceiver } from '../src/webhook/server.js';
-import { startWorker, type BatchProcessor, type ProcessResult } from '../src/webhook/worker.js';
+import { startWorker, type BatchHints, type BatchProcessor, type ProcessResult } from '../src/webhook/worker.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 
 const [events = 2000, donations = 1000, concurrency = 32, siteDonations = 5000] = process.argv.slice(2).map(Number);
@@ -40,11 +40,11 @@ class CountingProcessor implements BatchProcessor {
   refs = 0;
   readonly distinct = new Set<string>();
   constructor(private readonly inner?: BatchProcessor) {}
-  async process(refs: ObjectRef[]): Promise<ProcessResult> {
+  async process(refs: ObjectRef[], hints?: BatchHints): Promise<ProcessResult> {
     this.calls++;
     this.refs += refs.length;
     for (const r of refs) this.distinct.add(`${r.type}:${r.id}`);
-    if (this.inner) return this.inner.process(refs);
+    if (this.inner) return this.inner.process(refs, hints);
     return { outcomes: refs.map((ref) => ({ ref, status: 'done' as const })) };
   }
 }
