@@ -1,5 +1,6 @@
 /** Shared by object, replay and sync: build the engine, run it, render, pick the exit code. */
 import { loadRaw, platformSettings, redact, salesforceSettings, webhookSettings, type RawSettings } from '../config/load.js';
+import { ConfigError } from '../config/errors.js';
 import type { Settings } from '../config/settings.js';
 import { SyncEngine } from '../sync/engine.js';
 import { RunReport } from '../sync/report.js';
@@ -24,7 +25,7 @@ export const DEFAULT_BATCH_SIZE = 5000;
 
 export function parseBatchSize(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_BATCH_SIZE;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) throw new Error(`--batch-size: must be a whole number from 1 to 100000, got ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) throw new ConfigError(`--batch-size: must be a whole number from 1 to 100000, got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
 
@@ -54,6 +55,8 @@ export async function runWithEngine(
   opts: RunOptions,
   body: (engine: SyncEngine, deps: Deps) => Promise<Record<string, unknown> | void>,
   warningsBefore: string[] = [],
+  /** The least exit code the command gives whatever the run does (replay's bad lines: 1), so the --json status is the exit code. */
+  minStatus: number = EXIT.OK,
 ): Promise<number> {
   const { globals, out } = ctx;
   const batchSize = parseBatchSize(opts.batchSize);
@@ -96,7 +99,10 @@ export async function runWithEngine(
   const warnings = [...warningsBefore, ...report.warnings];
   if (globals.dryRun) warnings.push(DRY_RUN_NOTICE);
   // Exit 2 promises "nothing written": once something was, a stop is a partial run.
-  const status = stopped !== undefined ? (report.written > 0 ? EXIT.PARTIAL : Math.max(exitCodeOf(stopped), EXIT.PARTIAL)) : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK;
+  const status = Math.max(
+    minStatus,
+    stopped !== undefined ? (report.written > 0 ? EXIT.PARTIAL : Math.max(exitCodeOf(stopped), EXIT.PARTIAL)) : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK,
+  );
   if (globals.json) {
     out.json(status, result, warnings);
   } else {

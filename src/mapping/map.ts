@@ -4,7 +4,7 @@
  */
 import type { CrmRecord } from '../crm/types.js';
 import type { ApiAction, ApiQuestion, ApiRecordOf, ApiUser } from '../platform/records.js';
-import type { ObjectType } from './objects.js';
+import type { ObjectRef, ObjectType } from './objects.js';
 import { ConversionError, convertValue, isBlank, truncate } from './convert.js';
 import { asId, fillTemplate, getPath, isTemplate, normaliseSubscription, selectConsent, type Context } from './context.js';
 import { NAME_FIELD, NAME_LENGTH, SCHEMA, type ObjectSchema } from './schema.js';
@@ -134,4 +134,27 @@ export function mapQuestions(action: ApiAction): MapResult[] {
 export function parentRef<T extends Mappable>(type: T, record: ApiRecordOf[T]): ParentRef | null {
   const rec = type === 'newsletter_subscription' ? normaliseSubscription(record as ApiRecordOf['newsletter_subscription']) : record;
   return parentOf(SCHEMA[type], { record: rec });
+}
+
+/**
+ * The platform object a key stands for: the inverse of keyFor. A question's key gives its
+ * action, since questions are synced through their action.
+ */
+export function refOfKey(key: string): ObjectRef | undefined {
+  for (const type of Object.keys(SCHEMA) as ObjectType[]) {
+    const paths: string[] = [];
+    const pattern = SCHEMA[type].key
+      .split(/(\{[^}]+\})/)
+      .map((part) => {
+        if (!part.startsWith('{')) return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+        paths.push(part.slice(1, -1));
+        return '(\\d+)';
+      })
+      .join('');
+    const m = new RegExp(`^${pattern}$`).exec(key);
+    if (!m) continue;
+    const idOf = (path: string): number => Number(m[paths.indexOf(path) + 1]);
+    return type === 'question' ? { type: 'action', id: idOf('action.id') } : { type, id: idOf('record.id') };
+  }
+  return undefined;
 }

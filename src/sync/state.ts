@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../config/errors.js';
-import { OBJECT_TYPES, type SyncableType } from '../mapping/objects.js';
+import { OBJECT_TYPES, type ObjectRef, type SyncableType } from '../mapping/objects.js';
 
 export interface RunProgress {
   /** When the interrupted run started: its watermark once it completes. */
@@ -24,6 +24,11 @@ export interface SyncState {
   /** Start of the last completed run: the next incremental run scans from here. */
   watermark?: string;
   run?: RunProgress;
+  /**
+   * Records that failed: the next run syncs them again by id, whatever their updated_at, so the
+   * watermark can move on without leaving them behind.
+   */
+  retry?: ObjectRef[];
 }
 
 /** Records updated while a run is under way, or stamped by a skewed clock, are scanned again. */
@@ -69,10 +74,17 @@ function isState(v: unknown): v is SyncState {
   const s = v as Record<string, unknown>;
   if (s.version !== 1) return false;
   if (s.watermark !== undefined && typeof s.watermark !== 'string') return false;
+  if (s.retry !== undefined && !(Array.isArray(s.retry) && s.retry.every(isRef))) return false;
   if (s.run === undefined) return true;
   const r = s.run as Record<string, unknown>;
   const typeList = (x: unknown): boolean => Array.isArray(x) && x.every((t) => typeof t === 'string' && (OBJECT_TYPES as readonly string[]).includes(t));
   return typeof r.startedAt === 'string' && (r.since === null || typeof r.since === 'string') && typeList(r.types) && typeList(r.completed) && typeof r.pagesDone === 'object' && r.pagesDone !== null;
+}
+
+function isRef(v: unknown): v is ObjectRef {
+  if (v === null || typeof v !== 'object') return false;
+  const r = v as Record<string, unknown>;
+  return typeof r.type === 'string' && (OBJECT_TYPES as readonly string[]).includes(r.type) && r.type !== 'question' && Number.isSafeInteger(r.id) && (r.id as number) > 0;
 }
 
 export function watermarkFrom(startedAt: string): string {

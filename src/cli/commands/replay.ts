@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/errors.js';
+import { EXIT } from '../exit.js';
 import type { GlobalOptions } from '../globals.js';
 import { parseReplay } from '../replayFile.js';
 import { commandContext, runWithEngine, type RunOptions } from '../runSync.js';
@@ -37,8 +38,9 @@ export function replayCommand(program: Command, setExit: (code: number) => void)
         return { input: { records: input.refs.length, duplicates: input.duplicates, badLines: input.badLines } };
       },
       ctx.globals.json ? warnings : [],
+      // Bad lines mean part of the input was not synced: not a clean run, in the --json status too.
+      input.badLines.length > 0 ? EXIT.PARTIAL : EXIT.OK,
     );
-    // Bad lines mean part of the input was not synced: not a clean run.
-    setExit(input.badLines.length > 0 ? Math.max(code, 1) : code);
+    setExit(code);
   });
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/errors.js';
-import { parseObjectType, type SyncableType } from '../../mapping/objects.js';
+import { keyFor, refOfKey } from '../../mapping/map.js';
+import { parseObjectType, type ObjectRef, type SyncableType } from '../../mapping/objects.js';
 import { SYNC_ORDER } from '../../sync/engine.js';
 import { StateFile, watermarkFrom, type RunProgress } from '../../sync/state.js';
 import type { GlobalOptions } from '../globals.js';
@@ -67,11 +68,13 @@ export function syncCommand(program: Command, setExit: (code: number) => void): 
     const resumable = !globals.dryRun && state.run !== undefined && state.run.since === since && sameTypes(state.run.types, types);
     const run: RunProgress = resumable && state.run ? state.run : { startedAt: new Date().toISOString(), since, types, completed: [], pagesDone: {} };
     if (resumable) ctx.out.info(`resuming the run started ${run.startedAt} (done: ${run.completed.join(', ') || 'nothing yet'})`);
+    const retry = state.retry ?? [];
     const save = (): void => {
       if (!globals.dryRun) stateFile.write({ ...state, run });
     };
-    save();
     const code = await runWithEngine('sync', ctx, opts, async (engine) => {
+      // Recorded only now that settings and connections are good: a run that could not start leaves no progress behind.
+      save();
       await engine.syncScan(types.filter((t) => !run.completed.includes(t)), since ? { updatedAfter: since } : {}, {
         // One page back: a record removed before the resume point would shift the pages.
         startPage: (t) => Math.max(1, run.pagesDone[t] ?? 1),
@@ -85,12 +88,21 @@ export function syncCommand(program: Command, setExit: (code: number) => void): 
           save();
         },
       });
-      // A failed record must be scanned again next time: the watermark only moves on a clean run.
-      const clean = engine.report.failed === 0;
-      const watermark = clean ? watermarkFrom(run.startedAt) : state.watermark;
-      if (!globals.dryRun) stateFile.write({ version: 1, ...(watermark ? { watermark } : {}) });
-      if (!clean) engine.report.warn(`watermark not advanced: ${engine.report.failed} record(s) failed and will be scanned again`);
-      return { since, types, watermark: (globals.dryRun ? state.watermark : watermark) ?? null, resumed: resumable };
+      // Records that failed last time, by id, unless this scan already handled them.
+      const again = retry.filter((r) => types.includes(r.type) && engine.report.outcomeOf(keyFor(r.type, r.id)) === undefined);
+      if (again.length > 0) await engine.syncRefs(again);
+      const failed = new Map<string, ObjectRef>();
+      for (const r of engine.report.records) {
+        const ref = r.action === 'fail' ? refOfKey(r.key) : undefined;
+        if (ref) failed.set(`${ref.type}:${ref.id}`, ref);
+      }
+      // Retries of types outside this run's scope wait for a run that covers them.
+      const kept = retry.filter((r) => !types.includes(r.type));
+      for (const r of kept) failed.set(`${r.type}:${r.id}`, r);
+      const watermark = watermarkFrom(run.startedAt);
+      if (!globals.dryRun) stateFile.write({ version: 1, watermark, ...(failed.size > 0 ? { retry: [...failed.values()] } : {}) });
+      if (failed.size > 0) engine.report.warn(`${failed.size} record(s) failed and will be synced again by id on the next run`);
+      return { since, types, watermark: globals.dryRun ? state.watermark ?? null : watermark, resumed: resumable, retried: again.length, retryNextRun: failed.size };
     });
     setExit(code);
   });

@@ -1,0 +1,135 @@
+/**
+ * `svc-sync replay --file`: CSV (header optional, extra columns ignored) or JSON lines of webhook
+ * bodies, `-` for stdin; each distinct record synced once; bad lines reported by number and skipped.
+ * Exit code with bad lines: 1 (replay.ts: part of the input was not synced); with no valid line: 2.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+import type { ApiDonation } from '../../src/platform/records.js';
+import { cli, cliJson, donationSynced, expectEnvelope, expectLinked, keyOf, removeDir, tempCwd, writeCalls } from './helpers.js';
+
+describe('replay --file', () => {
+  let stack: Stack;
+  let cwd: string;
+  let donations: ApiDonation[];
+
+  const write = (name: string, lines: string[]): string => {
+    const file = path.join(cwd, name);
+    fs.writeFileSync(file, `${lines.join('\n')}\n`);
+    return file;
+  };
+
+  beforeAll(async () => {
+    stack = await startStack({ site: { donations: 60, newsletterSubscriptions: 6 } });
+    cwd = tempCwd('replay');
+    // Donations to distinct actions, so each case starts from parents Salesforce lacks.
+    const seen = new Set<number>();
+    donations = stack.platform.site.donation.filter((d) => {
+      if (!donationSynced(d) || typeof d.action_id !== 'number' || seen.has(d.action_id)) return false;
+      seen.add(d.action_id);
+      return true;
+    });
+    if (donations.length < 6) throw new Error('site lacks donations to distinct actions');
+  });
+
+  afterAll(async () => {
+    await stack.close();
+    removeDir(cwd);
+  });
+
+  it('CSV with a header and an event_type column: duplicates synced once, a donation listed before its action still linked', async () => {
+    const d = donations[0];
+    const file = write('with-header.csv', [
+      'object_type,object_id,event_type',
+      `donation,${d.id},donations.update`,
+      `donations,${d.id},donations.update`,
+      `action,${d.action_id},actions.update`,
+      `Donation,${d.id},donations.update`,
+    ]);
+    stack.platform.resetCounts();
+    const run = await cliJson(stack, ['replay', '--file', file], cwd);
+    expect(run.code).toBe(0);
+    expectEnvelope(run, 'replay', false);
+    expect(run.body.result.input).toEqual({ records: 2, duplicates: 2, badLines: [] });
+    expect(run.body.result.summary.Svc_Donation__c.inserted).toBe(1);
+    expect(run.body.result.summary.Svc_Action__c.inserted).toBe(1);
+    expect(stack.platform.requests.byId.donations).toBe(1);
+    expect(stack.platform.requests.byId.actions).toBe(1);
+    expectLinked(stack, stack.platform.site, 'donation', d.id);
+  });
+
+  it('CSV without a header, and with the columns in another order under a header', async () => {
+    const [, d1, d2] = donations;
+    const plain = await cliJson(stack, ['replay', '--file', write('plain.csv', [`donation,${d1.id}`, `segment,${d1.segment_id}`])], cwd);
+    expect(plain.code).toBe(0);
+    expect(plain.body.result.input).toEqual({ records: 2, duplicates: 0, badLines: [] });
+    expect(plain.body.result.summary.Svc_Donation__c.inserted).toBe(1);
+    expectLinked(stack, stack.platform.site, 'donation', d1.id);
+
+    const swapped = await cliJson(stack, ['replay', '--file', write('swapped.csv', ['object_id,event_type,object_type', `${d2.id},donations.update,donation`])], cwd);
+    expect(swapped.code).toBe(0);
+    expect(swapped.body.result.input).toEqual({ records: 1, duplicates: 0, badLines: [] });
+    expectLinked(stack, stack.platform.site, 'donation', d2.id);
+  });
+
+  it('JSON lines of webhook bodies on stdin (`--file -`)', async () => {
+    const d = donations[3];
+    const subscription = stack.platform.site.newsletter_subscription[0];
+    const body = (type: string, id: number | string, event: string): string =>
+      JSON.stringify({ object_type: type, object_id: id, event_type: event, application: 'Kentaa', site_id: 6 });
+    const input = [
+      body('donations', d.id, 'donations.update'),
+      body('newsletter_subscriptions', subscription.id, 'newsletter_subscriptions.update'),
+      body('donations', String(d.id), 'donations.update'),
+    ].join('\n');
+    const run = await cliJson(stack, ['replay', '--file', '-'], cwd, input);
+    expect(run.code).toBe(0);
+    expect(run.body.result.input).toEqual({ records: 2, duplicates: 1, badLines: [] });
+    expect(run.body.result.summary.Svc_Donation__c.inserted).toBe(1);
+    expect(run.body.result.summary.Svc_NewsletterSubscription__c.inserted).toBe(1);
+    expectLinked(stack, stack.platform.site, 'donation', d.id);
+    expectLinked(stack, stack.platform.site, 'newsletter_subscription', subscription.id);
+  });
+
+  it('bad lines are reported with their line numbers and skipped; the rest is written; exit 1', async () => {
+    const d = donations[4];
+    const other = donations[5];
+    const file = write('bad-lines.csv', [
+      'object_type,object_id,event_type',
+      `donation,${d.id},donations.update`,
+      'widget,5,widgets.update',
+      'donation,abc,donations.update',
+      '{"object_type": "donations", "object_id":',
+      '',
+      `action,${other.action_id},actions.update`,
+    ]);
+    const run = await cliJson(stack, ['replay', '--file', file], cwd);
+    expect(run.code).toBe(1);
+    expect(run.body.status).toBe(1);
+    expect(run.body.result.input?.badLines.map((b) => b.line)).toEqual([3, 4, 5]);
+    for (const line of [3, 4, 5]) expect(run.body.warnings.some((w) => w.startsWith(`line ${line}:`))).toBe(true);
+    expect(run.body.warnings.some((w) => w.startsWith('line 6:'))).toBe(false);
+    expect(run.body.result.summary.Svc_Donation__c).toMatchObject({ inserted: 1, failed: 0 });
+    expect(stack.salesforce.get('Svc_Donation__c', keyOf('donation', d.id))).toBeDefined();
+    expect(stack.salesforce.get('Svc_Action__c', keyOf('action', other.action_id as number))).toBeDefined();
+
+    const human = await cli(stack, ['replay', '--file', file], cwd);
+    expect(human.code).toBe(1);
+    expect(human.stderr).toMatch(/line 3: unknown object type "widget"/);
+    expect(human.stderr).toMatch(/line 4: .*"abc"/);
+    expect(human.stderr).toMatch(/line 5: not valid JSON/);
+  });
+
+  it('no valid line at all, or a file that cannot be read: exit 2, nothing written', async () => {
+    const writes = writeCalls(stack);
+    const none = await cli(stack, ['replay', '--file', write('all-bad.csv', ['widget,1', 'donation,-3'])], cwd);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no valid line/);
+    const missing = await cli(stack, ['replay', '--file', path.join(cwd, 'does-not-exist.csv')], cwd);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/cannot be read/);
+    expect(writeCalls(stack)).toBe(writes);
+  });
+});

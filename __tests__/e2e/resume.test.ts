@@ -1,0 +1,114 @@
+/** A `sync --all` killed half-way resumes where it stopped: completed levels are not scanned again. */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BIN } from '../../fixtures/cli.js';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+import { cliJson, expectEnvelope, expectedKeys, expectFullMirror, removeDir, tempCwd, waitFor } from './helpers.js';
+
+interface RunOnDisk {
+  since: string | null;
+  completed: string[];
+  pagesDone: Record<string, number>;
+}
+interface StateOnDisk {
+  version: number;
+  watermark?: string;
+  run?: RunOnDisk;
+}
+
+describe('sync resume after a kill', () => {
+  let stack: Stack;
+  let cwd: string;
+  /** The fake holds the stalled response this long; afterAll lets its timer run out so no handle outlives the file. */
+  const STALL_MS = 4_000;
+  let stalledUntil = 0;
+  const statePath = (): string => path.join(cwd, '.svc-sync', 'state.json');
+  const readState = (): StateOnDisk | undefined => {
+    try {
+      return JSON.parse(fs.readFileSync(statePath(), 'utf8')) as StateOnDisk;
+    } catch {
+      return undefined; // not written yet
+    }
+  };
+
+  beforeAll(async () => {
+    // 450 donations: five list pages of 100.
+    stack = await startStack({ site: { seed: 3, donations: 450, newsletterSubscriptions: 10 } });
+    cwd = tempCwd('resume');
+  });
+
+  afterAll(async () => {
+    const left = stalledUntil - Date.now();
+    if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
+    await stack.close();
+    removeDir(cwd);
+  });
+
+  it('resumes at the last donation page done, scans no completed level again, and completes the mirror', async () => {
+    // Donation list page 3 stalls, so the run is caught after pages 1 and 2 are written.
+    stack.platform.faults.next(1, 'slow', { path: /^\/v1\/donations\?(?:.*&)?page=3(?:&|$)/, delayMs: STALL_MS });
+    const child = spawn(process.execPath, [BIN, 'sync', '--all', '--batch-size', '50'], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: cwd, ...stack.env },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    let killed: StateOnDisk;
+    try {
+      killed = await waitFor(() => {
+        const s = readState();
+        return s?.run && (s.run.pagesDone.donation ?? 0) >= 2 ? s : undefined;
+      }, 20_000, 'donation page 2 in the state file');
+    } finally {
+      child.kill('SIGKILL');
+      // The stalled request arrived before the kill, so the fake's timer ends before this.
+      stalledUntil = Date.now() + STALL_MS + 100;
+    }
+    await exited;
+    stack.platform.faults.clear();
+
+    // What the state file said when the run died: every level above donations done, two donation pages done.
+    expect(killed.run?.since).toBeNull();
+    expect([...(killed.run?.completed ?? [])].sort()).toEqual(['action', 'company', 'project', 'segment', 'team']);
+    expect(killed.run?.pagesDone).toEqual({ donation: 2 });
+    const after = readState();
+    expect(after?.run).toBeDefined();
+    expect(after?.watermark).toBeUndefined();
+    const want = expectedKeys(stack.platform.site);
+    const donationsAtKill = stack.salesforce.records('Svc_Donation__c').length;
+    expect(donationsAtKill).toBeGreaterThan(0);
+    expect(donationsAtKill).toBeLessThan(want.Svc_Donation__c.length);
+    expect(stack.salesforce.records('Svc_NewsletterSubscription__c')).toHaveLength(0);
+
+    stack.platform.resetCounts();
+    const run = await cliJson(stack, ['sync', '--all'], cwd);
+    expect(run.code).toBe(0);
+    expectEnvelope(run, 'sync', false);
+    expect(run.body.result.resumed).toBe(true);
+
+    // The completed levels are not scanned again; nothing is fetched by id (their records are in Salesforce).
+    const lists = stack.platform.requests.list;
+    for (const done of ['segments', 'projects', 'teams', 'companies', 'actions']) expect({ done, pages: lists[done] ?? 0 }).toEqual({ done, pages: 0 });
+    expect(stack.platform.requests.byIdTotal).toBe(0);
+    // Donations restart at the last page done (page 2), never page 1.
+    const donationPages = stack.platform.requests.log
+      .filter((e) => e.kind === 'list' && e.collection === 'donations')
+      .map((e) => Number(new URL(e.url, 'http://127.0.0.1').searchParams.get('page')))
+      .sort((x, y) => x - y);
+    expect(donationPages).toEqual([2, 3, 4, 5]);
+    expect(lists['newsletter-subscriptions'] ?? 0).toBeGreaterThan(0);
+
+    // Only what the killed run had not written is inserted; the rest of page 2 is unchanged.
+    const s = run.body.result.summary;
+    expect(s.Svc_Donation__c.inserted).toBe(want.Svc_Donation__c.length - donationsAtKill);
+    expect(s.Svc_Donation__c.updated).toBe(0);
+    expect(s.Svc_Action__c.inserted + s.Svc_Action__c.unchanged).toBe(0);
+    expectFullMirror(stack, stack.platform.site);
+
+    const done = readState();
+    expect(done?.run).toBeUndefined();
+    expect(typeof done?.watermark).toBe('string');
+  });
+});
