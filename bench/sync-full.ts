@@ -29,6 +29,7 @@ import type { CrmCallCounts, UpsertOutcome } from '../src/crm/types.js';
 import { mapQuestions, mapRecord } from '../src/mapping/map.js';
 import type { SObjectName, SyncableType } from '../src/mapping/objects.js';
 import type { MapResult } from '../src/mapping/types.js';
+import { SCHEMAS } from '../src/mapping/schema.js';
 import { PlatformClient } from '../src/platform/client.js';
 import { PlatformError } from '../src/platform/errors.js';
 import type { ApiAction, ApiRecordOf, ApiUser } from '../src/platform/records.js';
@@ -92,16 +93,7 @@ const SITE = (donations: number): SiteOptions => ({
   newsletterSubscriptions: 200,
 });
 
-const OBJECTS: SObjectName[] = [
-  'Svc_Segment__c',
-  'Svc_Project__c',
-  'Svc_Team__c',
-  'Svc_Company__c',
-  'Svc_Action__c',
-  'Svc_ActionQuestion__c',
-  'Svc_Donation__c',
-  'Svc_NewsletterSubscription__c',
-];
+const OBJECTS: SObjectName[] = SCHEMAS.map((schema) => schema.apiName);
 
 // ---------------------------------------------------------------------------------------------
 // Child side
