@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   await run('planner, 40 of 5,000', false, async (s) => (await s.fetch('donation', allIds.slice(-40))).records.size);
   await run('scan, all donations', false, async (s) => {
     let n = 0;
-    for await (const page of s.scan('donation', {})) n += page.length;
+    for await (const page of s.scan('donation', {})) n += page.records.length;
     return n;
   });
   await run('donations + parents + owners', false, async (s) => {

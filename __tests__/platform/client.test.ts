@@ -50,7 +50,7 @@ describe('envelopes', () => {
     fake.resetCounts();
     const source = createPlatformSource(settingsFor(fake));
     const seen: number[] = [];
-    for await (const page of source.scan('donation', {})) seen.push(...page.map((d) => d.id));
+    for await (const page of source.scan('donation', {})) seen.push(...page.records.map((d) => d.id));
     expect(seen).toEqual(site.donation.map((d) => d.id));
     expect(fake.requests.list.donations).toBe(3);
     expect(fake.requests.log.map((e) => e.url).sort()).toEqual(
@@ -68,7 +68,7 @@ describe('filters', () => {
     fake.update('donation', b, { message: 'changed' });
     const source = createPlatformSource(settingsFor(fake));
     const found: number[] = [];
-    for await (const page of source.scan('donation', { updatedAfter: before })) found.push(...page.map((d) => d.id));
+    for await (const page of source.scan('donation', { updatedAfter: before })) found.push(...page.records.map((d) => d.id));
     expect(found.sort()).toEqual([a, b].sort());
   });
 
@@ -157,15 +157,23 @@ describe('errors', () => {
 });
 
 describe('resumed scans', () => {
-  it('starts at fromPage and yields one array per remaining page', async () => {
+  it('starts at fromPage and yields each remaining page with its number and the list totals', async () => {
     fake.resetCounts();
     const source = createPlatformSource(settingsFor(fake));
     const pages: number[][] = [];
-    for await (const page of source.scan('donation', { fromPage: 2 })) pages.push(page.map((d) => d.id));
+    const meta: Array<{ page: number; totalPages: number; totalEntries: number }> = [];
+    for await (const page of source.scan('donation', { fromPage: 2 })) {
+      pages.push(page.records.map((d) => d.id));
+      meta.push({ page: page.page, totalPages: page.totalPages, totalEntries: page.totalEntries });
+    }
     // fake.site: the served data, one donation shorter since the 404 test removed one.
     const served = fake.site.donation.map((d) => d.id).sort((a, b) => a - b);
     expect(pages.flat()).toEqual(served.slice(100));
     expect(pages.map((p) => p.length)).toEqual([100, served.length - 200]);
+    expect(meta).toEqual([
+      { page: 2, totalPages: 3, totalEntries: served.length },
+      { page: 3, totalPages: 3, totalEntries: served.length },
+    ]);
     expect(fake.requests.list.donations).toBe(2);
   });
 });

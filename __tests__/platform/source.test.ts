@@ -104,7 +104,7 @@ describe('PlatformSource over the fake', () => {
     fake.resetCounts();
     const source = createPlatformSource(settingsFor(fake, { listIdsOnly: true }));
     const all: number[] = [];
-    for await (const page of source.scan('newsletter_subscription', {})) all.push(...page.map((r) => r.id));
+    for await (const page of source.scan('newsletter_subscription', {})) all.push(...page.records.map((r) => r.id));
     expect(all).toEqual(site.newsletter_subscription.map((r) => r.id));
     expect(fake.requests.list['newsletter-subscriptions']).toBe(1);
     expect(fake.requests.byId['newsletter-subscriptions']).toBe(10);

@@ -4,7 +4,7 @@
  * however many children point at it.
  */
 import type { PlatformSettings } from '../config/settings.js';
-import type { FetchOptions, FetchResult, PlatformRequestCounts, RecordSource, ScanFilter } from '../sync/ports.js';
+import type { FetchOptions, FetchResult, PlatformRequestCounts, RecordSource, ScanFilter, ScanPage } from '../sync/ports.js';
 import { MAX_PER_PAGE, PlatformClient } from './client.js';
 import { PlatformError } from './errors.js';
 import type { PlatformHooks, RetryTuning } from './http.js';
@@ -93,12 +93,12 @@ export class PlatformSource implements RecordSource {
     return result;
   }
 
-  async *scan<T extends ResourceType>(type: T, filter: ScanFilter): AsyncIterable<ApiRecordOf[T][]> {
+  async *scan<T extends ResourceType>(type: T, filter: ScanFilter): AsyncIterable<ScanPage<ApiRecordOf[T]>> {
     // One yielded array per list page, in page order: a resumed run counts pages (fromPage).
     const start = Math.max(1, Math.floor(filter.fromPage ?? 1));
     const first = await this.client.listPage(type, start, MAX_PER_PAGE, filter);
     this.notePage(type, filter, first);
-    yield await this.complete(type, first.records);
+    yield { records: await this.complete(type, first.records), page: start, totalPages: first.totalPages, totalEntries: first.totalEntries };
     // Read a few pages ahead (as many as may be in flight) but hand them out in order.
     const ahead = 4;
     const queue: Promise<ListPage<ApiRecordOf[T]>>[] = [];
@@ -116,7 +116,7 @@ export class PlatformSource implements RecordSource {
       const loaded = await page;
       this.notePage(type, filter, loaded);
       launch();
-      yield await this.complete(type, loaded.records);
+      yield { records: await this.complete(type, loaded.records), page: loaded.currentPage, totalPages: loaded.totalPages, totalEntries: loaded.totalEntries };
     }
   }
 

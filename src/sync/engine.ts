@@ -54,6 +54,8 @@ export class SyncEngine {
   readonly owners: Array<{ userId: number; actionId: number }> = [];
   private readonly cache = new RecordCache();
   private readonly done = new Map<ObjectType, number>();
+  /** Progress totals: ids asked for, or the scanned list's total_entries. */
+  private readonly totals = new Map<ObjectType, number>();
   private readonly fieldTypes = new Map<SObjectName, Map<string, FieldType>>();
 
   constructor(
@@ -75,6 +77,7 @@ export class SyncEngine {
     for (const ref of refs) byType.set(ref.type, (byType.get(ref.type) ?? new Set<number>()).add(ref.id));
     for (const type of SYNC_ORDER) {
       const ids = [...(byType.get(type) ?? [])].filter((id) => !this.cache.has(keyFor(type, id)));
+      if (ids.length > 0) this.totals.set(type, ids.length);
       for (let i = 0; i < ids.length; i += this.opts.batchSize) {
         const records = await this.fetch(type, ids.slice(i, i + this.opts.batchSize), true, opts.changedSince);
         await this.processRecords(type, records);
@@ -85,16 +88,15 @@ export class SyncEngine {
   /** Syncs whole collections from list scans (optionally narrowed by updated_after), page by page. */
   async syncScan(types: SyncableType[], filter: ScanFilter, hooks: ScanHooks = {}): Promise<void> {
     for (const type of SYNC_ORDER.filter((t) => types.includes(t))) {
-      let page = hooks.startPage?.(type) ?? 1;
       let buffer: ApiRecordOf[SyncableType][] = [];
-      for await (const records of this.source.scan(type, { ...filter, fromPage: page })) {
-        buffer.push(...records);
+      for await (const page of this.source.scan(type, { ...filter, fromPage: hooks.startPage?.(type) ?? 1 })) {
+        this.totals.set(type, page.totalEntries);
+        buffer.push(...page.records);
         if (buffer.length >= this.opts.batchSize) {
           await this.processRecords(type, buffer);
           buffer = [];
-          await hooks.pageDone?.(type, page);
+          await hooks.pageDone?.(type, page.page);
         }
-        page++;
       }
       if (buffer.length > 0) await this.processRecords(type, buffer);
       await hooks.typeDone?.(type);
@@ -257,7 +259,7 @@ export class SyncEngine {
       await this.write(schema, records, warnings);
     }
     this.done.set(type, (this.done.get(type) ?? 0) + results.length);
-    this.opts.onProgress?.({ type, done: this.done.get(type) ?? 0 });
+    this.opts.onProgress?.({ type, done: this.done.get(type) ?? 0, total: this.totals.get(type) });
   }
 
   private async write(schema: ObjectSchema, records: CrmRecord[], warnings: Map<string, string[]>): Promise<void> {

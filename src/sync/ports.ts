@@ -18,6 +18,15 @@ export interface FetchOptions {
   updatedAfter?: string;
 }
 
+export interface ScanPage<T> {
+  records: T[];
+  /** This page's number (1-based), as the list API counts. */
+  page: number;
+  totalPages: number;
+  /** Records the (filtered) list holds in all: the progress total. */
+  totalEntries: number;
+}
+
 export interface ScanFilter {
   updatedAfter?: string;
   createdAfter?: string;
@@ -40,7 +49,7 @@ export interface RecordSource {
    * record is fetched at most once per run and served from the cache after that.
    */
   fetch<T extends ResourceType>(type: T, ids: number[], options?: FetchOptions): Promise<FetchResult<ApiRecordOf[T]>>;
-  /** A list scan, page by page, so large collections flow through in bounded memory. */
-  scan<T extends ResourceType>(type: T, filter: ScanFilter): AsyncIterable<ApiRecordOf[T][]>;
+  /** A list scan, page by page in page order, so large collections flow through in bounded memory. */
+  scan<T extends ResourceType>(type: T, filter: ScanFilter): AsyncIterable<ScanPage<ApiRecordOf[T]>>;
   requests(): PlatformRequestCounts;
 }

@@ -14,7 +14,7 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = pr
     return { update: () => undefined, note: () => undefined, requests: () => undefined, stop: () => undefined };
   }
   const spinner: Ora = ora({ stream, text: 'starting' }).start();
-  const done = new Map<string, number>();
+  const done = new Map<string, string>();
   let req = '';
   let note = '';
   const render = (): void => {
@@ -23,7 +23,7 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = pr
   };
   return {
     update(p) {
-      done.set(p.type, p.done);
+      done.set(p.type, p.total === undefined ? String(p.done) : `${p.done}/${p.total}`);
       render();
     },
     note(text) {
