@@ -48,6 +48,18 @@ describe('exit codes', () => {
       expectNothingWritten();
     });
 
+    it.each([
+      ['an unknown option', ['--json', '--bogus'], /unknown option '--bogus'/],
+      ['an unknown object type', ['--json', 'object', 'widget', '1'], /object type "widget": unknown/],
+    ])('with --json, %s is one JSON error document on stdout', async (_label, args, message) => {
+      const res = await cli(stack, args, cwd);
+      expect(res.code).toBe(2);
+      const body = JSON.parse(res.stdout) as { status: number; exitCode: number; message: string; warnings: unknown[] };
+      expect(body).toMatchObject({ status: 2, exitCode: 2, warnings: [] });
+      expect(body.message).toMatch(message);
+      expectNothingWritten();
+    });
+
     it('SVC_API_URL missing: the message names it', async () => {
       const env = { ...stack.env };
       delete env.SVC_API_URL;

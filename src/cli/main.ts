@@ -12,6 +12,11 @@ function safeRedact(text: string): string {
   }
 }
 
+/** The --json error document: the Salesforce CLI's shape, so scripts read one format. */
+function writeJsonError(status: number, name: string, message: string): void {
+  process.stdout.write(`${JSON.stringify({ status, name, message, exitCode: status, warnings: [] }, null, 2)}\n`);
+}
+
 export async function main(argv: string[]): Promise<number> {
   let code: number = EXIT.OK;
   const program = buildProgram((c) => {
@@ -22,14 +27,16 @@ export async function main(argv: string[]): Promise<number> {
     return code;
   } catch (err) {
     if (err instanceof CommanderError) {
-      // --help and --version end here too, with their own code 0.
-      return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+      // --help and --version end here too, with their own code 0; commander printed its message.
+      if (err.exitCode === 0) return EXIT.OK;
+      if (argv.includes('--json')) writeJsonError(EXIT.USAGE, 'UsageError', err.message.replace(/^error: /, ''));
+      return EXIT.USAGE;
     }
     const status = exitCodeOf(err);
     const message = safeRedact(messageOf(err));
     const json = argv.includes('--json');
     if (json) {
-      process.stdout.write(`${JSON.stringify({ status, name: err instanceof Error ? err.name : 'Error', message, exitCode: status, warnings: [] }, null, 2)}\n`);
+      writeJsonError(status, err instanceof Error ? err.name : 'Error', message);
     } else {
       process.stderr.write(`svc-sync: ${message}\n`);
     }

@@ -36,8 +36,4 @@ export class Output {
   json(status: number, result: unknown, warnings: string[]): void {
     process.stdout.write(`${this.redact(JSON.stringify({ status, result, warnings }, null, 2))}\n`);
   }
-
-  jsonError(status: number, name: string, message: string): void {
-    process.stdout.write(`${this.redact(JSON.stringify({ status, name, message, exitCode: status, warnings: [] }, null, 2))}\n`);
-  }
 }
