@@ -1,0 +1,63 @@
+/** `svc-sync schema` and `svc-sync doctor` as an admin runs them, against the Salesforce emulator. */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import path from 'node:path';
+import { SCHEMAS } from '../../src/mapping/schema.js';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+import { cli, removeDir, tempCwd } from './helpers.js';
+
+let stack: Stack;
+let cwd: string;
+
+beforeAll(async () => {
+  stack = await startStack({ site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, donations: 5, newsletterSubscriptions: 0 } });
+  cwd = tempCwd('org-setup');
+});
+afterAll(async () => {
+  await stack.close();
+  removeDir(cwd);
+});
+
+describe('svc-sync schema --out DIR', () => {
+  it('writes every object and every field of the schema as SFDX source, and needs no settings', async () => {
+    const res = await cli(stack, ['--json', 'schema', '--out', 'md'], cwd, undefined, {});
+    expect(res.code).toBe(0);
+    const body = JSON.parse(res.stdout) as { status: number; result: { objects: string[]; files: string[] } };
+    expect(body.result.objects.sort()).toEqual(SCHEMAS.map((s) => s.apiName).sort());
+    for (const schema of SCHEMAS) {
+      const dir = path.join(cwd, 'md', 'objects', schema.apiName);
+      expect(fs.readFileSync(path.join(dir, `${schema.apiName}.object-meta.xml`), 'utf8')).toContain(`<label>${schema.label}</label>`);
+      expect(fs.readdirSync(path.join(dir, 'fields')).sort()).toEqual(schema.fields.map((f) => `${f.name}.field-meta.xml`).sort());
+    }
+    expect(body.result.files).toHaveLength(SCHEMAS.length + SCHEMAS.reduce((n, s) => n + s.fields.length, 0));
+  });
+
+  it('says what is missing when --out is not given', async () => {
+    const res = await cli(stack, ['schema'], cwd, undefined, {});
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/--out/);
+  });
+});
+
+describe('svc-sync doctor', () => {
+  it('passes on a complete org with a working key, with one platform request', async () => {
+    stack.platform.resetCounts();
+    const res = await cli(stack, ['doctor'], cwd);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/platform API key: ok/);
+    expect(res.stdout).toMatch(/every object and field is in place/);
+    expect(stack.platform.requests.total).toBe(1);
+  });
+
+  it('reports a field removed from the org and a refused key, and exits 1', async () => {
+    stack.salesforce.removeField('Svc_Donation__c', 'Amount__c');
+    const res = await cli(stack, ['--json', 'doctor'], cwd, undefined, { ...stack.env, SVC_API_KEY: 'wrong-key-123' });
+    expect(res.code).toBe(1);
+    const body = JSON.parse(res.stdout) as { status: number; result: { ok: boolean; platform: string; findings: Array<{ object: string; field?: string; problem: string }> } };
+    expect(body.status).toBe(1);
+    expect(body.result.ok).toBe(false);
+    expect(body.result.platform).toMatch(/401/);
+    expect(body.result.findings).toEqual([expect.objectContaining({ object: 'Svc_Donation__c', field: 'Amount__c', problem: 'missing_field' })]);
+    expect(res.stdout).not.toContain('wrong-key-123');
+  });
+});
