@@ -12,6 +12,7 @@ interface ServeCommandOptions {
   path: string;
   queue?: string;
   batchSize?: string;
+  application?: string[];
 }
 
 function port(raw: string): number {
@@ -34,6 +35,7 @@ export function serveCommand(program: Command, setExit: (code: number) => void):
     .option('--path <path>', 'URL path the platform posts to', DEFAULT_SERVE.path)
     .option('--queue <path>', 'queue database (SVC_QUEUE_PATH, default .svc-sync/queue.db)')
     .option('--batch-size <n>', 'most distinct records one worker batch syncs (default 500)')
+    .option('--application <name...>', 'sync only events of these applications (the fundraising platform\'s name); others are answered 200 and recorded ignored. Default: every application')
     .addHelpText('after', '\nThe platform posts to http://HOST:PORT/webhooks/<SVC_WEBHOOK_SECRET> (or with an X-Webhook-Secret header).\nSIGTERM stops accepting, finishes the batch in flight and exits.\n\nExample:\n  SVC_WEBHOOK_SECRET=... svc-sync serve --port 8080')
     .action(async (opts: ServeCommandOptions, c: Command) => {
       const ctx = commandContext(c.optsWithGlobals<GlobalOptions>());
@@ -53,6 +55,7 @@ export function serveCommand(program: Command, setExit: (code: number) => void):
         queuePath: opts.queue ?? settings.webhook.queuePath,
         ...(settings.webhook.secret === undefined ? {} : { secret: settings.webhook.secret }),
         ...(size === undefined ? {} : { batchSize: size }),
+        ...(opts.application === undefined ? {} : { applications: opts.application }),
         log,
       });
       await service.closed;
