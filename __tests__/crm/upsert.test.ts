@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Emulator } from '../../fixtures/salesforce/emulator.js';
 import type { SalesforceSink } from '../../src/crm/sink.js';
 import { ApiLimitError } from '../../src/crm/errors.js';
+import type { CrmRecord } from '../../src/crm/types.js';
 import { segments, setup } from './helpers.js';
 
 let emu: Emulator | undefined;
@@ -35,18 +36,28 @@ describe('Collections upsert', () => {
 
   it('isolates per-record failures and reports Salesforce code and message', async () => {
     const sink = await start();
-    const records = segments(6);
+    const records = segments(5);
     records[1].Title__c = 'x'.repeat(256);
-    records[2].Bogus__c = 'nope';
-    records[3].EndDate__c = '2024-13-45T00:00:00Z';
-    records[4].TargetAmount__c = 1e19;
+    records[3].TargetAmount__c = 1e19;
     const out = await sink.upsert('Svc_Segment__c', records);
-    expect(out.map((o) => o.status)).toEqual(['created', 'failed', 'failed', 'failed', 'failed', 'created']);
+    expect(out.map((o) => o.status)).toEqual(['created', 'failed', 'created', 'failed', 'created']);
     const codes = out.map((o) => (o.status === 'failed' ? o.error.code : null));
-    expect(codes).toEqual([null, 'STRING_TOO_LONG', 'INVALID_FIELD', 'INVALID_TYPE_ON_FIELD_IN_RECORD', 'NUMBER_OUTSIDE_VALID_RANGE', null]);
+    expect(codes).toEqual([null, 'STRING_TOO_LONG', null, 'NUMBER_OUTSIDE_VALID_RANGE', null]);
     const tooLong = out[1];
     expect(tooLong.status === 'failed' && tooLong.error.message).toContain('max length=255');
-    expect(emu!.records('Svc_Segment__c').map((r) => r.SvcId__c).sort()).toEqual(['Segment_1', 'Segment_6']);
+    expect(emu!.records('Svc_Segment__c').map((r) => r.SvcId__c).sort()).toEqual(['Segment_1', 'Segment_3', 'Segment_5']);
+  });
+
+  it.each([
+    ['an unknown field', (r: CrmRecord): void => void (r.Bogus__c = 'nope'), 'INVALID_FIELD'],
+    ['a date-time Salesforce cannot read', (r: CrmRecord): void => void (r.EndDate__c = '2024-13-45T00:00:00Z'), 'JSON_PARSER_ERROR'],
+  ])('reports every record of a call refused whole for %s, and stores none', async (_label, spoil, code) => {
+    const sink = await start();
+    const records = segments(4);
+    spoil(records[2]);
+    const out = await sink.upsert('Svc_Segment__c', records);
+    expect(out.map((o) => (o.status === 'failed' ? o.error.code : o.status))).toEqual([code, code, code, code]);
+    expect(emu!.records('Svc_Segment__c')).toHaveLength(0);
   });
 
   it('rejects lookups of the wrong object or unknown Ids per record', async () => {

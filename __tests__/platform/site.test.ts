@@ -16,7 +16,10 @@ describe('generated site', () => {
     expect(site.company).toHaveLength(4);
     const actions = new Map(site.action.map((a) => [a.id, a]));
     const projects = new Map(site.project.map((p) => [p.id, p]));
-    for (const d of site.donation.filter((x) => x.action_id)) {
+    const onActions = site.donation.filter((x) => x.action_id);
+    expect(onActions.length).toBeGreaterThan(0);
+    expect(site.action.length).toBeGreaterThan(0);
+    for (const d of onActions) {
       const a = actions.get(d.action_id as number);
       expect(a).toBeDefined();
       expect([d.team_id, d.company_id, d.project_id, d.segment_id]).toEqual([a?.team_id, a?.company_id, a?.project_id, a?.segment_id]);

@@ -1,0 +1,70 @@
+/**
+ * The Salesforce emulator is a test instrument: where it is more lenient than Salesforce, bugs
+ * hide behind it. These pin the behaviours a lenient fake most easily gets wrong.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { Emulator } from '../../fixtures/salesforce/emulator.js';
+import type { SalesforceSink } from '../../src/crm/sink.js';
+import { setup } from './helpers.js';
+
+let emu: Emulator | undefined;
+afterEach(async () => {
+  await emu?.close();
+  emu = undefined;
+});
+
+async function start(): Promise<SalesforceSink> {
+  const s = await setup();
+  emu = s.emu;
+  return s.sink;
+}
+
+const codeOf = (o: { status: string; error?: { code: string } }): string => (o.status === 'failed' && o.error ? o.error.code : o.status);
+
+describe('Salesforce emulator strictness', () => {
+  it('fails a Bulk row with an impossible time-zone offset by itself, and keeps its good neighbour', async () => {
+    const s = await setup({}, { bulkThreshold: 1 });
+    emu = s.emu;
+    const out = await s.sink.upsert('Svc_Segment__c', [
+      { SvcId__c: 'Segment_1', EndDate__c: '2024-01-01T00:00:00+25:00' },
+      { SvcId__c: 'Segment_2', EndDate__c: '2024-01-01T00:00:00+01:00' },
+    ]);
+    expect(s.sink.calls().bulk).toBeGreaterThan(0);
+    expect(out.map(codeOf)).toEqual(['INVALID_TYPE_ON_FIELD_IN_RECORD', 'created']);
+    expect(emu.get('Svc_Segment__c', 'Segment_2')?.EndDate__c).toBe('2023-12-31T23:00:00.000+0000');
+  });
+
+  it('checks number ranges by magnitude, exponent notation included', async () => {
+    const sink = await start();
+    const out = await sink.upsert('Svc_Segment__c', [
+      { SvcId__c: 'Segment_1', TargetAmount__c: 1e21 },
+      { SvcId__c: 'Segment_2', TotalAmount__c: 100_000_000 },
+      { SvcId__c: 'Segment_3', TotalAmount__c: 99_999_999.99 },
+    ]);
+    expect(out.map(codeOf)).toEqual(['NUMBER_OUTSIDE_VALID_RANGE', 'NUMBER_OUTSIDE_VALID_RANGE', 'created']);
+  });
+
+  it('matches external ids case-insensitively, as SvcId__c is deployed', async () => {
+    const sink = await start();
+    const [first] = await sink.upsert('Svc_Segment__c', [{ SvcId__c: 'Segment_1', Title__c: 'a' }]);
+    const [second] = await sink.upsert('Svc_Segment__c', [{ SvcId__c: 'SEGMENT_1', Title__c: 'b' }]);
+    expect(first.status).toBe('created');
+    expect(second.status).toBe('updated');
+    expect(emu!.records('Svc_Segment__c')).toHaveLength(1);
+    const dup = await sink.upsert('Svc_Segment__c', [
+      { SvcId__c: 'Segment_9', Title__c: 'x' },
+      { SvcId__c: 'segment_9', Title__c: 'y' },
+    ]);
+    expect(dup.map(codeOf)).toEqual(['DUPLICATE_EXTERNAL_ID', 'DUPLICATE_EXTERNAL_ID']);
+  });
+
+  it('stores an empty text as null and gives unsent checkboxes their defaults', async () => {
+    const sink = await start();
+    await sink.upsert('Svc_Segment__c', [{ SvcId__c: 'Segment_1', Title__c: '' }]);
+    await sink.upsert('Svc_Project__c', [{ SvcId__c: 'Project_1', Name: 'P' }]);
+    const seg = await sink.readByKeys('Svc_Segment__c', ['Segment_1'], ['Id', 'SvcId__c', 'Title__c']);
+    expect(seg.get('Segment_1')?.Title__c).toBeNull();
+    const proj = await sink.readByKeys('Svc_Project__c', ['Project_1'], ['Id', 'SvcId__c', 'Visible__c', 'Closed__c']);
+    expect(proj.get('Project_1')).toMatchObject({ Visible__c: true, Closed__c: false });
+  });
+});
