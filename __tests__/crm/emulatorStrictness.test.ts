@@ -68,3 +68,36 @@ describe('Salesforce emulator strictness', () => {
     expect(proj.get('Project_1')).toMatchObject({ Visible__c: true, Closed__c: false });
   });
 });
+
+describe('Salesforce emulator Bulk API 2.0 strictness', () => {
+  async function runJob(lineEnding: 'LF' | 'CRLF', csv: string): Promise<{ state: string; errorMessage?: string }> {
+    const s = await setup();
+    emu = s.emu;
+    const base = `${emu.url}/services/data/v${emu.apiVersion}/jobs/ingest`;
+    const headers = { Authorization: `Bearer ${emu.accessToken}`, 'Content-Type': 'application/json' };
+    const created = (await (await fetch(base, { method: 'POST', headers, body: JSON.stringify({ object: 'Svc_Segment__c', operation: 'upsert', externalIdFieldName: 'SvcId__c', contentType: 'CSV', lineEnding }) })).json()) as { id: string };
+    await fetch(`${base}/${created.id}/batches`, { method: 'PUT', headers: { ...headers, 'Content-Type': 'text/csv' }, body: csv });
+    await fetch(`${base}/${created.id}`, { method: 'PATCH', headers, body: JSON.stringify({ state: 'UploadComplete' }) });
+    let job: { state: string; errorMessage?: string } = { state: 'Open' };
+    for (let i = 0; i < 10 && !['JobComplete', 'Failed'].includes(job.state); i++) {
+      job = (await (await fetch(`${base}/${created.id}`, { headers })).json()) as typeof job;
+    }
+    return job;
+  }
+
+  it('fails a job whose data does not use the declared line ending', async () => {
+    const job = await runJob('LF', 'SvcId__c,Title__c\r\nSegment_1,a\r\n');
+    expect(job.state).toBe('Failed');
+    expect(job.errorMessage).toMatch(/LineEnding is invalid on user data. Current LineEnding setting is LF/);
+  });
+
+  it('fails a job whose header names a column twice, and accepts a clean one', async () => {
+    const bad = await runJob('LF', 'SvcId__c,Title__c,Title__c\nSegment_1,a,b\n');
+    expect(bad.state).toBe('Failed');
+    expect(bad.errorMessage).toMatch(/Duplicate field name in the header: Title__c/);
+    await emu?.close();
+    const good = await runJob('LF', 'SvcId__c,Title__c\nSegment_1,"two\r\nlines"\n');
+    expect(good.state).toBe('JobComplete');
+    expect(emu!.get('Svc_Segment__c', 'Segment_1')?.Title__c).toBe('two\r\nlines');
+  });
+});
