@@ -40,7 +40,7 @@ function mapped(type: ObjectType, key: string, parent?: { type: ObjectType; key:
     fields: { SvcId__c: key, Name: key },
     parent:
       parent && rule
-        ? { type: parent.type, object: SCHEMA[parent.type].apiName, id: 1, key: parent.key, direct: rule.direct, inherit: rule.inherit }
+        ? { type: rule.type, object: SCHEMA[rule.type].apiName, id: 1, key: parent.key, direct: rule.direct, inherit: rule.inherit }
         : null,
     warnings: [],
   };

@@ -78,4 +78,16 @@ describe('parents of a synced record', () => {
     expect(e.report.failed).toBe(1);
     expect(e.report.missingParents).toEqual([]);
   });
+
+  it('still syncs a requested record that an earlier level read from Salesforce only as a parent', async () => {
+    const first = await engine();
+    await first.syncScan(['segment', 'project', 'team'], {});
+    const project = stack.platform.site.project[0]!;
+    stack.platform.update('project', project.id, { title: 'Renamed on the platform' });
+    const e = await engine();
+    await e.syncScan(['team'], {}); // reads Project_N from Salesforce to link the teams
+    await e.syncRefs([{ type: 'project', id: project.id }]);
+    expect(e.report.outcomeOf(`Project_${project.id}`)?.action).toBe('update');
+    expect(stack.salesforce.get('Svc_Project__c', `Project_${project.id}`)?.Title__c).toBe('Renamed on the platform');
+  });
 });

@@ -2,13 +2,14 @@
  * The eight mirrored objects as data: SPEC.md section 2, table by table. Mapping, validation,
  * the dry-run diff, the Salesforce metadata export and `doctor` all read this one table.
  */
-import type { ObjectType, SObjectName } from './objects.js';
+import type { ObjectType, SObjectName, SyncableType } from './objects.js';
 import { OBJECT_TYPES } from './objects.js';
 import type { FieldDef, SourcePath } from './fieldTypes.js';
 import { checkbox, date, dateTime, html, longText, lookup, number, text } from './fieldTypes.js';
 
 export interface ParentRule {
-  type: ObjectType;
+  /** Parents are fetchable objects: a question is nobody's parent. */
+  type: SyncableType;
   /** Where the parent's platform id is read from. */
   idPath: SourcePath;
   /** Lookup on the child set to the parent's Salesforce Id. */

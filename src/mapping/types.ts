@@ -1,9 +1,9 @@
 import type { CrmRecord } from '../crm/types.js';
-import type { ObjectType, SObjectName } from './objects.js';
+import type { ObjectType, SObjectName, SyncableType } from './objects.js';
 
 /** The parent a record links to, as the mapping sees it; the CRM side resolves it to Ids. */
 export interface ParentRef {
-  type: ObjectType;
+  type: SyncableType;
   object: SObjectName;
   id: number;
   /** The parent's SvcId__c. */

@@ -7,8 +7,8 @@ import { linkRecords, parentFieldsToRead } from '../crm/cascade.js';
 import type { CrmRecord, CrmSink, StoredRecord, UpsertOutcome } from '../crm/types.js';
 import type { FieldType } from '../mapping/fieldTypes.js';
 import { keyFor, mapQuestions, mapRecord, parentRef } from '../mapping/map.js';
-import { LEVEL, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../mapping/objects.js';
-import { KEY_FIELD, SCHEMA, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
+import { LEVEL, OBJECT_TYPES, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../mapping/objects.js';
+import { KEY_FIELD, NAME_FIELD, NAME_LENGTH, SCHEMA, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
 import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
 import type { ApiAction, ApiRecordOf, ApiUser } from '../platform/records.js';
 import { RecordCache, pendingId } from './cache.js';
@@ -18,7 +18,7 @@ import { planRelink } from './relink.js';
 import { RunReport, type Changes } from './report.js';
 
 /** The order a run writes in: parents before children. Questions ride with their actions. */
-export const SYNC_ORDER: SyncableType[] = ['segment', 'project', 'team', 'company', 'action', 'donation', 'newsletter_subscription'];
+export const SYNC_ORDER: SyncableType[] = OBJECT_TYPES.filter((t): t is SyncableType => t !== 'question');
 
 export interface Progress {
   type: ObjectType;
@@ -57,6 +57,8 @@ export class SyncEngine {
   /** Progress totals: ids asked for, or the scanned list's total_entries. */
   private readonly totals = new Map<ObjectType, number>();
   private readonly fieldTypes = new Map<SObjectName, Map<string, FieldType>>();
+  /** Parents just read and not found in Salesforce: writing them needs no second read. */
+  private readonly absentInSalesforce = new Set<string>();
 
   constructor(
     private readonly source: RecordSource,
@@ -76,7 +78,9 @@ export class SyncEngine {
     const byType = new Map<SyncableType, Set<number>>();
     for (const ref of refs) byType.set(ref.type, (byType.get(ref.type) ?? new Set<number>()).add(ref.id));
     for (const type of SYNC_ORDER) {
-      const ids = [...(byType.get(type) ?? [])].filter((id) => !this.cache.has(keyFor(type, id)));
+      // A ref already synced in this run (as a parent) has its outcome; one merely read from
+      // Salesforce as a parent has not, and is synced like any other.
+      const ids = [...(byType.get(type) ?? [])].filter((id) => this.report.outcomeOf(keyFor(type, id)) === undefined);
       if (ids.length > 0) this.totals.set(type, ids.length);
       for (let i = 0; i < ids.length; i += this.opts.batchSize) {
         const records = await this.fetch(type, ids.slice(i, i + this.opts.batchSize), true, opts.changedSince);
@@ -181,7 +185,7 @@ export class SyncEngine {
    * fetched from the platform and written first (higher levels before lower ones).
    */
   private async ensureParents(refs: ParentRef[]): Promise<void> {
-    const byType = new Map<ObjectType, Map<string, number>>();
+    const byType = new Map<SyncableType, Map<string, number>>();
     for (const ref of refs) {
       if (this.cache.has(ref.key)) continue;
       const keys = byType.get(ref.type) ?? new Map<string, number>();
@@ -196,9 +200,10 @@ export class SyncEngine {
       const found = await this.sink.readByKeys(schema.apiName, wanted.map(([key]) => key), parentFieldsToRead(schema.apiName));
       for (const record of found.values()) this.cache.put(type, record);
       const missing = wanted.filter(([key]) => !found.has(key));
-      if (missing.length === 0 || type === 'question') continue;
-      const records = await this.fetch(type as SyncableType, missing.map(([, id]) => id), false);
-      await this.processRecords(type as SyncableType, records);
+      if (missing.length === 0) continue;
+      for (const [key] of missing) this.absentInSalesforce.add(key);
+      const records = await this.fetch(type, missing.map(([, id]) => id), false);
+      await this.processRecords(type, records);
     }
   }
 
@@ -206,7 +211,7 @@ export class SyncEngine {
     let types = this.fieldTypes.get(schema.apiName);
     if (!types) {
       types = new Map(schema.fields.map((f) => [f.name, f.type]));
-      types.set('Name', { kind: 'text', length: 80 });
+      types.set(NAME_FIELD, { kind: 'text', length: NAME_LENGTH });
       this.fieldTypes.set(schema.apiName, types);
     }
     return types;
@@ -265,7 +270,9 @@ export class SyncEngine {
   private async write(schema: ObjectSchema, records: CrmRecord[], warnings: Map<string, string[]>): Promise<void> {
     if (records.length === 0) return;
     const keys = records.map((r) => String(r[KEY_FIELD]));
-    const current = await this.sink.readByKeys(schema.apiName, keys, compareFields(schema));
+    const toRead = keys.filter((k) => !this.absentInSalesforce.has(k));
+    for (const k of keys) this.absentInSalesforce.delete(k);
+    const current = toRead.length > 0 ? await this.sink.readByKeys(schema.apiName, toRead, compareFields(schema)) : new Map<string, StoredRecord>();
     const types = this.typesOf(schema);
     const toWrite: Array<{ record: CrmRecord; current?: StoredRecord; changes: Changes }> = [];
     for (const record of records) {
@@ -317,7 +324,11 @@ export class SyncEngine {
   private async relink(type: ObjectType, moved: StoredRecord[]): Promise<void> {
     const updates = await planRelink(this.sink, type, moved);
     const byObject = new Map<SObjectName, typeof updates>();
-    for (const u of updates) byObject.set(u.schema.apiName, [...(byObject.get(u.schema.apiName) ?? []), u]);
+    for (const u of updates) {
+      const list = byObject.get(u.schema.apiName) ?? [];
+      list.push(u);
+      byObject.set(u.schema.apiName, list);
+    }
     for (const [object, list] of byObject) {
       const outcomes: UpsertOutcome[] = this.opts.dryRun
         ? list.map((u) => ({ key: u.current.SvcId__c, status: 'updated', id: u.current.Id }))
