@@ -111,8 +111,8 @@ describe('exit codes', () => {
       expect(stack.salesforce.records('Svc_Action__c')).toHaveLength(want.Svc_Action__c.length);
       // The watermark moves on; the failed record is kept to be synced again by id.
       expect(run.body.warnings.some((w) => /1 record\(s\) failed and will be synced again by id on the next run/.test(w))).toBe(true);
-      const state = JSON.parse(fs.readFileSync(path.join(cwd, '.svc-sync', 'state.json'), 'utf8')) as { watermark?: string; run?: unknown; retry?: unknown };
-      expect(typeof state.watermark).toBe('string');
+      const state = JSON.parse(fs.readFileSync(path.join(cwd, '.svc-sync', 'state.json'), 'utf8')) as { watermarks?: Record<string, string>; run?: unknown; retry?: unknown };
+      expect(typeof state.watermarks?.donation).toBe('string');
       expect(state.run).toBeUndefined();
       expect(state.retry).toEqual([{ type: 'donation', id: victim.id }]);
       expect(run.body.result.retryNextRun).toBe(1);
@@ -142,8 +142,8 @@ describe('exit codes', () => {
       expect(totals(run.body.result)).toMatchObject({ inserted: 1, updated: 0, failed: 0 });
       expect(stack.platform.requests.byId.donations).toBe(1);
       expectFullMirror(stack, stack.platform.site);
-      const state = JSON.parse(fs.readFileSync(path.join(cwd, '.svc-sync', 'state.json'), 'utf8')) as { watermark?: string; run?: unknown; retry?: unknown };
-      expect(typeof state.watermark).toBe('string');
+      const state = JSON.parse(fs.readFileSync(path.join(cwd, '.svc-sync', 'state.json'), 'utf8')) as { watermarks?: Record<string, string>; run?: unknown; retry?: unknown };
+      expect(typeof state.watermarks?.donation).toBe('string');
       expect(state.run).toBeUndefined();
       expect(state.retry).toBeUndefined();
     });

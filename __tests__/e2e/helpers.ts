@@ -54,7 +54,7 @@ export interface Result {
   /** sync */
   resumed?: boolean;
   since?: string | null;
-  watermark?: string | null;
+  watermarks?: Record<string, string>;
   retried?: number;
   retryNextRun?: number;
   /** replay */

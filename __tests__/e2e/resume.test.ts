@@ -14,7 +14,7 @@ interface RunOnDisk {
 }
 interface StateOnDisk {
   version: number;
-  watermark?: string;
+  watermarks?: Record<string, string>;
   run?: RunOnDisk;
 }
 
@@ -75,7 +75,7 @@ describe('sync resume after a kill', () => {
     expect(killed.run?.pagesDone).toEqual({ donation: 2 });
     const after = readState();
     expect(after?.run).toBeDefined();
-    expect(after?.watermark).toBeUndefined();
+    expect(after?.watermarks).toBeUndefined();
     const want = expectedKeys(stack.platform.site);
     const donationsAtKill = stack.salesforce.records('Svc_Donation__c').length;
     expect(donationsAtKill).toBeGreaterThan(0);
@@ -109,6 +109,6 @@ describe('sync resume after a kill', () => {
 
     const done = readState();
     expect(done?.run).toBeUndefined();
-    expect(typeof done?.watermark).toBe('string');
+    expect(Object.keys(done?.watermarks ?? {}).sort()).toEqual(['action', 'company', 'donation', 'newsletter_subscription', 'project', 'segment', 'team']);
   });
 });

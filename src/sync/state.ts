@@ -21,8 +21,11 @@ export interface RunProgress {
 
 export interface SyncState {
   version: 1;
-  /** Start of the last completed run: the next incremental run scans from here. */
-  watermark?: string;
+  /**
+   * Per type, the start of the last completed run that scanned it (less an overlap): the next
+   * incremental run scans that type from here. Per type, so a `--types` run moves only its own.
+   */
+  watermarks?: Partial<Record<SyncableType, string>>;
   run?: RunProgress;
   /**
    * Records that failed: the next run syncs them again by id, whatever their updated_at, so the
@@ -73,7 +76,7 @@ function isState(v: unknown): v is SyncState {
   if (v === null || typeof v !== 'object') return false;
   const s = v as Record<string, unknown>;
   if (s.version !== 1) return false;
-  if (s.watermark !== undefined && typeof s.watermark !== 'string') return false;
+  if (s.watermarks !== undefined && (typeof s.watermarks !== 'object' || s.watermarks === null || !Object.entries(s.watermarks).every(([t, w]) => (OBJECT_TYPES as readonly string[]).includes(t) && typeof w === 'string'))) return false;
   if (s.retry !== undefined && !(Array.isArray(s.retry) && s.retry.every(isRef))) return false;
   if (s.run === undefined) return true;
   const r = s.run as Record<string, unknown>;

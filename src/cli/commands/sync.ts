@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/errors.js';
-import { keyFor, refOfKey } from '../../mapping/map.js';
-import { parseObjectType, type ObjectRef, type SyncableType } from '../../mapping/objects.js';
+import { parseObjectType, type SyncableType } from '../../mapping/objects.js';
 import { SYNC_ORDER } from '../../sync/engine.js';
-import { StateFile, watermarkFrom, type RunProgress } from '../../sync/state.js';
+import { completedState, retriesDue, sameTypes, startingPoint, type Scope } from '../../sync/incremental.js';
+import { StateFile, type RunProgress } from '../../sync/state.js';
 import type { GlobalOptions } from '../globals.js';
 import { commandContext, runWithEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
@@ -36,7 +36,6 @@ function parseSince(since: string): string {
   return new Date(Date.parse(since)).toISOString();
 }
 
-const sameTypes = (a: SyncableType[], b: SyncableType[]): boolean => a.length === b.length && a.every((t) => b.includes(t));
 
 export function syncCommand(program: Command, setExit: (code: number) => void): void {
   const cmd = program
@@ -48,7 +47,7 @@ export function syncCommand(program: Command, setExit: (code: number) => void): 
     .option('--state <path>', 'state file for resume and watermark', DEFAULT_STATE_FILE)
     .addHelpText(
       'after',
-      '\nWithout --since or --all, continues from the watermark of the last completed run; an interrupted run with the same\nscope resumes where it stopped.\n\nExamples:\n  svc-sync sync --all\n  svc-sync sync --since 2026-11-01T00:00:00Z --types donations\n  */15 * * * *  cd /srv/svc-sync && svc-sync sync --json --quiet >> sync.log 2>&1',
+      '\nWithout --since or --all, continues from each type\'s watermark (the start of the last completed run that scanned it);\nan interrupted run with the same scope resumes where it stopped; records that failed are synced again by id next time.\n\nExamples:\n  svc-sync sync --all\n  svc-sync sync --since 2026-11-01T00:00:00Z --types donations\n  */15 * * * *  cd /srv/svc-sync && svc-sync sync --json --quiet >> sync.log 2>&1',
     );
   addRunOptions(cmd).action(async (opts: SyncOptions, c: Command) => {
     if (opts.since !== undefined && opts.all) throw new ConfigError('--since and --all: give one of them, not both');
@@ -56,19 +55,14 @@ export function syncCommand(program: Command, setExit: (code: number) => void): 
     const globals = c.optsWithGlobals<GlobalOptions>();
     const stateFile = new StateFile(opts.state);
     const state = stateFile.read();
-    let since: string | null;
-    if (opts.all) since = null;
-    else if (opts.since !== undefined) since = parseSince(opts.since);
-    else if (state.run) since = state.run.since;
-    else if (state.watermark) since = state.watermark;
-    else throw new ConfigError(`no watermark in ${opts.state} yet: give --since <iso8601> or --all for the first run`);
+    const scope: Scope = opts.all ? { kind: 'all' } : opts.since !== undefined ? { kind: 'since', since: parseSince(opts.since) } : { kind: 'continue' };
+    const since = startingPoint(scope, state, types, opts.state);
 
     const ctx = commandContext(globals);
     // Resume only the same scope; a dry run neither resumes nor records progress.
     const resumable = !globals.dryRun && state.run !== undefined && state.run.since === since && sameTypes(state.run.types, types);
     const run: RunProgress = resumable && state.run ? state.run : { startedAt: new Date().toISOString(), since, types, completed: [], pagesDone: {} };
     if (resumable) ctx.out.info(`resuming the run started ${run.startedAt} (done: ${run.completed.join(', ') || 'nothing yet'})`);
-    const retry = state.retry ?? [];
     const save = (): void => {
       if (!globals.dryRun) stateFile.write({ ...state, run });
     };
@@ -88,21 +82,14 @@ export function syncCommand(program: Command, setExit: (code: number) => void): 
           save();
         },
       });
-      // Records that failed last time, by id, unless this scan already handled them.
-      const again = retry.filter((r) => types.includes(r.type) && engine.report.outcomeOf(keyFor(r.type, r.id)) === undefined);
+      const again = retriesDue(state, types, engine.report);
       if (again.length > 0) await engine.syncRefs(again);
-      const failed = new Map<string, ObjectRef>();
-      for (const r of engine.report.records) {
-        const ref = r.action === 'fail' ? refOfKey(r.key) : undefined;
-        if (ref) failed.set(`${ref.type}:${ref.id}`, ref);
-      }
-      // Retries of types outside this run's scope wait for a run that covers them.
-      const kept = retry.filter((r) => !types.includes(r.type));
-      for (const r of kept) failed.set(`${r.type}:${r.id}`, r);
-      const watermark = watermarkFrom(run.startedAt);
-      if (!globals.dryRun) stateFile.write({ version: 1, watermark, ...(failed.size > 0 ? { retry: [...failed.values()] } : {}) });
-      if (failed.size > 0) engine.report.warn(`${failed.size} record(s) failed and will be synced again by id on the next run`);
-      return { since, types, watermark: globals.dryRun ? state.watermark ?? null : watermark, resumed: resumable, retried: again.length, retryNextRun: failed.size };
+      const next = completedState(state, run, engine.report);
+      if (!globals.dryRun) stateFile.write(next);
+      const retryCount = next.retry?.length ?? 0;
+      if (retryCount > 0) engine.report.warn(`${retryCount} record(s) failed and will be synced again by id on the next run`);
+      const watermarks = globals.dryRun ? state.watermarks ?? {} : next.watermarks ?? {};
+      return { since, types, watermarks, resumed: resumable, retried: again.length, retryNextRun: retryCount };
     });
     setExit(code);
   });
