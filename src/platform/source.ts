@@ -41,7 +41,6 @@ export class PlatformSource implements RecordSource {
   /** List pages read per list in this run, so a scan never reads one twice. */
   private readonly pagesRead = new Map<string, Set<number>>();
   private readonly planLog: PlanRecord[] = [];
-  private readonly scanFailureLog: PlatformError[] = [];
 
   constructor(
     readonly client: PlatformClient,
@@ -98,7 +97,7 @@ export class PlatformSource implements RecordSource {
     const start = Math.max(1, Math.floor(filter.fromPage ?? 1));
     const first = await this.client.listPage(type, start, MAX_PER_PAGE, filter);
     this.notePage(type, filter, first);
-    yield { records: await this.complete(type, first.records), page: start, totalPages: first.totalPages, totalEntries: first.totalEntries };
+    yield { ...(await this.complete(type, first.records)), page: start, totalPages: first.totalPages, totalEntries: first.totalEntries };
     // Read a few pages ahead (as many as may be in flight) but hand them out in order.
     const ahead = 4;
     const queue: Promise<ListPage<ApiRecordOf[T]>>[] = [];
@@ -116,7 +115,7 @@ export class PlatformSource implements RecordSource {
       const loaded = await page;
       this.notePage(type, filter, loaded);
       launch();
-      yield { records: await this.complete(type, loaded.records), page: loaded.currentPage, totalPages: loaded.totalPages, totalEntries: loaded.totalEntries };
+      yield { ...(await this.complete(type, loaded.records)), page: loaded.currentPage, totalPages: loaded.totalPages, totalEntries: loaded.totalEntries };
     }
   }
 
@@ -127,11 +126,6 @@ export class PlatformSource implements RecordSource {
   /** The planning decisions of this run, in order. */
   plans(): PlanRecord[] {
     return this.planLog.map((p) => ({ ...p }));
-  }
-
-  /** Records a listIdsOnly scan could not fetch by id (they are left out of the scan's pages). */
-  scanFailures(): PlatformError[] {
-    return [...this.scanFailureLog];
   }
 
   rateLimit(): RateLimitSnapshot {
@@ -179,15 +173,16 @@ export class PlatformSource implements RecordSource {
    * Scanned records are not kept in the run cache: a scan hands each page to the engine once, and
    * keeping them would make a backfill's memory grow with the collection.
    */
-  private async complete<T extends ResourceType>(type: T, listed: ApiRecordOf[T][]): Promise<ApiRecordOf[T][]> {
-    if (!this.listIdsOnly) return listed;
-    const outcomes = await Promise.all(listed.map((r) => this.fetchOne(type, r.id, false)));
+  private async complete<T extends ResourceType>(type: T, listed: ApiRecordOf[T][]): Promise<Pick<ScanPage<ApiRecordOf[T]>, 'records' | 'failed'>> {
+    if (!this.listIdsOnly) return { records: listed, failed: new Map() };
+    const outcomes = await Promise.all(listed.map(async (r) => ({ id: r.id, outcome: await this.fetchOne(type, r.id, false) })));
     const records: ApiRecordOf[T][] = [];
-    for (const outcome of outcomes) {
+    const failed = new Map<number, PlatformError>();
+    for (const { id, outcome } of outcomes) {
       if ('record' in outcome) records.push(asTyped(type, outcome.record));
-      else if ('error' in outcome) this.scanFailureLog.push(outcome.error);
+      else if ('error' in outcome) failed.set(id, outcome.error);
     }
-    return records;
+    return { records, failed };
   }
 
   /** By id, once per run: concurrent callers share the request, later ones the cache. */

@@ -10,6 +10,7 @@ import { keyFor, mapQuestions, mapRecord, parentRef } from '../mapping/map.js';
 import { LEVEL, OBJECT_TYPES, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../mapping/objects.js';
 import { KEY_FIELD, NAME_FIELD, NAME_LENGTH, SCHEMA, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
 import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
+import type { PlatformError } from '../platform/errors.js';
 import type { ApiAction, ApiRecordOf, ApiUser } from '../platform/records.js';
 import { RecordCache, pendingId } from './cache.js';
 import { diffRecord } from './diff.js';
@@ -95,6 +96,7 @@ export class SyncEngine {
       let buffer: ApiRecordOf[SyncableType][] = [];
       for await (const page of this.source.scan(type, { ...filter, fromPage: hooks.startPage?.(type) ?? 1 })) {
         this.totals.set(type, page.totalEntries);
+        this.reportFailures(type, page.failed, true);
         buffer.push(...page.records);
         if (buffer.length >= this.opts.batchSize) {
           await this.processRecords(type, buffer);
@@ -116,13 +118,19 @@ export class SyncEngine {
       this.cache.markMissing(type, key, NOT_FOUND);
       if (report) this.report.add({ object, key, action: 'skip', reason: NOT_FOUND });
     }
-    for (const [id, err] of res.failed) {
+    this.reportFailures(type, res.failed, report);
+    return [...res.records.values()];
+  }
+
+  /** Platform failures per id: failed outcomes (retried next run), and parents that failed. */
+  private reportFailures(type: SyncableType, failed: Map<number, PlatformError>, report: boolean): void {
+    const object = SCHEMA[type].apiName;
+    for (const [id, err] of failed) {
       if (err.fatal) throw err;
       const key = keyFor(type, id);
       this.cache.markMissing(type, key, `could not be fetched: ${err.message}`, true);
       if (report) this.report.add({ object, key, action: 'fail', error: { code: `PLATFORM_${err.kind.toUpperCase()}`, message: err.message } });
     }
-    return [...res.records.values()];
   }
 
   private async processRecords<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<void> {

@@ -20,6 +20,8 @@ export interface FetchOptions {
 
 export interface ScanPage<T> {
   records: T[];
+  /** Listed records that could not be fetched (lists used for ids only): failures, not skips. */
+  failed: Map<number, PlatformError>;
   /** This page's number (1-based), as the list API counts. */
   page: number;
   totalPages: number;
