@@ -46,9 +46,12 @@ function kindOf(url: string): Kind {
   return 'other';
 }
 
+/** How long a Sforce-Limit-Info reading is trusted to refuse calls. */
+export const USAGE_READING_TTL_MS = 15 * 60 * 1000;
+
 export class SalesforceApi {
   private readonly counts = { query: 0, collections: 0, bulk: 0, describe: 0, other: 0 };
-  private usage: { used: number; limit: number } | undefined;
+  private usage: { used: number; limit: number; at: number } | undefined;
 
   constructor(
     readonly session: SalesforceSession,
@@ -60,7 +63,7 @@ export class SalesforceApi {
       this.counts[kindOf(req.url)]++;
       const info = res?.headers?.['sforce-limit-info'];
       const m = typeof info === 'string' ? /api-usage=(\d+)\/(\d+)/.exec(info) : null;
-      if (m) this.usage = { used: Number(m[1]), limit: Number(m[2]) };
+      if (m) this.usage = { used: Number(m[1]), limit: Number(m[2]), at: Date.now() };
     });
   }
 
@@ -71,12 +74,14 @@ export class SalesforceApi {
   }
 
   apiUsage(): { used: number; limit: number } | undefined {
-    return this.usage ? { ...this.usage } : undefined;
+    return this.usage ? { used: this.usage.used, limit: this.usage.limit } : undefined;
   }
 
   /** Refuses to start a call once the configured share of the daily allowance is used. */
   private guard(): void {
-    if (!this.usage || this.usage.limit <= 0) return;
+    // An old reading is let go, so a long-lived `serve` tries again once the daily window has
+    // moved on; the next response brings a fresh figure (and the guard back, if still needed).
+    if (!this.usage || this.usage.limit <= 0 || Date.now() - this.usage.at > USAGE_READING_TTL_MS) return;
     const share = this.usage.used / this.usage.limit;
     if (share >= this.maxApiUsage) {
       throw new ApiLimitError(

@@ -41,6 +41,11 @@ export class PlatformClient {
   }
 
   /** GET /v1/<collection>/:id, unwrapped. Throws PlatformError (kind not_found for a 404). */
+  /** Lets a new run send requests again after a 401/403 stopped the previous one. */
+  resume(): void {
+    this.http.clearFatal();
+  }
+
   async getById<T extends ResourceType>(type: T, id: number): Promise<ApiRecordOf[T]> {
     const { path, one } = RESOURCES[type];
     const route = `${path}/${encodeURIComponent(String(id))}`;

@@ -123,8 +123,13 @@ function networkFailure(error: unknown, timeoutMs: number): { kind: PlatformErro
 
 export class PlatformHttp {
   readonly counts: PlatformRequestCounts = emptyCounts();
-  /** Set after a 401/403: every later request would fail the same way, so none is sent. */
+  /** Set after a 401/403: every later request of the run would fail the same way, so none is sent. */
   private fatal?: PlatformError;
+
+  /** A new run may try again (a long-lived `serve` outlives a key rotation or a gateway hiccup). */
+  clearFatal(): void {
+    this.fatal = undefined;
+  }
 
   constructor(
     private readonly got: Got,

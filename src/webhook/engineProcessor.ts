@@ -76,6 +76,7 @@ function depsFromSettings(settings: Settings, hooks: PlatformHooks | undefined):
       sink = undefined;
       throw error;
     });
+    client.resume();
     return { source: new PlatformSource(client, settings.platform.listIdsOnly), sink: await sink };
   };
 }
