@@ -268,6 +268,17 @@ export class WebhookQueue {
   }
 
   /** Returns events claimed by a process that stopped before recording their outcome. */
+  /**
+   * Hands a claimed batch back when its outcome could not be recorded (the database refused the
+   * write): its events become pending again, so they are processed again, not left stuck.
+   */
+  releaseClaim(token: string, reason: string, now: number = Date.now()): number {
+    const info = this.db
+      .prepare(`UPDATE events SET status = 'pending', claim_token = NULL, last_error = ?, next_attempt_at = ? WHERE claim_token = ? AND status = 'processing'`)
+      .run(reason.slice(0, 2000), now, token);
+    return info.changes;
+  }
+
   recoverInterrupted(now: number = Date.now()): number {
     const info = this.db
       .prepare(

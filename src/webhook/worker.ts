@@ -128,6 +128,20 @@ export function startWorker(opts: WorkerOptions): Worker {
       interrupt = done;
     });
 
+  /** Claims whose outcome could not be recorded, handed back as soon as the database allows. */
+  const unreleased: string[] = [];
+  function releaseClaims(): void {
+    while (unreleased.length > 0) {
+      try {
+        queue.releaseClaim(unreleased[0] as string, 'the outcome could not be recorded; processing again');
+        unreleased.shift();
+      } catch (error) {
+        log(`webhook worker: could not release a claim yet: ${errorText(error)}`);
+        return;
+      }
+    }
+  }
+
   async function processBatch(batch: ClaimedBatch): Promise<BatchReport> {
     const started = performance.now();
     const engineRefs = new Map<string, ObjectRef>();
@@ -159,7 +173,14 @@ export function startWorker(opts: WorkerOptions): Worker {
       outcomes = batch.refs.map((claimed) => ({ eventIds: claimed.eventIds, status: 'failed', error: message }));
     }
 
-    queue.complete(batch.token, outcomes, owners);
+    try {
+      queue.complete(batch.token, outcomes, owners);
+    } catch (error) {
+      // The outcome could not be stored: hand the events back (now, or at the next turn).
+      log(`webhook worker: could not record the batch outcome: ${errorText(error)}`);
+      unreleased.push(batch.token);
+      releaseClaims();
+    }
     const report: BatchReport = { events: batch.eventCount, refs: batch.refs.length, processed: engineRefs.size, done: 0, skipped: 0, failed: 0, durationMs: 0 };
     for (const o of outcomes) report[o.status] += o.eventIds.length;
     report.durationMs = Math.round(performance.now() - started);
@@ -175,6 +196,7 @@ export function startWorker(opts: WorkerOptions): Worker {
     while (inFlight !== undefined) await inFlight;
     const run = (async () => {
       try {
+        releaseClaims();
         const batch = queue.claimBatch(batchSize);
         return batch === undefined ? undefined : await processBatch(batch);
       } catch (error) {
