@@ -4,11 +4,23 @@ import { loadRaw, redact } from '../config/load.js';
 import { EXIT, exitCodeOf, messageOf } from './exit.js';
 import { buildProgram } from './program.js';
 
-function safeRedact(text: string): string {
+/** The --config file named on the command line, read before commander has parsed anything. */
+function configPathOf(argv: string[]): string | undefined {
+  const i = argv.indexOf('--config');
+  if (i >= 0) return argv[i + 1];
+  return argv.find((a) => a.startsWith('--config='))?.slice('--config='.length);
+}
+
+/** Secrets from the environment and from the config file (default or --config) are redacted. */
+function safeRedact(text: string, argv: string[]): string {
   try {
-    return redact(text, loadRaw());
+    return redact(text, loadRaw({ configPath: configPathOf(argv) }));
   } catch {
-    return text;
+    try {
+      return redact(text, loadRaw());
+    } catch {
+      return text;
+    }
   }
 }
 
@@ -33,14 +45,14 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.USAGE;
     }
     const status = exitCodeOf(err);
-    const message = safeRedact(messageOf(err));
+    const message = safeRedact(messageOf(err), argv);
     const json = argv.includes('--json');
     if (json) {
       writeJsonError(status, err instanceof Error ? err.name : 'Error', message);
     } else {
       process.stderr.write(`svc-sync: ${message}\n`);
     }
-    if (process.env.SVC_SYNC_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${safeRedact(err.stack)}\n`);
+    if (process.env.SVC_SYNC_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${safeRedact(err.stack, argv)}\n`);
     return status;
   }
 }

@@ -34,6 +34,8 @@ export const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set(['SVC_API_KEY',
 
 export const DEFAULT_CONFIG_FILE = 'svc-sync.config.json';
 export const DEFAULT_API_VERSION = '62.0';
+export const DEFAULT_QUEUE_PATH = '.svc-sync/queue.db';
+export const DEFAULT_LOGIN_URL = 'https://login.salesforce.com';
 
 export type RawSettings = Partial<Record<SettingName, string>>;
 
@@ -144,20 +146,22 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
     maxApiUsage: usage,
   };
   const token = s.instanceUrl && s.accessToken;
-  const oauth = s.loginUrl && s.clientId && (s.clientSecret || (s.username && s.privateKeyFile));
+  // OAuth logs in at SF_LOGIN_URL, or at login.salesforce.com when it is not set.
+  const oauth = s.clientId && (s.clientSecret || (s.username && s.privateKeyFile));
   if (!token && !oauth) {
     if (s.accessToken && !s.instanceUrl) throw new ConfigError('SF_INSTANCE_URL is not set (needed with SF_ACCESS_TOKEN)');
-    if (s.instanceUrl && !s.accessToken && !s.loginUrl) throw new ConfigError('SF_ACCESS_TOKEN is not set (needed with SF_INSTANCE_URL)');
+    if (s.instanceUrl && !s.accessToken && !s.loginUrl && !s.clientId) throw new ConfigError('SF_ACCESS_TOKEN is not set (needed with SF_INSTANCE_URL)');
     if (s.loginUrl && !s.clientId) throw new ConfigError('SF_CLIENT_ID is not set (needed with SF_LOGIN_URL)');
-    if (s.loginUrl) throw new ConfigError('SF_CLIENT_SECRET is not set (or SF_USERNAME with SF_PRIVATE_KEY_FILE for JWT)');
-    throw new ConfigError('Salesforce connection is not configured: set SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_LOGIN_URL + SF_CLIENT_ID + SF_CLIENT_SECRET');
+    if (s.clientId) throw new ConfigError('SF_CLIENT_SECRET is not set (or SF_USERNAME with SF_PRIVATE_KEY_FILE for JWT)');
+    throw new ConfigError('Salesforce connection is not configured: set SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_CLIENT_ID + SF_CLIENT_SECRET (and SF_LOGIN_URL for a My Domain or sandbox)');
   }
+  if (oauth && !token && !s.loginUrl) s.loginUrl = DEFAULT_LOGIN_URL;
   if (s.privateKeyFile && !fs.existsSync(s.privateKeyFile)) throw new ConfigError(`SF_PRIVATE_KEY_FILE: ${s.privateKeyFile} does not exist`);
   return s;
 }
 
 export function webhookSettings(raw: RawSettings): WebhookSettings {
-  return { secret: raw.SVC_WEBHOOK_SECRET, queuePath: raw.SVC_QUEUE_PATH ?? '.svc-sync/queue.db' };
+  return { secret: raw.SVC_WEBHOOK_SECRET, queuePath: raw.SVC_QUEUE_PATH ?? DEFAULT_QUEUE_PATH };
 }
 
 export interface LoadOptions {

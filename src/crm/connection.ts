@@ -10,6 +10,7 @@ import { Connection, type HttpRequest, type HttpRequestOptions, type HttpRespons
 import type { SalesforceSettings } from '../config/settings.js';
 import { SalesforceAuthError } from './errors.js';
 import { signJwtAssertion } from './jwt.js';
+import { DEFAULT_LOGIN_URL } from '../config/load.js';
 
 export type AuthMethod = 'access_token' | 'client_credentials' | 'password' | 'jwt';
 
@@ -34,7 +35,6 @@ interface TransportLike {
   httpRequest(req: HttpRequest, options?: HttpRequestOptions): StreamPromise<HttpResponse>;
 }
 
-const DEFAULT_LOGIN_URL = 'https://login.salesforce.com';
 
 function chooseMethod(s: SalesforceSettings): AuthMethod {
   if (s.privateKeyFile) {

@@ -72,7 +72,10 @@ export class SalesforceSink implements CrmSink {
 
     const outcomes =
       merged.length > this.options.bulkThreshold ? await this.bulkWithRetries(object, merged) : await upsertViaCollections(this.api, object, merged);
-    for (const r of merged) out.push(outcomes.get(String(r[KEY_FIELD]))!);
+    for (const r of merged) {
+      const key = String(r[KEY_FIELD]);
+      out.push(outcomes.get(key) ?? { key, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
+    }
     return out;
   }
 
@@ -81,7 +84,10 @@ export class SalesforceSink implements CrmSink {
     const outcomes = await upsertViaBulk(this.api, object, records, this.bulkOptions);
     const byKey = new Map(records.map((r) => [String(r[KEY_FIELD]), r]));
     for (let round = 1; round < this.api.retry.attempts; round++) {
-      const again = [...outcomes.values()].filter((o) => o.status === 'failed' && isTransientCode(o.error.code)).map((o) => byKey.get(o.key)!);
+      const again = [...outcomes.values()]
+        .filter((o) => o.status === 'failed' && isTransientCode(o.error.code))
+        .map((o) => byKey.get(o.key))
+        .filter((r): r is CrmRecord => r !== undefined);
       if (again.length === 0) break;
       await sleep(backoff(this.api.retry, round - 1));
       const retried = again.length > this.options.bulkThreshold ? await upsertViaBulk(this.api, object, again, this.bulkOptions) : await upsertViaCollections(this.api, object, again);

@@ -19,7 +19,9 @@ import type { SyncableType } from '../mapping/objects.js';
 import type { EventIntent } from './events.js';
 import type { WebhookMessage } from './message.js';
 
-export const DEFAULT_QUEUE_PATH = '.svc-sync/queue.db';
+import { DEFAULT_QUEUE_PATH } from '../config/load.js';
+
+export { DEFAULT_QUEUE_PATH };
 
 export type EventStatus = 'pending' | 'processing' | 'done' | 'failed' | 'ignored';
 /** What the worker hands the engine: a mirrored type, or a user whose actions are re-synced. */
