@@ -68,7 +68,8 @@ export async function runWithEngine(
   let extra: Record<string, unknown> | void = undefined;
   let stopped: unknown;
   try {
-    deps = await createDeps(settings, (t) => progress.note(t));
+    // Rate-limit waits: in the spinner on a terminal, as a line on stderr otherwise (cron logs).
+    deps = await createDeps(settings, (t) => (progress.live ? progress.note(t) : out.info(t)));
     const d = deps;
     const engine = new SyncEngine(d.source, d.sink, {
       dryRun: globals.dryRun,

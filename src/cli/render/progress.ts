@@ -3,6 +3,8 @@ import ora, { type Ora } from 'ora';
 import type { Progress } from '../../sync/engine.js';
 
 export interface ProgressView {
+  /** True when a spinner is drawn; otherwise notes are the caller's to print. */
+  readonly live: boolean;
   update(p: Progress): void;
   note(text: string): void;
   requests(platform: number, salesforce: number): void;
@@ -11,7 +13,7 @@ export interface ProgressView {
 
 export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = process.stderr): ProgressView {
   if (!enabled || !stream.isTTY) {
-    return { update: () => undefined, note: () => undefined, requests: () => undefined, stop: () => undefined };
+    return { live: false, update: () => undefined, note: () => undefined, requests: () => undefined, stop: () => undefined };
   }
   const spinner: Ora = ora({ stream, text: 'starting' }).start();
   const done = new Map<string, string>();
@@ -22,6 +24,7 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = pr
     spinner.text = [levels || 'fetching', req, note].filter(Boolean).join(' | ');
   };
   return {
+    live: true,
     update(p) {
       done.set(p.type, p.total === undefined ? String(p.done) : `${p.done}/${p.total}`);
       render();
