@@ -5,7 +5,7 @@
  * keep a stale lookup. The rules come from the ParentRule rows of schema.ts.
  */
 import type { SObjectName } from '../mapping/objects.js';
-import { KEY_FIELD, SCHEMAS, lookupFields, schemaByApiName, type ObjectSchema, type ParentRule } from '../mapping/schema.js';
+import { KEY_FIELD, SCHEMAS, lookupFields, schemaByApiName, type ObjectSchema } from '../mapping/schema.js';
 import type { MappedRecord } from '../mapping/types.js';
 import type { CrmRecord, CrmSink, StoredRecord } from './types.js';
 
@@ -27,13 +27,6 @@ function schemaOf(object: string): ObjectSchema {
   const s = schemaByApiName(object);
   if (!s) throw new Error(`unknown object ${object}`);
   return s;
-}
-
-function ruleFor(schema: ObjectSchema, record: MappedRecord): ParentRule {
-  const parent = record.parent!;
-  const rule = schema.parents.find((p) => p.type === parent.type);
-  if (!rule) throw new Error(`${schema.apiName} ${record.key}: a ${parent.type} cannot be its parent`);
-  return rule;
 }
 
 /**
@@ -62,11 +55,12 @@ export function linkRecords(records: MappedRecord[], parents: Map<string, Stored
     const schema = schemaOf(record.object);
     const linked: CrmRecord = { ...record.fields };
     for (const f of lookupFields(schema)) linked[f.name] = null;
-    if (record.parent) {
-      const rule = ruleFor(schema, record);
-      const stored = parents.get(record.parent.key);
+    // The mapping's ParentRef carries its schema rule: the direct lookup and the inherited ones.
+    const rule = record.parent;
+    if (rule) {
+      const stored = parents.get(rule.key);
       if (!stored) {
-        missing.push({ key: record.key, parent: record.parent.key, object: record.parent.object });
+        missing.push({ key: record.key, parent: rule.key, object: rule.object });
       } else {
         linked[rule.direct] = stored.Id;
         for (const f of rule.inherit) {

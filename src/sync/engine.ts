@@ -135,8 +135,9 @@ export class SyncEngine {
 
   private async processRecords<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<void> {
     if (records.length === 0) return;
-    const parents = records.map((r) => parentRef(type, r)).filter((p): p is ParentRef => p !== null);
-    await this.ensureParents(parents);
+    // Each record's parent once: ensured first, then read back for the target's reference.
+    const parentOf = new Map(records.map((r) => [r, parentRef(type, r)] as const));
+    await this.ensureParents([...parentOf.values()].filter((p): p is ParentRef => p !== null));
 
     const users = type === 'action' ? await this.fetchOwners(records as ApiAction[]) : new Map<number, ApiUser>();
     const results = records.map((record) => {
@@ -145,7 +146,7 @@ export class SyncEngine {
         return mapRecord('action', record as ApiAction, { user: typeof ownerId === 'number' ? users.get(ownerId) ?? null : null });
       }
       if (type === 'donation' || type === 'newsletter_subscription') {
-        const parent = parentRef(type, record);
+        const parent = parentOf.get(record);
         const ref = parent ? this.cache.record(parent.key)?.ExternalReference__c : undefined;
         return mapRecord(type, record, { targetExternalReference: typeof ref === 'string' ? ref : null });
       }
