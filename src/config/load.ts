@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isPostgresUrl, maskQueueUrl, queueUrlPasswords } from './queueUrl.js';
 import { ConfigError } from './errors.js';
 import type { PlatformSettings, SalesforceSettings, Settings, WebhookSettings } from './settings.js';
 
@@ -27,6 +28,9 @@ export const SETTING_NAMES = [
   'SF_MAX_API_USAGE',
   'SVC_WEBHOOK_SECRET',
   'SVC_QUEUE_PATH',
+  'SVC_QUEUE_URL',
+  'SVC_QUEUE_SCHEMA',
+  'SVC_QUEUE_LEASE_S',
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
@@ -161,7 +165,30 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
 }
 
 export function webhookSettings(raw: RawSettings): WebhookSettings {
-  return { secret: raw.SVC_WEBHOOK_SECRET, queuePath: raw.SVC_QUEUE_PATH ?? DEFAULT_QUEUE_PATH };
+  const s: WebhookSettings = { secret: raw.SVC_WEBHOOK_SECRET, queuePath: raw.SVC_QUEUE_PATH ?? DEFAULT_QUEUE_PATH };
+  const url = raw.SVC_QUEUE_URL?.trim();
+  if (url) {
+    if (!isPostgresUrl(url)) throw new ConfigError(`SVC_QUEUE_URL ${JSON.stringify(maskQueueUrl(url))}: must be a postgres:// or postgresql:// URL`);
+    try {
+      new URL(url);
+    } catch {
+      throw new ConfigError(`SVC_QUEUE_URL ${JSON.stringify(maskQueueUrl(url))}: not a valid URL (percent-encode special characters in the password)`);
+    }
+    s.queueUrl = url;
+  }
+  const schema = raw.SVC_QUEUE_SCHEMA?.trim();
+  if (schema) {
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: must be a lowercase PostgreSQL identifier (letters, digits, _; at most 63)`);
+    s.queueSchema = schema;
+  }
+  const lease = raw.SVC_QUEUE_LEASE_S?.trim();
+  if (lease) {
+    if (!/^\d+(\.\d+)?$/.test(lease) || Number(lease) < 1 || Number(lease) > 86_400) {
+      throw new ConfigError(`SVC_QUEUE_LEASE_S ${JSON.stringify(lease)}: must be a number of seconds from 1 to 86400`);
+    }
+    s.leaseMs = Math.round(Number(lease) * 1000);
+  }
+  return s;
 }
 
 export interface LoadOptions {
@@ -187,5 +214,8 @@ export function redact(text: string, raw: RawSettings): string {
     const v = raw[name];
     if (v && v.length >= 4) out = out.split(v).join(`<${name}>`);
   }
+  // The queue URL is shown (masked); its password never is.
+  for (const p of queueUrlPasswords(raw.SVC_QUEUE_URL)) if (p.length >= 1) out = out.split(`:${p}@`).join(':***@');
+  for (const p of queueUrlPasswords(raw.SVC_QUEUE_URL)) if (p.length >= 4) out = out.split(p).join('***');
   return out;
 }

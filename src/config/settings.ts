@@ -30,6 +30,12 @@ export interface SalesforceSettings {
 export interface WebhookSettings {
   secret?: string;
   queuePath: string;
+  /** SVC_QUEUE_URL: the queue in PostgreSQL instead of the SQLite file. */
+  queueUrl?: string;
+  /** SVC_QUEUE_SCHEMA (default svc_sync). */
+  queueSchema?: string;
+  /** SVC_QUEUE_LEASE_S, in ms (default 60 s). */
+  leaseMs?: number;
 }
 
 export interface Settings {

@@ -6,7 +6,7 @@ import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts, ScanFilter } from '../sync/ports.js';
 import { PlatformError } from './errors.js';
 import { createGot, DEFAULT_RETRY, PlatformHttp, type PlatformHooks, type RetryTuning, type SearchParams } from './http.js';
-import { RatePacer, type RateLimitSnapshot } from './rateLimit.js';
+import { RatePacer, type RateLimitSnapshot, type SharedBudget } from './rateLimit.js';
 import { RESOURCES, type ApiRecordOf, type ListPage, type ResourceType } from './records.js';
 
 /** The API serves at most 100 records per page; fewer pages means fewer requests. */
@@ -15,6 +15,8 @@ export const MAX_PER_PAGE = 100;
 export interface ClientOptions {
   hooks?: PlatformHooks;
   retry?: Partial<RetryTuning>;
+  /** Budget shared with other processes on the same key (receivers on one PostgreSQL queue). */
+  sharedBudget?: SharedBudget;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -36,7 +38,11 @@ export class PlatformClient {
   private readonly http: PlatformHttp;
 
   constructor(settings: PlatformSettings, options: ClientOptions = {}) {
-    const pacer = new RatePacer({ concurrency: settings.concurrency > 0 ? settings.concurrency : 4, onWait: options.hooks?.onWait });
+    const pacer = new RatePacer({
+      concurrency: settings.concurrency > 0 ? settings.concurrency : 4,
+      onWait: options.hooks?.onWait,
+      ...(options.sharedBudget === undefined ? {} : { shared: options.sharedBudget }),
+    });
     this.http = new PlatformHttp(createGot(settings), settings, pacer, options.hooks, { ...DEFAULT_RETRY, ...options.retry });
   }
 

@@ -11,7 +11,7 @@ import got, { type Got, type Response } from 'got';
 import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts } from '../sync/ports.js';
 import { PlatformError, type PlatformErrorKind } from './errors.js';
-import { RatePacer, retryAfterMs, sleep, type OnWait } from './rateLimit.js';
+import { RatePacer, retryAfterMs, sleep, type OnWait, type RateLimitSnapshot } from './rateLimit.js';
 
 export type RequestKind = 'byId' | 'list';
 
@@ -30,6 +30,8 @@ export interface RequestInfo {
 export interface PlatformHooks {
   onWait?: OnWait;
   onRequest?: (info: RequestInfo) => void;
+  /** After each response that reported the rate-limit budget (metrics). */
+  onBudget?: (budget: RateLimitSnapshot) => void;
 }
 
 /** Knobs of the retry policy; the defaults suit the real API, tests shorten them. */
@@ -181,6 +183,7 @@ export class PlatformHttp {
       }
       this.pacer.settle(ticket, response.headers);
       this.counts.rateLimitWaits = this.pacer.waits;
+      if (this.hooks.onBudget !== undefined && response.headers['x-ratelimit-remaining-minute'] !== undefined) this.hooks.onBudget(this.pacer.snapshot());
       const status = response.statusCode;
       const parsed = parseBody(response);
 

@@ -29,10 +29,34 @@ export interface RateLimitSnapshot {
   remainingHour?: number;
 }
 
+/** A reading of the budget from one response's headers (absolute times in ms). */
+export interface BudgetReading {
+  remainingMinute?: number;
+  minuteResetAt?: number;
+  remainingHour?: number;
+  hourResetAt?: number;
+  /** After a 429: nobody on this key sends before this time. */
+  blockedUntil?: number;
+}
+
+/**
+ * The budget of one API key shared with other processes (receivers on one queue database), so
+ * together they spend no more than one would. Local pacing still applies on top of it.
+ */
+export interface SharedBudget {
+  /** Takes one request from the shared budget, or says until when every process must wait. */
+  take(now: number): Promise<{ until: number; reason: WaitReason } | undefined>;
+  /** Stores a fresh reading for the others (best effort: pacing never fails on it). */
+  record(reading: BudgetReading): void;
+}
+
 export interface PacerOptions {
   /** Requests in flight at once. */
   concurrency: number;
   onWait?: OnWait;
+  shared?: SharedBudget;
+  /** Told when the shared budget cannot be reached (pacing then goes on locally). */
+  onSharedError?: (error: unknown) => void;
   /** Injectable for tests; real timers otherwise. */
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
@@ -83,6 +107,8 @@ export class RatePacer {
   private readonly onWait?: OnWait;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
+  private readonly shared?: SharedBudget;
+  private readonly onSharedError?: (error: unknown) => void;
   private readonly minute: WindowState = { reason: 'minute_limit', lengthMs: 60_000 };
   private readonly hour: WindowState = { reason: 'hour_limit', lengthMs: 3_600_000 };
   private inFlight = 0;
@@ -100,6 +126,8 @@ export class RatePacer {
     this.onWait = options.onWait;
     this.sleep = options.sleep ?? sleep;
     this.now = options.now ?? Date.now;
+    this.shared = options.shared;
+    this.onSharedError = options.onSharedError;
   }
 
   /** Runs a logical request (with its retries) inside the concurrency bound. */
@@ -139,6 +167,19 @@ export class RatePacer {
           }
         }
       }
+      if (until <= now && this.shared !== undefined) {
+        let sharedWait: { until: number; reason: WaitReason } | undefined;
+        try {
+          sharedWait = await this.shared.take(now);
+        } catch (error) {
+          // The shared record is out of reach: local pacing alone is better than no requests.
+          this.onSharedError?.(error);
+        }
+        if (sharedWait !== undefined && sharedWait.until > now) {
+          until = sharedWait.until;
+          reason = sharedWait.reason;
+        }
+      }
       if (until <= now) break;
       this.announce(until, reason, now);
       await this.sleep(until - now);
@@ -171,6 +212,12 @@ export class RatePacer {
         remainingHour !== undefined && (remainingMinute === undefined || remainingHour < remainingMinute) ? this.hour : this.minute;
       constrained.resetAt = this.now() + reset * 1000;
     }
+    this.shared?.record({
+      ...(remainingMinute === undefined ? {} : { remainingMinute: remainingMinute - this.inFlight }),
+      ...(remainingHour === undefined ? {} : { remainingHour: remainingHour - this.inFlight }),
+      ...(this.minute.resetAt === undefined ? {} : { minuteResetAt: this.minute.resetAt }),
+      ...(this.hour.resetAt === undefined ? {} : { hourResetAt: this.hour.resetAt }),
+    });
   }
 
   /** After a 429: every request waits `ms`, and the windows are unknown again afterwards. */
@@ -178,6 +225,7 @@ export class RatePacer {
     const now = this.now();
     const until = now + ms;
     if (until > this.blockedUntil) this.blockedUntil = until;
+    this.shared?.record({ blockedUntil: this.blockedUntil });
     this.announce(this.blockedUntil, 'rate_limited', now);
   }
 

@@ -12,7 +12,8 @@
 import type { Settings } from '../config/settings.js';
 import { ApiLimitError, SalesforceAuthError } from '../crm/errors.js';
 import { SalesforceSink } from '../crm/sink.js';
-import type { CrmSink } from '../crm/types.js';
+import type { CrmCallCounts, CrmSink } from '../crm/types.js';
+import type { SharedBudget } from '../platform/rateLimit.js';
 import { keyFor } from '../mapping/map.js';
 import type { ObjectRef } from '../mapping/objects.js';
 import { PlatformClient } from '../platform/client.js';
@@ -45,8 +46,10 @@ export interface EngineProcessorOptions {
   strictParents?: boolean;
   /** Settings form only: rate-limit waits and retries of the platform client. */
   platformHooks?: PlatformHooks;
-  /** After each batch, with the engine's report (logging, benches). */
-  onBatch?: (info: { refs: number; report: RunReport; error?: unknown }) => void;
+  /** Settings form only: the platform budget shared with other receivers on the same key. */
+  sharedBudget?: SharedBudget;
+  /** After each batch, with the engine's report and the Salesforce calls it made (logging, benches, metrics). */
+  onBatch?: (info: { refs: number; report: RunReport; crmCalls: CrmCallCounts; error?: unknown }) => void;
 }
 
 export const DEFAULT_ENGINE_BATCH_SIZE = 500;
@@ -68,8 +71,8 @@ export function isFatal(error: unknown): boolean {
  * Deps from settings: one Salesforce sink (connected on first use, a failed connection retried on
  * the next batch) and one platform client; a new PlatformSource over that client per batch.
  */
-function depsFromSettings(settings: Settings, hooks: PlatformHooks | undefined): EngineDepsFactory {
-  const client = new PlatformClient(settings.platform, { hooks: hooks ?? {} });
+function depsFromSettings(settings: Settings, hooks: PlatformHooks | undefined, shared: SharedBudget | undefined): EngineDepsFactory {
+  const client = new PlatformClient(settings.platform, { hooks: hooks ?? {}, ...(shared === undefined ? {} : { sharedBudget: shared }) });
   let sink: Promise<SalesforceSink> | undefined;
   return async () => {
     sink ??= SalesforceSink.connect(settings.salesforce).catch((error: unknown) => {
@@ -98,7 +101,7 @@ function outcomeFor(ref: ObjectRef, report: RunReport, fallback: string): Proces
 }
 
 export function createEngineProcessor(deps: EngineDepsFactory | Settings, opts: EngineProcessorOptions = {}): BatchProcessor {
-  const factory = typeof deps === 'function' ? deps : depsFromSettings(deps, opts.platformHooks);
+  const factory = typeof deps === 'function' ? deps : depsFromSettings(deps, opts.platformHooks, opts.sharedBudget);
   const batchSize = opts.batchSize ?? DEFAULT_ENGINE_BATCH_SIZE;
 
   return {
@@ -106,8 +109,13 @@ export function createEngineProcessor(deps: EngineDepsFactory | Settings, opts: 
       const failAll = (error: unknown): ProcessResult => ({ outcomes: refs.map((ref) => ({ ref, status: 'failed', reason: messageOf(error) })) });
 
       let engine: SyncEngine;
+      let sink: CrmSink;
+      let callsBefore: CrmCallCounts;
       try {
-        const { source, sink } = await factory();
+        const deps = await factory();
+        sink = deps.sink;
+        callsBefore = sink.calls();
+        const { source } = deps;
         engine = new SyncEngine(source, sink, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize });
       } catch (error) {
         // No connection: nothing was attempted, every event stays queued.
@@ -120,7 +128,12 @@ export function createEngineProcessor(deps: EngineDepsFactory | Settings, opts: 
       } catch (error) {
         stopped = error;
       }
-      opts.onBatch?.({ refs: refs.length, report: engine.report, ...(stopped === undefined ? {} : { error: stopped }) });
+      if (opts.onBatch !== undefined) {
+        const after = sink.calls();
+        const crmCalls = { ...after };
+        for (const k of Object.keys(after) as Array<keyof CrmCallCounts>) crmCalls[k] = Math.max(0, after[k] - callsBefore[k]);
+        opts.onBatch({ refs: refs.length, report: engine.report, crmCalls, ...(stopped === undefined ? {} : { error: stopped }) });
+      }
       const owners: OwnerPair[] = engine.owners.map((p) => ({ userId: p.userId, actionId: p.actionId }));
 
       if (stopped !== undefined && isFatal(stopped)) return { outcomes: failAll(stopped).outcomes, owners };

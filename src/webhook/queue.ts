@@ -155,6 +155,11 @@ export class WebhookQueue {
   private closed = false;
   private readonly statements = new Map<string, Database.Statement>();
 
+  /** QueueStore's name for where the queue lives. */
+  get location(): string {
+    return this.path;
+  }
+
   constructor(file: string = DEFAULT_QUEUE_PATH, options: QueueOptions = {}) {
     this.path = file;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };

@@ -3,9 +3,21 @@
  * stop on SIGTERM/SIGINT (stop accepting, finish the batch in flight, close the database).
  */
 import type { ClassifyOptions } from './events.js';
-import { DEFAULT_QUEUE_PATH, WebhookQueue, type RetryPolicy } from './queue.js';
+import { ServeMetrics } from './metrics.js';
+import { openQueue, type QueueLocation } from './openQueue.js';
+import { PgQueue } from './pgQueue.js';
+import { DEFAULT_QUEUE_PATH, type RetryPolicy } from './queue.js';
+import type { QueueStore } from './queueStore.js';
 import { startReceiver } from './server.js';
 import { startWorker, type BatchProcessor } from './worker.js';
+
+/** What a processor may use of the running service: the shared budget (PostgreSQL) and the metrics. */
+export interface ProcessorContext {
+  queue: QueueStore;
+  /** Present when the queue is in PostgreSQL: pacing shared with the other receivers. */
+  sharedBudget?: PgQueue['sharedBudget'];
+  metrics: ServeMetrics;
+}
 
 export interface ServeOptions {
   host?: string;
@@ -14,7 +26,13 @@ export interface ServeOptions {
   /** SVC_WEBHOOK_SECRET: required as header X-Webhook-Secret or as the last path segment. */
   secret?: string;
   queuePath?: string;
-  processor: BatchProcessor;
+  /** SVC_QUEUE_URL: a postgres:// URL puts the queue in PostgreSQL (then queuePath is unused). */
+  queueUrl?: string;
+  /** SVC_QUEUE_SCHEMA and SVC_QUEUE_LEASE_S (ms here), PostgreSQL only. */
+  queueSchema?: string;
+  leaseMs?: number;
+  /** The processor, or a factory given the opened queue and the metrics. */
+  processor: BatchProcessor | ((ctx: ProcessorContext) => BatchProcessor);
   batchSize?: number;
   gatherMs?: number;
   pollMs?: number;
@@ -32,7 +50,8 @@ export interface ServeOptions {
 export interface RunningService {
   url: string;
   port: number;
-  queue: WebhookQueue;
+  queue: QueueStore;
+  metrics: ServeMetrics;
   /** Stops accepting, finishes the batch in flight, closes the database. Idempotent. */
   stop(): Promise<void>;
   /** Resolves once stopped, whether by stop() or by a signal: the CLI command awaits it. */
@@ -44,13 +63,31 @@ export const DEFAULT_SERVE = { host: '0.0.0.0', port: 8080, path: '/webhooks', k
 export async function serve(opts: ServeOptions): Promise<RunningService> {
   const log = opts.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const path = opts.path ?? DEFAULT_SERVE.path;
-  const queue = new WebhookQueue(opts.queuePath ?? DEFAULT_QUEUE_PATH, opts.retry === undefined ? {} : { retry: opts.retry });
+  const where: QueueLocation = {
+    path: opts.queuePath ?? DEFAULT_QUEUE_PATH,
+    ...(opts.queueUrl === undefined ? {} : { url: opts.queueUrl }),
+    ...(opts.queueSchema === undefined ? {} : { schema: opts.queueSchema }),
+    ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
+  };
+  const queue = openQueue(where, { log, ...(opts.retry === undefined ? {} : { retry: opts.retry }) });
   const keepDays = opts.keepDays ?? DEFAULT_SERVE.keepDays;
+  const metrics = new ServeMetrics();
+  metrics.watch(queue);
+  if (queue instanceof PgQueue) {
+    // PostgreSQL: create the tables now when the database is there; when it is not, serve starts
+    // anyway (answering 503) and every later call tries again.
+    await queue.migrate().catch((error: unknown) => log(`webhook queue: database unavailable at start, retrying on use: ${(error as Error).message}`));
+  }
+  const processor =
+    typeof opts.processor === 'function'
+      ? opts.processor({ queue, metrics, ...(queue.sharedBudget === undefined ? {} : { sharedBudget: queue.sharedBudget.bind(queue) }) })
+      : opts.processor;
 
   const worker = startWorker({
     queue,
-    processor: opts.processor,
+    processor,
     log,
+    onBatch: (report) => metrics.batch(report),
     ...(opts.batchSize === undefined ? {} : { batchSize: opts.batchSize }),
     ...(opts.gatherMs === undefined ? {} : { gatherMs: opts.gatherMs }),
     ...(opts.pollMs === undefined ? {} : { pollMs: opts.pollMs }),
@@ -64,6 +101,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
       path,
       queue,
       log,
+      metrics,
       onEnqueued: () => worker.wake(),
       ...(opts.secret ? { secret: opts.secret } : {}),
       ...(opts.maxBodyBytes === undefined ? {} : { maxBodyBytes: opts.maxBodyBytes }),
@@ -72,21 +110,21 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   } catch (error) {
     // Port taken and the like: leave nothing running behind.
     await worker.stop();
-    queue.close();
+    await queue.close();
     throw error;
   }
   const started = receiver;
 
-  const prune = (): void => {
+  const prune = async (): Promise<void> => {
     try {
-      const removed = queue.prune(keepDays);
+      const removed = await queue.prune(keepDays);
       if (removed > 0) log(`webhook queue: pruned ${removed} finished events older than ${keepDays} days`);
     } catch (error) {
       log(`webhook queue: prune failed: ${(error as Error).message}`);
     }
   };
-  prune();
-  const pruneTimer = setInterval(prune, 60 * 60_000);
+  await prune();
+  const pruneTimer = setInterval(() => void prune(), 60 * 60_000);
   pruneTimer.unref();
 
   let resolveClosed: () => void = () => undefined;
@@ -98,7 +136,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     stopping ??= (async () => {
       clearInterval(pruneTimer);
       await Promise.all([started.close(), worker.stop()]);
-      queue.close();
+      await queue.close();
       removeSignals();
       log('svc-sync serve: stopped');
       resolveClosed();
@@ -124,7 +162,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     process.on('SIGINT', onSignal);
   }
 
-  log(`svc-sync serve: listening on ${started.url}${path} (secret ${opts.secret ? 'required' : 'not set'}), queue ${queue.path}`);
-  return { url: started.url, port: started.port, queue, stop, closed };
+  log(`svc-sync serve: listening on ${started.url}${path} (secret ${opts.secret ? 'required' : 'not set'}), queue ${queue.location}`);
+  return { url: started.url, port: started.port, queue, metrics, stop, closed };
 }
 

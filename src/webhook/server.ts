@@ -11,7 +11,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { classifyEvent, type ClassifyOptions } from './events.js';
 import { parseWebhookBody } from './message.js';
-import type { EnqueueInput, EnqueueResult, QueueCounts, WebhookQueue } from './queue.js';
+import type { EnqueueInput, EnqueueResult, QueueCounts } from './queue.js';
+import type { QueueStore } from './queueStore.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 65_536;
 export const SECRET_HEADER = 'x-webhook-secret';
@@ -22,12 +23,20 @@ export interface ReceiverOptions {
   /** Path the platform posts to, e.g. /webhooks; <path>/<secret> is accepted when a secret is set. */
   path: string;
   secret?: string;
-  queue: WebhookQueue;
+  queue: QueueStore;
   maxBodyBytes?: number;
   log?: (line: string) => void;
   classify?: ClassifyOptions;
   /** Called after each commit that stored at least one pending event (wakes the worker). */
   onEnqueued?: () => void;
+  /** Counts every answer to the webhook path and serves GET /metrics. */
+  metrics?: ReceiverMetrics;
+}
+
+export interface ReceiverMetrics {
+  /** `eventType` is undefined when the body could not be read as an event. */
+  answered(eventType: string | undefined, status: number): void;
+  render(): Promise<{ contentType: string; body: string }>;
 }
 
 export interface Receiver {
@@ -72,7 +81,7 @@ class GroupCommitter {
   private scheduled = false;
 
   constructor(
-    private readonly queue: WebhookQueue,
+    private readonly queue: QueueStore,
     private readonly onEnqueued: (() => void) | undefined,
   ) {}
 
@@ -81,18 +90,18 @@ class GroupCommitter {
       this.waiting.push({ input, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        setImmediate(() => void this.flush());
       }
     });
   }
 
-  private flush(): void {
+  private async flush(): Promise<void> {
     this.scheduled = false;
     const batch = this.waiting;
     this.waiting = [];
     let results: EnqueueResult[];
     try {
-      results = this.queue.enqueueMany(batch.map((w) => w.input));
+      results = await this.queue.enqueueMany(batch.map((w) => w.input));
     } catch (error) {
       for (const w of batch) w.reject(error as Error);
       return;
@@ -116,6 +125,11 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
   };
 
   const handleWebhook = (req: http.IncomingMessage, res: http.ServerResponse, pathSecret: string | undefined): void => {
+    let eventType: string | undefined;
+    if (opts.metrics !== undefined) {
+      const metrics = opts.metrics;
+      res.once('finish', () => metrics.answered(eventType, res.statusCode));
+    }
     if (req.method !== 'POST') return refuse(req, res, 405, 'only POST is accepted', { Allow: 'POST' });
     if (expected !== undefined) {
       const header = req.headers[SECRET_HEADER];
@@ -151,6 +165,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
       const raw = Buffer.concat(chunks).toString('utf8');
       const parsed = parseWebhookBody(req.headers['content-type'], raw);
       if (!parsed.ok) return refuse(req, res, 400, parsed.reason);
+      eventType = parsed.message.eventType;
       const intent = classifyEvent(parsed.message, opts.classify);
       committer.add({ message: parsed.message, intent, raw }).then(
         (stored) => send(res, 200, stored.status === 'ignored' && intent.kind === 'ignored' ? { status: 'ignored', id: stored.id, reason: intent.reason } : { status: 'queued', id: stored.id }),
@@ -168,13 +183,25 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
     }
     if (pathname === '/healthz') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(req, res, 405, 'only GET is accepted', { Allow: 'GET, HEAD' });
-      let counts: QueueCounts;
-      try {
-        counts = opts.queue.counts();
-      } catch (error) {
-        return send(res, 503, { status: 'unavailable', error: (error as Error).message });
-      }
-      return send(res, 200, { status: 'ok', queue: counts });
+      Promise.resolve()
+        .then(() => opts.queue.counts())
+        .then(
+          (counts: QueueCounts) => send(res, 200, { status: 'ok', queue: counts }),
+          (error: Error) => send(res, 503, { status: 'unavailable', error: error.message }),
+        );
+      return;
+    }
+    if (pathname === '/metrics' && opts.metrics !== undefined) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(req, res, 405, 'only GET is accepted', { Allow: 'GET, HEAD' });
+      opts.metrics.render().then(
+        ({ contentType, body }) => {
+          if (res.headersSent) return;
+          res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
+          res.end(body);
+        },
+        (error: Error) => send(res, 500, { error: `metrics unavailable: ${error.message}` }),
+      );
+      return;
     }
     const trimmed = pathname.replace(/\/+$/, '');
     if (trimmed === base) return handleWebhook(req, res, undefined);

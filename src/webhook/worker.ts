@@ -5,7 +5,8 @@
  * so this file holds no sync logic.
  */
 import type { ObjectRef } from '../mapping/objects.js';
-import type { ClaimedBatch, ClaimedRef, EventOutcome, OwnerPair, WebhookQueue } from './queue.js';
+import type { ClaimedBatch, ClaimedRef, EventOutcome, OwnerPair } from './queue.js';
+import type { QueueStore } from './queueStore.js';
 
 export type ProcessOutcome = { ref: ObjectRef; status: 'done' | 'skipped' | 'failed'; reason?: string };
 
@@ -32,7 +33,7 @@ export interface BatchProcessor {
 }
 
 export interface WorkerOptions {
-  queue: WebhookQueue;
+  queue: QueueStore;
   processor: BatchProcessor;
   /** Distinct refs claimed per batch (users.update may expand to more actions). */
   batchSize?: number;
@@ -43,6 +44,8 @@ export interface WorkerOptions {
   log?: (line: string) => void;
   /** false: no background loop, the caller drives runOnce() (tests, a one-shot drain). */
   loop?: boolean;
+  /** After each batch whose outcome was recorded (metrics). */
+  onBatch?: (report: BatchReport) => void;
 }
 
 export interface BatchReport {
@@ -130,10 +133,10 @@ export function startWorker(opts: WorkerOptions): Worker {
 
   /** Claims whose outcome could not be recorded, handed back as soon as the database allows. */
   const unreleased: string[] = [];
-  function releaseClaims(): void {
+  async function releaseClaims(): Promise<void> {
     while (unreleased.length > 0) {
       try {
-        queue.releaseClaim(unreleased[0] as string, 'the outcome could not be recorded; processing again');
+        await queue.releaseClaim(unreleased[0] as string, 'the outcome could not be recorded; processing again');
         unreleased.shift();
       } catch (error) {
         log(`webhook worker: could not release a claim yet: ${errorText(error)}`);
@@ -148,7 +151,7 @@ export function startWorker(opts: WorkerOptions): Worker {
     const actionsOf = new Map<number, number[]>();
     for (const claimed of batch.refs) {
       if (claimed.refType === 'user') {
-        const actions = queue.actionsOwnedBy(claimed.refId);
+        const actions = await queue.actionsOwnedBy(claimed.refId);
         actionsOf.set(claimed.refId, actions);
         for (const id of actions) engineRefs.set(`action:${id}`, { type: 'action', id });
       } else {
@@ -173,13 +176,15 @@ export function startWorker(opts: WorkerOptions): Worker {
       outcomes = batch.refs.map((claimed) => ({ eventIds: claimed.eventIds, status: 'failed', error: message }));
     }
 
+    let recorded = true;
     try {
-      queue.complete(batch.token, outcomes, owners);
+      await queue.complete(batch.token, outcomes, owners);
     } catch (error) {
       // The outcome could not be stored: hand the events back (now, or at the next turn).
+      recorded = false;
       log(`webhook worker: could not record the batch outcome: ${errorText(error)}`);
       unreleased.push(batch.token);
-      releaseClaims();
+      await releaseClaims();
     }
     const report: BatchReport = { events: batch.eventCount, refs: batch.refs.length, processed: engineRefs.size, done: 0, skipped: 0, failed: 0, durationMs: 0 };
     for (const o of outcomes) report[o.status] += o.eventIds.length;
@@ -188,6 +193,7 @@ export function startWorker(opts: WorkerOptions): Worker {
       `webhook batch: ${report.events} events, ${report.refs} refs, ${report.processed} processed: ` +
         `${report.done} done, ${report.skipped} skipped, ${report.failed} failed in ${report.durationMs} ms`,
     );
+    if (recorded) opts.onBatch?.(report);
     return report;
   }
 
@@ -196,8 +202,9 @@ export function startWorker(opts: WorkerOptions): Worker {
     while (inFlight !== undefined) await inFlight;
     const run = (async () => {
       try {
-        releaseClaims();
-        const batch = queue.claimBatch(batchSize);
+        await ready;
+        await releaseClaims();
+        const batch = await queue.claimBatch(batchSize);
         return batch === undefined ? undefined : await processBatch(batch);
       } catch (error) {
         // Claimed rows stay 'processing' and come back on the next start (recoverInterrupted).
@@ -220,7 +227,7 @@ export function startWorker(opts: WorkerOptions): Worker {
       if (report !== undefined) continue;
       let wait = pollMs;
       try {
-        const next = queue.nextDueAt();
+        const next = await queue.nextDueAt();
         if (next !== undefined) wait = Math.min(pollMs, Math.max(0, next - Date.now()));
       } catch {
         // The queue is closing; stop() follows.
@@ -236,8 +243,15 @@ export function startWorker(opts: WorkerOptions): Worker {
     }
   }
 
+  // The SQLite queue answers at once (before any request is taken); PostgreSQL when it can.
+  const announce = (recovered: number): void => {
+    if (recovered > 0) log(`webhook worker: ${recovered} events interrupted by an earlier stop are due again`);
+  };
   const recovered = queue.recoverInterrupted();
-  if (recovered > 0) log(`webhook worker: ${recovered} events interrupted by an earlier stop are due again`);
+  const ready: Promise<void> =
+    typeof recovered === 'number'
+      ? Promise.resolve(announce(recovered))
+      : recovered.then(announce, (error: unknown) => log(`webhook worker: could not recover interrupted events yet: ${errorText(error)}`));
   const running = opts.loop === false ? Promise.resolve() : loop();
 
   return {

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
+import { createHash } from 'node:crypto';
 import { ConfigError } from '../../config/errors.js';
 import { describeWait } from '../../platform/rateLimit.js';
+import { isPostgresUrl, maskQueueUrl } from '../../config/queueUrl.js';
 import { createEngineProcessor } from '../../webhook/engineProcessor.js';
 import { DEFAULT_SERVE, serve } from '../../webhook/serve.js';
 import type { GlobalOptions } from '../globals.js';
@@ -11,6 +13,7 @@ interface ServeCommandOptions {
   host: string;
   path: string;
   queue?: string;
+  queueUrl?: string;
   batchSize?: string;
   application?: string[];
 }
@@ -34,25 +37,39 @@ export function serveCommand(program: Command, setExit: (code: number) => void):
     .option('--host <addr>', 'address to listen on', DEFAULT_SERVE.host)
     .option('--path <path>', 'URL path the platform posts to', DEFAULT_SERVE.path)
     .option('--queue <path>', 'queue database (SVC_QUEUE_PATH, default .svc-sync/queue.db)')
+    .option('--queue-url <url>', 'keep the queue in PostgreSQL instead (SVC_QUEUE_URL, postgres://...); receivers sharing one database share the queue')
     .option('--batch-size <n>', 'most distinct records one worker batch syncs (default 500)')
     .option('--application <name...>', 'sync only events of these applications (the fundraising platform\'s name); others are answered 200 and recorded ignored. Default: every application')
-    .addHelpText('after', '\nThe platform posts to http://HOST:PORT/webhooks/<SVC_WEBHOOK_SECRET> (or with an X-Webhook-Secret header).\nSIGTERM stops accepting, finishes the batch in flight and exits.\n\nExample:\n  SVC_WEBHOOK_SECRET=... svc-sync serve --port 8080')
+    .addHelpText('after', '\nThe platform posts to http://HOST:PORT/webhooks/<SVC_WEBHOOK_SECRET> (or with an X-Webhook-Secret header).\nSIGTERM stops accepting, finishes the batch in flight and exits.\nGET /healthz answers 503 while the queue is unreachable; GET /metrics serves Prometheus metrics.\nWith SVC_QUEUE_URL, a batch claimed by a receiver that dies is claimed again after SVC_QUEUE_LEASE_S (default 60).\n\nExample:\n  SVC_WEBHOOK_SECRET=... svc-sync serve --port 8080')
     .action(async (opts: ServeCommandOptions, c: Command) => {
       const ctx = commandContext(c.optsWithGlobals<GlobalOptions>());
       const settings = fullSettings(ctx.raw);
       const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
       const size = batchSize(opts.batchSize);
       const log = (line: string): void => ctx.out.info(line);
-      const processor = createEngineProcessor(settings, {
-        ...(size === undefined ? {} : { batchSize: size }),
-        platformHooks: { onWait: (w) => log(describeWait(w.seconds, w.reason)) },
-      });
+      const queueUrl = opts.queueUrl ?? settings.webhook.queueUrl;
+      if (queueUrl !== undefined && !isPostgresUrl(queueUrl)) throw new ConfigError(`--queue-url ${JSON.stringify(maskQueueUrl(queueUrl))}: must be a postgres:// or postgresql:// URL`);
+      // The shared budget is keyed by a hash of the API URL and key: the key itself is never stored.
+      const budgetKey = createHash('sha256').update(`${settings.platform.apiUrl}\n${settings.platform.apiKey}`).digest('hex').slice(0, 32);
       const service = await serve({
-        processor,
+        processor: ({ sharedBudget, metrics }) =>
+          createEngineProcessor(settings, {
+            ...(size === undefined ? {} : { batchSize: size }),
+            ...(sharedBudget === undefined ? {} : { sharedBudget: sharedBudget(budgetKey) }),
+            platformHooks: {
+              onWait: (w) => log(describeWait(w.seconds, w.reason)),
+              onRequest: (info) => metrics.platformRequest(info),
+              onBudget: (b) => metrics.platformBudget(b),
+            },
+            onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
+          }),
         host: opts.host,
         port: port(opts.port),
         path,
         queuePath: opts.queue ?? settings.webhook.queuePath,
+        ...(queueUrl === undefined ? {} : { queueUrl }),
+        ...(settings.webhook.queueSchema === undefined ? {} : { queueSchema: settings.webhook.queueSchema }),
+        ...(settings.webhook.leaseMs === undefined ? {} : { leaseMs: settings.webhook.leaseMs }),
         ...(settings.webhook.secret === undefined ? {} : { secret: settings.webhook.secret }),
         ...(size === undefined ? {} : { batchSize: size }),
         ...(opts.application === undefined ? {} : { applications: opts.application }),

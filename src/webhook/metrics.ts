@@ -1,0 +1,143 @@
+/**
+ * `serve`'s /metrics in the Prometheus text format (prom-client), one registry per process.
+ * Queue depth is read from the queue at scrape time, so with PostgreSQL every receiver reports
+ * the shared queue (alert on max(), not sum()); counters are this process's own.
+ */
+import client from 'prom-client';
+import type { CrmCallCounts } from '../crm/types.js';
+import type { RequestInfo } from '../platform/http.js';
+import type { RateLimitSnapshot } from '../platform/rateLimit.js';
+import type { RunReport } from '../sync/report.js';
+import type { QueueCounts } from './queue.js';
+import type { QueueStore } from './queueStore.js';
+import type { ReceiverMetrics } from './server.js';
+import type { BatchReport } from './worker.js';
+
+const STATES: ReadonlyArray<keyof QueueCounts> = ['pending', 'processing', 'failed', 'done', 'skipped', 'ignored'];
+const CRM_KINDS: ReadonlyArray<Exclude<keyof CrmCallCounts, 'total'>> = ['query', 'collections', 'bulk', 'describe', 'auth'];
+
+export class ServeMetrics implements ReceiverMetrics {
+  readonly registry = new client.Registry();
+  private queue: QueueStore | undefined;
+  private readonly received: client.Counter<'event_type' | 'status'>;
+  private readonly queueUp: client.Gauge;
+  private readonly batchEvents: client.Histogram;
+  private readonly batchDuration: client.Histogram;
+  private readonly batchOutcomes: client.Counter<'outcome'>;
+  private readonly lastSuccess: client.Gauge;
+  private readonly platformRequests: client.Counter<'kind' | 'status'>;
+  private readonly budget: client.Gauge<'window'>;
+  private readonly budgetLimit: client.Gauge<'window'>;
+  private readonly salesforceCalls: client.Counter<'kind'>;
+  private readonly records: client.Counter<'object' | 'result'>;
+
+  constructor() {
+    const registers = [this.registry];
+    this.received = new client.Counter({
+      name: 'svc_sync_webhook_events_received_total',
+      help: 'Webhook requests answered, by event type (unknown when unreadable) and HTTP status',
+      labelNames: ['event_type', 'status'],
+      registers,
+    });
+    const self = this;
+    new client.Gauge({
+      name: 'svc_sync_queue_events',
+      help: 'Events in the webhook queue by state (read from the queue at scrape time; shared by all receivers on one database)',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        if (self.queue === undefined) return;
+        try {
+          const counts = await self.queue.counts();
+          for (const state of STATES) this.set({ state }, counts[state]);
+          self.queueUp.set(1);
+        } catch {
+          // The queue is unreachable: the previous depth is no longer true.
+          this.reset();
+          self.queueUp.set(0);
+        }
+      },
+    });
+    this.queueUp = new client.Gauge({ name: 'svc_sync_queue_up', help: '1 when the queue answered the last scrape, 0 when it was unreachable', registers });
+    this.batchEvents = new client.Histogram({
+      name: 'svc_sync_batch_events',
+      help: 'Events per worker batch',
+      buckets: [1, 5, 10, 50, 100, 500, 1000, 5000],
+      registers,
+    });
+    this.batchDuration = new client.Histogram({
+      name: 'svc_sync_batch_duration_seconds',
+      help: 'Time to process one worker batch',
+      buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      registers,
+    });
+    this.batchOutcomes = new client.Counter({ name: 'svc_sync_batch_events_total', help: 'Events finished by worker batches, by outcome', labelNames: ['outcome'], registers });
+    this.lastSuccess = new client.Gauge({
+      name: 'svc_sync_last_successful_batch_timestamp_seconds',
+      help: 'When this receiver last finished a batch with no failed event (Unix time)',
+      registers,
+    });
+    this.platformRequests = new client.Counter({
+      name: 'svc_sync_platform_requests_total',
+      help: 'Requests to the platform API, by kind and HTTP status (network errors: status none)',
+      labelNames: ['kind', 'status'],
+      registers,
+    });
+    this.budget = new client.Gauge({ name: 'svc_sync_platform_budget_remaining', help: 'Platform rate-limit budget left as last reported, by window', labelNames: ['window'], registers });
+    this.budgetLimit = new client.Gauge({ name: 'svc_sync_platform_budget_limit', help: 'Platform rate limit as last reported, by window', labelNames: ['window'], registers });
+    this.salesforceCalls = new client.Counter({ name: 'svc_sync_salesforce_calls_total', help: 'Salesforce API calls, by kind', labelNames: ['kind'], registers });
+    this.records = new client.Counter({
+      name: 'svc_sync_records_total',
+      help: 'Records handled by worker batches, by Salesforce object and result (written, failed, unchanged, skipped)',
+      labelNames: ['object', 'result'],
+      registers,
+    });
+    client.collectDefaultMetrics({ register: this.registry, prefix: 'svc_sync_' });
+  }
+
+  /** The queue whose depth /metrics reports. */
+  watch(queue: QueueStore): void {
+    this.queue = queue;
+  }
+
+  answered(eventType: string | undefined, status: number): void {
+    this.received.inc({ event_type: eventType ?? 'unknown', status: String(status) });
+  }
+
+  batch(report: BatchReport, now: number = Date.now()): void {
+    this.batchEvents.observe(report.events);
+    this.batchDuration.observe(report.durationMs / 1000);
+    this.batchOutcomes.inc({ outcome: 'done' }, report.done);
+    this.batchOutcomes.inc({ outcome: 'skipped' }, report.skipped);
+    this.batchOutcomes.inc({ outcome: 'failed' }, report.failed);
+    if (report.failed === 0) this.lastSuccess.set(now / 1000);
+  }
+
+  platformRequest(info: RequestInfo): void {
+    this.platformRequests.inc({ kind: info.kind, status: info.status === undefined ? 'none' : String(info.status) });
+  }
+
+  platformBudget(b: RateLimitSnapshot): void {
+    if (b.remainingMinute !== undefined) this.budget.set({ window: 'minute' }, b.remainingMinute);
+    if (b.remainingHour !== undefined) this.budget.set({ window: 'hour' }, b.remainingHour);
+    if (b.limitMinute !== undefined) this.budgetLimit.set({ window: 'minute' }, b.limitMinute);
+    if (b.limitHour !== undefined) this.budgetLimit.set({ window: 'hour' }, b.limitHour);
+  }
+
+  engineBatch(report: RunReport, crmCalls: CrmCallCounts): void {
+    for (const kind of CRM_KINDS) if (crmCalls[kind] > 0) this.salesforceCalls.inc({ kind }, crmCalls[kind]);
+    for (const [object, c] of report.summary) {
+      const add = (result: string, n: number): void => {
+        if (n > 0) this.records.inc({ object, result }, n);
+      };
+      add('written', c.inserted + c.updated);
+      add('failed', c.failed);
+      add('unchanged', c.unchanged);
+      add('skipped', c.skipped);
+    }
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

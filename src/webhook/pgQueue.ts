@@ -1,0 +1,525 @@
+/**
+ * The webhook queue in PostgreSQL, shared by any number of `serve` processes.
+ *
+ * - Durable 200s: every connection runs with synchronous_commit = on, and the receiver answers
+ *   only after its insert transaction has committed.
+ * - One claim per record across receivers: a `refs` row per record with open events is the unit
+ *   of claim (FOR UPDATE SKIP LOCKED, then a claim token and a lease). While a receiver holds a
+ *   record, events arriving for it wait, so two receivers never sync one record at once.
+ * - Leases: a live receiver renews its claims every third of the lease; one that died stops
+ *   renewing, and after the lease any receiver claims the record again with its events.
+ * - The database unreachable: every method rejects (the receiver answers 503, /healthz says so);
+ *   the pool opens new connections on the next call, so recovery needs nothing from anyone.
+ * - Timestamps the queue reasons about (arrival, next attempt) are the caller's milliseconds, as in
+ *   the SQLite queue; leases use the database clock, so receivers' clock skew cannot break them.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { maskQueueUrl, queueUrlPasswords } from '../config/queueUrl.js';
+import { PgBudget } from './pgBudget.js';
+import { DEFAULT_QUEUE_SCHEMA, migrate, type MigrationResult } from './pgSchema.js';
+import {
+  DEFAULT_RETRY,
+  type ClaimedBatch,
+  type ClaimedRef,
+  type EnqueueInput,
+  type EnqueueResult,
+  type EventOutcome,
+  type FailedEvent,
+  type OwnerPair,
+  type QueueCounts,
+  type QueueRefType,
+  type RetryPolicy,
+} from './queue.js';
+import type { QueueStore } from './queueStore.js';
+
+export const DEFAULT_LEASE_MS = 60_000;
+
+export interface PgQueueOptions {
+  url: string;
+  /** SVC_QUEUE_SCHEMA (default svc_sync). */
+  schema?: string;
+  /** SVC_QUEUE_LEASE_S in ms: how long a claim outlives a receiver that stopped renewing it. */
+  leaseMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Connections per process (default 10). */
+  poolSize?: number;
+  log?: (line: string) => void;
+}
+
+const DAY_MS = 86_400_000;
+const INTERRUPTED = 'interrupted: the process stopped before the outcome was recorded';
+/** Deadlock and serialization failures: the transaction is safe to run again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
+interface FailedRow {
+  id: string;
+  event_type: string;
+  ref_type: QueueRefType;
+  ref_id: string;
+  attempts: number;
+  last_error: string | null;
+  received_at: string;
+  next_attempt_at: string;
+}
+
+export class PgQueue implements QueueStore {
+  readonly location: string;
+  readonly schema: string;
+  readonly leaseMs: number;
+  private readonly pool: pg.Pool;
+  private readonly retry: RetryPolicy;
+  private readonly log: (line: string) => void;
+  private readonly passwords: string[];
+  private readonly s: string;
+  private ready: Promise<MigrationResult> | undefined;
+  /** Claims of this process being renewed, by token. */
+  private readonly leases = new Map<string, NodeJS.Timeout>();
+  private closed = false;
+
+  constructor(opts: PgQueueOptions) {
+    this.location = maskQueueUrl(opts.url);
+    this.passwords = queueUrlPasswords(opts.url);
+    this.schema = opts.schema ?? DEFAULT_QUEUE_SCHEMA;
+    this.s = `"${this.schema}"`;
+    this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
+    this.retry = { ...DEFAULT_RETRY, ...opts.retry };
+    this.log = opts.log ?? (() => undefined);
+    this.pool = new pg.Pool({
+      connectionString: opts.url,
+      max: opts.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+      // A database that stops answering must not hold a webhook request for minutes.
+      query_timeout: 20_000,
+      application_name: 'svc-sync',
+    });
+    // An idle connection dropped by the server: logged, and the pool opens a new one when needed.
+    this.pool.on('error', (error) => this.log(`webhook queue: connection lost: ${this.scrub(error.message)}`));
+    this.pool.on('connect', (client) => {
+      // Queued before any statement of ours: no commit on this connection returns before it is durable.
+      client.query('SET synchronous_commit TO on').catch(() => undefined);
+    });
+  }
+
+  /** Creates or migrates the tables (once per process; again after a failed attempt). */
+  migrate(): Promise<MigrationResult> {
+    this.ready ??= this.withClient((c) => migrate(c, this.schema)).catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
+    return this.ready;
+  }
+
+  /** Budget pacing shared with every receiver on this database, for one API key (hashed by the caller). */
+  sharedBudget(key: string): PgBudget {
+    return new PgBudget(
+      async (sql, params) => {
+        await this.migrate();
+        return (await this.query(sql, params)).rows;
+      },
+      this.s,
+      key,
+    );
+  }
+
+  async enqueueMany(inputs: readonly EnqueueInput[], now: number = Date.now()): Promise<EnqueueResult[]> {
+    if (inputs.length === 0) return [];
+    const rows = inputs.map(({ message, intent, raw }) => {
+      const ref = intent.kind === 'sync' ? { type: intent.ref.type as string, id: intent.ref.id } : intent.kind === 'owner' ? { type: 'user', id: intent.userId } : undefined;
+      return { message, raw, ref, status: intent.kind === 'ignored' ? 'ignored' : 'pending', reason: intent.kind === 'ignored' ? intent.reason : null };
+    });
+    const refs = new Map<string, { type: string; id: number }>();
+    for (const r of rows) if (r.ref !== undefined && r.status === 'pending') refs.set(`${r.ref.type}:${r.ref.id}`, r.ref);
+    // Sorted, so concurrent receivers lock refs rows in one order and cannot deadlock.
+    const sortedRefs = [...refs.values()].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : a.id - b.id));
+    const inserted = await this.tx(async (c) => {
+      if (sortedRefs.length > 0) {
+        // DO UPDATE (not NOTHING) locks the row until commit, so a concurrent prune skips it.
+        await c.query(
+          `INSERT INTO ${this.s}.refs (ref_type, ref_id)
+             SELECT * FROM unnest($1::text[], $2::bigint[])
+           ON CONFLICT (ref_type, ref_id) DO UPDATE SET ref_type = EXCLUDED.ref_type`,
+          [sortedRefs.map((r) => r.type), sortedRefs.map((r) => r.id)],
+        );
+      }
+      const res = await c.query<{ id: string; status: 'pending' | 'ignored' }>(
+        `INSERT INTO ${this.s}.events (received_at, raw, object_type, object_id, event_type, application, site_id,
+           ref_type, ref_id, status, reason, next_attempt_at, finished_at)
+         SELECT $1, u.raw, u.ot, u.oid, u.et, u.app, u.site, u.rt, u.rid, u.st, u.reason, $1, CASE WHEN u.st = 'ignored' THEN $1::bigint END
+           FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::bigint[], $10::text[], $11::text[])
+                WITH ORDINALITY AS u(raw, ot, oid, et, app, site, rt, rid, st, reason, ord)
+          ORDER BY u.ord
+         RETURNING id, status`,
+        [
+          now,
+          rows.map((r) => r.raw),
+          rows.map((r) => r.message.objectType),
+          rows.map((r) => r.message.objectId),
+          rows.map((r) => r.message.eventType),
+          rows.map((r) => r.message.application),
+          rows.map((r) => r.message.siteId ?? null),
+          rows.map((r) => r.ref?.type ?? null),
+          rows.map((r) => r.ref?.id ?? null),
+          rows.map((r) => r.status),
+          rows.map((r) => r.reason),
+        ],
+      );
+      return res.rows;
+    });
+    // Ids come from one sequence in input order: sorted ids line up with the inputs.
+    const ids = inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
+    return rows.map((r, i) => ({ id: ids[i] as number, status: r.status as 'pending' | 'ignored' }));
+  }
+
+  async claimBatch(maxRefs: number, now: number = Date.now()): Promise<ClaimedBatch | undefined> {
+    const token = randomUUID();
+    const batch = await this.tx(async (c): Promise<ClaimedBatch | undefined> => {
+      // Candidates: records with a due event, or with events of a claim whose lease ran out.
+      const picked = await c.query<{ ref_type: QueueRefType; ref_id: string }>(
+        `WITH cand AS (
+           SELECT e.ref_type, e.ref_id, MIN(e.id) AS first_id
+             FROM ${this.s}.events e
+            WHERE e.ref_type IS NOT NULL
+              AND (e.status = 'processing' OR (e.status IN ('pending','failed') AND e.next_attempt_at <= $1))
+            GROUP BY e.ref_type, e.ref_id)
+         SELECT r.ref_type, r.ref_id FROM ${this.s}.refs r JOIN cand ON cand.ref_type = r.ref_type AND cand.ref_id = r.ref_id
+          WHERE r.claim_token IS NULL OR r.lease_until < now()
+          ORDER BY cand.first_id
+          LIMIT $2
+          FOR UPDATE OF r SKIP LOCKED`,
+        [now, maxRefs],
+      );
+      if (picked.rows.length === 0) return undefined;
+      const types = picked.rows.map((r) => r.ref_type);
+      const ids = picked.rows.map((r) => r.ref_id);
+      await c.query(
+        `UPDATE ${this.s}.refs SET claim_token = $1, lease_until = now() + $2 * interval '1 millisecond'
+          WHERE (ref_type, ref_id) IN (SELECT * FROM unnest($3::text[], $4::bigint[]))`,
+        [token, this.leaseMs, types, ids],
+      );
+      // Events still 'processing' belong to an expired claim: counted as an interrupted attempt.
+      const claimed = await c.query<{ id: string; ref_type: QueueRefType; ref_id: string; received_at: string }>(
+        `UPDATE ${this.s}.events SET
+            attempts = attempts + CASE WHEN status = 'processing' THEN 1 ELSE 0 END,
+            last_error = CASE WHEN status = 'processing' THEN $2 ELSE last_error END,
+            status = 'processing', claim_token = $1
+          WHERE (ref_type, ref_id) IN (SELECT * FROM unnest($3::text[], $4::bigint[]))
+            AND status IN ('pending','failed','processing')
+          RETURNING id, ref_type, ref_id, received_at`,
+        [token, INTERRUPTED, types, ids],
+      );
+      const byRef = new Map<string, number[]>();
+      let oldestReceivedAt = now;
+      for (const row of claimed.rows) {
+        const key = `${row.ref_type}:${row.ref_id}`;
+        const list = byRef.get(key) ?? [];
+        list.push(Number(row.id));
+        byRef.set(key, list);
+        oldestReceivedAt = Math.min(oldestReceivedAt, Number(row.received_at));
+      }
+      const refs = picked.rows.map((r): ClaimedRef => ({
+        refType: r.ref_type,
+        refId: Number(r.ref_id),
+        eventIds: (byRef.get(`${r.ref_type}:${r.ref_id}`) ?? []).sort((a, b) => a - b),
+      }));
+      return { token, refs, eventCount: claimed.rows.length, oldestReceivedAt };
+    });
+    if (batch !== undefined) this.holdLease(token);
+    return batch;
+  }
+
+  async complete(token: string, outcomes: readonly EventOutcome[], owners: readonly OwnerPair[] = [], now: number = Date.now()): Promise<void> {
+    const done: Array<{ id: number; outcome: string; reason: string | null }> = [];
+    const failed: Array<{ id: number; error: string }> = [];
+    for (const o of outcomes) {
+      for (const id of o.eventIds) {
+        if (o.status === 'failed') failed.push({ id, error: o.error.slice(0, 2000) });
+        else done.push({ id, outcome: o.status, reason: o.reason ?? null });
+      }
+    }
+    await this.tx(async (c) => {
+      if (done.length > 0) {
+        await c.query(
+          `UPDATE ${this.s}.events e SET status = 'done', outcome = u.outcome, reason = u.reason, last_error = NULL, finished_at = $2, claim_token = NULL
+             FROM unnest($3::bigint[], $4::text[], $5::text[]) AS u(id, outcome, reason)
+            WHERE e.id = u.id AND e.claim_token = $1`,
+          [token, now, done.map((d) => d.id), done.map((d) => d.outcome), done.map((d) => d.reason)],
+        );
+      }
+      if (failed.length > 0) {
+        // Delay = base * 2^(failures so far), capped: the SQLite queue's rule.
+        await c.query(
+          `UPDATE ${this.s}.events e SET status = 'failed', attempts = e.attempts + 1, last_error = u.err,
+              next_attempt_at = $2 + LEAST($3::bigint, $4::bigint << LEAST(e.attempts, 30)), claim_token = NULL
+             FROM unnest($5::bigint[], $6::text[]) AS u(id, err)
+            WHERE e.id = u.id AND e.claim_token = $1`,
+          [token, now, this.retry.maxMs, this.retry.baseMs, failed.map((f) => f.id), failed.map((f) => f.error)],
+        );
+      }
+      await this.upsertOwners(c, owners, now);
+      await this.releaseRefs(c, token);
+    });
+    this.dropLease(token);
+  }
+
+  async releaseClaim(token: string, reason: string, now: number = Date.now()): Promise<number> {
+    const n = await this.tx(async (c) => {
+      const res = await c.query(
+        `UPDATE ${this.s}.events SET status = 'pending', claim_token = NULL, last_error = $2, next_attempt_at = $3
+          WHERE claim_token = $1 AND status = 'processing'`,
+        [token, reason.slice(0, 2000), now],
+      );
+      await this.releaseRefs(c, token);
+      return res.rowCount ?? 0;
+    });
+    this.dropLease(token);
+    return n;
+  }
+
+  /**
+   * Other receivers may be working: only claims whose lease ran out are returned to pending
+   * (a crashed receiver's), never a live receiver's batch.
+   */
+  async recoverInterrupted(now: number = Date.now()): Promise<number> {
+    const res = await this.tx((c) =>
+      c.query<{ n: string }>(
+        `WITH expired AS (
+           SELECT ref_type, ref_id, claim_token FROM ${this.s}.refs
+            WHERE claim_token IS NOT NULL AND lease_until < now()
+            ORDER BY ref_type, ref_id FOR UPDATE SKIP LOCKED),
+         ev AS (
+           UPDATE ${this.s}.events e SET status = 'pending', claim_token = NULL, attempts = e.attempts + 1,
+                  last_error = $2, next_attempt_at = LEAST(e.next_attempt_at, $1)
+             FROM expired x WHERE e.claim_token = x.claim_token AND e.status = 'processing'
+           RETURNING e.id),
+         rf AS (
+           UPDATE ${this.s}.refs r SET claim_token = NULL, lease_until = NULL
+             FROM expired x WHERE r.ref_type = x.ref_type AND r.ref_id = x.ref_id)
+         SELECT COUNT(*) AS n FROM ev`,
+        [now, INTERRUPTED],
+      ),
+    );
+    return Number(res.rows[0]?.n ?? 0);
+  }
+
+  async recordOwners(owners: readonly OwnerPair[], now: number = Date.now()): Promise<void> {
+    await this.tx((c) => this.upsertOwners(c, owners, now));
+  }
+
+  async actionsOwnedBy(userId: number): Promise<number[]> {
+    const res = await this.run<{ action_id: string }>(`SELECT action_id FROM ${this.s}.action_owners WHERE user_id = $1 ORDER BY action_id`, [userId]);
+    return res.rows.map((r) => Number(r.action_id));
+  }
+
+  async counts(): Promise<QueueCounts> {
+    const res = await this.run<{ status: keyof QueueCounts; outcome: string | null; n: number }>(
+      `SELECT status, outcome, COUNT(*)::int AS n FROM ${this.s}.events GROUP BY status, outcome`,
+    );
+    const counts: QueueCounts = { pending: 0, processing: 0, failed: 0, done: 0, skipped: 0, ignored: 0 };
+    for (const row of res.rows) {
+      counts[row.status] += row.n;
+      if (row.status === 'done' && row.outcome === 'skipped') counts.skipped += row.n;
+    }
+    return counts;
+  }
+
+  async failedEvents(limit = 100): Promise<FailedEvent[]> {
+    const res = await this.run<FailedRow>(
+      `SELECT id, event_type, ref_type, ref_id, attempts, last_error, received_at, next_attempt_at
+         FROM ${this.s}.events WHERE status = 'failed' ORDER BY id LIMIT $1`,
+      [limit],
+    );
+    return res.rows.map((r) => ({
+      id: Number(r.id),
+      eventType: r.event_type,
+      refType: r.ref_type,
+      refId: Number(r.ref_id),
+      attempts: r.attempts,
+      lastError: r.last_error ?? '',
+      receivedAt: new Date(Number(r.received_at)).toISOString(),
+      nextAttemptAt: new Date(Number(r.next_attempt_at)).toISOString(),
+    }));
+  }
+
+  async retryFailed(now: number = Date.now()): Promise<number> {
+    const res = await this.run(`UPDATE ${this.s}.events SET status = 'pending', next_attempt_at = $1 WHERE status = 'failed'`, [now]);
+    return res.rowCount ?? 0;
+  }
+
+  /** Open events of records another receiver holds are not "due" here: their claim ends first. */
+  async nextDueAt(): Promise<number | undefined> {
+    const res = await this.run<{ t: string | null; expired: boolean }>(
+      `SELECT (SELECT MIN(e.next_attempt_at) FROM ${this.s}.events e JOIN ${this.s}.refs r ON r.ref_type = e.ref_type AND r.ref_id = e.ref_id
+                WHERE e.status IN ('pending','failed') AND (r.claim_token IS NULL OR r.lease_until < now())) AS t,
+              EXISTS (SELECT 1 FROM ${this.s}.refs WHERE claim_token IS NOT NULL AND lease_until < now()) AS expired`,
+    );
+    const row = res.rows[0];
+    if (row?.expired) return Date.now();
+    return row?.t === null || row?.t === undefined ? undefined : Number(row.t);
+  }
+
+  async prune(keepDays: number, now: number = Date.now()): Promise<number> {
+    return this.tx(async (c) => {
+      const res = await c.query(`DELETE FROM ${this.s}.events WHERE status IN ('done','ignored') AND finished_at < $1`, [now - keepDays * DAY_MS]);
+      // Records with no open event lose their claim row; rows an enqueue holds are skipped.
+      await c.query(
+        `DELETE FROM ${this.s}.refs WHERE (ref_type, ref_id) IN (
+           SELECT r.ref_type, r.ref_id FROM ${this.s}.refs r
+            WHERE r.claim_token IS NULL
+              AND NOT EXISTS (SELECT 1 FROM ${this.s}.events e WHERE e.ref_type = r.ref_type AND e.ref_id = r.ref_id AND e.status IN ('pending','failed','processing'))
+            FOR UPDATE SKIP LOCKED)`,
+      );
+      return res.rowCount ?? 0;
+    });
+  }
+
+  /** What the durability promise rests on, as the server reports it (tests, doctor). */
+  async durability(): Promise<{ synchronousCommit: string; fsync: string }> {
+    return this.withClient(async (c) => {
+      const sync = await c.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+      const fsync = await c.query<{ fsync: string }>('SHOW fsync');
+      return { synchronousCommit: sync.rows[0]?.synchronous_commit ?? '', fsync: fsync.rows[0]?.fsync ?? '' };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const timer of this.leases.values()) clearInterval(timer);
+    this.leases.clear();
+    await this.pool.end();
+  }
+
+  private holdLease(token: string): void {
+    const renew = (): void => {
+      this.run(`UPDATE ${this.s}.refs SET lease_until = now() + $2 * interval '1 millisecond' WHERE claim_token = $1`, [token, this.leaseMs]).then(
+        (res) => {
+          if (res.rowCount === 0 && this.leases.has(token)) {
+            this.log('webhook queue: a claim was taken over by another receiver (its lease ran out); its outcome will not be recorded here');
+            this.dropLease(token);
+          }
+        },
+        (error: unknown) => this.log(`webhook queue: could not renew a claim: ${this.messageOf(error)}`),
+      );
+    };
+    const timer = setInterval(renew, Math.max(100, Math.floor(this.leaseMs / 3)));
+    timer.unref();
+    this.leases.set(token, timer);
+  }
+
+  private dropLease(token: string): void {
+    const timer = this.leases.get(token);
+    if (timer !== undefined) clearInterval(timer);
+    this.leases.delete(token);
+  }
+
+  /** Ends a claim: its records may be claimed again (rows locked in key order: no deadlock with enqueue). */
+  private async releaseRefs(c: pg.PoolClient, token: string): Promise<void> {
+    await c.query(
+      `UPDATE ${this.s}.refs SET claim_token = NULL, lease_until = NULL
+        WHERE (ref_type, ref_id) IN (SELECT ref_type, ref_id FROM ${this.s}.refs WHERE claim_token = $1 ORDER BY ref_type, ref_id FOR UPDATE)`,
+      [token],
+    );
+  }
+
+  private async upsertOwners(c: pg.PoolClient, owners: readonly OwnerPair[], now: number): Promise<void> {
+    if (owners.length === 0) return;
+    // One row per action (a statement may not update a row twice): the last pair wins, as in SQLite.
+    const byAction = new Map<number, number>();
+    for (const p of owners) byAction.set(p.actionId, p.userId);
+    const actions = [...byAction.keys()].sort((a, b) => a - b);
+    await c.query(
+      `INSERT INTO ${this.s}.action_owners (action_id, user_id, updated_at)
+         SELECT a, u, $3 FROM unnest($1::bigint[], $2::bigint[]) AS x(a, u)
+       ON CONFLICT (action_id) DO UPDATE SET user_id = EXCLUDED.user_id, updated_at = EXCLUDED.updated_at`,
+      [actions, actions.map((a) => byAction.get(a)), now],
+    );
+  }
+
+  private async run<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    await this.migrate().catch((error: unknown) => {
+      throw this.wrap(error);
+    });
+    return this.query<R>(sql, params);
+  }
+
+  private async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(sql, params);
+    } catch (error) {
+      throw this.wrap(error);
+    }
+  }
+
+  private async withClient<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.wrap(error);
+    }
+    let broken = false;
+    try {
+      return await fn(client);
+    } catch (error) {
+      // A connection that failed mid-transaction is not given back to the pool.
+      broken = !(error instanceof pg.DatabaseError);
+      throw this.wrap(error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** One transaction; run again (up to 3 times) after a deadlock or serialization failure. */
+  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    await this.migrate().catch((error: unknown) => {
+      throw this.wrap(error);
+    });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.withClient(async (c) => {
+          await c.query('BEGIN');
+          try {
+            const result = await fn(c);
+            await c.query('COMMIT');
+            return result;
+          } catch (error) {
+            await c.query('ROLLBACK').catch(() => undefined);
+            throw error;
+          }
+        });
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (attempt < 3 && code !== undefined && RETRYABLE.has(code)) continue;
+        throw error;
+      }
+    }
+  }
+
+  private messageOf(error: unknown): string {
+    return this.scrub(error instanceof Error ? error.message : String(error));
+  }
+
+  private scrub(text: string): string {
+    let out = text;
+    for (const p of this.passwords) if (p.length > 0) out = out.split(p).join('***');
+    return out;
+  }
+
+  /** Errors name the database (masked) and keep the SQLSTATE code; the password never passes. */
+  private wrap(error: unknown): Error {
+    if (error instanceof PgQueueError) return error;
+    return new PgQueueError(`queue database ${this.location}: ${this.messageOf(error)}`, (error as { code?: string }).code);
+  }
+}
+
+export class PgQueueError extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'PgQueueError';
+  }
+}

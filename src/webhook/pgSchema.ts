@@ -1,0 +1,108 @@
+/**
+ * The PostgreSQL queue's tables, created and migrated at start. Several receivers may start at
+ * once: the migrations run inside one transaction holding a transaction-level advisory lock, so
+ * one process migrates and the others wait, then find every step applied and do nothing.
+ */
+import type pg from 'pg';
+
+export const DEFAULT_QUEUE_SCHEMA = 'svc_sync';
+
+/** Lowercase identifiers only: the name is interpolated into SQL (quoted), so it is checked first. */
+export function checkSchemaName(name: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) {
+    throw new Error(`SVC_QUEUE_SCHEMA ${JSON.stringify(name)}: must be a lowercase PostgreSQL identifier (letters, digits, _; at most 63)`);
+  }
+  return name;
+}
+
+/**
+ * Each step runs once, in order, recorded in schema_migrations. A later release appends steps;
+ * it never edits one that has shipped.
+ */
+function migrations(s: string): string[] {
+  return [
+    `CREATE TABLE ${s}.events (
+       id              BIGSERIAL PRIMARY KEY,
+       received_at     BIGINT NOT NULL,
+       raw             TEXT NOT NULL,
+       object_type     TEXT NOT NULL,
+       object_id       BIGINT NOT NULL,
+       event_type      TEXT NOT NULL,
+       application     TEXT NOT NULL,
+       site_id         BIGINT,
+       ref_type        TEXT,
+       ref_id          BIGINT,
+       status          TEXT NOT NULL CHECK (status IN ('pending','processing','done','failed','ignored')),
+       outcome         TEXT CHECK (outcome IN ('done','skipped')),
+       reason          TEXT,
+       attempts        INTEGER NOT NULL DEFAULT 0,
+       last_error      TEXT,
+       next_attempt_at BIGINT NOT NULL,
+       claim_token     TEXT,
+       finished_at     BIGINT
+     );
+     CREATE INDEX events_open ON ${s}.events (ref_type, ref_id) WHERE status IN ('pending','failed','processing');
+     CREATE INDEX events_due ON ${s}.events (next_attempt_at) WHERE status IN ('pending','failed');
+     CREATE INDEX events_claim ON ${s}.events (claim_token) WHERE claim_token IS NOT NULL;
+     CREATE INDEX events_finished ON ${s}.events (finished_at) WHERE status IN ('done','ignored');
+     -- One row per record with open events: the unit a receiver claims, so two receivers never
+     -- sync the same record at once, and events arriving meanwhile wait for the claim to end.
+     CREATE TABLE ${s}.refs (
+       ref_type    TEXT NOT NULL,
+       ref_id      BIGINT NOT NULL,
+       claim_token TEXT,
+       lease_until TIMESTAMPTZ,
+       PRIMARY KEY (ref_type, ref_id)
+     );
+     CREATE INDEX refs_claim ON ${s}.refs (claim_token) WHERE claim_token IS NOT NULL;
+     CREATE TABLE ${s}.action_owners (
+       action_id  BIGINT PRIMARY KEY,
+       user_id    BIGINT NOT NULL,
+       updated_at BIGINT NOT NULL
+     );
+     CREATE INDEX action_owners_user ON ${s}.action_owners (user_id);
+     -- The platform's rate-limit budget as last seen by any receiver, per API key (hashed).
+     CREATE TABLE ${s}.rate_budget (
+       key              TEXT PRIMARY KEY,
+       remaining_minute INTEGER,
+       minute_reset_at  BIGINT,
+       remaining_hour   INTEGER,
+       hour_reset_at    BIGINT,
+       blocked_until    BIGINT NOT NULL DEFAULT 0,
+       updated_at       BIGINT NOT NULL DEFAULT 0
+     );`,
+  ];
+}
+
+export interface MigrationResult {
+  /** Steps this call applied (0 when another process had applied them all). */
+  applied: number;
+  version: number;
+}
+
+const LOCK_KEY = 'svc-sync webhook queue migrations';
+
+export async function migrate(client: pg.ClientBase, schema: string): Promise<MigrationResult> {
+  const s = `"${checkSchemaName(schema)}"`;
+  const steps = migrations(s);
+  await client.query('BEGIN');
+  try {
+    // Held until COMMIT: concurrent starts queue here instead of racing on CREATE.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${LOCK_KEY}:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+    const done = await client.query<{ v: number | null }>(`SELECT MAX(version) AS v FROM ${s}.schema_migrations`);
+    const current = done.rows[0]?.v ?? 0;
+    let applied = 0;
+    for (let i = current; i < steps.length; i++) {
+      await client.query(steps[i] as string);
+      await client.query(`INSERT INTO ${s}.schema_migrations (version) VALUES ($1)`, [i + 1]);
+      applied++;
+    }
+    await client.query('COMMIT');
+    return { applied, version: steps.length };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

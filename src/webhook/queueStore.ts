@@ -1,0 +1,33 @@
+/**
+ * The one webhook-queue interface the receiver, the worker and the `queue` commands use. Two
+ * implementations: the SQLite file (queue.ts, synchronous, the embedded default) and PostgreSQL
+ * (pgQueue.ts, asynchronous, shared by several receivers). Every method may answer directly or
+ * with a promise, so the SQLite queue fits unchanged and callers simply await.
+ */
+import type { ClaimedBatch, EnqueueInput, EnqueueResult, EventOutcome, FailedEvent, OwnerPair, QueueCounts } from './queue.js';
+
+export type Awaitable<T> = T | Promise<T>;
+
+export interface QueueStore {
+  /** Where the queue lives, fit for output: a file path, or a database URL without its password. */
+  readonly location: string;
+  /** Stores events in one transaction; resolves only after the commit is durable. */
+  enqueueMany(inputs: readonly EnqueueInput[], now?: number): Awaitable<EnqueueResult[]>;
+  /** Claims up to `maxRefs` refs with a due event, each with all its open events. */
+  claimBatch(maxRefs: number, now?: number): Awaitable<ClaimedBatch | undefined>;
+  /** Records a claimed batch's outcomes and the owners the engine saw. */
+  complete(token: string, outcomes: readonly EventOutcome[], owners?: readonly OwnerPair[], now?: number): Awaitable<void>;
+  /** Hands a claimed batch back to pending (its outcome could not be recorded). */
+  releaseClaim(token: string, reason: string, now?: number): Awaitable<number>;
+  /** Returns events of claims whose process stopped before recording an outcome. */
+  recoverInterrupted(now?: number): Awaitable<number>;
+  recordOwners(owners: readonly OwnerPair[], now?: number): Awaitable<void>;
+  actionsOwnedBy(userId: number): Awaitable<number[]>;
+  counts(): Awaitable<QueueCounts>;
+  failedEvents(limit?: number): Awaitable<FailedEvent[]>;
+  retryFailed(now?: number): Awaitable<number>;
+  /** When the next claimable open event becomes due, or undefined when none is. */
+  nextDueAt(): Awaitable<number | undefined>;
+  prune(keepDays: number, now?: number): Awaitable<number>;
+  close(): Awaitable<void>;
+}
