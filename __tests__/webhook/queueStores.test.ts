@@ -1,0 +1,250 @@
+/**
+ * The queue's behaviour, once per implementation: the SQLite file and PostgreSQL (a real server
+ * started by the suite). Whatever `serve` and `queue` rely on must hold on both.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import http from 'node:http';
+import { startPostgres, type TestPostgres } from '../../fixtures/postgres.js';
+import { classifyEvent } from '../../src/webhook/events.js';
+import type { WebhookMessage } from '../../src/webhook/message.js';
+import { openQueue, storeRetryFailed, storeStatus, type QueueLocation } from '../../src/webhook/openQueue.js';
+import type { EnqueueInput, RetryPolicy } from '../../src/webhook/queue.js';
+import type { QueueStore } from '../../src/webhook/queueStore.js';
+import { startReceiver, type Receiver } from '../../src/webhook/server.js';
+import { startWorker, type Worker } from '../../src/webhook/worker.js';
+import { pool, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';
+
+const input = (objectType: string, objectId: number, eventType: string): EnqueueInput => {
+  const message: WebhookMessage = { objectType, objectId, eventType, application: 'Kentaa' };
+  return { message, intent: classifyEvent(message), raw: JSON.stringify(message) };
+};
+
+/** Polls an async check until it holds; fails (not times) when it never does. */
+async function eventually(check: () => Promise<boolean>, what: string, limitMs = 15_000): Promise<void> {
+  const until = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`never happened: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+interface Backend {
+  name: string;
+  setup(): Promise<void>;
+  teardown(): Promise<void>;
+  /** A new, empty queue location. */
+  fresh(): QueueLocation;
+  /** What a crashed process leaves behind becomes recoverable (PostgreSQL: its lease runs out). */
+  expireClaims(where: QueueLocation): Promise<void>;
+}
+
+let tmp: TempDir | undefined;
+let postgres: TestPostgres | undefined;
+let pgUrl = '';
+let schemas = 0;
+
+const backends: Backend[] = [
+  {
+    name: 'SQLite',
+    async setup() {
+      tmp = tempQueue();
+    },
+    async teardown() {
+      tmp?.cleanup();
+    },
+    fresh: () => ({ path: `${tmp?.dir}/q${++schemas}.db` }),
+    async expireClaims() {
+      // Nothing to wait for: a new process returns every claim of the file.
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    async setup() {
+      postgres = await startPostgres();
+      pgUrl = await postgres.createDatabase('contract');
+    },
+    async teardown() {
+      await postgres?.close();
+    },
+    // One schema per test: SVC_QUEUE_SCHEMA keeps queues apart in one database.
+    fresh: () => ({ url: pgUrl, schema: `t${++schemas}`, leaseMs: 60_000 }),
+    async expireClaims(where) {
+      await postgres?.query(pgUrl, `UPDATE "${where.schema}".refs SET lease_until = now() - interval '1 second' WHERE claim_token IS NOT NULL`);
+    },
+  },
+];
+
+describe.each(backends)('$name queue', (backend) => {
+  let where: QueueLocation;
+  let queue: QueueStore;
+  const opened: QueueStore[] = [];
+  const open = (retry: Partial<RetryPolicy> = { baseMs: 1000, maxMs: 8000 }): QueueStore => {
+    const q = openQueue(where, { retry });
+    opened.push(q);
+    return q;
+  };
+
+  beforeAll(() => backend.setup(), 60_000);
+  afterAll(() => backend.teardown());
+  beforeEach(() => {
+    where = backend.fresh();
+    queue = open();
+  });
+  afterEach(async () => {
+    for (const q of opened.splice(0)) await q.close();
+  });
+
+  it('claims all open events of a ref together, oldest refs first, up to the batch size', async () => {
+    await queue.enqueueMany([input('Donation', 1, 'donations.update'), input('Donation', 2, 'donations.update'), input('Donation', 1, 'donations.update'), input('Action', 1, 'actions.update'), input('Donation', 1, 'donations.move')], 1000);
+    const batch = await queue.claimBatch(2, 1000);
+    expect(batch?.refs).toEqual([
+      { refType: 'donation', refId: 1, eventIds: [1, 3, 5] },
+      { refType: 'donation', refId: 2, eventIds: [2] },
+    ]);
+    expect(batch?.oldestReceivedAt).toBe(1000);
+    expect(await queue.counts()).toMatchObject({ pending: 1, processing: 4 });
+    // Claimed events are not claimed again while in flight, by this process or another.
+    const other = open();
+    expect((await other.claimBatch(10, 1000))?.refs.map((r) => r.refType)).toEqual(['action']);
+    expect(await queue.claimBatch(10, 1000)).toBeUndefined();
+  });
+
+  it('records ignored events as finished, never claimable', async () => {
+    const [r] = await queue.enqueueMany([input('News', 3, 'news.create')]);
+    expect(r?.status).toBe('ignored');
+    expect(await queue.counts()).toMatchObject({ ignored: 1, pending: 0 });
+    expect(await queue.claimBatch(10)).toBeUndefined();
+    expect(await queue.nextDueAt()).toBeUndefined();
+  });
+
+  it('keeps failures with a doubling delay and never drops them', async () => {
+    await queue.enqueueMany([input('Donation', 9, 'donations.update')], 0);
+    let t = 0;
+    const delays: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const batch = await queue.claimBatch(10, t);
+      if (batch === undefined) throw new Error(`attempt ${i} was not due at ${t}`);
+      await queue.complete(batch.token, [{ eventIds: batch.refs[0]?.eventIds ?? [], status: 'failed', error: `boom ${i}` }], [], t);
+      const next = (await queue.nextDueAt()) as number;
+      delays.push(next - t);
+      expect(await queue.claimBatch(10, next - 1)).toBeUndefined();
+      t = next;
+    }
+    expect(delays).toEqual([1000, 2000, 4000, 8000, 8000, 8000]);
+    expect(await queue.failedEvents()).toEqual([expect.objectContaining({ refType: 'donation', refId: 9, attempts: 6, lastError: 'boom 5' })]);
+    expect(await queue.retryFailed(t)).toBe(1);
+    expect((await queue.claimBatch(10, t))?.refs).toHaveLength(1);
+  });
+
+  it('returns events claimed by a stopped process to pending, and ignores its late outcome', async () => {
+    await queue.enqueueMany([input('Donation', 1, 'donations.update'), input('Donation', 1, 'donations.update')]);
+    const batch = await queue.claimBatch(10);
+    expect(batch?.eventCount).toBe(2);
+    await queue.close();
+    await backend.expireClaims(where);
+    queue = open();
+    expect(await queue.recoverInterrupted()).toBe(2);
+    expect(await queue.counts()).toMatchObject({ pending: 2, processing: 0, done: 0 });
+    await queue.complete(batch?.token ?? '', [{ eventIds: [1, 2], status: 'done' }]);
+    expect((await queue.counts()).done).toBe(0);
+    const again = await queue.claimBatch(10);
+    expect(again?.refs).toEqual([{ refType: 'donation', refId: 1, eventIds: [1, 2] }]);
+  });
+
+  it('hands a claim back to pending when its outcome cannot be recorded', async () => {
+    await queue.enqueueMany([input('Donation', 4, 'donations.update')]);
+    const batch = await queue.claimBatch(10);
+    expect(await queue.releaseClaim(batch?.token ?? '', 'database refused the write')).toBe(1);
+    expect(await queue.counts()).toMatchObject({ pending: 1, processing: 0 });
+    expect((await queue.claimBatch(10))?.eventCount).toBe(1);
+  });
+
+  it('records action owners, one owner per action', async () => {
+    await queue.recordOwners([{ userId: 5, actionId: 10 }, { userId: 5, actionId: 11 }, { userId: 6, actionId: 12 }]);
+    await queue.recordOwners([{ userId: 6, actionId: 11 }]);
+    expect(await queue.actionsOwnedBy(5)).toEqual([10]);
+    expect(await queue.actionsOwnedBy(6)).toEqual([11, 12]);
+  });
+
+  it('prunes finished events older than the kept days, keeping open and failed ones', async () => {
+    const day = 86_400_000;
+    await queue.enqueueMany([input('Donation', 1, 'donations.update'), input('News', 1, 'news.create'), input('Donation', 2, 'donations.update')], 0);
+    const batch = await queue.claimBatch(10, 0);
+    await queue.complete(batch?.token ?? '', [
+      { eventIds: [1], status: 'skipped', reason: 'payment pending' },
+      { eventIds: [3], status: 'failed', error: 'x' },
+    ], [], 0);
+    expect(await queue.counts()).toMatchObject({ done: 1, skipped: 1, ignored: 1, failed: 1 });
+    expect(await queue.prune(7, 6 * day)).toBe(0);
+    expect(await queue.prune(7, 8 * day)).toBe(2);
+    expect(await queue.counts()).toMatchObject({ done: 0, ignored: 0, failed: 1 });
+    // The failed record is still claimable after the prune.
+    expect((await queue.claimBatch(10, 9 * day))?.refs).toEqual([{ refType: 'donation', refId: 2, eventIds: [3] }]);
+  });
+
+  it('serves `queue` and `queue retry`', async () => {
+    await queue.enqueueMany([input('Donation', 1, 'donations.update')]);
+    const batch = await queue.claimBatch(10);
+    await queue.complete(batch?.token ?? '', [{ eventIds: [1], status: 'failed', error: 'platform 500' }]);
+    const status = await storeStatus(where);
+    expect(status.exists).toBe(true);
+    expect(status.counts.failed).toBe(1);
+    expect(status.failed[0]?.lastError).toBe('platform 500');
+    expect(await storeRetryFailed(where)).toBe(1);
+    expect(await queue.counts()).toMatchObject({ failed: 0, pending: 1 });
+  });
+
+  describe('with the receiver and the worker', () => {
+    let receiver: Receiver | undefined;
+    let worker: Worker | undefined;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 50 });
+    afterEach(async () => {
+      await receiver?.close();
+      await worker?.stop();
+      receiver = undefined;
+      worker = undefined;
+    });
+    afterAll(() => agent.destroy());
+
+    it('coalesces a burst of 600 events into one sync per record and reports it on /healthz', async () => {
+      const processor = new RecordingProcessor();
+      worker = startWorker({ queue, processor, batchSize: 100, gatherMs: 50, pollMs: 50 });
+      const w = worker;
+      receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue, onEnqueued: () => w.wake() });
+      const url = `${receiver.url}/webhooks`;
+      const events = Array.from({ length: 600 }, (_, i) => ({ object_type: i % 3 === 0 ? 'News' : 'Donation', object_id: 1 + (i % 150), event_type: i % 3 === 0 ? 'news.create' : 'donations.update', application: 'Kentaa' }));
+      const replies = await pool(events.map((e) => () => postJson(url, e, {}, agent)), 40);
+      expect(replies.filter((r) => r.status === 200)).toHaveLength(600);
+      await eventually(async () => (await queue.counts()).done === 400, 'every donation event done');
+      const seen = processor.seen();
+      // Donations 1..150 that got a donations.update: each synced, far fewer syncs than events.
+      expect(seen.size).toBe(100);
+      expect([...seen.values()].reduce((a, b) => a + b, 0)).toBeLessThan(400);
+      const health = await request(`${receiver.url}/healthz`, { method: 'GET' });
+      expect(health.status).toBe(200);
+      expect(JSON.parse(health.body)).toEqual({ status: 'ok', queue: { pending: 0, processing: 0, failed: 0, done: 400, skipped: 0, ignored: 200 } });
+    });
+
+    it('retries a failing ref with backoff until it succeeds', async () => {
+      queue = open({ baseMs: 20, maxMs: 200 });
+      await queue.enqueueMany([input('Donation', 1, 'donations.update'), input('Donation', 2, 'donations.update')]);
+      let failuresLeft = 2;
+      const processor = new RecordingProcessor((ref) => (ref.id === 1 && failuresLeft-- > 0 ? { ref, status: 'failed', reason: 'platform answered 503' } : { ref, status: 'done' }));
+      worker = startWorker({ queue, processor, pollMs: 10, gatherMs: 0 });
+      await eventually(async () => (await queue.counts()).done === 2, 'both done after retries');
+      expect(processor.seen().get('donation:1')).toBe(3);
+      expect(processor.seen().get('donation:2')).toBe(1);
+    });
+
+    it('re-syncs the actions a user owns on users.update', async () => {
+      await queue.enqueueMany([input('Action', 10, 'actions.update'), input('Action', 11, 'sign_ups.create')]);
+      const owners = [{ userId: 5, actionId: 10 }, { userId: 5, actionId: 11 }];
+      const processor = new RecordingProcessor((ref) => ({ ref, status: 'done' }), owners);
+      worker = startWorker({ queue, processor, loop: false });
+      await worker.runOnce();
+      await queue.enqueueMany([input('User', 5, 'users.update'), input('User', 6, 'users.update')]);
+      expect(await worker.runOnce()).toMatchObject({ events: 2, refs: 2, processed: 2, done: 1, skipped: 1 });
+      expect(processor.calls[1]?.map((r) => `${r.type}:${r.id}`).sort()).toEqual(['action:10', 'action:11']);
+    });
+  });
+});
