@@ -37,15 +37,19 @@ export interface BudgetReading {
   hourResetAt?: number;
   /** After a 429: nobody on this key sends before this time. */
   blockedUntil?: number;
+  /** The shared grant the request was sent under: grants after it may not be counted yet. */
+  grant?: number;
 }
+
+export type SharedTake = { grant: number } | { until: number; reason: WaitReason };
 
 /**
  * The budget of one API key shared with other processes (receivers on one queue database), so
  * together they spend no more than one would. Local pacing still applies on top of it.
  */
 export interface SharedBudget {
-  /** Takes one request from the shared budget, or says until when every process must wait. */
-  take(now: number): Promise<{ until: number; reason: WaitReason } | undefined>;
+  /** Takes one request from the shared budget (a grant number), or says until when every process must wait. */
+  take(now: number): Promise<SharedTake>;
   /** Stores a fresh reading for the others (best effort: pacing never fails on it). */
   record(reading: BudgetReading): void;
 }
@@ -75,6 +79,8 @@ interface WindowState {
 export interface PacerTicket {
   readonly epoch: number;
   readonly seq: number;
+  /** The shared budget's grant, when there is one. */
+  readonly grant?: number;
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
@@ -148,6 +154,7 @@ export class RatePacer {
 
   /** Resolves when one more request may be sent without exceeding a known window. */
   async acquire(): Promise<PacerTicket> {
+    let grant: number | undefined;
     for (;;) {
       const now = this.now();
       this.renewExpired(now);
@@ -168,16 +175,17 @@ export class RatePacer {
         }
       }
       if (until <= now && this.shared !== undefined) {
-        let sharedWait: { until: number; reason: WaitReason } | undefined;
+        grant = undefined;
         try {
-          sharedWait = await this.shared.take(now);
+          const taken = await this.shared.take(now);
+          if ('grant' in taken) grant = taken.grant;
+          else if (taken.until > now) {
+            until = taken.until;
+            reason = taken.reason;
+          }
         } catch (error) {
           // The shared record is out of reach: local pacing alone is better than no requests.
           this.onSharedError?.(error);
-        }
-        if (sharedWait !== undefined && sharedWait.until > now) {
-          until = sharedWait.until;
-          reason = sharedWait.reason;
         }
       }
       if (until <= now) break;
@@ -186,7 +194,7 @@ export class RatePacer {
     }
     for (const w of [this.minute, this.hour]) if (w.remaining !== undefined) w.remaining -= 1;
     this.inFlight += 1;
-    return { epoch: this.epoch, seq: this.seq++ };
+    return { epoch: this.epoch, seq: this.seq++, ...(grant === undefined ? {} : { grant }) };
   }
 
   /** Gives a ticket back with the response headers (none after a network error). */
@@ -212,9 +220,12 @@ export class RatePacer {
         remainingHour !== undefined && (remainingMinute === undefined || remainingHour < remainingMinute) ? this.hour : this.minute;
       constrained.resetAt = this.now() + reset * 1000;
     }
+    // With a grant, the shared record discounts every process's later grants itself.
+    const own = ticket.grant === undefined ? this.inFlight : 0;
     this.shared?.record({
-      ...(remainingMinute === undefined ? {} : { remainingMinute: remainingMinute - this.inFlight }),
-      ...(remainingHour === undefined ? {} : { remainingHour: remainingHour - this.inFlight }),
+      ...(remainingMinute === undefined ? {} : { remainingMinute: remainingMinute - own }),
+      ...(remainingHour === undefined ? {} : { remainingHour: remainingHour - own }),
+      ...(ticket.grant === undefined ? {} : { grant: ticket.grant }),
       ...(this.minute.resetAt === undefined ? {} : { minuteResetAt: this.minute.resetAt }),
       ...(this.hour.resetAt === undefined ? {} : { hourResetAt: this.hour.resetAt }),
     });

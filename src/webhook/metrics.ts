@@ -20,6 +20,7 @@ export class ServeMetrics implements ReceiverMetrics {
   readonly registry = new client.Registry();
   private queue: QueueStore | undefined;
   private readonly received: client.Counter<'event_type' | 'status'>;
+  private readonly queueDepth: client.Gauge<'state'>;
   private readonly queueUp: client.Gauge;
   private readonly batchEvents: client.Histogram;
   private readonly batchDuration: client.Histogram;
@@ -39,24 +40,11 @@ export class ServeMetrics implements ReceiverMetrics {
       labelNames: ['event_type', 'status'],
       registers,
     });
-    const self = this;
-    new client.Gauge({
+    this.queueDepth = new client.Gauge({
       name: 'svc_sync_queue_events',
       help: 'Events in the webhook queue by state (read from the queue at scrape time; shared by all receivers on one database)',
       labelNames: ['state'],
       registers,
-      async collect() {
-        if (self.queue === undefined) return;
-        try {
-          const counts = await self.queue.counts();
-          for (const state of STATES) this.set({ state }, counts[state]);
-          self.queueUp.set(1);
-        } catch {
-          // The queue is unreachable: the previous depth is no longer true.
-          this.reset();
-          self.queueUp.set(0);
-        }
-      },
     });
     this.queueUp = new client.Gauge({ name: 'svc_sync_queue_up', help: '1 when the queue answered the last scrape, 0 when it was unreachable', registers });
     this.batchEvents = new client.Histogram({
@@ -137,7 +125,22 @@ export class ServeMetrics implements ReceiverMetrics {
     }
   }
 
+  /** Reads the queue depth for this scrape. */
+  private async refreshQueue(): Promise<void> {
+    if (this.queue === undefined) return;
+    try {
+      const counts = await this.queue.counts();
+      for (const state of STATES) this.queueDepth.set({ state }, counts[state]);
+      this.queueUp.set(1);
+    } catch {
+      // The queue is unreachable: the previous depth is no longer true.
+      this.queueDepth.reset();
+      this.queueUp.set(0);
+    }
+  }
+
   async render(): Promise<{ contentType: string; body: string }> {
+    await this.refreshQueue();
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }

@@ -5,7 +5,7 @@
  * later reset time starts the next window). A window whose reset time has passed is unknown again
  * until the next reading.
  */
-import type { BudgetReading, SharedBudget, WaitReason } from '../platform/rateLimit.js';
+import type { BudgetReading, SharedBudget, SharedTake, WaitReason } from '../platform/rateLimit.js';
 
 type Run = (sql: string, params: unknown[]) => Promise<Array<Record<string, unknown>>>;
 
@@ -31,7 +31,7 @@ export class PgBudget implements SharedBudget {
     private readonly key: string,
   ) {}
 
-  async take(now: number): Promise<{ until: number; reason: WaitReason } | undefined> {
+  async take(now: number): Promise<SharedTake> {
     // Readings recorded before this request must be in the database before it decides.
     await this.pending;
     const granted = await this.run(
@@ -41,17 +41,18 @@ export class PgBudget implements SharedBudget {
          minute_reset_at  = CASE WHEN b.minute_reset_at <= $2 THEN NULL ELSE b.minute_reset_at END,
          remaining_hour   = CASE WHEN b.hour_reset_at <= $2 THEN NULL ELSE b.remaining_hour - 1 END,
          hour_reset_at    = CASE WHEN b.hour_reset_at <= $2 THEN NULL ELSE b.hour_reset_at END,
+         granted = b.granted + 1,
          updated_at = $2
        WHERE b.blocked_until <= $2
          AND (b.remaining_minute IS NULL OR b.remaining_minute > 0 OR b.minute_reset_at <= $2)
          AND (b.remaining_hour IS NULL OR b.remaining_hour > 0 OR b.hour_reset_at <= $2)
-       RETURNING 1 AS ok`,
+       RETURNING granted`,
       [this.key, now],
     );
-    if (granted.length > 0) return undefined;
+    if (granted.length > 0) return { grant: Number(granted[0]?.granted) };
     const rows = (await this.run(`SELECT * FROM ${this.s}.rate_budget WHERE key = $1`, [this.key])) as unknown as BudgetRow[];
     const row = rows[0];
-    if (row === undefined) return undefined;
+    if (row === undefined) return { grant: 0 };
     let until = 0;
     let reason: WaitReason = 'rate_limited';
     if (Number(row.blocked_until) > now) until = Number(row.blocked_until);
@@ -78,7 +79,8 @@ export class PgBudget implements SharedBudget {
         );
       }
     }
-    return until > now ? { until, reason } : undefined;
+    // The window ended meanwhile: the next take decides again.
+    return { until: Math.max(until, now + 1), reason };
   }
 
   record(reading: BudgetReading): void {
@@ -90,12 +92,12 @@ export class PgBudget implements SharedBudget {
            VALUES ($1, $2, $3, $4, $5, COALESCE($6, 0), $7)
            ON CONFLICT (key) DO UPDATE SET
              remaining_minute = CASE WHEN $2::int IS NULL THEN b.remaining_minute
-                                     WHEN b.remaining_minute IS NULL OR $3::bigint > b.minute_reset_at + 1000 THEN $2
-                                     ELSE LEAST(b.remaining_minute, $2) END,
+                                     WHEN b.remaining_minute IS NULL OR $3::bigint > b.minute_reset_at + 1000 THEN $2 - (b.granted - COALESCE($8::bigint, b.granted))
+                                     ELSE LEAST(b.remaining_minute, $2 - (b.granted - COALESCE($8::bigint, b.granted))) END,
              minute_reset_at  = COALESCE($3, b.minute_reset_at),
              remaining_hour   = CASE WHEN $4::int IS NULL THEN b.remaining_hour
-                                     WHEN b.remaining_hour IS NULL OR $5::bigint > b.hour_reset_at + 1000 THEN $4
-                                     ELSE LEAST(b.remaining_hour, $4) END,
+                                     WHEN b.remaining_hour IS NULL OR $5::bigint > b.hour_reset_at + 1000 THEN $4 - (b.granted - COALESCE($8::bigint, b.granted))
+                                     ELSE LEAST(b.remaining_hour, $4 - (b.granted - COALESCE($8::bigint, b.granted))) END,
              hour_reset_at    = COALESCE($5, b.hour_reset_at),
              blocked_until    = GREATEST(b.blocked_until, COALESCE($6, 0)),
              updated_at       = $7`,
@@ -107,6 +109,7 @@ export class PgBudget implements SharedBudget {
             reading.hourResetAt ?? null,
             reading.blockedUntil ?? null,
             now,
+            reading.grant ?? null,
           ],
         ),
       )

@@ -460,13 +460,19 @@ export class PgQueue implements QueueStore {
       throw this.wrap(error);
     }
     let broken = false;
+    // A checked-out client's connection errors are ours to catch (unhandled, they end the process).
+    const onError = (): void => {
+      broken = true;
+    };
+    client.on('error', onError);
     try {
       return await fn(client);
     } catch (error) {
       // A connection that failed mid-transaction is not given back to the pool.
-      broken = !(error instanceof pg.DatabaseError);
+      broken ||= !(error instanceof pg.DatabaseError);
       throw this.wrap(error);
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }

@@ -69,6 +69,8 @@ function migrations(s: string): string[] {
        remaining_hour   INTEGER,
        hour_reset_at    BIGINT,
        blocked_until    BIGINT NOT NULL DEFAULT 0,
+       -- Requests granted so far: a reading is discounted by the grants made after its request.
+       granted          BIGINT NOT NULL DEFAULT 0,
        updated_at       BIGINT NOT NULL DEFAULT 0
      );`,
   ];
