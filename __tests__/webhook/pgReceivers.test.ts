@@ -13,8 +13,8 @@ import path from 'node:path';
 import { BIN, runCli } from '../../fixtures/cli.js';
 import { startPostgres, TEST_PG_PASSWORD, type TestPostgres } from '../../fixtures/postgres.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import { loadSettings } from '../../src/config/load.js';
-import type { ObjectRef } from '../../src/mapping/objects.js';
+import { loadRaw, settingsOf } from '../../src/config/load.js';
+import type { ObjectRef } from '../../src/model/objects.js';
 import { PlatformClient } from '../../src/platform/client.js';
 import { PgQueue } from '../../src/webhook/pgQueue.js';
 import { serve } from '../../src/webhook/serve.js';
@@ -203,7 +203,7 @@ describe('PostgreSQL queue shared by receivers', () => {
     const stack = await startStack({ site: { donations: 80, segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, newsletterSubscriptions: 0 }, rateLimit: { perMinute: 24, perHour: 10_000, windowMs: 2_000 } });
     const queues = [new PgQueue({ url: dbUrl, schema }), new PgQueue({ url: dbUrl, schema })];
     try {
-      const settings = loadSettings({ env: { ...stack.env, SVC_CONCURRENCY: '4' }, cwd: os.tmpdir() });
+      const settings = settingsOf(loadRaw({ env: { ...stack.env, SVC_CONCURRENCY: '4' }, cwd: os.tmpdir() }));
       const clients = queues.map((q) => new PlatformClient(settings.platform, { sharedBudget: q.sharedBudget('test-key'), retry: { retryBaseMs: 10 } }));
       const donations = stack.platform.site.donation.slice(0, 60).map((d) => d.id);
       await Promise.all(clients.map((c, i) => Promise.all(donations.filter((_, j) => j % 2 === i).map((id) => c.getById('donation', id)))));

@@ -10,8 +10,9 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import pLimit, { type LimitFunction } from 'p-limit';
+import type { BudgetReading, RateLimitSnapshot, SharedBudget, SharedTake, WaitReason } from '../model/budget.js';
 
-export type WaitReason = 'minute_limit' | 'hour_limit' | 'rate_limited';
+export type { BudgetReading, RateLimitSnapshot, SharedBudget, SharedTake, WaitReason };
 
 /** What a waiting run tells the user: "rate limited: resuming in 42 s". */
 export interface WaitInfo {
@@ -20,39 +21,6 @@ export interface WaitInfo {
   message: string;
 }
 export type OnWait = (info: WaitInfo) => void;
-
-/** The last rate-limit figures the API reported (undefined: never reported). */
-export interface RateLimitSnapshot {
-  limitMinute?: number;
-  remainingMinute?: number;
-  limitHour?: number;
-  remainingHour?: number;
-}
-
-/** A reading of the budget from one response's headers (absolute times in ms). */
-export interface BudgetReading {
-  remainingMinute?: number;
-  minuteResetAt?: number;
-  remainingHour?: number;
-  hourResetAt?: number;
-  /** After a 429: nobody on this key sends before this time. */
-  blockedUntil?: number;
-  /** The shared grant the request was sent under: grants after it may not be counted yet. */
-  grant?: number;
-}
-
-export type SharedTake = { grant: number } | { until: number; reason: WaitReason };
-
-/**
- * The budget of one API key shared with other processes (receivers on one queue database), so
- * together they spend no more than one would. Local pacing still applies on top of it.
- */
-export interface SharedBudget {
-  /** Takes one request from the shared budget (a grant number), or says until when every process must wait. */
-  take(now: number): Promise<SharedTake>;
-  /** Stores a fresh reading for the others (best effort: pacing never fails on it). */
-  record(reading: BudgetReading): void;
-}
 
 export interface PacerOptions {
   /** Requests in flight at once. */

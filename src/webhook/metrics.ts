@@ -4,9 +4,8 @@
  * the shared queue (alert on max(), not sum()); counters are this process's own.
  */
 import client from 'prom-client';
-import type { CrmCallCounts } from '../crm/types.js';
-import type { RequestInfo } from '../platform/http.js';
-import type { RateLimitSnapshot } from '../platform/rateLimit.js';
+import type { PlatformRequestInfo, RateLimitSnapshot } from '../model/budget.js';
+import type { CrmCallCounts } from '../model/crmRecords.js';
 import type { RunReport } from '../sync/report.js';
 import type { QueueCounts } from './queue.js';
 import type { QueueStore } from './queueStore.js';
@@ -101,7 +100,7 @@ export class ServeMetrics implements ReceiverMetrics {
     if (report.failed === 0) this.lastSuccess.set(now / 1000);
   }
 
-  platformRequest(info: RequestInfo): void {
+  platformRequest(info: PlatformRequestInfo): void {
     this.platformRequests.inc({ kind: info.kind, status: info.status === undefined ? 'none' : String(info.status) });
   }
 

@@ -26,12 +26,12 @@ import {
   type EnqueueResult,
   type EventOutcome,
   type FailedEvent,
-  type OwnerPair,
   type QueueCounts,
   type QueueRefType,
   type RetryPolicy,
 } from './queue.js';
 import type { QueueStore } from './queueStore.js';
+import type { OwnerPair } from '../model/outcomes.js';
 
 export const DEFAULT_LEASE_MS = 60_000;
 

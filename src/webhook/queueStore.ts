@@ -4,7 +4,8 @@
  * (pgQueue.ts, asynchronous, shared by several receivers). Every method may answer directly or
  * with a promise, so the SQLite queue fits unchanged and callers simply await.
  */
-import type { ClaimedBatch, EnqueueInput, EnqueueResult, EventOutcome, FailedEvent, OwnerPair, QueueCounts } from './queue.js';
+import type { OwnerPair } from '../model/outcomes.js';
+import type { ClaimedBatch, EnqueueInput, EnqueueResult, EventOutcome, FailedEvent, QueueCounts } from './queue.js';
 
 export type Awaitable<T> = T | Promise<T>;
 

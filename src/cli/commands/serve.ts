@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import { createHash } from 'node:crypto';
-import { ConfigError } from '../../config/errors.js';
-import { describeWait } from '../../platform/rateLimit.js';
 import { isPostgresUrl, maskQueueUrl } from '../../config/queueUrl.js';
-import { createEngineProcessor } from '../../webhook/engineProcessor.js';
+import { ConfigError } from '../../model/errors.js';
+import { createEngineProcessor } from '../../webhook/processor.js';
 import { DEFAULT_SERVE, serve } from '../../webhook/serve.js';
-import type { GlobalOptions } from '../globals.js';
-import { commandContext, fullSettings } from '../runSync.js';
+import { settingsOf } from '../../config/load.js';
+import { EXIT } from '../../model/errors.js';
+import { runCommand, type SetExit } from '../runner.js';
 
 interface ServeCommandOptions {
   port: string;
@@ -29,7 +29,7 @@ function batchSize(raw: string | undefined): number | undefined {
   return Number(raw);
 }
 
-export function serveCommand(program: Command, setExit: (code: number) => void): void {
+export function serveCommand(program: Command, setExit: SetExit): void {
   program
     .command('serve')
     .description('receive the platform\'s webhooks: store each event durably, then sync in coalesced batches')
@@ -41,9 +41,9 @@ export function serveCommand(program: Command, setExit: (code: number) => void):
     .option('--batch-size <n>', 'most distinct records one worker batch syncs (default 500)')
     .option('--application <name...>', 'sync only events of these applications (the fundraising platform\'s name); others are answered 200 and recorded ignored. Default: every application')
     .addHelpText('after', '\nThe platform posts to http://HOST:PORT/webhooks/<SVC_WEBHOOK_SECRET> (or with an X-Webhook-Secret header).\nSIGTERM stops accepting, finishes the batch in flight and exits.\nGET /healthz answers 503 while the queue is unreachable; GET /metrics serves Prometheus metrics.\nWith SVC_QUEUE_URL, a batch claimed by a receiver that dies is claimed again after SVC_QUEUE_LEASE_S (default 60).\n\nExample:\n  SVC_WEBHOOK_SECRET=... svc-sync serve --port 8080')
-    .action(async (opts: ServeCommandOptions, c: Command) => {
-      const ctx = commandContext(c.optsWithGlobals<GlobalOptions>());
-      const settings = fullSettings(ctx.raw);
+    .action((opts: ServeCommandOptions, c: Command) =>
+      runCommand(c, setExit, async (ctx) => {
+      const settings = settingsOf(ctx.raw);
       const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
       const size = batchSize(opts.batchSize);
       const log = (line: string): void => ctx.out.info(line);
@@ -55,11 +55,11 @@ export function serveCommand(program: Command, setExit: (code: number) => void):
         processor: ({ sharedBudget, metrics }) =>
           createEngineProcessor(settings, {
             ...(size === undefined ? {} : { batchSize: size }),
-            ...(sharedBudget === undefined ? {} : { sharedBudget: sharedBudget(budgetKey) }),
-            platformHooks: {
-              onWait: (w) => log(describeWait(w.seconds, w.reason)),
+            onNote: log,
+            platform: {
               onRequest: (info) => metrics.platformRequest(info),
               onBudget: (b) => metrics.platformBudget(b),
+              ...(sharedBudget === undefined ? {} : { sharedBudget: sharedBudget(budgetKey) }),
             },
             onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
           }),
@@ -76,6 +76,8 @@ export function serveCommand(program: Command, setExit: (code: number) => void):
         log,
       });
       await service.closed;
-      setExit(0);
-    });
+      // Everything was said on stderr while serving; --json gets the one document it promises.
+      return { status: EXIT.OK, result: { command: 'serve' }, warnings: [] };
+    }),
+    );
 }

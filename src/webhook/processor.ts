@@ -10,32 +10,13 @@
  * No sync logic lives here: this file translates between the worker's and the engine's words.
  */
 import type { Settings } from '../config/settings.js';
-import { ApiLimitError, SalesforceAuthError } from '../crm/errors.js';
-import { SalesforceSink } from '../crm/sink.js';
-import type { CrmCallCounts, CrmSink } from '../crm/types.js';
-import type { SharedBudget } from '../platform/rateLimit.js';
-import { keyFor } from '../mapping/map.js';
-import type { ObjectRef } from '../mapping/objects.js';
-import { PlatformClient } from '../platform/client.js';
-import { PlatformError } from '../platform/errors.js';
-import type { PlatformHooks } from '../platform/http.js';
-import { PlatformSource } from '../platform/source.js';
-import { SyncEngine } from '../sync/engine.js';
-import type { RecordSource } from '../sync/ports.js';
+import { isFatal, messageOf } from '../model/errors.js';
+import type { ObjectRef } from '../model/objects.js';
+import { keyFor } from '../model/refs.js';
+import type { CrmCallCounts } from '../model/crmRecords.js';
+import { createEngine, depsPerBatch, type DepsFactory, type OnNote, type PlatformExtras, type SyncEngine } from '../sync/compose.js';
 import type { RunReport } from '../sync/report.js';
-import type { OwnerPair } from './queue.js';
 import type { BatchHints, BatchProcessor, ProcessOutcome, ProcessResult } from './worker.js';
-
-export interface EngineDeps {
-  source: RecordSource;
-  sink: CrmSink;
-}
-
-/**
- * Called once per batch. The source it returns must be fresh (or at least hold no cached records
- * of earlier batches), or a re-sent donation would be served from that cache instead of fetched.
- */
-export type EngineDepsFactory = () => EngineDeps | Promise<EngineDeps>;
 
 export interface EngineProcessorOptions {
   /** Records of one type that go through the engine together (default 500, the worker's batch size). */
@@ -44,45 +25,15 @@ export interface EngineProcessorOptions {
   force?: boolean;
   /** Skip children whose parent cannot be found instead of writing them unlinked. */
   strictParents?: boolean;
-  /** Settings form only: rate-limit waits and retries of the platform client. */
-  platformHooks?: PlatformHooks;
-  /** Settings form only: the platform budget shared with other receivers on the same key. */
-  sharedBudget?: SharedBudget;
+  /** Settings form only: rate-limit waits of the platform client, one line each. */
+  onNote?: OnNote;
+  /** Settings form only: metrics hooks and the platform budget shared with other receivers. */
+  platform?: PlatformExtras;
   /** After each batch, with the engine's report and the Salesforce calls it made (logging, benches, metrics). */
   onBatch?: (info: { refs: number; report: RunReport; crmCalls: CrmCallCounts; error?: unknown }) => void;
 }
 
 export const DEFAULT_ENGINE_BATCH_SIZE = 500;
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * Errors after which no ref of the batch can be trusted to succeed: a wrong API key, a failed
- * Salesforce login, the org's daily allowance used up. The whole batch is failed so its events
- * stay queued and come back with the queue's backoff.
- */
-export function isFatal(error: unknown): boolean {
-  return (error instanceof PlatformError && error.fatal) || error instanceof SalesforceAuthError || error instanceof ApiLimitError;
-}
-
-/**
- * Deps from settings: one Salesforce sink (connected on first use, a failed connection retried on
- * the next batch) and one platform client; a new PlatformSource over that client per batch.
- */
-function depsFromSettings(settings: Settings, hooks: PlatformHooks | undefined, shared: SharedBudget | undefined): EngineDepsFactory {
-  const client = new PlatformClient(settings.platform, { hooks: hooks ?? {}, ...(shared === undefined ? {} : { sharedBudget: shared }) });
-  let sink: Promise<SalesforceSink> | undefined;
-  return async () => {
-    sink ??= SalesforceSink.connect(settings.salesforce).catch((error: unknown) => {
-      sink = undefined;
-      throw error;
-    });
-    client.resume();
-    return { source: new PlatformSource(client, settings.platform.listIdsOnly), sink: await sink };
-  };
-}
 
 /** What the worker learns from the engine's outcome for one ref. */
 function outcomeFor(ref: ObjectRef, report: RunReport, fallback: string): ProcessOutcome {
@@ -100,8 +51,13 @@ function outcomeFor(ref: ObjectRef, report: RunReport, fallback: string): Proces
   }
 }
 
-export function createEngineProcessor(deps: EngineDepsFactory | Settings, opts: EngineProcessorOptions = {}): BatchProcessor {
-  const factory = typeof deps === 'function' ? deps : depsFromSettings(deps, opts.platformHooks, opts.sharedBudget);
+/**
+ * Failures after which no ref of the batch can be trusted to succeed (the model's table: a wrong
+ * API key, a failed Salesforce login, the org's daily allowance used up) fail the whole batch, so
+ * its events stay queued and come back with the queue's backoff.
+ */
+export function createEngineProcessor(deps: DepsFactory | Settings, opts: EngineProcessorOptions = {}): BatchProcessor {
+  const factory = typeof deps === 'function' ? deps : depsPerBatch(deps, opts.onNote, opts.platform);
   const batchSize = opts.batchSize ?? DEFAULT_ENGINE_BATCH_SIZE;
 
   return {
@@ -109,14 +65,13 @@ export function createEngineProcessor(deps: EngineDepsFactory | Settings, opts: 
       const failAll = (error: unknown): ProcessResult => ({ outcomes: refs.map((ref) => ({ ref, status: 'failed', reason: messageOf(error) })) });
 
       let engine: SyncEngine;
-      let sink: CrmSink;
+      let calls: () => CrmCallCounts;
       let callsBefore: CrmCallCounts;
       try {
         const deps = await factory();
-        sink = deps.sink;
-        callsBefore = sink.calls();
-        const { source } = deps;
-        engine = new SyncEngine(source, sink, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize });
+        calls = () => deps.sink.calls();
+        callsBefore = calls();
+        engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize });
       } catch (error) {
         // No connection: nothing was attempted, every event stays queued.
         return failAll(error);
@@ -129,12 +84,13 @@ export function createEngineProcessor(deps: EngineDepsFactory | Settings, opts: 
         stopped = error;
       }
       if (opts.onBatch !== undefined) {
-        const after = sink.calls();
+        // The sink lives across batches: this batch's calls are the difference.
+        const after = calls();
         const crmCalls = { ...after };
         for (const k of Object.keys(after) as Array<keyof CrmCallCounts>) crmCalls[k] = Math.max(0, after[k] - callsBefore[k]);
         opts.onBatch({ refs: refs.length, report: engine.report, crmCalls, ...(stopped === undefined ? {} : { error: stopped }) });
       }
-      const owners: OwnerPair[] = engine.owners.map((p) => ({ userId: p.userId, actionId: p.actionId }));
+      const owners = engine.ownersSeen();
 
       if (stopped !== undefined && isFatal(stopped)) return { outcomes: failAll(stopped).outcomes, owners };
       // A run that stopped on another error keeps what it finished; the rest is retried.
