@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../../src/model/errors.js';
-import { loadRaw, settingsOf, platformSettings, redact, salesforceSettings } from '../../src/config/load.js';
+import { loadRaw, settingsOf, platformSettings, redact, salesforceSettings, webhookSettings } from '../../src/config/load.js';
+import { maskQueueUrl } from '../../src/config/queueUrl.js';
 
 const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));
 const TOKEN_ENV = { SVC_API_URL: 'http://127.0.0.1:1', SVC_API_KEY: 'k-123456', SF_INSTANCE_URL: 'http://127.0.0.1:2', SF_ACCESS_TOKEN: 'tok-abcdef' };
@@ -96,5 +97,26 @@ describe('redact', () => {
   it('replaces every configured secret value by its name', () => {
     const raw = { SVC_API_KEY: 'k-123456', SF_ACCESS_TOKEN: 'tok-abcdef', SVC_API_URL: 'http://127.0.0.1:1' };
     expect(redact('key k-123456 and tok-abcdef at http://127.0.0.1:1', raw)).toBe('key <SVC_API_KEY> and <SF_ACCESS_TOKEN> at http://127.0.0.1:1');
+  });
+});
+
+describe('the PostgreSQL queue settings', () => {
+  it('reads SVC_QUEUE_URL, SVC_QUEUE_SCHEMA and SVC_QUEUE_LEASE_S', () => {
+    const w = webhookSettings({ SVC_QUEUE_URL: 'postgresql://svc:p%40ss@db.internal:5432/svc?sslmode=require', SVC_QUEUE_SCHEMA: 'svc_queue', SVC_QUEUE_LEASE_S: '90' });
+    expect(w).toMatchObject({ queueUrl: 'postgresql://svc:p%40ss@db.internal:5432/svc?sslmode=require', queueSchema: 'svc_queue', leaseMs: 90_000 });
+    expect(webhookSettings({})).toEqual({ queuePath: '.svc-sync/queue.db', secret: undefined });
+  });
+
+  it('refuses bad values in one line, without the password', () => {
+    const url = errorOf(() => webhookSettings({ SVC_QUEUE_URL: 'mysql://u:hunter22@db/x' }));
+    expect(url.message).toBe('SVC_QUEUE_URL "mysql://u:***@db/x": must be a postgres:// or postgresql:// URL');
+    expect(errorOf(() => webhookSettings({ SVC_QUEUE_SCHEMA: 'Svc-Sync' })).message).toMatch(/^SVC_QUEUE_SCHEMA "Svc-Sync": must be a lowercase PostgreSQL identifier/);
+    expect(errorOf(() => webhookSettings({ SVC_QUEUE_LEASE_S: '0' })).message).toBe('SVC_QUEUE_LEASE_S "0": must be a number of seconds from 1 to 86400');
+  });
+
+  it('redacts the password of the queue URL, however it is spelt', () => {
+    const raw = { SVC_QUEUE_URL: 'postgres://svc:p%40ss-w0rd@db.internal/svc' };
+    expect(redact('could not connect to postgres://svc:p%40ss-w0rd@db.internal/svc (p@ss-w0rd)', raw)).toBe('could not connect to postgres://svc:***@db.internal/svc (***)');
+    expect(maskQueueUrl('postgres://svc:p%40ss-w0rd@db.internal/svc?sslmode=require')).toBe('postgres://svc:***@db.internal/svc?sslmode=require');
   });
 });
