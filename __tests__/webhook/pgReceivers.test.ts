@@ -323,10 +323,10 @@ describe('two `svc-sync serve` processes on one database', () => {
     expect(await b.exited).toBe(0);
   });
 
-  it('a wrong password: one clear line, no password, non-zero exit', async () => {
+  it('a wrong password: one clear line, no password, exit code 2', async () => {
     const wrong = dbUrl.replace(TEST_PG_PASSWORD, 'not-the-password-9f1');
     const res = await runCli(['queue', '--queue-url', wrong], { cwd, env: { PATH: process.env.PATH ?? '', ...stack.env } });
-    expect(res.code).not.toBe(0);
+    expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/queue database postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/receivers: password authentication failed/);
     expect(res.stderr + res.stdout).not.toContain('not-the-password-9f1');
   });

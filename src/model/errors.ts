@@ -79,6 +79,18 @@ export class ApiLimitError extends SalesforceError {
   }
 }
 
+/** The webhook queue's database cannot be used (unreachable, refused, wrong schema); names it without a password. */
+export class QueueError extends Error {
+  override readonly name: string = 'QueueError';
+  constructor(
+    message: string,
+    /** The database's own error code (SQLSTATE), when it gave one. */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
 /** 0 all done; 1 some records failed (the rest written); 2 usage or configuration, nothing written. */
 export const EXIT = { OK: 0, PARTIAL: 1, USAGE: 2 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -109,6 +121,7 @@ export const ERROR_TABLE: readonly ErrorRule[] = [
     describe: (m) => `platform API rejected the key or URL: ${m} (check SVC_API_KEY and SVC_API_URL)`,
   },
   { kind: 'salesforce-auth', matches: (e) => e instanceof SalesforceAuthError, fatal: true, exit: EXIT.USAGE, actions: ['check the SF_* settings', 'svc-sync doctor'] },
+  { kind: 'queue', matches: (e) => e instanceof QueueError, fatal: true, exit: EXIT.USAGE, actions: ['check SVC_QUEUE_URL (or SVC_QUEUE_PATH) and that the database is reachable', 'svc-sync queue'] },
   { kind: 'api-limit', matches: (e) => e instanceof ApiLimitError, fatal: true, exit: EXIT.PARTIAL, actions: ['run the same command again after the 24-hour window rolls over'] },
 ];
 

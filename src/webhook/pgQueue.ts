@@ -16,6 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { maskQueueUrl, queueUrlPasswords } from '../config/queueUrl.js';
+import { QueueError } from '../model/errors.js';
 import { PgBudget } from './pgBudget.js';
 import { DEFAULT_QUEUE_SCHEMA, migrate, type MigrationResult } from './pgSchema.js';
 import {
@@ -520,12 +521,7 @@ export class PgQueue implements QueueStore {
   }
 }
 
-export class PgQueueError extends Error {
-  constructor(
-    message: string,
-    readonly code?: string,
-  ) {
-    super(message);
-    this.name = 'PgQueueError';
-  }
+/** A queue database failure: exit code 2 for the commands, 503 for the receiver. */
+export class PgQueueError extends QueueError {
+  override readonly name = 'PgQueueError';
 }
