@@ -54,7 +54,9 @@ describe('parents of a synced record', () => {
     await e.syncRefs([{ type: 'donation', id: donation.id }]);
     const written = stack.salesforce.get('Svc_Donation__c', `Donation_${donation.id}`);
     expect(written).toMatchObject({ Svc_Action__c: null, Svc_Team__c: null, Svc_Project__c: null, Svc_Segment__c: null, TargetSvcId__c: `Action_${actionId}` });
-    expect(e.report.missingParents).toEqual([{ object: 'Svc_Donation__c', key: `Donation_${donation.id}`, parent: `Action_${actionId}` }]);
+    expect(e.report.missingParents).toEqual([
+      { object: 'Svc_Donation__c', key: `Donation_${donation.id}`, parent: `Action_${actionId}`, reason: 'not found on the platform (deleted or never existed)' },
+    ]);
     expect(e.report.outcomeOf(`Donation_${donation.id}`)?.action).toBe('insert');
     expect(e.report.warnings.join('\n')).toContain(`parent Action_${actionId} not found: not found on the platform`);
   });

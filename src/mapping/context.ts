@@ -1,5 +1,5 @@
 /** The mapping context: what a schema source path (record.*, user.*, consent.* ...) reads from. */
-import type { ApiConsent, ApiNewsletterSubscription, ApiUser } from '../platform/records.js';
+import type { ApiConsent, ApiUser } from '../platform/records.js';
 import { isBlank } from './convert.js';
 
 export type Context = Record<string, unknown>;
@@ -39,17 +39,6 @@ export function selectConsent(consents: unknown, type: string): ApiConsent | und
 export function asId(value: unknown): number | undefined {
   const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
   return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : undefined;
-}
-
-/**
- * SPEC.md links a subscription by entity_type + entity_id; the real API by project_id /
- * segment_id. Both become project_id / segment_id, the entity form winning when both are given.
- */
-export function normaliseSubscription(record: ApiNewsletterSubscription): ApiNewsletterSubscription {
-  const kind = typeof record.entity_type === 'string' ? record.entity_type.trim().toLowerCase() : '';
-  const id = asId(record.entity_id);
-  if (id === undefined || (kind !== 'project' && kind !== 'segment')) return record;
-  return kind === 'project' ? { ...record, project_id: id, segment_id: undefined } : { ...record, segment_id: id, project_id: undefined };
 }
 
 export type { ApiUser };

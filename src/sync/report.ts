@@ -26,7 +26,10 @@ export interface ObjectCounts {
 export interface MissingParent {
   object: SObjectName;
   key: string;
-  parent: string;
+  /** The parent's SvcId__c; null when the record names no parent that can be read. */
+  parent: string | null;
+  /** Why the record is without its parent: not found anywhere, or what is wrong with its reference. */
+  reason: string;
 }
 
 const COUNTER: Record<OutcomeAction, keyof ObjectCounts> = {
