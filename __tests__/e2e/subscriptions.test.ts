@@ -224,3 +224,36 @@ describe('newsletter subscriptions in every form, and records without a parent',
     expect(Object.keys(outcome?.changes ?? {}).sort()).toEqual(['CreatedAt__c', 'UpdatedAt__c']);
   });
 });
+
+describe('replay names subscriptions however the webhook log spells them, and links each in its own entity form', () => {
+  let stack: Stack;
+  let cwd: string;
+
+  beforeAll(async () => {
+    stack = await startStack({ site: { seed: 22, donations: 0, actionsPerParent: 0, newsletterSubscriptions: 12, unlinkableSubscriptions: 2 } });
+    cwd = tempCwd('subscriptions-replay');
+  });
+
+  afterAll(async () => {
+    await stack.close();
+    removeDir(cwd);
+  });
+
+  it('writes each named subscription with its entity (fetched first), and reports the two it cannot link', async () => {
+    const subs = stack.platform.site.newsletter_subscription;
+    const spellings = ['newsletter_subscription', 'NewsletterSubscription', 'newsletter-subscriptions', 'Newsletter Subscriptions'];
+    const lines = subs.map((n, i) =>
+      i % 2 === 0
+        ? `${spellings[i % spellings.length]},${n.id}`
+        : JSON.stringify({ object_type: spellings[i % spellings.length], object_id: String(n.id), event_type: 'newsletter_subscriptions.update', application: 'Kentaa' }),
+    );
+    const file = path.join(cwd, 'log.txt');
+    fs.writeFileSync(file, `${lines.join('\n')}\n`);
+    const run = await cliJson(stack, ['replay', '--file', file], cwd);
+    expect(run.code).toBe(0);
+    expect(run.body.result.input).toMatchObject({ records: subs.length, duplicates: 0, badLines: [] });
+    expect(run.body.result.summary.Svc_NewsletterSubscription__c).toMatchObject({ inserted: subs.length, failed: 0 });
+    for (const n of subs.slice(0, -2)) expectLinked(stack, stack.platform.site, 'newsletter_subscription', n.id);
+    expect(run.body.result.missingParents.map((m) => m.key)).toEqual(subs.slice(-2).map((n) => keyOf('newsletter_subscription', n.id)));
+  });
+});
