@@ -32,7 +32,8 @@ export const isTemplate = (source: string): boolean => source.includes('{');
 /** SPEC 1.1: keep granted consents, then the first of the relevant type. */
 export function selectConsent(consents: unknown, type: string): ApiConsent | undefined {
   if (!Array.isArray(consents)) return undefined;
-  return (consents as ApiConsent[]).find((c) => c?.consent_status === 'granted' && c?.consent_type === type);
+  const is = (v: unknown, want: string): boolean => typeof v === 'string' && v.trim().toLowerCase() === want;
+  return (consents as ApiConsent[]).find((c) => is(c?.consent_status, 'granted') && is(c?.consent_type, type));
 }
 
 /** A positive integer id, from a number or a numeric string; anything else is "no id". */

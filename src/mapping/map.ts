@@ -49,12 +49,16 @@ function filterReason(schema: ObjectSchema, ctx: Context): string | undefined {
   for (const f of schema.filters) {
     const v = getPath(ctx, f.path);
     const field = f.path.replace(/^record\./, '');
-    if (f.oneOf && !(typeof v === 'string' && f.oneOf.includes(v))) {
+    // Statuses match whatever their case or surrounding blanks ("Paid", " paid").
+    if (f.oneOf && !(typeof v === 'string' && f.oneOf.includes(v.trim().toLowerCase()))) {
       return `${f.reason}: ${field} ${isBlank(v) ? 'is blank' : `'${String(v)}'`} (synced: ${f.oneOf.join(', ')})`;
     }
     if (f.nonZero) {
-      const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
-      if (!Number.isFinite(n) || n === 0) return `${f.reason}: ${field} is ${isBlank(v) ? 'blank' : String(v)}`;
+      if (isBlank(v)) return `${f.reason}: ${field} is blank`;
+      // Zero in any spelling is left out; a value that is no number at all is not "zero": the
+      // mapping fails the record for it, so it is fixed rather than quietly skipped.
+      const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v.trim()) : NaN;
+      if (n === 0) return `${f.reason}: ${field} is ${String(v)}`;
     }
     if (f.notBlank && isBlank(v)) return f.reason;
   }
