@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import type { ApiNewsletterSubscription } from '../../src/platform/records.js';
+import type { ApiNewsletterSubscription } from '../../src/model/apiRecords.js';
 import {
   cli,
   cliJson,

@@ -6,10 +6,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { mapQuestions, mapRecord } from '../../src/mapping/map.js';
 import type { FieldDef } from '../../src/mapping/fieldTypes.js';
-import type { ObjectType } from '../../src/mapping/objects.js';
+import type { ObjectType } from '../../src/model/objects.js';
 import { SCHEMA } from '../../src/mapping/schema.js';
 import type { MapResult } from '../../src/mapping/types.js';
-import type { ApiAction, ApiRecordOf, ApiUser } from '../../src/platform/records.js';
+import type { ApiAction, ApiRecordOf, ApiUser } from '../../src/model/apiRecords.js';
 import { asRecord, asSkip } from './helpers.js';
 
 type Json = Record<string, unknown>;

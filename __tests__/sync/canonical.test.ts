@@ -1,6 +1,6 @@
 /** One canonical form per field type: what "unchanged" means, and how a change is shown. */
 import { describe, expect, it } from '@jest/globals';
-import type { StoredRecord } from '../../src/crm/types.js';
+import type { StoredRecord } from '../../src/model/crmRecords.js';
 import { canonicalValue, sameValue } from '../../src/mapping/canonical.js';
 import { checkbox, date, dateTime, lookup, number, text, type FieldType } from '../../src/mapping/fieldTypes.js';
 import { SCHEMA } from '../../src/mapping/schema.js';

@@ -4,7 +4,7 @@
  * sends 2026-01-05T10:00:00.000Z, an amount as 20 where the platform wrote "20.0". Equal
  * meaning must never show as a change, nor cause a write.
  */
-import type { CrmValue } from '../crm/types.js';
+import type { CrmValue } from '../model/crmRecords.js';
 import { toDateTime } from './convert.js';
 import type { FieldType } from './fieldTypes.js';
 

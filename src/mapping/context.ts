@@ -1,5 +1,6 @@
 /** The mapping context: what a schema source path (record.*, user.*, consent.* ...) reads from. */
-import type { ApiConsent, ApiUser } from '../platform/records.js';
+import type { ApiConsent, ApiUser } from '../model/apiRecords.js';
+import { parsePositiveId } from '../model/refs.js';
 import { isBlank } from './convert.js';
 
 export type Context = Record<string, unknown>;
@@ -37,9 +38,6 @@ export function selectConsent(consents: unknown, type: string): ApiConsent | und
 }
 
 /** A positive integer id, from a number or a numeric string; anything else is "no id". */
-export function asId(value: unknown): number | undefined {
-  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
-  return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : undefined;
-}
+export const asId = parsePositiveId;
 
 export type { ApiUser };

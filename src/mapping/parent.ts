@@ -3,10 +3,11 @@
  * object has parent rules but whose parent reference cannot be read (no id, an unknown entity
  * type, a malformed id) is never linked silently: the reason travels with it to the report.
  */
-import type { ApiNewsletterSubscription } from '../platform/records.js';
+import type { ApiNewsletterSubscription } from '../model/apiRecords.js';
+import { parseObjectType } from '../model/objects.js';
+import { keyFor } from '../model/refs.js';
 import { isBlank } from './convert.js';
-import { asId, fillTemplate, getPath, type Context } from './context.js';
-import { parseObjectType } from './objects.js';
+import { asId, getPath, type Context } from './context.js';
 import { SCHEMA, type ObjectSchema } from './schema.js';
 import type { ParentRef } from './types.js';
 
@@ -33,8 +34,7 @@ export function deriveParent(schema: ObjectSchema, ctx: Context): DerivedParent 
     if (isBlank(raw)) continue;
     const id = asId(raw);
     if (id === undefined) return { parent: null, problem: `malformed ${fieldOf(rule.idPath)} ${shown(raw)}: not a positive whole number` };
-    const key = fillTemplate(SCHEMA[rule.type].key, { record: { id } }) as string;
-    return { parent: { type: rule.type, object: SCHEMA[rule.type].apiName, id, key, direct: rule.direct, inherit: rule.inherit } };
+    return { parent: { type: rule.type, object: SCHEMA[rule.type].apiName, id, key: keyFor(rule.type, id), direct: rule.direct, inherit: rule.inherit } };
   }
   return { parent: null, problem: `no parent id: ${schema.parents.map((r) => fieldOf(r.idPath)).join(', ')} all blank` };
 }
