@@ -237,6 +237,25 @@ describe.each(backends)('$name queue', (backend) => {
       expect(processor.seen().get('donation:2')).toBe(1);
     });
 
+    it('hands a batch back when the queue fails while the worker prepares it', async () => {
+      await queue.enqueueMany([input('User', 5, 'users.update')]);
+      let failures = 1;
+      // The owners lookup fails once, as a dropped database connection would.
+      const flaky = new Proxy(queue, {
+        get(target, prop) {
+          if (prop === 'actionsOwnedBy' && failures-- > 0) return () => Promise.reject(new Error('connection lost'));
+          const value: unknown = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const lines: string[] = [];
+      worker = startWorker({ queue: flaky, processor: new RecordingProcessor(), loop: false, log: (l) => lines.push(l) });
+      expect(await worker.runOnce()).toBeUndefined();
+      expect(lines).toContain('webhook worker error: connection lost');
+      expect(await queue.counts()).toMatchObject({ pending: 1, processing: 0 });
+      expect(await worker.runOnce()).toMatchObject({ events: 1, skipped: 1 });
+    });
+
     it('re-syncs the actions a user owns on users.update', async () => {
       await queue.enqueueMany([input('Action', 10, 'actions.update'), input('Action', 11, 'sign_ups.create')]);
       const owners = [{ userId: 5, actionId: 10 }, { userId: 5, actionId: 11 }];

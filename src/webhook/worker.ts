@@ -206,9 +206,18 @@ export function startWorker(opts: WorkerOptions): Worker {
         await ready;
         await releaseClaims();
         const batch = await queue.claimBatch(batchSize);
-        return batch === undefined ? undefined : await processBatch(batch);
+        if (batch === undefined) return undefined;
+        try {
+          return await processBatch(batch);
+        } catch (error) {
+          // The batch could not be prepared (the queue failed mid-way): hand it back, never leave it claimed.
+          log(`webhook worker error: ${errorText(error)}`);
+          unreleased.push(batch.token);
+          await releaseClaims();
+          return undefined;
+        }
       } catch (error) {
-        // Claimed rows stay 'processing' and come back on the next start (recoverInterrupted).
+        // Nothing was claimed (or the claim did not commit): the next turn tries again.
         log(`webhook worker error: ${errorText(error)}`);
         return undefined;
       }
