@@ -55,8 +55,8 @@ export async function runWithEngine(
   opts: RunOptions,
   body: (engine: SyncEngine, deps: Deps) => Promise<Record<string, unknown> | void>,
   warningsBefore: string[] = [],
-  /** The least exit code the command gives whatever the run does (replay's bad lines: 1), so the --json status is the exit code. */
-  minStatus: number = EXIT.OK,
+  /** The least exit code the command gives whatever the run does (replay's bad lines: 1), so the --json status is the exit code; a function is asked after the run. */
+  minStatus: number | (() => number) = EXIT.OK,
 ): Promise<number> {
   const { globals, out } = ctx;
   const batchSize = parseBatchSize(opts.batchSize);
@@ -101,7 +101,7 @@ export async function runWithEngine(
   if (globals.dryRun) warnings.push(DRY_RUN_NOTICE);
   // Exit 2 promises "nothing written": once something was, a stop is a partial run.
   const status = Math.max(
-    minStatus,
+    typeof minStatus === 'function' ? minStatus() : minStatus,
     stopped !== undefined ? (report.written > 0 ? EXIT.PARTIAL : Math.max(exitCodeOf(stopped), EXIT.PARTIAL)) : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK,
   );
   if (globals.json) {

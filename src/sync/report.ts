@@ -27,6 +27,8 @@ export interface MissingParent {
   object: SObjectName;
   key: string;
   parent: string;
+  /** Why the parent is missing, and how that was established (404 by id, a complete list scan ...). */
+  reason?: string;
 }
 
 const COUNTER: Record<OutcomeAction, keyof ObjectCounts> = {
