@@ -5,7 +5,9 @@
  * platform and the Salesforce emulator run here and count the requests they serve. The fake's
  * rate limit is off: the figures are requests and memory, not sleeping. Printed, never asserted.
  *
- *   npx tsc -p tsconfig.json && node dist/bench/replay-large.js [lines=5000,1000000] [timeoutSeconds=300]
+ *   npx tsc -p tsconfig.json && node dist/bench/replay-large.js [lines=5000,1000000] [timeoutSeconds=300] [bin]
+ *
+ * `bin` runs another build of the CLI (an older checkout's bin/svc-sync.js) against the same data.
  *
  * Each file lists every 40th donation of a 5,000-donation site (125 real ids) among distinct ids
  * that do not exist, in a shuffled order. The naive figure is one by-id request per line (what a
@@ -29,11 +31,11 @@ interface Figures {
   timedOut: boolean;
 }
 
-function runReplay(file: string, env: Record<string, string>, cwd: string, timeoutS: number): Promise<Figures> {
+function runReplay(bin: string, file: string, env: Record<string, string>, cwd: string, timeoutS: number): Promise<Figures> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     // GNU time prints "maxRSS-kB" on stderr's last line; the CLI's own output is discarded.
-    const child = spawn('/usr/bin/time', ['-f', 'MAXRSS %M', process.execPath, BIN, '--json', 'replay', '--file', file], {
+    const child = spawn('/usr/bin/time', ['-f', 'MAXRSS %M', process.execPath, bin, '--json', 'replay', '--file', file], {
       cwd,
       env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -91,17 +93,19 @@ async function writeFile(file: string, lines: number, real: number[]): Promise<n
 async function main(): Promise<void> {
   const sizes = (process.argv[2] ?? '5000,1000000').split(',').map(Number);
   const timeoutS = Number(process.argv[3] ?? 300);
+  const bin = process.argv[4] ?? BIN;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-replay-bench-'));
   const stack = await startStack({ site: { donations: DONATIONS, newsletterSubscriptions: 0 } });
   try {
     const real = stack.platform.site.donation.filter((_, i) => i % 40 === 0).map((d) => d.id);
+    console.log(`CLI: ${bin === BIN ? 'this checkout' : bin}`);
     console.log(`replay of donation ids against a ${DONATIONS}-donation site (${stack.platform.site.donation.length} listed), ${real.length} real ids per file`);
     console.log('lines      real  platform requests (by id + list)  naive requests  peak RSS  wall     exit');
     for (const lines of sizes) {
       const file = path.join(dir, `ids-${lines}.csv`);
       const used = await writeFile(file, lines, real);
       stack.platform.resetCounts();
-      const f = await runReplay(file, stack.env, dir, timeoutS);
+      const f = await runReplay(bin, file, stack.env, dir, timeoutS);
       const r = stack.platform.requests;
       console.log(
         `${String(lines).padEnd(10)} ${String(used).padEnd(5)} ${`${r.total} (${r.byIdTotal} + ${r.listTotal})`.padEnd(33)} ${String(lines).padEnd(15)} ${`${f.maxRssMb} MB`.padEnd(9)} ${`${f.wallS} s`.padEnd(8)} ${f.timedOut ? `killed at ${timeoutS} s` : String(f.code)}`,

@@ -433,7 +433,7 @@ export function queueStatus(file: string = DEFAULT_QUEUE_PATH, failedLimit = 100
   if (!existsSync(file)) {
     return { path: file, exists: false, counts: { pending: 0, processing: 0, failed: 0, done: 0, skipped: 0, ignored: 0 }, failed: [] };
   }
-  const queue = new WebhookQueue(file, { mustExist: true });
+  const queue = new WebhookQueue(file, { mustExist: true, access: 'read' });
   try {
     return { path: file, exists: true, counts: queue.counts(), failed: queue.failedEvents(failedLimit) };
   } finally {
