@@ -31,11 +31,11 @@ interface Figures {
   timedOut: boolean;
 }
 
-function runReplay(bin: string, file: string, env: Record<string, string>, cwd: string, timeoutS: number): Promise<Figures> {
+function runReplay(bin: string, json: boolean, file: string, env: Record<string, string>, cwd: string, timeoutS: number): Promise<Figures> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     // GNU time prints "maxRSS-kB" on stderr's last line; the CLI's own output is discarded.
-    const child = spawn('/usr/bin/time', ['-f', 'MAXRSS %M', process.execPath, bin, '--json', 'replay', '--file', file], {
+    const child = spawn('/usr/bin/time', ['-f', 'MAXRSS %M', process.execPath, bin, ...(json ? ['--json'] : []), 'replay', '--file', file], {
       cwd,
       env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -100,16 +100,18 @@ async function main(): Promise<void> {
     const real = stack.platform.site.donation.filter((_, i) => i % 40 === 0).map((d) => d.id);
     console.log(`CLI: ${bin === BIN ? 'this checkout' : bin}`);
     console.log(`replay of donation ids against a ${DONATIONS}-donation site (${stack.platform.site.donation.length} listed), ${real.length} real ids per file`);
-    console.log('lines      real  platform requests (by id + list)  naive requests  peak RSS  wall     exit');
+    console.log('lines      output  real  platform requests (by id + list)  naive requests  peak RSS  wall     exit');
     for (const lines of sizes) {
       const file = path.join(dir, `ids-${lines}.csv`);
       const used = await writeFile(file, lines, real);
-      stack.platform.resetCounts();
-      const f = await runReplay(bin, file, stack.env, dir, timeoutS);
-      const r = stack.platform.requests;
-      console.log(
-        `${String(lines).padEnd(10)} ${String(used).padEnd(5)} ${`${r.total} (${r.byIdTotal} + ${r.listTotal})`.padEnd(33)} ${String(lines).padEnd(15)} ${`${f.maxRssMb} MB`.padEnd(9)} ${`${f.wallS} s`.padEnd(8)} ${f.timedOut ? `killed at ${timeoutS} s` : String(f.code)}`,
-      );
+      for (const json of [false, true]) {
+        stack.platform.resetCounts();
+        const f = await runReplay(bin, json, file, stack.env, dir, timeoutS);
+        const r = stack.platform.requests;
+        console.log(
+          `${String(lines).padEnd(10)} ${(json ? '--json' : 'human').padEnd(7)} ${String(used).padEnd(5)} ${`${r.total} (${r.byIdTotal} + ${r.listTotal})`.padEnd(33)} ${String(lines).padEnd(15)} ${`${f.maxRssMb} MB`.padEnd(9)} ${`${f.wallS} s`.padEnd(8)} ${f.timedOut ? `killed at ${timeoutS} s` : String(f.code)}`,
+        );
+      }
     }
   } finally {
     await stack.close();
