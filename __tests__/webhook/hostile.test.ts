@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
-import { ConfigError } from '../../src/config/errors.js';
+import { ConfigError } from '../../src/model/errors.js';
 import { classifyEvent } from '../../src/webhook/events.js';
 import type { WebhookMessage } from '../../src/webhook/message.js';
 import { WebhookQueue, type EnqueueInput } from '../../src/webhook/queue.js';

@@ -5,7 +5,7 @@
  * drops it when the process ends, however it ends, so a crash never leaves a stale lock behind.
  */
 import Database from 'better-sqlite3';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../model/errors.js';
 import { queueFileError } from './queueErrors.js';
 
 export interface ReceiverLock {

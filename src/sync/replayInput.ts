@@ -8,9 +8,10 @@
  */
 import { parse as parseCsv, type CsvError } from 'csv-parse';
 import type { Readable } from 'node:stream';
-import { ConfigError } from '../config/errors.js';
 import { echo } from '../config/echo.js';
-import { OBJECT_TYPES, parseObjectType, type ObjectRef } from '../mapping/objects.js';
+import { ConfigError } from '../model/errors.js';
+import { OBJECT_TYPES, parseObjectType, type ObjectRef } from '../model/objects.js';
+import { parsePositiveId } from '../model/refs.js';
 
 /** No record of a replay file comes near this; binary or runaway input does. */
 export const MAX_LINE_BYTES = 64 * 1024;
@@ -40,11 +41,6 @@ type Fields = { type?: unknown; id?: unknown };
 /** A line that named a ref, or the reason it does not. */
 type Candidate = { line: number; ref: ObjectRef | string };
 
-function parseId(raw: unknown): number | undefined {
-  const s = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
-  return /^\d{1,16}$/.test(s) && Number(s) > 0 && Number.isSafeInteger(Number(s)) ? Number(s) : undefined;
-}
-
 function fromJson(line: string): Fields | string {
   let body: unknown;
   try {
@@ -63,7 +59,7 @@ function toRef(c: Fields): ObjectRef | string {
   // Only a real type name: a lookup of "constructor" or "__proto__" must not come back as a ref.
   const type = typeof parsed === 'string' && (OBJECT_TYPES as readonly string[]).includes(parsed) ? parsed : undefined;
   if (!type) return `unknown object type ${echo(c.type ?? '')}`;
-  const id = parseId(c.id);
+  const id = parsePositiveId(c.id);
   if (id === undefined) return `object id ${echo(c.id ?? '')} is not a positive whole number`;
   return { type, id };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Readable } from 'node:stream';
-import { MAX_LINE_BYTES, MAX_LISTED_BAD_LINES, readReplay, type ReplayStats } from '../../src/cli/replayFile.js';
-import type { ObjectRef } from '../../src/mapping/objects.js';
+import { MAX_LINE_BYTES, MAX_LISTED_BAD_LINES, readReplay, type ReplayStats } from '../../src/sync/replayInput.js';
+import type { ObjectRef } from '../../src/model/objects.js';
 
 /** Reads `text` (split into small chunks, as a pipe delivers it) and gathers every chunk. */
 async function read(text: string | Buffer, chunkSize = 1000): Promise<{ refs: ObjectRef[]; chunks: number; stats: ReplayStats }> {
