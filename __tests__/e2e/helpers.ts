@@ -41,6 +41,8 @@ export interface MissingParentRow {
   object: string;
   key: string;
   parent: string;
+  /** How the parent's absence was established (404 by id, not in a complete list scan, ...). */
+  reason?: string;
 }
 
 export interface Result {
