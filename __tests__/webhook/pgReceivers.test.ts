@@ -259,7 +259,7 @@ describe('two `svc-sync serve` processes on one database', () => {
     const paid = stack.platform.site.donation.filter((d) => d.payment_status === 'paid' && Number(d.total_amount) !== 0).slice(0, 5);
     expect(paid).toHaveLength(5);
     // Donation reads hang (the receiver is killed while it waits for them).
-    stack.platform.faults.next(50, 'slow', { path: '/donations', delayMs: 8_000 });
+    stack.platform.faults.next(50, 'slow', { path: '/donations', delayMs: 120_000 });
 
     // Ten events for five donations, already queued when A starts (taken by a receiver without a
     // worker), so A's first claim holds all of them.

@@ -2,11 +2,10 @@
  * The one place that decides where the webhook queue lives: a postgres:// or postgresql:// URL
  * (SVC_QUEUE_URL, --queue-url) opens the PostgreSQL queue; otherwise the SQLite file.
  */
-import { existsSync } from 'node:fs';
 import { isPostgresUrl, maskQueueUrl } from '../config/queueUrl.js';
 import { DEFAULT_LEASE_MS, PgQueue } from './pgQueue.js';
 import { DEFAULT_QUEUE_SCHEMA } from './pgSchema.js';
-import { DEFAULT_QUEUE_PATH, WebhookQueue, type FailedEvent, type QueueCounts, type RetryPolicy } from './queue.js';
+import { DEFAULT_QUEUE_PATH, queueStatus, retryFailed, WebhookQueue, type FailedEvent, type QueueCounts, type RetryPolicy } from './queue.js';
 import type { QueueStore } from './queueStore.js';
 
 export interface QueueLocation {
@@ -47,31 +46,27 @@ export interface StoreStatus {
   failed: FailedEvent[];
 }
 
-const EMPTY: QueueCounts = { pending: 0, processing: 0, failed: 0, done: 0, skipped: 0, ignored: 0 };
-
-/** Opens the queue for a status command: a missing SQLite file is reported, never created. */
-async function withExisting<T>(where: QueueLocation, missing: T, fn: (q: QueueStore) => Promise<T>): Promise<T> {
-  if (!where.url && !existsSync(where.path ?? DEFAULT_QUEUE_PATH)) return missing;
-  const queue = where.url ? openQueue(where) : new WebhookQueue(where.path ?? DEFAULT_QUEUE_PATH, { mustExist: true });
+/** For `svc-sync queue`: counts and failed events with their last error; never creates a SQLite file. */
+export async function storeStatus(where: QueueLocation, failedLimit = 100): Promise<StoreStatus> {
+  if (!where.url) {
+    const s = queueStatus(where.path ?? DEFAULT_QUEUE_PATH, failedLimit);
+    return { location: s.path, exists: s.exists, counts: s.counts, failed: s.failed };
+  }
+  const queue = openQueue(where);
   try {
-    return await fn(queue);
+    return { location: queue.location, exists: true, counts: await queue.counts(), failed: await queue.failedEvents(failedLimit) };
   } finally {
     await queue.close();
   }
 }
 
-/** For `svc-sync queue`: counts and failed events with their last error. */
-export function storeStatus(where: QueueLocation, failedLimit = 100): Promise<StoreStatus> {
-  const location = where.url ? maskQueueUrl(where.url) : (where.path ?? DEFAULT_QUEUE_PATH);
-  return withExisting<StoreStatus>(where, { location, exists: false, counts: { ...EMPTY }, failed: [] }, async (q) => ({
-    location: q.location,
-    exists: true,
-    counts: await q.counts(),
-    failed: await q.failedEvents(failedLimit),
-  }));
-}
-
 /** For `svc-sync queue retry`: makes failed events due now; returns how many. */
-export function storeRetryFailed(where: QueueLocation): Promise<number> {
-  return withExisting(where, 0, async (q) => q.retryFailed());
+export async function storeRetryFailed(where: QueueLocation): Promise<number> {
+  if (!where.url) return retryFailed(where.path ?? DEFAULT_QUEUE_PATH);
+  const queue = openQueue(where);
+  try {
+    return await queue.retryFailed();
+  } finally {
+    await queue.close();
+  }
 }

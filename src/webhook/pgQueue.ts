@@ -24,6 +24,7 @@ import {
   type ClaimedBatch,
   type ClaimedRef,
   type EnqueueInput,
+  type EnqueueRejected,
   type EnqueueResult,
   type EventOutcome,
   type FailedEvent,
@@ -52,6 +53,12 @@ const DAY_MS = 86_400_000;
 const INTERRUPTED = 'interrupted: the process stopped before the outcome was recorded';
 /** Deadlock and serialization failures: the transaction is safe to run again. */
 const RETRYABLE = new Set(['40P01', '40001']);
+
+/** The database refused a value of the event (data exception, integrity violation), not the storage. */
+function refusedValue(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+}
 
 interface FailedRow {
   id: string;
@@ -171,6 +178,30 @@ export class PgQueue implements QueueStore {
     // Ids come from one sequence in input order: sorted ids line up with the inputs.
     const ids = inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
     return rows.map((r, i) => ({ id: ids[i] as number, status: r.status as 'pending' | 'ignored' }));
+  }
+
+  /**
+   * The whole group in one transaction; when the database refuses a value (SQLSTATE class 22,
+   * data, or 23, integrity: a NUL character, a number out of range), each event is stored in a
+   * transaction of its own, so only the refused one is answered 400 and the others are kept.
+   */
+  async enqueueEach(inputs: readonly EnqueueInput[], now: number = Date.now()): Promise<Array<EnqueueResult | EnqueueRejected>> {
+    try {
+      return await this.enqueueMany(inputs, now);
+    } catch (error) {
+      if (!refusedValue(error)) throw error;
+    }
+    const results: Array<EnqueueResult | EnqueueRejected> = [];
+    for (const input of inputs) {
+      try {
+        const [stored] = await this.enqueueMany([input], now);
+        results.push(stored ?? { error: new Error('the queue returned no row') });
+      } catch (error) {
+        if (!refusedValue(error)) throw error;
+        results.push({ error: error instanceof Error ? error : new Error(String(error)) });
+      }
+    }
+    return results;
   }
 
   async claimBatch(maxRefs: number, now: number = Date.now()): Promise<ClaimedBatch | undefined> {

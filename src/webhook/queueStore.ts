@@ -5,7 +5,7 @@
  * with a promise, so the SQLite queue fits unchanged and callers simply await.
  */
 import type { OwnerPair } from '../model/outcomes.js';
-import type { ClaimedBatch, EnqueueInput, EnqueueResult, EventOutcome, FailedEvent, QueueCounts } from './queue.js';
+import type { ClaimedBatch, EnqueueInput, EnqueueRejected, EnqueueResult, EventOutcome, FailedEvent, QueueCounts } from './queue.js';
 
 export type Awaitable<T> = T | Promise<T>;
 
@@ -14,6 +14,11 @@ export interface QueueStore {
   readonly location: string;
   /** Stores events in one transaction; resolves only after the commit is durable. */
   enqueueMany(inputs: readonly EnqueueInput[], now?: number): Awaitable<EnqueueResult[]>;
+  /**
+   * A group commit in which an event the database refuses (a value it cannot store) is reported
+   * in its slot and the others are stored; only a failure of the storage itself rejects.
+   */
+  enqueueEach(inputs: readonly EnqueueInput[], now?: number): Awaitable<Array<EnqueueResult | EnqueueRejected>>;
   /** Claims up to `maxRefs` refs with a due event, each with all its open events. */
   claimBatch(maxRefs: number, now?: number): Awaitable<ClaimedBatch | undefined>;
   /** Records a claimed batch's outcomes and the owners the engine saw. */

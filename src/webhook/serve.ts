@@ -1,15 +1,17 @@
 /**
- * `svc-sync serve`: the receiver and the worker in one process, one queue file, and a graceful
- * stop on SIGTERM/SIGINT (stop accepting, finish the batch in flight, close the database).
+ * `svc-sync serve`: the receiver and the worker in one process, one queue (a SQLite file, or a
+ * PostgreSQL database shared with other receivers), and a graceful stop on SIGTERM/SIGINT (stop
+ * accepting, finish the batch in flight, close the database).
  */
 import type { ClassifyOptions } from './events.js';
 import { ServeMetrics } from './metrics.js';
 import { openQueue, type QueueLocation } from './openQueue.js';
 import { PgQueue } from './pgQueue.js';
-import { DEFAULT_QUEUE_PATH, type RetryPolicy } from './queue.js';
+import { DEFAULT_QUEUE_PATH, WebhookQueue, type RetryPolicy } from './queue.js';
 import type { QueueStore } from './queueStore.js';
+import { acquireReceiverLock } from './receiverLock.js';
 import { startReceiver } from './server.js';
-import { startWorker, type BatchProcessor } from './worker.js';
+import { startWorker, type BackoffPolicy, type BatchProcessor } from './worker.js';
 
 /** What a processor may use of the running service: the shared budget (PostgreSQL) and the metrics. */
 export interface ProcessorContext {
@@ -40,6 +42,8 @@ export interface ServeOptions {
   /** See ClassifyOptions.applications. */
   applications?: ClassifyOptions['applications'];
   retry?: Partial<RetryPolicy>;
+  /** The worker's wait after queue errors (doubling, capped). */
+  backoff?: Partial<BackoffPolicy>;
   /** Done and ignored events are deleted after this many days (checked hourly). */
   keepDays?: number;
   log?: (line: string) => void;
@@ -70,17 +74,27 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
   };
   const queue = openQueue(where, { log, ...(opts.retry === undefined ? {} : { retry: opts.retry }) });
+  // SQLite: one receiver per file, locked before the worker starts (its recovery would hand another
+  // receiver's claims back as pending). PostgreSQL is made for several: claims carry leases instead.
+  let lock;
+  try {
+    lock = queue instanceof WebhookQueue ? acquireReceiverLock(queue.path) : { release: () => undefined };
+  } catch (error) {
+    await queue.close();
+    throw error;
+  }
+  const held = lock;
   const keepDays = opts.keepDays ?? DEFAULT_SERVE.keepDays;
   const metrics = new ServeMetrics();
   metrics.watch(queue);
   if (queue instanceof PgQueue) {
-    // PostgreSQL: create the tables now when the database is there; when it is not, serve starts
-    // anyway (answering 503) and every later call tries again.
+    // Create the tables now when the database is there; when it is not, serve starts anyway
+    // (answering 503) and every later call tries again.
     await queue.migrate().catch((error: unknown) => log(`webhook queue: database unavailable at start, retrying on use: ${(error as Error).message}`));
   }
   const processor =
     typeof opts.processor === 'function'
-      ? opts.processor({ queue, metrics, ...(queue.sharedBudget === undefined ? {} : { sharedBudget: queue.sharedBudget.bind(queue) }) })
+      ? opts.processor({ queue, metrics, ...(queue instanceof PgQueue ? { sharedBudget: queue.sharedBudget.bind(queue) } : {}) })
       : opts.processor;
 
   const worker = startWorker({
@@ -91,6 +105,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     ...(opts.batchSize === undefined ? {} : { batchSize: opts.batchSize }),
     ...(opts.gatherMs === undefined ? {} : { gatherMs: opts.gatherMs }),
     ...(opts.pollMs === undefined ? {} : { pollMs: opts.pollMs }),
+    ...(opts.backoff === undefined ? {} : { backoff: opts.backoff }),
   });
 
   let receiver;
@@ -103,6 +118,10 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
       log,
       metrics,
       onEnqueued: () => worker.wake(),
+      health: () => {
+        const state = worker.health();
+        return { degraded: state.state !== 'ok', details: { worker: state } };
+      },
       ...(opts.secret ? { secret: opts.secret } : {}),
       ...(opts.maxBodyBytes === undefined ? {} : { maxBodyBytes: opts.maxBodyBytes }),
       ...(opts.applications === undefined ? {} : { classify: { applications: opts.applications } }),
@@ -111,6 +130,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     // Port taken and the like: leave nothing running behind.
     await worker.stop();
     await queue.close();
+    held.release();
     throw error;
   }
   const started = receiver;
@@ -137,6 +157,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
       clearInterval(pruneTimer);
       await Promise.all([started.close(), worker.stop()]);
       await queue.close();
+      held.release();
       removeSignals();
       log('svc-sync serve: stopped');
       resolveClosed();
