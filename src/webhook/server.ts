@@ -200,7 +200,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
         (error: Error) =>
           error instanceof EventRejected
             ? refuse(req, res, 400, `event cannot be stored: ${oneLine(error.message, 200)}`)
-            : refuse(req, res, 503, `queue unavailable: ${oneLine(error.message, 200)}`),
+            : refuse(req, res, 503, `queue unavailable: ${oneLine(error.message, 200)}${error.message.includes(opts.queue.location) ? '' : ` (queue file ${opts.queue.location})`}`),
       );
     });
   };
