@@ -5,9 +5,9 @@
 import type { CrmRecord } from '../model/crmRecords.js';
 import type { ApiAction, ApiQuestion, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
 import type { ObjectType, SyncableType } from '../model/objects.js';
-import { keyFor } from '../model/refs.js';
+import { keyFor, parsePositiveId } from '../model/refs.js';
 import { ConversionError, convertValue, isBlank, truncate } from './convert.js';
-import { asId, fillTemplate, getPath, isTemplate, normaliseSubscription, selectConsent, type Context } from './context.js';
+import { fillTemplate, getPath, isTemplate, normaliseSubscription, selectConsent, type Context } from './context.js';
 import { NAME_FIELD, NAME_LENGTH, SCHEMA, type ObjectSchema } from './schema.js';
 import type { MapResult, ParentRef } from './types.js';
 
@@ -36,7 +36,7 @@ function nameOf(schema: ObjectSchema, ctx: Context): string | undefined {
 
 function parentOf(schema: ObjectSchema, ctx: Context): ParentRef | null {
   for (const rule of schema.parents) {
-    const id = asId(getPath(ctx, rule.idPath));
+    const id = parsePositiveId(getPath(ctx, rule.idPath));
     if (id === undefined) continue;
     // The most specific id present is the parent, with no fallback to a less specific one.
     const key = keyFor(rule.type, id);
@@ -104,7 +104,7 @@ export function mapRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T
   };
   if (schema.consentType) ctx.consent = selectConsent((record as { consents?: unknown }).consents, schema.consentType);
   if (type === 'action') {
-    const ownerId = asId((record as ApiAction).owner?.id);
+    const ownerId = parsePositiveId((record as ApiAction).owner?.id);
     if (ownerId === undefined) warnings.push('action has no owner: user fields left out');
     else if (!extras.user) warnings.push(`owner user ${ownerId} could not be fetched: user fields left out`);
     else ctx.user = extras.user;

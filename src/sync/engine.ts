@@ -9,7 +9,7 @@ import { mapQuestions, mapRecord, parentRef } from '../mapping/map.js';
 import { LEVEL, NAME_FIELD, NAME_LENGTH, SCHEMA, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
 import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
 import type { ApiAction, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
-import type { CrmRecord, StoredRecord, UpsertOutcome } from '../model/crmRecords.js';
+import { recordKey, type CrmRecord, type StoredRecord, type UpsertOutcome } from '../model/crmRecords.js';
 import { isFatal, type PlatformError } from '../model/errors.js';
 import { SYNC_ORDER, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
 import type { Changes, OwnerPair, Progress } from '../model/outcomes.js';
@@ -266,7 +266,7 @@ export class SyncEngine {
           warnings.get(miss.key)?.push(text);
         }
       }
-      const records = linked.records.filter((r) => !skipped.has(String(r[KEY_FIELD])));
+      const records = linked.records.filter((r) => !skipped.has(recordKey(r)));
       await this.write(schema, records, warnings);
     }
     this.done.set(type, (this.done.get(type) ?? 0) + results.length);
@@ -275,14 +275,14 @@ export class SyncEngine {
 
   private async write(schema: ObjectSchema, records: CrmRecord[], warnings: Map<string, string[]>): Promise<void> {
     if (records.length === 0) return;
-    const keys = records.map((r) => String(r[KEY_FIELD]));
+    const keys = records.map((r) => recordKey(r));
     const toRead = keys.filter((k) => !this.absentInSalesforce.has(k));
     for (const k of keys) this.absentInSalesforce.delete(k);
     const current = toRead.length > 0 ? await this.sink.readByKeys(schema.apiName, toRead, compareFields(schema)) : new Map<string, StoredRecord>();
     const types = this.typesOf(schema);
     const toWrite: Array<{ record: CrmRecord; current?: StoredRecord; changes: Changes }> = [];
     for (const record of records) {
-      const key = String(record[KEY_FIELD]);
+      const key = recordKey(record);
       const cur = current.get(key);
       const changes = diffRecord(record, cur, types);
       const w = warnings.get(key) ?? [];
@@ -298,14 +298,14 @@ export class SyncEngine {
 
     const outcomes: UpsertOutcome[] = this.opts.dryRun
       ? toWrite.map(({ record, current: cur }) =>
-          cur ? { key: String(record[KEY_FIELD]), status: 'updated', id: cur.Id } : { key: String(record[KEY_FIELD]), status: 'created', id: pendingId(String(record[KEY_FIELD])) },
+          cur ? { key: recordKey(record), status: 'updated', id: cur.Id } : { key: recordKey(record), status: 'created', id: pendingId(recordKey(record)) },
         )
       : await this.sink.upsert(schema.apiName, toWrite.map((w) => w.record));
     const byKey = new Map(outcomes.map((o) => [o.key, o]));
     const moved: StoredRecord[] = [];
     const lookupNames = lookupFields(schema).map((f) => f.name);
     for (const { record, current: cur, changes } of toWrite) {
-      const key = String(record[KEY_FIELD]);
+      const key = recordKey(record);
       const w = warnings.get(key) ?? [];
       const extra = w.length ? { warnings: w } : {};
       const outcome = byKey.get(key) ?? { key, status: 'failed' as const, error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } };
@@ -314,7 +314,7 @@ export class SyncEngine {
         this.report.add({ object: schema.apiName, key, action: 'fail', error: outcome.error, ...extra });
         continue;
       }
-      const stored = { ...(cur ?? {}), ...record, Id: outcome.id, SvcId__c: key } as StoredRecord;
+      const stored = { ...(cur ?? {}), ...record, Id: outcome.id, [KEY_FIELD]: key } as StoredRecord;
       this.cache.put(schema.type, stored);
       if (outcome.status === 'created' && !cur) {
         this.report.add({ object: schema.apiName, key, action: 'insert', ...extra });
@@ -337,11 +337,11 @@ export class SyncEngine {
     }
     for (const [object, list] of byObject) {
       const outcomes: UpsertOutcome[] = this.opts.dryRun
-        ? list.map((u) => ({ key: u.current.SvcId__c, status: 'updated', id: u.current.Id }))
+        ? list.map((u) => ({ key: u.current[KEY_FIELD], status: 'updated', id: u.current.Id }))
         : await this.sink.upsert(object, list.map((u) => u.next));
       const byKey = new Map(outcomes.map((o) => [o.key, o]));
       for (const u of list) {
-        const key = u.current.SvcId__c;
+        const key = u.current[KEY_FIELD];
         const o = byKey.get(key);
         const changes: Changes = {};
         for (const [f, to] of Object.entries(u.next)) if (f !== KEY_FIELD) changes[f] = { from: u.current[f] ?? null, to };

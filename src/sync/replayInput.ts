@@ -4,17 +4,13 @@
  * skipped; the rest still runs. Each distinct record appears once.
  */
 import { parseObjectType, type ObjectRef } from '../model/objects.js';
+import { parsePositiveId } from '../model/refs.js';
 
 export interface ReplayInput {
   refs: ObjectRef[];
   badLines: Array<{ line: number; reason: string }>;
   /** Lines naming a record already listed. */
   duplicates: number;
-}
-
-function parseId(raw: unknown): number | undefined {
-  const s = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
-  return /^\d+$/.test(s) && Number(s) > 0 && Number.isSafeInteger(Number(s)) ? Number(s) : undefined;
 }
 
 function splitCsvLine(line: string): string[] {
@@ -86,7 +82,7 @@ export function parseReplay(text: string): ReplayInput {
       badLines.push({ line: lineNo, reason: `unknown object type ${JSON.stringify(type ?? '')}` });
       return;
     }
-    const n = parseId(id);
+    const n = parsePositiveId(id);
     if (n === undefined) {
       badLines.push({ line: lineNo, reason: `object id ${JSON.stringify(id ?? '')} is not a positive whole number` });
       return;

@@ -5,6 +5,7 @@
  * because a 400 makes the platform retry for 24 hours: it is only worth it when a retry could
  * never be processed anyway.
  */
+import { parsePositiveId } from '../model/refs.js';
 
 export interface WebhookMessage {
   objectType: string;
@@ -101,8 +102,8 @@ export function parseWebhookBody(contentType: string | undefined, body: string |
   if (fields.object_id === undefined || fields.object_id === null || fields.object_id === '') {
     return { ok: false, reason: 'object_id is missing' };
   }
-  const objectId = integerOf(fields.object_id);
-  if (objectId === undefined || objectId < 1) return { ok: false, reason: 'object_id must be a positive integer' };
+  const objectId = parsePositiveId(fields.object_id);
+  if (objectId === undefined) return { ok: false, reason: 'object_id must be a positive integer' };
 
   const message: WebhookMessage = { objectType, objectId, eventType, application };
   const rawSite = fields.site_id;

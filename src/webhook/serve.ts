@@ -3,7 +3,7 @@
  * stop on SIGTERM/SIGINT (stop accepting, finish the batch in flight, close the database).
  */
 import type { ClassifyOptions } from './events.js';
-import { DEFAULT_QUEUE_PATH, WebhookQueue, type RetryPolicy } from './queue.js';
+import { DEFAULT_QUEUE_PATH, WebhookQueue, type BackoffPolicy } from './queue.js';
 import { startReceiver } from './server.js';
 import { startWorker, type BatchProcessor } from './worker.js';
 
@@ -21,7 +21,7 @@ export interface ServeOptions {
   maxBodyBytes?: number;
   /** See ClassifyOptions.applications. */
   applications?: ClassifyOptions['applications'];
-  retry?: Partial<RetryPolicy>;
+  retry?: Partial<BackoffPolicy>;
   /** Done and ignored events are deleted after this many days (checked hourly). */
   keepDays?: number;
   log?: (line: string) => void;
