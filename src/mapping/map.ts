@@ -3,7 +3,7 @@
  * writer; the mapping says which parent each record hangs from (ParentRef).
  */
 import type { CrmRecord } from '../model/crmRecords.js';
-import type { ApiAction, ApiQuestion, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
+import type { ApiAction, ApiNewsletterSubscription, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
 import type { ObjectType, SyncableType } from '../model/objects.js';
 import { keyFor, parsePositiveId } from '../model/refs.js';
 import { ConversionError, convertValue, isBlank, truncate } from './convert.js';
@@ -95,34 +95,45 @@ function mapWith(schema: ObjectSchema, ctx: Context, warnings: string[]): MapRes
   return { kind: 'record', ...base, key, fields, parent, warnings };
 }
 
-/** Maps an API record of one of the seven fetchable types (questions: mapQuestions). */
+/** The record as the parent rules read it: an entity_type + entity_id pair becomes their id paths. */
+function normalised<T extends SyncableType>(type: T, record: ApiRecordOf[T]): ApiRecordOf[T] {
+  return SCHEMA[type].context.entityForm ? (normaliseSubscription(record as ApiNewsletterSubscription) as ApiRecordOf[T]) : record;
+}
+
+/** The id of the record's owner (a user), for types whose context reads one. */
+export function ownerIdOf<T extends SyncableType>(type: T, record: ApiRecordOf[T]): number | undefined {
+  const rule = SCHEMA[type].context.owner;
+  return rule ? parsePositiveId(getPath({ record }, rule.idPath)) : undefined;
+}
+
+/** Maps an API record of one of the seven fetchable types (nested records: mapNested). */
 export function mapRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T], extras: MapExtras = {}): MapResult {
   const schema = SCHEMA[type];
   const warnings: string[] = [];
-  const ctx: Context = {
-    record: type === 'newsletter_subscription' ? normaliseSubscription(record as ApiRecordOf['newsletter_subscription']) : record,
-  };
+  const ctx: Context = { record: normalised(type, record) };
   if (schema.consentType) ctx.consent = selectConsent((record as { consents?: unknown }).consents, schema.consentType);
-  if (type === 'action') {
-    const ownerId = parsePositiveId((record as ApiAction).owner?.id);
-    if (ownerId === undefined) warnings.push('action has no owner: user fields left out');
+  if (schema.context.owner) {
+    const ownerId = ownerIdOf(type, record);
+    if (ownerId === undefined) warnings.push(`${type} has no owner: user fields left out`);
     else if (!extras.user) warnings.push(`owner user ${ownerId} could not be fetched: user fields left out`);
     else ctx.user = extras.user;
   }
-  if (type === 'donation' || type === 'newsletter_subscription') {
-    ctx.target = { external_reference: extras.targetExternalReference ?? undefined };
-  }
+  if (schema.context.target) ctx.target = { external_reference: extras.targetExternalReference ?? undefined };
   return mapWith(schema, ctx, warnings);
 }
 
-/** The questions of an action (SPEC 2.7), one result each; blank answers become skips. */
-export function mapQuestions(action: ApiAction): MapResult[] {
-  const questions = Array.isArray(action.questions) ? action.questions : [];
-  return questions.map((q: ApiQuestion) => mapWith(SCHEMA.question, { record: q, action }, []));
+/** The records nested in one (an action's questions, SPEC 2.6), one result each; blank answers become skips. */
+export function mapNested<T extends SyncableType>(type: T, record: ApiRecordOf[T]): MapResult[] {
+  const rule = SCHEMA[type].context.nested;
+  if (!rule) return [];
+  const items = getPath({ record }, rule.path);
+  return (Array.isArray(items) ? items : []).map((item: unknown) => mapWith(SCHEMA[rule.type], { record: item, [rule.as]: record }, []));
 }
+
+/** The questions of an action: its nested records. */
+export const mapQuestions = (action: ApiAction): MapResult[] => mapNested('action', action);
 
 /** The parent a record would link to, without mapping it (the engine ensures parents first). */
 export function parentRef<T extends SyncableType>(type: T, record: ApiRecordOf[T]): ParentRef | null {
-  const rec = type === 'newsletter_subscription' ? normaliseSubscription(record as ApiRecordOf['newsletter_subscription']) : record;
-  return parentOf(SCHEMA[type], { record: rec });
+  return parentOf(SCHEMA[type], { record: normalised(type, record) });
 }

@@ -5,10 +5,10 @@
  */
 import type { FieldType } from '../mapping/fieldTypes.js';
 import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
-import { mapQuestions, mapRecord, parentRef } from '../mapping/map.js';
+import { mapNested, mapRecord, ownerIdOf, parentRef, type MapExtras } from '../mapping/map.js';
 import { LEVEL, NAME_FIELD, NAME_LENGTH, SCHEMA, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
 import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
-import type { ApiAction, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
+import type { ApiRecordOf, ApiUser } from '../model/apiRecords.js';
 import { recordKey, type CrmRecord, type StoredRecord, type UpsertOutcome } from '../model/crmRecords.js';
 import { isFatal, type PlatformError } from '../model/errors.js';
 import { SYNC_ORDER, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
@@ -136,45 +136,50 @@ export class SyncEngine {
     const parentOf = new Map(records.map((r) => [r, parentRef(type, r)] as const));
     await this.ensureParents([...parentOf.values()].filter((p): p is ParentRef => p !== null));
 
-    const users = type === 'action' ? await this.fetchOwners(records as ApiAction[]) : new Map<number, ApiUser>();
+    // What each record's mapping context needs besides the record: the schema's context rules say.
+    const rules = SCHEMA[type].context;
+    const users = rules.owner ? await this.fetchOwners(type, records) : new Map<number, ApiUser>();
     const results = records.map((record) => {
-      if (type === 'action') {
-        const ownerId = (record as ApiAction).owner?.id;
-        return mapRecord('action', record as ApiAction, { user: typeof ownerId === 'number' ? users.get(ownerId) ?? null : null });
+      const extras: MapExtras = {};
+      if (rules.owner) {
+        const ownerId = ownerIdOf(type, record);
+        extras.user = ownerId === undefined ? null : users.get(ownerId) ?? null;
       }
-      if (type === 'donation' || type === 'newsletter_subscription') {
+      if (rules.target) {
         const parent = parentOf.get(record);
         const ref = parent ? this.cache.record(parent.key)?.ExternalReference__c : undefined;
-        return mapRecord(type, record, { targetExternalReference: typeof ref === 'string' ? ref : null });
+        extras.targetExternalReference = typeof ref === 'string' ? ref : null;
       }
-      return mapRecord(type, record);
+      return mapRecord(type, record, extras);
     });
     await this.writeResults(type, results);
-
-    if (type === 'action') {
-      const questions: MapResult[] = [];
-      for (const action of records as ApiAction[]) {
-        const key = keyFor('action', action.id);
-        if (this.cache.record(key)) {
-          questions.push(...mapQuestions(action));
-        } else {
-          for (const q of mapQuestions(action)) {
-            this.report.add({ object: q.object, key: q.key, action: 'skip', reason: `action ${key} was not written` });
-          }
-        }
-      }
-      await this.writeResults('question', questions);
-    }
+    if (rules.nested) await this.writeNested(type, rules.nested.type, records);
   }
 
-  /** The owners' user records of a batch of actions, fetched once per run (the source caches). */
-  private async fetchOwners(actions: ApiAction[]): Promise<Map<number, ApiUser>> {
+  /** Records nested in those just written (an action's questions): written after their holder, or skipped with it. */
+  private async writeNested<T extends SyncableType>(type: T, nestedType: ObjectType, records: ApiRecordOf[T][]): Promise<void> {
+    const nested: MapResult[] = [];
+    for (const record of records) {
+      const key = keyFor(type, record.id);
+      if (this.cache.record(key)) {
+        nested.push(...mapNested(type, record));
+      } else {
+        for (const n of mapNested(type, record)) {
+          this.report.add({ object: n.object, key: n.key, action: 'skip', reason: `${type} ${key} was not written` });
+        }
+      }
+    }
+    await this.writeResults(nestedType, nested);
+  }
+
+  /** The owners' user records of a batch, fetched once per run (the source caches). */
+  private async fetchOwners<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<Map<number, ApiUser>> {
     const ids = new Set<number>();
-    for (const a of actions) {
-      const ownerId = a.owner?.id;
-      if (typeof ownerId === 'number') {
+    for (const r of records) {
+      const ownerId = ownerIdOf(type, r);
+      if (ownerId !== undefined) {
         ids.add(ownerId);
-        this.owners.push({ userId: ownerId, actionId: a.id });
+        this.owners.push({ userId: ownerId, actionId: r.id });
       }
     }
     if (ids.size === 0) return new Map();
