@@ -88,7 +88,7 @@ export class SyncEngine {
   }
 
   /** Syncs whole collections from list scans (optionally narrowed by updated_after), page by page. */
-  async syncScan(types: SyncableType[], filter: ScanFilter, hooks: ScanHooks = {}): Promise<void> {
+  async syncScan(types: readonly SyncableType[], filter: ScanFilter, hooks: ScanHooks = {}): Promise<void> {
     for (const type of SYNC_ORDER.filter((t) => types.includes(t))) {
       let buffer: ApiRecordOf[SyncableType][] = [];
       for await (const page of this.source.scan(type, { ...filter, fromPage: hooks.startPage?.(type) ?? 1 })) {
