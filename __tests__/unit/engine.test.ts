@@ -175,7 +175,7 @@ describe('engine on in-memory ports: failure propagation', () => {
     const e = engine(source, sink);
     await e.syncRefs([{ type: 'donation', id: 2 }]);
     expect(sink.get('Svc_Donation__c', 'Donation_2')).toMatchObject({ Svc_Action__c: null, Svc_Segment__c: null });
-    expect(e.report.missingParents).toEqual([{ object: 'Svc_Donation__c', key: 'Donation_2', parent: 'Action_99' }]);
+    expect(e.report.missingParents).toEqual([{ object: 'Svc_Donation__c', key: 'Donation_2', parent: 'Action_99', reason: 'not found on the platform (deleted or never existed): 404 by id' }]);
     expect(e.report.warnings).toEqual([expect.stringContaining('Donation_2: parent Action_99 not found')]);
   });
 

@@ -1,7 +1,6 @@
 /** The mapping context: what a schema source path (record.*, user.*, consent.* ...) reads from. */
-import type { ApiConsent, ApiNewsletterSubscription, ApiUser } from '../model/apiRecords.js';
+import type { ApiConsent, ApiUser } from '../model/apiRecords.js';
 import { isBlank } from './convert.js';
-import { parsePositiveId } from '../model/refs.js';
 
 export type Context = Record<string, unknown>;
 
@@ -33,18 +32,8 @@ export const isTemplate = (source: string): boolean => source.includes('{');
 /** SPEC 1.1: keep granted consents, then the first of the relevant type. */
 export function selectConsent(consents: unknown, type: string): ApiConsent | undefined {
   if (!Array.isArray(consents)) return undefined;
-  return (consents as ApiConsent[]).find((c) => c?.consent_status === 'granted' && c?.consent_type === type);
-}
-
-/**
- * SPEC.md links a subscription by entity_type + entity_id; the real API by project_id /
- * segment_id. Both become project_id / segment_id, the entity form winning when both are given.
- */
-export function normaliseSubscription(record: ApiNewsletterSubscription): ApiNewsletterSubscription {
-  const kind = typeof record.entity_type === 'string' ? record.entity_type.trim().toLowerCase() : '';
-  const id = parsePositiveId(record.entity_id);
-  if (id === undefined || (kind !== 'project' && kind !== 'segment')) return record;
-  return kind === 'project' ? { ...record, project_id: id, segment_id: undefined } : { ...record, segment_id: id, project_id: undefined };
+  const is = (v: unknown, want: string): boolean => typeof v === 'string' && v.trim().toLowerCase() === want;
+  return (consents as ApiConsent[]).find((c) => is(c?.consent_status, 'granted') && is(c?.consent_type, type));
 }
 
 export type { ApiUser };

@@ -5,9 +5,10 @@
 import type { CrmRecord } from '../model/crmRecords.js';
 import type { ApiAction, ApiNewsletterSubscription, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
 import type { ObjectType, SyncableType } from '../model/objects.js';
-import { keyFor, parsePositiveId } from '../model/refs.js';
-import { ConversionError, convertValue, isBlank, truncate } from './convert.js';
-import { fillTemplate, getPath, isTemplate, normaliseSubscription, selectConsent, type Context } from './context.js';
+import { parsePositiveId } from '../model/refs.js';
+import { ConversionError, convertValue, isBlank, toCheckbox, truncate } from './convert.js';
+import { fillTemplate, getPath, isTemplate, selectConsent, type Context } from './context.js';
+import { deriveParent, readSubscriptionEntity, type DerivedParent, type SubscriptionEntity } from './parent.js';
 import { NAME_FIELD, NAME_LENGTH, SCHEMA, type ObjectSchema } from './schema.js';
 import type { MapResult, ParentRef } from './types.js';
 
@@ -34,44 +35,46 @@ function nameOf(schema: ObjectSchema, ctx: Context): string | undefined {
   return undefined;
 }
 
-function parentOf(schema: ObjectSchema, ctx: Context): ParentRef | null {
-  for (const rule of schema.parents) {
-    const id = parsePositiveId(getPath(ctx, rule.idPath));
-    if (id === undefined) continue;
-    // The most specific id present is the parent, with no fallback to a less specific one.
-    const key = keyFor(rule.type, id);
-    return { type: rule.type, object: SCHEMA[rule.type].apiName, id, key, direct: rule.direct, inherit: rule.inherit };
-  }
-  return null;
-}
-
 function filterReason(schema: ObjectSchema, ctx: Context): string | undefined {
   for (const f of schema.filters) {
     const v = getPath(ctx, f.path);
     const field = f.path.replace(/^record\./, '');
-    if (f.oneOf && !(typeof v === 'string' && f.oneOf.includes(v))) {
+    // Statuses match whatever their case or surrounding blanks ("Paid", " paid").
+    if (f.oneOf && !(typeof v === 'string' && f.oneOf.includes(v.trim().toLowerCase()))) {
       return `${f.reason}: ${field} ${isBlank(v) ? 'is blank' : `'${String(v)}'`} (synced: ${f.oneOf.join(', ')})`;
     }
     if (f.nonZero) {
-      const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
-      if (!Number.isFinite(n) || n === 0) return `${f.reason}: ${field} is ${isBlank(v) ? 'blank' : String(v)}`;
+      if (isBlank(v)) return `${f.reason}: ${field} is blank`;
+      // Zero in any spelling is left out; a value that is no number at all is not "zero": the
+      // mapping fails the record for it, so it is fixed rather than quietly skipped.
+      const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v.trim()) : NaN;
+      if (n === 0) return `${f.reason}: ${field} is ${String(v)}`;
     }
     if (f.notBlank && isBlank(v)) return f.reason;
   }
   return undefined;
 }
 
+/**
+ * The record with its id read as a whole number ("12" -> 12), so the key is the same whatever
+ * form the id came in; undefined when the id is missing or malformed.
+ */
+function withId<T extends { id?: unknown }>(record: T): T {
+  return { ...record, id: parsePositiveId(record.id) };
+}
+
 /** Maps one context by its schema: the shared core of records and questions. */
-function mapWith(schema: ObjectSchema, ctx: Context, warnings: string[]): MapResult {
+function mapWith(schema: ObjectSchema, ctx: Context, warnings: string[], rawId: unknown, entityProblem?: string): MapResult {
   const base = { type: schema.type, object: schema.apiName };
   const key = keyFromContext(schema.type, ctx);
   if (key === undefined) {
-    return { kind: 'invalid', ...base, key: '(no id)', error: { code: 'MISSING_ID', message: 'the record has no id' } };
+    const message = isBlank(rawId) ? 'the record has no id' : `the record's id ${JSON.stringify(rawId)} is not a positive whole number`;
+    return { kind: 'invalid', ...base, key: '(no id)', error: { code: 'MISSING_ID', message } };
   }
   const reason = filterReason(schema, ctx);
   if (reason) return { kind: 'skip', ...base, key, reason };
 
-  const parent = parentOf(schema, ctx);
+  const { parent, problem } = entityProblem === undefined ? deriveParent(schema, ctx) : { parent: null, problem: entityProblem };
   const full: Context = { ...ctx, key, parent: parent ? { key: parent.key } : undefined };
   const fields: CrmRecord = {};
   const name = nameOf(schema, full);
@@ -79,7 +82,7 @@ function mapWith(schema: ObjectSchema, ctx: Context, warnings: string[]): MapRes
   const problems: string[] = [];
   for (const def of schema.fields) {
     if (def.type.kind === 'lookup' || def.source === undefined) continue;
-    if (def.onlyIf !== undefined && getPath(full, def.onlyIf) !== true) continue;
+    if (def.onlyIf !== undefined && !isTrue(getPath(full, def.onlyIf))) continue;
     const raw = isTemplate(def.source) ? fillTemplate(def.source, full) : getPath(full, def.source);
     try {
       const value = convertValue(def.type, raw);
@@ -92,12 +95,21 @@ function mapWith(schema: ObjectSchema, ctx: Context, warnings: string[]): MapRes
   if (problems.length > 0) {
     return { kind: 'invalid', ...base, key, error: { code: 'INVALID_VALUE', message: problems.join('; ') } };
   }
-  return { kind: 'record', ...base, key, fields, parent, warnings };
+  return { kind: 'record', ...base, key, fields, parent, ...(problem === undefined ? {} : { parentProblem: problem }), warnings };
 }
 
-/** The record as the parent rules read it: an entity_type + entity_id pair becomes their id paths. */
-function normalised<T extends SyncableType>(type: T, record: ApiRecordOf[T]): ApiRecordOf[T] {
-  return SCHEMA[type].context.entityForm ? (normaliseSubscription(record as ApiNewsletterSubscription) as ApiRecordOf[T]) : record;
+/** A condition flag read as a checkbox is ("true", 1 ...); anything unreadable is false. */
+function isTrue(value: unknown): boolean {
+  try {
+    return toCheckbox(value, false);
+  } catch {
+    return false;
+  }
+}
+
+/** The entity form read into the parent rules' id paths, for types whose context rules say so. */
+function entityOf<T extends SyncableType>(type: T, record: ApiRecordOf[T]): SubscriptionEntity | undefined {
+  return SCHEMA[type].context.entityForm ? readSubscriptionEntity(record as ApiNewsletterSubscription) : undefined;
 }
 
 /** The id of the record's owner (a user), for types whose context reads one. */
@@ -110,7 +122,8 @@ export function ownerIdOf<T extends SyncableType>(type: T, record: ApiRecordOf[T
 export function mapRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T], extras: MapExtras = {}): MapResult {
   const schema = SCHEMA[type];
   const warnings: string[] = [];
-  const ctx: Context = { record: normalised(type, record) };
+  const entity = entityOf(type, record);
+  const ctx: Context = { record: withId(entity?.record ?? record) };
   if (schema.consentType) ctx.consent = selectConsent((record as { consents?: unknown }).consents, schema.consentType);
   if (schema.context.owner) {
     const ownerId = ownerIdOf(type, record);
@@ -119,7 +132,7 @@ export function mapRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T
     else ctx.user = extras.user;
   }
   if (schema.context.target) ctx.target = { external_reference: extras.targetExternalReference ?? undefined };
-  return mapWith(schema, ctx, warnings);
+  return mapWith(schema, ctx, warnings, record.id, entity?.problem);
 }
 
 /** The records nested in one (an action's questions, SPEC 2.6), one result each; blank answers become skips. */
@@ -127,13 +140,22 @@ export function mapNested<T extends SyncableType>(type: T, record: ApiRecordOf[T
   const rule = SCHEMA[type].context.nested;
   if (!rule) return [];
   const items = getPath({ record }, rule.path);
-  return (Array.isArray(items) ? items : []).map((item: unknown) => mapWith(SCHEMA[rule.type], { record: item, [rule.as]: record }, []));
+  return (Array.isArray(items) ? items : []).map((item: { id?: unknown }) =>
+    mapWith(SCHEMA[rule.type], { record: withId(item), [rule.as]: withId(record) }, [], item?.id),
+  );
 }
 
 /** The questions of an action: its nested records. */
 export const mapQuestions = (action: ApiAction): MapResult[] => mapNested('action', action);
 
+/** The parent a record would link to, or why none can be named, without mapping it (the engine ensures parents first). */
+export function parentOfRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T]): DerivedParent {
+  const entity = entityOf(type, record);
+  if (entity?.problem !== undefined) return { parent: null, problem: entity.problem };
+  return deriveParent(SCHEMA[type], { record: entity?.record ?? record });
+}
+
 /** The parent a record would link to, without mapping it (the engine ensures parents first). */
 export function parentRef<T extends SyncableType>(type: T, record: ApiRecordOf[T]): ParentRef | null {
-  return parentOf(SCHEMA[type], { record: normalised(type, record) });
+  return parentOfRecord(type, record).parent;
 }

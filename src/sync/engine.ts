@@ -11,7 +11,7 @@ import type { ApiRecordOf, ApiUser } from '../model/apiRecords.js';
 import { recordKey, type StoredRecord } from '../model/crmRecords.js';
 import { isFatal, type PlatformError } from '../model/errors.js';
 import { SYNC_ORDER, type ObjectRef, type ObjectType, type SyncableType } from '../model/objects.js';
-import type { OwnerPair, Progress } from '../model/outcomes.js';
+import type { MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
 import type { CrmSink, RecordSource, ScanFilter } from '../model/ports.js';
 import { keyFor } from '../model/refs.js';
 import { RecordCache } from './cache.js';
@@ -38,6 +38,9 @@ export interface ScanHooks {
 }
 
 const NOT_FOUND = 'not found on the platform (deleted or never existed)';
+/** How the absence was established: a request that answered 404, or a complete list scan (no request). */
+export const NOT_FOUND_BY_ID = `${NOT_FOUND}: 404 by id`;
+export const NOT_FOUND_IN_SCAN = `${NOT_FOUND}: not in a complete list scan`;
 
 export class SyncEngine {
   readonly report: RunReport;
@@ -109,8 +112,9 @@ export class SyncEngine {
     const object = SCHEMA[type].apiName;
     for (const id of res.notFound) {
       const key = keyFor(type, id);
-      this.cache.markMissing(type, key, NOT_FOUND);
-      if (report) this.report.add({ object, key, action: 'skip', reason: NOT_FOUND });
+      const reason = res.absentFromScan?.has(id) ? NOT_FOUND_IN_SCAN : NOT_FOUND_BY_ID;
+      this.cache.markMissing(type, key, reason);
+      if (report) this.report.add({ object, key, action: 'skip', reason });
     }
     this.reportFailures(type, res.failed, report);
     return [...res.records.values()];
@@ -215,6 +219,18 @@ export class SyncEngine {
     }
   }
 
+  /** A record without its parent: listed in missingParents, then skipped (--strict-parents) or written unlinked with a warning. */
+  private unlinked(type: ObjectType, missing: MissingParent, text: string, skipped: Set<string>, warnings: Map<string, string[]>): void {
+    this.report.missingParent(missing);
+    if (this.opts.strictParents) {
+      skipped.add(missing.key);
+      this.cache.markMissing(type, missing.key, text);
+      this.report.add({ object: missing.object, key: missing.key, action: 'skip', reason: `${text} (--strict-parents)` });
+    } else {
+      warnings.get(missing.key)?.push(text);
+    }
+  }
+
   /** link -> diff -> write (or, in a dry-run, report what would be written). */
   private async writeResults(type: ObjectType, results: MapResult[]): Promise<void> {
     const schema = SCHEMA[type];
@@ -248,15 +264,15 @@ export class SyncEngine {
           this.report.add({ object: schema.apiName, key: miss.key, action: 'fail', error: { code: 'PARENT_FAILED', message: `parent ${miss.parent} failed: ${why.reason}` } });
           continue;
         }
-        const text = `parent ${miss.parent} not found${why?.state === 'missing' ? `: ${why.reason}` : ' in Salesforce'}`;
-        this.report.missingParent({ object: schema.apiName, key: miss.key, parent: miss.parent });
-        if (this.opts.strictParents) {
-          skipped.add(miss.key);
-          this.cache.markMissing(type, miss.key, text);
-          this.report.add({ object: schema.apiName, key: miss.key, action: 'skip', reason: `${text} (--strict-parents)` });
-        } else {
-          warnings.get(miss.key)?.push(text);
-        }
+        const reason = why?.state === 'missing' ? why.reason : 'not found in Salesforce';
+        const text = why?.state === 'missing' ? `parent ${miss.parent} not found: ${reason}` : `parent ${miss.parent} not found in Salesforce`;
+        this.unlinked(type, { object: schema.apiName, key: miss.key, parent: miss.parent, reason }, text, skipped, warnings);
+      }
+      // No parent could be named at all (no id, an unknown entity type, a malformed id): reported
+      // like a missing parent, never written unlinked in silence.
+      for (const m of mapped.values()) {
+        if (m.parentProblem === undefined) continue;
+        this.unlinked(type, { object: schema.apiName, key: m.key, parent: null, reason: m.parentProblem }, `no parent: ${m.parentProblem}`, skipped, warnings);
       }
       const records = linked.records.filter((r) => !skipped.has(recordKey(r)));
       await this.writer.write(schema, records, warnings);

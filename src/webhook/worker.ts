@@ -6,9 +6,9 @@
  */
 import { messageOf } from '../model/errors.js';
 import type { ObjectRef } from '../model/objects.js';
-import { keyFor } from '../model/refs.js';
-import type { ClaimedBatch, ClaimedRef, EventOutcome, WebhookQueue } from './queue.js';
 import type { OwnerPair } from '../model/outcomes.js';
+import { keyFor } from '../model/refs.js';
+import type { BackoffPolicy, ClaimedBatch, ClaimedRef, EventOutcome, WebhookQueue } from './queue.js';
 
 export type ProcessOutcome = { ref: ObjectRef; status: 'done' | 'skipped' | 'failed'; reason?: string };
 
@@ -46,7 +46,24 @@ export interface WorkerOptions {
   log?: (line: string) => void;
   /** false: no background loop, the caller drives runOnce() (tests, a one-shot drain). */
   loop?: boolean;
+  /** Wait after a queue (database) error: doubles with each further error, up to maxMs. */
+  backoff?: Partial<BackoffPolicy>;
 }
+
+/** The worker's wait after queue errors: 1 s, doubling, up to a minute. */
+export const WORKER_BACKOFF: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000 };
+
+/** What /healthz shows of the worker. */
+export type WorkerHealth =
+  | { state: 'ok' }
+  | {
+      state: 'backing-off';
+      /** Queue errors in a row (one per attempt). */
+      failures: number;
+      since: string;
+      lastError: string;
+      retryInMs: number;
+    };
 
 export interface BatchReport {
   events: number;
@@ -67,6 +84,7 @@ export interface Worker {
   runOnce(): Promise<BatchReport | undefined>;
   /** Finishes the batch in flight, then resolves; no new batch is claimed after the call. */
   stop(): Promise<void>;
+  health(): WorkerHealth;
 }
 
 /** Distinct refs one webhook batch claims, and the records of one type the engine takes together in it. */
@@ -142,49 +160,99 @@ class Nap {
   }
 }
 
+/**
+ * Queue errors (a full disk, a locked or broken file): the worker waits before it tries again,
+ * doubling the wait, and logs once when the errors start (or change), once when they end.
+ */
+class QueueFaults {
+  private fault: { failures: number; since: number; lastError: string; retryAt: number } | undefined;
+  /** One fault counted per round (a claim, a process, a hand-back), however many steps failed in it. */
+  private faultThisRound = false;
+
+  constructor(
+    private readonly queuePath: string,
+    private readonly backoff: BackoffPolicy,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  newRound(): void {
+    this.faultThisRound = false;
+  }
+
+  get failedThisRound(): boolean {
+    return this.faultThisRound;
+  }
+
+  /** When the next attempt is due, while the queue is failing. */
+  get retryAt(): number | undefined {
+    return this.fault?.retryAt;
+  }
+
+  failed(what: string, error: unknown): void {
+    if (this.faultThisRound) return;
+    this.faultThisRound = true;
+    const text = `${what}: ${messageOf(error)}`;
+    const failures = (this.fault?.failures ?? 0) + 1;
+    const delay = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** Math.min(failures - 1, 30));
+    if (this.fault === undefined || this.fault.lastError !== text) {
+      this.log(
+        `webhook worker: queue ${this.queuePath} failing (${failures} ${failures === 1 ? 'error' : 'errors in a row'}): ${text}; retrying with a doubling wait up to ${Math.round(this.backoff.maxMs / 1000)} s`,
+      );
+    }
+    this.fault = { failures, since: this.fault?.since ?? Date.now(), lastError: text, retryAt: Date.now() + delay };
+  }
+
+  recovered(): void {
+    if (this.fault === undefined) return;
+    this.log(`webhook worker: queue ${this.queuePath} usable again after ${this.fault.failures} failed ${this.fault.failures === 1 ? 'attempt' : 'attempts'} over ${Math.round((Date.now() - this.fault.since) / 1000)} s`);
+    this.fault = undefined;
+  }
+
+  health(): WorkerHealth {
+    const f = this.fault;
+    if (f === undefined) return { state: 'ok' };
+    return { state: 'backing-off', failures: f.failures, since: new Date(f.since).toISOString(), lastError: f.lastError, retryInMs: Math.max(0, f.retryAt - Date.now()) };
+  }
+}
+
 class QueueWorker implements Worker {
+  private readonly queue: WebhookQueue;
   private readonly batchSize: number;
   private readonly gatherMs: number;
   private readonly pollMs: number;
   private readonly log: (line: string) => void;
+  private readonly faults: QueueFaults;
   private readonly nap = new Nap();
   private stopping = false;
   private woken = false;
   private gathering = false;
+  private backingOff = false;
   private inFlight: Promise<BatchReport | undefined> | undefined;
   /** Claims whose outcome could not be recorded, handed back as soon as the database allows. */
   private readonly unreleased: string[] = [];
   private readonly running: Promise<void>;
 
   constructor(private readonly opts: WorkerOptions) {
+    this.queue = opts.queue;
     this.batchSize = opts.batchSize ?? WEBHOOK_BATCH_SIZE;
     this.gatherMs = opts.gatherMs ?? DEFAULT_GATHER_MS;
     this.pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
     this.log = opts.log ?? (() => undefined);
-    const recovered = opts.queue.recoverInterrupted();
+    this.faults = new QueueFaults(this.queue.path, { ...WORKER_BACKOFF, ...opts.backoff }, this.log);
+    const recovered = this.queue.recoverInterrupted();
     if (recovered > 0) this.log(`webhook worker: ${recovered} events interrupted by an earlier stop are due again`);
     this.running = opts.loop === false ? Promise.resolve() : this.loop();
   }
 
   wake(): void {
     this.woken = true;
-    if (!this.gathering) this.nap.cut();
+    if (!this.gathering && !this.backingOff) this.nap.cut();
   }
 
   async runOnce(): Promise<BatchReport | undefined> {
     // One batch at a time: a second caller waits for the first instead of claiming in parallel.
     while (this.inFlight !== undefined) await this.inFlight;
-    const run = (async () => {
-      try {
-        this.releaseClaims();
-        const batch = this.opts.queue.claimBatch(this.batchSize);
-        return batch === undefined ? undefined : await this.processBatch(batch);
-      } catch (error) {
-        // Claimed rows stay 'processing' and come back on the next start (recoverInterrupted).
-        this.log(`webhook worker error: ${messageOf(error)}`);
-        return undefined;
-      }
-    })();
+    const run = this.claimAndProcess();
     this.inFlight = run;
     try {
       return await run;
@@ -200,16 +268,47 @@ class QueueWorker implements Worker {
     while (this.inFlight !== undefined) await this.inFlight;
   }
 
-  private releaseClaims(): void {
+  health(): WorkerHealth {
+    return this.faults.health();
+  }
+
+  private async claimAndProcess(): Promise<BatchReport | undefined> {
+    this.faults.newRound();
+    try {
+      if (!this.releaseClaims()) return undefined;
+      const batch = this.queue.claimBatch(this.batchSize);
+      let report: BatchReport | undefined;
+      if (batch !== undefined) {
+        try {
+          report = await this.processBatch(batch);
+        } catch (error) {
+          // Only the queue throws out of processBatch (the processor's errors are outcomes).
+          this.faults.failed('could not process a claimed batch', error);
+          this.unreleased.push(batch.token);
+          this.releaseClaims();
+          return undefined;
+        }
+      }
+      if (!this.faults.failedThisRound) this.faults.recovered();
+      return report;
+    } catch (error) {
+      // Claimed rows stay 'processing' and come back on the next start (recoverInterrupted).
+      this.faults.failed('could not claim events', error);
+      return undefined;
+    }
+  }
+
+  private releaseClaims(): boolean {
     while (this.unreleased.length > 0) {
       try {
-        this.opts.queue.releaseClaim(this.unreleased[0] as string, 'the outcome could not be recorded; processing again');
+        this.queue.releaseClaim(this.unreleased[0] as string, 'the outcome could not be recorded; processing again');
         this.unreleased.shift();
       } catch (error) {
-        this.log(`webhook worker: could not release a claim yet: ${messageOf(error)}`);
-        return;
+        this.faults.failed('could not hand a claimed batch back', error);
+        return false;
       }
     }
+    return true;
   }
 
   /** The events' outcomes from the processor's per-ref outcomes; the whole batch fails if the processor throws. */
@@ -232,13 +331,13 @@ class QueueWorker implements Worker {
 
   private async processBatch(batch: ClaimedBatch): Promise<BatchReport> {
     const started = performance.now();
-    const { refs, actionsOf } = engineRefsOf(batch, this.opts.queue);
+    const { refs, actionsOf } = engineRefsOf(batch, this.queue);
     const { outcomes, owners } = await this.outcomesOf(batch, refs, actionsOf);
     try {
-      this.opts.queue.complete(batch.token, outcomes, owners);
+      this.queue.complete(batch.token, outcomes, owners);
     } catch (error) {
       // The outcome could not be stored: hand the events back (now, or at the next turn).
-      this.log(`webhook worker: could not record the batch outcome: ${messageOf(error)}`);
+      this.faults.failed('could not record the batch outcome', error);
       this.unreleased.push(batch.token);
       this.releaseClaims();
     }
@@ -256,22 +355,35 @@ class QueueWorker implements Worker {
     while (!this.stopping) {
       const report = await this.runOnce();
       if (this.stopping) break;
+      const retryAt = this.faults.retryAt;
+      if (retryAt !== undefined) {
+        // New events must not cut the wait short: the database that failed is the same.
+        this.backingOff = true;
+        await this.nap.for(retryAt - Date.now());
+        this.backingOff = false;
+        continue;
+      }
       if (report !== undefined) continue;
-      let wait = this.pollMs;
-      try {
-        const next = this.opts.queue.nextDueAt();
-        if (next !== undefined) wait = Math.min(this.pollMs, Math.max(0, next - Date.now()));
-      } catch {
-        // The queue is closing; stop() follows.
-      }
-      this.woken = false;
-      await this.nap.for(wait);
-      if (this.woken && !this.stopping && this.gatherMs > 0) {
-        // Further wakes must not cut the gather short: the point is to let the burst land.
-        this.gathering = true;
-        await this.nap.for(this.gatherMs);
-        this.gathering = false;
-      }
+      await this.idle();
+    }
+  }
+
+  /** Nothing due: sleep until the next event is due (at most pollMs), then gather a burst that woke us. */
+  private async idle(): Promise<void> {
+    let wait = this.pollMs;
+    try {
+      const next = this.queue.nextDueAt();
+      if (next !== undefined) wait = Math.min(this.pollMs, Math.max(0, next - Date.now()));
+    } catch {
+      // The queue is closing; stop() follows.
+    }
+    this.woken = false;
+    await this.nap.for(wait);
+    if (this.woken && !this.stopping && this.gatherMs > 0) {
+      // Further wakes must not cut the gather short: the point is to let the burst land.
+      this.gathering = true;
+      await this.nap.for(this.gatherMs);
+      this.gathering = false;
     }
   }
 }
