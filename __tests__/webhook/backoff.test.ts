@@ -55,7 +55,7 @@ it('backs off on queue errors, logs state changes only, reports them in /healthz
   expect(failing[0]).toContain(tmp.db);
 
   full = false;
-  await eventually(() => processor.calls.length > 0 && (service!.queue as WebhookQueue).counts().pending === 0, 'the events to be processed after the disk has room', 15_000);
+  await eventually(() => processor.calls.length > 0 && (service!.queue as unknown as WebhookQueue).counts().pending === 0, 'the events to be processed after the disk has room', 15_000);
   expect(lines.filter((l) => /usable again after \d+ failed attempts/.test(l))).toHaveLength(1);
   const after = JSON.parse((await request(`${service.url}/healthz`, { method: 'GET' })).body) as { status: string; worker: { state: string } };
   expect(after).toMatchObject({ status: 'ok', worker: { state: 'ok' } });

@@ -64,7 +64,7 @@ describe('teams.move webhook', () => {
     stack.platform.resetCounts();
     const reply = await postJson(`${service.url}/webhooks`, { object_type: 'Team', object_id: team.id, event_type: 'teams.move', application: 'Kentaa', site_id: 6 });
     expect(reply.status).toBe(200);
-    await eventually(() => (service.queue as WebhookQueue).counts().done === 1, 'the move event to be processed');
+    await eventually(() => (service.queue as unknown as WebhookQueue).counts().done === 1, 'the move event to be processed');
 
     const projectId = idOf('Svc_Project__c', `Project_${target.id}`);
     const segmentId = idOf('Svc_Segment__c', `Segment_${target.segment_id}`);

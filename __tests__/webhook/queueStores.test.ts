@@ -8,7 +8,7 @@ import { startPostgres, type TestPostgres } from '../../fixtures/postgres.js';
 import { classifyEvent } from '../../src/webhook/events.js';
 import type { WebhookMessage } from '../../src/webhook/message.js';
 import { openQueue, storeRetryFailed, storeStatus, type QueueLocation } from '../../src/webhook/openQueue.js';
-import type { EnqueueInput, RetryPolicy } from '../../src/webhook/queue.js';
+import type { EnqueueInput, BackoffPolicy } from '../../src/webhook/queue.js';
 import type { QueueStore } from '../../src/webhook/queueStore.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
 import { startWorker, type Worker } from '../../src/webhook/worker.js';
@@ -78,7 +78,7 @@ describe.each(backends)('$name queue', (backend) => {
   let where: QueueLocation;
   let queue: QueueStore;
   const opened: QueueStore[] = [];
-  const open = (retry: Partial<RetryPolicy> = { baseMs: 1000, maxMs: 8000 }): QueueStore => {
+  const open = (retry: Partial<BackoffPolicy> = { baseMs: 1000, maxMs: 8000 }): QueueStore => {
     const q = openQueue(where, { retry });
     opened.push(q);
     return q;
@@ -172,9 +172,15 @@ describe.each(backends)('$name queue', (backend) => {
     expect((await queue.claimBatch(10))?.eventCount).toBe(1);
   });
 
-  it('records action owners, one owner per action', async () => {
-    await queue.recordOwners([{ userId: 5, actionId: 10 }, { userId: 5, actionId: 11 }, { userId: 6, actionId: 12 }]);
-    await queue.recordOwners([{ userId: 6, actionId: 11 }]);
+  it('records the action owners a batch saw, one owner per action', async () => {
+    const finish = async (owners: Array<{ userId: number; actionId: number }>): Promise<void> => {
+      const b = await queue.claimBatch(10);
+      await queue.complete(b?.token ?? '', [{ eventIds: b?.refs[0]?.eventIds ?? [], status: 'done' }], owners);
+    };
+    await queue.enqueueMany([input('Action', 10, 'actions.update')]);
+    await finish([{ userId: 5, actionId: 10 }, { userId: 5, actionId: 11 }, { userId: 6, actionId: 12 }]);
+    await queue.enqueueMany([input('Action', 11, 'actions.update')]);
+    await finish([{ userId: 6, actionId: 11 }]);
     expect(await queue.actionsOwnedBy(5)).toEqual([10]);
     expect(await queue.actionsOwnedBy(6)).toEqual([11, 12]);
   });

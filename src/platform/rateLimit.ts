@@ -11,6 +11,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { BudgetReading, RateLimitSnapshot, SharedBudget, SharedTake, WaitReason } from '../model/budget.js';
+import { sleep } from '../model/sleep.js';
 
 export type { BudgetReading, RateLimitSnapshot, SharedBudget, SharedTake, WaitReason };
 
@@ -50,8 +51,6 @@ export interface PacerTicket {
   /** The shared budget's grant, when there is one. */
   readonly grant?: number;
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 function headerNumber(headers: IncomingHttpHeaders, name: string): number | undefined {
   const raw = headers[name];
@@ -193,9 +192,9 @@ export class RatePacer {
     this.shared?.record({
       ...(remainingMinute === undefined ? {} : { remainingMinute: remainingMinute - own }),
       ...(remainingHour === undefined ? {} : { remainingHour: remainingHour - own }),
-      ...(ticket.grant === undefined ? {} : { grant: ticket.grant }),
       ...(this.minute.resetAt === undefined ? {} : { minuteResetAt: this.minute.resetAt }),
       ...(this.hour.resetAt === undefined ? {} : { hourResetAt: this.hour.resetAt }),
+      ...(ticket.grant === undefined ? {} : { grant: ticket.grant }),
     });
   }
 

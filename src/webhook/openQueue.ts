@@ -5,7 +5,7 @@
 import { isPostgresUrl, maskQueueUrl } from '../config/queueUrl.js';
 import { DEFAULT_LEASE_MS, PgQueue } from './pgQueue.js';
 import { DEFAULT_QUEUE_SCHEMA } from './pgSchema.js';
-import { DEFAULT_QUEUE_PATH, queueStatus, retryFailed, WebhookQueue, type FailedEvent, type QueueCounts, type RetryPolicy } from './queue.js';
+import { DEFAULT_QUEUE_PATH, queueStatus, retryFailed, WebhookQueue, type FailedEvent, type QueueCounts, type BackoffPolicy } from './queue.js';
 import type { QueueStore } from './queueStore.js';
 
 export interface QueueLocation {
@@ -20,7 +20,7 @@ export interface QueueLocation {
 }
 
 export interface OpenQueueOptions {
-  retry?: Partial<RetryPolicy>;
+  retry?: Partial<BackoffPolicy>;
   log?: (line: string) => void;
 }
 

@@ -20,7 +20,7 @@ import { QueueError } from '../model/errors.js';
 import { PgBudget } from './pgBudget.js';
 import { DEFAULT_QUEUE_SCHEMA, migrate, type MigrationResult } from './pgSchema.js';
 import {
-  DEFAULT_RETRY,
+  QUEUE_BACKOFF,
   type ClaimedBatch,
   type ClaimedRef,
   type EnqueueInput,
@@ -30,7 +30,7 @@ import {
   type FailedEvent,
   type QueueCounts,
   type QueueRefType,
-  type RetryPolicy,
+  type BackoffPolicy,
 } from './queue.js';
 import type { QueueStore } from './queueStore.js';
 import type { OwnerPair } from '../model/outcomes.js';
@@ -43,7 +43,7 @@ export interface PgQueueOptions {
   schema?: string;
   /** SVC_QUEUE_LEASE_S in ms: how long a claim outlives a receiver that stopped renewing it. */
   leaseMs?: number;
-  retry?: Partial<RetryPolicy>;
+  retry?: Partial<BackoffPolicy>;
   /** Connections per process (default 10). */
   poolSize?: number;
   log?: (line: string) => void;
@@ -76,7 +76,7 @@ export class PgQueue implements QueueStore {
   readonly schema: string;
   readonly leaseMs: number;
   private readonly pool: pg.Pool;
-  private readonly retry: RetryPolicy;
+  private readonly retry: BackoffPolicy;
   private readonly log: (line: string) => void;
   private readonly passwords: string[];
   private readonly s: string;
@@ -91,7 +91,7 @@ export class PgQueue implements QueueStore {
     this.schema = opts.schema ?? DEFAULT_QUEUE_SCHEMA;
     this.s = `"${this.schema}"`;
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
-    this.retry = { ...DEFAULT_RETRY, ...opts.retry };
+    this.retry = { ...QUEUE_BACKOFF, ...opts.retry };
     this.log = opts.log ?? (() => undefined);
     this.pool = new pg.Pool({
       connectionString: opts.url,
@@ -333,10 +333,6 @@ export class PgQueue implements QueueStore {
       ),
     );
     return Number(res.rows[0]?.n ?? 0);
-  }
-
-  async recordOwners(owners: readonly OwnerPair[], now: number = Date.now()): Promise<void> {
-    await this.tx((c) => this.upsertOwners(c, owners, now));
   }
 
   async actionsOwnedBy(userId: number): Promise<number[]> {

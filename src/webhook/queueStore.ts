@@ -27,7 +27,6 @@ export interface QueueStore {
   releaseClaim(token: string, reason: string, now?: number): Awaitable<number>;
   /** Returns events of claims whose process stopped before recording an outcome. */
   recoverInterrupted(now?: number): Awaitable<number>;
-  recordOwners(owners: readonly OwnerPair[], now?: number): Awaitable<void>;
   actionsOwnedBy(userId: number): Awaitable<number[]>;
   counts(): Awaitable<QueueCounts>;
   failedEvents(limit?: number): Awaitable<FailedEvent[]>;

@@ -7,11 +7,11 @@ import type { ClassifyOptions } from './events.js';
 import { ServeMetrics } from './metrics.js';
 import { openQueue, type QueueLocation } from './openQueue.js';
 import { PgQueue } from './pgQueue.js';
-import { DEFAULT_QUEUE_PATH, WebhookQueue, type RetryPolicy } from './queue.js';
+import { DEFAULT_QUEUE_PATH, WebhookQueue, type BackoffPolicy } from './queue.js';
 import type { QueueStore } from './queueStore.js';
 import { acquireReceiverLock } from './receiverLock.js';
 import { startReceiver } from './server.js';
-import { startWorker, type BackoffPolicy, type BatchProcessor } from './worker.js';
+import { startWorker, type BatchProcessor } from './worker.js';
 
 /** What a processor may use of the running service: the shared budget (PostgreSQL) and the metrics. */
 export interface ProcessorContext {
@@ -41,7 +41,7 @@ export interface ServeOptions {
   maxBodyBytes?: number;
   /** See ClassifyOptions.applications. */
   applications?: ClassifyOptions['applications'];
-  retry?: Partial<RetryPolicy>;
+  retry?: Partial<BackoffPolicy>;
   /** The worker's wait after queue errors (doubling, capped). */
   backoff?: Partial<BackoffPolicy>;
   /** Done and ignored events are deleted after this many days (checked hourly). */
