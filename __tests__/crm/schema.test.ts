@@ -89,3 +89,32 @@ describe('doctor', () => {
     expect(findings[3].message).toContain('Svc_Donation__c.TransactionId__c');
   });
 });
+
+describe('doctor and field-level security', () => {
+  let emu: Emulator | undefined;
+  afterAll(async () => emu?.close());
+
+  it('says once per object that its fields are hidden when the permission set is not assigned', async () => {
+    const s = await setup({ fieldAccess: 'none' });
+    emu = s.emu;
+    const findings = await checkOrg(s.sink);
+    expect(findings.map((f) => [f.object, f.field, f.problem])).toEqual(SCHEMAS.map((sc) => [sc.apiName, undefined, 'hidden_fields']));
+    expect(findings[0].message).toMatch(/field-level security hides them \(assign the permission set Svc_Sync_Integration: sf org assign permset --name Svc_Sync_Integration\)/);
+    await emu.close();
+    emu = undefined;
+  });
+
+  it('reports a field the connected user can read but not write, and a single hidden one', async () => {
+    const s = await setup();
+    emu = s.emu;
+    emu.setFieldAccess('Svc_Donation__c', 'Amount__c', 'read');
+    emu.setFieldAccess('Svc_Action__c', 'Svc_Team__c', 'none');
+    const findings = await checkOrg(s.sink);
+    expect(findings.map((f) => [f.object, f.field, f.problem, f.actual])).toEqual([
+      ['Svc_Action__c', 'Svc_Team__c', 'missing_field', 'absent'],
+      ['Svc_Donation__c', 'Amount__c', 'not_editable', 'read-only'],
+    ]);
+    expect(findings[0].message).toMatch(/does not exist, or field-level security hides it from the connected user \(sf org assign permset --name Svc_Sync_Integration\)/);
+    expect(findings[1].message).toMatch(/read-only for the connected user \(field-level security\): assign the permission set Svc_Sync_Integration/);
+  });
+});
