@@ -97,6 +97,10 @@ describe('npm run stack', () => {
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/hidden_fields/);
     expect(doctor.stdout).toContain('sf org assign permset --name Svc_Sync_Integration');
+    // A sync against that org stops at the first hidden column and points to doctor.
+    const sync = await runCli(['sync', '--all'], { env, cwd });
+    expect(sync.code).not.toBe(0);
+    expect(sync.stderr).toMatch(/No such column '\w+__c' on entity 'Svc_\w+__c'.*hidden from this user by field-level security: run svc-sync doctor/);
     running.child.kill('SIGTERM');
     expect(await running.exited).toEqual({ code: 0, signal: null });
     expect(running.stdout()).toMatch(/stopped on SIGTERM/);
