@@ -4,7 +4,8 @@
  * SvcId__c as external id) and what that user cannot write (field-level security).
  */
 import type { FieldType } from '../mapping/fieldTypes.js';
-import { KEY_FIELD, NAME_FIELD, NAME_LENGTH, SCHEMAS } from '../mapping/schema.js';
+import { KEY_FIELD } from '../model/refs.js';
+import { NAME_FIELD, NAME_LENGTH, SCHEMAS } from '../mapping/schema.js';
 import type { FieldDescription, ObjectDescription } from './describe.js';
 import { ASSIGN_PERMISSION_SET, PERMISSION_SET, takesFieldPermission } from './permissionSet.js';
 
@@ -23,7 +24,17 @@ export type DoctorProblem =
   | 'not_unique';
 
 /** Problems the permission set may be the cure for. */
-export const ACCESS_PROBLEMS: readonly DoctorProblem[] = ['missing_field', 'hidden_fields', 'not_editable'];
+const ACCESS_PROBLEMS: readonly DoctorProblem[] = ['missing_field', 'hidden_fields', 'not_editable'];
+
+const DEPLOY = 'svc-sync schema --project svc-org && cd svc-org && sf project deploy start';
+
+/** The commands that fix what was found, in the order to run them. */
+export function fixesFor(findings: readonly DoctorFinding[]): string[] {
+  const actions: string[] = [];
+  if (findings.some((f) => f.problem !== 'not_editable')) actions.push(`deploy the metadata: ${DEPLOY}`);
+  if (findings.some((f) => ACCESS_PROBLEMS.includes(f.problem))) actions.push(`give the connected user access to the fields: ${ASSIGN_PERMISSION_SET}`);
+  return actions;
+}
 
 export interface DoctorFinding {
   object: string;

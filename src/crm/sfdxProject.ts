@@ -6,9 +6,9 @@
  */
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../model/errors.js';
 import { SCHEMAS } from '../mapping/schema.js';
-import { PERMISSION_SET } from './permissionSet.js';
+import { ASSIGN_PERMISSION_SET, PERMISSION_SET } from './permissionSet.js';
 import { schemaSource, type SourceFile } from './schemaExport.js';
 
 export const PROJECT_FILE = 'sfdx-project.json';
@@ -29,6 +29,8 @@ export interface WrittenSource {
   /** --project only: the project file and its sourceApiVersion. */
   projectFile?: string;
   apiVersion?: string;
+  /** The commands, in order, that deploy what was written and give the connecting user its fields. */
+  next: string[];
 }
 
 interface PackageDirectory {
@@ -94,15 +96,15 @@ async function writeAll(dir: string, files: SourceFile[], flag: string, existed:
   return files.map((f) => at(dir, f.path));
 }
 
-function describeWritten(dir: string, sourceDir: string, files: string[]): WrittenSource {
-  return { dir, sourceDir, files, objects: SCHEMAS.map((s) => s.apiName), permissionSet: PERMISSION_SET };
+function describeWritten(dir: string, sourceDir: string, files: string[], next: string[]): WrittenSource {
+  return { dir, sourceDir, files, objects: SCHEMAS.map((s) => s.apiName), permissionSet: PERMISSION_SET, next };
 }
 
 /** `schema --out DIR`: bare source (objects/, permissionsets/) into a package directory, e.g. force-app/main/default. */
 export async function exportSource(outDir: string): Promise<WrittenSource> {
   const existing = await entries(outDir, '--out');
   const files = await writeAll(outDir, schemaSource(), '--out', existing !== undefined);
-  return describeWritten(outDir, outDir, files);
+  return describeWritten(outDir, outDir, files, ['sf project deploy start', ASSIGN_PERMISSION_SET]);
 }
 
 function defaultPackageDir(project: ProjectJson): string {
@@ -115,7 +117,7 @@ async function projectTarget(dir: string): Promise<{ existed: boolean; project?:
   const names = await entries(dir, '--project');
   if (!names || names.length === 0) return { existed: names !== undefined };
   if (!names.includes(PROJECT_FILE)) {
-    throw new ConfigError(`--project ${dir}: the folder is not empty and holds no ${PROJECT_FILE}; give a new or empty folder`);
+    throw new ConfigError(`--project ${dir}: the folder is not empty and holds no ${PROJECT_FILE}; give a new or empty folder`, ['svc-sync schema --project svc-org']);
   }
   let project: ProjectJson;
   try {
@@ -125,7 +127,7 @@ async function projectTarget(dir: string): Promise<{ existed: boolean; project?:
   }
   if (typeof project !== 'object' || project === null || project.name !== PROJECT_NAME) {
     const source = path.join(dir, defaultPackageDir(project ?? {}), SOURCE_SUBDIR);
-    throw new ConfigError(`--project ${dir}: holds an SFDX project svc-sync did not write; add the source to it with --out ${source}, or give a new folder`);
+    throw new ConfigError(`--project ${dir}: holds an SFDX project svc-sync did not write; add the source to it with --out ${source}, or give a new folder`, [`svc-sync schema --out ${source}`]);
   }
   return { existed: true, project };
 }
@@ -152,5 +154,6 @@ export async function exportProject(dir: string, apiVersion: string): Promise<Wr
     ...schemaSource().map((f) => ({ path: `${prefix}/${f.path}`, content: f.content })),
   ];
   const written = await writeAll(dir, files, '--project', existed);
-  return { ...describeWritten(dir, path.join(dir, ...prefix.split('/')), written), projectFile: written[0], apiVersion };
+  const next = [`cd ${/^[\w./@%+=:,-]+$/.test(dir) ? dir : `'${dir.replace(/'/g, `'\\''`)}'`}`, 'sf project deploy start', ASSIGN_PERMISSION_SET];
+  return { ...describeWritten(dir, path.join(dir, ...prefix.split('/')), written, next), projectFile: written[0], apiVersion };
 }

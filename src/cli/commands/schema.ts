@@ -1,13 +1,12 @@
 import type { Command } from 'commander';
 import { apiVersionSetting } from '../../config/load.js';
-import { ConfigError } from '../../config/errors.js';
-import { ASSIGN_PERMISSION_SET } from '../../crm/permissionSet.js';
-import { exportProject, exportSource, type WrittenSource } from '../../crm/sfdxProject.js';
-import type { GlobalOptions } from '../globals.js';
-import { Output } from '../output.js';
-import { commandContext } from '../runSync.js';
+import { ConfigError, EXIT } from '../../model/errors.js';
+import { writeSchemaProject, writeSchemaSource, type WrittenSource } from '../../sync/compose.js';
+import { runCommand, type SetExit } from '../runner.js';
 
-export function schemaCommand(program: Command, setExit: (code: number) => void): void {
+const HELP = ['svc-sync schema --help'];
+
+export function schemaCommand(program: Command, setExit: SetExit): void {
   program
     .command('schema')
     .description('write the eight objects, their fields and the Svc_Sync_Integration permission set as Salesforce metadata, ready for `sf project deploy start`')
@@ -19,37 +18,29 @@ export function schemaCommand(program: Command, setExit: (code: number) => void)
         '  svc-sync schema --project svc-org && cd svc-org && sf project deploy start && sf org assign permset --name Svc_Sync_Integration\n' +
         '  svc-sync schema --out force-app/main/default     # into a project you already have',
     )
-    .action(async (opts: { project?: string; out?: string }, c: Command) => {
-      const g = c.optsWithGlobals<GlobalOptions>();
-      if (opts.project !== undefined && opts.out !== undefined) throw new ConfigError('--project and --out: give one of them, not both');
-      if (opts.project === undefined && opts.out === undefined) {
-        throw new ConfigError('give --project DIR (a complete SFDX project) or --out DIR (bare source for a project you have)');
-      }
-      let written: WrittenSource;
-      let out: Output;
-      if (opts.project !== undefined) {
-        // The project's sourceApiVersion follows SF_API_VERSION (flag, environment or config file).
-        const ctx = commandContext(g);
-        out = ctx.out;
-        written = await exportProject(opts.project, apiVersionSetting(ctx.raw));
-      } else {
-        // Bare source needs no settings at all.
-        out = new Output({ json: g.json, quiet: g.quiet, verbose: g.verbose });
-        written = await exportSource(opts.out as string);
-      }
-      const next =
-        opts.project !== undefined
-          ? `next: cd ${opts.project} && sf project deploy start && ${ASSIGN_PERMISSION_SET}`
-          : `next: sf project deploy start, then ${ASSIGN_PERMISSION_SET} for the integration user`;
-      if (g.json) {
-        const { dir, sourceDir, files, objects, permissionSet, projectFile, apiVersion } = written;
-        const where = opts.project !== undefined ? { projectDir: dir, projectFile, apiVersion } : { outDir: dir };
-        out.json(0, { command: 'schema', ...where, sourceDir, objects, permissionSet, files, next }, []);
-      } else {
-        const where = written.projectFile ? `an SFDX project in ${written.dir} (sourceApiVersion ${written.apiVersion})` : written.dir;
-        out.result(`wrote ${written.files.length} files for ${written.objects.length} objects and the ${written.permissionSet} permission set to ${where}\n${next}`);
-        for (const f of written.files) out.verbose(f);
-      }
-      setExit(0);
+    .action((opts: { project?: string; out?: string }, c: Command) => {
+      const { project, out } = opts;
+      if (project !== undefined && out !== undefined) throw new ConfigError('--project and --out: give one of them, not both', HELP);
+      if (project === undefined && out === undefined) throw new ConfigError('give --project DIR (a complete SFDX project) or --out DIR (bare source for a project you have)', HELP);
+      return runCommand(
+        c,
+        setExit,
+        async (ctx) => {
+          // The project's sourceApiVersion follows SF_API_VERSION (flag, environment or config file).
+          const written: WrittenSource = project !== undefined ? await writeSchemaProject(project, apiVersionSetting(ctx.raw)) : await writeSchemaSource(out as string);
+          const { dir, sourceDir, files, objects, permissionSet, projectFile, apiVersion, next } = written;
+          const where = project !== undefined ? { projectDir: dir, projectFile, apiVersion } : { outDir: dir };
+          const place = projectFile ? `an SFDX project in ${dir} (sourceApiVersion ${apiVersion})` : dir;
+          return {
+            status: EXIT.OK,
+            result: { command: 'schema', ...where, sourceDir, objects, permissionSet, files, next },
+            warnings: [],
+            text: `wrote ${files.length} files for ${objects.length} objects and the ${permissionSet} permission set to ${place}\nnext (the permission set goes to the user svc-sync connects as): ${next.join(' && ')}`,
+            verbose: files,
+          };
+        },
+        // Bare source needs no settings: a half-configured checkout can still write it.
+        { readSettings: project !== undefined },
+      );
     });
 }
