@@ -140,6 +140,10 @@ async function projectTarget(dir: string): Promise<{ existed: boolean; project?:
 export async function exportProject(dir: string, apiVersion: string): Promise<WrittenSource> {
   const { existed, project: existing } = await projectTarget(dir);
   const packageDir = existing ? defaultPackageDir(existing) : DEFAULT_PACKAGE_DIR;
+  const inside = path.normalize(packageDir);
+  if (path.isAbsolute(inside) || inside === '..' || inside.startsWith(`..${path.sep}`)) {
+    throw new ConfigError(`--project ${dir}: the default package directory ${JSON.stringify(packageDir)} in ${PROJECT_FILE} is outside the project`);
+  }
   const project: ProjectJson = {
     packageDirectories: [{ path: DEFAULT_PACKAGE_DIR, default: true }],
     name: PROJECT_NAME,
