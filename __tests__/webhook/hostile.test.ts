@@ -139,6 +139,29 @@ describe('queue files that cannot be used', () => {
   });
 });
 
+describe('a queue that stops taking writes while serving', () => {
+  it('answers 503 naming the queue file, and logs it', async () => {
+    const tmp = tempQueue();
+    const queue = new WebhookQueue(tmp.db);
+    const lines: string[] = [];
+    const receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue, log: (l) => lines.push(l) });
+    try {
+      // As SQLite reports a file made read-only (or remounted so) under a running receiver.
+      queue.enqueueEach = () => {
+        throw new Database.SqliteError('attempt to write a readonly database', 'SQLITE_READONLY');
+      };
+      const r = await postJson(`${receiver.url}/webhooks`, donationEvent(3));
+      expect(r.status).toBe(503);
+      expect(JSON.parse(r.body)).toEqual({ error: `queue unavailable: attempt to write a readonly database (queue file ${tmp.db})` });
+      expect(lines.some((l) => l.includes(`queue file ${tmp.db}`))).toBe(true);
+    } finally {
+      await receiver.close();
+      queue.close();
+      tmp.cleanup();
+    }
+  });
+});
+
 describe('one receiver per queue file', () => {
   let tmp: TempDir;
   let first: RunningService | undefined;

@@ -185,7 +185,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
         (error: Error) =>
           error instanceof EventRejected
             ? refuse(req, res, 400, `event cannot be stored: ${oneLine(error.message, 200)}`)
-            : refuse(req, res, 503, `queue unavailable: ${oneLine(error.message, 200)}`),
+            : refuse(req, res, 503, `queue unavailable: ${oneLine(error.message, 200)} (queue file ${opts.queue.path})`),
       );
     });
   };
