@@ -6,6 +6,7 @@
  */
 import type { ObjectRef } from '../model/objects.js';
 import type { ClaimedBatch, ClaimedRef, EventOutcome, WebhookQueue } from './queue.js';
+import { decideBatch, type BudgetReading, type PolicyMemory } from './batchPolicy.js';
 import type { OwnerPair } from '../model/outcomes.js';
 
 export type ProcessOutcome = { ref: ObjectRef; status: 'done' | 'skipped' | 'failed'; reason?: string };
@@ -15,6 +16,8 @@ export interface ProcessResult {
   outcomes: ProcessOutcome[];
   /** action -> owner pairs seen while syncing, so a later users.update can find the actions. */
   owners?: OwnerPair[];
+  /** Platform requests the batch spent (for the log line, /healthz and the budget policy). */
+  requests?: number;
 }
 
 export interface BatchHints {
@@ -30,6 +33,8 @@ export interface BatchProcessor {
    * skew (the oldest event's arrival, less a margin), so a list scan may be narrowed to it.
    */
   process(refs: ObjectRef[], hints?: BatchHints): Promise<ProcessResult>;
+  /** The platform's last reported rate-limit figures; undefined before the first response. */
+  budget?(): BudgetReading | undefined;
 }
 
 export interface WorkerOptions {
@@ -46,6 +51,15 @@ export interface WorkerOptions {
   loop?: boolean;
   /** Wait after a queue (database) error: doubles with each further error, up to maxMs. */
   backoff?: Partial<BackoffPolicy>;
+  /**
+   * Gather events this long after the first pending one, then start when the platform budget
+   * allows (see batchPolicy.ts). 0 (the default here; `serve` defaults to 30 s): claim at once.
+   */
+  settleMs?: number;
+  /** Longest wait after the first pending event (default ten settle windows). */
+  maxWaitMs?: number;
+  /** Injectable clock for the policy (tests). */
+  now?: () => number;
 }
 
 export interface BackoffPolicy {
@@ -77,6 +91,22 @@ export interface BatchReport {
   skipped: number;
   failed: number;
   durationMs: number;
+  /** Platform requests the batch spent, per event, and the budget the platform reported after it. */
+  requests?: number;
+  requestsPerEvent?: number;
+  budgetLeft?: { hour?: number; minute?: number };
+}
+
+/** What /healthz shows of the batches: the last one and the totals since the worker started. */
+export interface BatchStats {
+  settleMs: number;
+  /** Why the worker is holding back, while it is. */
+  waiting?: string;
+  batches: number;
+  events: number;
+  requests: number;
+  requestsPerEvent?: number;
+  last?: BatchReport;
 }
 
 export interface Worker {
@@ -87,6 +117,7 @@ export interface Worker {
   /** Finishes the batch in flight, then resolves; no new batch is claimed after the call. */
   stop(): Promise<void>;
   health(): WorkerHealth;
+  stats(): BatchStats;
 }
 
 export const DEFAULT_BATCH_SIZE = 500;
@@ -94,6 +125,14 @@ export const DEFAULT_GATHER_MS = 250;
 export const DEFAULT_POLL_MS = 1_000;
 
 const keyOf = (ref: ObjectRef): string => `${ref.type}:${ref.id}`;
+
+/** ", 7 platform requests (0.023 per event), budget left 480/h 95/min" */
+function costText(r: BatchReport): string {
+  let text = '';
+  if (r.requests !== undefined) text += `, ${r.requests} platform requests (${r.requestsPerEvent ?? 0} per event)`;
+  if (r.budgetLeft !== undefined) text += `, budget left ${r.budgetLeft.hour ?? '?'}/h ${r.budgetLeft.minute ?? '?'}/min`;
+  return text;
+}
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -132,6 +171,12 @@ export function startWorker(opts: WorkerOptions): Worker {
   const gatherMs = opts.gatherMs ?? DEFAULT_GATHER_MS;
   const pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
   const log = opts.log ?? (() => undefined);
+  const settleMs = Math.max(0, opts.settleMs ?? 0);
+  const now = opts.now ?? Date.now;
+  const memory: PolicyMemory = {};
+  const totals: BatchStats = { settleMs, batches: 0, events: 0, requests: 0 };
+  /** Set when the policy said wait: the loop sleeps this long (new events do not cut it short). */
+  let holdMs: number | undefined;
 
   let stopping = false;
   let woken = false;
@@ -191,6 +236,21 @@ export function startWorker(opts: WorkerOptions): Worker {
     return true;
   }
 
+  /** Requests, requests per event and the budget left, on the report and in the totals. */
+  function noteCost(report: BatchReport, requests: number | undefined): void {
+    const budget = processor.budget?.();
+    if (requests !== undefined) {
+      report.requests = requests;
+      report.requestsPerEvent = report.events > 0 ? Math.round((requests / report.events) * 1000) / 1000 : 0;
+      totals.requests += requests;
+    }
+    if (budget !== undefined) report.budgetLeft = { hour: budget.remainingHour, minute: budget.remainingMinute };
+    totals.batches += 1;
+    totals.events += report.events;
+    totals.requestsPerEvent = totals.events > 0 ? Math.round((totals.requests / totals.events) * 1000) / 1000 : undefined;
+    totals.last = report;
+  }
+
   async function processBatch(batch: ClaimedBatch): Promise<BatchReport> {
     const started = performance.now();
     const engineRefs = new Map<string, ObjectRef>();
@@ -208,12 +268,14 @@ export function startWorker(opts: WorkerOptions): Worker {
 
     let outcomes: EventOutcome[];
     let owners: OwnerPair[] = [];
+    let requests: number | undefined;
     try {
       const byKey = new Map<string, ProcessOutcome>();
       if (engineRefs.size > 0) {
         const result = await processor.process([...engineRefs.values()], { changedSince: new Date(batch.oldestReceivedAt - CHANGE_MARGIN_MS).toISOString() });
         for (const o of result.outcomes) byKey.set(keyOf(o.ref), worse(byKey.get(keyOf(o.ref)), o));
         owners = result.owners ?? [];
+        requests = result.requests;
       }
       outcomes = batch.refs.map((claimed) => outcomeForRef(claimed, byKey, actionsOf));
     } catch (error) {
@@ -233,9 +295,11 @@ export function startWorker(opts: WorkerOptions): Worker {
     const report: BatchReport = { events: batch.eventCount, refs: batch.refs.length, processed: engineRefs.size, done: 0, skipped: 0, failed: 0, durationMs: 0 };
     for (const o of outcomes) report[o.status] += o.eventIds.length;
     report.durationMs = Math.round(performance.now() - started);
+    noteCost(report, requests);
     log(
       `webhook batch: ${report.events} events, ${report.refs} refs, ${report.processed} processed: ` +
-        `${report.done} done, ${report.skipped} skipped, ${report.failed} failed in ${report.durationMs} ms`,
+        `${report.done} done, ${report.skipped} skipped, ${report.failed} failed in ${report.durationMs} ms` +
+        costText(report),
     );
     return report;
   }
@@ -247,6 +311,19 @@ export function startWorker(opts: WorkerOptions): Worker {
       faultThisRound = false;
       try {
         if (!releaseClaims()) return undefined;
+        if (settleMs > 0) {
+          // The policy (batchPolicy.ts) decides when the pending set is worth a batch.
+          const due = queue.dueSummary(now());
+          if (due === undefined) return undefined;
+          const decision = decideBatch(due, processor.budget?.() ?? {}, memory, { settleMs, batchSize, ...(opts.maxWaitMs === undefined ? {} : { maxWaitMs: opts.maxWaitMs }) }, now());
+          if (!decision.start) {
+            holdMs = decision.waitMs;
+            totals.waiting = `${decision.why} (${due.events} events, ${due.refs} refs pending)`;
+            return undefined;
+          }
+          totals.waiting = undefined;
+          memory.lastStartAt = now();
+        }
         const batch = queue.claimBatch(batchSize);
         let report: BatchReport | undefined;
         if (batch !== undefined) {
@@ -288,6 +365,15 @@ export function startWorker(opts: WorkerOptions): Worker {
         continue;
       }
       if (report !== undefined) continue;
+      if (holdMs !== undefined) {
+        // Settling or widening: new events join the batch, they do not start it.
+        const ms = holdMs;
+        holdMs = undefined;
+        gathering = true;
+        await sleep(ms);
+        gathering = false;
+        continue;
+      }
       let wait = pollMs;
       try {
         const next = queue.nextDueAt();
@@ -297,7 +383,7 @@ export function startWorker(opts: WorkerOptions): Worker {
       }
       woken = false;
       await sleep(wait);
-      if (woken && !stopping && gatherMs > 0) {
+      if (woken && !stopping && gatherMs > 0 && settleMs === 0) {
         // Further wakes must not cut the gather short: the point is to let the burst land.
         gathering = true;
         await sleep(gatherMs);
@@ -321,6 +407,9 @@ export function startWorker(opts: WorkerOptions): Worker {
       interrupt?.();
       await running;
       while (inFlight !== undefined) await inFlight;
+    },
+    stats(): BatchStats {
+      return { ...totals, ...(totals.last === undefined ? {} : { last: { ...totals.last } }) };
     },
     health(): WorkerHealth {
       if (fault === undefined) return { state: 'ok' };
