@@ -15,7 +15,7 @@ import { createEngineProcessor } from '../../src/webhook/processor.js';
 import { WebhookQueue } from '../../src/webhook/queue.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
-import { startWorker, type BatchStats, type Worker } from '../../src/webhook/worker.js';
+import { startWorker, type Worker, type WorkerStats } from '../../src/webhook/worker.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { FakeRateLimit } from '../../fixtures/platform/server.js';
 import { eventually, postJson, tempQueue, type TempDir } from './helpers.js';
@@ -139,7 +139,7 @@ describe('the platform budget', () => {
     const batchLines = lines.filter((l) => l.startsWith('webhook batch:'));
     expect(batchLines.length).toBeGreaterThan(0);
     for (const l of batchLines) expect(l).toMatch(/\d+ platform requests \([\d.]+ per event\), budget left \d+\/h \d+\/min$/);
-    const health = (await (await fetch(`${service.url}/healthz`)).json()) as { batches: BatchStats };
+    const health = (await (await fetch(`${service.url}/healthz`)).json()) as { batches: WorkerStats };
     expect(health.batches).toMatchObject({ settleMs: 300, events, requests: used });
     expect(health.batches.requestsPerEvent).toBeLessThan(1);
     expect(health.batches.last?.budgetLeft?.hour).toBeGreaterThanOrEqual(0);
