@@ -31,6 +31,7 @@ export const SETTING_NAMES = [
   'SVC_QUEUE_URL',
   'SVC_QUEUE_SCHEMA',
   'SVC_QUEUE_LEASE_S',
+  'SVC_SETTLE_S',
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
@@ -170,8 +171,22 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
   return s;
 }
 
+/** The webhook worker's default settle window: long enough for a trickle, short enough to feel live. */
+export const DEFAULT_SETTLE_S = 30;
+export const MAX_SETTLE_S = 3600;
+
+/** Seconds (fractions allowed) from 0 to MAX_SETTLE_S, as milliseconds; `name` says where it came from. */
+export function settleSeconds(value: string, name: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > MAX_SETTLE_S) {
+    throw new ConfigError(`${name}: must be a number of seconds from 0 to ${MAX_SETTLE_S}, got ${JSON.stringify(value)}`);
+  }
+  return Math.round(n * 1000);
+}
+
 export function webhookSettings(raw: RawSettings): WebhookSettings {
-  const s: WebhookSettings = { secret: raw.SVC_WEBHOOK_SECRET, queuePath: raw.SVC_QUEUE_PATH ?? DEFAULT_QUEUE_PATH };
+  const settleMs = raw.SVC_SETTLE_S === undefined ? DEFAULT_SETTLE_S * 1000 : settleSeconds(raw.SVC_SETTLE_S, 'SVC_SETTLE_S');
+  const s: WebhookSettings = { secret: raw.SVC_WEBHOOK_SECRET, queuePath: raw.SVC_QUEUE_PATH ?? DEFAULT_QUEUE_PATH, settleMs };
   const url = raw.SVC_QUEUE_URL?.trim();
   if (url) {
     if (!isPostgresUrl(url)) throw new ConfigError(`SVC_QUEUE_URL ${JSON.stringify(maskQueueUrl(url))}: must be a postgres:// or postgresql:// URL`);

@@ -36,6 +36,8 @@ export interface WebhookSettings {
   queueSchema?: string;
   /** SVC_QUEUE_LEASE_S, in ms (default 60 s). */
   leaseMs?: number;
+  /** serve: gather events this long after the first pending one before a batch (SVC_SETTLE_S). */
+  settleMs: number;
 }
 
 export interface Settings {

@@ -11,6 +11,8 @@ export interface RateLimitSnapshot {
   remainingMinute?: number;
   limitHour?: number;
   remainingHour?: number;
+  /** Milliseconds until the hour window renews, when the API said (RateLimit-Reset of the hour). */
+  hourResetInMs?: number;
 }
 
 /** A reading of the budget from one response's headers (absolute times in ms). */

@@ -109,7 +109,9 @@ export class RatePacer {
   }
 
   snapshot(): RateLimitSnapshot {
-    return { ...this.snapshotValue };
+    const resetAt = this.hour.resetAt;
+    const now = this.now();
+    return resetAt !== undefined && resetAt > now ? { ...this.snapshotValue, hourResetInMs: resetAt - now } : { ...this.snapshotValue };
   }
 
   /** Milliseconds until the most constrained known window renews, if the API told us. */

@@ -71,6 +71,11 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
   };
 }
 
+/** The platform's last reported rate-limit figures, when the source talks to the platform. */
+export function platformBudget(deps: Deps): RateLimitSnapshot | undefined {
+  return deps.source instanceof PlatformSource ? deps.source.rateLimit() : undefined;
+}
+
 export interface SetupCheck {
   /** undefined when the key works; the platform's answer otherwise. */
   platformError?: string;

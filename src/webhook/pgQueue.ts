@@ -23,6 +23,7 @@ import {
   QUEUE_BACKOFF,
   type ClaimedBatch,
   type ClaimedRef,
+  type DueSummary,
   type EnqueueInput,
   type EnqueueRejected,
   type EnqueueResult,
@@ -373,6 +374,18 @@ export class PgQueue implements QueueStore {
   async retryFailed(now: number = Date.now()): Promise<number> {
     const res = await this.run(`UPDATE ${this.s}.events SET status = 'pending', next_attempt_at = $1 WHERE status = 'failed'`, [now]);
     return res.rowCount ?? 0;
+  }
+
+  /** Due open events of records no live claim holds: what a batch here could take. */
+  async dueSummary(now: number = Date.now()): Promise<DueSummary | undefined> {
+    const res = await this.run<{ events: number; refs: number; first: string | null }>(
+      `SELECT COUNT(*)::int AS events, COUNT(DISTINCT (e.ref_type, e.ref_id))::int AS refs, MIN(e.next_attempt_at) AS first
+         FROM ${this.s}.events e JOIN ${this.s}.refs r ON r.ref_type = e.ref_type AND r.ref_id = e.ref_id
+        WHERE e.status IN ('pending','failed') AND e.next_attempt_at <= $1 AND (r.claim_token IS NULL OR r.lease_until < now())`,
+      [now],
+    );
+    const row = res.rows[0];
+    return row === undefined || row.first === null ? undefined : { events: row.events, refs: row.refs, firstDueAt: Number(row.first) };
   }
 
   /** Open events of records another receiver holds are not "due" here: their claim ends first. */

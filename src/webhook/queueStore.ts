@@ -5,7 +5,7 @@
  * with a promise, so the SQLite queue fits unchanged and callers simply await.
  */
 import type { OwnerPair } from '../model/outcomes.js';
-import type { ClaimedBatch, EnqueueInput, EnqueueRejected, EnqueueResult, EventOutcome, FailedEvent, QueueCounts } from './queue.js';
+import type { ClaimedBatch, DueSummary, EnqueueInput, EnqueueRejected, EnqueueResult, EventOutcome, FailedEvent, QueueCounts } from './queue.js';
 
 export type Awaitable<T> = T | Promise<T>;
 
@@ -33,6 +33,8 @@ export interface QueueStore {
   retryFailed(now?: number): Awaitable<number>;
   /** When the next claimable open event becomes due, or undefined when none is. */
   nextDueAt(): Awaitable<number | undefined>;
+  /** Due open events and their distinct records, for the worker's settle policy. */
+  dueSummary(now?: number): Awaitable<DueSummary | undefined>;
   prune(keepDays: number, now?: number): Awaitable<number>;
   close(): Awaitable<void>;
 }

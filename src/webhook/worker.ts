@@ -10,6 +10,8 @@ import type { OwnerPair } from '../model/outcomes.js';
 import { keyFor } from '../model/refs.js';
 import type { BackoffPolicy, ClaimedBatch, ClaimedRef, EventOutcome } from './queue.js';
 import type { QueueStore } from './queueStore.js';
+import { BatchLedger, type BatchCost, type BatchStats } from './batchCost.js';
+import { decideBatch, type BudgetReading, type PolicyMemory } from './batchPolicy.js';
 
 export type ProcessOutcome = { ref: ObjectRef; status: 'done' | 'skipped' | 'failed'; reason?: string };
 
@@ -18,6 +20,8 @@ export interface ProcessResult {
   outcomes: ProcessOutcome[];
   /** action -> owner pairs seen while syncing, so a later users.update can find the actions. */
   owners?: OwnerPair[];
+  /** Platform requests the batch spent (for the log line, /healthz and the budget policy). */
+  requests?: number;
 }
 
 export interface BatchHints {
@@ -33,6 +37,8 @@ export interface BatchProcessor {
    * skew (the oldest event's arrival, less a margin), so a list scan may be narrowed to it.
    */
   process(refs: ObjectRef[], hints?: BatchHints): Promise<ProcessResult>;
+  /** The platform's last reported rate-limit figures; undefined before the first response. */
+  budget?(): BudgetReading | undefined;
 }
 
 export interface WorkerOptions {
@@ -49,8 +55,17 @@ export interface WorkerOptions {
   loop?: boolean;
   /** Wait after a queue (database) error: doubles with each further error, up to maxMs. */
   backoff?: Partial<BackoffPolicy>;
+  /**
+   * Gather events this long after the first pending one, then start when the platform budget
+   * allows (batchPolicy.ts). 0 (the default here; `serve` defaults to 30 s): claim at once.
+   */
+  settleMs?: number;
   /** After each batch whose outcome was recorded (metrics). */
   onBatch?: (report: BatchReport) => void;
+  /** Longest wait after the first pending event (default ten settle windows). */
+  maxWaitMs?: number;
+  /** Injectable clock for the policy (tests). */
+  now?: () => number;
 }
 
 /** The worker's wait after queue errors: 1 s, doubling, up to a minute. */
@@ -68,7 +83,8 @@ export type WorkerHealth =
       retryInMs: number;
     };
 
-export interface BatchReport {
+/** A batch's events and outcomes. */
+export interface BatchCounts {
   events: number;
   /** Refs claimed (coalesced), users included. */
   refs: number;
@@ -80,6 +96,10 @@ export interface BatchReport {
   durationMs: number;
 }
 
+/** A batch's report with what it cost: requests, per event, the budget left after it. */
+export type BatchReport = BatchCounts & BatchCost;
+export type WorkerStats = BatchStats<BatchReport>;
+
 export interface Worker {
   /** New events were stored: claim soon (after the gather delay). */
   wake(): void;
@@ -88,6 +108,8 @@ export interface Worker {
   /** Finishes the batch in flight, then resolves; no new batch is claimed after the call. */
   stop(): Promise<void>;
   health(): WorkerHealth;
+  /** The batches' cost so far and why the worker holds back, if it does (/healthz). */
+  stats(): WorkerStats;
 }
 
 /** Distinct refs one webhook batch claims, and the records of one type the engine takes together in it. */
@@ -235,7 +257,13 @@ class QueueWorker implements Worker {
   private readonly unreleased: string[] = [];
   private readonly running: Promise<void>;
   /** Resolves once interrupted claims of an earlier stop are recovered (at once for SQLite). */
-  private readonly ready: Promise<void>;
+  private readonly recovery: Promise<void>;
+  private readonly settleMs: number;
+  private readonly now: () => number;
+  private readonly memory: PolicyMemory = {};
+  private readonly ledger: BatchLedger<BatchReport>;
+  /** Set when the policy said wait: the loop sleeps this long (new events do not cut it short). */
+  private holdMs: number | undefined;
 
   constructor(private readonly opts: WorkerOptions) {
     this.queue = opts.queue;
@@ -243,13 +271,16 @@ class QueueWorker implements Worker {
     this.gatherMs = opts.gatherMs ?? DEFAULT_GATHER_MS;
     this.pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
     this.log = opts.log ?? (() => undefined);
+    this.settleMs = Math.max(0, opts.settleMs ?? 0);
+    this.now = opts.now ?? Date.now;
+    this.ledger = new BatchLedger(this.settleMs);
     this.faults = new QueueFaults(this.queue.location, { ...WORKER_BACKOFF, ...opts.backoff }, this.log);
     const announce = (recovered: number): void => {
       if (recovered > 0) this.log(`webhook worker: ${recovered} events interrupted by an earlier stop are due again`);
     };
     // The SQLite queue answers at once (before any request is taken); PostgreSQL when it can.
     const recovered = this.queue.recoverInterrupted();
-    this.ready =
+    this.recovery =
       typeof recovered === 'number'
         ? Promise.resolve(announce(recovered))
         : recovered.then(announce, (error: unknown) => this.log(`webhook worker: could not recover interrupted events yet: ${messageOf(error)}`));
@@ -284,11 +315,33 @@ class QueueWorker implements Worker {
     return this.faults.health();
   }
 
+  stats(): WorkerStats {
+    return this.ledger.stats();
+  }
+
+  /** Whether the pending set is worth a batch now (batchPolicy.ts); when not, how long to hold. */
+  private async ready(): Promise<boolean> {
+    if (this.settleMs === 0) return true;
+    const due = await this.queue.dueSummary(this.now());
+    if (due === undefined) return false;
+    const policy = { settleMs: this.settleMs, batchSize: this.batchSize, ...(this.opts.maxWaitMs === undefined ? {} : { maxWaitMs: this.opts.maxWaitMs }) };
+    const decision = decideBatch(due, this.opts.processor.budget?.() ?? {}, this.memory, policy, this.now());
+    if (!decision.start) {
+      this.holdMs = decision.waitMs;
+      this.ledger.waiting = `${decision.why} (${due.events} events, ${due.refs} refs pending)`;
+      return false;
+    }
+    this.ledger.waiting = undefined;
+    this.memory.lastStartAt = this.now();
+    return true;
+  }
+
   private async claimAndProcess(): Promise<BatchReport | undefined> {
     this.faults.newRound();
     try {
-      await this.ready;
+      await this.recovery;
       if (!(await this.releaseClaims())) return undefined;
+      if (!(await this.ready())) return undefined;
       const batch = await this.queue.claimBatch(this.batchSize);
       let report: BatchReport | undefined;
       if (batch !== undefined) {
@@ -305,7 +358,7 @@ class QueueWorker implements Worker {
       if (!this.faults.failedThisRound) this.faults.recovered();
       return report;
     } catch (error) {
-      // Nothing was claimed (or the claim did not commit): the next round tries again.
+      // Claimed rows stay 'processing' and come back on the next start (recoverInterrupted).
       this.faults.failed('could not claim events', error);
       return undefined;
     }
@@ -325,16 +378,18 @@ class QueueWorker implements Worker {
   }
 
   /** The events' outcomes from the processor's per-ref outcomes; the whole batch fails if the processor throws. */
-  private async outcomesOf(batch: ClaimedBatch, refs: Map<string, ObjectRef>, actionsOf: Map<number, number[]>): Promise<{ outcomes: EventOutcome[]; owners: OwnerPair[] }> {
+  private async outcomesOf(batch: ClaimedBatch, refs: Map<string, ObjectRef>, actionsOf: Map<number, number[]>): Promise<{ outcomes: EventOutcome[]; owners: OwnerPair[]; requests?: number }> {
     try {
       const byKey = new Map<string, ProcessOutcome>();
       let owners: OwnerPair[] = [];
+      let requests: number | undefined;
       if (refs.size > 0) {
         const result = await this.opts.processor.process([...refs.values()], { changedSince: new Date(batch.oldestReceivedAt - CHANGE_MARGIN_MS).toISOString() });
         for (const o of result.outcomes) byKey.set(refKey(o.ref), worse(byKey.get(refKey(o.ref)), o));
         owners = result.owners ?? [];
+        requests = result.requests;
       }
-      return { outcomes: batch.refs.map((claimed) => outcomeForRef(claimed, byKey, actionsOf)), owners };
+      return { outcomes: batch.refs.map((claimed) => outcomeForRef(claimed, byKey, actionsOf)), owners, ...(requests === undefined ? {} : { requests }) };
     } catch (error) {
       // The whole batch failed (engine threw): every event stays queued and is retried.
       const message = messageOf(error);
@@ -345,7 +400,7 @@ class QueueWorker implements Worker {
   private async processBatch(batch: ClaimedBatch): Promise<BatchReport> {
     const started = performance.now();
     const { refs, actionsOf } = await engineRefsOf(batch, this.queue);
-    const { outcomes, owners } = await this.outcomesOf(batch, refs, actionsOf);
+    const { outcomes, owners, requests } = await this.outcomesOf(batch, refs, actionsOf);
     let recorded = true;
     try {
       await this.queue.complete(batch.token, outcomes, owners);
@@ -359,9 +414,10 @@ class QueueWorker implements Worker {
     const report: BatchReport = { events: batch.eventCount, refs: batch.refs.length, processed: refs.size, done: 0, skipped: 0, failed: 0, durationMs: 0 };
     for (const o of outcomes) report[o.status] += o.eventIds.length;
     report.durationMs = Math.round(performance.now() - started);
+    const cost = this.ledger.note(report, requests, this.opts.processor.budget?.());
     this.log(
       `webhook batch: ${report.events} events, ${report.refs} refs, ${report.processed} processed: ` +
-        `${report.done} done, ${report.skipped} skipped, ${report.failed} failed in ${report.durationMs} ms`,
+        `${report.done} done, ${report.skipped} skipped, ${report.failed} failed in ${report.durationMs} ms${cost}`,
     );
     if (recorded) this.opts.onBatch?.(report);
     return report;
@@ -380,8 +436,20 @@ class QueueWorker implements Worker {
         continue;
       }
       if (report !== undefined) continue;
+      if (this.holdMs !== undefined) {
+        await this.hold(this.holdMs);
+        continue;
+      }
       await this.idle();
     }
+  }
+
+  /** Settling or widening (batchPolicy.ts): new events join the batch, they do not start it. */
+  private async hold(ms: number): Promise<void> {
+    this.holdMs = undefined;
+    this.gathering = true;
+    await this.nap.for(ms);
+    this.gathering = false;
   }
 
   /** Nothing due: sleep until the next event is due (at most pollMs), then gather a burst that woke us. */
@@ -395,7 +463,7 @@ class QueueWorker implements Worker {
     }
     this.woken = false;
     await this.nap.for(wait);
-    if (this.woken && !this.stopping && this.gatherMs > 0) {
+    if (this.woken && !this.stopping && this.gatherMs > 0 && this.settleMs === 0) {
       // Further wakes must not cut the gather short: the point is to let the burst land.
       this.gathering = true;
       await this.nap.for(this.gatherMs);

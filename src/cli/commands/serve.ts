@@ -4,7 +4,7 @@ import { isPostgresUrl, maskQueueUrl } from '../../config/queueUrl.js';
 import { ConfigError } from '../../model/errors.js';
 import { createEngineProcessor } from '../../webhook/processor.js';
 import { DEFAULT_SERVE, serve } from '../../webhook/serve.js';
-import { settingsOf } from '../../config/load.js';
+import { DEFAULT_SETTLE_S, settingsOf, settleSeconds } from '../../config/load.js';
 import { EXIT } from '../../model/errors.js';
 import { runCommand, type SetExit } from '../runner.js';
 
@@ -15,6 +15,7 @@ interface ServeCommandOptions {
   queue?: string;
   queueUrl?: string;
   batchSize?: string;
+  settle?: string;
   application?: string[];
 }
 
@@ -39,6 +40,7 @@ export function serveCommand(program: Command, setExit: SetExit): void {
     .option('--queue <path>', 'queue database (SVC_QUEUE_PATH, default .svc-sync/queue.db)')
     .option('--queue-url <url>', 'keep the queue in PostgreSQL instead (SVC_QUEUE_URL, postgres://...); receivers sharing one database share the queue')
     .option('--batch-size <n>', 'most distinct records one worker batch syncs (default 500)')
+    .option('--settle <seconds>', `gather events this long after the first pending one, then start a batch when the platform budget allows (SVC_SETTLE_S, default ${DEFAULT_SETTLE_S}; 0: at once)`)
     .option('--application <name...>', 'sync only events of these applications (the fundraising platform\'s name); others are answered 200 and recorded ignored. Default: every application')
     .addHelpText('after', '\nThe platform posts to http://HOST:PORT/webhooks/<SVC_WEBHOOK_SECRET> (or with an X-Webhook-Secret header).\nSIGTERM stops accepting, finishes the batch in flight and exits.\nGET /healthz answers 503 while the queue is unreachable; GET /metrics serves Prometheus metrics.\nWith SVC_QUEUE_URL, a batch claimed by a receiver that dies is claimed again after SVC_QUEUE_LEASE_S (default 60).\n\nExample:\n  SVC_WEBHOOK_SECRET=... svc-sync serve --port 8080')
     .action((opts: ServeCommandOptions, c: Command) =>
@@ -46,6 +48,7 @@ export function serveCommand(program: Command, setExit: SetExit): void {
       const settings = settingsOf(ctx.raw);
       const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
       const size = batchSize(opts.batchSize);
+      const settleMs = opts.settle === undefined ? settings.webhook.settleMs : settleSeconds(opts.settle, '--settle');
       const log = (line: string): void => ctx.out.info(line);
       const queueUrl = opts.queueUrl ?? settings.webhook.queueUrl;
       if (queueUrl !== undefined && !isPostgresUrl(queueUrl)) throw new ConfigError(`--queue-url ${JSON.stringify(maskQueueUrl(queueUrl))}: must be a postgres:// or postgresql:// URL`);
@@ -72,6 +75,7 @@ export function serveCommand(program: Command, setExit: SetExit): void {
         ...(settings.webhook.leaseMs === undefined ? {} : { leaseMs: settings.webhook.leaseMs }),
         ...(settings.webhook.secret === undefined ? {} : { secret: settings.webhook.secret }),
         ...(size === undefined ? {} : { batchSize: size }),
+        settleMs,
         ...(opts.application === undefined ? {} : { applications: opts.application }),
         log,
       });
