@@ -104,7 +104,7 @@ describe('the PostgreSQL queue settings', () => {
   it('reads SVC_QUEUE_URL, SVC_QUEUE_SCHEMA and SVC_QUEUE_LEASE_S', () => {
     const w = webhookSettings({ SVC_QUEUE_URL: 'postgresql://svc:p%40ss@db.internal:5432/svc?sslmode=require', SVC_QUEUE_SCHEMA: 'svc_queue', SVC_QUEUE_LEASE_S: '90' });
     expect(w).toMatchObject({ queueUrl: 'postgresql://svc:p%40ss@db.internal:5432/svc?sslmode=require', queueSchema: 'svc_queue', leaseMs: 90_000 });
-    expect(webhookSettings({})).toEqual({ queuePath: '.svc-sync/queue.db', secret: undefined });
+    expect(webhookSettings({})).toEqual({ queuePath: '.svc-sync/queue.db', secret: undefined, settleMs: 30_000 });
   });
 
   it('refuses bad values in one line, without the password', () => {

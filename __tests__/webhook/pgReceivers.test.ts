@@ -238,7 +238,7 @@ describe('two `svc-sync serve` processes on one database', () => {
     let stderr = '';
     const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], {
       cwd,
-      env: { PATH: process.env.PATH ?? '', ...stack.env, SVC_QUEUE_URL: dbUrl, SVC_QUEUE_SCHEMA: schema, SVC_QUEUE_LEASE_S: '2' },
+      env: { PATH: process.env.PATH ?? '', ...stack.env, SVC_QUEUE_URL: dbUrl, SVC_QUEUE_SCHEMA: schema, SVC_QUEUE_LEASE_S: '2', SVC_SETTLE_S: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(proc);

@@ -10,8 +10,9 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { BudgetReading, RateLimitSnapshot, SharedBudget, SharedTake, WaitReason } from '../model/budget.js';
 import { sleep } from '../model/sleep.js';
+
+import type { BudgetReading, RateLimitSnapshot, SharedBudget, SharedTake, WaitReason } from '../model/budget.js';
 
 export type { BudgetReading, RateLimitSnapshot, SharedBudget, SharedTake, WaitReason };
 
@@ -22,6 +23,7 @@ export interface WaitInfo {
   message: string;
 }
 export type OnWait = (info: WaitInfo) => void;
+
 
 export interface PacerOptions {
   /** Requests in flight at once. */
@@ -50,6 +52,26 @@ export interface PacerTicket {
   readonly seq: number;
   /** The shared budget's grant, when there is one. */
   readonly grant?: number;
+}
+
+/** A sleep that ends early, rejecting with the signal's reason, when the run is stopped (a wait can last a minute). */
+export function stoppableSleep(signal: AbortSignal): (ms: number) => Promise<void> {
+  return (ms) =>
+    new Promise((resolve, reject) => {
+      if (signal.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, Math.max(0, ms));
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
 }
 
 function headerNumber(headers: IncomingHttpHeaders, name: string): number | undefined {
@@ -93,6 +115,8 @@ export class RatePacer {
   private snapshotValue: RateLimitSnapshot = {};
   /** Distinct waits announced (one per pause, however many requests were held by it). */
   waits = 0;
+  /** Time announced as waited, each stretch counted once however many requests it held. */
+  waitedMs = 0;
 
   constructor(options: PacerOptions) {
     this.limiter = pLimit(Math.max(1, options.concurrency));
@@ -230,7 +254,12 @@ export class RatePacer {
   private announce(until: number, reason: WaitReason, now: number): void {
     // Many requests share one pause; the user hears about it once.
     if (until <= this.announcedUntil) return;
+    this.waitedMs += until - Math.max(now, this.announcedUntil);
+    // Concurrent requests refused together (429s a few ms apart) extend the running pause a
+    // little each: still one pause, one line.
+    const extendsRunning = now < this.announcedUntil && until - this.announcedUntil < 2_000;
     this.announcedUntil = until;
+    if (extendsRunning) return;
     this.waits += 1;
     const seconds = Math.max(1, Math.ceil((until - now) / 1000));
     this.onWait?.({ seconds, reason, message: describeWait(seconds, reason) });
