@@ -26,7 +26,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ApiDonation } from '../src/platform/records.js';
+import type { ApiDonation } from '../src/model/apiRecords.js';
 import { isoSeconds } from '../fixtures/platform/site.js';
 import { startStack } from '../fixtures/stack.js';
 import { batchLines, closeAgent, mirrorFirst, postEvent, quantile, seeded, sleep, startServe, verifyMirror } from './live.js';

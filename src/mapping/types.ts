@@ -1,5 +1,5 @@
-import type { CrmRecord } from '../crm/types.js';
-import type { ObjectType, SObjectName, SyncableType } from './objects.js';
+import type { CrmRecord } from '../model/crmRecords.js';
+import type { ObjectType, SObjectName, SyncableType } from '../model/objects.js';
 
 /** The parent a record links to, as the mapping sees it; the CRM side resolves it to Ids. */
 export interface ParentRef {
@@ -22,6 +22,8 @@ export interface MappedRecord {
   /** Every mapped field but the lookups; blank values left out, checkboxes always present. */
   fields: CrmRecord;
   parent: ParentRef | null;
+  /** Set when the object has parent rules but no parent can be derived: why (reported, never silent). */
+  parentProblem?: string;
   warnings: string[];
 }
 

@@ -3,30 +3,23 @@
  * It talks to the platform and Salesforce only through RecordSource and CrmSink, and reports
  * every per-record outcome to a RunReport; it never prints.
  */
-import { linkRecords, parentFieldsToRead } from '../crm/cascade.js';
-import type { CrmRecord, CrmSink, StoredRecord, UpsertOutcome } from '../crm/types.js';
 import type { FieldType } from '../mapping/fieldTypes.js';
-import { keyFor, mapQuestions, mapRecord, parentRef } from '../mapping/map.js';
-import { LEVEL, OBJECT_TYPES, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../mapping/objects.js';
-import { KEY_FIELD, NAME_FIELD, NAME_LENGTH, SCHEMA, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
+import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
+import { mapQuestions, mapRecord, parentRef } from '../mapping/map.js';
+import { LEVEL, NAME_FIELD, NAME_LENGTH, SCHEMA, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
+import { parsePositiveId } from '../model/refs.js';
 import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
-import type { PlatformError } from '../platform/errors.js';
-import type { ApiAction, ApiRecordOf, ApiUser } from '../platform/records.js';
+import type { ApiAction, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
+import type { CrmRecord, StoredRecord, UpsertOutcome } from '../model/crmRecords.js';
+import { isFatal, type PlatformError } from '../model/errors.js';
+import { SYNC_ORDER, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
+import type { Changes, MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
+import type { CrmSink, RecordSource, ScanFilter } from '../model/ports.js';
+import { KEY_FIELD, keyFor } from '../model/refs.js';
 import { RecordCache, pendingId } from './cache.js';
 import { diffRecord } from './diff.js';
-import type { RecordSource, ScanFilter } from './ports.js';
 import { planRelink } from './relink.js';
-import { RunReport, type Changes } from './report.js';
-
-/** The order a run writes in: parents before children. Questions ride with their actions. */
-export const SYNC_ORDER: SyncableType[] = OBJECT_TYPES.filter((t): t is SyncableType => t !== 'question');
-
-export interface Progress {
-  type: ObjectType;
-  /** Records of this type handled so far in this run. */
-  done: number;
-  total?: number;
-}
+import { RunReport } from './report.js';
 
 export interface EngineOptions {
   dryRun: boolean;
@@ -52,7 +45,7 @@ const NOT_FOUND = 'not found on the platform (deleted or never existed)';
 export class SyncEngine {
   readonly report: RunReport;
   /** Action -> owner pairs seen in this run (the webhook worker re-syncs actions on users.update). */
-  readonly owners: Array<{ userId: number; actionId: number }> = [];
+  private readonly owners: OwnerPair[] = [];
   private readonly cache = new RecordCache();
   private readonly done = new Map<ObjectType, number>();
   /** Progress totals: ids asked for, or the scanned list's total_entries. */
@@ -68,6 +61,11 @@ export class SyncEngine {
     report?: RunReport,
   ) {
     this.report = report ?? new RunReport();
+  }
+
+  /** The action -> owner pairs seen so far in this run, a copy. */
+  ownersSeen(): OwnerPair[] {
+    return this.owners.map((p) => ({ ...p }));
   }
 
   /**
@@ -126,7 +124,7 @@ export class SyncEngine {
   private reportFailures(type: SyncableType, failed: Map<number, PlatformError>, report: boolean): void {
     const object = SCHEMA[type].apiName;
     for (const [id, err] of failed) {
-      if (err.fatal) throw err;
+      if (isFatal(err)) throw err;
       const key = keyFor(type, id);
       this.cache.markMissing(type, key, `could not be fetched: ${err.message}`, true);
       if (report) this.report.add({ object, key, action: 'fail', error: { code: `PLATFORM_${err.kind.toUpperCase()}`, message: err.message } });
@@ -142,8 +140,8 @@ export class SyncEngine {
     const users = type === 'action' ? await this.fetchOwners(records as ApiAction[]) : new Map<number, ApiUser>();
     const results = records.map((record) => {
       if (type === 'action') {
-        const ownerId = (record as ApiAction).owner?.id;
-        return mapRecord('action', record as ApiAction, { user: typeof ownerId === 'number' ? users.get(ownerId) ?? null : null });
+        const ownerId = parsePositiveId((record as ApiAction).owner?.id);
+        return mapRecord('action', record as ApiAction, { user: ownerId === undefined ? null : users.get(ownerId) ?? null });
       }
       if (type === 'donation' || type === 'newsletter_subscription') {
         const parent = parentOf.get(record);
@@ -174,8 +172,8 @@ export class SyncEngine {
   private async fetchOwners(actions: ApiAction[]): Promise<Map<number, ApiUser>> {
     const ids = new Set<number>();
     for (const a of actions) {
-      const ownerId = a.owner?.id;
-      if (typeof ownerId === 'number') {
+      const ownerId = parsePositiveId(a.owner?.id);
+      if (ownerId !== undefined) {
         ids.add(ownerId);
         this.owners.push({ userId: ownerId, actionId: a.id });
       }
@@ -183,7 +181,7 @@ export class SyncEngine {
     if (ids.size === 0) return new Map();
     const res = await this.source.fetch('user', [...ids]);
     for (const [id, err] of res.failed) {
-      if (err.fatal) throw err;
+      if (isFatal(err)) throw err;
       this.report.warn(`user ${id}: ${err.message}`);
     }
     return res.records;
@@ -259,21 +257,33 @@ export class SyncEngine {
           this.report.add({ object: schema.apiName, key: miss.key, action: 'fail', error: { code: 'PARENT_FAILED', message: `parent ${miss.parent} failed: ${why.reason}` } });
           continue;
         }
-        const text = `parent ${miss.parent} not found${why?.state === 'missing' ? `: ${why.reason}` : ' in Salesforce'}`;
-        this.report.missingParent({ object: schema.apiName, key: miss.key, parent: miss.parent });
-        if (this.opts.strictParents) {
-          skipped.add(miss.key);
-          this.cache.markMissing(type, miss.key, text);
-          this.report.add({ object: schema.apiName, key: miss.key, action: 'skip', reason: `${text} (--strict-parents)` });
-        } else {
-          warnings.get(miss.key)?.push(text);
-        }
+        const reason = why?.state === 'missing' ? why.reason : 'not found in Salesforce';
+        const text = why?.state === 'missing' ? `parent ${miss.parent} not found: ${reason}` : `parent ${miss.parent} not found in Salesforce`;
+        this.unlinked(type, { object: schema.apiName, key: miss.key, parent: miss.parent, reason }, text, skipped, warnings);
+      }
+      // No parent could be named at all (no id, an unknown entity type, a malformed id): reported
+      // like a missing parent, never written unlinked in silence.
+      for (const m of mapped.values()) {
+        if (m.parentProblem === undefined) continue;
+        this.unlinked(type, { object: schema.apiName, key: m.key, parent: null, reason: m.parentProblem }, `no parent: ${m.parentProblem}`, skipped, warnings);
       }
       const records = linked.records.filter((r) => !skipped.has(String(r[KEY_FIELD])));
       await this.write(schema, records, warnings);
     }
     this.done.set(type, (this.done.get(type) ?? 0) + results.length);
     this.opts.onProgress?.({ type, done: this.done.get(type) ?? 0, total: this.totals.get(type) });
+  }
+
+  /** A record without its parent: listed in missingParents, then skipped (--strict-parents) or written unlinked with a warning. */
+  private unlinked(type: ObjectType, missing: MissingParent, text: string, skipped: Set<string>, warnings: Map<string, string[]>): void {
+    this.report.missingParent(missing);
+    if (this.opts.strictParents) {
+      skipped.add(missing.key);
+      this.cache.markMissing(type, missing.key, text);
+      this.report.add({ object: missing.object, key: missing.key, action: 'skip', reason: `${text} (--strict-parents)` });
+    } else {
+      warnings.get(missing.key)?.push(text);
+    }
   }
 
   private async write(schema: ObjectSchema, records: CrmRecord[], warnings: Map<string, string[]>): Promise<void> {

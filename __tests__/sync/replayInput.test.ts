@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseReplay } from '../../src/cli/replayFile.js';
+import { parseReplay } from '../../src/sync/replayInput.js';
 
 describe('replay input', () => {
   it('reads CSV with a header in any column order, ignoring extra columns', () => {
@@ -25,6 +25,22 @@ describe('replay input', () => {
       { type: 'donation', id: 9 },
       { type: 'project', id: 4 },
     ]);
+  });
+
+  it('reads a subscription however its type is spelt, in CSV and in JSON lines, as one record', () => {
+    const r = parseReplay(
+      [
+        'newsletter_subscription,7',
+        'NewsletterSubscription,8',
+        '" Newsletter Subscriptions ",9',
+        'NEWSLETTER-SUBSCRIPTIONS,10',
+        '{"object_type":"newsletter_subscriptions","object_id":"11","event_type":"newsletter_subscriptions.update"}',
+        '{"object_type":"NewsletterSubscription","object_id":7}',
+      ].join('\n'),
+    );
+    expect(r.refs).toEqual([7, 8, 9, 10, 11].map((id) => ({ type: 'newsletter_subscription', id })));
+    expect(r.duplicates).toBe(1);
+    expect(r.badLines).toEqual([]);
   });
 
   it('lists each record once and counts the repeats', () => {
