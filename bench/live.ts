@@ -11,6 +11,8 @@ import type { Stack } from '../fixtures/stack.js';
 
 export interface ServeChild {
   url: string;
+  /** The exit code once the service has exited on its own (undefined while it runs). */
+  exitCode(): number | undefined;
   /** Every stderr line the service wrote, in order. */
   lines: string[];
   stop(): Promise<number>;
@@ -26,7 +28,13 @@ export async function startServe(stack: Stack, dir: string, extraArgs: string[])
   });
   const lines: string[] = [];
   let partial = '';
-  const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+  let exitCode: number | undefined;
+  const exited = new Promise<number>((resolve) =>
+    child.on('close', (code) => {
+      exitCode = code ?? -1;
+      resolve(exitCode);
+    }),
+  );
   const listening = new Promise<string>((resolve, reject) => {
     child.stderr?.on('data', (d: Buffer) => {
       partial += d.toString();
@@ -43,6 +51,7 @@ export async function startServe(stack: Stack, dir: string, extraArgs: string[])
   const base = await listening;
   return {
     url: `${base}/webhooks/${secret}`,
+    exitCode: () => exitCode,
     lines,
     async stop() {
       child.kill('SIGTERM');
@@ -59,8 +68,22 @@ export interface WebhookEvent {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
-/** One POST, as the platform sends it; resolves with the status once the answer has arrived. */
-export function postEvent(url: string, e: WebhookEvent): Promise<number> {
+/**
+ * One POST, as the platform sends it; resolves with the status once the answer has arrived. A
+ * connection the receiver closed as it was reused (keep-alive race) is sent again, as the
+ * platform retries a failed delivery.
+ */
+export async function postEvent(url: string, e: WebhookEvent): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await postOnce(url, e);
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+}
+
+function postOnce(url: string, e: WebhookEvent): Promise<number> {
   const body = JSON.stringify({ object_type: e.objectType, object_id: e.objectId, event_type: e.eventType, application: 'Kentaa', site_id: 6 });
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {

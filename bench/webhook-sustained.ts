@@ -87,6 +87,7 @@ async function main(): Promise<void> {
     rateLimit: { perMinute: args.perMinute, perHour: args.perHour, windowMs: 60_000 / args.compression },
   });
   let stopServe: (() => Promise<number>) | undefined;
+  let timer: NodeJS.Timeout | undefined;
   try {
     process.stderr.write('mirroring the site first (sync --all)...\n');
     await mirrorFirst(stack, dir);
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
         }
       }
     };
-    const timer = setInterval(watch, 100);
+    timer = setInterval(watch, 100);
 
     stack.platform.resetRateLimit();
     stack.platform.resetCounts();
@@ -168,6 +169,7 @@ async function main(): Promise<void> {
         stack.platform.update('donation', donationId, { message });
       }
       const event: Posted = { seq, donationId, postedAt: 0 };
+      if (serve.exitCode() !== undefined) throw new Error(`serve exited (${serve.exitCode()}) during the stream: ${serve.lines.slice(-3).join(' | ')}`);
       const sent = performance.now();
       const status = await postEvent(serve.url, { objectType: 'Donation', objectId: donationId, eventType });
       event.postedAt = performance.now();
@@ -244,6 +246,7 @@ async function main(): Promise<void> {
     );
     console.log(`whole mirror exact at the end: ${verify.exact ? 'yes' : 'NO'} (${verify.text})`);
   } finally {
+    clearInterval(timer);
     closeAgent();
     if (stopServe) await stopServe();
     await stack.close();
