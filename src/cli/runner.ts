@@ -30,14 +30,16 @@ export interface CommandContext {
   /** Settings as given (flags > environment > file); empty for commands that read none. */
   raw: RawSettings;
   out: Output;
+  /** The command line as typed, after `svc-sync` (the resume command of a stopped run). */
+  argv: string[];
 }
 
 export type SetExit = (code: number) => void;
 
-export function commandContext(globals: GlobalOptions, readSettings = true): CommandContext {
+export function commandContext(globals: GlobalOptions, readSettings = true, argv: string[] = []): CommandContext {
   const raw = readSettings ? loadRaw({ flags: settingFlags(globals), configPath: globals.config }) : {};
   const out = new Output({ json: globals.json, quiet: globals.quiet, verbose: globals.verbose }, (t) => redact(t, raw));
-  return { globals, raw, out };
+  return { globals, raw, out, argv: ['svc-sync', ...argv] };
 }
 
 /** Prints a command's result the one way every command does, and gives its exit code. */
@@ -63,6 +65,10 @@ export async function runCommand<T>(
   work: (ctx: CommandContext) => Promise<CommandResult<T>>,
   opts: { readSettings?: boolean } = {},
 ): Promise<void> {
-  const ctx = commandContext(command.optsWithGlobals<GlobalOptions>(), opts.readSettings ?? true);
+  let root = command;
+  while (root.parent) root = root.parent;
+  // commander keeps the whole argv (node, script, then the words typed).
+  const typed = (root as Command & { rawArgs: string[] }).rawArgs.slice(2);
+  const ctx = commandContext(command.optsWithGlobals<GlobalOptions>(), opts.readSettings ?? true, typed);
   setExit(render(ctx.out, await work(ctx)));
 }

@@ -55,6 +55,26 @@ export interface PacerTicket {
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
+/** A sleep that ends early, rejecting with the signal's reason, when the run is stopped (a wait can last a minute). */
+export function stoppableSleep(signal: AbortSignal): (ms: number) => Promise<void> {
+  return (ms) =>
+    new Promise((resolve, reject) => {
+      if (signal.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, Math.max(0, ms));
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+}
+
 function headerNumber(headers: IncomingHttpHeaders, name: string): number | undefined {
   const raw = headers[name];
   const value = Array.isArray(raw) ? raw[0] : raw;

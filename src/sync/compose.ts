@@ -22,8 +22,8 @@ export interface Deps {
 export type OnNote = (text: string) => void;
 
 /** The two sides one run needs: a platform source (its own record cache) and a connected Salesforce sink. */
-export async function createDeps(settings: Settings, onNote: OnNote = () => undefined): Promise<Deps> {
-  const source = createPlatformSource(settings.platform, { onWait: (w) => onNote(describeWait(w.seconds, w.reason)) });
+export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal): Promise<Deps> {
+  const source = createPlatformSource(settings.platform, { onWait: (w) => onNote(describeWait(w.seconds, w.reason)), ...(stop ? { stop } : {}) });
   const sink = await SalesforceSink.connect(settings.salesforce);
   return { source, sink };
 }

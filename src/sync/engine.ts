@@ -30,6 +30,8 @@ export interface EngineOptions {
   /** Records of one type that go through the pipeline together (bounds memory on large sets). */
   batchSize: number;
   onProgress?: (p: Progress) => void;
+  /** The user asked to stop: no new batch or request starts; the signal's reason is thrown. */
+  stop?: AbortSignal;
 }
 
 export interface ScanHooks {
@@ -82,6 +84,7 @@ export class SyncEngine {
       const ids = [...(byType.get(type) ?? [])].filter((id) => this.report.outcomeOf(keyFor(type, id)) === undefined);
       if (ids.length > 0) this.totals.set(type, ids.length);
       for (let i = 0; i < ids.length; i += this.opts.batchSize) {
+        this.checkStop();
         const records = await this.fetch(type, ids.slice(i, i + this.opts.batchSize), true, opts.changedSince);
         await this.processRecords(type, records);
       }
@@ -93,6 +96,8 @@ export class SyncEngine {
     for (const type of SYNC_ORDER.filter((t) => types.includes(t))) {
       let buffer: ApiRecordOf[SyncableType][] = [];
       for await (const page of this.source.scan(type, { ...filter, fromPage: hooks.startPage?.(type) ?? 1 })) {
+        // A stop between pages: the pages up to the last pageDone are saved, the rest is scanned again on resume.
+        this.checkStop();
         this.totals.set(type, page.totalEntries);
         this.reportFailures(type, page.failed, true);
         buffer.push(...page.records);
@@ -107,8 +112,13 @@ export class SyncEngine {
     }
   }
 
+  private checkStop(): void {
+    this.opts.stop?.throwIfAborted();
+  }
+
   /** Fetches records; 404s and failures become outcomes (when reported) and cache misses. */
   private async fetch<T extends SyncableType>(type: T, ids: number[], report: boolean, changedSince?: string): Promise<ApiRecordOf[T][]> {
+    this.checkStop();
     const res = await this.source.fetch(type, ids, changedSince === undefined ? {} : { updatedAfter: changedSince });
     const object = SCHEMA[type].apiName;
     for (const id of res.notFound) {
@@ -308,6 +318,7 @@ export class SyncEngine {
       }
     }
     if (toWrite.length === 0) return;
+    this.checkStop();
 
     const outcomes: UpsertOutcome[] = this.opts.dryRun
       ? toWrite.map(({ record, current: cur }) =>

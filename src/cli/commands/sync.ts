@@ -57,7 +57,7 @@ export function syncCommand(program: Command, setExit: SetExit): void {
     const plan = planIncremental(new StateFile(opts.state), scope, types, globals.dryRun);
     await runCommand(c, setExit, (ctx) => {
       if (plan.resumed) ctx.out.info(`resuming the run started ${plan.run.startedAt} (done: ${plan.run.completed.join(', ') || 'nothing yet'})`);
-      return runEngine(ctx, { command: 'sync', opts, body: (engine) => runIncremental(engine, plan) });
+      return runEngine(ctx, { command: 'sync', opts, stateFile: opts.state, body: (engine) => runIncremental(engine, plan) });
     });
   });
 }

@@ -7,15 +7,19 @@ export interface ProgressView {
   readonly live: boolean;
   update(p: Progress): void;
   note(text: string): void;
+  /** A line that stays, printed above the spinner (or alone without one). */
+  announce(text: string): void;
   requests(platform: number, salesforce: number): void;
   stop(): void;
 }
 
 export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = process.stderr): ProgressView {
-  if (!enabled || !stream.isTTY) {
-    return { live: false, update: () => undefined, note: () => undefined, requests: () => undefined, stop: () => undefined };
+  // A terminal that reports no width (a pty nobody sized) would make the spinner redraw endlessly: treat as none.
+  if (!enabled || !stream.isTTY || !(stream.columns > 0)) {
+    return { live: false, update: () => undefined, note: () => undefined, announce: (t) => void stream.write(`${t}\n`), requests: () => undefined, stop: () => undefined };
   }
-  const spinner: Ora = ora({ stream, text: 'starting' }).start();
+  // discardStdin: false. ora would put stdin in raw mode, where Ctrl-C is a keypress, never SIGINT.
+  const spinner: Ora = ora({ stream, text: 'starting', discardStdin: false }).start();
   const done = new Map<string, string>();
   let req = '';
   let note = '';
@@ -32,6 +36,11 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = pr
     note(text) {
       note = text;
       render();
+    },
+    announce(text) {
+      spinner.clear();
+      stream.write(`${text}\n`);
+      spinner.render();
     },
     requests(platform, salesforce) {
       req = `requests: platform ${platform}, salesforce ${salesforce}`;
