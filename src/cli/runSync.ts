@@ -8,6 +8,7 @@ import { CsvReport } from './render/csvReport.js';
 import { watchInterrupt } from './interrupt.js';
 import { createProgress } from './render/progress.js';
 import { renderHuman } from './render/tables.js';
+import { outputColumns } from './render/text.js';
 import type { CommandContext, CommandResult } from './runner.js';
 
 export interface RunOptions {
@@ -119,7 +120,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     status,
     result,
     warnings,
-    text: renderHuman(result, { verbose: globals.verbose }),
+    text: renderHuman(result, { verbose: globals.verbose, columns: outputColumns() }),
     notes,
     ...(stopped === undefined ? {} : { stopped }),
   };

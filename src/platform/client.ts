@@ -83,7 +83,7 @@ export class PlatformClient {
   }
 
   counts(): PlatformRequestCounts {
-    return { ...this.http.counts, rateLimitWaits: this.http.pacer.waits };
+    return { ...this.http.counts, rateLimitWaits: this.http.pacer.waits, waitedMs: this.http.pacer.waitedMs };
   }
 
   rateLimit(): RateLimitSnapshot {

@@ -61,7 +61,7 @@ export const DEFAULT_RETRY: RetryTuning = {
 export type SearchParams = Record<string, string | number>;
 
 export function emptyCounts(): PlatformRequestCounts {
-  return { total: 0, byId: 0, list: 0, retries: 0, rateLimitWaits: 0 };
+  return { total: 0, byId: 0, list: 0, retries: 0, rateLimitWaits: 0, waitedMs: 0 };
 }
 
 export function createGot(settings: PlatformSettings, stop?: AbortSignal): Got {

@@ -114,6 +114,8 @@ export class RatePacer {
   private snapshotValue: RateLimitSnapshot = {};
   /** Distinct waits announced (one per pause, however many requests were held by it). */
   waits = 0;
+  /** Time announced as waited, each stretch counted once however many requests it held. */
+  waitedMs = 0;
 
   constructor(options: PacerOptions) {
     this.limiter = pLimit(Math.max(1, options.concurrency));
@@ -222,6 +224,7 @@ export class RatePacer {
   private announce(until: number, reason: WaitReason, now: number): void {
     // Many requests share one pause; the user hears about it once.
     if (until <= this.announcedUntil) return;
+    this.waitedMs += until - Math.max(now, this.announcedUntil);
     this.announcedUntil = until;
     this.waits += 1;
     const seconds = Math.max(1, Math.ceil((until - now) / 1000));

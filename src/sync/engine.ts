@@ -5,7 +5,7 @@
  */
 import type { FieldType } from '../mapping/fieldTypes.js';
 import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
-import { mapQuestions, mapRecord, parentRef } from '../mapping/map.js';
+import { filteredOut, mapQuestions, mapRecord, parentRef } from '../mapping/map.js';
 import { LEVEL, NAME_FIELD, NAME_LENGTH, SCHEMA, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
 import { parsePositiveId } from '../model/refs.js';
 import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
@@ -141,8 +141,20 @@ export class SyncEngine {
     }
   }
 
-  private async processRecords<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<void> {
-    if (records.length === 0) return;
+  private async processRecords<T extends SyncableType>(type: T, all: ApiRecordOf[T][]): Promise<void> {
+    if (all.length === 0) return;
+    // Records a filter leaves out on their own fields are skipped before any parent is looked at.
+    const early: MapResult[] = [];
+    const records: ApiRecordOf[T][] = [];
+    for (const record of all) {
+      const skip = filteredOut(type, record);
+      if (skip) early.push(skip);
+      else records.push(record);
+    }
+    if (records.length === 0) {
+      await this.writeResults(type, early);
+      return;
+    }
     // Each record's parent once: ensured first, then read back for the target's reference.
     const parentOf = new Map(records.map((r) => [r, parentRef(type, r)] as const));
     await this.ensureParents([...parentOf.values()].filter((p): p is ParentRef => p !== null));
@@ -160,7 +172,7 @@ export class SyncEngine {
       }
       return mapRecord(type, record);
     });
-    await this.writeResults(type, results);
+    await this.writeResults(type, [...early, ...results]);
 
     if (type === 'action') {
       const questions: MapResult[] = [];
