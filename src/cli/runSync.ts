@@ -116,10 +116,13 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   const notes = before.map((w) => `warning: ${w}`);
   if (globals.verbose) notes.push(...report.warnings.map((w) => `warning: ${w}`));
   else if (report.warnings.length > 0) notes.push(`${report.warnings.length} warning(s); --verbose lists them`);
+  // --quiet hides the report on stdout, never what explains exit 1: each failure, one line.
+  const alerts = globals.quiet ? result.records.filter((r) => r.action === 'fail').map((r) => `failed: ${r.object} ${r.key} ${r.error?.code ?? 'ERROR'}: ${r.error?.message ?? ''}`) : [];
   return {
     status,
     result,
     warnings,
+    alerts,
     text: renderHuman(result, { verbose: globals.verbose, columns: outputColumns() }),
     notes,
     ...(stopped === undefined ? {} : { stopped }),

@@ -20,6 +20,8 @@ export interface CommandResult<T> {
   text?: string;
   /** Lines on stderr for a person: notices, then `--verbose` detail. */
   notes?: string[];
+  /** Lines on stderr that explain a non-zero exit: shown even with --quiet (not with --json, whose envelope holds them). */
+  alerts?: string[];
   verbose?: string[];
   /** The error that stopped the work part-way: its line on stderr, the next commands to run in `actions`. */
   stopped?: unknown;
@@ -50,6 +52,7 @@ export function render<T>(out: Output, r: CommandResult<T>): ExitCode {
   }
   if (r.text !== undefined) out.result(r.text);
   for (const line of r.notes ?? []) out.info(line);
+  for (const line of r.alerts ?? []) out.warn(line);
   for (const line of r.verbose ?? []) out.verbose(line);
   if (r.stopped !== undefined) out.error(describeError(r.stopped));
   return r.status;

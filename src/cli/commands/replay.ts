@@ -27,8 +27,8 @@ export function replayCommand(program: Command, setExit: SetExit): void {
       if (input.refs.length === 0 && input.badLines.length > 0) {
         throw new ConfigError(`--file ${opts.file}: no valid line (${warnings[0]})`);
       }
-      // Before the run, so a person sees them while it works.
-      for (const w of warnings) ctx.out.info(`warning: ${w}`);
+      // Before the run, so a person sees them while it works; even with --quiet: they explain exit 1.
+      for (const w of warnings) ctx.out.warn(`warning: ${w}`);
       return runEngine(ctx, {
         command: 'replay',
         opts,
