@@ -10,6 +10,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import pLimit, { type LimitFunction } from 'p-limit';
+import { sleep } from '../model/sleep.js';
 
 export type WaitReason = 'minute_limit' | 'hour_limit' | 'rate_limited';
 
@@ -52,8 +53,6 @@ export interface PacerTicket {
   readonly epoch: number;
   readonly seq: number;
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /** A sleep that ends early, rejecting with the signal's reason, when the run is stopped (a wait can last a minute). */
 export function stoppableSleep(signal: AbortSignal): (ms: number) => Promise<void> {
