@@ -73,7 +73,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   let stopped: unknown;
   try {
     // Rate-limit waits: in the spinner on a terminal, as a line on stderr otherwise (cron logs).
-    deps = await createDeps(settings, (t) => (progress.live ? progress.note(t) : out.info(t)), interrupt.signal);
+    deps = await createDeps(settings, (t, until) => (progress.live ? progress.note(t, until) : out.info(t)), interrupt.signal);
     const d = deps;
     const engine = createEngine(d, {
       dryRun: globals.dryRun,

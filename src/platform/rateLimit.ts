@@ -224,7 +224,11 @@ export class RatePacer {
     // Many requests share one pause; the user hears about it once.
     if (until <= this.announcedUntil) return;
     this.waitedMs += until - Math.max(now, this.announcedUntil);
+    // Concurrent requests refused together (429s a few ms apart) extend the running pause a
+    // little each: still one pause, one line.
+    const extendsRunning = now < this.announcedUntil && until - this.announcedUntil < 2_000;
     this.announcedUntil = until;
+    if (extendsRunning) return;
     this.waits += 1;
     const seconds = Math.max(1, Math.ceil((until - now) / 1000));
     this.onWait?.({ seconds, reason, message: describeWait(seconds, reason) });

@@ -50,6 +50,8 @@ export class SyncEngine {
   private readonly owners: OwnerPair[] = [];
   private readonly cache = new RecordCache();
   private readonly done = new Map<ObjectType, number>();
+  /** Ids fetched so far per type (the fetch phase's progress). */
+  private readonly fetched = new Map<ObjectType, number>();
   /** Progress totals: ids asked for, or the scanned list's total_entries. */
   private readonly totals = new Map<ObjectType, number>();
   private readonly writer: RecordWriter;
@@ -94,10 +96,13 @@ export class SyncEngine {
   async syncScan(types: readonly SyncableType[], filter: ScanFilter, hooks: ScanHooks = {}): Promise<void> {
     for (const type of SYNC_ORDER.filter((t) => types.includes(t))) {
       let buffer: ApiRecordOf[SyncableType][] = [];
+      let scanned = 0;
       for await (const page of this.source.scan(type, { ...filter, fromPage: hooks.startPage?.(type) ?? 1 })) {
         // A stop between pages: the pages up to the last pageDone are saved, the rest is scanned again on resume.
         this.checkStop();
         this.totals.set(type, page.totalEntries);
+        scanned += page.records.length;
+        this.opts.onProgress?.({ type, phase: 'scan', done: scanned, total: page.totalEntries });
         this.reportFailures(type, page.failed, true);
         buffer.push(...page.records);
         if (buffer.length >= this.opts.batchSize) {
@@ -119,6 +124,9 @@ export class SyncEngine {
   private async fetch<T extends SyncableType>(type: T, ids: number[], report: boolean, changedSince?: string): Promise<ApiRecordOf[T][]> {
     this.checkStop();
     const res = await this.source.fetch(type, ids, changedSince === undefined ? {} : { updatedAfter: changedSince });
+    const fetched = (this.fetched.get(type) ?? 0) + ids.length;
+    this.fetched.set(type, fetched);
+    this.opts.onProgress?.({ type, phase: 'fetch', done: fetched, ...(report ? { total: this.totals.get(type) } : {}) });
     const object = SCHEMA[type].apiName;
     for (const id of res.notFound) {
       const key = keyFor(type, id);
@@ -301,6 +309,6 @@ export class SyncEngine {
       await this.writer.write(schema, records, warnings);
     }
     this.done.set(type, (this.done.get(type) ?? 0) + results.length);
-    this.opts.onProgress?.({ type, done: this.done.get(type) ?? 0, total: this.totals.get(type) });
+    this.opts.onProgress?.({ type, phase: 'write', done: this.done.get(type) ?? 0, total: this.totals.get(type) });
   }
 }
