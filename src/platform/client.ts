@@ -6,7 +6,7 @@ import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts, ScanFilter } from '../model/ports.js';
 import { PlatformError } from '../model/errors.js';
 import { createGot, PLATFORM_RETRY, PlatformHttp, type PlatformHooks, type RetryTuning, type SearchParams } from './http.js';
-import { RatePacer, type RateLimitSnapshot, type SharedBudget } from './rateLimit.js';
+import { RatePacer, stoppableSleep, type RateLimitSnapshot, type SharedBudget } from './rateLimit.js';
 import { RESOURCES, type ApiRecordOf, type ListPage, type ResourceType } from '../model/apiRecords.js';
 
 /** The API serves at most 100 records per page; fewer pages means fewer requests. */
@@ -38,12 +38,14 @@ export class PlatformClient {
   private readonly http: PlatformHttp;
 
   constructor(settings: PlatformSettings, options: ClientOptions = {}) {
+    const stop = options.hooks?.stop;
     const pacer = new RatePacer({
       concurrency: settings.concurrency > 0 ? settings.concurrency : 4,
       onWait: options.hooks?.onWait,
+      ...(stop ? { sleep: stoppableSleep(stop) } : {}),
       ...(options.sharedBudget === undefined ? {} : { shared: options.sharedBudget }),
     });
-    this.http = new PlatformHttp(createGot(settings), settings, pacer, options.hooks, { ...PLATFORM_RETRY, ...options.retry });
+    this.http = new PlatformHttp(createGot(settings, stop), settings, pacer, options.hooks, { ...PLATFORM_RETRY, ...options.retry });
   }
 
   /** Lets a new run send requests again after a 401/403 stopped the previous one. */
@@ -88,7 +90,7 @@ export class PlatformClient {
   }
 
   counts(): PlatformRequestCounts {
-    return { ...this.http.counts, rateLimitWaits: this.http.pacer.waits };
+    return { ...this.http.counts, rateLimitWaits: this.http.pacer.waits, waitedMs: this.http.pacer.waitedMs };
   }
 
   rateLimit(): RateLimitSnapshot {
