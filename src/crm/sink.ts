@@ -11,8 +11,9 @@ import { DEFAULT_BULK, upsertViaBulk, type BulkOptions } from './bulk.js';
 import { upsertViaCollections } from './collections.js';
 import { connectSalesforce, type SalesforceSession } from './connection.js';
 import { isTransientCode } from './errors.js';
-import { queryAll, queryUrlPrefix } from './query.js';
-import { DEFAULT_MAX_URL_LENGTH, buildInQueries } from './soql.js';
+import { deleteViaBulk, deleteViaCollections, type DeleteOutcome } from './delete.js';
+import { queryAll, queryPages, queryUrlPrefix } from './query.js';
+import { DEFAULT_MAX_URL_LENGTH, assertIdentifier, buildInQueries } from './soql.js';
 import type { CrmCallCounts, CrmRecord, CrmSink, StoredRecord, UpsertOutcome } from './types.js';
 import { describeObject, type ObjectDescription } from './describe.js';
 
@@ -103,6 +104,23 @@ export class SalesforceSink implements CrmSink {
 
   async readChildren(object: SObjectName, lookupField: string, parentIds: string[], fields: string[]): Promise<StoredRecord[]> {
     return this.readIn(object, lookupField, parentIds, fields);
+  }
+
+  /**
+   * Every record of an object, page by page (Id, SvcId__c and `fields`): one query call per
+   * 2,000 records, one page in memory at a time.
+   */
+  async *scanKeys(object: SObjectName, fields: string[] = []): AsyncIterable<StoredRecord[]> {
+    const select = [...new Set(['Id', KEY_FIELD, ...fields])].map(assertIdentifier);
+    for await (const rows of queryPages(this.api, `SELECT ${select.join(', ')} FROM ${assertIdentifier(object)}`)) yield rows as StoredRecord[];
+  }
+
+  /** Deletes records by Id: Collections (200 a call) up to the bulk threshold, a Bulk API 2.0 delete job above it. */
+  async deleteByIds(object: SObjectName, ids: string[]): Promise<DeleteOutcome[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    const outcomes = unique.length > this.options.bulkThreshold ? await deleteViaBulk(this.api, object, unique, this.bulkOptions) : await deleteViaCollections(this.api, unique);
+    return unique.map((id) => outcomes.get(id) ?? { id, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
   }
 
   /** Describes an object for `doctor`; undefined when the org does not have it. */

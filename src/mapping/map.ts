@@ -158,3 +158,15 @@ export function refOfKey(key: string): ObjectRef | undefined {
   }
   return undefined;
 }
+
+/**
+ * Why the spec's filters leave a record (or an action's question) out, without mapping it;
+ * undefined when it is synced. Cheap: no HTML stripping, no conversions.
+ */
+export function excludedBy<T extends Mappable>(type: T, record: ApiRecordOf[T]): string | undefined {
+  return filterReason(SCHEMA[type], { record });
+}
+
+export function questionExcludedBy(action: ApiAction, question: ApiQuestion): string | undefined {
+  return filterReason(SCHEMA.question, { record: question, action });
+}

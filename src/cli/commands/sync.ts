@@ -4,6 +4,7 @@ import { parseObjectType, type SyncableType } from '../../mapping/objects.js';
 import { SYNC_ORDER } from '../../sync/engine.js';
 import { completedState, retriesDue, sameTypes, startingPoint, type Scope } from '../../sync/incremental.js';
 import { StateFile, type RunProgress } from '../../sync/state.js';
+import { ScanLedger, isAuditSink, type OrphanCandidate } from '../../sync/orphanCandidates.js';
 import type { GlobalOptions } from '../globals.js';
 import { commandContext, runWithEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
@@ -17,7 +18,7 @@ interface SyncOptions extends RunOptions {
 
 export const DEFAULT_STATE_FILE = '.svc-sync/state.json';
 
-function parseTypes(list: string | undefined): SyncableType[] {
+export function parseTypes(list: string | undefined): SyncableType[] {
   if (list === undefined) return [...SYNC_ORDER];
   const out: SyncableType[] = [];
   for (const word of list.split(',').map((w) => w.trim()).filter(Boolean)) {
@@ -66,12 +67,20 @@ export function syncCommand(program: Command, setExit: (code: number) => void): 
     const save = (): void => {
       if (!globals.dryRun) stateFile.write({ ...state, run });
     };
-    const code = await runWithEngine('sync', ctx, opts, async (engine) => {
+    const code = await runWithEngine('sync', ctx, opts, async (engine, deps) => {
       // Recorded only now that settings and connections are good: a run that could not start leaves no progress behind.
       save();
+      // --all scans are complete and unfiltered: types scanned from their first page in this run show orphans.
+      const ledger = opts.all && isAuditSink(deps.sink) ? new ScanLedger() : undefined;
+      const fromStart = new Set<SyncableType>();
       await engine.syncScan(types.filter((t) => !run.completed.includes(t)), since ? { updatedAfter: since } : {}, {
         // One page back: a record removed before the resume point would shift the pages.
-        startPage: (t) => Math.max(1, run.pagesDone[t] ?? 1),
+        startPage: (t) => {
+          const page = Math.max(1, run.pagesDone[t] ?? 1);
+          if (page === 1) fromStart.add(t);
+          return page;
+        },
+        pageRecords: ledger ? (t, records, failed) => ledger.page(t, records, failed) : undefined,
         pageDone: (t, page) => {
           run.pagesDone[t] = page;
           save();
@@ -82,6 +91,11 @@ export function syncCommand(program: Command, setExit: (code: number) => void): 
           save();
         },
       });
+      let orphanCandidates: OrphanCandidate[] | undefined;
+      if (ledger && isAuditSink(deps.sink)) {
+        orphanCandidates = await ledger.candidates(deps.sink, SYNC_ORDER.filter((t) => fromStart.has(t) && run.completed.includes(t)));
+        if (orphanCandidates.length > 0) engine.report.warn(`${orphanCandidates.length} orphan candidate(s) in Salesforce: run \`svc-sync audit\` to confirm, \`audit --delete-orphans\` to remove`);
+      }
       const again = retriesDue(state, types, engine.report);
       if (again.length > 0) await engine.syncRefs(again);
       const next = completedState(state, run, engine.report);
@@ -89,7 +103,7 @@ export function syncCommand(program: Command, setExit: (code: number) => void): 
       const retryCount = next.retry?.length ?? 0;
       if (retryCount > 0) engine.report.warn(`${retryCount} record(s) failed and will be synced again by id on the next run`);
       const watermarks = globals.dryRun ? state.watermarks ?? {} : next.watermarks ?? {};
-      return { since, types, watermarks, resumed: resumable, retried: again.length, retryNextRun: retryCount };
+      return { since, types, watermarks, resumed: resumable, retried: again.length, retryNextRun: retryCount, ...(orphanCandidates ? { orphanCandidates } : {}) };
     });
     setExit(code);
   });

@@ -57,6 +57,12 @@ export function renderHuman(result: RunResult, opts: { verbose: boolean }): stri
   if (failures) out.push('Failures:', failures);
   const missing = missingParentsTable(result);
   if (missing) out.push('Missing parents:', missing);
+  const candidates = Array.isArray(result.orphanCandidates) ? (result.orphanCandidates as Array<{ object: string; key: string; reason: string }>) : [];
+  if (candidates.length > 0) {
+    out.push(`Orphan candidates (in Salesforce, not on the platform; \`svc-sync audit\` confirms): ${candidates.length}`);
+    for (const c of candidates.slice(0, opts.verbose ? undefined : 20)) out.push(`  ${c.object} ${c.key}: ${shorten(c.reason, 40)}`);
+    if (!opts.verbose && candidates.length > 20) out.push(`  ... and ${candidates.length - 20} more (--verbose or --json list all)`);
+  }
   if (result.stopped) out.push(`Stopped early: ${result.stopped}`);
   return out.join('\n');
 }
