@@ -21,7 +21,7 @@ import { diffRecord } from './diff.js';
 import { SYNC_ORDER, compareFields, type Progress } from './engine.js';
 import type { RecordSource } from './ports.js';
 
-export const GONE = 'gone from the platform: not in a complete list scan, and GET by id answers 404';
+export const GONE = 'gone from the platform: not listed, GET by id 404';
 
 /** Types some other type hangs from: their expected linking fields are kept for the children. */
 const PARENT_TYPES: ReadonlySet<ObjectType> = new Set(SCHEMAS.flatMap((s) => s.parents.map((p) => p.type)));

@@ -31,8 +31,8 @@ function line(row: DriftRow): string {
   const head = `  ${row.object} ${row.key}`;
   const d = detail(row);
   if (!d) return head;
-  const room = WIDTH - head.length - 3;
-  return room >= 12 ? `${head}: ${shorten(d, room)}` : `${head}\n      ${shorten(d, WIDTH - 6)}`;
+  // One line when it fits, else the detail on its own indented line.
+  return head.length + 2 + d.length <= WIDTH ? `${head}: ${d}` : `${head}\n      ${shorten(d, WIDTH - 6)}`;
 }
 
 export function driftByKind(rows: DriftRow[], verbose: boolean): string[] {
