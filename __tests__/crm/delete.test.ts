@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Emulator } from '../../fixtures/salesforce/emulator.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
+import { bulkQueryPages } from '../../src/crm/bulkQuery.js';
 import { FAST, segments, setup } from './helpers.js';
 
 let emu: Emulator | undefined;
@@ -94,5 +95,45 @@ describe('delete by Id', () => {
     for await (const rows of sink.scanKeys('Svc_Segment__c')) pages.push(rows.length);
     expect(pages).toEqual([2000, 2000, 500]);
     expect(e.calls().query).toBe(3);
+  });
+
+  it('scanKeys above the bulk threshold: one Bulk API 2.0 query job, pages chained by Sforce-Locator', async () => {
+    const { sink, emu: e } = await seeded(4500);
+    e.resetCalls();
+    const keys: string[] = [];
+    for await (const rows of sink.scanKeys('Svc_Segment__c', [], 4500)) keys.push(...rows.map((r) => r.SvcId__c));
+    expect(keys.sort()).toEqual(e.records('Svc_Segment__c').map((r) => r.SvcId__c).sort());
+    expect(e.calls().query).toBe(0);
+    // create, two polls (the emulator answers InProgress once), one results page of up to 10,000 rows.
+    expect(e.calls().bulk).toBe(4);
+    expect(sink.calls().bulk).toBe(4);
+
+    const pages: number[] = [];
+    for await (const rows of bulkQueryPages(sink.api, 'SELECT Id, SvcId__c, Title__c FROM Svc_Segment__c', { pollIntervalMs: 1, maxPollIntervalMs: 5, pollTimeoutMs: 5000, maxJobBytes: 1e8 }, 2000)) {
+      pages.push(rows.length);
+      expect(Object.keys(rows[0] ?? {}).sort()).toEqual(['Id', 'SvcId__c', 'Title__c']);
+    }
+    expect(pages).toEqual([2000, 2000, 500]);
+  });
+
+  it('the emulator refuses a bad locator, results before completion and unknown fields in a query job', async () => {
+    const { emu: e } = await seeded(3);
+    const call = (method: string, p: string, body?: unknown): Promise<Response> =>
+      fetch(`${e.url}/services/data/v${e.apiVersion}/jobs/query${p}`, {
+        method,
+        headers: { Authorization: `Bearer ${e.accessToken}`, 'Content-Type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+    expect((await call('POST', '', { operation: 'query', query: 'SELECT Nope__c FROM Svc_Segment__c' })).status).toBe(400);
+    const job = (await (await call('POST', '', { operation: 'query', query: 'SELECT Id FROM Svc_Segment__c' })).json()) as { id: string };
+    expect((await call('GET', `/${job.id}/results`)).status).toBe(400);
+    await call('GET', `/${job.id}`);
+    await call('GET', `/${job.id}`);
+    const first = await call('GET', `/${job.id}/results?maxRecords=2`);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('sforce-locator')).not.toBe('null');
+    expect((await call('GET', `/${job.id}/results?locator=garbage!`)).status).toBe(400);
+    const last = await call('GET', `/${job.id}/results?maxRecords=2&locator=${first.headers.get('sforce-locator') ?? ''}`);
+    expect(last.headers.get('sforce-locator')).toBe('null');
   });
 });

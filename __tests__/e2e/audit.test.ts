@@ -95,6 +95,17 @@ describe('audit', () => {
     expect(result.requests.platform).toBeLessThanOrEqual(Math.ceil(records * 0.015) + 8);
   });
 
+  it('above the bulk threshold the key walk is one Bulk API 2.0 query job, with the same verdict', async () => {
+    stack.salesforce.resetCalls();
+    const run = await cliJson(stack, ['--bulk-threshold', '100', 'audit'], cwd);
+    expect(run.code).toBe(0);
+    expect(resultOf(run).drift).toEqual([]);
+    // Only donations (more than 100) take the Bulk path; nothing was written.
+    expect(stack.salesforce.bulkJobs()).toEqual([]);
+    expect(stack.salesforce.calls().bulk).toBeGreaterThanOrEqual(3);
+    expect(writeCalls(stack)).toBe(stack.salesforce.calls().bulk);
+  });
+
   it('finds exactly the planted drift: platform edits and deletions, a pending donation, a cleared answer, hand edits and deletions in Salesforce', async () => {
     const site = stack.platform.site;
     const sf = stack.salesforce;

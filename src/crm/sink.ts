@@ -11,6 +11,7 @@ import { DEFAULT_BULK, upsertViaBulk, type BulkOptions } from './bulk.js';
 import { upsertViaCollections } from './collections.js';
 import { connectSalesforce, type SalesforceSession } from './connection.js';
 import { isTransientCode } from './errors.js';
+import { bulkQueryPages } from './bulkQuery.js';
 import { deleteViaBulk, deleteViaCollections, type DeleteOutcome } from './delete.js';
 import { queryAll, queryPages, queryUrlPrefix } from './query.js';
 import { DEFAULT_MAX_URL_LENGTH, assertIdentifier, buildInQueries } from './soql.js';
@@ -107,12 +108,15 @@ export class SalesforceSink implements CrmSink {
   }
 
   /**
-   * Every record of an object, page by page (Id, SvcId__c and `fields`): one query call per
-   * 2,000 records, one page in memory at a time.
+   * Every record of an object, page by page (Id, SvcId__c and `fields`): a REST query (one call
+   * per 2,000 records) or, when about `expected` records are expected and that is above the bulk
+   * threshold, a Bulk API 2.0 query job (a few calls, 10,000 rows a page). One page in memory.
    */
-  async *scanKeys(object: SObjectName, fields: string[] = []): AsyncIterable<StoredRecord[]> {
+  async *scanKeys(object: SObjectName, fields: string[] = [], expected = 0): AsyncIterable<StoredRecord[]> {
     const select = [...new Set(['Id', KEY_FIELD, ...fields])].map(assertIdentifier);
-    for await (const rows of queryPages(this.api, `SELECT ${select.join(', ')} FROM ${assertIdentifier(object)}`)) yield rows as StoredRecord[];
+    const soql = `SELECT ${select.join(', ')} FROM ${assertIdentifier(object)}`;
+    const pages = expected > this.options.bulkThreshold ? bulkQueryPages(this.api, soql, this.bulkOptions) : queryPages(this.api, soql);
+    for await (const rows of pages) yield rows as StoredRecord[];
   }
 
   /** Deletes records by Id: Collections (200 a call) up to the bulk threshold, a Bulk API 2.0 delete job above it. */

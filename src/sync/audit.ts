@@ -103,7 +103,7 @@ export class Auditor {
     }
     if (buffer.length > 0) await this.batch(type, buffer, total);
     await this.walk(type, listed);
-    if (type === 'action') await this.walkQuestions(listed);
+    if (type === 'action') await this.walkQuestions(listed, this.questionsSeen.count);
   }
 
   private async batch<T extends SyncableType>(type: T, records: ApiRecordOf[T][], total?: number): Promise<void> {
@@ -230,7 +230,7 @@ export class Auditor {
   private async walk<T extends SyncableType>(type: T, listed: IdSet): Promise<void> {
     const object = SCHEMA[type].apiName;
     let candidates: Array<{ id: number; key: string; sfId: string }> = [];
-    for await (const rows of this.sink.scanKeys(object)) {
+    for await (const rows of this.sink.scanKeys(object, [], listed.count)) {
       for (const row of rows) {
         const ref = refOfKey(row.SvcId__c);
         if (!ref || ref.type !== type) {
@@ -264,7 +264,7 @@ export class Auditor {
   }
 
   /** Questions in Salesforce that no scanned action has (any more). */
-  private async walkQuestions(listedActions: IdSet): Promise<void> {
+  private async walkQuestions(listedActions: IdSet, expected: number): Promise<void> {
     const object = SCHEMA.question.apiName;
     let pending: Array<{ actionId: number; questionId: number; key: string; sfId: string }> = [];
     const settle = async (): Promise<void> => {
@@ -287,7 +287,7 @@ export class Auditor {
       }
       pending = [];
     };
-    for await (const rows of this.sink.scanKeys(object)) {
+    for await (const rows of this.sink.scanKeys(object, [], expected)) {
       for (const row of rows) {
         const ids = questionIdsOf(row.SvcId__c);
         if (!ids) {

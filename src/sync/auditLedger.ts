@@ -59,8 +59,10 @@ export function questionIdsOf(key: string): { actionId: number; questionId: numb
 /** Pairs of (action id, question id) seen, grouped by action: a form has a handful of questions. */
 export class PairSet {
   private readonly byAction = new Map<number, number[]>();
+  count = 0;
 
   add(actionId: number, questionId: number): void {
+    this.count++;
     const list = this.byAction.get(actionId);
     if (list) list.push(questionId);
     else this.byAction.set(actionId, [questionId]);

@@ -35,6 +35,7 @@ export function auditSummary(counts: Map<SObjectName, AuditCounts>): Record<SObj
 
 /** What an audit needs of Salesforce beyond the engine's sink: a walk over every key, and deletes. */
 export interface AuditSink extends CrmSink {
-  scanKeys(object: SObjectName, fields?: string[]): AsyncIterable<StoredRecord[]>;
+  /** `expected`: about how many records the object holds (a Bulk API 2.0 query above the bulk threshold). */
+  scanKeys(object: SObjectName, fields?: string[], expected?: number): AsyncIterable<StoredRecord[]>;
   deleteByIds(object: SObjectName, ids: string[]): Promise<DeleteOutcome[]>;
 }

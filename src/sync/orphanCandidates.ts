@@ -56,7 +56,7 @@ export class ScanLedger {
       const object = SCHEMA[type].apiName;
       const listed = this.set(this.listed, type);
       const eligible = this.set(this.eligible, type);
-      for await (const rows of sink.scanKeys(object)) {
+      for await (const rows of sink.scanKeys(object, [], listed.count)) {
         for (const row of rows) {
           const ref = refOfKey(row.SvcId__c);
           if (!ref || ref.type !== type) continue;
@@ -65,7 +65,7 @@ export class ScanLedger {
         }
       }
       if (type !== 'action') continue;
-      for await (const rows of sink.scanKeys(SCHEMA.question.apiName)) {
+      for await (const rows of sink.scanKeys(SCHEMA.question.apiName, [], this.questions.count)) {
         for (const row of rows) {
           const ids = questionIdsOf(row.SvcId__c);
           if (!ids || this.questions.has(ids.actionId, ids.questionId)) continue;
