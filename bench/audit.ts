@@ -15,7 +15,8 @@ import type { PlatformSettings, SalesforceSettings } from '../src/config/setting
 import { SalesforceSink } from '../src/crm/sink.js';
 import { createPlatformSource } from '../src/platform/source.js';
 import { runAudit } from '../src/sync/auditRun.js';
-import { SYNC_ORDER, SyncEngine } from '../src/sync/engine.js';
+import { SYNC_ORDER } from '../src/model/objects.js';
+import { SyncEngine } from '../src/sync/engine.js';
 import { generateSite, type SiteOptions } from '../fixtures/platform/site.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError } from '../../src/config/errors.js';
-import { loadRaw, loadSettings, platformSettings, redact, salesforceSettings } from '../../src/config/load.js';
+import { ConfigError } from '../../src/model/errors.js';
+import { loadRaw, settingsOf, platformSettings, redact, salesforceSettings } from '../../src/config/load.js';
 
 const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));
 const TOKEN_ENV = { SVC_API_URL: 'http://127.0.0.1:1', SVC_API_KEY: 'k-123456', SF_INSTANCE_URL: 'http://127.0.0.1:2', SF_ACCESS_TOKEN: 'tok-abcdef' };
@@ -37,7 +37,7 @@ describe('settings sources', () => {
     const cwd = tmp();
     const file = path.join(cwd, 'other.json');
     fs.writeFileSync(file, JSON.stringify(TOKEN_ENV));
-    expect(loadSettings({ cwd, env: {}, configPath: file }).platform.apiUrl).toBe('http://127.0.0.1:1');
+    expect(settingsOf(loadRaw({ cwd, env: {}, configPath: file })).platform.apiUrl).toBe('http://127.0.0.1:1');
     expect(errorOf(() => loadRaw({ cwd, env: {}, configPath: path.join(cwd, 'nope.json') })).message).toMatch(/nope\.json: cannot be read/);
   });
 
@@ -76,7 +76,7 @@ describe('validation', () => {
   });
 
   it('has the documented defaults', () => {
-    const s = loadSettings({ cwd: tmp(), env: TOKEN_ENV });
+    const s = settingsOf(loadRaw({ cwd: tmp(), env: TOKEN_ENV }));
     expect(s.platform).toEqual({ apiUrl: 'http://127.0.0.1:1', apiKey: 'k-123456', concurrency: 4, timeoutMs: 30000, listIdsOnly: false });
     expect(s.salesforce.apiVersion).toBe('62.0');
     expect(s.salesforce.bulkThreshold).toBe(2000);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import type { ApiAction, ApiDonation } from '../../src/platform/records.js';
+import type { ApiAction, ApiDonation } from '../../src/model/apiRecords.js';
 import { cli, cliJson, donationSynced, expectFullMirror, keyOf, OBJECTS, parseCsv, questionKey, questionSynced, recordCount, removeDir, tempCwd, writeCalls, type JsonRun } from './helpers.js';
 
 interface Drift {

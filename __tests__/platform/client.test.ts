@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { checkApiKey, PlatformClient } from '../../src/platform/client.js';
-import { PlatformError } from '../../src/platform/errors.js';
+import { PlatformError } from '../../src/model/errors.js';
 import { createPlatformSource } from '../../src/platform/source.js';
 import type { FakePlatform } from '../../fixtures/platform/server.js';
 import { isoSeconds, type Site } from '../../fixtures/platform/site.js';

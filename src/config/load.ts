@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../model/errors.js';
 import type { PlatformSettings, SalesforceSettings, Settings, WebhookSettings } from './settings.js';
 
 export const SETTING_NAMES = [
@@ -175,8 +175,8 @@ export function loadRaw(opts: LoadOptions = {}): RawSettings {
   return mergeSources(opts.flags ?? {}, opts.env ?? process.env, readConfigFile(opts.configPath, opts.cwd));
 }
 
-export function loadSettings(opts: LoadOptions = {}): Settings {
-  const raw = loadRaw(opts);
+/** Every side's settings, validated: the first problem is a ConfigError naming the setting. */
+export function settingsOf(raw: RawSettings): Settings {
   return { platform: platformSettings(raw), salesforce: salesforceSettings(raw), webhook: webhookSettings(raw) };
 }
 

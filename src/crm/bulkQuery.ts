@@ -8,7 +8,7 @@ import { sleep, type SalesforceApi } from './api.js';
 import type { BulkOptions } from './bulk.js';
 import type { SalesforceSession } from './connection.js';
 import { parseCsv } from './csv.js';
-import { SalesforceError } from './errors.js';
+import { SalesforceError } from '../model/errors.js';
 import type { QueryRow } from './query.js';
 
 /** Rows per results call: bounds the memory of one page (Salesforce's default is 50,000). */

@@ -6,12 +6,11 @@
  */
 import { backoff, sleep, type SalesforceApi } from './api.js';
 import type { BulkOptions } from './bulk.js';
-import { chunk, isFatal, COLLECTION_SIZE } from './collections.js';
+import { chunk, COLLECTION_SIZE } from './collections.js';
 import { parseCsv, toCsv } from './csv.js';
-import { SalesforceError, isTransientCode, toSalesforceError } from './errors.js';
-import type { CrmError } from './types.js';
-
-export type DeleteOutcome = { id: string; status: 'deleted' } | { id: string; status: 'failed'; error: CrmError };
+import { isTransientCode, toSalesforceError } from './errors.js';
+import type { CrmError, DeleteOutcome } from '../model/crmRecords.js';
+import { SalesforceError, isFatal } from '../model/errors.js';
 
 interface DeleteResult {
   id?: string | null;

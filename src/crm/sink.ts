@@ -3,8 +3,8 @@
  * the bulk threshold, Bulk API 2.0 above it), batched reads by key and by parent lookup, and the
  * calls made, by kind.
  */
-import type { SObjectName } from '../mapping/objects.js';
-import { KEY_FIELD } from '../mapping/schema.js';
+import type { SObjectName } from '../model/objects.js';
+import { KEY_FIELD } from '../model/refs.js';
 import type { SalesforceSettings } from '../config/settings.js';
 import { DEFAULT_RETRY, SalesforceApi, backoff, sleep, type RetryPolicy } from './api.js';
 import { DEFAULT_BULK, upsertViaBulk, type BulkOptions } from './bulk.js';
@@ -12,10 +12,11 @@ import { upsertViaCollections } from './collections.js';
 import { connectSalesforce, type SalesforceSession } from './connection.js';
 import { isTransientCode } from './errors.js';
 import { bulkQueryPages } from './bulkQuery.js';
-import { deleteViaBulk, deleteViaCollections, type DeleteOutcome } from './delete.js';
+import { deleteViaBulk, deleteViaCollections } from './delete.js';
 import { queryAll, queryPages, queryUrlPrefix } from './query.js';
 import { DEFAULT_MAX_URL_LENGTH, assertIdentifier, buildInQueries } from './soql.js';
-import type { CrmCallCounts, CrmRecord, CrmSink, StoredRecord, UpsertOutcome } from './types.js';
+import type { CrmCallCounts, CrmRecord, DeleteOutcome, StoredRecord, UpsertOutcome } from '../model/crmRecords.js';
+import type { AuditSink } from '../model/ports.js';
 import { describeObject, type ObjectDescription } from './describe.js';
 
 export interface SinkOptions {
@@ -41,7 +42,7 @@ export function mergeByKey(records: CrmRecord[]): { merged: CrmRecord[]; missing
   return { merged: [...byKey.values()], missingKey };
 }
 
-export class SalesforceSink implements CrmSink {
+export class SalesforceSink implements AuditSink {
   readonly api: SalesforceApi;
   private readonly bulkOptions: BulkOptions;
 

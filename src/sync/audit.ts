@@ -6,20 +6,23 @@
  * by-id request each (a 404) before they are called orphans. Memory: one batch of records, one
  * page of keys, the parents' linking fields (as a sync keeps them) and 8 bytes per listed id.
  */
-import { linkRecords, parentFieldsToRead } from '../crm/cascade.js';
-import type { StoredRecord } from '../crm/types.js';
 import type { FieldType } from '../mapping/fieldTypes.js';
-import { mapQuestions, mapRecord, parentRef, refOfKey, keyFor } from '../mapping/map.js';
-import type { ObjectType, SObjectName, SyncableType } from '../mapping/objects.js';
+import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
+import { mapQuestions, mapRecord, parentRef } from '../mapping/map.js';
 import { NAME_FIELD, NAME_LENGTH, SCHEMA, SCHEMAS, type ObjectSchema } from '../mapping/schema.js';
 import type { MapResult, MappedRecord, ParentRef } from '../mapping/types.js';
-import type { ApiAction, ApiRecordOf, ApiUser } from '../platform/records.js';
+import type { ApiAction, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
+import type { StoredRecord } from '../model/crmRecords.js';
+import { isFatal } from '../model/errors.js';
+import { SYNC_ORDER, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
+import type { Progress } from '../model/outcomes.js';
+import type { AuditSink, RecordSource } from '../model/ports.js';
+import { keyFor, refOfKey } from '../model/refs.js';
 import { IdSet, PairSet, questionIdsOf } from './auditLedger.js';
-import { emptyAuditCounts, type AuditCounts, type AuditSink, type DriftRow } from './auditTypes.js';
+import { emptyAuditCounts, type AuditCounts, type DriftRow } from './auditTypes.js';
 import { pendingId } from './cache.js';
 import { diffRecord } from './diff.js';
-import { SYNC_ORDER, compareFields, type Progress } from './engine.js';
-import type { RecordSource } from './ports.js';
+import { compareFields } from './engine.js';
 
 export const GONE = 'gone from the platform: not listed, GET by id 404';
 
@@ -92,7 +95,7 @@ export class Auditor {
       for (const [id, err] of page.failed) {
         // Listed, so not gone; but not compared either.
         listed.add(id);
-        if (err.fatal) throw err;
+        if (isFatal(err)) throw err;
         this.problems.push(`${keyFor(type, id)}: could not be fetched: ${err.message}`);
       }
       buffer.push(...page.records);
@@ -175,7 +178,7 @@ export class Auditor {
     if (ids.length === 0) return new Map();
     const res = await this.source.fetch('user', ids);
     for (const [id, err] of res.failed) {
-      if (err.fatal) throw err;
+      if (isFatal(err)) throw err;
       this.warnings.push(`user ${id}: ${err.message}`);
     }
     return res.records;
@@ -255,7 +258,7 @@ export class Auditor {
       if (gone.has(c.id)) this.add({ object: SCHEMA[type].apiName, key: c.key, kind: 'orphan', reason: GONE }, c.sfId);
       const err = res.failed.get(c.id);
       if (err) {
-        if (err.fatal) throw err;
+        if (isFatal(err)) throw err;
         this.problems.push(`${c.key}: not in the list scan, and GET by id failed: ${err.message}`);
       }
     }
@@ -277,7 +280,7 @@ export class Auditor {
         const actionKey = keyFor('action', p.actionId);
         const err = res?.failed.get(p.actionId);
         if (err) {
-          if (err.fatal) throw err;
+          if (isFatal(err)) throw err;
           this.problems.push(`${p.key}: its action ${actionKey} is not in the list scan, and GET by id failed: ${err.message}`);
         } else if (gone.has(p.actionId)) {
           this.add({ object, key: p.key, kind: 'orphan', reason: `gone from the platform: its action ${actionKey} answers 404` }, p.sfId);

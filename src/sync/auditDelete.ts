@@ -4,12 +4,11 @@
  * still has children in Salesforce which are not orphans is kept, with the reason: deleting it
  * would clear their lookups.
  */
-import type { CrmError } from '../crm/types.js';
-import type { SObjectName } from '../mapping/objects.js';
-import { LEVEL } from '../mapping/objects.js';
-import { SCHEMAS, schemaByApiName } from '../mapping/schema.js';
+import { LEVEL, SCHEMAS, schemaByApiName } from '../mapping/schema.js';
+import type { CrmError } from '../model/crmRecords.js';
+import type { SObjectName } from '../model/objects.js';
+import type { AuditSink } from '../model/ports.js';
 import type { OrphanRow } from './audit.js';
-import type { AuditSink } from './auditTypes.js';
 
 export type DeletionOutcome = 'deleted' | 'would delete' | 'kept' | 'failed';
 

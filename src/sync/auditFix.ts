@@ -3,13 +3,12 @@
  * engine right away (parents first, lookups, batching, skip-unchanged), served from the records
  * the audit already holds, so fixing costs no second platform read of them.
  */
-import type { CrmSink } from '../crm/types.js';
-import { refOfKey } from '../mapping/map.js';
-import type { ObjectRef, SyncableType } from '../mapping/objects.js';
-import type { ApiRecord, ApiRecordOf, ResourceType } from '../platform/records.js';
+import type { ApiRecord, ApiRecordOf, ResourceType } from '../model/apiRecords.js';
+import type { ObjectRef, SyncableType } from '../model/objects.js';
+import type { CrmSink, FetchOptions, FetchResult, PlatformRequestCounts, RecordSource, ScanFilter, ScanPage } from '../model/ports.js';
+import { refOfKey } from '../model/refs.js';
 import type { DriftRow } from './auditTypes.js';
-import { SyncEngine } from './engine.js';
-import type { FetchOptions, FetchResult, PlatformRequestCounts, RecordSource, ScanFilter, ScanPage } from './ports.js';
+import { createEngine, type SyncEngine } from './compose.js';
 import { RunReport } from './report.js';
 
 /** A RecordSource that answers from records in hand first, and from the platform for the rest. */
@@ -50,7 +49,7 @@ export class AuditFixer {
 
   constructor(source: RecordSource, sink: CrmSink, opts: { dryRun: boolean; batchSize: number }) {
     this.primed = new PrimedSource(source);
-    this.engine = new SyncEngine(this.primed, sink, { dryRun: opts.dryRun, force: false, strictParents: false, batchSize: opts.batchSize }, new RunReport());
+    this.engine = createEngine({ source: this.primed, sink }, { dryRun: opts.dryRun, force: false, strictParents: false, batchSize: opts.batchSize }, new RunReport());
   }
 
   /** Writes the batch's missing and stale records (a question through its action). */

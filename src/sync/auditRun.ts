@@ -2,19 +2,15 @@
  * One audit from settings to result: connect both sides, compare, then (when asked) fix and
  * delete, and say what remains. The CLI renders the result; nothing here prints.
  */
-import type { Settings } from '../config/settings.js';
-import { SalesforceSink } from '../crm/sink.js';
-import type { CrmCallCounts } from '../crm/types.js';
-import type { SObjectName, SyncableType } from '../mapping/objects.js';
-import { describeWait } from '../platform/rateLimit.js';
-import { createPlatformSource } from '../platform/source.js';
+import type { CrmCallCounts } from '../model/crmRecords.js';
+import type { SObjectName, SyncableType } from '../model/objects.js';
+import type { Progress, RecordOutcome } from '../model/outcomes.js';
+import type { AuditSink, PlatformRequestCounts, RecordSource } from '../model/ports.js';
 import { Auditor } from './audit.js';
 import { deleteOrphans, type DeletionRow } from './auditDelete.js';
 import { AuditFixer } from './auditFix.js';
-import { auditSummary, type AuditCounts, type AuditSink, type DriftRow } from './auditTypes.js';
-import type { Progress } from './engine.js';
-import type { PlatformRequestCounts, RecordSource } from './ports.js';
-import type { RecordOutcome } from './report.js';
+import { auditSummary, type AuditCounts, type DriftRow } from './auditTypes.js';
+import type { AuditDeps } from './compose.js';
 
 export interface AuditRunOptions {
   types: SyncableType[];
@@ -43,17 +39,6 @@ export interface AuditResult {
   /** --fix / --delete-orphans: the drift still there afterwards. */
   remaining?: DriftRow[];
   [extra: string]: unknown;
-}
-
-export interface AuditDeps {
-  source: RecordSource;
-  sink: AuditSink;
-}
-
-export async function connectAudit(settings: Settings, onNote: (text: string) => void = () => undefined): Promise<AuditDeps> {
-  const source = createPlatformSource(settings.platform, { onWait: (w) => onNote(describeWait(w.seconds, w.reason)) });
-  const sink = await SalesforceSink.connect(settings.salesforce);
-  return { source, sink };
 }
 
 export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<{ result: AuditResult; warnings: string[]; failed: boolean }> {

@@ -1,7 +1,5 @@
-/** The shapes of an audit: drift rows, per-object counts, and the port it needs from Salesforce. */
-import type { DeleteOutcome } from '../crm/delete.js';
-import type { CrmSink, StoredRecord } from '../crm/types.js';
-import type { SObjectName } from '../mapping/objects.js';
+/** The shapes of an audit: drift rows and per-object counts (its Salesforce port is model/ports' AuditSink). */
+import type { SObjectName } from '../model/objects.js';
 import { SCHEMAS } from '../mapping/schema.js';
 
 export type DriftKind = 'missing' | 'stale' | 'orphan';
@@ -33,9 +31,4 @@ export function auditSummary(counts: Map<SObjectName, AuditCounts>): Record<SObj
   return out;
 }
 
-/** What an audit needs of Salesforce beyond the engine's sink: a walk over every key, and deletes. */
-export interface AuditSink extends CrmSink {
-  /** `expected`: about how many records the object holds (a Bulk API 2.0 query above the bulk threshold). */
-  scanKeys(object: SObjectName, fields?: string[], expected?: number): AsyncIterable<StoredRecord[]>;
-  deleteByIds(object: SObjectName, ids: string[]): Promise<DeleteOutcome[]>;
-}
+export type { AuditSink } from '../model/ports.js';

@@ -5,13 +5,13 @@
  * `audit` does that); on the Salesforce side it costs one query per 2,000 records of the object
  * (a walk over Id and SvcId__c), and 16 bytes per listed record in memory.
  */
-import { excludedBy, questionExcludedBy, refOfKey } from '../mapping/map.js';
-import type { SObjectName, SyncableType } from '../mapping/objects.js';
+import { excludedBy, questionExcludedBy } from '../mapping/map.js';
 import { SCHEMA } from '../mapping/schema.js';
-import type { ApiAction, ApiRecordOf } from '../platform/records.js';
+import type { ApiAction, ApiRecordOf } from '../model/apiRecords.js';
+import type { SObjectName, SyncableType } from '../model/objects.js';
+import type { AuditSink, CrmSink } from '../model/ports.js';
+import { refOfKey } from '../model/refs.js';
 import { IdSet, PairSet, questionIdsOf } from './auditLedger.js';
-import type { AuditSink } from './auditTypes.js';
-import type { CrmSink } from '../crm/types.js';
 
 export interface OrphanCandidate {
   object: SObjectName;

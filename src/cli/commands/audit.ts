@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
 import fs from 'node:fs';
-import { ConfigError } from '../../config/errors.js';
-import { SYNC_ORDER } from '../../sync/engine.js';
-import { connectAudit, runAudit, type AuditDeps } from '../../sync/auditRun.js';
-import { EXIT, messageOf } from '../exit.js';
-import type { GlobalOptions } from '../globals.js';
+import { settingsOf } from '../../config/load.js';
+import { ConfigError, EXIT, messageOf } from '../../model/errors.js';
+import { SYNC_ORDER } from '../../model/objects.js';
+import { runAudit, type AuditResult } from '../../sync/auditRun.js';
+import { createAuditDeps, type AuditDeps } from '../../sync/compose.js';
 import { createProgress } from '../render/progress.js';
 import { renderAudit, writeDriftCsv } from '../render/auditTables.js';
-import { commandContext, fullSettings, parseBatchSize } from '../runSync.js';
+import { runCommand, type CommandResult, type SetExit } from '../runner.js';
+import { parseBatchSize } from '../runSync.js';
 import { parseTypes } from './sync.js';
 
 interface AuditOptions {
@@ -27,7 +28,7 @@ function checkWritable(file: string): void {
   }
 }
 
-export function auditCommand(program: Command, setExit: (code: number) => void): void {
+export function auditCommand(program: Command, setExit: SetExit): void {
   program
     .command('audit')
     .description('compare every platform record with Salesforce: missing, stale and orphaned records (read-only unless --fix or --delete-orphans)')
@@ -43,42 +44,36 @@ export function auditCommand(program: Command, setExit: (code: number) => void):
         'Exit codes: 0 no drift; 1 drift found (with --fix/--delete-orphans: drift remains or a write failed); 2 usage or configuration.\n\n' +
         `Examples:\n  svc-sync audit\n  svc-sync audit --types donations --report drift.csv\n  svc-sync audit --fix --delete-orphans\n  svc-sync --dry-run audit --delete-orphans   # list what would be deleted\n\nObject types, in audit order: ${SYNC_ORDER.join(',')}`,
     )
-    .action(async (opts: AuditOptions, c: Command) => {
-      const globals = c.optsWithGlobals<GlobalOptions>();
-      const types = parseTypes(opts.types);
-      const batchSize = parseBatchSize(opts.batchSize);
-      const ctx = commandContext(globals);
-      const settings = fullSettings(ctx.raw);
-      if (opts.report) checkWritable(opts.report);
-      const progress = createProgress(!globals.json && !globals.quiet);
-      let deps: AuditDeps | undefined;
-      try {
-        deps = await connectAudit(settings, (t) => (progress.live ? progress.note(t) : ctx.out.info(t)));
-        const d = deps;
-        const { result, warnings, failed } = await runAudit(d, {
-          types,
-          fix: Boolean(opts.fix),
-          deleteOrphans: Boolean(opts.deleteOrphans),
-          dryRun: globals.dryRun,
-          batchSize,
-          onProgress: (p) => {
-            progress.update(p);
-            progress.requests(d.source.requests().total, d.sink.calls().total);
-          },
-        });
-        progress.stop();
-        if (opts.report) writeDriftCsv(opts.report, result);
-        const open = result.remaining ?? result.drift;
-        const status = open.length > 0 || failed || result.problems.length > 0 ? EXIT.PARTIAL : EXIT.OK;
-        if (globals.json) ctx.out.json(status, result, warnings);
-        else {
-          ctx.out.result(renderAudit(result, { verbose: globals.verbose }));
-          if (globals.verbose) for (const w of warnings) ctx.out.info(`warning: ${w}`);
-          else if (warnings.length > 0) ctx.out.info(`${warnings.length} warning(s); --verbose lists them`);
+    .action((opts: AuditOptions, c: Command) =>
+      runCommand(c, setExit, async (ctx): Promise<CommandResult<AuditResult>> => {
+        const { globals } = ctx;
+        const types = parseTypes(opts.types);
+        const batchSize = parseBatchSize(opts.batchSize);
+        const settings = settingsOf(ctx.raw);
+        if (opts.report) checkWritable(opts.report);
+        const progress = createProgress(!globals.json && !globals.quiet);
+        try {
+          const deps: AuditDeps = await createAuditDeps(settings, (t) => (progress.live ? progress.note(t) : ctx.out.info(t)));
+          const { result, warnings, failed } = await runAudit(deps, {
+            types,
+            fix: Boolean(opts.fix),
+            deleteOrphans: Boolean(opts.deleteOrphans),
+            dryRun: globals.dryRun,
+            batchSize,
+            onProgress: (p) => {
+              progress.update(p);
+              progress.requests(deps.source.requests().total, deps.sink.calls().total);
+            },
+          });
+          progress.stop();
+          if (opts.report) writeDriftCsv(opts.report, result);
+          const open = result.remaining ?? result.drift;
+          const status = open.length > 0 || failed || result.problems.length > 0 ? EXIT.PARTIAL : EXIT.OK;
+          const notes = globals.verbose ? [] : warnings.length > 0 ? [`${warnings.length} warning(s); --verbose lists them`] : [];
+          return { status, result, warnings, text: renderAudit(result, { verbose: globals.verbose }), notes, verbose: warnings.map((w) => `warning: ${w}`) };
+        } finally {
+          progress.stop();
         }
-        setExit(status);
-      } finally {
-        progress.stop();
-      }
-    });
+      }),
+    );
 }

@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
-import { ConfigError } from '../../config/errors.js';
-import { parseObjectType, type SyncableType } from '../../mapping/objects.js';
-import { SYNC_ORDER } from '../../sync/engine.js';
-import { completedState, retriesDue, sameTypes, startingPoint, type Scope } from '../../sync/incremental.js';
-import { StateFile, type RunProgress } from '../../sync/state.js';
-import { ScanLedger, isAuditSink, type OrphanCandidate } from '../../sync/orphanCandidates.js';
+import { ConfigError } from '../../model/errors.js';
+import { SYNC_ORDER, parseObjectType, type SyncableType } from '../../model/objects.js';
+import { planIncremental, runIncremental, type Scope } from '../../sync/incremental.js';
+import { StateFile } from '../../sync/state.js';
 import type { GlobalOptions } from '../globals.js';
-import { commandContext, runWithEngine, type RunOptions } from '../runSync.js';
+import { runCommand, type SetExit } from '../runner.js';
+import { runEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
 
 interface SyncOptions extends RunOptions {
@@ -38,7 +37,7 @@ function parseSince(since: string): string {
 }
 
 
-export function syncCommand(program: Command, setExit: (code: number) => void): void {
+export function syncCommand(program: Command, setExit: SetExit): void {
   const cmd = program
     .command('sync')
     .description('backfill or incremental sync from list scans, resumable; for cron')
@@ -54,57 +53,11 @@ export function syncCommand(program: Command, setExit: (code: number) => void): 
     if (opts.since !== undefined && opts.all) throw new ConfigError('--since and --all: give one of them, not both');
     const types = parseTypes(opts.types);
     const globals = c.optsWithGlobals<GlobalOptions>();
-    const stateFile = new StateFile(opts.state);
-    const state = stateFile.read();
     const scope: Scope = opts.all ? { kind: 'all' } : opts.since !== undefined ? { kind: 'since', since: parseSince(opts.since) } : { kind: 'continue' };
-    const since = startingPoint(scope, state, types, opts.state);
-
-    const ctx = commandContext(globals);
-    // Resume only the same scope; a dry run neither resumes nor records progress.
-    const resumable = !globals.dryRun && state.run !== undefined && state.run.since === since && sameTypes(state.run.types, types);
-    const run: RunProgress = resumable && state.run ? state.run : { startedAt: new Date().toISOString(), since, types, completed: [], pagesDone: {} };
-    if (resumable) ctx.out.info(`resuming the run started ${run.startedAt} (done: ${run.completed.join(', ') || 'nothing yet'})`);
-    const save = (): void => {
-      if (!globals.dryRun) stateFile.write({ ...state, run });
-    };
-    const code = await runWithEngine('sync', ctx, opts, async (engine, deps) => {
-      // Recorded only now that settings and connections are good: a run that could not start leaves no progress behind.
-      save();
-      // --all scans are complete and unfiltered: types scanned from their first page in this run show orphans.
-      const ledger = opts.all && isAuditSink(deps.sink) ? new ScanLedger() : undefined;
-      const fromStart = new Set<SyncableType>();
-      await engine.syncScan(types.filter((t) => !run.completed.includes(t)), since ? { updatedAfter: since } : {}, {
-        // One page back: a record removed before the resume point would shift the pages.
-        startPage: (t) => {
-          const page = Math.max(1, run.pagesDone[t] ?? 1);
-          if (page === 1) fromStart.add(t);
-          return page;
-        },
-        pageRecords: ledger ? (t, records, failed) => ledger.page(t, records, failed) : undefined,
-        pageDone: (t, page) => {
-          run.pagesDone[t] = page;
-          save();
-        },
-        typeDone: (t) => {
-          run.completed.push(t);
-          delete run.pagesDone[t];
-          save();
-        },
-      });
-      let orphanCandidates: OrphanCandidate[] | undefined;
-      if (ledger && isAuditSink(deps.sink)) {
-        orphanCandidates = await ledger.candidates(deps.sink, SYNC_ORDER.filter((t) => fromStart.has(t) && run.completed.includes(t)));
-        if (orphanCandidates.length > 0) engine.report.warn(`${orphanCandidates.length} orphan candidate(s) in Salesforce: run \`svc-sync audit\` to confirm, \`audit --delete-orphans\` to remove`);
-      }
-      const again = retriesDue(state, types, engine.report);
-      if (again.length > 0) await engine.syncRefs(again);
-      const next = completedState(state, run, engine.report);
-      if (!globals.dryRun) stateFile.write(next);
-      const retryCount = next.retry?.length ?? 0;
-      if (retryCount > 0) engine.report.warn(`${retryCount} record(s) failed and will be synced again by id on the next run`);
-      const watermarks = globals.dryRun ? state.watermarks ?? {} : next.watermarks ?? {};
-      return { since, types, watermarks, resumed: resumable, retried: again.length, retryNextRun: retryCount, ...(orphanCandidates ? { orphanCandidates } : {}) };
+    const plan = planIncremental(new StateFile(opts.state), scope, types, globals.dryRun);
+    await runCommand(c, setExit, (ctx) => {
+      if (plan.resumed) ctx.out.info(`resuming the run started ${plan.run.startedAt} (done: ${plan.run.completed.join(', ') || 'nothing yet'})`);
+      return runEngine(ctx, { command: 'sync', opts, body: (engine, deps) => runIncremental(engine, plan, deps.sink) });
     });
-    setExit(code);
   });
 }

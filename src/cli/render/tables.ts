@@ -57,7 +57,7 @@ export function renderHuman(result: RunResult, opts: { verbose: boolean }): stri
   if (failures) out.push('Failures:', failures);
   const missing = missingParentsTable(result);
   if (missing) out.push('Missing parents:', missing);
-  const candidates = Array.isArray(result.orphanCandidates) ? (result.orphanCandidates as Array<{ object: string; key: string; reason: string }>) : [];
+  const candidates = 'orphanCandidates' in result && Array.isArray(result.orphanCandidates) ? (result.orphanCandidates as Array<{ object: string; key: string; reason: string }>) : [];
   if (candidates.length > 0) {
     out.push(`Orphan candidates (in Salesforce, not on the platform; \`svc-sync audit\` confirms): ${candidates.length}`);
     for (const c of candidates.slice(0, opts.verbose ? undefined : 20)) out.push(`  ${c.object} ${c.key}: ${shorten(c.reason, 40)}`);
