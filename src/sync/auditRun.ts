@@ -5,7 +5,7 @@
 import type { CrmCallCounts } from '../model/crmRecords.js';
 import type { SObjectName, SyncableType } from '../model/objects.js';
 import type { Progress, RecordOutcome } from '../model/outcomes.js';
-import type { AuditSink, PlatformRequestCounts, RecordSource } from '../model/ports.js';
+import type { PlatformRequestCounts } from '../model/ports.js';
 import { Auditor } from './audit.js';
 import { deleteOrphans, type DeletionRow } from './auditDelete.js';
 import { AuditFixer } from './auditFix.js';

@@ -30,5 +30,3 @@ export function auditSummary(counts: Map<SObjectName, AuditCounts>): Record<SObj
   for (const s of SCHEMAS) out[s.apiName] = { ...(counts.get(s.apiName) ?? emptyAuditCounts()) };
   return out;
 }
-
-export type { AuditSink } from '../model/ports.js';
