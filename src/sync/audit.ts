@@ -17,7 +17,7 @@ import { isFatal } from '../model/errors.js';
 import { SYNC_ORDER, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
 import type { Progress } from '../model/outcomes.js';
 import type { AuditSink, RecordSource } from '../model/ports.js';
-import { keyFor, refOfKey } from '../model/refs.js';
+import { keyFor, parsePositiveId, refOfKey } from '../model/refs.js';
 import { IdSet, PairSet, questionIdsOf } from './auditLedger.js';
 import { emptyAuditCounts, type AuditCounts, type DriftRow } from './auditTypes.js';
 import { pendingId } from './cache.js';
@@ -137,8 +137,8 @@ export class Auditor {
     // The same inputs as the engine's processRecords: owner, target's external reference.
     const results: MapResult[] = records.map((record) => {
       if (type === 'action') {
-        const ownerId = (record as ApiAction).owner?.id;
-        return mapRecord('action', record as ApiAction, { user: typeof ownerId === 'number' ? users.get(ownerId) ?? null : null });
+        const ownerId = parsePositiveId((record as ApiAction).owner?.id);
+        return mapRecord('action', record as ApiAction, { user: ownerId === undefined ? null : users.get(ownerId) ?? null });
       }
       if (type === 'donation' || type === 'newsletter_subscription') {
         const parent = parentOf.get(record);
@@ -174,7 +174,7 @@ export class Auditor {
   }
 
   private async owners(actions: ApiAction[]): Promise<Map<number, ApiUser>> {
-    const ids = [...new Set(actions.map((a) => a.owner?.id).filter((id): id is number => typeof id === 'number'))];
+    const ids = [...new Set(actions.map((a) => parsePositiveId(a.owner?.id)).filter((id): id is number => id !== undefined))];
     if (ids.length === 0) return new Map();
     const res = await this.source.fetch('user', ids);
     for (const [id, err] of res.failed) {
