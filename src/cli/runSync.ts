@@ -32,8 +32,8 @@ export interface EngineRun<E extends object> {
   body: (engine: SyncEngine, deps: Deps) => Promise<E>;
   /** Warnings known before the run (replay's bad lines), for the --json envelope. */
   warningsBefore?: string[];
-  /** The least exit code the command gives whatever the run does (replay's bad lines: 1), so the --json status is the exit code. */
-  minStatus?: ExitCode;
+  /** The least exit code the command gives whatever the run does (replay's bad lines: 1), so the --json status is the exit code; a function is asked after the run (bad lines found while reading). */
+  minStatus?: ExitCode | (() => ExitCode);
 }
 
 /**
@@ -85,7 +85,8 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   if (globals.dryRun) warnings.push(DRY_RUN_NOTICE);
   // Exit 2 promises "nothing written": once something was, a stop is a partial run.
   const stopStatus = (): ExitCode => (report.written > 0 ? EXIT.PARTIAL : Math.max(exitCodeOf(stopped), EXIT.PARTIAL) as ExitCode);
-  const status = Math.max(run.minStatus ?? EXIT.OK, stopped !== undefined ? stopStatus() : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK) as ExitCode;
+  const minStatus = typeof run.minStatus === 'function' ? run.minStatus() : run.minStatus ?? EXIT.OK;
+  const status = Math.max(minStatus, stopped !== undefined ? stopStatus() : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK) as ExitCode;
   const notes = before.map((w) => `warning: ${w}`);
   if (globals.verbose) notes.push(...report.warnings.map((w) => `warning: ${w}`));
   else if (report.warnings.length > 0) notes.push(`${report.warnings.length} warning(s); --verbose lists them`);
