@@ -20,6 +20,11 @@ export interface FetchResult<T> {
 export interface FetchOptions {
   /** The ids are known to have changed after this time: a list scan may be narrowed to it. */
   updatedAfter?: string;
+  /**
+   * Ask for each id by id, even one a complete list scan of this run shows absent: `audit`
+   * confirms an orphan with a 404 (a record may have been created after its page was read).
+   */
+  byId?: boolean;
 }
 
 export interface ScanPage<T> {

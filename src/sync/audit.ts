@@ -252,7 +252,7 @@ export class Auditor {
 
   /** One by-id request per candidate: a 404 makes it an orphan; a record found is compared like any other. */
   private async confirm<T extends SyncableType>(type: T, candidates: Array<{ id: number; key: string; sfId: string }>): Promise<void> {
-    const res = await this.source.fetch(type, candidates.map((c) => c.id));
+    const res = await this.source.fetch(type, candidates.map((c) => c.id), { byId: true });
     const gone = new Set(res.notFound);
     for (const c of candidates) {
       if (gone.has(c.id)) this.add({ object: SCHEMA[type].apiName, key: c.key, kind: 'orphan', reason: GONE }, c.sfId);
@@ -272,7 +272,7 @@ export class Auditor {
     let pending: Array<{ actionId: number; questionId: number; key: string; sfId: string }> = [];
     const settle = async (): Promise<void> => {
       const unknown = [...new Set(pending.filter((p) => !listedActions.has(p.actionId)).map((p) => p.actionId))];
-      const res = unknown.length > 0 ? await this.source.fetch('action', unknown) : undefined;
+      const res = unknown.length > 0 ? await this.source.fetch('action', unknown, { byId: true }) : undefined;
       if (res && res.records.size > 0) await this.batch('action', [...res.records.values()]);
       const gone = new Set(res?.notFound ?? []);
       for (const p of pending) {
