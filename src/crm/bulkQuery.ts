@@ -4,7 +4,8 @@
  * over a whole object above the bulk threshold: a handful of calls instead of one per 2,000 rows.
  * (jsforce's bulk2.query() is not used: it is unreliable across result pages.)
  */
-import { sleep, type SalesforceApi } from './api.js';
+import type { SalesforceApi } from './api.js';
+import { sleep } from '../model/sleep.js';
 import type { BulkOptions } from './bulk.js';
 import type { SalesforceSession } from './connection.js';
 import { parseCsv } from './csv.js';

@@ -4,7 +4,8 @@
  * 2.0 delete job (CSV of one Id column) above it. Records failing with a transient code are sent
  * again in later rounds; a record already gone (ENTITY_IS_DELETED) counts as deleted.
  */
-import { backoff, sleep, type SalesforceApi } from './api.js';
+import { backoff, type SalesforceApi } from './api.js';
+import { sleep } from '../model/sleep.js';
 import type { BulkOptions } from './bulk.js';
 import { chunk, COLLECTION_SIZE } from './collections.js';
 import { parseCsv, toCsv } from './csv.js';

@@ -8,21 +8,21 @@
  */
 import type { FieldType } from '../mapping/fieldTypes.js';
 import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
-import { mapQuestions, mapRecord, parentRef } from '../mapping/map.js';
+import { mapNested, mapRecord, ownerIdOf, parentRef, type MapExtras } from '../mapping/map.js';
 import { NAME_FIELD, NAME_LENGTH, SCHEMA, SCHEMAS, type ObjectSchema } from '../mapping/schema.js';
 import type { MapResult, MappedRecord, ParentRef } from '../mapping/types.js';
-import type { ApiAction, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
+import type { ApiRecordOf, ApiUser } from '../model/apiRecords.js';
 import type { StoredRecord } from '../model/crmRecords.js';
 import { isFatal } from '../model/errors.js';
 import { SYNC_ORDER, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
 import type { Progress } from '../model/outcomes.js';
 import type { AuditSink, RecordSource } from '../model/ports.js';
-import { keyFor, parsePositiveId, refOfKey } from '../model/refs.js';
+import { keyFor, refOfKey } from '../model/refs.js';
 import { IdSet, PairSet, questionIdsOf } from './auditLedger.js';
 import { emptyAuditCounts, type AuditCounts, type DriftRow } from './auditTypes.js';
 import { pendingId } from './cache.js';
 import { diffRecord } from './diff.js';
-import { compareFields } from './engine.js';
+import { compareFields } from './writer.js';
 
 export const GONE = 'gone from the platform: not listed, GET by id 404';
 
@@ -133,28 +133,31 @@ export class Auditor {
   private async compare<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<DriftRow[]> {
     const parentOf = new Map(records.map((r) => [r, parentRef(type, r)] as const));
     await this.loadParents([...parentOf.values()].filter((p): p is ParentRef => p !== null));
-    const users = type === 'action' ? await this.owners(records as ApiAction[]) : new Map<number, ApiUser>();
-    // The same inputs as the engine's processRecords: owner, target's external reference.
+    // The same inputs as the engine's processRecords, by the schema's context rules: owner, target's external reference.
+    const rules = SCHEMA[type].context;
+    const users = rules.owner ? await this.owners(type, records) : new Map<number, ApiUser>();
     const results: MapResult[] = records.map((record) => {
-      if (type === 'action') {
-        const ownerId = parsePositiveId((record as ApiAction).owner?.id);
-        return mapRecord('action', record as ApiAction, { user: ownerId === undefined ? null : users.get(ownerId) ?? null });
+      const extras: MapExtras = {};
+      if (rules.owner) {
+        const ownerId = ownerIdOf(type, record);
+        extras.user = ownerId === undefined ? null : users.get(ownerId) ?? null;
       }
-      if (type === 'donation' || type === 'newsletter_subscription') {
+      if (rules.target) {
         const parent = parentOf.get(record);
         const ref = parent ? this.parents.get(parent.key)?.ExternalReference__c : undefined;
-        return mapRecord(type, record, { targetExternalReference: typeof ref === 'string' ? ref : null });
+        extras.targetExternalReference = typeof ref === 'string' ? ref : null;
       }
-      return mapRecord(type, record);
+      return mapRecord(type, record, extras);
     });
     const drift = await this.classify(SCHEMA[type], results);
-    if (type === 'action') {
-      const questions = (records as ApiAction[]).flatMap((a) => mapQuestions(a));
-      for (const q of questions) {
+    if (rules.nested) {
+      // An action's questions: compared after their action, whose expected Id they link to.
+      const nested = records.flatMap((r) => mapNested(type, r));
+      for (const q of nested) {
         const ids = questionIdsOf(q.key);
         if (ids) this.questionsSeen.add(ids.actionId, ids.questionId);
       }
-      drift.push(...(await this.classify(SCHEMA.question, questions)));
+      drift.push(...(await this.classify(SCHEMA[rules.nested.type], nested)));
     }
     return drift;
   }
@@ -173,8 +176,8 @@ export class Auditor {
     }
   }
 
-  private async owners(actions: ApiAction[]): Promise<Map<number, ApiUser>> {
-    const ids = [...new Set(actions.map((a) => parsePositiveId(a.owner?.id)).filter((id): id is number => id !== undefined))];
+  private async owners<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<Map<number, ApiUser>> {
+    const ids = [...new Set(records.map((r) => ownerIdOf(type, r)).filter((id): id is number => id !== undefined))];
     if (ids.length === 0) return new Map();
     const res = await this.source.fetch('user', ids);
     for (const [id, err] of res.failed) {

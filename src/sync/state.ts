@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../model/errors.js';
 import { OBJECT_TYPES, type ObjectRef, type SyncableType } from '../model/objects.js';
+import { parsePositiveId } from '../model/refs.js';
 
 export interface RunProgress {
   /** When the interrupted run started: its watermark once it completes. */
@@ -87,7 +88,7 @@ function isState(v: unknown): v is SyncState {
 function isRef(v: unknown): v is ObjectRef {
   if (v === null || typeof v !== 'object') return false;
   const r = v as Record<string, unknown>;
-  return typeof r.type === 'string' && (OBJECT_TYPES as readonly string[]).includes(r.type) && r.type !== 'question' && Number.isSafeInteger(r.id) && (r.id as number) > 0;
+  return typeof r.type === 'string' && (OBJECT_TYPES as readonly string[]).includes(r.type) && r.type !== 'question' && typeof r.id === 'number' && parsePositiveId(r.id) !== undefined;
 }
 
 export function watermarkFrom(startedAt: string): string {
