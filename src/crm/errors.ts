@@ -39,5 +39,9 @@ export function toSalesforceError(err: unknown): SalesforceError {
   if (code === 'INVALID_SESSION_ID') {
     return new SalesforceAuthError('the Salesforce session is invalid or expired, and no credentials are configured to renew it (set SF_CLIENT_ID/SF_CLIENT_SECRET, a username and password, or a JWT key)');
   }
+  if (code === 'INVALID_FIELD' && /No such column/i.test(message)) {
+    // A deployed field that field-level security hides looks exactly like a missing one.
+    return new SalesforceError(code, `${message} (the field is missing from the org or hidden from this user by field-level security: run svc-sync doctor)`);
+  }
   return new SalesforceError(code || 'UNKNOWN_ERROR', message || `Salesforce answered ${code || 'an error'} without a message`);
 }
