@@ -3,7 +3,7 @@ import { ConfigError } from '../../model/errors.js';
 import { SYNC_ORDER, parseObjectType, type SyncableType } from '../../model/objects.js';
 import { planIncremental, runIncremental, type Scope } from '../../sync/incremental.js';
 import { StateFile } from '../../sync/state.js';
-import type { GlobalOptions } from '../globals.js';
+import { CRON_RECIPE, type GlobalOptions } from '../globals.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { runEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
@@ -47,7 +47,7 @@ export function syncCommand(program: Command, setExit: SetExit): void {
     .option('--state <path>', 'state file for resume and watermark', DEFAULT_STATE_FILE)
     .addHelpText(
       'after',
-      '\nWithout --since or --all, continues from each type\'s watermark (the start of the last completed run that scanned it);\nan interrupted run with the same scope resumes where it stopped; records that failed are synced again by id next time.\n\nExamples:\n  svc-sync sync --all\n  svc-sync sync --since 2026-11-01T00:00:00Z --types donations\n  */15 * * * *  cd /srv/svc-sync && svc-sync sync --json --quiet >> sync.log 2>&1',
+      `\nWithout --since or --all, continues from each type\'s watermark (the start of the last completed run that scanned it);\nan interrupted run with the same scope resumes where it stopped; records that failed are synced again by id next time.\n\nExamples:\n  svc-sync sync --all\n  svc-sync sync --since 2026-11-01T00:00:00Z --types donations\n  ${CRON_RECIPE}`,
     );
   addRunOptions(cmd).action(async (opts: SyncOptions, c: Command) => {
     if (opts.since !== undefined && opts.all) throw new ConfigError('--since and --all: give one of them, not both');
@@ -57,7 +57,7 @@ export function syncCommand(program: Command, setExit: SetExit): void {
     const plan = planIncremental(new StateFile(opts.state), scope, types, globals.dryRun);
     await runCommand(c, setExit, (ctx) => {
       if (plan.resumed) ctx.out.info(`resuming the run started ${plan.run.startedAt} (done: ${plan.run.completed.join(', ') || 'nothing yet'})`);
-      return runEngine(ctx, { command: 'sync', opts, body: (engine, deps) => runIncremental(engine, plan, deps.sink) });
+      return runEngine(ctx, { command: 'sync', opts, stateFile: opts.state, body: (engine, deps) => runIncremental(engine, plan, deps.sink) });
     });
   });
 }
