@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { checkApiKey, PlatformClient } from '../../src/platform/client.js';
+import { checkPlatform, PlatformClient } from '../../src/platform/client.js';
 import { PlatformError } from '../../src/platform/errors.js';
 import { createPlatformSource } from '../../src/platform/source.js';
 import type { FakePlatform } from '../../fixtures/platform/server.js';
@@ -132,12 +132,12 @@ describe('errors', () => {
     expect(fake.requests.total).toBe(1);
   });
 
-  it('checkApiKey makes exactly one request and reports the outcome', async () => {
+  it('checkPlatform (doctor) makes exactly one request and reports the outcome', async () => {
     fake.resetCounts();
-    const good = await checkApiKey(settingsFor(fake));
+    const good = await checkPlatform(settingsFor(fake));
     expect(good.ok).toBe(true);
     expect(fake.requests.total).toBe(1);
-    const bad = await checkApiKey(settingsFor(fake, { apiKey: 'nope' }));
+    const bad = await checkPlatform(settingsFor(fake, { apiKey: 'nope' }));
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.error.kind).toBe('auth');
     expect(fake.requests.total).toBe(2);

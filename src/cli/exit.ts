@@ -1,6 +1,7 @@
 /** Errors to exit codes, in one place: 0 all done; 1 some records failed; 2 usage or configuration. */
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config/errors.js';
+import { oneLine } from '../config/quote.js';
 import { SalesforceAuthError } from '../crm/errors.js';
 import { PlatformError } from '../platform/errors.js';
 
@@ -14,9 +15,14 @@ export function exitCodeOf(err: unknown): number {
   return EXIT.PARTIAL;
 }
 
-/** A one-line message for an error, naming what failed. */
-export function messageOf(err: unknown): string {
-  if (err instanceof PlatformError && err.fatal) return `platform API rejected the key or URL: ${err.message} (check SVC_API_KEY and SVC_API_URL)`;
-  if (err instanceof Error) return err.message.split('\n')[0] ?? String(err);
-  return String(err);
+/**
+ * A one-line message for an error, naming what failed. Secrets are masked before the text is cut
+ * to its first line: a cut secret would no longer match its mask.
+ */
+export function messageOf(err: unknown, redact: (text: string) => string = (t) => t): string {
+  let text: string;
+  if (err instanceof PlatformError && err.fatal) text = `platform API rejected the key or URL: ${err.message} (check SVC_API_KEY and SVC_API_URL)`;
+  else if (err instanceof Error) text = err.message;
+  else text = String(err);
+  return oneLine(redact(text).split(/\r?\n/)[0] ?? '');
 }

@@ -1,8 +1,10 @@
 /** Entry point: runs the program and maps every error to its exit code, in one place. */
 import { CommanderError } from 'commander';
 import { loadRaw, redact } from '../config/load.js';
+import { oneLine } from '../config/quote.js';
 import { EXIT, exitCodeOf, messageOf } from './exit.js';
 import { buildProgram } from './program.js';
+import { guardStdio, withStdioStatus } from './stdio.js';
 
 /** The --config file named on the command line, read before commander has parsed anything. */
 function configPathOf(argv: string[]): string | undefined {
@@ -30,6 +32,11 @@ function writeJsonError(status: number, name: string, message: string): void {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  guardStdio();
+  return withStdioStatus(await run(argv));
+}
+
+async function run(argv: string[]): Promise<number> {
   let code: number = EXIT.OK;
   const program = buildProgram((c) => {
     code = c;
@@ -41,11 +48,11 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof CommanderError) {
       // --help and --version end here too, with their own code 0; commander printed its message.
       if (err.exitCode === 0) return EXIT.OK;
-      if (argv.includes('--json')) writeJsonError(EXIT.USAGE, 'UsageError', err.message.replace(/^error: /, ''));
+      if (argv.includes('--json')) writeJsonError(EXIT.USAGE, 'UsageError', oneLine(err.message.replace(/^error: /, ''), 300));
       return EXIT.USAGE;
     }
     const status = exitCodeOf(err);
-    const message = safeRedact(messageOf(err), argv);
+    const message = messageOf(err, (t) => safeRedact(t, argv));
     const json = argv.includes('--json');
     if (json) {
       writeJsonError(status, err instanceof Error ? err.name : 'Error', message);

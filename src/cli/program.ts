@@ -1,6 +1,7 @@
 /** The commander program: global options and one file per command. */
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
+import { oneLine } from '../config/quote.js';
 import { addGlobalOptions } from './globals.js';
 import { objectCommand } from './commands/object.js';
 import { replayCommand } from './commands/replay.js';
@@ -20,7 +21,12 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .description('Keep a Salesforce org an exact, linked mirror of the fundraising platform.')
     .version(version(), '-V, --version')
     .showHelpAfterError('(run svc-sync --help for usage)')
-    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) })
+    .configureOutput({
+      writeOut: (s) => process.stdout.write(s),
+      writeErr: (s) => process.stderr.write(s),
+      // Commander's errors quote the argument they refuse: escaped and bounded like every other echo.
+      outputError: (s, write) => write(`${oneLine(s.replace(/\n$/, ''), 300)}\n`),
+    })
     .exitOverride();
   addGlobalOptions(program);
   program.addHelpText(

@@ -1,6 +1,7 @@
 /** Shared by object, replay and sync: build the engine, run it, render, pick the exit code. */
 import { loadRaw, platformSettings, redact, salesforceSettings, webhookSettings, type RawSettings } from '../config/load.js';
 import { ConfigError } from '../config/errors.js';
+import { quote } from '../config/quote.js';
 import type { Settings } from '../config/settings.js';
 import { SyncEngine } from '../sync/engine.js';
 import { RunReport } from '../sync/report.js';
@@ -25,7 +26,7 @@ export const DEFAULT_BATCH_SIZE = 5000;
 
 export function parseBatchSize(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_BATCH_SIZE;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) throw new ConfigError(`--batch-size: must be a whole number from 1 to 100000, got ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) throw new ConfigError(`--batch-size: must be a whole number from 1 to 100000, got ${quote(raw)}`);
   return Number(raw);
 }
 
@@ -96,7 +97,7 @@ export async function runWithEngine(
     ...buildResult(command, globals.dryRun, report, deps!.source.requests(), deps!.sink.calls()),
     ...(extra ?? {}),
   };
-  if (stopped !== undefined) result.stopped = messageOf(stopped);
+  if (stopped !== undefined) result.stopped = messageOf(stopped, out.redact);
   const warnings = [...warningsBefore, ...report.warnings];
   if (globals.dryRun) warnings.push(DRY_RUN_NOTICE);
   // Exit 2 promises "nothing written": once something was, a stop is a partial run.
@@ -111,7 +112,7 @@ export async function runWithEngine(
     for (const w of warningsBefore) out.info(`warning: ${w}`);
     if (globals.verbose) for (const w of report.warnings) out.info(`warning: ${w}`);
     else if (report.warnings.length > 0) out.info(`${report.warnings.length} warning(s); --verbose lists them`);
-    if (stopped !== undefined) out.error(messageOf(stopped));
+    if (stopped !== undefined) out.error(messageOf(stopped, out.redact));
   }
   return status;
 }

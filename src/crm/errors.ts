@@ -1,4 +1,5 @@
 /** Typed Salesforce errors. Messages never carry tokens, secrets or passwords. */
+import { oneLine } from '../config/quote.js';
 import type { CrmError } from './types.js';
 
 export class SalesforceError extends Error {
@@ -45,7 +46,9 @@ export function isTransientCode(code: string): boolean {
     code === 'SERVER_UNAVAILABLE' ||
     code === 'NETWORK_ERROR' ||
     code === 'CONCURRENT_REQUEST_LIMIT' ||
-    /^ERROR_HTTP_(502|503|504)$/.test(code)
+    // Salesforce's internal failure (HTTP 500): upserts on an external id and queries are safe to repeat.
+    code === 'UNKNOWN_EXCEPTION' ||
+    /^ERROR_HTTP_(500|502|503|504)$/.test(code)
   );
 }
 
@@ -73,6 +76,10 @@ export function toSalesforceError(err: unknown): SalesforceError {
   }
   if (code === 'INVALID_SESSION_ID') {
     return new SalesforceAuthError('the Salesforce session is invalid or expired, and no credentials are configured to renew it (set SF_CLIENT_ID/SF_CLIENT_SECRET, a username and password, or a JWT key)');
+  }
+  if (code === 'UNKNOWN_EXCEPTION' || /^ERROR_HTTP_5\d\d$/.test(code)) {
+    // Said plainly: a bare "An unexpected error occurred" could come from anywhere.
+    return new SalesforceError(code, `Salesforce answered with an internal error (${code})${message ? `: ${oneLine(message, 300)}` : ''}`);
   }
   return new SalesforceError(code || 'UNKNOWN_ERROR', message || `Salesforce answered ${code || 'an error'} without a message`);
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import Table from 'cli-table3';
 import { checkOrg, type DoctorFinding } from '../../crm/doctor.js';
 import { SalesforceSink } from '../../crm/sink.js';
-import { checkApiKey } from '../../platform/client.js';
+import { checkPlatform } from '../../platform/client.js';
 import { platformSettings, salesforceSettings } from '../../config/load.js';
 import type { GlobalOptions } from '../globals.js';
 import { commandContext } from '../runSync.js';
@@ -14,18 +14,18 @@ import { commandContext } from '../runSync.js';
 export function doctorCommand(program: Command, setExit: (code: number) => void): void {
   program
     .command('doctor')
-    .description('check the platform API key (one request) and that the org has every object and field, with compatible types')
+    .description('check that SVC_API_URL is the platform API and the key works (one request) and that the org has every object and field, with compatible types')
     .action(async (_opts: unknown, c: Command) => {
       const ctx = commandContext(c.optsWithGlobals<GlobalOptions>());
       const platform = platformSettings(ctx.raw);
       const salesforce = salesforceSettings(ctx.raw);
-      const key = await checkApiKey(platform);
-      const platformLine = key.ok ? 'platform API key: ok' : `platform API key: FAILED (${key.error.message})`;
+      const key = await checkPlatform(platform);
+      const platformLine = key.ok ? 'platform API key: ok' : `platform API: FAILED (${key.message})`;
       const sink = await SalesforceSink.connect(salesforce);
       const findings: DoctorFinding[] = await checkOrg(sink);
       const status = key.ok && findings.length === 0 ? 0 : 1;
       if (ctx.globals.json) {
-        const result = { command: 'doctor', ok: status === 0, platform: key.ok ? 'ok' : key.error.message, findings, requests: { platform: 1, salesforce: sink.calls().total } };
+        const result = { command: 'doctor', ok: status === 0, platform: key.ok ? 'ok' : key.message, findings, requests: { platform: 1, salesforce: sink.calls().total } };
         ctx.out.json(status, result, []);
       } else if (findings.length === 0) {
         ctx.out.result(`${platformLine}\nSalesforce org: every object and field is in place`);

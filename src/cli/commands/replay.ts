@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/errors.js';
+import { quote } from '../../config/quote.js';
 import { EXIT } from '../exit.js';
 import type { GlobalOptions } from '../globals.js';
 import { parseReplay } from '../replayFile.js';
@@ -11,7 +12,7 @@ function readInput(file: string): string {
   try {
     return fs.readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (e) {
-    throw new ConfigError(`--file ${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new ConfigError(`--file ${quote(file)}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
 }
 
@@ -26,7 +27,7 @@ export function replayCommand(program: Command, setExit: (code: number) => void)
     const ctx = commandContext(c.optsWithGlobals<GlobalOptions>());
     const warnings = input.badLines.map((b) => `line ${b.line}: ${b.reason} (skipped)`);
     if (input.refs.length === 0 && input.badLines.length > 0) {
-      throw new ConfigError(`--file ${opts.file}: no valid line (${warnings[0]})`);
+      throw new ConfigError(`--file ${quote(opts.file)}: no valid line (${warnings[0]})`);
     }
     for (const w of warnings) ctx.out.info(`warning: ${w}`);
     const code = await runWithEngine(

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/errors.js';
+import { quote } from '../../config/quote.js';
+import { checkPlatform } from '../../platform/client.js';
 import { describeWait } from '../../platform/rateLimit.js';
 import { createEngineProcessor } from '../../webhook/engineProcessor.js';
 import { DEFAULT_SERVE, serve } from '../../webhook/serve.js';
@@ -16,13 +18,13 @@ interface ServeCommandOptions {
 }
 
 function port(raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new ConfigError(`--port ${JSON.stringify(raw)}: must be a port number from 0 to 65535`);
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new ConfigError(`--port ${quote(raw)}: must be a port number from 0 to 65535`);
   return Number(raw);
 }
 
 function batchSize(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 10_000) throw new ConfigError(`--batch-size ${JSON.stringify(raw)}: must be a whole number from 1 to 10000`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 10_000) throw new ConfigError(`--batch-size ${quote(raw)}: must be a whole number from 1 to 10000`);
   return Number(raw);
 }
 
@@ -43,6 +45,14 @@ export function serveCommand(program: Command, setExit: (code: number) => void):
       const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
       const size = batchSize(opts.batchSize);
       const log = (line: string): void => ctx.out.info(line);
+      // A wrong base URL would fail every event: refuse to start (exit 2). An API that is only
+      // down for now is no reason to drop webhooks: events are stored and synced once it answers.
+      const check = await checkPlatform(settings.platform, { retries: 2 });
+      if (!check.ok && (check.notPlatform || check.error.fatal)) {
+        if (check.notPlatform) throw new ConfigError(check.message);
+        throw check.error;
+      }
+      if (!check.ok) log(`svc-sync serve: warning: the platform API did not answer at start (${check.message}); events are stored and synced once it does`);
       const processor = createEngineProcessor(settings, {
         ...(size === undefined ? {} : { batchSize: size }),
         platformHooks: { onWait: (w) => log(describeWait(w.seconds, w.reason)) },

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/errors.js';
+import { quote } from '../../config/quote.js';
+import { platformSettings } from '../../config/load.js';
 import { parseObjectType, type SyncableType } from '../../mapping/objects.js';
+import { assertPlatformApi } from '../../platform/client.js';
 import { SYNC_ORDER } from '../../sync/engine.js';
 import { completedState, retriesDue, sameTypes, startingPoint, type Scope } from '../../sync/incremental.js';
 import { StateFile, type RunProgress } from '../../sync/state.js';
@@ -22,7 +25,7 @@ function parseTypes(list: string | undefined): SyncableType[] {
   const out: SyncableType[] = [];
   for (const word of list.split(',').map((w) => w.trim()).filter(Boolean)) {
     const t = parseObjectType(word);
-    if (!t) throw new ConfigError(`--types: unknown object type ${JSON.stringify(word)}`);
+    if (!t) throw new ConfigError(`--types: unknown object type ${quote(word)}`);
     if (!out.includes(t)) out.push(t);
   }
   if (out.length === 0) throw new ConfigError('--types: give at least one object type');
@@ -31,7 +34,7 @@ function parseTypes(list: string | undefined): SyncableType[] {
 
 function parseSince(since: string): string {
   if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(since) || Number.isNaN(Date.parse(since))) {
-    throw new ConfigError(`--since ${JSON.stringify(since)}: not an ISO 8601 date or date-time`);
+    throw new ConfigError(`--since ${quote(since)}: not an ISO 8601 date or date-time`);
   }
   return new Date(Date.parse(since)).toISOString();
 }
@@ -67,6 +70,8 @@ export function syncCommand(program: Command, setExit: (code: number) => void): 
       if (!globals.dryRun) stateFile.write({ ...state, run });
     };
     const code = await runWithEngine('sync', ctx, opts, async (engine) => {
+      // A wrong base URL would make every list look empty or every record look deleted: stop first (exit 2).
+      await assertPlatformApi(platformSettings(ctx.raw));
       // Recorded only now that settings and connections are good: a run that could not start leaves no progress behind.
       save();
       await engine.syncScan(types.filter((t) => !run.completed.includes(t)), since ? { updatedAfter: since } : {}, {
