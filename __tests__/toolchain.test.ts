@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import got from 'got';
 import http from 'node:http';
-import { parseObjectType } from '../src/mapping/objects.js';
+import { parseObjectType } from '../src/model/objects.js';
 
 describe('toolchain', () => {
   it('runs ESM TypeScript with got over loopback', async () => {

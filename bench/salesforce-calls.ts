@@ -5,7 +5,7 @@
 import { startSalesforceEmulator } from '../fixtures/salesforce/emulator.js';
 import { connectSalesforce } from '../src/crm/connection.js';
 import { SalesforceSink } from '../src/crm/sink.js';
-import type { CrmRecord } from '../src/crm/types.js';
+import type { CrmRecord } from '../src/model/crmRecords.js';
 
 const records = (n: number, tag: string): CrmRecord[] =>
   Array.from({ length: n }, (_, i) => ({ SvcId__c: `Segment_${tag}_${i}`, Name: `Segment ${i}`, Title__c: `Title ${i}`, TargetAmount__c: i, TotalAmount__c: 1.5 }));

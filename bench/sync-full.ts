@@ -23,19 +23,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PlatformSettings, SalesforceSettings } from '../src/config/settings.js';
-import { linkFromSalesforce, linkRecords, readParents } from '../src/crm/cascade.js';
+import { linkRecords, parentFieldsToRead } from '../src/mapping/link.js';
 import { SalesforceSink } from '../src/crm/sink.js';
-import type { CrmCallCounts, UpsertOutcome } from '../src/crm/types.js';
+import type { CrmCallCounts, StoredRecord, UpsertOutcome } from '../src/model/crmRecords.js';
 import { mapQuestions, mapRecord } from '../src/mapping/map.js';
-import type { SObjectName, SyncableType } from '../src/mapping/objects.js';
-import type { MapResult } from '../src/mapping/types.js';
+import type { SObjectName, SyncableType } from '../src/model/objects.js';
+import type { MappedRecord, MapResult } from '../src/mapping/types.js';
 import { SCHEMAS } from '../src/mapping/schema.js';
 import { PlatformClient } from '../src/platform/client.js';
-import { PlatformError } from '../src/platform/errors.js';
-import type { ApiAction, ApiRecordOf, ApiUser } from '../src/platform/records.js';
+import { PlatformError } from '../src/model/errors.js';
+import type { ApiAction, ApiRecordOf, ApiUser } from '../src/model/apiRecords.js';
 import { createPlatformSource } from '../src/platform/source.js';
-import { SYNC_ORDER, SyncEngine } from '../src/sync/engine.js';
-import type { PlatformRequestCounts } from '../src/sync/ports.js';
+import { SYNC_ORDER } from '../src/model/objects.js';
+import { SyncEngine } from '../src/sync/engine.js';
+import type { PlatformRequestCounts } from '../src/model/ports.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { generateSite, type SiteOptions } from '../fixtures/platform/site.js';
 
@@ -128,6 +129,15 @@ async function runEngine(target: Target): Promise<RunFigures> {
 
 type Ids = Record<SyncableType, number[]>;
 
+/** The naive parent read: one readByKeys per parent object of the given records, linking fields only. */
+async function readParents(sink: SalesforceSink, records: MappedRecord[]): Promise<Map<string, StoredRecord>> {
+  const byObject = new Map<SObjectName, Set<string>>();
+  for (const r of records) if (r.parent) byObject.set(r.parent.object, (byObject.get(r.parent.object) ?? new Set<string>()).add(r.parent.key));
+  const parents = new Map<string, StoredRecord>();
+  for (const [object, keys] of byObject) for (const [k, v] of await sink.readByKeys(object, [...keys], parentFieldsToRead(object))) parents.set(k, v);
+  return parents;
+}
+
 async function runNaive(target: Target): Promise<RunFigures> {
   const ids = JSON.parse(readFileSync(target.idsFile as string, 'utf8')) as Ids;
   const client = new PlatformClient(target.platform);
@@ -149,7 +159,7 @@ async function runNaive(target: Target): Promise<RunFigures> {
       else failed++;
       return;
     }
-    const linked = await linkFromSalesforce(sink, [result]);
+    const linked = linkRecords([result], await readParents(sink, [result]));
     count(await sink.upsert(result.object, linked.records));
   };
   /** One record: fetch by id, map, link (parent read from Salesforce), upsert alone. */

@@ -23,11 +23,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Settings } from '../src/config/settings.js';
 import { SalesforceSink } from '../src/crm/sink.js';
-import type { ObjectRef } from '../src/mapping/objects.js';
+import type { ObjectRef } from '../src/model/objects.js';
 import { createPlatformSource } from '../src/platform/source.js';
-import { SYNC_ORDER, SyncEngine } from '../src/sync/engine.js';
-import { emptyCounts, type ObjectCounts } from '../src/sync/report.js';
-import { createEngineProcessor } from '../src/webhook/engineProcessor.js';
+import { SYNC_ORDER } from '../src/model/objects.js';
+import { SyncEngine } from '../src/sync/engine.js';
+import { emptyObjectCounts } from '../src/model/outcomes.js';
+import { type ObjectCounts } from '../src/model/outcomes.js';
+import { createEngineProcessor } from '../src/webhook/processor.js';
 import { WebhookQueue, type QueueCounts } from '../src/webhook/queue.js';
 import { startReceiver } from '../src/webhook/server.js';
 import { startWorker, type BatchHints, type BatchProcessor, type ProcessResult } from '../src/webhook/worker.js';
@@ -167,7 +169,7 @@ try {
 
   stack.platform.resetCounts();
   stack.salesforce.resetCalls();
-  const outcomes: ObjectCounts = emptyCounts();
+  const outcomes: ObjectCounts = emptyObjectCounts();
   const perBatch: Array<{ refs: number; platform: number; salesforce: number }> = [];
   let lastPlatform = 0;
   let lastSalesforce = 0;

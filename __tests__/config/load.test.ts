@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError } from '../../src/config/errors.js';
-import { loadRaw, loadSettings, platformSettings, redact, salesforceSettings } from '../../src/config/load.js';
+import { ConfigError } from '../../src/model/errors.js';
+import { loadRaw, settingsOf, platformSettings, redact, salesforceSettings } from '../../src/config/load.js';
 
 const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));
 const TOKEN_ENV = { SVC_API_URL: 'http://127.0.0.1:1', SVC_API_KEY: 'k-123456', SF_INSTANCE_URL: 'http://127.0.0.1:2', SF_ACCESS_TOKEN: 'tok-abcdef' };
@@ -37,7 +37,7 @@ describe('settings sources', () => {
     const cwd = tmp();
     const file = path.join(cwd, 'other.json');
     fs.writeFileSync(file, JSON.stringify(TOKEN_ENV));
-    expect(loadSettings({ cwd, env: {}, configPath: file }).platform.apiUrl).toBe('http://127.0.0.1:1');
+    expect(settingsOf(loadRaw({ cwd, env: {}, configPath: file })).platform.apiUrl).toBe('http://127.0.0.1:1');
     expect(errorOf(() => loadRaw({ cwd, env: {}, configPath: path.join(cwd, 'nope.json') })).message).toMatch(/nope\.json: cannot be read/);
   });
 
@@ -76,7 +76,7 @@ describe('validation', () => {
   });
 
   it('has the documented defaults', () => {
-    const s = loadSettings({ cwd: tmp(), env: TOKEN_ENV });
+    const s = settingsOf(loadRaw({ cwd: tmp(), env: TOKEN_ENV }));
     expect(s.platform).toEqual({ apiUrl: 'http://127.0.0.1:1', apiKey: 'k-123456', concurrency: 4, timeoutMs: 30000, listIdsOnly: false });
     expect(s.salesforce.apiVersion).toBe('62.0');
     expect(s.salesforce.bulkThreshold).toBe(2000);
@@ -115,7 +115,7 @@ describe('secrets at load time', () => {
   });
 
   it('the webhook secret and the API key are refused with a line break too', () => {
-    expect(errorOf(() => loadSettings({ cwd: tmp(), env: { ...TOKEN_ENV, SVC_WEBHOOK_SECRET: 'hook-secret\n' + 'x' } })).message).toMatch(/^SVC_WEBHOOK_SECRET: contains a line break/);
+    expect(errorOf(() => settingsOf(loadRaw({ cwd: tmp(), env: { ...TOKEN_ENV, SVC_WEBHOOK_SECRET: 'hook-secret\n' + 'x' } }))).message).toMatch(/^SVC_WEBHOOK_SECRET: contains a line break/);
     expect(errorOf(() => platformSettings({ SVC_API_URL: 'http://x', SVC_API_KEY: 'key\r\nX-Evil: 1' })).message).toMatch(/^SVC_API_KEY: contains a line break/);
   });
 
@@ -134,7 +134,7 @@ describe('secrets at load time', () => {
   it('a config file saved with a UTF-8 byte order mark is read', () => {
     const cwd = tmp();
     fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), `\uFEFF${JSON.stringify(TOKEN_ENV)}`);
-    expect(loadSettings({ cwd, env: {} }).platform.apiUrl).toBe('http://127.0.0.1:1');
+    expect(settingsOf(loadRaw({ cwd, env: {} })).platform.apiUrl).toBe('http://127.0.0.1:1');
   });
 
   it('a config key named after a prototype member is an unknown setting, quoted and bounded', () => {

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startSalesforceEmulator, type Emulator } from '../../fixtures/salesforce/emulator.js';
 import { connectSalesforce } from '../../src/crm/connection.js';
-import { SalesforceAuthError } from '../../src/crm/errors.js';
+import { SalesforceAuthError } from '../../src/model/errors.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
 import { CLIENT, FAST, USER, segments, settingsFor } from './helpers.js';
 

@@ -3,7 +3,7 @@ import { startSalesforceEmulator, type Emulator, type EmulatorOptions } from '..
 import type { SalesforceSettings } from '../../src/config/settings.js';
 import { connectSalesforce } from '../../src/crm/connection.js';
 import { SalesforceSink, type SinkOptions } from '../../src/crm/sink.js';
-import type { CrmRecord } from '../../src/crm/types.js';
+import type { CrmRecord } from '../../src/model/crmRecords.js';
 
 export const CLIENT = { clientId: 'svc-sync-test-client', clientSecret: 'cs-very-secret-value-123' };
 export const USER = { username: 'integration@svc.example', password: 'pw-very-secret-456' };

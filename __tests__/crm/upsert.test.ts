@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Emulator } from '../../fixtures/salesforce/emulator.js';
 import type { SalesforceSink } from '../../src/crm/sink.js';
-import { ApiLimitError } from '../../src/crm/errors.js';
-import type { CrmRecord } from '../../src/crm/types.js';
+import { ApiLimitError } from '../../src/model/errors.js';
+import type { CrmRecord } from '../../src/model/crmRecords.js';
 import { segments, setup } from './helpers.js';
 
 let emu: Emulator | undefined;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import type { ApiDonation } from '../../src/platform/records.js';
+import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { cli, cliJson, donationSynced, expectEnvelope, expectedKeys, keyOf, OBJECTS, recordCount, removeDir, tempCwd, writeCalls, type Envelope } from './helpers.js';
 
 const isNotice = (w: string): boolean => /dry run/i.test(w) && /cannot be foreseen/.test(w);

@@ -11,7 +11,7 @@ import { packageRoot, runCli, type CliResult } from '../../fixtures/cli.js';
 import type { Site } from '../../fixtures/platform/site.js';
 import type { Stack } from '../../fixtures/stack.js';
 import type { EmulatorRecord } from '../../fixtures/salesforce/emulator.js';
-import type { ApiDonation, ApiQuestion, ResourceType } from '../../src/platform/records.js';
+import type { ApiDonation, ApiQuestion, ResourceType } from '../../src/model/apiRecords.js';
 
 // These tests spawn the built CLI (bin/svc-sync.js -> dist/): say so plainly when it is not built.
 const BUILT = path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js');

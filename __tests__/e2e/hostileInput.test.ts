@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BIN } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import type { ApiDonation } from '../../src/platform/records.js';
+import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { cli, cliJson, donationSynced, keyOf, recordCount, removeDir, tempCwd, waitFor, writeCalls } from './helpers.js';
 
 let stack: Stack;

@@ -1,7 +1,7 @@
 /** `svc-sync object <type> <id>` end to end: the built CLI against the fake platform and the emulator. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import type { ApiDonation, ApiNewsletterSubscription } from '../../src/platform/records.js';
+import type { ApiDonation, ApiNewsletterSubscription } from '../../src/model/apiRecords.js';
 import { cliJson, donationSynced, expectEnvelope, expectLinked, keyOf, questionKey, questionSynced, removeDir, tempCwd, totals, writeCalls, type Envelope } from './helpers.js';
 
 describe('object <type> <id>', () => {

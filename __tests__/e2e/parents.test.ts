@@ -1,7 +1,7 @@
 /** Parents that cannot be found (warning, missingParents, --strict-parents) and a moved team's cascade. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import type { ApiDonation } from '../../src/platform/records.js';
+import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { cli, cliJson, donationSynced, expectEnvelope, keyOf, LOOKUPS_OF, removeDir, sfRecord, tempCwd } from './helpers.js';
 
 describe('parents', () => {

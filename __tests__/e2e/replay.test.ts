@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import type { ApiDonation } from '../../src/platform/records.js';
+import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { cli, cliJson, donationSynced, expectEnvelope, expectLinked, keyOf, removeDir, tempCwd, writeCalls } from './helpers.js';
 
 describe('replay --file', () => {

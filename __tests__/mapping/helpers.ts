@@ -1,7 +1,7 @@
 /** Shared helpers of the mapping tests: typed fixture loading and result narrowing. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { RESOURCES, type ApiRecordOf } from '../../src/platform/records.js';
+import { RESOURCES, type ApiRecordOf } from '../../src/model/apiRecords.js';
 import type { InvalidRecord, MapResult, MappedRecord, SkippedRecord } from '../../src/mapping/types.js';
 
 export type ApiKind = keyof ApiRecordOf;

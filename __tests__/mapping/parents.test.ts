@@ -5,7 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { mapQuestions, mapRecord } from '../../src/mapping/map.js';
 import type { ParentRef } from '../../src/mapping/types.js';
-import type { ApiAction, ApiDonation, ApiEntity, ApiNewsletterSubscription } from '../../src/platform/records.js';
+import type { ApiAction, ApiDonation, ApiEntity, ApiNewsletterSubscription } from '../../src/model/apiRecords.js';
 import { asRecord, full } from './helpers.js';
 
 const USER = full('user');

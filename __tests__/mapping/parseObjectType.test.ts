@@ -1,6 +1,7 @@
 /** parseObjectType: the object type names of the command line, the API and the webhooks. */
 import { describe, expect, it } from '@jest/globals';
-import { LEVEL, OBJECT_TYPES, parseObjectType } from '../../src/mapping/objects.js';
+import { LEVEL, SCHEMA } from '../../src/mapping/schema.js';
+import { OBJECT_TYPES, parseObjectType } from '../../src/model/objects.js';
 
 describe('parseObjectType', () => {
   it.each([
@@ -32,7 +33,16 @@ describe('parseObjectType', () => {
 });
 
 describe('LEVEL', () => {
-  it('puts parents before children: segment, project, team = company, action, question, donation, subscription', () => {
-    expect(OBJECT_TYPES.map((t) => LEVEL[t])).toEqual([0, 1, 2, 2, 3, 4, 5, 6]);
+  it('is derived from the parent rules: segment, project, team = company = subscription, action, question = donation', () => {
+    expect(OBJECT_TYPES.map((t) => LEVEL[t])).toEqual([0, 1, 2, 2, 3, 4, 4, 2]);
+  });
+
+  it('puts every parent above its children, and the write order lists parents first', () => {
+    for (const type of OBJECT_TYPES) {
+      for (const rule of SCHEMA[type].parents) {
+        expect(LEVEL[rule.type]).toBeLessThan(LEVEL[type]);
+        expect(OBJECT_TYPES.indexOf(rule.type)).toBeLessThan(OBJECT_TYPES.indexOf(type));
+      }
+    }
   });
 });

@@ -3,8 +3,9 @@
  * of fixtures/mapping/hostile and small inline records. Every assertion is on exact values.
  */
 import { describe, expect, it } from '@jest/globals';
-import { keyFor, mapQuestions, mapRecord, questionKey } from '../../src/mapping/map.js';
-import type { ApiAction, ApiDonation, ApiNewsletterSubscription, ApiProject, ApiSegment } from '../../src/platform/records.js';
+import { keyFor, questionKey } from '../../src/model/refs.js';
+import { mapQuestions, mapRecord } from '../../src/mapping/map.js';
+import type { ApiAction, ApiDonation, ApiNewsletterSubscription, ApiProject, ApiSegment } from '../../src/model/apiRecords.js';
 import { EMOJI, asInvalid, asRecord, asSkip, fixture, full, hostile, isHighSurrogate, isLowSurrogate } from './helpers.js';
 
 const USER = full('user');

@@ -8,8 +8,9 @@
 import { describe, expect, it } from '@jest/globals';
 import type { FieldDef, FieldType } from '../../src/mapping/fieldTypes.js';
 import { mapQuestions, mapRecord } from '../../src/mapping/map.js';
-import { OBJECT_TYPES, type ObjectType } from '../../src/mapping/objects.js';
-import { KEY_FIELD, NAME_FIELD, NAME_LENGTH, SCHEMA, SCHEMAS, lookupFields, writableFieldNames } from '../../src/mapping/schema.js';
+import { OBJECT_TYPES, type ObjectType } from '../../src/model/objects.js';
+import { KEY_FIELD } from '../../src/model/refs.js';
+import { NAME_FIELD, NAME_LENGTH, SCHEMA, SCHEMAS, lookupFields, writableFieldNames } from '../../src/mapping/schema.js';
 import type { MappedRecord } from '../../src/mapping/types.js';
 import { asRecord, full } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { checkPlatform, PlatformClient } from '../../src/platform/client.js';
-import { PlatformError } from '../../src/platform/errors.js';
+import { PlatformError } from '../../src/model/errors.js';
 import { createPlatformSource } from '../../src/platform/source.js';
 import type { FakePlatform } from '../../fixtures/platform/server.js';
 import { isoSeconds, type Site } from '../../fixtures/platform/site.js';
@@ -132,7 +132,7 @@ describe('errors', () => {
     expect(fake.requests.total).toBe(1);
   });
 
-  it('checkPlatform (doctor) makes exactly one request and reports the outcome', async () => {
+  it('checkPlatform makes exactly one request and reports the outcome', async () => {
     fake.resetCounts();
     const good = await checkPlatform(settingsFor(fake));
     expect(good.ok).toBe(true);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { PlatformClient } from '../../src/platform/client.js';
-import { PlatformError } from '../../src/platform/errors.js';
+import { PlatformError } from '../../src/model/errors.js';
 import type { RequestInfo } from '../../src/platform/http.js';
 import type { WaitInfo } from '../../src/platform/rateLimit.js';
 import { createPlatformSource } from '../../src/platform/source.js';

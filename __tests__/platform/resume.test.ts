@@ -1,6 +1,6 @@
 /** A 401 stops the rest of a run, but a long-lived process (serve) can start a new run later. */
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { PlatformError } from '../../src/platform/errors.js';
+import { PlatformError } from '../../src/model/errors.js';
 import { PlatformClient } from '../../src/platform/client.js';
 import { startFakePlatform, type FakePlatform } from '../../fixtures/platform/server.js';
 import { generateSite } from '../../fixtures/platform/site.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { StoredRecord } from '../../src/crm/types.js';
+import type { StoredRecord } from '../../src/model/crmRecords.js';
 import type { FieldType } from '../../src/mapping/fieldTypes.js';
 import { SCHEMA } from '../../src/mapping/schema.js';
 import { diffRecord } from '../../src/sync/diff.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError } from '../../src/config/errors.js';
+import { ConfigError } from '../../src/model/errors.js';
 import { completedState, retriesDue, startingPoint } from '../../src/sync/incremental.js';
 import { RunReport } from '../../src/sync/report.js';
 import { WATERMARK_OVERLAP_MS, type RunProgress, type SyncState } from '../../src/sync/state.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { ObjectRef } from '../../src/mapping/objects.js';
+import type { ObjectRef } from '../../src/model/objects.js';
 import type { BatchProcessor, ProcessOutcome, ProcessResult } from '../../src/webhook/worker.js';
 
 export interface TempDir {

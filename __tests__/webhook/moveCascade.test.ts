@@ -4,11 +4,12 @@
  * Salesforce follow, from Salesforce alone: the only platform request is the team itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { loadSettings } from '../../src/config/load.js';
+import { loadRaw, settingsOf } from '../../src/config/load.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
 import { createPlatformSource } from '../../src/platform/source.js';
-import { SyncEngine, SYNC_ORDER } from '../../src/sync/engine.js';
-import { createEngineProcessor } from '../../src/webhook/engineProcessor.js';
+import { SyncEngine } from '../../src/sync/engine.js';
+import { SYNC_ORDER } from '../../src/model/objects.js';
+import { createEngineProcessor } from '../../src/webhook/processor.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { eventually, postJson, tempQueue, type TempDir } from './helpers.js';
@@ -20,7 +21,7 @@ let dir: TempDir;
 beforeAll(async () => {
   stack = await startStack({ site: { segments: 2, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 2, donations: 80, newsletterSubscriptions: 0 } });
   dir = tempQueue();
-  const settings = loadSettings({ env: stack.env, cwd: dir.dir });
+  const settings = settingsOf(loadRaw({ env: stack.env, cwd: dir.dir }));
   const sink = await SalesforceSink.connect(settings.salesforce);
   const engine = new SyncEngine(createPlatformSource(settings.platform), sink, { dryRun: false, force: false, strictParents: false, batchSize: 500 });
   await engine.syncScan([...SYNC_ORDER], {});

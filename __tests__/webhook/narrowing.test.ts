@@ -6,10 +6,10 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadSettings } from '../../src/config/load.js';
+import { loadRaw, settingsOf } from '../../src/config/load.js';
 import type { Settings } from '../../src/config/settings.js';
-import type { ObjectRef } from '../../src/mapping/objects.js';
-import { createEngineProcessor } from '../../src/webhook/engineProcessor.js';
+import type { ObjectRef } from '../../src/model/objects.js';
+import { createEngineProcessor } from '../../src/webhook/processor.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 
 let stack: Stack;
@@ -17,7 +17,7 @@ let settings: Settings;
 
 beforeAll(async () => {
   stack = await startStack({ site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 2, donations: 1500, newsletterSubscriptions: 0 } });
-  settings = loadSettings({ env: stack.env, cwd: fs.mkdtempSync(path.join(os.tmpdir(), 'svc-narrow-')) });
+  settings = settingsOf(loadRaw({ env: stack.env, cwd: fs.mkdtempSync(path.join(os.tmpdir(), 'svc-narrow-')) }));
 });
 afterAll(async () => {
   await stack.close();

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import Database from 'better-sqlite3';
 import http from 'node:http';
-import type { ObjectRef } from '../../src/mapping/objects.js';
+import type { ObjectRef } from '../../src/model/objects.js';
 import { classifyEvent } from '../../src/webhook/events.js';
 import type { WebhookMessage } from '../../src/webhook/message.js';
 import { WebhookQueue } from '../../src/webhook/queue.js';

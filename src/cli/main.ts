@@ -1,8 +1,8 @@
-/** Entry point: runs the program and maps every error to its exit code, in one place. */
+/** Entry point: runs the program; an error that ends a command gets its exit code and next steps from the model's table. */
 import { CommanderError } from 'commander';
 import { loadRaw, redact } from '../config/load.js';
+import { EXIT, actionsOf, describeError, exitCodeOf } from '../model/errors.js';
 import { oneLine } from '../config/quote.js';
-import { EXIT, exitCodeOf, messageOf } from './exit.js';
 import { buildProgram } from './program.js';
 import { guardStdio, withStdioStatus } from './stdio.js';
 
@@ -26,9 +26,9 @@ function safeRedact(text: string, argv: string[]): string {
   }
 }
 
-/** The --json error document: the Salesforce CLI's shape, so scripts read one format. */
-function writeJsonError(status: number, name: string, message: string): void {
-  process.stdout.write(`${JSON.stringify({ status, name, message, exitCode: status, warnings: [] }, null, 2)}\n`);
+/** The --json error document: the Salesforce CLI's shape (with `actions`, the next commands to run), so scripts read one format. */
+function writeJsonError(status: number, name: string, message: string, actions: string[]): void {
+  process.stdout.write(`${JSON.stringify({ status, name, message, exitCode: status, warnings: [], actions }, null, 2)}\n`);
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -48,14 +48,14 @@ async function run(argv: string[]): Promise<number> {
     if (err instanceof CommanderError) {
       // --help and --version end here too, with their own code 0; commander printed its message.
       if (err.exitCode === 0) return EXIT.OK;
-      if (argv.includes('--json')) writeJsonError(EXIT.USAGE, 'UsageError', oneLine(err.message.replace(/^error: /, ''), 300));
+      if (argv.includes('--json')) writeJsonError(EXIT.USAGE, 'UsageError', oneLine(err.message.replace(/^error: /, ''), 300), ['svc-sync --help']);
       return EXIT.USAGE;
     }
     const status = exitCodeOf(err);
-    const message = messageOf(err, (t) => safeRedact(t, argv));
+    const message = oneLine(describeError(err, (t) => safeRedact(t, argv)));
     const json = argv.includes('--json');
     if (json) {
-      writeJsonError(status, err instanceof Error ? err.name : 'Error', message);
+      writeJsonError(status, err instanceof Error ? err.name : 'Error', message, actionsOf(err).map((a) => safeRedact(a, argv)));
     } else {
       process.stderr.write(`svc-sync: ${message}\n`);
     }

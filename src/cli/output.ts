@@ -32,8 +32,9 @@ export class Output {
     process.stderr.write(`svc-sync: ${this.redact(text)}\n`);
   }
 
-  /** The --json envelope: {status, result, warnings}. */
-  json(status: number, result: unknown, warnings: string[]): void {
-    process.stdout.write(`${this.redact(JSON.stringify({ status, result, warnings }, null, 2))}\n`);
+  /** The --json envelope: {status, result, warnings}, and `actions` (what to run next) when an error stopped the work. */
+  json(status: number, result: unknown, warnings: string[], actions?: string[]): void {
+    const envelope = actions === undefined ? { status, result, warnings } : { status, result, warnings, actions };
+    process.stdout.write(`${this.redact(JSON.stringify(envelope, null, 2))}\n`);
   }
 }

@@ -1,19 +1,14 @@
-/** Shared by object, replay and sync: build the engine, run it, render, pick the exit code. */
-import { loadRaw, platformSettings, redact, salesforceSettings, webhookSettings, type RawSettings } from '../config/load.js';
-import { ConfigError } from '../config/errors.js';
-import { quote } from '../config/quote.js';
-import type { Settings } from '../config/settings.js';
-import { SyncEngine } from '../sync/engine.js';
+/** Shared by object, replay and sync: build the engine (through sync/compose), run it, and hand back a typed result. */
+import { settingsOf } from '../config/load.js';
+import { oneLine, quote } from '../config/quote.js';
+import { ConfigError, EXIT, describeError, exitCodeOf, type ExitCode } from '../model/errors.js';
+import { createDeps, createEngine, type Deps, type SyncEngine } from '../sync/compose.js';
 import { RunReport } from '../sync/report.js';
 import { buildResult, DRY_RUN_NOTICE, type RunResult } from '../sync/result.js';
-import { createDeps, type Deps } from './deps.js';
-import { EXIT, exitCodeOf, messageOf } from './exit.js';
-import type { GlobalOptions } from './globals.js';
-import { settingFlags } from './globals.js';
-import { Output } from './output.js';
 import { CsvReport } from './render/csvReport.js';
 import { createProgress } from './render/progress.js';
 import { renderHuman } from './render/tables.js';
+import type { CommandContext, CommandResult } from './runner.js';
 
 export interface RunOptions {
   force?: boolean;
@@ -22,67 +17,55 @@ export interface RunOptions {
   batchSize?: string;
 }
 
-export const DEFAULT_BATCH_SIZE = 5000;
+/** Records of one type a CLI run maps and writes together (the webhook worker's batches are smaller: see webhook/processor). */
+export const CLI_BATCH_SIZE = 5000;
 
 export function parseBatchSize(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_BATCH_SIZE;
+  if (raw === undefined) return CLI_BATCH_SIZE;
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) throw new ConfigError(`--batch-size: must be a whole number from 1 to 100000, got ${quote(raw)}`);
   return Number(raw);
 }
 
-export interface CommandContext {
-  globals: GlobalOptions;
-  raw: RawSettings;
-  out: Output;
-}
-
-export function commandContext(globals: GlobalOptions): CommandContext {
-  const raw = loadRaw({ flags: settingFlags(globals), configPath: globals.config });
-  const out = new Output({ json: globals.json, quiet: globals.quiet, verbose: globals.verbose }, (t) => redact(t, raw));
-  return { globals, raw, out };
-}
-
-export function fullSettings(raw: RawSettings): Settings {
-  return { platform: platformSettings(raw), salesforce: salesforceSettings(raw), webhook: webhookSettings(raw) };
+export interface EngineRun<E extends object> {
+  command: string;
+  opts: RunOptions;
+  /** The run itself; what it returns joins the result (sync's watermarks, replay's input). */
+  body: (engine: SyncEngine, deps: Deps) => Promise<E>;
+  /** Warnings known before the run (replay's bad lines), for the --json envelope. */
+  warningsBefore?: string[];
+  /** The least exit code the command gives whatever the run does (replay's bad lines: 1), so the --json status is the exit code. */
+  minStatus?: ExitCode;
 }
 
 /**
- * Runs `body` with an engine and prints the outcome. `prepare` runs first and may throw usage
- * errors (exit 2) before any connection is made, so nothing is half-written.
+ * Runs `body` with an engine and returns the outcome to render. Options are checked first and may
+ * throw usage errors (exit 2) before any connection is made, so nothing is half-written.
  */
-export async function runWithEngine(
-  command: string,
-  ctx: CommandContext,
-  opts: RunOptions,
-  body: (engine: SyncEngine, deps: Deps) => Promise<Record<string, unknown> | void>,
-  warningsBefore: string[] = [],
-  /** The least exit code the command gives whatever the run does (replay's bad lines: 1), so the --json status is the exit code. */
-  minStatus: number = EXIT.OK,
-): Promise<number> {
+export async function runEngine<E extends object>(ctx: CommandContext, run: EngineRun<E>): Promise<CommandResult<RunResult<E>>> {
   const { globals, out } = ctx;
-  const batchSize = parseBatchSize(opts.batchSize);
-  const settings = fullSettings(ctx.raw);
+  const batchSize = parseBatchSize(run.opts.batchSize);
+  const settings = settingsOf(ctx.raw);
   const progress = createProgress(!globals.json && !globals.quiet);
-  const csv = opts.report ? new CsvReport(opts.report) : undefined;
+  const csv = run.opts.report ? new CsvReport(run.opts.report) : undefined;
   const report = new RunReport(csv ? (o) => csv.write(o) : undefined);
   let deps: Deps | undefined;
-  let extra: Record<string, unknown> | void = undefined;
+  let extra: E | undefined;
   let stopped: unknown;
   try {
     // Rate-limit waits: in the spinner on a terminal, as a line on stderr otherwise (cron logs).
     deps = await createDeps(settings, (t) => (progress.live ? progress.note(t) : out.info(t)));
     const d = deps;
-    const engine = new SyncEngine(d.source, d.sink, {
+    const engine = createEngine(d, {
       dryRun: globals.dryRun,
-      force: Boolean(opts.force),
-      strictParents: Boolean(opts.strictParents),
+      force: Boolean(run.opts.force),
+      strictParents: Boolean(run.opts.strictParents),
       batchSize,
       onProgress: (p) => {
         progress.update(p);
         progress.requests(d.source.requests().total, d.sink.calls().total);
       },
     }, report);
-    extra = await body(engine, d);
+    extra = await run.body(engine, d);
   } catch (err) {
     stopped = err;
   } finally {
@@ -93,26 +76,26 @@ export async function runWithEngine(
   if (stopped !== undefined && (deps === undefined || (report.records.length === 0 && report.summary.size === 0))) {
     throw stopped;
   }
-  const result: RunResult = {
-    ...buildResult(command, globals.dryRun, report, deps!.source.requests(), deps!.sink.calls()),
-    ...(extra ?? {}),
-  };
-  if (stopped !== undefined) result.stopped = messageOf(stopped, out.redact);
-  const warnings = [...warningsBefore, ...report.warnings];
+  const result = {
+    ...buildResult(run.command, globals.dryRun, report, deps!.source.requests(), deps!.sink.calls()),
+    ...(extra ?? ({} as E)),
+  } as RunResult<E>;
+  if (stopped !== undefined) result.stopped = oneLine(describeError(stopped, ctx.out.redact));
+  const before = run.warningsBefore ?? [];
+  const warnings = [...before, ...report.warnings];
   if (globals.dryRun) warnings.push(DRY_RUN_NOTICE);
   // Exit 2 promises "nothing written": once something was, a stop is a partial run.
-  const status = Math.max(
-    minStatus,
-    stopped !== undefined ? (report.written > 0 ? EXIT.PARTIAL : Math.max(exitCodeOf(stopped), EXIT.PARTIAL)) : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK,
-  );
-  if (globals.json) {
-    out.json(status, result, warnings);
-  } else {
-    out.result(renderHuman(result, { verbose: globals.verbose }));
-    for (const w of warningsBefore) out.info(`warning: ${w}`);
-    if (globals.verbose) for (const w of report.warnings) out.info(`warning: ${w}`);
-    else if (report.warnings.length > 0) out.info(`${report.warnings.length} warning(s); --verbose lists them`);
-    if (stopped !== undefined) out.error(messageOf(stopped, out.redact));
-  }
-  return status;
+  const stopStatus = (): ExitCode => (report.written > 0 ? EXIT.PARTIAL : Math.max(exitCodeOf(stopped), EXIT.PARTIAL) as ExitCode);
+  const status = Math.max(run.minStatus ?? EXIT.OK, stopped !== undefined ? stopStatus() : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK) as ExitCode;
+  const notes = before.map((w) => `warning: ${w}`);
+  if (globals.verbose) notes.push(...report.warnings.map((w) => `warning: ${w}`));
+  else if (report.warnings.length > 0) notes.push(`${report.warnings.length} warning(s); --verbose lists them`);
+  return {
+    status,
+    result,
+    warnings,
+    text: renderHuman(result, { verbose: globals.verbose }),
+    notes,
+    ...(stopped === undefined ? {} : { stopped }),
+  };
 }

@@ -5,7 +5,7 @@
  * quietly and the exit code stays the command's own. Any other failure loses output the user
  * asked for: one line on stderr and exit 1.
  */
-import { EXIT } from './exit.js';
+import { EXIT } from '../model/errors.js';
 
 let failed = false;
 

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../model/errors.js';
 import { quote } from './quote.js';
 import { redactSecrets, type Secret } from './redact.js';
 import type { PlatformSettings, SalesforceSettings, Settings, WebhookSettings } from './settings.js';
@@ -208,8 +208,8 @@ export function loadRaw(opts: LoadOptions = {}): RawSettings {
   return mergeSources(opts.flags ?? {}, opts.env ?? process.env, readConfigFile(opts.configPath, opts.cwd));
 }
 
-export function loadSettings(opts: LoadOptions = {}): Settings {
-  const raw = loadRaw(opts);
+/** Every side's settings, validated: the first problem is a ConfigError naming the setting. */
+export function settingsOf(raw: RawSettings): Settings {
   return { platform: platformSettings(raw), salesforce: salesforceSettings(raw), webhook: webhookSettings(raw) };
 }
 

@@ -5,8 +5,9 @@
  */
 import type { HttpRequest, HttpResponse } from 'jsforce';
 import type { SalesforceSession } from './connection.js';
-import { ApiLimitError, isTransientCode, toSalesforceError } from './errors.js';
-import type { CrmCallCounts } from './types.js';
+import { ApiLimitError } from '../model/errors.js';
+import { isTransientCode, toSalesforceError } from './errors.js';
+import type { CrmCallCounts } from '../model/crmRecords.js';
 
 export interface RetryPolicy {
   /** Attempts per request or per record, the first included. */

@@ -5,12 +5,12 @@
  * record only): an absent field is an empty cell (unchanged), null or '' is `#N/A` (cleared).
  * A job that is still running when the poll time is up is reported as pending, not failed.
  */
-import { KEY_FIELD } from '../mapping/schema.js';
+import { KEY_FIELD } from '../model/refs.js';
 import { sleep, type SalesforceApi } from './api.js';
-import { keyOf, isFatal } from './collections.js';
 import { BULK_NULL, parseCsv, toCsv } from './csv.js';
 import { toSalesforceError } from './errors.js';
-import type { CrmError, CrmRecord, CrmValue, UpsertOutcome } from './types.js';
+import { recordKey, type CrmError, type CrmRecord, type CrmValue, type UpsertOutcome } from '../model/crmRecords.js';
+import { isFatal } from '../model/errors.js';
 
 export interface BulkOptions {
   /** First wait between polls; grows by half each poll up to maxPollIntervalMs. */
@@ -89,7 +89,7 @@ export async function upsertViaBulk(api: SalesforceApi, object: string, records:
 async function runJob(api: SalesforceApi, object: string, records: CrmRecord[], opts: BulkOptions): Promise<Map<string, UpsertOutcome>> {
   const outcomes = new Map<string, UpsertOutcome>();
   const failAll = (error: CrmError): Map<string, UpsertOutcome> => {
-    for (const r of records) outcomes.set(keyOf(r), { key: keyOf(r), status: 'failed', error });
+    for (const r of records) outcomes.set(recordKey(r), { key: recordKey(r), status: 'failed', error });
     return outcomes;
   };
   let jobId: string | undefined;
@@ -133,7 +133,7 @@ async function runJob(api: SalesforceApi, object: string, records: CrmRecord[], 
       outcomes.set(key, { key, status: 'failed', error: parseBulkError(row.sf__Error ?? '') });
     }
     for (const r of records) {
-      const key = keyOf(r);
+      const key = recordKey(r);
       if (!outcomes.has(key)) outcomes.set(key, { key, status: 'failed', error: { code: 'BULK_UNPROCESSED', message: `not in the results of Bulk API 2.0 job ${jobId}` } });
     }
     return outcomes;

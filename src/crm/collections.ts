@@ -5,10 +5,11 @@
  * Records failing with a transient code are re-sent, alone, in later rounds; DUPLICATE_VALUE
  * (a concurrent insert of the same new key) is re-sent once, which turns it into an update.
  */
-import { KEY_FIELD } from '../mapping/schema.js';
+import { recordKey, type CrmError, type CrmRecord, type UpsertOutcome } from '../model/crmRecords.js';
+import { SalesforceError, isFatal } from '../model/errors.js';
+import { KEY_FIELD } from '../model/refs.js';
 import { backoff, sleep, type SalesforceApi } from './api.js';
-import { ApiLimitError, SalesforceAuthError, SalesforceError, isTransientCode, toSalesforceError } from './errors.js';
-import type { CrmError, CrmRecord, UpsertOutcome } from './types.js';
+import { isTransientCode, toSalesforceError } from './errors.js';
 
 export const COLLECTION_SIZE = 200;
 
@@ -25,18 +26,11 @@ export function chunk<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-export const keyOf = (r: CrmRecord): string => String(r[KEY_FIELD]);
-
 function firstError(res: SaveResult): CrmError {
   const e = res.errors?.[0];
   if (!e) return { code: 'UNKNOWN_ERROR', message: 'Salesforce reported a failure without detail' };
   const code = e.statusCode ?? e.errorCode ?? 'UNKNOWN_ERROR';
   return e.fields?.length ? { code, message: e.message ?? code, fields: e.fields } : { code, message: e.message ?? code };
-}
-
-/** Errors that stop the run instead of failing the records of one call. */
-export function isFatal(e: SalesforceError): boolean {
-  return e instanceof ApiLimitError || e instanceof SalesforceAuthError;
 }
 
 export async function upsertViaCollections(api: SalesforceApi, object: string, records: CrmRecord[]): Promise<Map<string, UpsertOutcome>> {
@@ -57,7 +51,7 @@ export async function upsertViaCollections(api: SalesforceApi, object: string, r
       } catch (err) {
         const e = toSalesforceError(err);
         if (isFatal(e)) throw e;
-        for (const r of part) outcomes.set(keyOf(r), { key: keyOf(r), status: 'failed', error: e.toCrmError() });
+        for (const r of part) outcomes.set(recordKey(r), { key: recordKey(r), status: 'failed', error: e.toCrmError() });
         continue;
       }
       if (!Array.isArray(results) || results.length !== part.length) {
@@ -65,7 +59,7 @@ export async function upsertViaCollections(api: SalesforceApi, object: string, r
       }
       results.forEach((res, i) => {
         const rec = part[i];
-        const key = keyOf(rec);
+        const key = recordKey(rec);
         if (res.success && res.id) {
           outcomes.set(key, { key, status: res.created ? 'created' : 'updated', id: res.id });
           return;

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { Connection, type HttpRequest, type HttpRequestOptions, type HttpResponse, type StreamPromise } from 'jsforce';
 import type { SalesforceSettings } from '../config/settings.js';
-import { SalesforceAuthError } from './errors.js';
+import { SalesforceAuthError } from '../model/errors.js';
 import { signJwtAssertion } from './jwt.js';
 import { DEFAULT_LOGIN_URL } from '../config/load.js';
 

@@ -3,7 +3,8 @@
  * or incompatible (types, lengths, precision, lookup targets, SvcId__c as external id).
  */
 import type { FieldType } from '../mapping/fieldTypes.js';
-import { KEY_FIELD, NAME_FIELD, NAME_LENGTH, SCHEMAS } from '../mapping/schema.js';
+import { KEY_FIELD } from '../model/refs.js';
+import { NAME_FIELD, NAME_LENGTH, SCHEMAS } from '../mapping/schema.js';
 import type { FieldDescription, ObjectDescription } from './describe.js';
 
 export type DoctorProblem = 'missing_object' | 'missing_field' | 'wrong_type' | 'too_short' | 'too_small' | 'wrong_target' | 'not_external_id' | 'not_unique';

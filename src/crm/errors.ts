@@ -1,41 +1,6 @@
-/** Typed Salesforce errors. Messages never carry tokens, secrets or passwords. */
+/** What jsforce and node-fetch throw, turned into the model's Salesforce errors. */
 import { oneLine } from '../config/quote.js';
-import type { CrmError } from './types.js';
-
-export class SalesforceError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly fields: string[] = [],
-  ) {
-    super(message);
-    this.name = 'SalesforceError';
-  }
-
-  toCrmError(): CrmError {
-    return this.fields.length ? { code: this.code, message: this.message, fields: this.fields } : { code: this.code, message: this.message };
-  }
-}
-
-/** Authentication could not be established or renewed: a configuration problem, not a record's. */
-export class SalesforceAuthError extends SalesforceError {
-  constructor(message: string) {
-    super('SALESFORCE_AUTH', message);
-    this.name = 'SalesforceAuthError';
-  }
-}
-
-/** The run must stop: the daily API allowance is (nearly) used up. */
-export class ApiLimitError extends SalesforceError {
-  constructor(
-    message: string,
-    readonly used?: number,
-    readonly limit?: number,
-  ) {
-    super('API_LIMIT', message);
-    this.name = 'ApiLimitError';
-  }
-}
+import { ApiLimitError, SalesforceAuthError, SalesforceError } from '../model/errors.js';
 
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'ENETDOWN', 'ENETUNREACH', 'EHOSTDOWN', 'UND_ERR_SOCKET', 'EAI_AGAIN']);
 

@@ -4,7 +4,7 @@
  */
 import type { SalesforceApi } from './api.js';
 import { encodeSoql } from './soql.js';
-import type { CrmValue } from './types.js';
+import type { CrmValue } from '../model/crmRecords.js';
 
 export type QueryRow = Record<string, CrmValue>;
 

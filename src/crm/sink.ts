@@ -3,8 +3,8 @@
  * the bulk threshold, Bulk API 2.0 above it), batched reads by key and by parent lookup, and the
  * calls made, by kind.
  */
-import type { SObjectName } from '../mapping/objects.js';
-import { KEY_FIELD } from '../mapping/schema.js';
+import type { SObjectName } from '../model/objects.js';
+import { KEY_FIELD } from '../model/refs.js';
 import type { SalesforceSettings } from '../config/settings.js';
 import { DEFAULT_RETRY, SalesforceApi, backoff, sleep, type RetryPolicy } from './api.js';
 import { DEFAULT_BULK, upsertViaBulk, type BulkOptions } from './bulk.js';
@@ -13,7 +13,8 @@ import { connectSalesforce, type SalesforceSession } from './connection.js';
 import { isTransientCode } from './errors.js';
 import { queryAll, queryUrlPrefix } from './query.js';
 import { DEFAULT_MAX_URL_LENGTH, buildInQueries } from './soql.js';
-import type { CrmCallCounts, CrmRecord, CrmSink, StoredRecord, UpsertOutcome } from './types.js';
+import type { CrmCallCounts, CrmRecord, StoredRecord, UpsertOutcome } from '../model/crmRecords.js';
+import type { CrmSink } from '../model/ports.js';
 import { describeObject, type ObjectDescription } from './describe.js';
 
 export interface SinkOptions {

@@ -1,5 +1,5 @@
 /** The mapping context: what a schema source path (record.*, user.*, consent.* ...) reads from. */
-import type { ApiConsent, ApiNewsletterSubscription, ApiUser } from '../platform/records.js';
+import type { ApiConsent, ApiNewsletterSubscription, ApiUser } from '../model/apiRecords.js';
 import { isBlank } from './convert.js';
 
 export type Context = Record<string, unknown>;

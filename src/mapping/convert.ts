@@ -2,7 +2,7 @@
  * Field converters: one per CRM type of SPEC.md 1.1. Each returns the value to send, `undefined`
  * for "leave out" (blank), or a ConversionError when the value cannot be stored faithfully.
  */
-import type { CrmValue } from '../crm/types.js';
+import type { CrmValue } from '../model/crmRecords.js';
 import type { FieldType } from './fieldTypes.js';
 import { stripHtml } from './html.js';
 

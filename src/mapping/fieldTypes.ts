@@ -1,4 +1,4 @@
-import type { SObjectName } from './objects.js';
+import type { SObjectName } from '../model/objects.js';
 
 /** CRM field types of SPEC.md section 2, with their size limits. */
 export type FieldType =

@@ -2,9 +2,10 @@
  * API record -> CRM record, driven by the schema table. Pure: no I/O. Lookups are left to the CRM
  * writer; the mapping says which parent each record hangs from (ParentRef).
  */
-import type { CrmRecord } from '../crm/types.js';
-import type { ApiAction, ApiQuestion, ApiRecordOf, ApiUser } from '../platform/records.js';
-import type { ObjectRef, ObjectType } from './objects.js';
+import type { CrmRecord } from '../model/crmRecords.js';
+import type { ApiAction, ApiQuestion, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
+import type { ObjectType, SyncableType } from '../model/objects.js';
+import { keyFor } from '../model/refs.js';
 import { ConversionError, convertValue, isBlank, truncate } from './convert.js';
 import { asId, fillTemplate, getPath, isTemplate, normaliseSubscription, selectConsent, type Context } from './context.js';
 import { NAME_FIELD, NAME_LENGTH, SCHEMA, type ObjectSchema } from './schema.js';
@@ -17,19 +18,9 @@ export interface MapExtras {
   targetExternalReference?: string | null;
 }
 
-type Mappable = Exclude<ObjectType, 'question'>;
-
-export function keyOf(type: ObjectType, ctx: Context): string | undefined {
+/** The record's SvcId__c from its context; undefined when an id in it is blank. */
+function keyFromContext(type: ObjectType, ctx: Context): string | undefined {
   return fillTemplate(SCHEMA[type].key, ctx);
-}
-
-/** Key of a platform object by type and id (questions need their action: use questionKey). */
-export function keyFor(type: Mappable, id: number): string {
-  return fillTemplate(SCHEMA[type].key, { record: { id } }) as string;
-}
-
-export function questionKey(actionId: number, questionId: number): string {
-  return fillTemplate(SCHEMA.question.key, { action: { id: actionId }, record: { id: questionId } }) as string;
 }
 
 function nameOf(schema: ObjectSchema, ctx: Context): string | undefined {
@@ -48,7 +39,7 @@ function parentOf(schema: ObjectSchema, ctx: Context): ParentRef | null {
     const id = asId(getPath(ctx, rule.idPath));
     if (id === undefined) continue;
     // The most specific id present is the parent, with no fallback to a less specific one.
-    const key = fillTemplate(SCHEMA[rule.type].key, { record: { id } }) as string;
+    const key = keyFor(rule.type, id);
     return { type: rule.type, object: SCHEMA[rule.type].apiName, id, key, direct: rule.direct, inherit: rule.inherit };
   }
   return null;
@@ -73,7 +64,7 @@ function filterReason(schema: ObjectSchema, ctx: Context): string | undefined {
 /** Maps one context by its schema: the shared core of records and questions. */
 function mapWith(schema: ObjectSchema, ctx: Context, warnings: string[]): MapResult {
   const base = { type: schema.type, object: schema.apiName };
-  const key = keyOf(schema.type, ctx);
+  const key = keyFromContext(schema.type, ctx);
   if (key === undefined) {
     return { kind: 'invalid', ...base, key: '(no id)', error: { code: 'MISSING_ID', message: 'the record has no id' } };
   }
@@ -105,7 +96,7 @@ function mapWith(schema: ObjectSchema, ctx: Context, warnings: string[]): MapRes
 }
 
 /** Maps an API record of one of the seven fetchable types (questions: mapQuestions). */
-export function mapRecord<T extends Mappable>(type: T, record: ApiRecordOf[T], extras: MapExtras = {}): MapResult {
+export function mapRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T], extras: MapExtras = {}): MapResult {
   const schema = SCHEMA[type];
   const warnings: string[] = [];
   const ctx: Context = {
@@ -131,30 +122,7 @@ export function mapQuestions(action: ApiAction): MapResult[] {
 }
 
 /** The parent a record would link to, without mapping it (the engine ensures parents first). */
-export function parentRef<T extends Mappable>(type: T, record: ApiRecordOf[T]): ParentRef | null {
+export function parentRef<T extends SyncableType>(type: T, record: ApiRecordOf[T]): ParentRef | null {
   const rec = type === 'newsletter_subscription' ? normaliseSubscription(record as ApiRecordOf['newsletter_subscription']) : record;
   return parentOf(SCHEMA[type], { record: rec });
-}
-
-/**
- * The platform object a key stands for: the inverse of keyFor. A question's key gives its
- * action, since questions are synced through their action.
- */
-export function refOfKey(key: string): ObjectRef | undefined {
-  for (const type of Object.keys(SCHEMA) as ObjectType[]) {
-    const paths: string[] = [];
-    const pattern = SCHEMA[type].key
-      .split(/(\{[^}]+\})/)
-      .map((part) => {
-        if (!part.startsWith('{')) return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
-        paths.push(part.slice(1, -1));
-        return '(\\d+)';
-      })
-      .join('');
-    const m = new RegExp(`^${pattern}$`).exec(key);
-    if (!m) continue;
-    const idOf = (path: string): number => Number(m[paths.indexOf(path) + 1]);
-    return type === 'question' ? { type: 'action', id: idOf('action.id') } : { type, id: idOf('record.id') };
-  }
-  return undefined;
 }

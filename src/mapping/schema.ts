@@ -2,8 +2,9 @@
  * The eight mirrored objects as data: SPEC.md section 2, table by table. Mapping, validation,
  * the dry-run diff, the Salesforce metadata export and `doctor` all read this one table.
  */
-import type { ObjectType, SObjectName, SyncableType } from './objects.js';
-import { OBJECT_TYPES } from './objects.js';
+import type { ObjectType, SObjectName, SyncableType } from '../model/objects.js';
+import { OBJECT_TYPES } from '../model/objects.js';
+import { KEY_FIELD, KEY_TEMPLATES } from '../model/refs.js';
 import type { FieldDef, SourcePath } from './fieldTypes.js';
 import { checkbox, date, dateTime, html, longText, lookup, number, text } from './fieldTypes.js';
 
@@ -34,7 +35,7 @@ export interface ObjectSchema {
   apiName: SObjectName;
   label: string;
   pluralLabel: string;
-  /** SvcId__c template: `{path}` parts are read from the mapping context. */
+  /** SvcId__c template (model/refs.ts): `{path}` parts are read from the mapping context. */
   key: string;
   /** Name: the first alternative whose parts are not all blank, parts joined by one space. */
   name: SourcePath[][];
@@ -45,7 +46,6 @@ export interface ObjectSchema {
   fields: FieldDef[];
 }
 
-export const KEY_FIELD = 'SvcId__c';
 export const NAME_FIELD = 'Name';
 export const NAME_LENGTH = 80;
 
@@ -130,7 +130,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     apiName: 'Svc_Segment__c',
     label: 'Svc Segment',
     pluralLabel: 'Svc Segments',
-    key: 'Segment_{record.id}',
+    key: KEY_TEMPLATES.segment,
     name: [['record.name']],
     filters: [],
     parents: [],
@@ -141,7 +141,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     apiName: 'Svc_Project__c',
     label: 'Svc Project',
     pluralLabel: 'Svc Projects',
-    key: 'Project_{record.id}',
+    key: KEY_TEMPLATES.project,
     name: [['record.title']],
     filters: [],
     parents: [{ type: 'segment', idPath: 'record.segment_id', direct: 'Svc_Segment__c', inherit: [] }],
@@ -152,7 +152,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     apiName: 'Svc_Team__c',
     label: 'Svc Team',
     pluralLabel: 'Svc Teams',
-    key: 'Team_{record.id}',
+    key: KEY_TEMPLATES.team,
     name: [['record.name']],
     filters: [],
     parents: projectOrSegmentParents(),
@@ -163,7 +163,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     apiName: 'Svc_Company__c',
     label: 'Svc Company',
     pluralLabel: 'Svc Companies',
-    key: 'Company_{record.id}',
+    key: KEY_TEMPLATES.company,
     name: [['record.name']],
     filters: [],
     parents: projectOrSegmentParents(),
@@ -180,7 +180,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     apiName: 'Svc_Action__c',
     label: 'Svc Action',
     pluralLabel: 'Svc Actions',
-    key: 'Action_{record.id}',
+    key: KEY_TEMPLATES.action,
     name: [PERSON_NAME],
     consentType: 'terms_conditions',
     filters: [],
@@ -219,7 +219,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     apiName: 'Svc_ActionQuestion__c',
     label: 'Svc Action Question',
     pluralLabel: 'Svc Action Questions',
-    key: 'ActionQuestion_{action.id}.{record.id}',
+    key: KEY_TEMPLATES.question,
     name: [['record.question']],
     filters: [{ path: 'record.answer', notBlank: true, reason: 'blank answer' }],
     parents: [{ type: 'action', idPath: 'action.id', direct: 'Svc_Action__c', inherit: [] }],
@@ -237,7 +237,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     apiName: 'Svc_Donation__c',
     label: 'Svc Donation',
     pluralLabel: 'Svc Donations',
-    key: 'Donation_{record.id}',
+    key: KEY_TEMPLATES.donation,
     name: [['record.company'], PERSON_NAME],
     consentType: 'terms_conditions',
     filters: [
@@ -289,7 +289,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     apiName: 'Svc_NewsletterSubscription__c',
     label: 'Svc Newsletter Subscription',
     pluralLabel: 'Svc Newsletter Subscriptions',
-    key: 'NewsletterSubscription_{record.id}',
+    key: KEY_TEMPLATES.newsletter_subscription,
     name: [['record.email']],
     consentType: 'newsletter_subscription',
     filters: [],
@@ -321,3 +321,14 @@ export function writableFieldNames(schema: ObjectSchema): string[] {
 export function lookupFields(schema: ObjectSchema): FieldDef[] {
   return schema.fields.filter((f) => f.type.kind === 'lookup');
 }
+
+/**
+ * Hierarchy level of each type, from the parent rules: a type with no parent is level 0, any other
+ * is one below its deepest parent. Parents are made sure of level by level, highest first.
+ */
+export const LEVEL: Readonly<Record<ObjectType, number>> = (() => {
+  const level = {} as Record<ObjectType, number>;
+  const of = (type: ObjectType): number => (level[type] ??= SCHEMA[type].parents.reduce((deepest, p) => Math.max(deepest, of(p.type) + 1), 0));
+  for (const type of OBJECT_TYPES) of(type);
+  return level;
+})();

@@ -1,5 +1,5 @@
-import type { CrmRecord } from '../crm/types.js';
-import type { ObjectType, SObjectName, SyncableType } from './objects.js';
+import type { CrmRecord } from '../model/crmRecords.js';
+import type { ObjectType, SObjectName, SyncableType } from '../model/objects.js';
 
 /** The parent a record links to, as the mapping sees it; the CRM side resolves it to Ids. */
 export interface ParentRef {

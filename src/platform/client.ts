@@ -3,12 +3,11 @@
  * checked here, so the rest of the tool sees records, never `{"donation": {...}}`.
  */
 import type { PlatformSettings } from '../config/settings.js';
-import type { PlatformRequestCounts, ScanFilter } from '../sync/ports.js';
-import { PlatformError } from './errors.js';
-import { ConfigError } from '../config/errors.js';
+import type { PlatformRequestCounts, ScanFilter } from '../model/ports.js';
+import { ConfigError, PlatformError } from '../model/errors.js';
 import { createGot, DEFAULT_RETRY, PlatformHttp, shownBaseUrl, type PlatformHooks, type RetryTuning, type SearchParams } from './http.js';
 import { RatePacer, type RateLimitSnapshot } from './rateLimit.js';
-import { RESOURCES, type ApiRecordOf, type ListPage, type ResourceType } from './records.js';
+import { RESOURCES, type ApiRecordOf, type ListPage, type ResourceType } from '../model/apiRecords.js';
 
 /** The API serves at most 100 records per page; fewer pages means fewer requests. */
 export const MAX_PER_PAGE = 100;

@@ -10,8 +10,8 @@
 import got, { type Got, type Response } from 'got';
 import { oneLine } from '../config/quote.js';
 import type { PlatformSettings } from '../config/settings.js';
-import type { PlatformRequestCounts } from '../sync/ports.js';
-import { PlatformError, type PlatformErrorKind } from './errors.js';
+import type { PlatformRequestCounts } from '../model/ports.js';
+import { PlatformError, type PlatformErrorKind } from '../model/errors.js';
 import { RatePacer, retryAfterMs, sleep, type OnWait } from './rateLimit.js';
 
 export type RequestKind = 'byId' | 'list';

@@ -4,13 +4,13 @@
  * however many children point at it.
  */
 import type { PlatformSettings } from '../config/settings.js';
-import type { FetchOptions, FetchResult, PlatformRequestCounts, RecordSource, ScanFilter, ScanPage } from '../sync/ports.js';
+import type { FetchOptions, FetchResult, PlatformRequestCounts, RecordSource, ScanFilter, ScanPage } from '../model/ports.js';
 import { MAX_PER_PAGE, PlatformClient } from './client.js';
-import { PlatformError } from './errors.js';
+import { PlatformError } from '../model/errors.js';
 import type { PlatformHooks, RetryTuning } from './http.js';
 import { chooseFetchPlan, shouldProbe, type FetchPlan } from './planner.js';
 import type { RateLimitSnapshot } from './rateLimit.js';
-import type { ApiRecord, ApiRecordOf, ListPage, ResourceType } from './records.js';
+import type { ApiRecord, ApiRecordOf, ListPage, ResourceType } from '../model/apiRecords.js';
 
 export type { FetchOptions };
 

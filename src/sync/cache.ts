@@ -2,8 +2,8 @@
  * CRM records this run knows, by SvcId__c: parents read from Salesforce or written in this run,
  * and keys known to be missing. Children link from here, so no parent is read or fetched twice.
  */
-import type { StoredRecord } from '../crm/types.js';
-import type { ObjectType } from '../mapping/objects.js';
+import type { StoredRecord } from '../model/crmRecords.js';
+import type { ObjectType } from '../model/objects.js';
 import { SCHEMAS } from '../mapping/schema.js';
 
 /**

@@ -1,7 +1,7 @@
 /** Mapped values against what Salesforce holds: the basis of "unchanged" and of the dry-run diff. */
-import type { CrmRecord, CrmValue, StoredRecord } from '../crm/types.js';
+import type { CrmRecord, CrmValue, StoredRecord } from '../model/crmRecords.js';
 import type { FieldType } from '../mapping/fieldTypes.js';
-import type { Changes } from './report.js';
+import type { Changes } from '../model/outcomes.js';
 
 const empty = (v: CrmValue | undefined): boolean => v === null || v === undefined || v === '';
 

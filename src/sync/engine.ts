@@ -3,30 +3,22 @@
  * It talks to the platform and Salesforce only through RecordSource and CrmSink, and reports
  * every per-record outcome to a RunReport; it never prints.
  */
-import { linkRecords, parentFieldsToRead } from '../crm/cascade.js';
-import type { CrmRecord, CrmSink, StoredRecord, UpsertOutcome } from '../crm/types.js';
 import type { FieldType } from '../mapping/fieldTypes.js';
-import { keyFor, mapQuestions, mapRecord, parentRef } from '../mapping/map.js';
-import { LEVEL, OBJECT_TYPES, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../mapping/objects.js';
-import { KEY_FIELD, NAME_FIELD, NAME_LENGTH, SCHEMA, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
+import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
+import { mapQuestions, mapRecord, parentRef } from '../mapping/map.js';
+import { LEVEL, NAME_FIELD, NAME_LENGTH, SCHEMA, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
 import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
-import type { PlatformError } from '../platform/errors.js';
-import type { ApiAction, ApiRecordOf, ApiUser } from '../platform/records.js';
+import type { ApiAction, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
+import type { CrmRecord, StoredRecord, UpsertOutcome } from '../model/crmRecords.js';
+import { isFatal, type PlatformError } from '../model/errors.js';
+import { SYNC_ORDER, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
+import type { Changes, OwnerPair, Progress } from '../model/outcomes.js';
+import type { CrmSink, RecordSource, ScanFilter } from '../model/ports.js';
+import { KEY_FIELD, keyFor } from '../model/refs.js';
 import { RecordCache, pendingId } from './cache.js';
 import { diffRecord } from './diff.js';
-import type { RecordSource, ScanFilter } from './ports.js';
 import { planRelink } from './relink.js';
-import { RunReport, type Changes } from './report.js';
-
-/** The order a run writes in: parents before children. Questions ride with their actions. */
-export const SYNC_ORDER: SyncableType[] = OBJECT_TYPES.filter((t): t is SyncableType => t !== 'question');
-
-export interface Progress {
-  type: ObjectType;
-  /** Records of this type handled so far in this run. */
-  done: number;
-  total?: number;
-}
+import { RunReport } from './report.js';
 
 export interface EngineOptions {
   dryRun: boolean;
@@ -52,7 +44,7 @@ const NOT_FOUND = 'not found on the platform (deleted or never existed)';
 export class SyncEngine {
   readonly report: RunReport;
   /** Action -> owner pairs seen in this run (the webhook worker re-syncs actions on users.update). */
-  readonly owners: Array<{ userId: number; actionId: number }> = [];
+  private readonly owners: OwnerPair[] = [];
   private readonly cache = new RecordCache();
   private readonly done = new Map<ObjectType, number>();
   /** Progress totals: ids asked for, or the scanned list's total_entries. */
@@ -68,6 +60,11 @@ export class SyncEngine {
     report?: RunReport,
   ) {
     this.report = report ?? new RunReport();
+  }
+
+  /** The action -> owner pairs seen so far in this run, a copy. */
+  ownersSeen(): OwnerPair[] {
+    return this.owners.map((p) => ({ ...p }));
   }
 
   /**
@@ -126,7 +123,7 @@ export class SyncEngine {
   private reportFailures(type: SyncableType, failed: Map<number, PlatformError>, report: boolean): void {
     const object = SCHEMA[type].apiName;
     for (const [id, err] of failed) {
-      if (err.fatal) throw err;
+      if (isFatal(err)) throw err;
       const key = keyFor(type, id);
       this.cache.markMissing(type, key, `could not be fetched: ${err.message}`, true);
       if (report) this.report.add({ object, key, action: 'fail', error: { code: `PLATFORM_${err.kind.toUpperCase()}`, message: err.message } });
@@ -183,7 +180,7 @@ export class SyncEngine {
     if (ids.size === 0) return new Map();
     const res = await this.source.fetch('user', [...ids]);
     for (const [id, err] of res.failed) {
-      if (err.fatal) throw err;
+      if (isFatal(err)) throw err;
       this.report.warn(`user ${id}: ${err.message}`);
     }
     return res.records;

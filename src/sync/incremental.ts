@@ -1,13 +1,14 @@
 /**
- * The bookkeeping of incremental sync: where a run starts, where the next one will, and which
- * records failed and must be synced again by id. Pure functions over the state file's content;
- * the `sync` command reads and writes the file, the engine does the work.
+ * Incremental sync: where a run starts, where the next one will, and which records failed and
+ * must be synced again by id (pure functions over the state file's content), and runIncremental,
+ * which drives the engine's scan with resume, retries and watermarks and keeps the file.
  */
-import { ConfigError } from '../config/errors.js';
-import { keyFor, refOfKey } from '../mapping/map.js';
-import type { ObjectRef, SyncableType } from '../mapping/objects.js';
+import { ConfigError } from '../model/errors.js';
+import { keyFor, refOfKey } from '../model/refs.js';
+import type { ObjectRef, SyncableType } from '../model/objects.js';
+import type { SyncEngine } from './engine.js';
 import type { RunReport } from './report.js';
-import { watermarkFrom, type RunProgress, type SyncState } from './state.js';
+import { watermarkFrom, type RunProgress, type StateFile, type SyncState } from './state.js';
 
 export type Scope = { kind: 'all' } | { kind: 'since'; since: string } | { kind: 'continue' };
 
@@ -21,7 +22,7 @@ export function startingPoint(scope: Scope, state: SyncState, types: SyncableTyp
   if (state.run && sameTypes(state.run.types, types)) return state.run.since;
   const missing = types.filter((t) => !state.watermarks?.[t]);
   if (missing.length > 0) {
-    throw new ConfigError(`no watermark in ${stateFile} yet for ${missing.join(', ')}: give --since <iso8601> or --all for the first run`);
+    throw new ConfigError(`no watermark in ${stateFile} yet for ${missing.join(', ')}: give --since <iso8601> or --all for the first run`, ['svc-sync sync --all', 'svc-sync sync --since <iso8601>']);
   }
   return types.map((t) => state.watermarks?.[t] as string).sort()[0] ?? null;
 }
@@ -48,4 +49,73 @@ export function completedState(state: SyncState, run: RunProgress, report: RunRe
     if (ref) retry.set(`${ref.type}:${ref.id}`, ref);
   }
   return { version: 1, watermarks, ...(retry.size > 0 ? { retry: [...retry.values()] } : {}) };
+}
+
+export interface IncrementalPlan {
+  stateFile: StateFile;
+  /** The state as read before the run. */
+  state: SyncState;
+  /** The updated_after the run scans from; null for a full run. */
+  since: string | null;
+  types: SyncableType[];
+  /** This run's progress: the interrupted run's when resumed. */
+  run: RunProgress;
+  resumed: boolean;
+  /** A dry run neither resumes nor records progress. */
+  dryRun: boolean;
+}
+
+/** Where a run of these types and scope starts, and whether it resumes an interrupted one (same scope only). */
+export function planIncremental(stateFile: StateFile, scope: Scope, types: SyncableType[], dryRun: boolean, now: Date = new Date()): IncrementalPlan {
+  const state = stateFile.read();
+  const since = startingPoint(scope, state, types, stateFile.file);
+  const resumed = !dryRun && state.run !== undefined && state.run.since === since && sameTypes(state.run.types, types);
+  const run: RunProgress = resumed && state.run ? state.run : { startedAt: now.toISOString(), since, types, completed: [], pagesDone: {} };
+  return { stateFile, state, since, types, run, resumed, dryRun };
+}
+
+/** What `sync` adds to a run's result. */
+export interface IncrementalResult {
+  since: string | null;
+  types: SyncableType[];
+  watermarks: Partial<Record<SyncableType, string>>;
+  resumed: boolean;
+  /** Earlier failures synced again by id in this run. */
+  retried: number;
+  /** Failures kept in the state file for the next run. */
+  retryNextRun: number;
+}
+
+/**
+ * Scans the plan's types (a resumed run from where it stopped), syncs earlier failures again by
+ * id, and records progress after every page and the new watermarks at the end.
+ */
+export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan): Promise<IncrementalResult> {
+  const { stateFile, state, since, types, run, dryRun } = plan;
+  const save = (): void => {
+    if (!dryRun) stateFile.write({ ...state, run });
+  };
+  // Recorded only now that settings and connections are good: a run that could not start leaves no progress behind.
+  save();
+  await engine.syncScan(types.filter((t) => !run.completed.includes(t)), since ? { updatedAfter: since } : {}, {
+    // One page back: a record removed before the resume point would shift the pages.
+    startPage: (t) => Math.max(1, run.pagesDone[t] ?? 1),
+    pageDone: (t, page) => {
+      run.pagesDone[t] = page;
+      save();
+    },
+    typeDone: (t) => {
+      run.completed.push(t);
+      delete run.pagesDone[t];
+      save();
+    },
+  });
+  const again = retriesDue(state, types, engine.report);
+  if (again.length > 0) await engine.syncRefs(again);
+  const next = completedState(state, run, engine.report);
+  if (!dryRun) stateFile.write(next);
+  const retryCount = next.retry?.length ?? 0;
+  if (retryCount > 0) engine.report.warn(`${retryCount} record(s) failed and will be synced again by id on the next run`);
+  const watermarks = dryRun ? state.watermarks ?? {} : next.watermarks ?? {};
+  return { since, types, watermarks, resumed: plan.resumed, retried: again.length, retryNextRun: retryCount };
 }

@@ -3,8 +3,9 @@
  * inherited lookups too (a team moved to another project carries its actions and their
  * donations along), read and written through Salesforce alone: no platform request.
  */
-import type { CrmRecord, CrmSink, StoredRecord } from '../crm/types.js';
-import type { ObjectType } from '../mapping/objects.js';
+import type { CrmRecord, StoredRecord } from '../model/crmRecords.js';
+import type { CrmSink } from '../model/ports.js';
+import type { ObjectType } from '../model/objects.js';
 import { SCHEMAS, lookupFields, type ObjectSchema, type ParentRule } from '../mapping/schema.js';
 
 export interface RelinkUpdate {

@@ -1,33 +1,6 @@
 /** Per-record outcomes of a run, collected by the engine; the CLI renders them. The engine never prints. */
-import type { CrmError, CrmValue } from '../crm/types.js';
-import type { SObjectName } from '../mapping/objects.js';
-
-export type OutcomeAction = 'insert' | 'update' | 'unchanged' | 'skip' | 'fail';
-export type Changes = Record<string, { from: CrmValue; to: CrmValue }>;
-
-export interface RecordOutcome {
-  object: SObjectName;
-  key: string;
-  action: OutcomeAction;
-  changes?: Changes;
-  reason?: string;
-  error?: CrmError;
-  warnings?: string[];
-}
-
-export interface ObjectCounts {
-  inserted: number;
-  updated: number;
-  unchanged: number;
-  skipped: number;
-  failed: number;
-}
-
-export interface MissingParent {
-  object: SObjectName;
-  key: string;
-  parent: string;
-}
+import { emptyObjectCounts, type MissingParent, type ObjectCounts, type OutcomeAction, type RecordOutcome } from '../model/outcomes.js';
+import type { SObjectName } from '../model/objects.js';
 
 const COUNTER: Record<OutcomeAction, keyof ObjectCounts> = {
   insert: 'inserted',
@@ -36,8 +9,6 @@ const COUNTER: Record<OutcomeAction, keyof ObjectCounts> = {
   skip: 'skipped',
   fail: 'failed',
 };
-
-export const emptyCounts = (): ObjectCounts => ({ inserted: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 });
 
 export class RunReport {
   /** Every outcome but "unchanged" (those are only counted, so a quiet re-run stays small). */
@@ -51,7 +22,7 @@ export class RunReport {
   constructor(private readonly onOutcome?: (o: RecordOutcome) => void) {}
 
   add(outcome: RecordOutcome): void {
-    const counts = this.summary.get(outcome.object) ?? emptyCounts();
+    const counts = this.summary.get(outcome.object) ?? emptyObjectCounts();
     counts[COUNTER[outcome.action]]++;
     this.summary.set(outcome.object, counts);
     if (outcome.action !== 'unchanged') this.records.push(outcome);

@@ -1,11 +1,13 @@
 /** The `result` of a run: the stable shape scripts rely on (documented in README.md). */
-import type { CrmCallCounts } from '../crm/types.js';
-import type { SObjectName } from '../mapping/objects.js';
+import type { CrmCallCounts } from '../model/crmRecords.js';
+import type { SObjectName } from '../model/objects.js';
 import { SCHEMAS } from '../mapping/schema.js';
-import type { PlatformRequestCounts } from './ports.js';
-import { emptyCounts, type MissingParent, type ObjectCounts, type RecordOutcome, type RunReport } from './report.js';
+import type { PlatformRequestCounts } from '../model/ports.js';
+import { emptyObjectCounts } from '../model/outcomes.js';
+import { type RunReport } from './report.js';
+import { type MissingParent, type ObjectCounts, type RecordOutcome } from '../model/outcomes.js';
 
-export interface RunResult {
+export interface RunResultBase {
   command: string;
   dryRun: boolean;
   summary: Record<SObjectName, ObjectCounts>;
@@ -19,14 +21,16 @@ export interface RunResult {
   missingParents: MissingParent[];
   /** Set when a run stopped early (daily API allowance, a fatal error after some writes). */
   stopped?: string;
-  [extra: string]: unknown;
 }
+
+/** A run's result, with what its command adds (sync: since, types, watermarks ...; replay: input). */
+export type RunResult<Extra extends object = object> = RunResultBase & Extra;
 
 export const DRY_RUN_NOTICE = 'dry run: nothing was written; validation rules, triggers and flows in the org cannot be foreseen';
 
-export function buildResult(command: string, dryRun: boolean, report: RunReport, platform: PlatformRequestCounts, salesforce: CrmCallCounts): RunResult {
+export function buildResult(command: string, dryRun: boolean, report: RunReport, platform: PlatformRequestCounts, salesforce: CrmCallCounts): RunResultBase {
   const summary = {} as Record<SObjectName, ObjectCounts>;
-  for (const s of SCHEMAS) summary[s.apiName] = report.summary.get(s.apiName) ?? emptyCounts();
+  for (const s of SCHEMAS) summary[s.apiName] = report.summary.get(s.apiName) ?? emptyObjectCounts();
   return {
     command,
     dryRun,

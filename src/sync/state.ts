@@ -5,9 +5,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../config/errors.js';
 import { quote } from '../config/quote.js';
-import { OBJECT_TYPES, type ObjectRef, type SyncableType } from '../mapping/objects.js';
+import { ConfigError } from '../model/errors.js';
+import { OBJECT_TYPES, type ObjectRef, type SyncableType } from '../model/objects.js';
 
 export interface RunProgress {
   /** When the interrupted run started: its watermark once it completes. */

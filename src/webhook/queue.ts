@@ -15,7 +15,8 @@ import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { SyncableType } from '../mapping/objects.js';
+import type { SyncableType } from '../model/objects.js';
+import type { OwnerPair } from '../model/outcomes.js';
 import type { EventIntent } from './events.js';
 import type { WebhookMessage } from './message.js';
 
@@ -57,11 +58,6 @@ export interface ClaimedBatch {
 export type EventOutcome =
   | { eventIds: number[]; status: 'done' | 'skipped'; reason?: string }
   | { eventIds: number[]; status: 'failed'; error: string };
-
-export interface OwnerPair {
-  userId: number;
-  actionId: number;
-}
 
 export interface QueueCounts {
   pending: number;

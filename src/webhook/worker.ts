@@ -4,8 +4,9 @@
  * batch to the engine, and records each event's outcome. The engine is injected (BatchProcessor)
  * so this file holds no sync logic.
  */
-import type { ObjectRef } from '../mapping/objects.js';
-import type { ClaimedBatch, ClaimedRef, EventOutcome, OwnerPair, WebhookQueue } from './queue.js';
+import type { ObjectRef } from '../model/objects.js';
+import type { ClaimedBatch, ClaimedRef, EventOutcome, WebhookQueue } from './queue.js';
+import type { OwnerPair } from '../model/outcomes.js';
 
 export type ProcessOutcome = { ref: ObjectRef; status: 'done' | 'skipped' | 'failed'; reason?: string };
 

@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
-import { ConfigError } from '../../config/errors.js';
 import { quote } from '../../config/quote.js';
-import { parseObjectType } from '../../mapping/objects.js';
-import type { GlobalOptions } from '../globals.js';
-import { commandContext, runWithEngine, type RunOptions } from '../runSync.js';
+import { ConfigError } from '../../model/errors.js';
+import { parseObjectType } from '../../model/objects.js';
+import { parsePositiveId } from '../../model/refs.js';
+import { runCommand, type SetExit } from '../runner.js';
+import { runEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
 
-export function objectCommand(program: Command, setExit: (code: number) => void): void {
+export function objectCommand(program: Command, setExit: SetExit): void {
   const cmd = program
     .command('object')
     .description('sync one record and any parent missing from Salesforce')
@@ -16,8 +17,17 @@ export function objectCommand(program: Command, setExit: (code: number) => void)
   addRunOptions(cmd).action(async (typeArg: string, idArg: string, opts: RunOptions, c: Command) => {
     const type = parseObjectType(typeArg);
     if (!type) throw new ConfigError(`object type ${quote(typeArg)}: unknown (try donation, action, team, company, project, segment, newsletter_subscription)`);
-    if (!/^\d+$/.test(idArg) || Number(idArg) < 1 || !Number.isSafeInteger(Number(idArg))) throw new ConfigError(`object id ${quote(idArg)}: must be a positive whole number`);
-    const ctx = commandContext(c.optsWithGlobals<GlobalOptions>());
-    setExit(await runWithEngine('object', ctx, opts, (engine) => engine.syncRefs([{ type, id: Number(idArg) }])));
+    const id = parsePositiveId(idArg);
+    if (id === undefined) throw new ConfigError(`object id ${quote(idArg)}: must be a positive whole number`);
+    await runCommand(c, setExit, (ctx) =>
+      runEngine(ctx, {
+        command: 'object',
+        opts,
+        body: async (engine) => {
+          await engine.syncRefs([{ type, id }]);
+          return {};
+        },
+      }),
+    );
   });
 }

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { ConfigError } from '../../config/errors.js';
 import { quote } from '../../config/quote.js';
-import { EXIT } from '../exit.js';
-import type { GlobalOptions } from '../globals.js';
-import { parseReplay } from '../replayFile.js';
-import { commandContext, runWithEngine, type RunOptions } from '../runSync.js';
+import { ConfigError, EXIT } from '../../model/errors.js';
+import { parseReplay } from '../../sync/replayInput.js';
+import { runCommand, type SetExit } from '../runner.js';
+import { runEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
 
 function readInput(file: string): string {
@@ -16,7 +15,7 @@ function readInput(file: string): string {
   }
 }
 
-export function replayCommand(program: Command, setExit: (code: number) => void): void {
+export function replayCommand(program: Command, setExit: SetExit): void {
   const cmd = program
     .command('replay')
     .description('sync every record listed in a file (CSV object_type,object_id or JSON lines of webhook bodies), each once, parents first')
@@ -24,24 +23,24 @@ export function replayCommand(program: Command, setExit: (code: number) => void)
     .addHelpText('after', '\nExamples:\n  svc-sync replay --file ids.csv\n  grep donations webhooks.jsonl | svc-sync replay --file - --json');
   addRunOptions(cmd).action(async (opts: RunOptions & { file: string }, c: Command) => {
     const input = parseReplay(readInput(opts.file));
-    const ctx = commandContext(c.optsWithGlobals<GlobalOptions>());
-    const warnings = input.badLines.map((b) => `line ${b.line}: ${b.reason} (skipped)`);
-    if (input.refs.length === 0 && input.badLines.length > 0) {
-      throw new ConfigError(`--file ${quote(opts.file)}: no valid line (${warnings[0]})`);
-    }
-    for (const w of warnings) ctx.out.info(`warning: ${w}`);
-    const code = await runWithEngine(
-      'replay',
-      ctx,
-      opts,
-      async (engine) => {
-        await engine.syncRefs(input.refs);
-        return { input: { records: input.refs.length, duplicates: input.duplicates, badLines: input.badLines } };
-      },
-      ctx.globals.json ? warnings : [],
-      // Bad lines mean part of the input was not synced: not a clean run, in the --json status too.
-      input.badLines.length > 0 ? EXIT.PARTIAL : EXIT.OK,
-    );
-    setExit(code);
+    await runCommand(c, setExit, (ctx) => {
+      const warnings = input.badLines.map((b) => `line ${b.line}: ${b.reason} (skipped)`);
+      if (input.refs.length === 0 && input.badLines.length > 0) {
+        throw new ConfigError(`--file ${quote(opts.file)}: no valid line (${warnings[0]})`);
+      }
+      // Before the run, so a person sees them while it works.
+      for (const w of warnings) ctx.out.info(`warning: ${w}`);
+      return runEngine(ctx, {
+        command: 'replay',
+        opts,
+        body: async (engine) => {
+          await engine.syncRefs(input.refs);
+          return { input: { records: input.refs.length, duplicates: input.duplicates, badLines: input.badLines } };
+        },
+        warningsBefore: ctx.globals.json ? warnings : [],
+        // Bad lines mean part of the input was not synced: not a clean run, in the --json status too.
+        minStatus: input.badLines.length > 0 ? EXIT.PARTIAL : EXIT.OK,
+      });
+    });
   });
 }

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import { ConfigError } from '../../config/errors.js';
+import { ConfigError } from '../../model/errors.js';
 import { quote } from '../../config/quote.js';
-import { checkPlatform } from '../../platform/client.js';
-import { describeWait } from '../../platform/rateLimit.js';
-import { createEngineProcessor } from '../../webhook/engineProcessor.js';
+import { probePlatformApi } from '../../sync/compose.js';
+import { createEngineProcessor } from '../../webhook/processor.js';
 import { DEFAULT_SERVE, serve } from '../../webhook/serve.js';
-import type { GlobalOptions } from '../globals.js';
-import { commandContext, fullSettings } from '../runSync.js';
+import { settingsOf } from '../../config/load.js';
+import { EXIT } from '../../model/errors.js';
+import { runCommand, type SetExit } from '../runner.js';
 
 interface ServeCommandOptions {
   port: string;
@@ -28,7 +28,7 @@ function batchSize(raw: string | undefined): number | undefined {
   return Number(raw);
 }
 
-export function serveCommand(program: Command, setExit: (code: number) => void): void {
+export function serveCommand(program: Command, setExit: SetExit): void {
   program
     .command('serve')
     .description('receive the platform\'s webhooks: store each event durably, then sync in coalesced batches')
@@ -39,23 +39,21 @@ export function serveCommand(program: Command, setExit: (code: number) => void):
     .option('--batch-size <n>', 'most distinct records one worker batch syncs (default 500)')
     .option('--application <name...>', 'sync only events of these applications (the fundraising platform\'s name); others are answered 200 and recorded ignored. Default: every application')
     .addHelpText('after', '\nThe platform posts to http://HOST:PORT/webhooks/<SVC_WEBHOOK_SECRET> (or with an X-Webhook-Secret header).\nSIGTERM stops accepting, finishes the batch in flight and exits.\n\nExample:\n  SVC_WEBHOOK_SECRET=... svc-sync serve --port 8080')
-    .action(async (opts: ServeCommandOptions, c: Command) => {
-      const ctx = commandContext(c.optsWithGlobals<GlobalOptions>());
-      const settings = fullSettings(ctx.raw);
+    .action((opts: ServeCommandOptions, c: Command) =>
+      runCommand(c, setExit, async (ctx) => {
+      const settings = settingsOf(ctx.raw);
       const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
       const size = batchSize(opts.batchSize);
       const log = (line: string): void => ctx.out.info(line);
       // A wrong base URL would fail every event: refuse to start (exit 2). An API that is only
       // down for now is no reason to drop webhooks: events are stored and synced once it answers.
-      const check = await checkPlatform(settings.platform, { retries: 2 });
-      if (!check.ok && (check.notPlatform || check.error.fatal)) {
-        if (check.notPlatform) throw new ConfigError(check.message);
-        throw check.error;
-      }
+      const check = await probePlatformApi(settings.platform);
+      if (!check.ok && check.notPlatform) throw new ConfigError(check.message);
+      if (!check.ok && check.error.fatal) throw check.error;
       if (!check.ok) log(`svc-sync serve: warning: the platform API did not answer at start (${check.message}); events are stored and synced once it does`);
       const processor = createEngineProcessor(settings, {
         ...(size === undefined ? {} : { batchSize: size }),
-        platformHooks: { onWait: (w) => log(describeWait(w.seconds, w.reason)) },
+        onNote: log,
       });
       const service = await serve({
         processor,
@@ -69,6 +67,8 @@ export function serveCommand(program: Command, setExit: (code: number) => void):
         log,
       });
       await service.closed;
-      setExit(0);
-    });
+      // Everything was said on stderr while serving; --json gets the one document it promises.
+      return { status: EXIT.OK, result: { command: 'serve' }, warnings: [] };
+    }),
+    );
 }

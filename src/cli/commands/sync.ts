@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
-import { ConfigError } from '../../config/errors.js';
-import { quote } from '../../config/quote.js';
+import { ConfigError } from '../../model/errors.js';
+import { SYNC_ORDER, parseObjectType, type SyncableType } from '../../model/objects.js';
+import { planIncremental, runIncremental, type Scope } from '../../sync/incremental.js';
+import { StateFile } from '../../sync/state.js';
+import { requirePlatformApi } from '../../sync/compose.js';
 import { platformSettings } from '../../config/load.js';
-import { parseObjectType, type SyncableType } from '../../mapping/objects.js';
-import { assertPlatformApi } from '../../platform/client.js';
-import { SYNC_ORDER } from '../../sync/engine.js';
-import { completedState, retriesDue, sameTypes, startingPoint, type Scope } from '../../sync/incremental.js';
-import { StateFile, type RunProgress } from '../../sync/state.js';
+import { quote } from '../../config/quote.js';
 import type { GlobalOptions } from '../globals.js';
-import { commandContext, runWithEngine, type RunOptions } from '../runSync.js';
+import { runCommand, type SetExit } from '../runner.js';
+import { runEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
 
 interface SyncOptions extends RunOptions {
@@ -40,7 +40,7 @@ function parseSince(since: string): string {
 }
 
 
-export function syncCommand(program: Command, setExit: (code: number) => void): void {
+export function syncCommand(program: Command, setExit: SetExit): void {
   const cmd = program
     .command('sync')
     .description('backfill or incremental sync from list scans, resumable; for cron')
@@ -56,46 +56,19 @@ export function syncCommand(program: Command, setExit: (code: number) => void): 
     if (opts.since !== undefined && opts.all) throw new ConfigError('--since and --all: give one of them, not both');
     const types = parseTypes(opts.types);
     const globals = c.optsWithGlobals<GlobalOptions>();
-    const stateFile = new StateFile(opts.state);
-    const state = stateFile.read();
     const scope: Scope = opts.all ? { kind: 'all' } : opts.since !== undefined ? { kind: 'since', since: parseSince(opts.since) } : { kind: 'continue' };
-    const since = startingPoint(scope, state, types, opts.state);
-
-    const ctx = commandContext(globals);
-    // Resume only the same scope; a dry run neither resumes nor records progress.
-    const resumable = !globals.dryRun && state.run !== undefined && state.run.since === since && sameTypes(state.run.types, types);
-    const run: RunProgress = resumable && state.run ? state.run : { startedAt: new Date().toISOString(), since, types, completed: [], pagesDone: {} };
-    if (resumable) ctx.out.info(`resuming the run started ${run.startedAt} (done: ${run.completed.join(', ') || 'nothing yet'})`);
-    const save = (): void => {
-      if (!globals.dryRun) stateFile.write({ ...state, run });
-    };
-    const code = await runWithEngine('sync', ctx, opts, async (engine) => {
-      // A wrong base URL would make every list look empty or every record look deleted: stop first (exit 2).
-      await assertPlatformApi(platformSettings(ctx.raw));
-      // Recorded only now that settings and connections are good: a run that could not start leaves no progress behind.
-      save();
-      await engine.syncScan(types.filter((t) => !run.completed.includes(t)), since ? { updatedAfter: since } : {}, {
-        // One page back: a record removed before the resume point would shift the pages.
-        startPage: (t) => Math.max(1, run.pagesDone[t] ?? 1),
-        pageDone: (t, page) => {
-          run.pagesDone[t] = page;
-          save();
-        },
-        typeDone: (t) => {
-          run.completed.push(t);
-          delete run.pagesDone[t];
-          save();
+    const plan = planIncremental(new StateFile(opts.state), scope, types, globals.dryRun);
+    await runCommand(c, setExit, (ctx) => {
+      if (plan.resumed) ctx.out.info(`resuming the run started ${plan.run.startedAt} (done: ${plan.run.completed.join(', ') || 'nothing yet'})`);
+      return runEngine(ctx, {
+        command: 'sync',
+        opts,
+        body: async (engine) => {
+          // A wrong base URL would make every list look empty or every record deleted: stop first (exit 2).
+          await requirePlatformApi(platformSettings(ctx.raw));
+          return runIncremental(engine, plan);
         },
       });
-      const again = retriesDue(state, types, engine.report);
-      if (again.length > 0) await engine.syncRefs(again);
-      const next = completedState(state, run, engine.report);
-      if (!globals.dryRun) stateFile.write(next);
-      const retryCount = next.retry?.length ?? 0;
-      if (retryCount > 0) engine.report.warn(`${retryCount} record(s) failed and will be synced again by id on the next run`);
-      const watermarks = globals.dryRun ? state.watermarks ?? {} : next.watermarks ?? {};
-      return { since, types, watermarks, resumed: resumable, retried: again.length, retryNextRun: retryCount };
     });
-    setExit(code);
   });
 }

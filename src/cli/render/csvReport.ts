@@ -1,6 +1,6 @@
 /** `--report FILE`: every per-record outcome as CSV, streamed as the run goes, for follow-up. */
 import fs from 'node:fs';
-import type { RecordOutcome } from '../../sync/report.js';
+import type { RecordOutcome } from '../../model/outcomes.js';
 
 const cell = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 

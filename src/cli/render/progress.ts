@@ -1,6 +1,6 @@
 /** A spinner on stderr while working, only when stderr is a terminal (never in cron or --json). */
 import ora, { type Ora } from 'ora';
-import type { Progress } from '../../sync/engine.js';
+import type { Progress } from '../../model/outcomes.js';
 
 export interface ProgressView {
   /** True when a spinner is drawn; otherwise notes are the caller's to print. */

@@ -1,5 +1,5 @@
 /** Display helpers shared by the tables. */
-import type { CrmValue } from '../../crm/types.js';
+import type { CrmValue } from '../../model/crmRecords.js';
 
 export const MAX_CELL = 60;
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Emulator } from '../../fixtures/salesforce/emulator.js';
-import { linkFromSalesforce, linkRecords, parentFieldsToRead } from '../../src/crm/cascade.js';
+import { linkRecords, parentFieldsToRead, type LinkResult } from '../../src/mapping/link.js';
 import type { SalesforceSink } from '../../src/crm/sink.js';
-import type { ObjectType, SObjectName } from '../../src/mapping/objects.js';
+import type { StoredRecord } from '../../src/model/crmRecords.js';
+import type { ObjectType, SObjectName } from '../../src/model/objects.js';
 import { SCHEMA, lookupFields } from '../../src/mapping/schema.js';
 import type { MappedRecord } from '../../src/mapping/types.js';
 import { setup } from './helpers.js';
@@ -44,6 +45,15 @@ function mapped(type: ObjectType, key: string, parent?: { type: ObjectType; key:
         : null,
     warnings: [],
   };
+}
+
+/** The engine's way to link a batch: its parents read from Salesforce, one query per parent object, then the pure cascade. */
+async function linkFromSalesforce(sink: SalesforceSink, records: MappedRecord[]): Promise<LinkResult> {
+  const byObject = new Map<SObjectName, Set<string>>();
+  for (const r of records) if (r.parent) byObject.set(r.parent.object, (byObject.get(r.parent.object) ?? new Set<string>()).add(r.parent.key));
+  const parents = new Map<string, StoredRecord>();
+  for (const [object, keys] of byObject) for (const [k, v] of await sink.readByKeys(object, [...keys], parentFieldsToRead(object))) parents.set(k, v);
+  return linkRecords(records, parents);
 }
 
 let emu: Emulator;

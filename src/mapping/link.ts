@@ -4,12 +4,14 @@
  * from the API. Every other lookup of the object is sent as null, so a record that moved does not
  * keep a stale lookup. The rules come from the ParentRule rows of schema.ts.
  */
-import type { SObjectName } from '../mapping/objects.js';
-import { KEY_FIELD, SCHEMAS, lookupFields, schemaByApiName, type ObjectSchema } from '../mapping/schema.js';
-import type { MappedRecord } from '../mapping/types.js';
-import type { CrmRecord, CrmSink, StoredRecord } from './types.js';
+import type { CrmRecord, StoredRecord } from '../model/crmRecords.js';
+import type { SObjectName } from '../model/objects.js';
+import { KEY_FIELD } from '../model/refs.js';
+import { SCHEMAS, lookupFields, schemaByApiName, type ObjectSchema } from './schema.js';
+import type { MappedRecord } from './types.js';
 
-export interface MissingParent {
+/** A child whose parent record was not given: it is written unlinked (or skipped) by the engine. */
+export interface MissingLink {
   /** The child's SvcId__c. */
   key: string;
   /** The parent's SvcId__c. */
@@ -20,7 +22,7 @@ export interface MissingParent {
 
 export interface LinkResult {
   records: CrmRecord[];
-  missing: MissingParent[];
+  missing: MissingLink[];
 }
 
 function schemaOf(object: string): ObjectSchema {
@@ -50,7 +52,7 @@ export function parentFieldsToRead(object: SObjectName): string[] {
  */
 export function linkRecords(records: MappedRecord[], parents: Map<string, StoredRecord>): LinkResult {
   const out: CrmRecord[] = [];
-  const missing: MissingParent[] = [];
+  const missing: MissingLink[] = [];
   for (const record of records) {
     const schema = schemaOf(record.object);
     const linked: CrmRecord = { ...record.fields };
@@ -72,29 +74,4 @@ export function linkRecords(records: MappedRecord[], parents: Map<string, Stored
     out.push(linked);
   }
   return { records: out, missing };
-}
-
-/**
- * Reads the parents of a batch from Salesforce: one readByKeys per parent object (chunked by URL
- * length inside), with just the fields linking needs. Keyed by the parent's SvcId__c.
- */
-export async function readParents(sink: Pick<CrmSink, 'readByKeys'>, records: MappedRecord[]): Promise<Map<string, StoredRecord>> {
-  const byObject = new Map<SObjectName, Set<string>>();
-  for (const r of records) {
-    if (!r.parent) continue;
-    const keys = byObject.get(r.parent.object) ?? new Set<string>();
-    keys.add(r.parent.key);
-    byObject.set(r.parent.object, keys);
-  }
-  const parents = new Map<string, StoredRecord>();
-  for (const [object, keys] of byObject) {
-    const found = await sink.readByKeys(object, [...keys], parentFieldsToRead(object));
-    for (const [k, v] of found) parents.set(k, v);
-  }
-  return parents;
-}
-
-/** readParents + linkRecords, for callers that do not keep parents of their own. */
-export async function linkFromSalesforce(sink: Pick<CrmSink, 'readByKeys'>, records: MappedRecord[]): Promise<LinkResult> {
-  return linkRecords(records, await readParents(sink, records));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseReplay } from '../../src/cli/replayFile.js';
+import { parseReplay } from '../../src/sync/replayInput.js';
 
 describe('replay input', () => {
   it('reads CSV with a header in any column order, ignoring extra columns', () => {

@@ -1,4 +1,5 @@
-import type { SObjectName } from '../mapping/objects.js';
+/** CRM records as the mirror sends and reads them, and what Salesforce answers per record. */
+import { KEY_FIELD } from './refs.js';
 
 /** A field value as sent to Salesforce. `null` clears a field (used for lookups that must be emptied). */
 export type CrmValue = string | number | boolean | null;
@@ -28,12 +29,5 @@ export interface CrmCallCounts {
   auth: number;
 }
 
-export interface CrmSink {
-  /** Reads existing records by SvcId__c with the given fields, batched; unknown keys are absent. */
-  readByKeys(object: SObjectName, keys: string[], fields: string[]): Promise<Map<string, StoredRecord>>;
-  /** Upserts on SvcId__c in batches (Collections or Bulk 2.0); one outcome per distinct key. */
-  upsert(object: SObjectName, records: CrmRecord[]): Promise<UpsertOutcome[]>;
-  /** Records whose `lookupField` points at one of `parentIds`, with the given fields (descendant re-link). */
-  readChildren(object: SObjectName, lookupField: string, parentIds: string[], fields: string[]): Promise<StoredRecord[]>;
-  calls(): CrmCallCounts;
-}
+/** The SvcId__c of a CRM record. */
+export const recordKey = (record: CrmRecord): string => String(record[KEY_FIELD]);

@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Settings } from '../../src/config/settings.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
-import type { ObjectRef } from '../../src/mapping/objects.js';
+import type { ObjectRef } from '../../src/model/objects.js';
 import { createPlatformSource } from '../../src/platform/source.js';
-import type { ApiDonation } from '../../src/platform/records.js';
-import { createEngineProcessor } from '../../src/webhook/engineProcessor.js';
+import type { ApiDonation } from '../../src/model/apiRecords.js';
+import { createEngineProcessor } from '../../src/webhook/processor.js';
 import type { ProcessOutcome } from '../../src/webhook/worker.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 

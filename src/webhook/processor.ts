@@ -10,31 +10,12 @@
  * No sync logic lives here: this file translates between the worker's and the engine's words.
  */
 import type { Settings } from '../config/settings.js';
-import { ApiLimitError, SalesforceAuthError } from '../crm/errors.js';
-import { SalesforceSink } from '../crm/sink.js';
-import type { CrmSink } from '../crm/types.js';
-import { keyFor } from '../mapping/map.js';
-import type { ObjectRef } from '../mapping/objects.js';
-import { PlatformClient } from '../platform/client.js';
-import { PlatformError } from '../platform/errors.js';
-import type { PlatformHooks } from '../platform/http.js';
-import { PlatformSource } from '../platform/source.js';
-import { SyncEngine } from '../sync/engine.js';
-import type { RecordSource } from '../sync/ports.js';
+import { isFatal, messageOf } from '../model/errors.js';
+import type { ObjectRef } from '../model/objects.js';
+import { keyFor } from '../model/refs.js';
+import { createEngine, depsPerBatch, type DepsFactory, type OnNote, type SyncEngine } from '../sync/compose.js';
 import type { RunReport } from '../sync/report.js';
-import type { OwnerPair } from './queue.js';
 import type { BatchHints, BatchProcessor, ProcessOutcome, ProcessResult } from './worker.js';
-
-export interface EngineDeps {
-  source: RecordSource;
-  sink: CrmSink;
-}
-
-/**
- * Called once per batch. The source it returns must be fresh (or at least hold no cached records
- * of earlier batches), or a re-sent donation would be served from that cache instead of fetched.
- */
-export type EngineDepsFactory = () => EngineDeps | Promise<EngineDeps>;
 
 export interface EngineProcessorOptions {
   /** Records of one type that go through the engine together (default 500, the worker's batch size). */
@@ -43,43 +24,13 @@ export interface EngineProcessorOptions {
   force?: boolean;
   /** Skip children whose parent cannot be found instead of writing them unlinked. */
   strictParents?: boolean;
-  /** Settings form only: rate-limit waits and retries of the platform client. */
-  platformHooks?: PlatformHooks;
+  /** Settings form only: rate-limit waits of the platform client, one line each. */
+  onNote?: OnNote;
   /** After each batch, with the engine's report (logging, benches). */
   onBatch?: (info: { refs: number; report: RunReport; error?: unknown }) => void;
 }
 
 export const DEFAULT_ENGINE_BATCH_SIZE = 500;
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * Errors after which no ref of the batch can be trusted to succeed: a wrong API key, a failed
- * Salesforce login, the org's daily allowance used up. The whole batch is failed so its events
- * stay queued and come back with the queue's backoff.
- */
-export function isFatal(error: unknown): boolean {
-  return (error instanceof PlatformError && error.fatal) || error instanceof SalesforceAuthError || error instanceof ApiLimitError;
-}
-
-/**
- * Deps from settings: one Salesforce sink (connected on first use, a failed connection retried on
- * the next batch) and one platform client; a new PlatformSource over that client per batch.
- */
-function depsFromSettings(settings: Settings, hooks: PlatformHooks | undefined): EngineDepsFactory {
-  const client = new PlatformClient(settings.platform, { hooks: hooks ?? {} });
-  let sink: Promise<SalesforceSink> | undefined;
-  return async () => {
-    sink ??= SalesforceSink.connect(settings.salesforce).catch((error: unknown) => {
-      sink = undefined;
-      throw error;
-    });
-    client.resume();
-    return { source: new PlatformSource(client, settings.platform.listIdsOnly), sink: await sink };
-  };
-}
 
 /** What the worker learns from the engine's outcome for one ref. */
 function outcomeFor(ref: ObjectRef, report: RunReport, fallback: string): ProcessOutcome {
@@ -97,8 +48,13 @@ function outcomeFor(ref: ObjectRef, report: RunReport, fallback: string): Proces
   }
 }
 
-export function createEngineProcessor(deps: EngineDepsFactory | Settings, opts: EngineProcessorOptions = {}): BatchProcessor {
-  const factory = typeof deps === 'function' ? deps : depsFromSettings(deps, opts.platformHooks);
+/**
+ * Failures after which no ref of the batch can be trusted to succeed (the model's table: a wrong
+ * API key, a failed Salesforce login, the org's daily allowance used up) fail the whole batch, so
+ * its events stay queued and come back with the queue's backoff.
+ */
+export function createEngineProcessor(deps: DepsFactory | Settings, opts: EngineProcessorOptions = {}): BatchProcessor {
+  const factory = typeof deps === 'function' ? deps : depsPerBatch(deps, opts.onNote);
   const batchSize = opts.batchSize ?? DEFAULT_ENGINE_BATCH_SIZE;
 
   return {
@@ -107,8 +63,7 @@ export function createEngineProcessor(deps: EngineDepsFactory | Settings, opts: 
 
       let engine: SyncEngine;
       try {
-        const { source, sink } = await factory();
-        engine = new SyncEngine(source, sink, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize });
+        engine = createEngine(await factory(), { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize });
       } catch (error) {
         // No connection: nothing was attempted, every event stays queued.
         return failAll(error);
@@ -121,7 +76,7 @@ export function createEngineProcessor(deps: EngineDepsFactory | Settings, opts: 
         stopped = error;
       }
       opts.onBatch?.({ refs: refs.length, report: engine.report, ...(stopped === undefined ? {} : { error: stopped }) });
-      const owners: OwnerPair[] = engine.owners.map((p) => ({ userId: p.userId, actionId: p.actionId }));
+      const owners = engine.ownersSeen();
 
       if (stopped !== undefined && isFatal(stopped)) return { outcomes: failAll(stopped).outcomes, owners };
       // A run that stopped on another error keeps what it finished; the rest is retried.

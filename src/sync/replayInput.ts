@@ -3,7 +3,7 @@
  * event_type ignored) or JSON lines of webhook bodies. Bad lines are reported by number and
  * skipped; the rest still runs. Each distinct record appears once.
  */
-import { parseObjectType, type ObjectRef } from '../mapping/objects.js';
+import { parseObjectType, type ObjectRef } from '../model/objects.js';
 
 export interface ReplayInput {
   refs: ObjectRef[];

@@ -1,9 +1,11 @@
 /**
- * The engine's two seams: a source that turns refs into API records, and a sink that reads and
- * writes CRM records (src/crm/types.ts). The engine knows both sides only through these.
+ * The engine's two seams: a source that turns refs into API records (platform/), and a sink that
+ * reads and writes CRM records (crm/). The engine knows both sides only through these.
  */
-import type { ApiRecordOf, ResourceType } from '../platform/records.js';
-import type { PlatformError } from '../platform/errors.js';
+import type { ApiRecordOf, ResourceType } from './apiRecords.js';
+import type { CrmCallCounts, CrmRecord, StoredRecord, UpsertOutcome } from './crmRecords.js';
+import type { PlatformError } from './errors.js';
+import type { SObjectName } from './objects.js';
 
 export interface FetchResult<T> {
   records: Map<number, T>;
@@ -54,4 +56,14 @@ export interface RecordSource {
   /** A list scan, page by page in page order, so large collections flow through in bounded memory. */
   scan<T extends ResourceType>(type: T, filter: ScanFilter): AsyncIterable<ScanPage<ApiRecordOf[T]>>;
   requests(): PlatformRequestCounts;
+}
+
+export interface CrmSink {
+  /** Reads existing records by SvcId__c with the given fields, batched; unknown keys are absent. */
+  readByKeys(object: SObjectName, keys: string[], fields: string[]): Promise<Map<string, StoredRecord>>;
+  /** Upserts on SvcId__c in batches (Collections or Bulk 2.0); one outcome per distinct key. */
+  upsert(object: SObjectName, records: CrmRecord[]): Promise<UpsertOutcome[]>;
+  /** Records whose `lookupField` points at one of `parentIds`, with the given fields (descendant re-link). */
+  readChildren(object: SObjectName, lookupField: string, parentIds: string[], fields: string[]): Promise<StoredRecord[]>;
+  calls(): CrmCallCounts;
 }

@@ -1,4 +1,4 @@
-/** The eight mirrored object types, in the order a run writes them (parents before children). */
+/** The eight mirrored object types, in the order a run writes them (parents before children: the schema's test holds it). */
 export const OBJECT_TYPES = [
   'segment',
   'project',
@@ -25,23 +25,14 @@ export type SObjectName =
 /** Types a run can be asked to sync by id; questions come inside their action. */
 export type SyncableType = Exclude<ObjectType, 'question'>;
 
+/** The order a run writes in: parents before children. Questions ride with their actions. */
+export const SYNC_ORDER: SyncableType[] = OBJECT_TYPES.filter((t): t is SyncableType => t !== 'question');
+
 /** A reference to a platform object, as given by a command line, a file, a scan or a webhook. */
 export interface ObjectRef {
   type: SyncableType;
   id: number;
 }
-
-/** Hierarchy level of each type: a run writes level 0 first. Teams and companies share a level. */
-export const LEVEL: Record<ObjectType, number> = {
-  segment: 0,
-  project: 1,
-  team: 2,
-  company: 2,
-  action: 3,
-  question: 4,
-  donation: 5,
-  newsletter_subscription: 6,
-};
 
 /** A Map, not an object literal: outside input must not reach Object.prototype ("constructor"). */
 const ALIASES: ReadonlyMap<string, SyncableType> = new Map([

@@ -1,0 +1,97 @@
+/**
+ * The import graph of src/ and the house rules it must obey (README "Layout"). Read from the
+ * source text, so the rules hold for type-only imports too: a type import is a dependency of the
+ * design even when it vanishes from the built JavaScript.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface ImportEdge {
+  /** Importing file, relative to src/ (e.g. sync/engine.ts). */
+  from: string;
+  /** Imported file, relative to src/. */
+  to: string;
+}
+
+/** Every `import ... from`, `import '...'`, `export ... from` and `import('...')` specifier of a file. */
+export function specifiersOf(source: string): string[] {
+  const out: string[] = [];
+  const patterns = [/\b(?:import|export)\s+(?:type\s+)?[^'";]*?\bfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g, /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g];
+  for (const re of patterns) for (const m of source.matchAll(re)) out.push(m[1] as string);
+  return out;
+}
+
+function tsFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    return e.isDirectory() ? tsFiles(full) : e.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** The edges between files of src/ (packages such as got or node:fs are not edges of the house). */
+export function readImportGraph(srcDir: string): ImportEdge[] {
+  const edges: ImportEdge[] = [];
+  for (const file of tsFiles(srcDir)) {
+    for (const spec of specifiersOf(fs.readFileSync(file, 'utf8'))) {
+      if (!spec.startsWith('.')) continue;
+      const target = path.resolve(path.dirname(file), spec).replace(/\.js$/, '.ts');
+      edges.push({ from: path.relative(srcDir, file).split(path.sep).join('/'), to: path.relative(srcDir, target).split(path.sep).join('/') });
+    }
+  }
+  return edges;
+}
+
+export type Folder = 'model' | 'config' | 'mapping' | 'platform' | 'crm' | 'sync' | 'webhook' | 'cli';
+
+/** What each folder may import besides itself: data flows CLI -> plan -> fetch -> map -> link -> write -> report. */
+export const MAY_IMPORT: Readonly<Record<Folder, readonly Folder[]>> = {
+  model: [],
+  config: ['model'],
+  mapping: ['model'],
+  platform: ['model', 'config'],
+  crm: ['model', 'mapping', 'config'],
+  sync: ['model', 'mapping', 'config'],
+  webhook: ['model', 'config', 'sync'],
+  cli: ['model', 'config', 'sync', 'webhook'],
+};
+
+/** The composition root: the one file that builds the platform client, the Salesforce sink and the engine. */
+export const COMPOSE = 'sync/compose.ts';
+/** Folders only the composition root may reach. */
+const BUILT_BY_COMPOSE: readonly Folder[] = ['platform', 'crm'];
+/** The doors: they call sync/compose and never build an engine themselves. */
+const DOORS: readonly Folder[] = ['cli', 'webhook'];
+
+const folderOf = (file: string): string => file.split('/')[0] as string;
+
+/** Why an edge breaks the rules, or undefined when it is allowed. */
+export function violation(edge: ImportEdge): string | undefined {
+  const from = folderOf(edge.from);
+  const to = folderOf(edge.to);
+  if (!(from in MAY_IMPORT)) return `${edge.from}: src/${from}/ is not a folder of the house`;
+  if (!(to in MAY_IMPORT)) return `${edge.from} -> ${edge.to}: src/${to}/ is not a folder of the house`;
+  if (from === to) return undefined;
+  if (edge.from === COMPOSE && BUILT_BY_COMPOSE.includes(to as Folder)) return undefined;
+  if (DOORS.includes(from as Folder) && edge.to === 'sync/engine.ts') return `${edge.from} -> ${edge.to}: ${from}/ builds no engine, it calls ${COMPOSE}`;
+  if (!MAY_IMPORT[from as Folder].includes(to as Folder)) return `${edge.from} -> ${edge.to}: ${from}/ may import only ${[...MAY_IMPORT[from as Folder], from].join(', ')}`;
+  return undefined;
+}
+
+/** Import cycles between folders (a -> b -> a) would make the one-way flow a lie even when each edge looks fine. */
+export function folderCycles(edges: ImportEdge[]): string[] {
+  const next = new Map<string, Set<string>>();
+  for (const e of edges) {
+    const a = folderOf(e.from);
+    const b = folderOf(e.to);
+    if (a !== b) next.set(a, (next.get(a) ?? new Set()).add(b));
+  }
+  const cycles: string[] = [];
+  const walk = (start: string, at: string, trail: string[]): void => {
+    for (const b of next.get(at) ?? []) {
+      if (b === start) cycles.push([...trail, b].join(' -> '));
+      else if (!trail.includes(b) && b > start) walk(start, b, [...trail, b]);
+    }
+  };
+  for (const a of next.keys()) walk(a, a, [a]);
+  return cycles;
+}

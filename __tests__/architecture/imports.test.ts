@@ -1,0 +1,79 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from '@jest/globals';
+import { folderCycles, readImportGraph, specifiersOf, violation, type ImportEdge } from './importGraph.js';
+
+const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
+
+describe('the import graph of src/', () => {
+  const edges = readImportGraph(SRC);
+
+  it('is read from every file (a reader that finds nothing would pass anything)', () => {
+    expect(edges.length).toBeGreaterThan(100);
+    expect(edges).toContainEqual({ from: 'sync/engine.ts', to: 'model/ports.ts' });
+  });
+
+  it('has no edge against the house rules', () => {
+    expect(edges.map(violation).filter((v): v is string => v !== undefined)).toEqual([]);
+  });
+
+  it('has no cycle between folders', () => {
+    expect(folderCycles(edges)).toEqual([]);
+  });
+
+  it('builds platform, Salesforce and engine in sync/compose.ts alone', () => {
+    const builders = edges.filter((e) => /^(platform|crm)\//.test(e.to) && !/^(platform|crm)\//.test(e.from)).map((e) => e.from);
+    expect([...new Set(builders)]).toEqual(['sync/compose.ts']);
+  });
+});
+
+describe('the rule checker', () => {
+  const edge = (from: string, to: string): ImportEdge => ({ from, to });
+
+  it.each([
+    ['mapping/map.ts', 'platform/client.ts', 'mapping/ may import only model, mapping'],
+    ['mapping/map.ts', 'crm/sink.ts', 'mapping/ may import only model, mapping'],
+    ['model/refs.ts', 'mapping/schema.ts', 'model/ may import only model'],
+    ['platform/source.ts', 'sync/report.ts', 'platform/ may import only model, config, platform'],
+    ['platform/source.ts', 'crm/sink.ts', 'platform/ may import only model, config, platform'],
+    ['crm/sink.ts', 'platform/client.ts', 'crm/ may import only model, mapping, config, crm'],
+    ['crm/sink.ts', 'webhook/queue.ts', 'crm/ may import only model, mapping, config, crm'],
+    ['sync/engine.ts', 'crm/sink.ts', 'sync/ may import only model, mapping, config, sync'],
+    ['cli/commands/doctor.ts', 'crm/doctor.ts', 'cli/ may import only model, config, sync, webhook, cli'],
+    ['cli/commands/object.ts', 'sync/engine.ts', 'cli/ builds no engine'],
+    ['webhook/processor.ts', 'platform/client.ts', 'webhook/ may import only model, config, sync, webhook'],
+    ['webhook/processor.ts', 'sync/engine.ts', 'webhook/ builds no engine'],
+    ['lib/util.ts', 'model/refs.ts', 'not a folder of the house'],
+  ])('refuses %s -> %s', (from, to, why) => {
+    expect(violation(edge(from, to))).toContain(why);
+  });
+
+  it.each([
+    ['mapping/map.ts', 'model/apiRecords.ts'],
+    ['sync/compose.ts', 'crm/sink.ts'],
+    ['sync/compose.ts', 'platform/source.ts'],
+    ['sync/engine.ts', 'mapping/link.ts'],
+    ['webhook/processor.ts', 'sync/compose.ts'],
+    ['cli/runner.ts', 'webhook/serve.ts'],
+  ])('allows %s -> %s', (from, to) => {
+    expect(violation(edge(from, to))).toBeUndefined();
+  });
+
+  it('finds a cycle between folders', () => {
+    expect(folderCycles([edge('sync/a.ts', 'webhook/b.ts'), edge('webhook/b.ts', 'sync/c.ts')])).toEqual(['sync -> webhook -> sync']);
+  });
+
+  it('reads every form of import and re-export', () => {
+    const source = [
+      "import a from './a.js';",
+      "import type { B } from '../b.js';",
+      "import {\n  c,\n  type D,\n} from './c.js';",
+      "export { e } from './e.js';",
+      "export * from './f.js';",
+      "import './g.js';",
+      "const h = await import('./h.js');",
+      "import got from 'got';",
+    ].join('\n');
+    expect(specifiersOf(source).sort()).toEqual(['../b.js', './a.js', './c.js', './e.js', './f.js', './g.js', './h.js', 'got']);
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * The one runner of every command: it builds the command's context, lets the command do its work
+ * and hand back a typed CommandResult, then alone prints it (human text or the --json envelope)
+ * and returns the exit code. Commands never print their result nor pick a process exit code.
+ */
+import type { Command } from 'commander';
+import { loadRaw, redact, type RawSettings } from '../config/load.js';
+import { oneLine } from '../config/quote.js';
+import { actionsOf, describeError, type ExitCode } from '../model/errors.js';
+import { settingFlags, type GlobalOptions } from './globals.js';
+import { Output } from './output.js';
+
+export interface CommandResult<T> {
+  /** The exit code, and the envelope's `status`. */
+  status: ExitCode;
+  /** The envelope's `result`: the stable shape scripts read (README "JSON output"). */
+  result: T;
+  /** The envelope's `warnings`. */
+  warnings: string[];
+  /** What a person reads on stdout. */
+  text?: string;
+  /** Lines on stderr for a person: notices, then `--verbose` detail. */
+  notes?: string[];
+  verbose?: string[];
+  /** The error that stopped the work part-way: its line on stderr, the next commands to run in `actions`. */
+  stopped?: unknown;
+}
+
+export interface CommandContext {
+  globals: GlobalOptions;
+  /** Settings as given (flags > environment > file); empty for commands that read none. */
+  raw: RawSettings;
+  out: Output;
+}
+
+export type SetExit = (code: number) => void;
+
+export function commandContext(globals: GlobalOptions, readSettings = true): CommandContext {
+  const raw = readSettings ? loadRaw({ flags: settingFlags(globals), configPath: globals.config }) : {};
+  const out = new Output({ json: globals.json, quiet: globals.quiet, verbose: globals.verbose }, (t) => redact(t, raw));
+  return { globals, raw, out };
+}
+
+/** Prints a command's result the one way every command does, and gives its exit code. */
+export function render<T>(out: Output, r: CommandResult<T>): ExitCode {
+  if (out.opts.json) {
+    out.json(r.status, r.result, r.warnings, r.stopped === undefined ? undefined : actionsOf(r.stopped));
+    return r.status;
+  }
+  if (r.text !== undefined) out.result(r.text);
+  for (const line of r.notes ?? []) out.info(line);
+  for (const line of r.verbose ?? []) out.verbose(line);
+  if (r.stopped !== undefined) out.error(oneLine(describeError(r.stopped, out.redact)));
+  return r.status;
+}
+
+/**
+ * Runs one command: context from its options (`readSettings: false` for a command that needs no
+ * settings, so a broken config file cannot stop it), the work, the rendering, the exit code.
+ */
+export async function runCommand<T>(
+  command: Command,
+  setExit: SetExit,
+  work: (ctx: CommandContext) => Promise<CommandResult<T>>,
+  opts: { readSettings?: boolean } = {},
+): Promise<void> {
+  const ctx = commandContext(command.optsWithGlobals<GlobalOptions>(), opts.readSettings ?? true);
+  setExit(render(ctx.out, await work(ctx)));
+}

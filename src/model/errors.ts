@@ -1,0 +1,150 @@
+/**
+ * The errors that cross folders, and ONE table of what each means: whether it stops a run (fatal:
+ * no later record can succeed, and a webhook batch fails whole so its events stay queued) and the
+ * exit code a command ends with, plus the next command to run. Messages never carry secrets:
+ * PlatformError holds method, path, status and the API's message only (got's own errors hold
+ * the request options, API key included).
+ */
+import type { CrmError } from './crmRecords.js';
+
+/** A usage or configuration problem: one line naming the input and what is wrong. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  /** The next commands to run, when this error knows better than its kind's (ERROR_TABLE). */
+  constructor(
+    message: string,
+    readonly actions?: string[],
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * not_found: the platform's own not-found answer (the record is gone). not_platform: a 404 in
+ * any other shape (an HTML page, an empty body, foreign JSON): the URL does not reach the API,
+ * which says nothing about the record.
+ */
+export type PlatformErrorKind = 'not_found' | 'not_platform' | 'auth' | 'bad_request' | 'rate_limited' | 'server' | 'network' | 'timeout' | 'invalid_response';
+
+export class PlatformError extends Error {
+  override readonly name = 'PlatformError';
+  constructor(
+    readonly kind: PlatformErrorKind,
+    readonly method: string,
+    readonly path: string,
+    readonly status: number | undefined,
+    readonly apiMessage: string,
+  ) {
+    super(`${method} ${path}${status === undefined ? '' : ` -> ${status}`}: ${apiMessage}`);
+  }
+
+  /** 401/403: the key or the URL is wrong, no record can succeed (the table below decides). */
+  get fatal(): boolean {
+    return isFatal(this);
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { kind: this.kind, method: this.method, path: this.path, status: this.status, message: this.apiMessage };
+  }
+}
+
+/** Typed Salesforce errors. Messages never carry tokens, secrets or passwords. */
+export class SalesforceError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly fields: string[] = [],
+  ) {
+    super(message);
+    this.name = 'SalesforceError';
+  }
+
+  toCrmError(): CrmError {
+    return this.fields.length ? { code: this.code, message: this.message, fields: this.fields } : { code: this.code, message: this.message };
+  }
+}
+
+/** Authentication could not be established or renewed: a configuration problem, not a record's. */
+export class SalesforceAuthError extends SalesforceError {
+  constructor(message: string) {
+    super('SALESFORCE_AUTH', message);
+    this.name = 'SalesforceAuthError';
+  }
+}
+
+/** The run must stop: the daily API allowance is (nearly) used up. */
+export class ApiLimitError extends SalesforceError {
+  constructor(
+    message: string,
+    readonly used?: number,
+    readonly limit?: number,
+  ) {
+    super('API_LIMIT', message);
+    this.name = 'ApiLimitError';
+  }
+}
+
+/** 0 all done; 1 some records failed (the rest written); 2 usage or configuration, nothing written. */
+export const EXIT = { OK: 0, PARTIAL: 1, USAGE: 2 } as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export interface ErrorRule {
+  /** What went wrong, in a word (the --json error's `name` stays the class name). */
+  kind: string;
+  matches(error: unknown): boolean;
+  /** No record after it can succeed: a run stops, a webhook batch fails whole. */
+  fatal: boolean;
+  /** The exit code of a command this error ends before anything was written. */
+  exit: ExitCode;
+  /** What to run or fix next (the --json error's `actions`). */
+  actions: string[];
+  /** The line a person reads, when the message alone says too little. */
+  describe?: (message: string) => string;
+}
+
+/** Every error that means more than "this record failed", first match wins; the rest: OTHER_ERROR. */
+export const ERROR_TABLE: readonly ErrorRule[] = [
+  { kind: 'usage', matches: (e) => e instanceof ConfigError, fatal: true, exit: EXIT.USAGE, actions: ['svc-sync --help'] },
+  {
+    kind: 'platform-auth',
+    matches: (e) => e instanceof PlatformError && e.kind === 'auth',
+    fatal: true,
+    exit: EXIT.USAGE,
+    actions: ['check SVC_API_KEY and SVC_API_URL', 'svc-sync doctor'],
+    describe: (m) => `platform API rejected the key or URL: ${m} (check SVC_API_KEY and SVC_API_URL)`,
+  },
+  { kind: 'salesforce-auth', matches: (e) => e instanceof SalesforceAuthError, fatal: true, exit: EXIT.USAGE, actions: ['check the SF_* settings', 'svc-sync doctor'] },
+  { kind: 'api-limit', matches: (e) => e instanceof ApiLimitError, fatal: true, exit: EXIT.PARTIAL, actions: ['run the same command again after the 24-hour window rolls over'] },
+];
+
+/** Anything else: the records it touched failed, the run's other records stand. */
+export const OTHER_ERROR: ErrorRule = { kind: 'error', matches: () => true, fatal: false, exit: EXIT.PARTIAL, actions: [] };
+
+export function ruleOf(error: unknown): ErrorRule {
+  return ERROR_TABLE.find((r) => r.matches(error)) ?? OTHER_ERROR;
+}
+
+export const isFatal = (error: unknown): boolean => ruleOf(error).fatal;
+
+export const exitCodeOf = (error: unknown): ExitCode => ruleOf(error).exit;
+
+/** What to run or fix next: the error's own advice, else its kind's. */
+export function actionsOf(error: unknown): string[] {
+  return error instanceof ConfigError && error.actions !== undefined ? [...error.actions] : [...ruleOf(error).actions];
+}
+
+/** The error's own message (a queue's last_error, a record's reason). */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * One line for a person: what the table says the error means, or the message's first line.
+ * Secrets are masked (`redact`) before the text is cut: a secret cut at a line break would no
+ * longer match its mask.
+ */
+export function describeError(error: unknown, redact: (text: string) => string = (t) => t): string {
+  const rule = ruleOf(error);
+  const text = rule.describe ? rule.describe(messageOf(error)) : messageOf(error);
+  return redact(text).split(/\r?\n/)[0] ?? '';
+}

@@ -1,0 +1,50 @@
+/** Per-record outcomes of a run: what the engine reports and every door renders or records. */
+import type { CrmError, CrmValue } from './crmRecords.js';
+import type { ObjectType, SObjectName } from './objects.js';
+
+export type OutcomeAction = 'insert' | 'update' | 'unchanged' | 'skip' | 'fail';
+export type Changes = Record<string, { from: CrmValue; to: CrmValue }>;
+
+export interface RecordOutcome {
+  object: SObjectName;
+  key: string;
+  action: OutcomeAction;
+  changes?: Changes;
+  reason?: string;
+  error?: CrmError;
+  warnings?: string[];
+}
+
+export interface ObjectCounts {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  failed: number;
+}
+
+/** A record whose parent is in neither Salesforce nor this run. */
+export interface MissingParent {
+  /** The child's object. */
+  object: SObjectName;
+  /** The child's SvcId__c. */
+  key: string;
+  /** The parent's SvcId__c. */
+  parent: string;
+}
+
+export const emptyObjectCounts = (): ObjectCounts => ({ inserted: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 });
+
+/** action -> owner pairs seen while syncing actions (the webhook re-syncs actions on users.update). */
+export interface OwnerPair {
+  userId: number;
+  actionId: number;
+}
+
+/** The engine's progress, after each batch of a type. */
+export interface Progress {
+  type: ObjectType;
+  /** Records of this type handled so far in this run. */
+  done: number;
+  total?: number;
+}
