@@ -72,7 +72,7 @@ describe('validation', () => {
     expect(salesforceSettings({ SF_LOGIN_URL: 'http://l/', SF_CLIENT_ID: 'c', SF_CLIENT_SECRET: 's' }).loginUrl).toBe('http://l');
     expect(salesforceSettings({ SF_CLIENT_ID: 'c', SF_CLIENT_SECRET: 's' }).loginUrl).toBe('https://login.salesforce.com');
     expect(errorOf(() => salesforceSettings({ SF_CLIENT_ID: 'c' })).message).toMatch(/^SF_CLIENT_SECRET is not set/);
-    expect(errorOf(() => salesforceSettings({ SF_LOGIN_URL: 'http://l', SF_CLIENT_ID: 'c', SF_USERNAME: 'u', SF_PRIVATE_KEY_FILE: '/no/such.key' })).message).toMatch(/SF_PRIVATE_KEY_FILE: \/no\/such\.key does not exist/);
+    expect(errorOf(() => salesforceSettings({ SF_LOGIN_URL: 'http://l', SF_CLIENT_ID: 'c', SF_USERNAME: 'u', SF_PRIVATE_KEY_FILE: '/no/such.key' })).message).toMatch(/SF_PRIVATE_KEY_FILE: "\/no\/such\.key" does not exist/);
   });
 
   it('has the documented defaults', () => {

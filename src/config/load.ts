@@ -189,7 +189,7 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
     throw new ConfigError('Salesforce connection is not configured: set SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_CLIENT_ID + SF_CLIENT_SECRET (and SF_LOGIN_URL for a My Domain or sandbox)');
   }
   if (oauth && !token && !s.loginUrl) s.loginUrl = DEFAULT_LOGIN_URL;
-  if (s.privateKeyFile && !fs.existsSync(s.privateKeyFile)) throw new ConfigError(`SF_PRIVATE_KEY_FILE: ${s.privateKeyFile} does not exist`);
+  if (s.privateKeyFile && !fs.existsSync(s.privateKeyFile)) throw new ConfigError(`SF_PRIVATE_KEY_FILE: ${quote(s.privateKeyFile)} does not exist`);
   return s;
 }
 
