@@ -92,7 +92,9 @@ describe('--dry-run', () => {
       expect(Object.keys(changes).sort()).toEqual(['Message__c', 'Phone__c', 'UpdatedAt__c']);
       expect(changes.Phone__c).toEqual({ from: oldPhone, to: '0611112222' });
       expect(changes.Message__c).toEqual({ from: oldMessage, to: 'Thanks from the e2e test' });
-      expect(changes.UpdatedAt__c?.from).toBe(oldUpdatedAt);
+      // Both sides in one form: Salesforce's .000+0000 answer is shown as the UTC instant it is.
+      expect(changes.UpdatedAt__c?.from).toBe(new Date(Date.parse(oldUpdatedAt.replace(/\+0000$/, 'Z'))).toISOString());
+      expect(changes.UpdatedAt__c?.to).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       expect(Date.parse(String(changes.UpdatedAt__c?.to))).toBeGreaterThan(Date.parse(oldUpdatedAt));
     };
 

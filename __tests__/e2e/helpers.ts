@@ -40,7 +40,9 @@ export interface Outcome {
 export interface MissingParentRow {
   object: string;
   key: string;
-  parent: string;
+  /** null when the record names no parent that can be read. */
+  parent: string | null;
+  reason: string;
 }
 
 export interface Result {
@@ -255,18 +257,52 @@ export function questionSynced(q: ApiQuestion): boolean {
   return typeof q.answer === 'string' && q.answer.trim() !== '';
 }
 
-type SiteRecord = { id: number } & Record<string, unknown>;
+export type SiteRecord = { id: number } & Record<string, unknown>;
 
 function findApi(site: Site, type: Synced, id: number): SiteRecord | undefined {
   return (site[type] as unknown as SiteRecord[]).find((r) => r.id === id);
 }
 
+/** A platform id: a positive whole number, or one written as a numeric string. */
+function idOf(value: unknown): number | undefined {
+  const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+const given = (v: unknown): boolean => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
+
+/**
+ * SPEC 2.9 and the real API: a subscription names its entity as a nested `entity` object, as
+ * top-level entity_type + entity_id, or as project_id / segment_id, in that order of preference;
+ * the type in any case. Returned in the last form, which the cascade rules read.
+ */
+function subscriptionLink(record: SiteRecord): SiteRecord {
+  const nested = record.entity as { entity_type?: unknown; entity_id?: unknown } | null | undefined;
+  const pairs = [nested ?? {}, { entity_type: record.entity_type, entity_id: record.entity_id }];
+  const pair = pairs.find((p) => given(p.entity_type) || given(p.entity_id));
+  if (!pair) return record;
+  const kind = typeof pair.entity_type === 'string' ? pair.entity_type.trim().toLowerCase() : '';
+  const id = idOf(pair.entity_id);
+  return { id: record.id, project_id: kind === 'project' ? id : undefined, segment_id: kind === 'segment' ? id : undefined };
+}
+
+/** The parent the spec names: the first rule whose id is given; a malformed id names none. */
 function parentRule(type: Synced, record: SiteRecord): { rule: CascadeRule; id: number } | undefined {
+  const rec = type === 'newsletter_subscription' ? subscriptionLink(record) : record;
   for (const rule of CASCADE[type].rules) {
-    const id = record[rule.idField];
-    if (typeof id === 'number') return { rule, id };
+    const raw = rec[rule.idField];
+    if (!given(raw)) continue;
+    const id = idOf(raw);
+    return id === undefined ? undefined : { rule, id };
   }
   return undefined;
+}
+
+/** The platform record a subscription is linked to per SPEC 2.9, when it names one that exists. */
+export function subscriptionEntity(site: Site, record: SiteRecord): { type: 'project' | 'segment'; id: number } | undefined {
+  const found = parentRule('newsletter_subscription', record);
+  if (!found || !findApi(site, found.rule.parent, found.id)) return undefined;
+  return { type: found.rule.parent as 'project' | 'segment', id: found.id };
 }
 
 /** The emulator's record for a platform record, which must exist. */
@@ -285,7 +321,9 @@ export function expectLinked(stack: Stack, site: Site, type: Synced, id: number)
   const rec = sfRecord(stack, type, id);
   const api = findApi(site, type, id);
   if (!api) throw new Error(`no ${type} ${id} on the platform`);
-  const found = parentRule(type, api);
+  // A parent that is named but does not exist on the platform leaves every lookup empty.
+  const named = parentRule(type, api);
+  const found = named && findApi(site, named.rule.parent, named.id) ? named : undefined;
   const expected: Record<string, Value> = Object.fromEntries(CASCADE[type].lookups.map((f) => [f, null]));
   if (found) {
     const parent = sfRecord(stack, found.rule.parent, found.id);

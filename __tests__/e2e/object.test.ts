@@ -2,7 +2,22 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiDonation, ApiNewsletterSubscription } from '../../src/model/apiRecords.js';
-import { cliJson, donationSynced, expectEnvelope, expectLinked, keyOf, questionKey, questionSynced, removeDir, tempCwd, totals, writeCalls, type Envelope } from './helpers.js';
+import {
+  cliJson,
+  donationSynced,
+  expectEnvelope,
+  expectLinked,
+  keyOf,
+  questionKey,
+  questionSynced,
+  removeDir,
+  subscriptionEntity,
+  tempCwd,
+  totals,
+  writeCalls,
+  type Envelope,
+  type SiteRecord,
+} from './helpers.js';
 
 describe('object <type> <id>', () => {
   let stack: Stack;
@@ -11,6 +26,8 @@ describe('object <type> <id>', () => {
   let b: ApiDonation;
   let c: ApiNewsletterSubscription;
   let d: ApiNewsletterSubscription;
+  let cEntity: number;
+  let dEntity: number;
 
   beforeAll(async () => {
     stack = await startStack({ site: { donations: 80, newsletterSubscriptions: 10 } });
@@ -25,11 +42,18 @@ describe('object <type> <id>', () => {
     const toCompany = site.donation.find((x) => donationSynced(x) && x.action_id == null && x.team_id == null && typeof x.company_id === 'number' && x.segment_id === a.segment_id && x.project_id !== a.project_id);
     if (!toCompany) throw new Error('site has no company donation in the same segment');
     b = toCompany;
-    const byProject = site.newsletter_subscription.find((x) => typeof x.project_id === 'number' && x.project_id !== a.project_id && x.project_id !== b.project_id);
-    const bySegment = site.newsletter_subscription.find((x) => typeof x.segment_id === 'number');
+    // Subscriptions name their entity in any of the platform's forms: read it as the spec says.
+    const entityOf = (x: ApiNewsletterSubscription): { type: 'project' | 'segment'; id: number } | undefined => subscriptionEntity(site, x as unknown as SiteRecord);
+    const byProject = site.newsletter_subscription.find((x) => {
+      const e = entityOf(x);
+      return e?.type === 'project' && e.id !== a.project_id && e.id !== b.project_id;
+    });
+    const bySegment = site.newsletter_subscription.find((x) => entityOf(x)?.type === 'segment');
     if (!byProject || !bySegment) throw new Error('site lacks newsletter subscriptions of both kinds');
     c = byProject;
     d = bySegment;
+    cEntity = entityOf(c)?.id as number;
+    dEntity = entityOf(d)?.id as number;
   });
 
   afterAll(async () => {
@@ -97,7 +121,7 @@ describe('object <type> <id>', () => {
     expect(run.body.result.summary.Svc_Project__c.inserted).toBe(1);
     expectLinked(stack, stack.platform.site, 'newsletter_subscription', c.id);
     const rec = stack.salesforce.get('Svc_NewsletterSubscription__c', keyOf('newsletter_subscription', c.id));
-    const project = stack.salesforce.get('Svc_Project__c', keyOf('project', c.project_id as number));
+    const project = stack.salesforce.get('Svc_Project__c', keyOf('project', cEntity));
     expect(rec?.Svc_Project__c).toBe(project?.Id);
     expect(typeof rec?.Svc_Segment__c).toBe('string');
     expect(rec?.Svc_Segment__c).toBe(project?.Svc_Segment__c);
@@ -109,7 +133,7 @@ describe('object <type> <id>', () => {
     expect(run.body.result.summary.Svc_NewsletterSubscription__c.inserted).toBe(1);
     expectLinked(stack, stack.platform.site, 'newsletter_subscription', d.id);
     const rec = stack.salesforce.get('Svc_NewsletterSubscription__c', keyOf('newsletter_subscription', d.id));
-    expect(rec?.Svc_Segment__c).toBe(stack.salesforce.get('Svc_Segment__c', keyOf('segment', d.segment_id as number))?.Id);
+    expect(rec?.Svc_Segment__c).toBe(stack.salesforce.get('Svc_Segment__c', keyOf('segment', dEntity))?.Id);
     expect(rec?.Svc_Project__c ?? null).toBeNull();
   });
 

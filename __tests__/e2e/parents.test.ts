@@ -40,7 +40,9 @@ describe('parents', () => {
       expect(run.code).toBe(0);
       expectEnvelope(run, 'object', false);
       const parent = keyOf('action', loose.action_id as number);
-      expect(run.body.result.missingParents).toEqual([{ object: 'Svc_Donation__c', key: keyOf('donation', loose.id), parent }]);
+      expect(run.body.result.missingParents).toEqual([
+        { object: 'Svc_Donation__c', key: keyOf('donation', loose.id), parent, reason: 'not found on the platform (deleted or never existed)' },
+      ]);
       expect(run.body.result.summary.Svc_Donation__c.inserted).toBe(1);
       expect(run.body.warnings.some((w) => w.includes(keyOf('donation', loose.id)) && w.includes(parent))).toBe(true);
       const outcome = run.body.result.records.find((r) => r.key === keyOf('donation', loose.id));
@@ -61,7 +63,9 @@ describe('parents', () => {
       const run = await cliJson(stack, ['object', 'donation', String(strict.id), '--strict-parents'], cwd);
       expect(run.code).toBe(0);
       const parent = keyOf('action', strict.action_id as number);
-      expect(run.body.result.missingParents).toEqual([{ object: 'Svc_Donation__c', key: keyOf('donation', strict.id), parent }]);
+      expect(run.body.result.missingParents).toEqual([
+        { object: 'Svc_Donation__c', key: keyOf('donation', strict.id), parent, reason: 'not found on the platform (deleted or never existed)' },
+      ]);
       const outcome = run.body.result.records.find((r) => r.key === keyOf('donation', strict.id));
       expect(outcome?.action).toBe('skip');
       expect(outcome?.reason).toMatch(/--strict-parents/);

@@ -90,6 +90,7 @@ describe('toCheckbox', () => {
   });
 
   it('refuses anything else', () => {
+    expect([' True ', 'FALSE', ' 1 ', 'false\n'].map((v) => toCheckbox(v, true))).toEqual([true, false, true, false]);
     expect(conversionError(() => toCheckbox('yes', false))).toEqual({ code: 'INVALID_CHECKBOX', message: 'expected a boolean, got string "yes"' });
   });
 });
@@ -108,6 +109,37 @@ describe('toDate / toDateTime', () => {
     expect(toDateTime('1990-05-01')).toBe('1990-05-01T00:00:00.000Z');
     expect(conversionError(() => toDateTime('March 5, 2016')).code).toBe('INVALID_DATETIME');
     expect(conversionError(() => toDateTime('2016-02-30')).code).toBe('INVALID_DATETIME');
+  });
+
+  it('reads every ISO 8601 spelling of one instant as the same UTC value', () => {
+    const forms = [
+      '2026-01-05T10:00:00Z',
+      '2026-01-05T10:00:00.000Z',
+      '2026-01-05T10:00:00.000+0000',
+      '2026-01-05T10:00:00+00:00',
+      '2026-01-05T12:00:00+02:00',
+      '2026-01-05T11:00:00+01',
+      '2026-01-05T05:30:00-0430',
+      '2026-01-05 10:00:00 Z',
+      '2026-01-05t10:00:00z',
+      '2026-01-05T10:00',
+      ' 2026-01-05T10:00:00.0000001Z ',
+    ];
+    expect(forms.map(toDateTime)).toEqual(forms.map(() => '2026-01-05T10:00:00.000Z'));
+    expect(toDateTime('2026-01-05T10:00:00.5Z')).toBe('2026-01-05T10:00:00.500Z');
+  });
+
+  it('reads a time without a zone as UTC, whatever zone the machine is in', () => {
+    expect(toDateTime('2026-07-05T10:00:00')).toBe('2026-07-05T10:00:00.000Z');
+    expect(toDateTime('2026-07-05 10:00:00')).toBe('2026-07-05T10:00:00.000Z');
+  });
+
+  it('refuses impossible dates and times instead of rolling them over', () => {
+    for (const bad of ['2026-02-30T10:00:00Z', '2026-01-05T24:00:00Z', '2026-01-05T10:60:00Z', '2026-01-05T10:00:61Z', '2026-01-05T10:00:00+25:00', '2026-01-05T10:00:00 UTC', '2026-01-05Tnoon']) {
+      expect({ bad, code: conversionError(() => toDateTime(bad)).code }).toEqual({ bad, code: 'INVALID_DATETIME' });
+    }
+    expect(conversionError(() => toDate('1990-05-01Tgarbage')).code).toBe('INVALID_DATE');
+    expect(toDate('1990-05-01 23:30:00-02:00')).toBe('1990-05-01');
   });
 });
 

@@ -3,7 +3,7 @@
  * the direct lookup on the child and the lookups copied from the parent's CRM record.
  */
 import { describe, expect, it } from '@jest/globals';
-import { mapQuestions, mapRecord } from '../../src/mapping/map.js';
+import { mapQuestions, mapRecord, parentOfRecord, parentRef } from '../../src/mapping/map.js';
 import type { ParentRef } from '../../src/mapping/types.js';
 import type { ApiAction, ApiDonation, ApiEntity, ApiNewsletterSubscription } from '../../src/model/apiRecords.js';
 import { asRecord, full } from './helpers.js';
@@ -59,11 +59,29 @@ describe('Svc_Action__c (2.6)', () => {
     expect(asRecord(mapRecord('action', { id: 50, ...over }, { user: USER })).parent).toEqual(expected);
   });
 
-  it('takes ids given as numeric strings, and ignores 0 or non-numeric ids', () => {
-    const rec = JSON.parse('{"id":50,"team_id":"4","company_id":0,"project_id":"x3","segment_id":2}') as ApiAction;
+  it('takes ids given as numeric strings', () => {
+    const rec = JSON.parse('{"id":50,"team_id":" 4 ","company_id":"1","project_id":"3","segment_id":2}') as ApiAction;
     expect(asRecord(mapRecord('action', rec, { user: USER })).parent).toEqual(TEAM_4);
-    const rec2 = JSON.parse('{"id":50,"team_id":0,"company_id":"abc","segment_id":2}') as ApiAction;
-    expect(asRecord(mapRecord('action', rec2, { user: USER })).parent).toEqual(SEGMENT_2);
+    const rec2 = JSON.parse('{"id":50,"team_id":null,"company_id":"","project_id":"3","segment_id":"2"}') as ApiAction;
+    expect(asRecord(mapRecord('action', rec2, { user: USER })).parent).toEqual(PROJECT_3);
+  });
+
+  it.each<[string, string, string]>([
+    ['0 is no id', '{"id":50,"team_id":0,"segment_id":2}', 'malformed team_id 0: not a positive whole number'],
+    ['a non-numeric id', '{"id":50,"company_id":"abc","segment_id":2}', 'malformed company_id "abc": not a positive whole number'],
+    ['a fraction', '{"id":50,"project_id":3.5,"segment_id":2}', 'malformed project_id 3.5: not a positive whole number'],
+    ['a negative id', '{"id":50,"segment_id":-2}', 'malformed segment_id -2: not a positive whole number'],
+    ['an object', '{"id":50,"team_id":{"id":4}}', 'malformed team_id {"id":4}: not a positive whole number'],
+  ])('a malformed id (%s) is a parent problem, with no fallback to a less specific id', (_label, json, problem) => {
+    const r = asRecord(mapRecord('action', JSON.parse(json) as ApiAction, { user: USER }));
+    expect(r.parent).toBeNull();
+    expect(r.parentProblem).toBe(problem);
+  });
+
+  it('no id at all is a parent problem naming the ids looked for', () => {
+    const r = asRecord(mapRecord('action', { id: 50 }, { user: USER }));
+    expect(r.parent).toBeNull();
+    expect(r.parentProblem).toBe('no parent id: team_id, company_id, project_id, segment_id all blank');
   });
 });
 
@@ -89,18 +107,53 @@ describe('Svc_Donation__c (2.8)', () => {
   });
 });
 
-describe('Svc_NewsletterSubscription__c (2.9)', () => {
-  it.each<[string, ApiNewsletterSubscription, ParentRef]>([
-    ['Project entity: direct Svc_Project__c, Svc_Segment__c inherited', { id: 1, entity_type: 'project', entity_id: 3 }, PROJECT_3],
-    ['Segment entity: direct Svc_Segment__c, nothing inherited', { id: 1, entity_type: 'segment', entity_id: 2 }, SEGMENT_2],
-    ['Project (real API project_id)', { id: 1, project_id: 3, segment_id: 2 }, PROJECT_3],
-    ['Segment (real API segment_id)', { id: 1, segment_id: 2 }, SEGMENT_2],
-  ])('%s', (_label, rec, expected) => {
-    expect(asRecord(mapRecord('newsletter_subscription', rec)).parent).toEqual(expected);
+describe('Svc_NewsletterSubscription__c (2.9): the entity in every form', () => {
+  const parse = (json: string): ApiNewsletterSubscription => JSON.parse(json) as ApiNewsletterSubscription;
+  it.each<[string, string, ParentRef]>([
+    ['nested entity, Project', '{"id":1,"entity":{"entity_type":"project","entity_id":3}}', PROJECT_3],
+    ['nested entity, Segment', '{"id":1,"entity":{"entity_type":"segment","entity_id":2}}', SEGMENT_2],
+    ['nested entity, capitalised type and id as a string', '{"id":1,"entity":{"entity_type":"Project","entity_id":"3"}}', PROJECT_3],
+    ['nested entity, upper case type with blanks around it', '{"id":1,"entity":{"entity_type":"  SEGMENT ","entity_id":" 2 "}}', SEGMENT_2],
+    ['top-level entity_type + entity_id', '{"id":1,"entity_type":"project","entity_id":3}', PROJECT_3],
+    ['top-level, "Segment" and a numeric string', '{"id":1,"entity_type":"Segment","entity_id":"2"}', SEGMENT_2],
+    ['real API project_id (with segment_id)', '{"id":1,"project_id":3,"segment_id":2}', PROJECT_3],
+    ['real API segment_id', '{"id":1,"segment_id":2}', SEGMENT_2],
+    ['real API ids as numeric strings', '{"id":1,"project_id":"3","segment_id":"2"}', PROJECT_3],
+    ['nested entity wins over top-level and real API ids', '{"id":1,"entity":{"entity_type":"segment","entity_id":2},"entity_type":"project","entity_id":3,"project_id":3}', SEGMENT_2],
+    ['top-level entity wins over real API ids', '{"id":1,"entity_type":"segment","entity_id":2,"project_id":3}', SEGMENT_2],
+    ['a blank nested entity is no form: the next one is read', '{"id":1,"entity":{"entity_type":null,"entity_id":""},"project_id":3}', PROJECT_3],
+    ['entity null is no form', '{"id":1,"entity":null,"entity_type":"project","entity_id":3}', PROJECT_3],
+  ])('%s', (_label, json, expected) => {
+    const r = asRecord(mapRecord('newsletter_subscription', parse(json)));
+    expect(r.parent).toEqual(expected);
+    expect(r.parentProblem).toBeUndefined();
+    expect(parentRef('newsletter_subscription', parse(json))).toEqual(expected);
   });
 
-  it('ignores an entity of another type (neither project nor segment) and falls to the real API ids', () => {
-    const r = asRecord(mapRecord('newsletter_subscription', { id: 1, entity_type: 'action', entity_id: 9, segment_id: 2 }));
-    expect(r.parent).toEqual(SEGMENT_2);
+  it.each<[string, string, string]>([
+    ['an unknown nested entity_type', '{"id":1,"entity":{"entity_type":"Action","entity_id":9},"segment_id":2}', 'unknown entity.entity_type "Action": a subscription\'s entity is a Project or a Segment'],
+    ['an unknown top-level entity_type', '{"id":1,"entity_type":"Site","entity_id":6}', 'unknown entity_type "Site": a subscription\'s entity is a Project or a Segment'],
+    ['a team is not an entity of a subscription', '{"id":1,"entity_type":"team","entity_id":4}', 'unknown entity_type "team": a subscription\'s entity is a Project or a Segment'],
+    ['a malformed nested entity_id', '{"id":1,"entity":{"entity_type":"project","entity_id":"12abc"}}', 'malformed entity.entity_id "12abc": not a positive whole number'],
+    ['entity_id 0', '{"id":1,"entity_type":"project","entity_id":0}', 'malformed entity_id 0: not a positive whole number'],
+    ['a type without an id', '{"id":1,"entity":{"entity_type":"project"}}', 'entity.entity_type "project" has no entity_id'],
+    ['an id without a type', '{"id":1,"entity_id":3}', 'entity_id 3 has no entity_type'],
+    ['an entity that is not an object', '{"id":1,"entity":"project:3"}', 'malformed entity "project:3": not an object'],
+    ['a malformed project_id', '{"id":1,"project_id":"n/a","segment_id":2}', 'malformed project_id "n/a": not a positive whole number'],
+    ['nothing at all', '{"id":1,"email":"a@b.test"}', 'no entity: entity, entity_type / entity_id, project_id and segment_id all blank'],
+  ])('%s: no parent, and the problem said', (_label, json, problem) => {
+    const r = asRecord(mapRecord('newsletter_subscription', parse(json)));
+    expect(r.parent).toBeNull();
+    expect(r.parentProblem).toBe(problem);
+    expect(r.fields.Email__c ?? null).toBe(parse(json).email ?? null);
+    expect(parentOfRecord('newsletter_subscription', parse(json))).toEqual({ parent: null, problem });
+  });
+});
+
+describe('records that legitimately have no parent', () => {
+  it('a segment has no parent and no problem', () => {
+    const r = asRecord(mapRecord('segment', { id: 12, name: 'S' }));
+    expect(r.parent).toBeNull();
+    expect(r.parentProblem).toBeUndefined();
   });
 });

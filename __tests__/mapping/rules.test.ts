@@ -564,8 +564,17 @@ describe('newsletter subscription entity: entity_type + entity_id (SPEC) or proj
     expect(r.parent?.key).toBe('Segment_2');
   });
 
-  it('has no parent without an entity', () => {
-    expect(asRecord(mapRecord('newsletter_subscription', base)).parent).toBeNull();
+  it('has no parent without an entity, and says so', () => {
+    const r = asRecord(mapRecord('newsletter_subscription', base));
+    expect(r.parent).toBeNull();
+    expect(r.parentProblem).toMatch(/^no entity/);
+  });
+
+  it('links the nested entity of the issue report: project 2 and Project 13', () => {
+    const four = JSON.parse('{ "id": 4, "entity": { "entity_type": "project", "entity_id": 2 }, "email": "a@b.c" }') as ApiNewsletterSubscription;
+    const six = JSON.parse('{ "id": 6, "entity": { "entity_type": "Project", "entity_id": 13 }, "email": "d@e.f" }') as ApiNewsletterSubscription;
+    expect(asRecord(mapRecord('newsletter_subscription', four)).parent?.key).toBe('Project_2');
+    expect(asRecord(mapRecord('newsletter_subscription', six)).parent?.key).toBe('Project_13');
   });
 });
 

@@ -27,9 +27,35 @@ describe('generated site', () => {
     for (const a of site.action) expect(projects.get(a.project_id as number)?.segment_id).toBe(a.segment_id);
     const users = new Set(site.user.map((u) => u.id));
     for (const a of site.action) expect(users.has(a.owner?.id as number)).toBe(true);
-    const withProject = site.newsletter_subscription.filter((n) => n.project_id).length;
-    expect(withProject).toBe(10);
+    // Half the subscriptions on a project, half on a segment, each in the form its turn gives.
+    const kinds = site.newsletter_subscription.map((n) => {
+      const type = n.entity?.entity_type ?? n.entity_type ?? (n.project_id !== undefined ? 'project' : 'segment');
+      return type.trim().toLowerCase();
+    });
+    expect(kinds.filter((k) => k === 'project')).toHaveLength(10);
+    expect(kinds.filter((k) => k === 'segment')).toHaveLength(10);
     expect(site.newsletter_subscription.every((n) => n.consents?.[0]?.consent_type === 'newsletter_subscription')).toBe(true);
+  });
+
+  it('gives subscriptions their entity in every form: nested, top-level, project_id / segment_id; any case, ids as strings', () => {
+    const subs = site.newsletter_subscription;
+    expect(subs.filter((n) => n.entity).length).toBeGreaterThan(0);
+    expect(subs.filter((n) => !n.entity && n.entity_type).length).toBeGreaterThan(0);
+    expect(subs.filter((n) => !n.entity && !n.entity_type && (n.project_id !== undefined || n.segment_id !== undefined)).length).toBeGreaterThan(0);
+    const types = new Set(subs.map((n) => n.entity?.entity_type ?? n.entity_type).filter((t): t is string => typeof t === 'string'));
+    for (const t of ['project', 'Segment', 'PROJECT', ' Segment ']) expect(types).toContain(t);
+    expect(subs.some((n) => typeof n.entity?.entity_id === 'string' || typeof n.entity_id === 'string' || typeof n.project_id === 'string')).toBe(true);
+    expect(subs.every((n) => typeof n.id === 'number')).toBe(true);
+  });
+
+  it('adds the unlinkable subscriptions only when asked, after the others, leaving the rest of the site as it was', () => {
+    const plain = generateSite({ seed: 9, donations: 30 });
+    const more = generateSite({ seed: 9, donations: 30, unlinkableSubscriptions: 7 });
+    expect(more.newsletter_subscription.slice(0, plain.newsletter_subscription.length)).toEqual(plain.newsletter_subscription);
+    expect({ ...more, newsletter_subscription: [] }).toEqual({ ...plain, newsletter_subscription: [] });
+    const extra = more.newsletter_subscription.slice(plain.newsletter_subscription.length);
+    expect(extra).toHaveLength(7);
+    expect(extra.map((n) => n.entity?.entity_type ?? n.entity_type ?? n.project_id ?? null)).toEqual(['Action', 'Site', 'project', 'Segment', null, 'n/a', 'Project']);
   });
 
   it('has the value shapes of the reference files and the variety the filters need', () => {

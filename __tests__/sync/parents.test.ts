@@ -54,7 +54,9 @@ describe('parents of a synced record', () => {
     await e.syncRefs([{ type: 'donation', id: donation.id }]);
     const written = stack.salesforce.get('Svc_Donation__c', `Donation_${donation.id}`);
     expect(written).toMatchObject({ Svc_Action__c: null, Svc_Team__c: null, Svc_Project__c: null, Svc_Segment__c: null, TargetSvcId__c: `Action_${actionId}` });
-    expect(e.report.missingParents).toEqual([{ object: 'Svc_Donation__c', key: `Donation_${donation.id}`, parent: `Action_${actionId}` }]);
+    expect(e.report.missingParents).toEqual([
+      { object: 'Svc_Donation__c', key: `Donation_${donation.id}`, parent: `Action_${actionId}`, reason: 'not found on the platform (deleted or never existed)' },
+    ]);
     expect(e.report.outcomeOf(`Donation_${donation.id}`)?.action).toBe('insert');
     expect(e.report.warnings.join('\n')).toContain(`parent Action_${actionId} not found: not found on the platform`);
   });
@@ -89,5 +91,48 @@ describe('parents of a synced record', () => {
     await e.syncRefs([{ type: 'project', id: project.id }]);
     expect(e.report.outcomeOf(`Project_${project.id}`)?.action).toBe('update');
     expect(stack.salesforce.get('Svc_Project__c', `Project_${project.id}`)?.Title__c).toBe('Renamed on the platform');
+  });
+
+  describe('a record that names no parent that can be read', () => {
+    it('is written unlinked with a warning and a missingParents entry (parent null, the reason); its children still link to it', async () => {
+      const project = stack.platform.site.project[0]!;
+      stack.platform.update('project', project.id, { segment_id: null });
+      const e = await engine();
+      await e.syncScan(['segment', 'project', 'team'], {});
+      const key = `Project_${project.id}`;
+      expect(e.report.missingParents).toEqual([{ object: 'Svc_Project__c', key, parent: null, reason: 'no parent id: segment_id all blank' }]);
+      expect(e.report.warnings).toContain(`${key}: no parent: no parent id: segment_id all blank`);
+      expect(e.report.outcomeOf(key)?.action).toBe('insert');
+      const written = stack.salesforce.get('Svc_Project__c', key);
+      expect(written?.Svc_Segment__c ?? null).toBeNull();
+      const team = stack.platform.site.team.find((t) => t.project_id === project.id)!;
+      expect(stack.salesforce.get('Svc_Team__c', `Team_${team.id}`)?.Svc_Project__c).toBe(written?.Id);
+      // Segments have no parent: never reported.
+      expect(e.report.missingParents.some((m) => m.object === 'Svc_Segment__c')).toBe(false);
+    });
+
+    it('a malformed id is reported, never replaced by a less specific one', async () => {
+      const { donation } = donationOnAction();
+      stack.platform.update('donation', donation.id, { action_id: 'A-17' as unknown as number });
+      const e = await engine();
+      await e.syncRefs([{ type: 'donation', id: donation.id }]);
+      const key = `Donation_${donation.id}`;
+      expect(e.report.missingParents).toEqual([{ object: 'Svc_Donation__c', key, parent: null, reason: 'malformed action_id "A-17": not a positive whole number' }]);
+      const written = stack.salesforce.get('Svc_Donation__c', key);
+      expect(written).toMatchObject({ Svc_Action__c: null, Svc_Team__c: null, Svc_Project__c: null, Svc_Segment__c: null });
+      expect(written?.TargetSvcId__c ?? null).toBeNull();
+    });
+
+    it('with strictParents it is skipped with that reason, and its children are skipped as its parent is missing', async () => {
+      const project = stack.platform.site.project[0]!;
+      stack.platform.update('project', project.id, { segment_id: 'seg-1' as unknown as number });
+      const e = await engine({ strictParents: true });
+      await e.syncScan(['segment', 'project', 'team'], {});
+      const key = `Project_${project.id}`;
+      expect(e.report.outcomeOf(key)).toEqual({ action: 'skip', reason: 'no parent: malformed segment_id "seg-1": not a positive whole number (--strict-parents)' });
+      expect(stack.salesforce.get('Svc_Project__c', key)).toBeUndefined();
+      const team = stack.platform.site.team.find((t) => t.project_id === project.id)!;
+      expect(e.report.outcomeOf(`Team_${team.id}`)).toEqual({ action: 'skip', reason: expect.stringContaining(`parent ${key} not found`) });
+    });
   });
 });

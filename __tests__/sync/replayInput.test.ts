@@ -27,6 +27,22 @@ describe('replay input', () => {
     ]);
   });
 
+  it('reads a subscription however its type is spelt, in CSV and in JSON lines, as one record', () => {
+    const r = parseReplay(
+      [
+        'newsletter_subscription,7',
+        'NewsletterSubscription,8',
+        '" Newsletter Subscriptions ",9',
+        'NEWSLETTER-SUBSCRIPTIONS,10',
+        '{"object_type":"newsletter_subscriptions","object_id":"11","event_type":"newsletter_subscriptions.update"}',
+        '{"object_type":"NewsletterSubscription","object_id":7}',
+      ].join('\n'),
+    );
+    expect(r.refs).toEqual([7, 8, 9, 10, 11].map((id) => ({ type: 'newsletter_subscription', id })));
+    expect(r.duplicates).toBe(1);
+    expect(r.badLines).toEqual([]);
+  });
+
   it('lists each record once and counts the repeats', () => {
     const r = parseReplay('donation,1\ndonations,1\n{"object_type":"donation","object_id":1}\ndonation,2\n');
     expect(r.refs).toEqual([

@@ -24,6 +24,15 @@ describe('parseWebhookBody', () => {
     expect(a.ok && a.message.objectId).toBe(5);
   });
 
+  it('reads a subscription named in either body format, its id a number or a numeric string', () => {
+    const json = parseWebhookBody(JSON_TYPE, JSON.stringify({ object_type: 'NewsletterSubscription', object_id: '500004', event_type: 'newsletter_subscriptions.update', application: 'Kentaa' }));
+    const form = parseWebhookBody(FORM, 'object_type=newsletter_subscription&object_id=500004&event_type=newsletter_subscriptions.update&application=Kentaa');
+    for (const r of [json, form]) {
+      if (!r.ok) throw new Error(r.reason);
+      expect(classifyEvent(r.message)).toEqual({ kind: 'sync', ref: { type: 'newsletter_subscription', id: 500004 } });
+    }
+  });
+
   it('accepts a missing site_id and guesses the format when Content-Type is absent', () => {
     const r = parseWebhookBody(undefined, '{"object_type":"Team","object_id":1,"event_type":"teams.create","application":"Kentaa"}');
     expect(r.ok && r.message).toEqual({ objectType: 'Team', objectId: 1, eventType: 'teams.create', application: 'Kentaa' });
@@ -65,6 +74,10 @@ describe('classifyEvent', () => {
     ['Segment', 'counters.update', 'segment'],
     ['NewsletterSubscription', 'newsletter_subscriptions.update', 'newsletter_subscription'],
     ['newsletter_subscriptions', 'newsletter_subscriptions.update', 'newsletter_subscription'],
+    ['newsletter_subscription', 'newsletter_subscriptions.update', 'newsletter_subscription'],
+    ['Newsletter Subscription', 'newsletter_subscriptions.update', 'newsletter_subscription'],
+    ['newsletter-subscriptions', 'newsletter_subscriptions.update', 'newsletter_subscription'],
+    ['NEWSLETTER_SUBSCRIPTIONS', 'Newsletter_Subscriptions.Update', 'newsletter_subscription'],
     ['Action', 'questions.update', 'action'],
   ])('%s %s syncs a %s', (objectType, eventType, type) => {
     expect(classifyEvent(msg(objectType, eventType))).toEqual({ kind: 'sync', ref: { type, id: 4 } });

@@ -85,8 +85,10 @@ export function toCheckbox(value: unknown, defaultValue: boolean): boolean {
   // Blank (null, undefined, empty or whitespace-only) is "missing": the default is sent (SPEC 1.1).
   if (isBlank(value)) return defaultValue;
   if (typeof value === 'boolean') return value;
-  if (value === 'true' || value === 1 || value === '1') return true;
-  if (value === 'false' || value === 0 || value === '0') return false;
+  // Form posts and CSV exports spell booleans as text: "true", "True", " 1 ".
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : value;
+  if (text === 'true' || text === 1 || text === '1') return true;
+  if (text === 'false' || text === 0 || text === '0') return false;
   throw new ConversionError('INVALID_CHECKBOX', `expected a boolean, got ${describe(value)}`);
 }
 
@@ -97,29 +99,51 @@ function validDate(y: number, m: number, d: number): boolean {
   return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
 }
 
+/**
+ * An ISO 8601 date-time: date, T or a space, hh:mm with optional seconds and fraction, and a zone
+ * (Z, +01:00, +0100, +01) or none. Only this shape: Date.parse accepts loose forms ("March 5")
+ * that would hide bad data, rolls 30 February over into March, and reads a zone-less time in the
+ * machine's own zone.
+ */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
 /** YYYY-MM-DD; a date-time input keeps the calendar date it was written with. */
 export function toDate(value: unknown): string {
   const s = asText(value).trim();
   const head = s.slice(0, 10);
   const m = DATE_ONLY.exec(head);
-  if (!m || (s.length > 10 && s[10] !== 'T' && s[10] !== ' ') || !validDate(Number(m[1]), Number(m[2]), Number(m[3]))) {
+  if (!m || (s.length > 10 && !DATE_TIME.test(s)) || !validDate(Number(m[1]), Number(m[2]), Number(m[3]))) {
     throw new ConversionError('INVALID_DATE', `not a date: ${JSON.stringify(value)}`);
   }
   return head;
 }
 
-/** ISO 8601 date-time in UTC; a bare date is midnight UTC of that day. */
+/**
+ * ISO 8601 date-time in UTC with milliseconds (2026-01-05T10:00:00.000Z): the one form the
+ * mapping sends and the diff compares. A bare date is midnight UTC of that day; a time without a
+ * zone is UTC, as the platform's timestamps are (SPEC 1.1).
+ */
 export function toDateTime(value: unknown): string {
   const s = asText(value).trim();
-  const m = DATE_ONLY.exec(s);
-  if (m) {
-    if (!validDate(Number(m[1]), Number(m[2]), Number(m[3]))) throw new ConversionError('INVALID_DATETIME', `not a date-time: ${JSON.stringify(value)}`);
+  const bad = (): ConversionError => new ConversionError('INVALID_DATETIME', `not a date-time: ${JSON.stringify(value)}`);
+  const d = DATE_ONLY.exec(s);
+  if (d) {
+    if (!validDate(Number(d[1]), Number(d[2]), Number(d[3]))) throw bad();
     return `${s}T00:00:00.000Z`;
   }
-  // Only ISO-shaped strings: Date.parse accepts loose forms ("March 5") that would hide bad data.
-  if (!/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(s)) throw new ConversionError('INVALID_DATETIME', `not a date-time: ${JSON.stringify(value)}`);
-  const t = Date.parse(s);
-  if (Number.isNaN(t)) throw new ConversionError('INVALID_DATETIME', `not a date-time: ${JSON.stringify(value)}`);
+  const m = DATE_TIME.exec(s);
+  if (!m) throw bad();
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number);
+  if (!validDate(year, month, day) || hour > 23 || minute > 59 || second > 59) throw bad();
+  const millis = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
+  let offsetMinutes = 0;
+  const zone = m[8];
+  if (zone !== undefined && zone.toUpperCase() !== 'Z') {
+    const z = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone);
+    if (!z || Number(z[2]) > 23 || Number(z[3] ?? '0') > 59) throw bad();
+    offsetMinutes = (z[1] === '-' ? -1 : 1) * (Number(z[2]) * 60 + Number(z[3] ?? '0'));
+  }
+  const t = Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000;
   return new Date(t).toISOString();
 }
 

@@ -5,9 +5,9 @@
 import type { CrmRecord } from '../model/crmRecords.js';
 import type { ApiAction, ApiQuestion, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
 import type { ObjectType, SyncableType } from '../model/objects.js';
-import { keyFor } from '../model/refs.js';
-import { ConversionError, convertValue, isBlank, truncate } from './convert.js';
-import { asId, fillTemplate, getPath, isTemplate, normaliseSubscription, selectConsent, type Context } from './context.js';
+import { ConversionError, convertValue, isBlank, toCheckbox, truncate } from './convert.js';
+import { asId, fillTemplate, getPath, isTemplate, selectConsent, type Context } from './context.js';
+import { deriveParent, readSubscriptionEntity, type DerivedParent } from './parent.js';
 import { NAME_FIELD, NAME_LENGTH, SCHEMA, type ObjectSchema } from './schema.js';
 import type { MapResult, ParentRef } from './types.js';
 
@@ -34,44 +34,47 @@ function nameOf(schema: ObjectSchema, ctx: Context): string | undefined {
   return undefined;
 }
 
-function parentOf(schema: ObjectSchema, ctx: Context): ParentRef | null {
-  for (const rule of schema.parents) {
-    const id = asId(getPath(ctx, rule.idPath));
-    if (id === undefined) continue;
-    // The most specific id present is the parent, with no fallback to a less specific one.
-    const key = keyFor(rule.type, id);
-    return { type: rule.type, object: SCHEMA[rule.type].apiName, id, key, direct: rule.direct, inherit: rule.inherit };
-  }
-  return null;
-}
 
 function filterReason(schema: ObjectSchema, ctx: Context): string | undefined {
   for (const f of schema.filters) {
     const v = getPath(ctx, f.path);
     const field = f.path.replace(/^record\./, '');
-    if (f.oneOf && !(typeof v === 'string' && f.oneOf.includes(v))) {
+    // Statuses match whatever their case or surrounding blanks ("Paid", " paid").
+    if (f.oneOf && !(typeof v === 'string' && f.oneOf.includes(v.trim().toLowerCase()))) {
       return `${f.reason}: ${field} ${isBlank(v) ? 'is blank' : `'${String(v)}'`} (synced: ${f.oneOf.join(', ')})`;
     }
     if (f.nonZero) {
-      const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
-      if (!Number.isFinite(n) || n === 0) return `${f.reason}: ${field} is ${isBlank(v) ? 'blank' : String(v)}`;
+      if (isBlank(v)) return `${f.reason}: ${field} is blank`;
+      // Zero in any spelling is left out; a value that is no number at all is not "zero": the
+      // mapping fails the record for it, so it is fixed rather than quietly skipped.
+      const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v.trim()) : NaN;
+      if (n === 0) return `${f.reason}: ${field} is ${String(v)}`;
     }
     if (f.notBlank && isBlank(v)) return f.reason;
   }
   return undefined;
 }
 
+/**
+ * The record with its id read as a whole number ("12" -> 12), so the key is the same whatever
+ * form the id came in; undefined when the id is missing or malformed.
+ */
+function withId<T extends { id?: unknown }>(record: T): T {
+  return { ...record, id: asId(record.id) };
+}
+
 /** Maps one context by its schema: the shared core of records and questions. */
-function mapWith(schema: ObjectSchema, ctx: Context, warnings: string[]): MapResult {
+function mapWith(schema: ObjectSchema, ctx: Context, warnings: string[], rawId: unknown, entityProblem?: string): MapResult {
   const base = { type: schema.type, object: schema.apiName };
   const key = keyFromContext(schema.type, ctx);
   if (key === undefined) {
-    return { kind: 'invalid', ...base, key: '(no id)', error: { code: 'MISSING_ID', message: 'the record has no id' } };
+    const message = isBlank(rawId) ? 'the record has no id' : `the record's id ${JSON.stringify(rawId)} is not a positive whole number`;
+    return { kind: 'invalid', ...base, key: '(no id)', error: { code: 'MISSING_ID', message } };
   }
   const reason = filterReason(schema, ctx);
   if (reason) return { kind: 'skip', ...base, key, reason };
 
-  const parent = parentOf(schema, ctx);
+  const { parent, problem } = entityProblem === undefined ? deriveParent(schema, ctx) : { parent: null, problem: entityProblem };
   const full: Context = { ...ctx, key, parent: parent ? { key: parent.key } : undefined };
   const fields: CrmRecord = {};
   const name = nameOf(schema, full);
@@ -79,7 +82,7 @@ function mapWith(schema: ObjectSchema, ctx: Context, warnings: string[]): MapRes
   const problems: string[] = [];
   for (const def of schema.fields) {
     if (def.type.kind === 'lookup' || def.source === undefined) continue;
-    if (def.onlyIf !== undefined && getPath(full, def.onlyIf) !== true) continue;
+    if (def.onlyIf !== undefined && !isTrue(getPath(full, def.onlyIf))) continue;
     const raw = isTemplate(def.source) ? fillTemplate(def.source, full) : getPath(full, def.source);
     try {
       const value = convertValue(def.type, raw);
@@ -92,16 +95,24 @@ function mapWith(schema: ObjectSchema, ctx: Context, warnings: string[]): MapRes
   if (problems.length > 0) {
     return { kind: 'invalid', ...base, key, error: { code: 'INVALID_VALUE', message: problems.join('; ') } };
   }
-  return { kind: 'record', ...base, key, fields, parent, warnings };
+  return { kind: 'record', ...base, key, fields, parent, ...(problem === undefined ? {} : { parentProblem: problem }), warnings };
+}
+
+/** A condition flag read as a checkbox is ("true", 1 ...); anything unreadable is false. */
+function isTrue(value: unknown): boolean {
+  try {
+    return toCheckbox(value, false);
+  } catch {
+    return false;
+  }
 }
 
 /** Maps an API record of one of the seven fetchable types (questions: mapQuestions). */
 export function mapRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T], extras: MapExtras = {}): MapResult {
   const schema = SCHEMA[type];
   const warnings: string[] = [];
-  const ctx: Context = {
-    record: type === 'newsletter_subscription' ? normaliseSubscription(record as ApiRecordOf['newsletter_subscription']) : record,
-  };
+  const entity = type === 'newsletter_subscription' ? readSubscriptionEntity(record as ApiRecordOf['newsletter_subscription']) : undefined;
+  const ctx: Context = { record: withId(entity?.record ?? record) };
   if (schema.consentType) ctx.consent = selectConsent((record as { consents?: unknown }).consents, schema.consentType);
   if (type === 'action') {
     const ownerId = asId((record as ApiAction).owner?.id);
@@ -112,17 +123,26 @@ export function mapRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T
   if (type === 'donation' || type === 'newsletter_subscription') {
     ctx.target = { external_reference: extras.targetExternalReference ?? undefined };
   }
-  return mapWith(schema, ctx, warnings);
+  return mapWith(schema, ctx, warnings, record.id, entity?.problem);
 }
 
 /** The questions of an action (SPEC 2.7), one result each; blank answers become skips. */
 export function mapQuestions(action: ApiAction): MapResult[] {
   const questions = Array.isArray(action.questions) ? action.questions : [];
-  return questions.map((q: ApiQuestion) => mapWith(SCHEMA.question, { record: q, action }, []));
+  return questions.map((q: ApiQuestion) => mapWith(SCHEMA.question, { record: withId(q), action: withId(action) }, [], q.id));
+}
+
+/** The parent a record would link to, or why none can be named, without mapping it (the engine ensures parents first). */
+export function parentOfRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T]): DerivedParent {
+  if (type === 'newsletter_subscription') {
+    const entity = readSubscriptionEntity(record as ApiRecordOf['newsletter_subscription']);
+    if (entity.problem !== undefined) return { parent: null, problem: entity.problem };
+    return deriveParent(SCHEMA[type], { record: entity.record });
+  }
+  return deriveParent(SCHEMA[type], { record });
 }
 
 /** The parent a record would link to, without mapping it (the engine ensures parents first). */
 export function parentRef<T extends SyncableType>(type: T, record: ApiRecordOf[T]): ParentRef | null {
-  const rec = type === 'newsletter_subscription' ? normaliseSubscription(record as ApiRecordOf['newsletter_subscription']) : record;
-  return parentOf(SCHEMA[type], { record: rec });
+  return parentOfRecord(type, record).parent;
 }

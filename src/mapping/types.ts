@@ -22,6 +22,8 @@ export interface MappedRecord {
   /** Every mapped field but the lookups; blank values left out, checkboxes always present. */
   fields: CrmRecord;
   parent: ParentRef | null;
+  /** Set when the object has parent rules but no parent can be derived: why (reported, never silent). */
+  parentProblem?: string;
   warnings: string[];
 }
 

@@ -170,18 +170,28 @@ export interface ApiDonation extends ApiBase {
   consents?: Maybe<ApiConsent[]>;
 }
 
+/** A subscription's entity as SPEC.md 2.9 describes it: `{ "entity_type": "Project", "entity_id": 2 }`. */
+export interface ApiEntityLink {
+  entity_type?: Maybe<string>;
+  entity_id?: Maybe<number | string>;
+}
+
 export interface ApiNewsletterSubscription extends ApiBase {
   first_name?: Maybe<string>;
   infix?: Maybe<string>;
   last_name?: Maybe<string>;
   email?: Maybe<string>;
   locale?: Maybe<string>;
-  /** SPEC.md's form of the link to the entity ... */
+  /**
+   * The link to the entity, in the three forms platforms send, read in this order: SPEC.md's
+   * entity as a nested object, the same two keys at the top level, and the real API's
+   * project_id / segment_id (see ../shared/reference). Ids may come as numeric strings.
+   */
+  entity?: Maybe<ApiEntityLink>;
   entity_type?: Maybe<string>;
-  entity_id?: Maybe<number>;
-  /** ... and the real API's (see ../shared/reference): both are accepted. */
-  project_id?: Maybe<number>;
-  segment_id?: Maybe<number>;
+  entity_id?: Maybe<number | string>;
+  project_id?: Maybe<number | string>;
+  segment_id?: Maybe<number | string>;
   consents?: Maybe<ApiConsent[]>;
 }
 

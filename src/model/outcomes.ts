@@ -23,14 +23,16 @@ export interface ObjectCounts {
   failed: number;
 }
 
-/** A record whose parent is in neither Salesforce nor this run. */
+/** A record written (or, strict, skipped) without its parent: not found anywhere, or not nameable. */
 export interface MissingParent {
   /** The child's object. */
   object: SObjectName;
   /** The child's SvcId__c. */
   key: string;
-  /** The parent's SvcId__c. */
-  parent: string;
+  /** The parent's SvcId__c; null when the record names no parent that can be read. */
+  parent: string | null;
+  /** Why the record is without its parent: not found anywhere, or what is wrong with its reference. */
+  reason: string;
 }
 
 export const emptyObjectCounts = (): ObjectCounts => ({ inserted: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 });

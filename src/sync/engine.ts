@@ -7,12 +7,13 @@ import type { FieldType } from '../mapping/fieldTypes.js';
 import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
 import { mapQuestions, mapRecord, parentRef } from '../mapping/map.js';
 import { LEVEL, NAME_FIELD, NAME_LENGTH, SCHEMA, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
+import { parsePositiveId } from '../model/refs.js';
 import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
 import type { ApiAction, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
 import type { CrmRecord, StoredRecord, UpsertOutcome } from '../model/crmRecords.js';
 import { isFatal, type PlatformError } from '../model/errors.js';
 import { SYNC_ORDER, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
-import type { Changes, OwnerPair, Progress } from '../model/outcomes.js';
+import type { Changes, MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
 import type { CrmSink, RecordSource, ScanFilter } from '../model/ports.js';
 import { KEY_FIELD, keyFor } from '../model/refs.js';
 import { RecordCache, pendingId } from './cache.js';
@@ -139,8 +140,8 @@ export class SyncEngine {
     const users = type === 'action' ? await this.fetchOwners(records as ApiAction[]) : new Map<number, ApiUser>();
     const results = records.map((record) => {
       if (type === 'action') {
-        const ownerId = (record as ApiAction).owner?.id;
-        return mapRecord('action', record as ApiAction, { user: typeof ownerId === 'number' ? users.get(ownerId) ?? null : null });
+        const ownerId = parsePositiveId((record as ApiAction).owner?.id);
+        return mapRecord('action', record as ApiAction, { user: ownerId === undefined ? null : users.get(ownerId) ?? null });
       }
       if (type === 'donation' || type === 'newsletter_subscription') {
         const parent = parentOf.get(record);
@@ -171,8 +172,8 @@ export class SyncEngine {
   private async fetchOwners(actions: ApiAction[]): Promise<Map<number, ApiUser>> {
     const ids = new Set<number>();
     for (const a of actions) {
-      const ownerId = a.owner?.id;
-      if (typeof ownerId === 'number') {
+      const ownerId = parsePositiveId(a.owner?.id);
+      if (ownerId !== undefined) {
         ids.add(ownerId);
         this.owners.push({ userId: ownerId, actionId: a.id });
       }
@@ -256,21 +257,33 @@ export class SyncEngine {
           this.report.add({ object: schema.apiName, key: miss.key, action: 'fail', error: { code: 'PARENT_FAILED', message: `parent ${miss.parent} failed: ${why.reason}` } });
           continue;
         }
-        const text = `parent ${miss.parent} not found${why?.state === 'missing' ? `: ${why.reason}` : ' in Salesforce'}`;
-        this.report.missingParent({ object: schema.apiName, key: miss.key, parent: miss.parent });
-        if (this.opts.strictParents) {
-          skipped.add(miss.key);
-          this.cache.markMissing(type, miss.key, text);
-          this.report.add({ object: schema.apiName, key: miss.key, action: 'skip', reason: `${text} (--strict-parents)` });
-        } else {
-          warnings.get(miss.key)?.push(text);
-        }
+        const reason = why?.state === 'missing' ? why.reason : 'not found in Salesforce';
+        const text = why?.state === 'missing' ? `parent ${miss.parent} not found: ${reason}` : `parent ${miss.parent} not found in Salesforce`;
+        this.unlinked(type, { object: schema.apiName, key: miss.key, parent: miss.parent, reason }, text, skipped, warnings);
+      }
+      // No parent could be named at all (no id, an unknown entity type, a malformed id): reported
+      // like a missing parent, never written unlinked in silence.
+      for (const m of mapped.values()) {
+        if (m.parentProblem === undefined) continue;
+        this.unlinked(type, { object: schema.apiName, key: m.key, parent: null, reason: m.parentProblem }, `no parent: ${m.parentProblem}`, skipped, warnings);
       }
       const records = linked.records.filter((r) => !skipped.has(String(r[KEY_FIELD])));
       await this.write(schema, records, warnings);
     }
     this.done.set(type, (this.done.get(type) ?? 0) + results.length);
     this.opts.onProgress?.({ type, done: this.done.get(type) ?? 0, total: this.totals.get(type) });
+  }
+
+  /** A record without its parent: listed in missingParents, then skipped (--strict-parents) or written unlinked with a warning. */
+  private unlinked(type: ObjectType, missing: MissingParent, text: string, skipped: Set<string>, warnings: Map<string, string[]>): void {
+    this.report.missingParent(missing);
+    if (this.opts.strictParents) {
+      skipped.add(missing.key);
+      this.cache.markMissing(type, missing.key, text);
+      this.report.add({ object: missing.object, key: missing.key, action: 'skip', reason: `${text} (--strict-parents)` });
+    } else {
+      warnings.get(missing.key)?.push(text);
+    }
   }
 
   private async write(schema: ObjectSchema, records: CrmRecord[], warnings: Map<string, string[]>): Promise<void> {

@@ -42,8 +42,8 @@ export function failuresTable(result: RunResult): string | undefined {
 
 export function missingParentsTable(result: RunResult): string | undefined {
   if (result.missingParents.length === 0) return undefined;
-  const t = table(['object', 'key', 'missing parent']);
-  for (const m of result.missingParents) t.push([m.object, m.key, m.parent]);
+  const t = table(['object', 'key', 'missing parent', 'reason']);
+  for (const m of result.missingParents) t.push([m.object, m.key, m.parent ?? '(none)', shorten(m.reason, 100)]);
   return t.toString();
 }
 
