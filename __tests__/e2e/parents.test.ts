@@ -41,7 +41,7 @@ describe('parents', () => {
       expectEnvelope(run, 'object', false);
       const parent = keyOf('action', loose.action_id as number);
       expect(run.body.result.missingParents).toEqual([
-        { object: 'Svc_Donation__c', key: keyOf('donation', loose.id), parent, reason: 'not found on the platform (deleted or never existed)' },
+        { object: 'Svc_Donation__c', key: keyOf('donation', loose.id), parent, reason: 'not found on the platform (deleted or never existed): 404 by id' },
       ]);
       expect(run.body.result.summary.Svc_Donation__c.inserted).toBe(1);
       expect(run.body.warnings.some((w) => w.includes(keyOf('donation', loose.id)) && w.includes(parent))).toBe(true);
@@ -64,7 +64,7 @@ describe('parents', () => {
       expect(run.code).toBe(0);
       const parent = keyOf('action', strict.action_id as number);
       expect(run.body.result.missingParents).toEqual([
-        { object: 'Svc_Donation__c', key: keyOf('donation', strict.id), parent, reason: 'not found on the platform (deleted or never existed)' },
+        { object: 'Svc_Donation__c', key: keyOf('donation', strict.id), parent, reason: 'not found on the platform (deleted or never existed): 404 by id' },
       ]);
       const outcome = run.body.result.records.find((r) => r.key === keyOf('donation', strict.id));
       expect(outcome?.action).toBe('skip');

@@ -132,4 +132,52 @@ describe('replay --file', () => {
     expect(missing.stderr).toMatch(/cannot be read/);
     expect(writeCalls(stack)).toBe(writes);
   });
+
+  it('ids that do not exist cost no request each once a complete list scan is in hand; the file is read in chunks', async () => {
+    const real = stack.platform.site.donation.slice(0, 5).map((d) => d.id);
+    // 600 distinct ids past the site's last donation, the real ones among them, and repeats across chunks.
+    const ghosts = Array.from({ length: 600 }, (_, i) => 9_000_000 + i);
+    const lines = ['object_type,object_id', ...ghosts.slice(0, 300).map((id) => `donation,${id}`), ...real.map((id) => `donation,${id}`), ...ghosts.map((id) => `donation,${id}`)];
+    const file = write('ghosts.csv', lines);
+    stack.platform.resetCounts();
+    const run = await cliJson(stack, ['replay', '--file', file, '--batch-size', '100'], cwd);
+    expect(run.code).toBe(0);
+    expect(run.body.result.input).toEqual({ records: 605, duplicates: 300, badLines: [] });
+    // Before: one by-id request per ghost (600+). Now: the donation list once, then nothing per ghost.
+    expect(stack.platform.requests.byId.donations ?? 0).toBe(0);
+    expect(stack.platform.requests.list.donations).toBeLessThanOrEqual(2);
+    const skipped = run.body.result.records.filter((r) => r.action === 'skip' && r.object === 'Svc_Donation__c');
+    expect(skipped).toHaveLength(600);
+    expect(new Set(skipped.map((r) => r.reason))).toEqual(new Set(['not found on the platform (deleted or never existed): not in a complete list scan']));
+  });
+
+  it('a quoted CSV field with a line break is one field', async () => {
+    const d = donations[1];
+    const file = write('multiline.csv', ['object_type,object_id,note', `donation,${d.id},"refunded,`, 'then paid again"', 'widget,1,x']);
+    const run = await cliJson(stack, ['replay', '--file', file], cwd);
+    expect(run.code).toBe(1);
+    expect(run.body.result.input).toEqual({ records: 1, duplicates: 0, badLines: [{ line: 4, reason: 'unknown object type "widget"' }] });
+  });
+
+  it('a huge id is echoed cut and escaped; a line past the limit, or /dev/zero, stops with one line and no abort', async () => {
+    const writes = writeCalls(stack);
+    const big = write('big-id.csv', [`donation,${'7'.repeat(30_000)}`, `donation,"1\u2028${'8'.repeat(100)}"`]);
+    const bigRun = await cli(stack, ['replay', '--file', big], cwd);
+    expect(bigRun.code).toBe(2);
+    expect(bigRun.stderr.length).toBeLessThan(1_000);
+    expect(bigRun.stderr).toContain('(30000 characters)');
+
+    const huge = path.join(cwd, 'huge-line.csv');
+    fs.writeFileSync(huge, `donation,${'9'.repeat(2_000_000)}\n`);
+    const hugeRun = await cli(stack, ['replay', '--file', huge], cwd);
+    expect(hugeRun.code).toBe(2);
+    expect(hugeRun.stderr.trim().split('\n')).toHaveLength(1);
+    expect(hugeRun.stderr).toMatch(/--file .*huge-line\.csv: line 1 is longer than 64 KiB/);
+
+    const zero = await cli(stack, ['replay', '--file', '/dev/zero'], cwd);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toMatch(/^svc-sync: --file \/dev\/zero: line 1 is longer than 64 KiB/);
+    expect(zero.stderr).not.toMatch(/bad_alloc|Aborted|heap/i);
+    expect(writeCalls(stack)).toBe(writes);
+  });
 });

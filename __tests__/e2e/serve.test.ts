@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import { BIN } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, removeDir, tempCwd, waitFor } from './helpers.js';
@@ -64,6 +65,25 @@ describe('svc-sync serve', () => {
 
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
+  });
+
+  it('a second serve on the same queue file is refused: exit 2, naming the queue', async () => {
+    const second = await cli(stack, ['serve', '--host', '127.0.0.1', '--port', '0'], cwd, undefined, { ...stack.env, SVC_WEBHOOK_SECRET: SECRET });
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(/queue file \.svc-sync\/queue\.db: another svc-sync serve is already using it/);
+    // The first one still answers.
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  });
+
+  it('a queue file that is not a database: serve and queue exit 2 with one line naming it', async () => {
+    const junk = `${cwd}/notes.txt`;
+    fs.writeFileSync(junk, 'meeting notes, not a queue\n'.repeat(200));
+    const started = await cli(stack, ['serve', '--host', '127.0.0.1', '--port', '0', '--queue', junk], cwd);
+    expect(started.code).toBe(2);
+    expect(started.stderr.trim()).toBe(`svc-sync: queue file ${junk}: is not an svc-sync queue (not a SQLite database): point --queue or SVC_QUEUE_PATH at another path, or move the file away (file is not a database)`);
+    const status = await cli(stack, ['queue', '--queue', junk], cwd);
+    expect(status.code).toBe(2);
+    expect(status.stderr).toContain(`queue file ${junk}: is not an svc-sync queue`);
   });
 
   it('stops gracefully on SIGTERM with exit code 0', async () => {

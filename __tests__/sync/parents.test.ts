@@ -55,7 +55,7 @@ describe('parents of a synced record', () => {
     const written = stack.salesforce.get('Svc_Donation__c', `Donation_${donation.id}`);
     expect(written).toMatchObject({ Svc_Action__c: null, Svc_Team__c: null, Svc_Project__c: null, Svc_Segment__c: null, TargetSvcId__c: `Action_${actionId}` });
     expect(e.report.missingParents).toEqual([
-      { object: 'Svc_Donation__c', key: `Donation_${donation.id}`, parent: `Action_${actionId}`, reason: 'not found on the platform (deleted or never existed)' },
+      { object: 'Svc_Donation__c', key: `Donation_${donation.id}`, parent: `Action_${actionId}`, reason: 'not found on the platform (deleted or never existed): 404 by id' },
     ]);
     expect(e.report.outcomeOf(`Donation_${donation.id}`)?.action).toBe('insert');
     expect(e.report.warnings.join('\n')).toContain(`parent Action_${actionId} not found: not found on the platform`);
@@ -134,5 +134,55 @@ describe('parents of a synced record', () => {
       const team = stack.platform.site.team.find((t) => t.project_id === project.id)!;
       expect(e.report.outcomeOf(`Team_${team.id}`)).toEqual({ action: 'skip', reason: expect.stringContaining(`parent ${key} not found`) });
     });
+  });
+});
+
+describe('absence proven by list scans', () => {
+  const SCAN = 'not found on the platform (deleted or never existed): not in a complete list scan';
+  const BY_ID = 'not found on the platform (deleted or never existed): 404 by id';
+
+  it('a complete, unfiltered scan of the parents proves a deleted parent absent: no by-id request for it', async () => {
+    const { donation, actionId } = donationOnAction();
+    stack.platform.remove('action', actionId);
+    const e = await engine();
+    stack.platform.resetCounts();
+    await e.syncScan(['segment', 'project', 'team', 'company', 'action', 'donation'], {});
+    expect(stack.platform.requests.byId.actions ?? 0).toBe(0);
+    expect(e.report.missingParents).toContainEqual({ object: 'Svc_Donation__c', key: `Donation_${donation.id}`, parent: `Action_${actionId}`, reason: SCAN });
+    expect(e.report.warnings.join('\n')).toContain(`parent Action_${actionId} not found: ${SCAN}`);
+    expect(stack.salesforce.get('Svc_Donation__c', `Donation_${donation.id}`)).toMatchObject({ Svc_Action__c: null, TargetSvcId__c: `Action_${actionId}` });
+  });
+
+  it('requested ids too: after a complete scan, ids absent from it are not found at no request', async () => {
+    const e = await engine();
+    await e.syncScan(['segment'], {});
+    stack.platform.resetCounts();
+    const ghosts = [9_000_001, 9_000_002, 9_000_003];
+    await e.syncRefs(ghosts.map((id) => ({ type: 'segment', id })));
+    expect(stack.platform.requests.total).toBe(0);
+    for (const id of ghosts) expect(e.report.outcomeOf(`Segment_${id}`)).toEqual({ action: 'skip', reason: SCAN });
+  });
+
+  it('a filtered scan proves nothing: the parent is asked for by id', async () => {
+    const { donation, actionId } = donationOnAction();
+    stack.platform.remove('action', actionId);
+    const e = await engine();
+    stack.platform.resetCounts();
+    await e.syncScan(['action', 'donation'], { updatedAfter: '2000-01-01T00:00:00Z' });
+    expect(stack.platform.requests.byId.actions).toBe(1);
+    expect(e.report.missingParents).toContainEqual({ object: 'Svc_Donation__c', key: `Donation_${donation.id}`, parent: `Action_${actionId}`, reason: BY_ID });
+  });
+
+  it('a scan that failed part-way proves nothing for what it missed: by id again', async () => {
+    const e = await engine();
+    // The second page of segments fails for good; 250 ids make the planner scan (3 pages < 250 by id).
+    const site = stack.platform.site.segment;
+    while (site.length < 250) site.push({ ...site[0]!, id: 10_000 + site.length });
+    stack.platform.faults.next(10, 'html500', { path: /\/v1\/segments\?.*page=2/ });
+    stack.platform.resetCounts();
+    const ghost = 9_000_009;
+    await e.syncRefs([...site.map((r) => ({ type: 'segment' as const, id: r.id })), { type: 'segment', id: ghost }]);
+    expect(stack.platform.requests.byId.segments).toBeGreaterThan(0);
+    expect(e.report.outcomeOf(`Segment_${ghost}`)).toEqual({ action: 'skip', reason: BY_ID });
   });
 });

@@ -1,34 +1,60 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseReplay } from '../../src/sync/replayInput.js';
+import { Readable } from 'node:stream';
+import { MAX_LINE_BYTES, MAX_LISTED_BAD_LINES, readReplay, type ReplayStats } from '../../src/sync/replayInput.js';
+import type { ObjectRef } from '../../src/model/objects.js';
+
+/** Reads `text` (split into small chunks, as a pipe delivers it) and gathers every chunk. */
+async function read(text: string | Buffer, chunkSize = 1000): Promise<{ refs: ObjectRef[]; chunks: number; stats: ReplayStats }> {
+  const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8');
+  const pieces: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += 7) pieces.push(bytes.subarray(i, i + 7));
+  const { chunks, stats } = readReplay(Readable.from(pieces), '--file test.csv', chunkSize);
+  const refs: ObjectRef[] = [];
+  let n = 0;
+  for await (const chunk of chunks) {
+    n++;
+    refs.push(...chunk);
+  }
+  return { refs, chunks: n, stats };
+}
 
 describe('replay input', () => {
-  it('reads CSV with a header in any column order, ignoring extra columns', () => {
-    const r = parseReplay('event_type,object_id,object_type\ndonations.update,7,Donation\nteams.move,3,teams\n');
+  it('reads CSV with a header in any column order, ignoring extra columns', async () => {
+    const r = await read('event_type,object_id,object_type\ndonations.update,7,Donation\nteams.move,3,teams\n');
     expect(r.refs).toEqual([
       { type: 'donation', id: 7 },
       { type: 'team', id: 3 },
     ]);
-    expect(r.badLines).toEqual([]);
+    expect(r.stats.badLines).toEqual([]);
   });
 
-  it('reads CSV without a header, quoted cells, CRLF and a BOM', () => {
-    const r = parseReplay('\uFEFF"newsletter-subscriptions","12"\r\naction,5\r\n');
+  it('reads CSV without a header, quoted cells, CRLF and a BOM', async () => {
+    const r = await read('\uFEFF"newsletter-subscriptions","12"\r\naction,5\r\n');
     expect(r.refs).toEqual([
       { type: 'newsletter_subscription', id: 12 },
       { type: 'action', id: 5 },
     ]);
   });
 
-  it('reads JSON lines of webhook bodies, ids as numbers or strings', () => {
-    const r = parseReplay('{"object_type":"donation","object_id":9,"event_type":"donations.update"}\n{"object_type":"Project","object_id":"4"}\n');
+  it('a quoted field with an embedded line break is one field; line numbers still count from where a record starts', async () => {
+    const r = await read('object_type,object_id,note\n# a comment\n\ndonation,7,"paid twice,\nrefund one"\nteam,3,"a ""quoted"" word"\nwidget,4,x\n');
+    expect(r.refs).toEqual([
+      { type: 'donation', id: 7 },
+      { type: 'team', id: 3 },
+    ]);
+    expect(r.stats.badLines).toEqual([{ line: 7, reason: 'unknown object type "widget"' }]);
+  });
+
+  it('reads JSON lines of webhook bodies, ids as numbers or strings', async () => {
+    const r = await read('{"object_type":"donation","object_id":9,"event_type":"donations.update"}\n{"object_type":"Project","object_id":"4"}\n');
     expect(r.refs).toEqual([
       { type: 'donation', id: 9 },
       { type: 'project', id: 4 },
     ]);
   });
 
-  it('reads a subscription however its type is spelt, in CSV and in JSON lines, as one record', () => {
-    const r = parseReplay(
+  it('reads a subscription however its type is spelt, in CSV and in JSON lines, as one record', async () => {
+    const r = await read(
       [
         'newsletter_subscription,7',
         'NewsletterSubscription,8',
@@ -39,31 +65,72 @@ describe('replay input', () => {
       ].join('\n'),
     );
     expect(r.refs).toEqual([7, 8, 9, 10, 11].map((id) => ({ type: 'newsletter_subscription', id })));
-    expect(r.duplicates).toBe(1);
-    expect(r.badLines).toEqual([]);
+    expect(r.stats.lines - r.refs.length).toBe(1);
+    expect(r.stats.badLines).toEqual([]);
   });
 
-  it('lists each record once and counts the repeats', () => {
-    const r = parseReplay('donation,1\ndonations,1\n{"object_type":"donation","object_id":1}\ndonation,2\n');
+  it('lists each record once within a chunk and counts the lines', async () => {
+    const r = await read('donation,1\ndonations,1\ndonation,2\n');
     expect(r.refs).toEqual([
       { type: 'donation', id: 1 },
       { type: 'donation', id: 2 },
     ]);
-    expect(r.duplicates).toBe(2);
+    expect(r.stats.lines).toBe(3);
   });
 
-  it('reports bad lines with their numbers and keeps the rest', () => {
-    const r = parseReplay('donation,1\nnews,4\n\ndonation,abc\n{broken\n[1]\nteam,-2\n# a comment\nteam,8\n');
+  it('hands the refs out in chunks of the size asked', async () => {
+    const lines = Array.from({ length: 25 }, (_, i) => `donation,${i + 1}`).join('\n');
+    const r = await read(lines, 10);
+    expect(r.chunks).toBe(3);
+    expect(r.refs).toHaveLength(25);
+  });
+
+  it('reports bad lines with their numbers and keeps the rest', async () => {
+    const r = await read('donation,1\nnews,4\n\ndonation,abc\n{broken\n"[1]"\nteam,-2\n# a comment\nteam,8\nconstructor,5\n__proto__,6\n');
     expect(r.refs).toEqual([
       { type: 'donation', id: 1 },
       { type: 'team', id: 8 },
     ]);
-    expect(r.badLines).toEqual([
+    expect(r.stats.badLines).toEqual([
       { line: 2, reason: 'unknown object type "news"' },
       { line: 4, reason: 'object id "abc" is not a positive whole number' },
       { line: 5, reason: 'not valid JSON' },
       { line: 6, reason: 'unknown object type "[1]"' },
       { line: 7, reason: 'object id "-2" is not a positive whole number' },
+      { line: 10, reason: 'unknown object type "constructor"' },
+      { line: 11, reason: 'unknown object type "__proto__"' },
     ]);
+  });
+
+  it('JSON lines: a broken line is reported, "__proto__" keys are not read as fields', async () => {
+    const r = await read('{"object_type":"donation","object_id":1}\n{broken\n{"__proto__":{"object_type":"donation","object_id":2}}\n');
+    expect(r.refs).toEqual([{ type: 'donation', id: 1 }]);
+    expect(r.stats.badLines.map((b) => [b.line, b.reason])).toEqual([
+      [2, 'not valid JSON'],
+      [3, 'unknown object type ""'],
+    ]);
+  });
+
+  it('a huge id is quoted cut and escaped, never whole', async () => {
+    const id = `9${'1'.repeat(20_000)}`;
+    const r = await read(`donation,"${id}\r\nx"\n`);
+    const reason = r.stats.badLines[0]?.reason ?? '';
+    expect(reason.length).toBeLessThan(200);
+    expect(reason).toContain('(20003 characters)');
+    expect(reason).not.toMatch(/[\r\n]/);
+  });
+
+  it('keeps at most the first bad lines listed, and counts all', async () => {
+    const r = await read(Array.from({ length: MAX_LISTED_BAD_LINES + 50 }, () => 'widget,1').join('\n'));
+    expect(r.stats.badLines).toHaveLength(MAX_LISTED_BAD_LINES);
+    expect(r.stats.badLineCount).toBe(MAX_LISTED_BAD_LINES + 50);
+  });
+
+  it.each([
+    ['CSV', Buffer.concat([Buffer.from('donation,1\ndonation,'), Buffer.alloc(MAX_LINE_BYTES + 10, 0x31)])],
+    ['JSON lines', Buffer.concat([Buffer.from('{"object_type":"donation","object_id":1}\n{"object_id":"'), Buffer.alloc(MAX_LINE_BYTES + 10, 0x31)])],
+    ['bytes without a line end (/dev/zero)', Buffer.alloc(MAX_LINE_BYTES * 3, 0)],
+  ])('%s: a line past the limit stops the read with one error naming the input', async (_name, bytes) => {
+    await expect(read(bytes)).rejects.toThrow(/^--file test\.csv: line \d+ is longer than 64 KiB/);
   });
 });

@@ -2,7 +2,7 @@
 import { CommanderError } from 'commander';
 import { loadRaw, redact } from '../config/load.js';
 import { EXIT, actionsOf, describeError, exitCodeOf } from '../model/errors.js';
-import { oneLine } from '../config/quote.js';
+import { oneLine } from '../config/echo.js';
 import { buildProgram } from './program.js';
 import { guardStdio, withStdioStatus } from './stdio.js';
 
@@ -52,7 +52,7 @@ async function run(argv: string[]): Promise<number> {
       return EXIT.USAGE;
     }
     const status = exitCodeOf(err);
-    const message = oneLine(describeError(err, (t) => safeRedact(t, argv)));
+    const message = oneLine(describeError(err, (t) => safeRedact(t, argv)), 1000);
     const json = argv.includes('--json');
     if (json) {
       writeJsonError(status, err instanceof Error ? err.name : 'Error', message, actionsOf(err).map((a) => safeRedact(a, argv)));

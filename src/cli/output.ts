@@ -32,9 +32,59 @@ export class Output {
     process.stderr.write(`svc-sync: ${this.redact(text)}\n`);
   }
 
-  /** The --json envelope: {status, result, warnings}, and `actions` (what to run next) when an error stopped the work. */
+  /**
+   * The --json envelope: {status, result, warnings}, and `actions` (what to run next) when an error
+   * stopped the work. Written piece by piece, each piece redacted on its own: a run of a million
+   * records never becomes one string of hundreds of megabytes (and five redacted copies of it).
+   */
   json(status: number, result: unknown, warnings: string[], actions?: string[]): void {
     const envelope = actions === undefined ? { status, result, warnings } : { status, result, warnings, actions };
-    process.stdout.write(`${this.redact(JSON.stringify(envelope, null, 2))}\n`);
+    let buffer = '';
+    for (const piece of jsonPieces(envelope, '', JSON_STREAM_DEPTH)) {
+      buffer += this.redact(piece);
+      if (buffer.length >= 65_536) {
+        process.stdout.write(buffer);
+        buffer = '';
+      }
+    }
+    process.stdout.write(`${buffer}\n`);
   }
+}
+
+/** Envelope, result, its lists: below that each value is one piece (a record outcome, a count). */
+const JSON_STREAM_DEPTH = 3;
+
+/**
+ * The text of JSON.stringify(value, null, 2), in pieces: objects and arrays down to `depth` are
+ * written member by member, deeper values (and anything with a toJSON) whole.
+ */
+export function* jsonPieces(value: unknown, indent: string, depth: number): Generator<string> {
+  const plain = depth > 0 && typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+  if (!plain) {
+    const text = JSON.stringify(value, null, 2) ?? 'null';
+    yield indent === '' ? text : text.replace(/\n/g, `\n${indent}`);
+    return;
+  }
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return yield '[]';
+    yield '[\n';
+    for (let i = 0; i < value.length; i++) {
+      yield inner;
+      yield* jsonPieces(value[i], inner, depth - 1);
+      yield i < value.length - 1 ? ',\n' : '\n';
+    }
+    return yield `${indent}]`;
+  }
+  // As JSON.stringify: members whose value cannot be written are left out.
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined && typeof v !== 'function' && typeof v !== 'symbol');
+  if (entries.length === 0) return yield '{}';
+  yield '{\n';
+  for (let i = 0; i < entries.length; i++) {
+    const [k, v] = entries[i] as [string, unknown];
+    yield `${inner}${JSON.stringify(k)}: `;
+    yield* jsonPieces(v, inner, depth - 1);
+    yield i < entries.length - 1 ? ',\n' : '\n';
+  }
+  yield `${indent}}`;
 }

@@ -1,7 +1,7 @@
 /** The commander program: global options and one file per command. */
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { oneLine } from '../config/quote.js';
+import { oneLine } from '../config/echo.js';
 import { addGlobalOptions } from './globals.js';
 import { objectCommand } from './commands/object.js';
 import { replayCommand } from './commands/replay.js';

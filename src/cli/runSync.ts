@@ -1,6 +1,6 @@
 /** Shared by object, replay and sync: build the engine (through sync/compose), run it, and hand back a typed result. */
 import { settingsOf } from '../config/load.js';
-import { oneLine, quote } from '../config/quote.js';
+import { echo, oneLine } from '../config/echo.js';
 import { ConfigError, EXIT, describeError, exitCodeOf, type ExitCode } from '../model/errors.js';
 import { createDeps, createEngine, type Deps, type SyncEngine } from '../sync/compose.js';
 import { RunReport } from '../sync/report.js';
@@ -22,7 +22,7 @@ export const CLI_BATCH_SIZE = 5000;
 
 export function parseBatchSize(raw: string | undefined): number {
   if (raw === undefined) return CLI_BATCH_SIZE;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) throw new ConfigError(`--batch-size: must be a whole number from 1 to 100000, got ${quote(raw)}`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) throw new ConfigError(`--batch-size: must be a whole number from 1 to 100000, got ${echo(raw)}`);
   return Number(raw);
 }
 
@@ -33,8 +33,8 @@ export interface EngineRun<E extends object> {
   body: (engine: SyncEngine, deps: Deps) => Promise<E>;
   /** Warnings known before the run (replay's bad lines), for the --json envelope. */
   warningsBefore?: string[];
-  /** The least exit code the command gives whatever the run does (replay's bad lines: 1), so the --json status is the exit code. */
-  minStatus?: ExitCode;
+  /** The least exit code the command gives whatever the run does (replay's bad lines: 1), so the --json status is the exit code; a function is asked after the run (bad lines found while reading). */
+  minStatus?: ExitCode | (() => ExitCode);
 }
 
 /**
@@ -80,13 +80,14 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     ...buildResult(run.command, globals.dryRun, report, deps!.source.requests(), deps!.sink.calls()),
     ...(extra ?? ({} as E)),
   } as RunResult<E>;
-  if (stopped !== undefined) result.stopped = oneLine(describeError(stopped, ctx.out.redact));
+  if (stopped !== undefined) result.stopped = oneLine(describeError(stopped, ctx.out.redact), 1000);
   const before = run.warningsBefore ?? [];
   const warnings = [...before, ...report.warnings];
   if (globals.dryRun) warnings.push(DRY_RUN_NOTICE);
   // Exit 2 promises "nothing written": once something was, a stop is a partial run.
   const stopStatus = (): ExitCode => (report.written > 0 ? EXIT.PARTIAL : Math.max(exitCodeOf(stopped), EXIT.PARTIAL) as ExitCode);
-  const status = Math.max(run.minStatus ?? EXIT.OK, stopped !== undefined ? stopStatus() : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK) as ExitCode;
+  const minStatus = typeof run.minStatus === 'function' ? run.minStatus() : run.minStatus ?? EXIT.OK;
+  const status = Math.max(minStatus, stopped !== undefined ? stopStatus() : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK) as ExitCode;
   const notes = before.map((w) => `warning: ${w}`);
   if (globals.verbose) notes.push(...report.warnings.map((w) => `warning: ${w}`));
   else if (report.warnings.length > 0) notes.push(`${report.warnings.length} warning(s); --verbose lists them`);

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../model/errors.js';
-import { quote } from './quote.js';
-import { redactSecrets, type Secret } from './redact.js';
+import { echo } from './echo.js';
+import { secretMasker, type Secret } from './redact.js';
 import type { PlatformSettings, SalesforceSettings, Settings, WebhookSettings } from './settings.js';
 
 export const SETTING_NAMES = [
@@ -71,7 +71,7 @@ export function readConfigFile(explicitPath: string | undefined, cwd = process.c
   const out: RawSettings = {};
   for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
     if (!isSettingName(k)) {
-      throw new ConfigError(`config file ${file}: unknown setting ${quote(k, 40)} (known: ${SETTING_NAMES.join(', ')})`);
+      throw new ConfigError(`config file ${file}: unknown setting ${echo(k, 40)} (known: ${SETTING_NAMES.join(', ')})`);
     }
     if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
       throw new ConfigError(`config file ${file}: ${k} must be a string, number or boolean`);
@@ -189,7 +189,7 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
     throw new ConfigError('Salesforce connection is not configured: set SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_CLIENT_ID + SF_CLIENT_SECRET (and SF_LOGIN_URL for a My Domain or sandbox)');
   }
   if (oauth && !token && !s.loginUrl) s.loginUrl = DEFAULT_LOGIN_URL;
-  if (s.privateKeyFile && !fs.existsSync(s.privateKeyFile)) throw new ConfigError(`SF_PRIVATE_KEY_FILE: ${quote(s.privateKeyFile)} does not exist`);
+  if (s.privateKeyFile && !fs.existsSync(s.privateKeyFile)) throw new ConfigError(`SF_PRIVATE_KEY_FILE: ${echo(s.privateKeyFile)} does not exist`);
   return s;
 }
 
@@ -237,7 +237,12 @@ export function secretsOf(raw: RawSettings): Secret[] {
   return out;
 }
 
+/** One masker per settings object: built on first use, reused for every message after. */
+const maskers = new WeakMap<RawSettings, (text: string) => string>();
+
 /** Replaces every configured secret value in a text, so no message can leak one. */
 export function redact(text: string, raw: RawSettings): string {
-  return redactSecrets(text, secretsOf(raw));
+  let mask = maskers.get(raw);
+  if (mask === undefined) maskers.set(raw, (mask = secretMasker(secretsOf(raw))));
+  return mask(text);
 }

@@ -51,20 +51,30 @@ function maskOf(name: string, width: number, inTable: boolean): string {
   return mask.length <= width ? mask.padEnd(width) : '*'.repeat(width);
 }
 
-export function redactSecrets(text: string, secrets: readonly Secret[]): string {
+/**
+ * A masking function for a set of secrets, built once: --json output of a large run is masked
+ * piece by piece, so the patterns must not be rebuilt per call.
+ */
+export function secretMasker(secrets: readonly Secret[]): (text: string) => string {
   const forms: Array<{ name: string; form: string }> = [];
   for (const s of secrets) for (const form of formsOf(s.value)) forms.push({ name: s.name, form });
-  let out = text.replace(USERINFO, '$1<credentials>@');
-  if (forms.length === 0) return out;
   // Longest first, so a whole secret is masked before one of its own line fragments.
   forms.sort((a, b) => b.form.length - a.form.length);
   const nameOf = new Map(forms.map((f) => [f.form, f.name]));
-  // A secret with a line break spans lines of the text: masked whole first, before the per-line pass.
-  for (const { name, form } of forms.filter((f) => f.form.includes('\n'))) out = out.split(form).join(`<${name}>`);
-  const pattern = new RegExp(forms.map((f) => patternOf(f.form)).join('|'), 'g');
-  out = out
-    .split('\n')
-    .map((line) => line.replace(pattern, (found) => maskOf(nameOf.get(found) ?? 'secret', found.length, line.includes(TABLE_RULE))))
-    .join('\n');
-  return out;
+  const multiLine = forms.filter((f) => f.form.includes('\n'));
+  const pattern = forms.length === 0 ? undefined : new RegExp(forms.map((f) => patternOf(f.form)).join('|'), 'g');
+  return (text) => {
+    let out = text.replace(USERINFO, '$1<credentials>@');
+    if (pattern === undefined) return out;
+    // A secret with a line break spans lines of the text: masked whole first, before the per-line pass.
+    for (const { name, form } of multiLine) out = out.split(form).join(`<${name}>`);
+    return out
+      .split('\n')
+      .map((line) => line.replace(pattern, (found) => maskOf(nameOf.get(found) ?? 'secret', found.length, line.includes(TABLE_RULE))))
+      .join('\n');
+  };
+}
+
+export function redactSecrets(text: string, secrets: readonly Secret[]): string {
+  return secretMasker(secrets)(text);
 }

@@ -68,8 +68,9 @@ export function parseCsv(text: string): Array<Record<string, string>> {
     .filter((r) => !(r.length === 1 && r[0] === ''))
     .map((r) => {
       if (r.length !== header.length) throw new Error(`CSV row has ${r.length} cells, header has ${header.length}`);
-      const out: Record<string, string> = {};
-      header.forEach((h, idx) => (out[h] = r[idx]));
+      // No prototype: a header named __proto__ or constructor is a column like any other.
+      const out = Object.create(null) as Record<string, string>;
+      header.forEach((h, idx) => (out[h] = r[idx] as string));
       return out;
     });
 }

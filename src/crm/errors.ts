@@ -1,5 +1,5 @@
 /** What jsforce and node-fetch throw, turned into the model's Salesforce errors. */
-import { oneLine } from '../config/quote.js';
+import { oneLine } from '../config/echo.js';
 import { ApiLimitError, SalesforceAuthError, SalesforceError } from '../model/errors.js';
 
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'ENETDOWN', 'ENETUNREACH', 'EHOSTDOWN', 'UND_ERR_SOCKET', 'EAI_AGAIN']);

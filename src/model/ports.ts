@@ -9,8 +9,10 @@ import type { SObjectName } from './objects.js';
 
 export interface FetchResult<T> {
   records: Map<number, T>;
-  /** 404: deleted or never existed. */
+  /** Deleted or never existed: answered 404 by id, or absent from a complete list scan. */
   notFound: number[];
+  /** Those of notFound that a complete, unfiltered list scan of this run proved absent (no request made). */
+  absentFromScan?: ReadonlySet<number>;
   /** Anything else that failed after retries, per id. */
   failed: Map<number, PlatformError>;
 }

@@ -8,7 +8,7 @@
  * a PlatformError with method, path, status and the API's message only.
  */
 import got, { type Got, type Response } from 'got';
-import { oneLine } from '../config/quote.js';
+import { oneLine } from '../config/echo.js';
 import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts } from '../model/ports.js';
 import { PlatformError, type PlatformErrorKind } from '../model/errors.js';

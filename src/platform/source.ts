@@ -26,6 +26,48 @@ export interface PlanRecord {
 
 type Outcome<T> = { record: T } | { notFound: true } | { error: PlatformError };
 
+/**
+ * What this run has read of a collection's complete, unfiltered list: its ids and pages. Once
+ * every page is in (each saying the same total, and the ids adding up to it), an id not among
+ * them does not exist on the platform, and asking for it by id would only spend budget.
+ * Filtered lists (updated_after, created_after) prove nothing; neither does a list whose total
+ * changed while it was read (pages shift when records come and go), nor one with pages missing
+ * (a scan that failed part-way, or a resumed one that started past page 1).
+ */
+class ListCoverage {
+  readonly ids = new Set<number>();
+  private readonly pages = new Set<number>();
+  private total: number | undefined;
+  private totalPages = 0;
+  private changed = false;
+  /** complete(), kept until the next page: it is asked once per requested id. */
+  private proven: boolean | undefined;
+
+  note(page: ListPage<ApiRecord>): void {
+    this.proven = undefined;
+    if (this.total !== undefined && this.total !== page.totalEntries) this.changed = true;
+    this.total = page.totalEntries;
+    this.totalPages = page.totalPages;
+    // Only full-size pages line up with the page arithmetic (a smaller per_page is another list).
+    if (page.perPage !== MAX_PER_PAGE) return;
+    this.pages.add(page.currentPage);
+    for (const record of page.records) this.ids.add(record.id);
+  }
+
+  complete(): boolean {
+    this.proven ??= this.check();
+    return this.proven;
+  }
+
+  private check(): boolean {
+    if (this.changed || this.total === undefined || this.ids.size !== this.total) return false;
+    for (let p = 1; p <= this.totalPages; p++) if (!this.pages.has(p)) return false;
+    return true;
+  }
+}
+
+const isUnfiltered = (filter: ScanFilter): boolean => !filter.updatedAfter && !filter.createdAfter;
+
 /** A record of a type, as stored in the type-erased cache. */
 function asTyped<T extends ResourceType>(_type: T, record: ApiRecord): ApiRecordOf[T] {
   // The cache is keyed by type, so a record stored under `type` is an ApiRecordOf[type].
@@ -41,6 +83,8 @@ export class PlatformSource implements RecordSource {
   /** List pages read per list in this run, so a scan never reads one twice. */
   private readonly pagesRead = new Map<string, Set<number>>();
   private readonly planLog: PlanRecord[] = [];
+  /** Per type, what the run has read of its unfiltered list: the proof of absence. */
+  private readonly coverage = new Map<ResourceType, ListCoverage>();
 
   constructor(
     readonly client: PlatformClient,
@@ -51,6 +95,7 @@ export class PlatformSource implements RecordSource {
     const wanted = [...new Set(ids)];
     let todo = wanted.filter((id) => !this.known(type, id));
     const log: PlanRecord = { type, requested: wanted.length, uncached: todo.length, probed: false };
+
 
     if (todo.length > 0 && !this.listIdsOnly) {
       const filter: ScanFilter = options.updatedAfter ? { updatedAfter: options.updatedAfter } : {};
@@ -83,11 +128,16 @@ export class PlatformSource implements RecordSource {
       if ('error' in outcome) failed.set(todo[i], outcome.error);
     });
 
-    const result: FetchResult<ApiRecordOf[T]> = { records: new Map(), notFound: [], failed };
+    const absentFromScan = new Set<number>();
+    const result: FetchResult<ApiRecordOf[T]> = { records: new Map(), notFound: [], failed, absentFromScan };
     for (const id of wanted) {
       const record = this.records.get(type)?.get(id);
       if (record) result.records.set(id, asTyped(type, record));
       else if (this.missing.get(type)?.has(id)) result.notFound.push(id);
+      else if (this.provenAbsent(type, id)) {
+        result.notFound.push(id);
+        absentFromScan.add(id);
+      }
     }
     return result;
   }
@@ -143,7 +193,18 @@ export class PlatformSource implements RecordSource {
   }
 
   private known(type: ResourceType, id: number): boolean {
-    return this.records.get(type)?.has(id) === true || this.missing.get(type)?.has(id) === true;
+    return this.records.get(type)?.has(id) === true || this.missing.get(type)?.has(id) === true || this.provenAbsent(type, id);
+  }
+
+  /** Not on the complete unfiltered list this run has read (and not since fetched by id). */
+  private provenAbsent(type: ResourceType, id: number): boolean {
+    const coverage = this.coverage.get(type);
+    return coverage !== undefined && !coverage.ids.has(id) && coverage.complete();
+  }
+
+  /** Whether this run has read the whole unfiltered list of `type`: absence from it is proof. */
+  listedCompletely(type: ResourceType): boolean {
+    return this.coverage.get(type)?.complete() === true;
   }
 
   private store(type: ResourceType, records: ApiRecord[]): void {
@@ -153,6 +214,11 @@ export class PlatformSource implements RecordSource {
   }
 
   private notePage<T extends ResourceType>(type: T, filter: ScanFilter, page: ListPage<ApiRecordOf[T]>): void {
+    if (isUnfiltered(filter)) {
+      let coverage = this.coverage.get(type);
+      if (!coverage) this.coverage.set(type, (coverage = new ListCoverage()));
+      coverage.note(page);
+    }
     const key = this.listKey(type, filter);
     this.totals.set(key, page.totalEntries);
     let read = this.pagesRead.get(key);

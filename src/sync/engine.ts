@@ -41,6 +41,9 @@ export interface ScanHooks {
 }
 
 const NOT_FOUND = 'not found on the platform (deleted or never existed)';
+/** How the absence was established: a request that answered 404, or a complete list scan (no request). */
+export const NOT_FOUND_BY_ID = `${NOT_FOUND}: 404 by id`;
+export const NOT_FOUND_IN_SCAN = `${NOT_FOUND}: not in a complete list scan`;
 
 export class SyncEngine {
   readonly report: RunReport;
@@ -113,8 +116,9 @@ export class SyncEngine {
     const object = SCHEMA[type].apiName;
     for (const id of res.notFound) {
       const key = keyFor(type, id);
-      this.cache.markMissing(type, key, NOT_FOUND);
-      if (report) this.report.add({ object, key, action: 'skip', reason: NOT_FOUND });
+      const reason = res.absentFromScan?.has(id) ? NOT_FOUND_IN_SCAN : NOT_FOUND_BY_ID;
+      this.cache.markMissing(type, key, reason);
+      if (report) this.report.add({ object, key, action: 'skip', reason });
     }
     this.reportFailures(type, res.failed, report);
     return [...res.records.values()];

@@ -1,45 +1,47 @@
 /**
  * Replay input: a CSV of object_type,object_id (header optional, extra columns such as
- * event_type ignored) or JSON lines of webhook bodies. Bad lines are reported by number and
- * skipped; the rest still runs. Each distinct record appears once.
+ * event_type ignored) or JSON lines of webhook bodies, read as a stream and handed out in chunks
+ * of refs, so memory does not grow with the file. A record that starts with `{` is a webhook
+ * body (JSON); any other is CSV, read by csv-parse (quoted fields may hold commas, quotes and
+ * line breaks). Bad lines are reported by number and skipped; the rest still runs.
+ * A line longer than the limit (a binary file, /dev/zero) stops the read with one clear error.
  */
-import { parseObjectType, type ObjectRef } from '../model/objects.js';
+import { parse as parseCsv, type CsvError } from 'csv-parse';
+import type { Readable } from 'node:stream';
+import { echo } from '../config/echo.js';
+import { ConfigError } from '../model/errors.js';
+import { OBJECT_TYPES, parseObjectType, type ObjectRef } from '../model/objects.js';
+import { parsePositiveId } from '../model/refs.js';
 
-export interface ReplayInput {
-  refs: ObjectRef[];
-  badLines: Array<{ line: number; reason: string }>;
-  /** Lines naming a record already listed. */
-  duplicates: number;
+/** No record of a replay file comes near this; binary or runaway input does. */
+export const MAX_LINE_BYTES = 64 * 1024;
+/** Bad lines listed one by one; past this only counted, so a file of garbage stays a short report. */
+export const MAX_LISTED_BAD_LINES = 100;
+
+export interface BadLine {
+  line: number;
+  reason: string;
 }
 
-function parseId(raw: unknown): number | undefined {
-  const s = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
-  return /^\d+$/.test(s) && Number(s) > 0 && Number.isSafeInteger(Number(s)) ? Number(s) : undefined;
+/** What the read found, besides the refs; complete once the chunks are exhausted. */
+export interface ReplayStats {
+  /** Lines that named a record (duplicates included). */
+  lines: number;
+  /** The first MAX_LISTED_BAD_LINES bad lines. */
+  badLines: BadLine[];
+  badLineCount: number;
 }
 
-function splitCsvLine(line: string): string[] {
-  const cells: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i];
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cur += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      cells.push(cur);
-      cur = '';
-    } else cur += ch;
-  }
-  cells.push(cur);
-  return cells.map((c) => c.trim());
+export interface ReplayChunks {
+  chunks: AsyncIterable<ObjectRef[]>;
+  stats: ReplayStats;
 }
 
-function fromJson(line: string): { type?: unknown; id?: unknown } | string {
+type Fields = { type?: unknown; id?: unknown };
+/** A line that named a ref, or the reason it does not. */
+type Candidate = { line: number; ref: ObjectRef | string };
+
+function fromJson(line: string): Fields | string {
   let body: unknown;
   try {
     body = JSON.parse(line);
@@ -48,56 +50,186 @@ function fromJson(line: string): { type?: unknown; id?: unknown } | string {
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return 'not a JSON object';
   const b = body as Record<string, unknown>;
-  return { type: b.object_type, id: b.object_id };
+  return { type: Object.hasOwn(b, 'object_type') ? b.object_type : undefined, id: Object.hasOwn(b, 'object_id') ? b.object_id : undefined };
 }
 
-export function parseReplay(text: string): ReplayInput {
-  const refs: ObjectRef[] = [];
-  const seen = new Set<string>();
-  const badLines: ReplayInput['badLines'] = [];
-  let duplicates = 0;
-  let columns = { type: 0, id: 1 };
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  lines.forEach((raw, index) => {
-    const lineNo = index + 1;
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) return;
-    let type: unknown;
-    let id: unknown;
-    if (line.startsWith('{')) {
-      const parsed = fromJson(line);
-      if (typeof parsed === 'string') {
-        badLines.push({ line: lineNo, reason: parsed });
+/** A candidate to a ref, or the reason it is not one (input quoted cut and escaped). */
+function toRef(c: Fields): ObjectRef | string {
+  const parsed = typeof c.type === 'string' ? parseObjectType(c.type) : undefined;
+  // Only a real type name: a lookup of "constructor" or "__proto__" must not come back as a ref.
+  const type = typeof parsed === 'string' && (OBJECT_TYPES as readonly string[]).includes(parsed) ? parsed : undefined;
+  if (!type) return `unknown object type ${echo(c.type ?? '')}`;
+  const id = parsePositiveId(c.id);
+  if (id === undefined) return `object id ${echo(c.id ?? '')} is not a positive whole number`;
+  return { type, id };
+}
+
+const tooLong = (where: string, line: number): ConfigError =>
+  new ConfigError(`${where}: line ${line} is longer than ${MAX_LINE_BYTES / 1024} KiB: not a replay file (CSV object_type,object_id or JSON lines), or a binary one`);
+
+/** Lines of a stream, each at most MAX_LINE_BYTES; `\r\n` and `\n` end a line. */
+async function* linesOf(input: AsyncIterable<Buffer>, where: string): AsyncGenerator<string> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let lineNo = 0;
+  for await (const chunk of input) {
+    let start = 0;
+    for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
+      const part = chunk.subarray(start, nl);
+      if (pendingBytes + part.length > MAX_LINE_BYTES) throw tooLong(where, lineNo + 1);
+      pending.push(part);
+      lineNo++;
+      yield Buffer.concat(pending).toString('utf8').replace(/\r$/, '');
+      pending = [];
+      pendingBytes = 0;
+      start = nl + 1;
+    }
+    const rest = chunk.subarray(start);
+    pendingBytes += rest.length;
+    if (pendingBytes > MAX_LINE_BYTES) throw tooLong(where, lineNo + 1);
+    if (rest.length > 0) pending.push(Buffer.from(rest));
+  }
+  if (pendingBytes > 0) yield Buffer.concat(pending).toString('utf8').replace(/\r$/, '');
+}
+
+interface CsvRow {
+  record: string[];
+  info: { lines: number };
+  raw: string;
+}
+
+/**
+ * Reads `input` (a file's or stdin's bytes) and yields its distinct refs in chunks of at most
+ * `chunkSize`. Duplicates inside a chunk are dropped here; the caller skips refs an earlier chunk
+ * already synced. `where` names the input in errors ("--file ids.csv").
+ */
+export function readReplay(input: Readable, where: string, chunkSize: number): ReplayChunks {
+  const stats: ReplayStats = { lines: 0, badLines: [], badLineCount: 0 };
+  const bad = (line: number, reason: string): void => {
+    stats.badLineCount++;
+    if (stats.badLines.length < MAX_LISTED_BAD_LINES) stats.badLines.push({ line, reason });
+  };
+
+  async function* candidates(): AsyncGenerator<Candidate> {
+    // Lines outside the CSV parser's view, each queue in line order: JSON lines (diverted before
+    // the parser) and records the parser skipped. Merged with the parsed records by line number.
+    const json: Candidate[] = [];
+    const skipped: Candidate[] = [];
+    const next = (upTo: number): Candidate | undefined => {
+      const a = json[0];
+      const b = skipped[0];
+      const first = a !== undefined && (b === undefined || a.line <= b.line) ? json : skipped;
+      const head = first[0];
+      return head !== undefined && head.line < upTo ? first.shift() : undefined;
+    };
+    let fatal: Error | undefined;
+    const parser = parseCsv({
+      comment: '#',
+      comment_no_infix: true,
+      trim: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      relax_quotes: true,
+      skip_records_with_error: true,
+      // A quoted field may span lines: the record as a whole is bounded too.
+      max_record_size: MAX_LINE_BYTES,
+      info: true,
+      raw: true,
+    });
+    parser.on('skip', (error: CsvError) => {
+      const line = typeof error.lines === 'number' ? error.lines : 0;
+      if (error.code === 'CSV_MAX_RECORD_SIZE') {
+        // Skipping would read on forever: stop with one clear line.
+        fatal = tooLong(where, line);
+        parser.destroy(fatal);
         return;
       }
-      ({ type, id } = parsed);
-    } else {
-      const cells = splitCsvLine(line);
-      const lower = cells.map((c) => c.toLowerCase());
-      if (lower.includes('object_type') && lower.includes('object_id')) {
-        columns = { type: lower.indexOf('object_type'), id: lower.indexOf('object_id') };
-        return; // a header row, wherever the columns stand
+      skipped.push({ line, ref: `not valid CSV (${error.message.split(':')[0]?.toLowerCase() ?? 'parse error'})` });
+    });
+    const write = async (text: string): Promise<void> => {
+      if (parser.write(text)) return;
+      // Wait for room, or for the parser's end: destroyed (a fatal line) it never drains.
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          parser.off('drain', done);
+          parser.off('close', done);
+          resolve();
+        };
+        parser.once('drain', done);
+        parser.once('close', done);
+      });
+    };
+    const feeding = (async () => {
+      try {
+        // Quote parity tells whether a line starts a record or continues a quoted field; a record
+        // that starts with `{` is a webhook body (JSON lines, or one mixed into a CSV file).
+        let quoted = false;
+        let lineNo = 0;
+        for await (const raw of linesOf(input as AsyncIterable<Buffer>, where)) {
+          if (parser.destroyed) return;
+          lineNo++;
+          const line = lineNo === 1 ? raw.replace(/^\uFEFF/, '') : raw;
+          if (!quoted && line.trimStart().startsWith('{')) {
+            const parsed = fromJson(line.trim());
+            json.push({ line: lineNo, ref: typeof parsed === 'string' ? parsed : toRef(parsed) });
+            await write('\n'); // keeps the parser's line count
+            continue;
+          }
+          if ((line.match(/"/g)?.length ?? 0) % 2 === 1) quoted = !quoted;
+          await write(`${line}\n`);
+        }
+        parser.end();
+      } catch (error) {
+        fatal ??= error as Error;
+        parser.destroy(fatal);
       }
-      type = cells[columns.type];
-      id = cells[columns.id];
+    })();
+    let columns = { type: 0, id: 1 };
+    try {
+      for await (const row of parser as AsyncIterable<CsvRow>) {
+        // The line a record starts on: a quoted field may span several, and raw carries the blank
+        // and comment lines before the record too.
+        const own = row.raw.replace(/^(?:[ \t]*(?:#[^\n]*)?\r?\n)*/, '').replace(/\s+$/, '');
+        const line = row.info.lines - (own.match(/\n/g)?.length ?? 0);
+        for (let c = next(line); c !== undefined; c = next(line)) yield c;
+        const cells = row.record;
+        const lower = cells.map((c) => c.toLowerCase());
+        if (lower.includes('object_type') && lower.includes('object_id')) {
+          columns = { type: lower.indexOf('object_type'), id: lower.indexOf('object_id') };
+          continue; // a header row, wherever the columns stand
+        }
+        yield { line, ref: toRef({ type: cells[columns.type], id: cells[columns.id] }) };
+      }
+    } catch (error) {
+      throw fatal ?? error;
+    } finally {
+      await feeding;
     }
-    const t = typeof type === 'string' ? parseObjectType(type) : undefined;
-    if (!t) {
-      badLines.push({ line: lineNo, reason: `unknown object type ${JSON.stringify(type ?? '')}` });
-      return;
+    if (fatal) throw fatal;
+    for (let c = next(Infinity); c !== undefined; c = next(Infinity)) yield c;
+  }
+
+  async function* chunks(): AsyncGenerator<ObjectRef[]> {
+    let chunk: ObjectRef[] = [];
+    let seen = new Set<string>();
+    for await (const { line, ref } of candidates()) {
+      if (typeof ref === 'string') {
+        bad(line, ref);
+        continue;
+      }
+      stats.lines++;
+      const key = `${ref.type}:${ref.id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      chunk.push(ref);
+      if (chunk.length >= chunkSize) {
+        yield chunk;
+        chunk = [];
+        seen = new Set();
+      }
     }
-    const n = parseId(id);
-    if (n === undefined) {
-      badLines.push({ line: lineNo, reason: `object id ${JSON.stringify(id ?? '')} is not a positive whole number` });
-      return;
-    }
-    const k = `${t}:${n}`;
-    if (seen.has(k)) {
-      duplicates++;
-      return;
-    }
-    seen.add(k);
-    refs.push({ type: t, id: n });
-  });
-  return { refs, badLines, duplicates };
+    if (chunk.length > 0) yield chunk;
+  }
+
+  return { chunks: chunks(), stats };
 }

@@ -16,8 +16,8 @@ export class RunReport {
   readonly summary = new Map<SObjectName, ObjectCounts>();
   readonly missingParents: MissingParent[] = [];
   readonly warnings: string[] = [];
-  /** Last outcome per key: how the webhook worker learns what became of each ref. */
-  private readonly byKey = new Map<string, { action: OutcomeAction; reason?: string }>();
+  /** Last outcome per key: how the webhook worker learns what became of each ref. The outcome itself, not a copy: a million-id replay keeps one object per record, not two. */
+  private readonly byKey = new Map<string, RecordOutcome>();
 
   constructor(private readonly onOutcome?: (o: RecordOutcome) => void) {}
 
@@ -26,7 +26,7 @@ export class RunReport {
     counts[COUNTER[outcome.action]]++;
     this.summary.set(outcome.object, counts);
     if (outcome.action !== 'unchanged') this.records.push(outcome);
-    this.byKey.set(outcome.key, { action: outcome.action, reason: outcome.reason ?? outcome.error?.message });
+    this.byKey.set(outcome.key, outcome);
     this.onOutcome?.(outcome);
   }
 
@@ -39,7 +39,8 @@ export class RunReport {
   }
 
   outcomeOf(key: string): { action: OutcomeAction; reason?: string } | undefined {
-    return this.byKey.get(key);
+    const o = this.byKey.get(key);
+    return o === undefined ? undefined : { action: o.action, reason: o.reason ?? o.error?.message };
   }
 
   get failed(): number {

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { quote } from '../config/quote.js';
+import { echo } from '../config/echo.js';
 import { ConfigError } from '../model/errors.js';
 import { OBJECT_TYPES, type ObjectRef, type SyncableType } from '../model/objects.js';
 
@@ -100,7 +100,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 const isDate = (v: unknown): v is string => typeof v === 'string' && ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v));
 
 function shown(v: unknown): string {
-  return quote(typeof v === 'string' ? v : String(JSON.stringify(v)), 40);
+  return echo(typeof v === 'string' ? v : String(JSON.stringify(v)), 40);
 }
 
 /** The first problem of a parsed state file, or undefined when every field is valid. */

@@ -5,6 +5,7 @@
  * because a 400 makes the platform retry for 24 hours: it is only worth it when a retry could
  * never be processed anyway.
  */
+import { oneLine } from '../config/echo.js';
 
 export interface WebhookMessage {
   objectType: string;
@@ -32,7 +33,7 @@ function formatOf(contentType: string | undefined, text: string): BodyFormat | {
   if (type === 'application/json' || (type !== undefined && /^application\/[\w.+-]+\+json$/.test(type))) return 'json';
   // No Content-Type at all: guess from the first character rather than refuse a valid message.
   if (type === undefined) return text.trimStart().startsWith('{') ? 'json' : 'form';
-  return { reason: `unsupported content type ${type}: expected application/json or application/x-www-form-urlencoded` };
+  return { reason: `unsupported content type ${oneLine(type, 100)}: expected application/json or application/x-www-form-urlencoded` };
 }
 
 /** The raw attribute values, before validation: form values are strings, JSON may be anything. */
@@ -52,7 +53,8 @@ function readFields(format: BodyFormat, text: string): { fields: RawFields } | {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    return { reason: `body is not valid JSON: ${(error as Error).message}` };
+    // The parser's message quotes the body: cut and escaped, so a raw newline cannot forge a log line.
+    return { reason: `body is not valid JSON: ${oneLine((error as Error).message, 200)}` };
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return { reason: 'JSON body must be an object' };
@@ -86,7 +88,8 @@ function isReason(value: unknown): value is { reason: string } {
 
 /** Validates a webhook body. `contentType` is the request's Content-Type header as sent. */
 export function parseWebhookBody(contentType: string | undefined, body: string | Buffer): ParseResult {
-  const text = typeof body === 'string' ? body : body.toString('utf8');
+  // A UTF-8 byte order mark is legal before JSON text (RFC 8259 lets parsers ignore it) and some senders add one.
+  const text = (typeof body === 'string' ? body : body.toString('utf8')).replace(/^\uFEFF/, '');
   if (text.trim() === '') return { ok: false, reason: 'body is empty' };
   const format = formatOf(contentType, text);
   if (isReason(format)) return { ok: false, reason: format.reason };

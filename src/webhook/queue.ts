@@ -17,6 +17,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { SyncableType } from '../model/objects.js';
 import type { OwnerPair } from '../model/outcomes.js';
+import { isStorageFailure, queueFileError } from './queueErrors.js';
 import type { EventIntent } from './events.js';
 import type { WebhookMessage } from './message.js';
 
@@ -38,6 +39,11 @@ export interface EnqueueInput {
 export interface EnqueueResult {
   id: number;
   status: 'pending' | 'ignored';
+}
+
+/** One event of a group commit that could not be stored; the others of the commit were. */
+export interface EnqueueRejected {
+  error: Error;
 }
 
 /** All due events of one ref, claimed together: the worker processes the ref once. */
@@ -92,6 +98,8 @@ export interface QueueOptions {
   retry?: Partial<RetryPolicy>;
   /** Open an existing file only (status commands must not create a queue as a side effect). */
   mustExist?: boolean;
+  /** 'read': reporting only, a read-only file is fine. Default 'write': the file must take writes. */
+  access?: 'read' | 'write';
 }
 
 interface DueRefRow {
@@ -154,46 +162,76 @@ export class WebhookQueue {
   constructor(file: string = DEFAULT_QUEUE_PATH, options: QueueOptions = {}) {
     this.path = file;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
-    if (options.mustExist && !existsSync(file)) throw new Error(`no webhook queue at ${file}`);
-    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    this.db = new Database(file, { fileMustExist: options.mustExist ?? false });
-    // A CLI `queue` command may read while `serve` writes: wait for the lock instead of failing.
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.exec(SCHEMA);
+    if (options.mustExist && !existsSync(file)) throw queueFileError(file, new Error('no such file'));
+    let db: Database.Database | undefined;
+    try {
+      mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      db = new Database(file, { fileMustExist: options.mustExist ?? false });
+      // A CLI `queue` command may read while `serve` writes: wait for the lock instead of failing.
+      db.pragma('busy_timeout = 5000');
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.exec(SCHEMA);
+      // A read-only file opens fine and fails only at the first event: find out now, not at a 503.
+      if ((options.access ?? 'write') === 'write') db.exec('BEGIN IMMEDIATE; ROLLBACK');
+    } catch (error) {
+      db?.close();
+      throw queueFileError(file, error);
+    }
+    this.db = db;
   }
 
-  /** Stores events in one transaction; returns only after the commit (and its fsync). */
+  /** Stores events in one transaction; returns only after the commit (and its fsync). Any failure fails all. */
   enqueueMany(inputs: readonly EnqueueInput[], now: number = Date.now()): EnqueueResult[] {
+    return this.db.transaction((items: readonly EnqueueInput[]) => items.map((input) => this.insertEvent(input, now)))(inputs);
+  }
+
+  /**
+   * A group commit in which one event cannot fail the others: each event is inserted under its
+   * own savepoint, so an event SQLite refuses (a value it cannot bind, a constraint) is rolled
+   * back alone and reported in its slot, and the rest commit together, one fsync for all. Only
+   * a failure of the commit itself (disk full, I/O error) throws, and then nothing was stored.
+   */
+  enqueueEach(inputs: readonly EnqueueInput[], now: number = Date.now()): Array<EnqueueResult | EnqueueRejected> {
+    const one = this.db.transaction((input: EnqueueInput) => this.insertEvent(input, now));
+    const all = this.db.transaction((items: readonly EnqueueInput[]) =>
+      items.map((input): EnqueueResult | EnqueueRejected => {
+        try {
+          return one(input);
+        } catch (error) {
+          // Storage-level failures are not this event's fault: the whole commit fails (503 to all).
+          if (isStorageFailure(error)) throw error;
+          return { error: error instanceof Error ? error : new Error(String(error)) };
+        }
+      }),
+    );
+    return all(inputs);
+  }
+
+  private insertEvent({ message, intent, raw }: EnqueueInput, now: number): EnqueueResult {
     const insert = this.stmt(
       `INSERT INTO events (received_at, raw, object_type, object_id, event_type, application, site_id,
          ref_type, ref_id, status, reason, next_attempt_at, finished_at)
        VALUES (@receivedAt, @raw, @objectType, @objectId, @eventType, @application, @siteId,
          @refType, @refId, @status, @reason, @receivedAt, @finishedAt)`,
     );
-    const run = this.db.transaction((items: readonly EnqueueInput[]) =>
-      items.map(({ message, intent, raw }): EnqueueResult => {
-        const ref = intent.kind === 'sync' ? { type: intent.ref.type, id: intent.ref.id } : intent.kind === 'owner' ? { type: 'user', id: intent.userId } : undefined;
-        const status = intent.kind === 'ignored' ? 'ignored' : 'pending';
-        const info = insert.run({
-          receivedAt: now,
-          raw,
-          objectType: message.objectType,
-          objectId: message.objectId,
-          eventType: message.eventType,
-          application: message.application,
-          siteId: message.siteId ?? null,
-          refType: ref?.type ?? null,
-          refId: ref?.id ?? null,
-          status,
-          reason: intent.kind === 'ignored' ? intent.reason : null,
-          finishedAt: intent.kind === 'ignored' ? now : null,
-        });
-        return { id: Number(info.lastInsertRowid), status };
-      }),
-    );
-    return run(inputs);
+    const ref = intent.kind === 'sync' ? { type: intent.ref.type, id: intent.ref.id } : intent.kind === 'owner' ? { type: 'user', id: intent.userId } : undefined;
+    const status = intent.kind === 'ignored' ? 'ignored' : 'pending';
+    const info = insert.run({
+      receivedAt: now,
+      raw,
+      objectType: message.objectType,
+      objectId: message.objectId,
+      eventType: message.eventType,
+      application: message.application,
+      siteId: message.siteId ?? null,
+      refType: ref?.type ?? null,
+      refId: ref?.id ?? null,
+      status,
+      reason: intent.kind === 'ignored' ? intent.reason : null,
+      finishedAt: intent.kind === 'ignored' ? now : null,
+    });
+    return { id: Number(info.lastInsertRowid), status };
   }
 
   enqueue(input: EnqueueInput, now: number = Date.now()): EnqueueResult {
@@ -391,7 +429,7 @@ export function queueStatus(file: string = DEFAULT_QUEUE_PATH, failedLimit = 100
   if (!existsSync(file)) {
     return { path: file, exists: false, counts: { pending: 0, processing: 0, failed: 0, done: 0, skipped: 0, ignored: 0 }, failed: [] };
   }
-  const queue = new WebhookQueue(file, { mustExist: true });
+  const queue = new WebhookQueue(file, { mustExist: true, access: 'read' });
   try {
     return { path: file, exists: true, counts: queue.counts(), failed: queue.failedEvents(failedLimit) };
   } finally {

@@ -4,8 +4,9 @@
  */
 import type { ClassifyOptions } from './events.js';
 import { DEFAULT_QUEUE_PATH, WebhookQueue, type RetryPolicy } from './queue.js';
+import { acquireReceiverLock } from './receiverLock.js';
 import { startReceiver } from './server.js';
-import { startWorker, type BatchProcessor } from './worker.js';
+import { startWorker, type BackoffPolicy, type BatchProcessor } from './worker.js';
 
 export interface ServeOptions {
   host?: string;
@@ -22,6 +23,8 @@ export interface ServeOptions {
   /** See ClassifyOptions.applications. */
   applications?: ClassifyOptions['applications'];
   retry?: Partial<RetryPolicy>;
+  /** The worker's wait after queue errors (doubling, capped). */
+  backoff?: Partial<BackoffPolicy>;
   /** Done and ignored events are deleted after this many days (checked hourly). */
   keepDays?: number;
   log?: (line: string) => void;
@@ -45,6 +48,15 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   const log = opts.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const path = opts.path ?? DEFAULT_SERVE.path;
   const queue = new WebhookQueue(opts.queuePath ?? DEFAULT_QUEUE_PATH, opts.retry === undefined ? {} : { retry: opts.retry });
+  // Before the worker starts: its recovery would hand another receiver's claims back as pending.
+  let lock;
+  try {
+    lock = acquireReceiverLock(queue.path);
+  } catch (error) {
+    queue.close();
+    throw error;
+  }
+  const held = lock;
   const keepDays = opts.keepDays ?? DEFAULT_SERVE.keepDays;
 
   const worker = startWorker({
@@ -54,6 +66,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     ...(opts.batchSize === undefined ? {} : { batchSize: opts.batchSize }),
     ...(opts.gatherMs === undefined ? {} : { gatherMs: opts.gatherMs }),
     ...(opts.pollMs === undefined ? {} : { pollMs: opts.pollMs }),
+    ...(opts.backoff === undefined ? {} : { backoff: opts.backoff }),
   });
 
   let receiver;
@@ -65,6 +78,10 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
       queue,
       log,
       onEnqueued: () => worker.wake(),
+      health: () => {
+        const state = worker.health();
+        return { degraded: state.state !== 'ok', details: { worker: state } };
+      },
       ...(opts.secret ? { secret: opts.secret } : {}),
       ...(opts.maxBodyBytes === undefined ? {} : { maxBodyBytes: opts.maxBodyBytes }),
       ...(opts.applications === undefined ? {} : { classify: { applications: opts.applications } }),
@@ -73,6 +90,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     // Port taken and the like: leave nothing running behind.
     await worker.stop();
     queue.close();
+    held.release();
     throw error;
   }
   const started = receiver;
@@ -99,6 +117,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
       clearInterval(pruneTimer);
       await Promise.all([started.close(), worker.stop()]);
       queue.close();
+      held.release();
       removeSignals();
       log('svc-sync serve: stopped');
       resolveClosed();

@@ -10,10 +10,21 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { classifyEvent, type ClassifyOptions } from './events.js';
+import { oneLine } from '../config/echo.js';
+import { guardConnections } from './connectionGuard.js';
 import { parseWebhookBody } from './message.js';
 import type { EnqueueInput, EnqueueResult, QueueCounts, WebhookQueue } from './queue.js';
 
+/** An event the group commit refused alone (the others were stored): answered 400, never 503. */
+export class EventRejected extends Error {
+  override readonly name = 'EventRejected';
+}
+
 export const DEFAULT_MAX_BODY_BYTES = 65_536;
+/** Enough for the platform's parallel deliveries many times over, far below a file descriptor limit. */
+export const DEFAULT_MAX_CONNECTIONS = 256;
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const SECRET_HEADER = 'x-webhook-secret';
 
 export interface ReceiverOptions {
@@ -28,6 +39,13 @@ export interface ReceiverOptions {
   classify?: ClassifyOptions;
   /** Called after each commit that stored at least one pending event (wakes the worker). */
   onEnqueued?: () => void;
+  /** Most connections open at once; at the cap the longest-waiting idle or stalled one is closed. */
+  maxConnections?: number;
+  /** A client must send its request headers within this time, and the whole request within requestTimeoutMs. */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  /** The worker's state for /healthz; degraded turns its status to "degraded" (still 200: events are still stored). */
+  health?: () => { degraded: boolean; details: Record<string, unknown> };
 }
 
 export interface Receiver {
@@ -90,15 +108,25 @@ class GroupCommitter {
     this.scheduled = false;
     const batch = this.waiting;
     this.waiting = [];
-    let results: EnqueueResult[];
+    let results: ReturnType<WebhookQueue['enqueueEach']>;
     try {
-      results = this.queue.enqueueMany(batch.map((w) => w.input));
+      results = this.queue.enqueueEach(batch.map((w) => w.input));
     } catch (error) {
+      // The commit itself failed (disk full, I/O): nothing was stored, every sender retries.
       for (const w of batch) w.reject(error as Error);
       return;
     }
-    batch.forEach((w, i) => w.resolve(results[i] as EnqueueResult));
-    if (this.onEnqueued && results.some((r) => r.status === 'pending')) this.onEnqueued();
+    let pending = false;
+    batch.forEach((w, i) => {
+      const r = results[i];
+      if (r === undefined) w.reject(new Error('the queue returned no result for this event'));
+      else if ('error' in r) w.reject(new EventRejected(r.error.message));
+      else {
+        pending ||= r.status === 'pending';
+        w.resolve(r);
+      }
+    });
+    if (this.onEnqueued && pending) this.onEnqueued();
   }
 }
 
@@ -154,12 +182,20 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
       const intent = classifyEvent(parsed.message, opts.classify);
       committer.add({ message: parsed.message, intent, raw }).then(
         (stored) => send(res, 200, stored.status === 'ignored' && intent.kind === 'ignored' ? { status: 'ignored', id: stored.id, reason: intent.reason } : { status: 'queued', id: stored.id }),
-        (error: Error) => refuse(req, res, 503, `queue unavailable: ${error.message}`),
+        (error: Error) =>
+          error instanceof EventRejected
+            ? refuse(req, res, 400, `event cannot be stored: ${oneLine(error.message, 200)}`)
+            : refuse(req, res, 503, `queue unavailable: ${oneLine(error.message, 200)} (queue file ${opts.queue.path})`),
       );
     });
   };
 
-  const server = http.createServer((req, res) => {
+  const headersTimeout = opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const requestTimeout = Math.max(headersTimeout, opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+  // Node checks these timeouts on a sweep (every 30 s by default), so a stalled client was held up
+  // to 30 s past them; a sweep every second keeps them close to what is configured.
+  const serverOptions: http.ServerOptions = { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1_000, headersTimeout) };
+  const server = http.createServer(serverOptions, (req, res) => {
     let pathname: string;
     try {
       pathname = new URL(req.url ?? '/', 'http://receiver.invalid').pathname;
@@ -174,7 +210,8 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
       } catch (error) {
         return send(res, 503, { status: 'unavailable', error: (error as Error).message });
       }
-      return send(res, 200, { status: 'ok', queue: counts });
+      const health = opts.health?.();
+      return send(res, 200, { status: health?.degraded ? 'degraded' : 'ok', queue: counts, connections: guard.stats(), ...(health?.details ?? {}) });
     }
     const trimmed = pathname.replace(/\/+$/, '');
     if (trimmed === base) return handleWebhook(req, res, undefined);
@@ -192,9 +229,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
     }
     return refuse(req, res, 404, 'not found');
   });
-  // A slow or stalled sender must not hold a connection open for the default 5 minutes.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  const guard = guardConnections(server, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -44,7 +44,28 @@ export interface WorkerOptions {
   log?: (line: string) => void;
   /** false: no background loop, the caller drives runOnce() (tests, a one-shot drain). */
   loop?: boolean;
+  /** Wait after a queue (database) error: doubles with each further error, up to maxMs. */
+  backoff?: Partial<BackoffPolicy>;
 }
+
+export interface BackoffPolicy {
+  baseMs: number;
+  maxMs: number;
+}
+
+export const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000 };
+
+/** What /healthz shows of the worker. */
+export type WorkerHealth =
+  | { state: 'ok' }
+  | {
+      state: 'backing-off';
+      /** Queue errors in a row (one per attempt). */
+      failures: number;
+      since: string;
+      lastError: string;
+      retryInMs: number;
+    };
 
 export interface BatchReport {
   events: number;
@@ -65,6 +86,7 @@ export interface Worker {
   runOnce(): Promise<BatchReport | undefined>;
   /** Finishes the batch in flight, then resolves; no new batch is claimed after the call. */
   stop(): Promise<void>;
+  health(): WorkerHealth;
 }
 
 export const DEFAULT_BATCH_SIZE = 500;
@@ -114,6 +136,7 @@ export function startWorker(opts: WorkerOptions): Worker {
   let stopping = false;
   let woken = false;
   let gathering = false;
+  let backingOff = false;
   let interrupt: (() => void) | undefined;
   let inFlight: Promise<BatchReport | undefined> | undefined;
 
@@ -129,18 +152,43 @@ export function startWorker(opts: WorkerOptions): Worker {
       interrupt = done;
     });
 
+  /**
+   * Queue errors (a full disk, a locked or broken file): the worker waits before it tries again,
+   * doubling the wait, and logs once when the errors start (or change), once when they end.
+   */
+  const backoff: BackoffPolicy = { ...DEFAULT_BACKOFF, ...opts.backoff };
+  let fault: { failures: number; since: number; lastError: string; retryAt: number } | undefined;
+  let faultThisRound = false;
+  function queueFault(what: string, error: unknown): void {
+    if (faultThisRound) return;
+    faultThisRound = true;
+    const text = `${what}: ${errorText(error)}`;
+    const failures = (fault?.failures ?? 0) + 1;
+    const delay = Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.min(failures - 1, 30));
+    if (fault === undefined || fault.lastError !== text) {
+      log(`webhook worker: queue ${queue.path} failing (${failures} ${failures === 1 ? 'error' : 'errors in a row'}): ${text}; retrying with a doubling wait up to ${Math.round(backoff.maxMs / 1000)} s`);
+    }
+    fault = { failures, since: fault?.since ?? Date.now(), lastError: text, retryAt: Date.now() + delay };
+  }
+  function queueRecovered(): void {
+    if (fault === undefined) return;
+    log(`webhook worker: queue ${queue.path} usable again after ${fault.failures} failed ${fault.failures === 1 ? 'attempt' : 'attempts'} over ${Math.round((Date.now() - fault.since) / 1000)} s`);
+    fault = undefined;
+  }
+
   /** Claims whose outcome could not be recorded, handed back as soon as the database allows. */
   const unreleased: string[] = [];
-  function releaseClaims(): void {
+  function releaseClaims(): boolean {
     while (unreleased.length > 0) {
       try {
         queue.releaseClaim(unreleased[0] as string, 'the outcome could not be recorded; processing again');
         unreleased.shift();
       } catch (error) {
-        log(`webhook worker: could not release a claim yet: ${errorText(error)}`);
-        return;
+        queueFault('could not hand a claimed batch back', error);
+        return false;
       }
     }
+    return true;
   }
 
   async function processBatch(batch: ClaimedBatch): Promise<BatchReport> {
@@ -178,7 +226,7 @@ export function startWorker(opts: WorkerOptions): Worker {
       queue.complete(batch.token, outcomes, owners);
     } catch (error) {
       // The outcome could not be stored: hand the events back (now, or at the next turn).
-      log(`webhook worker: could not record the batch outcome: ${errorText(error)}`);
+      queueFault('could not record the batch outcome', error);
       unreleased.push(batch.token);
       releaseClaims();
     }
@@ -196,13 +244,27 @@ export function startWorker(opts: WorkerOptions): Worker {
     // One batch at a time: a second caller waits for the first instead of claiming in parallel.
     while (inFlight !== undefined) await inFlight;
     const run = (async () => {
+      faultThisRound = false;
       try {
-        releaseClaims();
+        if (!releaseClaims()) return undefined;
         const batch = queue.claimBatch(batchSize);
-        return batch === undefined ? undefined : await processBatch(batch);
+        let report: BatchReport | undefined;
+        if (batch !== undefined) {
+          try {
+            report = await processBatch(batch);
+          } catch (error) {
+            // Only the queue throws out of processBatch (the processor's errors are outcomes).
+            queueFault('could not process a claimed batch', error);
+            unreleased.push(batch.token);
+            releaseClaims();
+            return undefined;
+          }
+        }
+        if (!faultThisRound) queueRecovered();
+        return report;
       } catch (error) {
         // Claimed rows stay 'processing' and come back on the next start (recoverInterrupted).
-        log(`webhook worker error: ${errorText(error)}`);
+        queueFault('could not claim events', error);
         return undefined;
       }
     })();
@@ -218,6 +280,13 @@ export function startWorker(opts: WorkerOptions): Worker {
     while (!stopping) {
       const report = await runOnce();
       if (stopping) break;
+      if (fault !== undefined) {
+        // New events must not cut the wait short: the database that failed is the same.
+        backingOff = true;
+        await sleep(fault.retryAt - Date.now());
+        backingOff = false;
+        continue;
+      }
       if (report !== undefined) continue;
       let wait = pollMs;
       try {
@@ -244,7 +313,7 @@ export function startWorker(opts: WorkerOptions): Worker {
   return {
     wake() {
       woken = true;
-      if (!gathering) interrupt?.();
+      if (!gathering && !backingOff) interrupt?.();
     },
     runOnce,
     async stop() {
@@ -252,6 +321,10 @@ export function startWorker(opts: WorkerOptions): Worker {
       interrupt?.();
       await running;
       while (inFlight !== undefined) await inFlight;
+    },
+    health(): WorkerHealth {
+      if (fault === undefined) return { state: 'ok' };
+      return { state: 'backing-off', failures: fault.failures, since: new Date(fault.since).toISOString(), lastError: fault.lastError, retryInMs: Math.max(0, fault.retryAt - Date.now()) };
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import Table from 'cli-table3';
 import { webhookSettings } from '../../config/load.js';
-import { oneLine } from '../../config/quote.js';
+import { oneLine } from '../../config/echo.js';
 import { EXIT } from '../../model/errors.js';
 import { queueStatus, retryFailed } from '../../webhook/queue.js';
 import { runCommand, type SetExit } from '../runner.js';

@@ -1,45 +1,87 @@
 import fs from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
-import { quote } from '../../config/quote.js';
 import { ConfigError, EXIT } from '../../model/errors.js';
-import { parseReplay } from '../../sync/replayInput.js';
+import type { ObjectRef } from '../../model/objects.js';
+import { keyFor } from '../../model/refs.js';
+import { MAX_LISTED_BAD_LINES, readReplay, type BadLine } from '../../sync/replayInput.js';
 import { runCommand, type SetExit } from '../runner.js';
-import { runEngine, type RunOptions } from '../runSync.js';
+import { parseBatchSize, runEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
 
-function readInput(file: string): string {
+/** Opens the file (or stdin) as a stream; a file that cannot be opened is named now, before any work. */
+async function openInput(file: string): Promise<Readable> {
+  if (file === '-') return process.stdin;
   try {
-    return fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+    const handle = await fs.promises.open(file, 'r');
+    return handle.createReadStream();
   } catch (e) {
-    throw new ConfigError(`--file ${quote(file)}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new ConfigError(`--file ${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
 }
+
+const describeBad = (b: BadLine): string => `line ${b.line}: ${b.reason} (skipped)`;
 
 export function replayCommand(program: Command, setExit: SetExit): void {
   const cmd = program
     .command('replay')
     .description('sync every record listed in a file (CSV object_type,object_id or JSON lines of webhook bodies), each once, parents first')
     .requiredOption('--file <path>', 'the file to replay; - reads standard input')
-    .addHelpText('after', '\nExamples:\n  svc-sync replay --file ids.csv\n  grep donations webhooks.jsonl | svc-sync replay --file - --json');
+    .addHelpText(
+      'after',
+      '\nThe file is read as a stream and synced in chunks of --batch-size records, so its size does not matter.\n' +
+        'Ids that a complete list scan of this run did not return are reported not found without a request each.\n' +
+        '\nExamples:\n  svc-sync replay --file ids.csv\n  grep donations webhooks.jsonl | svc-sync replay --file - --json',
+    );
   addRunOptions(cmd).action(async (opts: RunOptions & { file: string }, c: Command) => {
-    const input = parseReplay(readInput(opts.file));
-    await runCommand(c, setExit, (ctx) => {
-      const warnings = input.badLines.map((b) => `line ${b.line}: ${b.reason} (skipped)`);
-      if (input.refs.length === 0 && input.badLines.length > 0) {
-        throw new ConfigError(`--file ${quote(opts.file)}: no valid line (${warnings[0]})`);
-      }
-      // Before the run, so a person sees them while it works.
-      for (const w of warnings) ctx.out.info(`warning: ${w}`);
+    const where = `--file ${opts.file}`;
+    const { chunks, stats } = readReplay(await openInput(opts.file), where, parseBatchSize(opts.batchSize));
+    const iterator = chunks[Symbol.asyncIterator]();
+    await runCommand(c, setExit, async (ctx) => {
+      // Bad lines are shown as they are found (a person sees them while it works) or gathered for --json.
+      const warnings: string[] = [];
+      let shown = 0;
+      const showBadLines = (): void => {
+        for (; shown < stats.badLines.length; shown++) {
+          const text = describeBad(stats.badLines[shown] as BadLine);
+          if (ctx.globals.json) warnings.push(text);
+          else ctx.out.info(`warning: ${text}`);
+        }
+      };
+      // The first chunk is read before connecting: a file with no valid line is a usage error (exit 2).
+      const first = await iterator.next();
+      showBadLines();
+      if (first.done && stats.badLineCount > 0) throw new ConfigError(`${where}: no valid line (${describeBad(stats.badLines[0] as BadLine)})`);
+      let records = 0;
       return runEngine(ctx, {
         command: 'replay',
         opts,
         body: async (engine) => {
-          await engine.syncRefs(input.refs);
-          return { input: { records: input.refs.length, duplicates: input.duplicates, badLines: input.badLines } };
+          const run = async (chunk: ObjectRef[]): Promise<void> => {
+            // A ref an earlier chunk already synced (listed again, or written as a parent) is not synced twice.
+            const fresh = chunk.filter((r) => engine.report.outcomeOf(keyFor(r.type, r.id)) === undefined);
+            records += fresh.length;
+            await engine.syncRefs(fresh);
+          };
+          if (!first.done) await run(first.value);
+          for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+            showBadLines();
+            await run(next.value);
+          }
+          showBadLines();
+          const notListed = stats.badLineCount - stats.badLines.length;
+          if (notListed > 0) {
+            const text = `${notListed} more bad lines not listed (only the first ${MAX_LISTED_BAD_LINES} are)`;
+            if (ctx.globals.json) warnings.push(text);
+            else ctx.out.info(`warning: ${text}`);
+          }
+          return {
+            input: { records, duplicates: stats.lines - records, badLines: stats.badLines, ...(notListed > 0 ? { badLinesNotListed: notListed } : {}) },
+          };
         },
-        warningsBefore: ctx.globals.json ? warnings : [],
+        warningsBefore: warnings,
         // Bad lines mean part of the input was not synced: not a clean run, in the --json status too.
-        minStatus: input.badLines.length > 0 ? EXIT.PARTIAL : EXIT.OK,
+        minStatus: () => (stats.badLineCount > 0 ? EXIT.PARTIAL : EXIT.OK),
       });
     });
   });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../model/errors.js';
-import { quote } from '../../config/quote.js';
+import { echo } from '../../config/echo.js';
 import { probePlatformApi } from '../../sync/compose.js';
 import { createEngineProcessor } from '../../webhook/processor.js';
 import { DEFAULT_SERVE, serve } from '../../webhook/serve.js';
@@ -18,13 +18,13 @@ interface ServeCommandOptions {
 }
 
 function port(raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new ConfigError(`--port ${quote(raw)}: must be a port number from 0 to 65535`);
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new ConfigError(`--port ${echo(raw)}: must be a port number from 0 to 65535`);
   return Number(raw);
 }
 
 function batchSize(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 10_000) throw new ConfigError(`--batch-size ${quote(raw)}: must be a whole number from 1 to 10000`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 10_000) throw new ConfigError(`--batch-size ${echo(raw)}: must be a whole number from 1 to 10000`);
   return Number(raw);
 }
 

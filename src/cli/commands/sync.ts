@@ -5,7 +5,7 @@ import { planIncremental, runIncremental, type Scope } from '../../sync/incremen
 import { StateFile } from '../../sync/state.js';
 import { requirePlatformApi } from '../../sync/compose.js';
 import { platformSettings } from '../../config/load.js';
-import { quote } from '../../config/quote.js';
+import { echo } from '../../config/echo.js';
 import type { GlobalOptions } from '../globals.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { runEngine, type RunOptions } from '../runSync.js';
@@ -25,7 +25,7 @@ function parseTypes(list: string | undefined): SyncableType[] {
   const out: SyncableType[] = [];
   for (const word of list.split(',').map((w) => w.trim()).filter(Boolean)) {
     const t = parseObjectType(word);
-    if (!t) throw new ConfigError(`--types: unknown object type ${quote(word)}`);
+    if (!t) throw new ConfigError(`--types: unknown object type ${echo(word)}`);
     if (!out.includes(t)) out.push(t);
   }
   if (out.length === 0) throw new ConfigError('--types: give at least one object type');
@@ -34,7 +34,7 @@ function parseTypes(list: string | undefined): SyncableType[] {
 
 function parseSince(since: string): string {
   if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(since) || Number.isNaN(Date.parse(since))) {
-    throw new ConfigError(`--since ${quote(since)}: not an ISO 8601 date or date-time`);
+    throw new ConfigError(`--since ${echo(since)}: not an ISO 8601 date or date-time`);
   }
   return new Date(Date.parse(since)).toISOString();
 }

@@ -1,0 +1,48 @@
+/**
+ * One receiver per queue file. Two `serve` processes on one queue would both claim and process
+ * events and double the platform requests, so the second one is refused. The lock is an
+ * exclusive SQLite transaction held open on a small file beside the queue: the operating system
+ * drops it when the process ends, however it ends, so a crash never leaves a stale lock behind.
+ */
+import Database from 'better-sqlite3';
+import { ConfigError } from '../model/errors.js';
+import { queueFileError } from './queueErrors.js';
+
+export interface ReceiverLock {
+  path: string;
+  release(): void;
+}
+
+export const lockPathOf = (queuePath: string): string => `${queuePath}.receiver-lock`;
+
+export function acquireReceiverLock(queuePath: string): ReceiverLock {
+  const file = lockPathOf(queuePath);
+  let db: Database.Database;
+  try {
+    // No busy timeout: a held lock must be reported at once, not waited for.
+    db = new Database(file, { timeout: 0 });
+  } catch (error) {
+    throw queueFileError(file, error);
+  }
+  try {
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (error) {
+    db.close();
+    if (/^SQLITE_BUSY/.test(String((error as { code?: unknown }).code))) {
+      throw new ConfigError(
+        `queue file ${queuePath}: another svc-sync serve is already using it (it holds ${file}); stop that one first, or give this one its own queue with --queue or SVC_QUEUE_PATH`,
+      );
+    }
+    throw queueFileError(file, error);
+  }
+  let released = false;
+  return {
+    path: file,
+    release() {
+      if (released) return;
+      released = true;
+      // Closing ends the transaction and drops the lock; the file stays (removing it would race a starting receiver).
+      db.close();
+    },
+  };
+}
