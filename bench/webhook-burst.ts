@@ -8,7 +8,7 @@
  * Two runs of the same burst:
  *   1. counting processor: the receiver and the queue alone (events per second accepted, each 200
  *      after a durable commit; what the worker hands over).
- *   2. the real pipeline: the engine processor (src/webhook/engineProcessor.ts) wired to the fake
+ *   2. the real pipeline: the engine processor (src/webhook/processor.ts) wired to the fake
  *      platform and the Salesforce emulator of fixtures/stack.ts (rate limit off), on a site of
  *      5,000 donations already mirrored by a full sync (the steady state a burst meets), whose
  *      announced donations were changed on the platform just before the burst. Prints events/s

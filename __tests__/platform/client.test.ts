@@ -3,7 +3,7 @@ import { checkPlatform, PlatformClient } from '../../src/platform/client.js';
 import { PlatformError } from '../../src/model/errors.js';
 import { createPlatformSource } from '../../src/platform/source.js';
 import { startFakePlatform, type FakePlatform } from '../../fixtures/platform/server.js';
-import { DEFAULT_RETRY } from '../../src/platform/http.js';
+import { PLATFORM_RETRY } from '../../src/platform/http.js';
 import { generateSite, isoSeconds, type Site } from '../../fixtures/platform/site.js';
 import { API_KEY, FAST_RETRY, settingsFor, startWith } from './helpers.js';
 
@@ -192,7 +192,7 @@ describe('a 404 is "gone" only in the platform\'s own shape', () => {
       const error = result.failed.get(id);
       expect(error).toMatchObject({ kind: 'not_platform', status: 404 });
       expect(error?.apiMessage).toContain(`${other.fake.url}/typo/v1/donations/${id}`);
-      expect(other.fake.requests.total).toBe(1 + DEFAULT_RETRY.retries);
+      expect(other.fake.requests.total).toBe(1 + PLATFORM_RETRY.retries);
       const check = await checkPlatform(settings);
       expect(check).toMatchObject({ ok: false, notPlatform: true });
     } finally {

@@ -2,16 +2,16 @@ import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '../../src/model/errors.js';
 import { completedState, retriesDue, startingPoint } from '../../src/sync/incremental.js';
 import { RunReport } from '../../src/sync/report.js';
-import { WATERMARK_OVERLAP_MS, type RunProgress, type SyncState } from '../../src/sync/state.js';
+import type { RunProgress, SyncState } from '../../src/sync/state.js';
 
 const run = (types: RunProgress['types'], startedAt = '2026-11-22T03:00:00.000Z'): RunProgress => ({ startedAt, since: null, types, completed: [...types], pagesDone: {} });
-const at = (iso: string): string => new Date(Date.parse(iso) - WATERMARK_OVERLAP_MS).toISOString();
 
 describe('incremental sync bookkeeping', () => {
   it('moves only the watermarks of the types a run scanned', () => {
     const state: SyncState = { version: 1, watermarks: { donation: '2026-11-01T00:00:00.000Z', action: '2026-11-01T00:00:00.000Z' } };
     const next = completedState(state, run(['donation']), new RunReport());
-    expect(next.watermarks).toEqual({ donation: at('2026-11-22T03:00:00.000Z'), action: '2026-11-01T00:00:00.000Z' });
+    // The run started at 03:00; its watermark is five minutes earlier (the overlap).
+    expect(next.watermarks).toEqual({ donation: '2026-11-22T02:55:00.000Z', action: '2026-11-01T00:00:00.000Z' });
   });
 
   it('continues from the oldest watermark of the chosen types, so a --types run leaves nothing behind', () => {

@@ -83,8 +83,9 @@ describe('WebhookQueue', () => {
   });
 
   it('records action owners, one owner per action', () => {
-    queue.recordOwners([{ userId: 5, actionId: 10 }, { userId: 5, actionId: 11 }, { userId: 6, actionId: 12 }]);
-    queue.recordOwners([{ userId: 6, actionId: 11 }]);
+    // Owners arrive with a batch's outcome; no batch claimed here, so the token matches no event.
+    queue.complete('', [], [{ userId: 5, actionId: 10 }, { userId: 5, actionId: 11 }, { userId: 6, actionId: 12 }]);
+    queue.complete('', [], [{ userId: 6, actionId: 11 }]);
     expect(queue.actionsOwnedBy(5)).toEqual([10]);
     expect(queue.actionsOwnedBy(6)).toEqual([11, 12]);
   });

@@ -8,6 +8,7 @@ import type { SalesforceSession } from './connection.js';
 import { ApiLimitError } from '../model/errors.js';
 import { isTransientCode, toSalesforceError } from './errors.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
+import { sleep } from '../model/sleep.js';
 
 export interface RetryPolicy {
   /** Attempts per request or per record, the first included. */
@@ -16,7 +17,7 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 8000 };
+export const SALESFORCE_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 8000 };
 
 export interface ApiRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -28,8 +29,6 @@ export interface ApiRequest {
   /** Answer as text instead of parsed JSON. */
   text?: boolean;
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export function backoff(policy: RetryPolicy, attempt: number): number {
   const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
@@ -57,7 +56,7 @@ export class SalesforceApi {
   constructor(
     readonly session: SalesforceSession,
     private readonly maxApiUsage: number,
-    readonly retry: RetryPolicy = DEFAULT_RETRY,
+    readonly retry: RetryPolicy = SALESFORCE_RETRY,
   ) {
     session.onResponse((req: HttpRequest, res: HttpResponse | undefined) => {
       if (req.url.includes('/services/oauth2/')) return;

@@ -6,7 +6,8 @@
  * A job that is still running when the poll time is up is reported as pending, not failed.
  */
 import { KEY_FIELD } from '../model/refs.js';
-import { sleep, type SalesforceApi } from './api.js';
+import { sleep } from '../model/sleep.js';
+import type { SalesforceApi } from './api.js';
 import { BULK_NULL, parseCsv, toCsv } from './csv.js';
 import { toSalesforceError } from './errors.js';
 import { recordKey, type CrmError, type CrmRecord, type CrmValue, type UpsertOutcome } from '../model/crmRecords.js';

@@ -8,7 +8,8 @@
 import { recordKey, type CrmError, type CrmRecord, type UpsertOutcome } from '../model/crmRecords.js';
 import { SalesforceError, isFatal } from '../model/errors.js';
 import { KEY_FIELD } from '../model/refs.js';
-import { backoff, sleep, type SalesforceApi } from './api.js';
+import { sleep } from '../model/sleep.js';
+import { backoff, type SalesforceApi } from './api.js';
 import { isTransientCode, toSalesforceError } from './errors.js';
 
 export const COLLECTION_SIZE = 200;

@@ -6,7 +6,8 @@
 import type { SObjectName } from '../model/objects.js';
 import { KEY_FIELD } from '../model/refs.js';
 import type { SalesforceSettings } from '../config/settings.js';
-import { DEFAULT_RETRY, SalesforceApi, backoff, sleep, type RetryPolicy } from './api.js';
+import { sleep } from '../model/sleep.js';
+import { SALESFORCE_RETRY, SalesforceApi, backoff, type RetryPolicy } from './api.js';
 import { DEFAULT_BULK, upsertViaBulk, type BulkOptions } from './bulk.js';
 import { upsertViaCollections } from './collections.js';
 import { connectSalesforce, type SalesforceSession } from './connection.js';
@@ -48,7 +49,7 @@ export class SalesforceSink implements CrmSink {
     readonly session: SalesforceSession,
     private readonly options: SinkOptions,
   ) {
-    this.api = new SalesforceApi(session, options.maxApiUsage, options.retry ?? DEFAULT_RETRY);
+    this.api = new SalesforceApi(session, options.maxApiUsage, options.retry ?? SALESFORCE_RETRY);
     this.bulkOptions = { ...DEFAULT_BULK, ...options.bulk };
   }
 

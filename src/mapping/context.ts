@@ -1,6 +1,5 @@
 /** The mapping context: what a schema source path (record.*, user.*, consent.* ...) reads from. */
 import type { ApiConsent, ApiUser } from '../model/apiRecords.js';
-import { parsePositiveId } from '../model/refs.js';
 import { isBlank } from './convert.js';
 
 export type Context = Record<string, unknown>;
@@ -36,8 +35,5 @@ export function selectConsent(consents: unknown, type: string): ApiConsent | und
   const is = (v: unknown, want: string): boolean => typeof v === 'string' && v.trim().toLowerCase() === want;
   return (consents as ApiConsent[]).find((c) => is(c?.consent_status, 'granted') && is(c?.consent_type, type));
 }
-
-/** A positive integer id, from a number or a numeric string; anything else is "no id". */
-export const asId = parsePositiveId;
 
 export type { ApiUser };

@@ -3,11 +3,12 @@
  * writer; the mapping says which parent each record hangs from (ParentRef).
  */
 import type { CrmRecord } from '../model/crmRecords.js';
-import type { ApiAction, ApiQuestion, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
+import type { ApiAction, ApiNewsletterSubscription, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
 import type { ObjectType, SyncableType } from '../model/objects.js';
+import { parsePositiveId } from '../model/refs.js';
 import { ConversionError, convertValue, isBlank, toCheckbox, truncate } from './convert.js';
-import { asId, fillTemplate, getPath, isTemplate, selectConsent, type Context } from './context.js';
-import { deriveParent, readSubscriptionEntity, type DerivedParent } from './parent.js';
+import { fillTemplate, getPath, isTemplate, selectConsent, type Context } from './context.js';
+import { deriveParent, readSubscriptionEntity, type DerivedParent, type SubscriptionEntity } from './parent.js';
 import { NAME_FIELD, NAME_LENGTH, SCHEMA, type ObjectSchema } from './schema.js';
 import type { MapResult, ParentRef } from './types.js';
 
@@ -34,7 +35,6 @@ function nameOf(schema: ObjectSchema, ctx: Context): string | undefined {
   return undefined;
 }
 
-
 function filterReason(schema: ObjectSchema, ctx: Context): string | undefined {
   for (const f of schema.filters) {
     const v = getPath(ctx, f.path);
@@ -60,7 +60,7 @@ function filterReason(schema: ObjectSchema, ctx: Context): string | undefined {
  * form the id came in; undefined when the id is missing or malformed.
  */
 function withId<T extends { id?: unknown }>(record: T): T {
-  return { ...record, id: asId(record.id) };
+  return { ...record, id: parsePositiveId(record.id) };
 }
 
 /** Maps one context by its schema: the shared core of records and questions. */
@@ -107,39 +107,52 @@ function isTrue(value: unknown): boolean {
   }
 }
 
-/** Maps an API record of one of the seven fetchable types (questions: mapQuestions). */
+/** The entity form read into the parent rules' id paths, for types whose context rules say so. */
+function entityOf<T extends SyncableType>(type: T, record: ApiRecordOf[T]): SubscriptionEntity | undefined {
+  return SCHEMA[type].context.entityForm ? readSubscriptionEntity(record as ApiNewsletterSubscription) : undefined;
+}
+
+/** The id of the record's owner (a user), for types whose context reads one. */
+export function ownerIdOf<T extends SyncableType>(type: T, record: ApiRecordOf[T]): number | undefined {
+  const rule = SCHEMA[type].context.owner;
+  return rule ? parsePositiveId(getPath({ record }, rule.idPath)) : undefined;
+}
+
+/** Maps an API record of one of the seven fetchable types (nested records: mapNested). */
 export function mapRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T], extras: MapExtras = {}): MapResult {
   const schema = SCHEMA[type];
   const warnings: string[] = [];
-  const entity = type === 'newsletter_subscription' ? readSubscriptionEntity(record as ApiRecordOf['newsletter_subscription']) : undefined;
+  const entity = entityOf(type, record);
   const ctx: Context = { record: withId(entity?.record ?? record) };
   if (schema.consentType) ctx.consent = selectConsent((record as { consents?: unknown }).consents, schema.consentType);
-  if (type === 'action') {
-    const ownerId = asId((record as ApiAction).owner?.id);
-    if (ownerId === undefined) warnings.push('action has no owner: user fields left out');
+  if (schema.context.owner) {
+    const ownerId = ownerIdOf(type, record);
+    if (ownerId === undefined) warnings.push(`${type} has no owner: user fields left out`);
     else if (!extras.user) warnings.push(`owner user ${ownerId} could not be fetched: user fields left out`);
     else ctx.user = extras.user;
   }
-  if (type === 'donation' || type === 'newsletter_subscription') {
-    ctx.target = { external_reference: extras.targetExternalReference ?? undefined };
-  }
+  if (schema.context.target) ctx.target = { external_reference: extras.targetExternalReference ?? undefined };
   return mapWith(schema, ctx, warnings, record.id, entity?.problem);
 }
 
-/** The questions of an action (SPEC 2.7), one result each; blank answers become skips. */
-export function mapQuestions(action: ApiAction): MapResult[] {
-  const questions = Array.isArray(action.questions) ? action.questions : [];
-  return questions.map((q: ApiQuestion) => mapWith(SCHEMA.question, { record: withId(q), action: withId(action) }, [], q.id));
+/** The records nested in one (an action's questions, SPEC 2.6), one result each; blank answers become skips. */
+export function mapNested<T extends SyncableType>(type: T, record: ApiRecordOf[T]): MapResult[] {
+  const rule = SCHEMA[type].context.nested;
+  if (!rule) return [];
+  const items = getPath({ record }, rule.path);
+  return (Array.isArray(items) ? items : []).map((item: { id?: unknown }) =>
+    mapWith(SCHEMA[rule.type], { record: withId(item), [rule.as]: withId(record) }, [], item?.id),
+  );
 }
+
+/** The questions of an action: its nested records. */
+export const mapQuestions = (action: ApiAction): MapResult[] => mapNested('action', action);
 
 /** The parent a record would link to, or why none can be named, without mapping it (the engine ensures parents first). */
 export function parentOfRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T]): DerivedParent {
-  if (type === 'newsletter_subscription') {
-    const entity = readSubscriptionEntity(record as ApiRecordOf['newsletter_subscription']);
-    if (entity.problem !== undefined) return { parent: null, problem: entity.problem };
-    return deriveParent(SCHEMA[type], { record: entity.record });
-  }
-  return deriveParent(SCHEMA[type], { record });
+  const entity = entityOf(type, record);
+  if (entity?.problem !== undefined) return { parent: null, problem: entity.problem };
+  return deriveParent(SCHEMA[type], { record: entity?.record ?? record });
 }
 
 /** The parent a record would link to, without mapping it (the engine ensures parents first). */

@@ -5,9 +5,9 @@
  */
 import type { ApiNewsletterSubscription } from '../model/apiRecords.js';
 import { parseObjectType } from '../model/objects.js';
-import { keyFor } from '../model/refs.js';
+import { keyFor, parsePositiveId } from '../model/refs.js';
 import { isBlank } from './convert.js';
-import { asId, getPath, type Context } from './context.js';
+import { getPath, type Context } from './context.js';
 import { SCHEMA, type ObjectSchema } from './schema.js';
 import type { ParentRef } from './types.js';
 
@@ -32,7 +32,7 @@ export function deriveParent(schema: ObjectSchema, ctx: Context): DerivedParent 
   for (const rule of schema.parents) {
     const raw = getPath(ctx, rule.idPath);
     if (isBlank(raw)) continue;
-    const id = asId(raw);
+    const id = parsePositiveId(raw);
     if (id === undefined) return { parent: null, problem: `malformed ${fieldOf(rule.idPath)} ${shown(raw)}: not a positive whole number` };
     return { parent: { type: rule.type, object: SCHEMA[rule.type].apiName, id, key: keyFor(rule.type, id), direct: rule.direct, inherit: rule.inherit } };
   }
@@ -56,7 +56,7 @@ function fromPair(type: unknown, rawId: unknown, where: string): { kind: 'projec
     return { problem: `unknown ${where}entity_type ${shown(type)}: a subscription's entity is a Project or a Segment` };
   }
   if (isBlank(rawId)) return { problem: `${where}entity_type ${shown(type)} has no entity_id` };
-  const id = asId(rawId);
+  const id = parsePositiveId(rawId);
   if (id === undefined) return { problem: `malformed ${where}entity_id ${shown(rawId)}: not a positive whole number` };
   return { kind: kind as 'project' | 'segment', id };
 }

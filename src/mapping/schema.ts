@@ -30,6 +30,24 @@ export interface FilterRule {
   reason: string;
 }
 
+/**
+ * What a record's mapping context holds beyond `record.*` and `consent.*`, per type: the parts the
+ * engine fetches or reads for it. The mapping and the engine read these rules; neither names a type.
+ */
+export interface ContextRules {
+  /** `user.*` is the record's owner, fetched from the platform by the id at this path (SPEC 2.5). */
+  owner?: { idPath: SourcePath };
+  /** `target.*` is the parent's record in Salesforce (its ExternalReference__c) (SPEC 2.7, 2.9). */
+  target?: boolean;
+  /**
+   * Records nested in this one (an action's questions), mapped by their own type's schema once
+   * this record is written, with this record under the name `as` in their context.
+   */
+  nested?: { type: ObjectType; path: SourcePath; as: string };
+  /** The parent may be given as entity_type + entity_id (SPEC.md's form of subscriptions). */
+  entityForm?: boolean;
+}
+
 export interface ObjectSchema {
   type: ObjectType;
   apiName: SObjectName;
@@ -43,6 +61,7 @@ export interface ObjectSchema {
   filters: FilterRule[];
   /** Most specific first: the first rule whose id is present is the parent, with no fallback. */
   parents: ParentRule[];
+  context: ContextRules;
   fields: FieldDef[];
 }
 
@@ -134,6 +153,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     name: [['record.name']],
     filters: [],
     parents: [],
+    context: {},
     fields: commonEntityFields(),
   },
   project: {
@@ -145,6 +165,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     name: [['record.title']],
     filters: [],
     parents: [{ type: 'segment', idPath: 'record.segment_id', direct: 'Svc_Segment__c', inherit: [] }],
+    context: {},
     fields: [...commonEntityFields(), ...visibleClosed(true), ...lookups('Svc_Segment__c')],
   },
   team: {
@@ -156,6 +177,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     name: [['record.name']],
     filters: [],
     parents: projectOrSegmentParents(),
+    context: {},
     fields: [...commonEntityFields(), ...visibleClosed(), ...lookups('Svc_Project__c', 'Svc_Segment__c')],
   },
   company: {
@@ -167,6 +189,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     name: [['record.name']],
     filters: [],
     parents: projectOrSegmentParents(),
+    context: {},
     fields: [
       ...commonEntityFields(),
       ...visibleClosed(),
@@ -187,6 +210,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     parents: [
       ...teamOrCompanyParents(),
     ],
+    context: { owner: { idPath: 'record.owner.id' }, nested: { type: 'question', path: 'record.questions', as: 'action' } },
     fields: [
       keyField(),
       ...stamps(),
@@ -223,6 +247,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     name: [['record.question']],
     filters: [{ path: 'record.answer', notBlank: true, reason: 'blank answer' }],
     parents: [{ type: 'action', idPath: 'action.id', direct: 'Svc_Action__c', inherit: [] }],
+    context: {},
     fields: [
       keyField(),
       field('QuestionSvcId__c', 'Question Svc Id', text(50), 'Question_{record.id}', { externalId: true }),
@@ -248,6 +273,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
       { type: 'action', idPath: 'record.action_id', direct: 'Svc_Action__c', inherit: ['Svc_Team__c', 'Svc_Project__c', 'Svc_Segment__c'] },
       ...teamOrCompanyParents(),
     ],
+    context: { target: true },
     fields: [
       keyField(),
       ...stamps(),
@@ -294,6 +320,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     consentType: 'newsletter_subscription',
     filters: [],
     parents: projectOrSegmentParents(),
+    context: { target: true, entityForm: true },
     fields: [
       keyField(),
       ...stamps(),

@@ -26,7 +26,7 @@ export type SObjectName =
 export type SyncableType = Exclude<ObjectType, 'question'>;
 
 /** The order a run writes in: parents before children. Questions ride with their actions. */
-export const SYNC_ORDER: SyncableType[] = OBJECT_TYPES.filter((t): t is SyncableType => t !== 'question');
+export const SYNC_ORDER: readonly SyncableType[] = OBJECT_TYPES.filter((t): t is SyncableType => t !== 'question');
 
 /** A reference to a platform object, as given by a command line, a file, a scan or a webhook. */
 export interface ObjectRef {

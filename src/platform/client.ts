@@ -5,7 +5,7 @@
 import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts, ScanFilter } from '../model/ports.js';
 import { ConfigError, PlatformError } from '../model/errors.js';
-import { createGot, DEFAULT_RETRY, PlatformHttp, shownBaseUrl, type PlatformHooks, type RetryTuning, type SearchParams } from './http.js';
+import { createGot, PLATFORM_RETRY, PlatformHttp, shownBaseUrl, type PlatformHooks, type RetryTuning, type SearchParams } from './http.js';
 import { RatePacer, type RateLimitSnapshot } from './rateLimit.js';
 import { RESOURCES, type ApiRecordOf, type ListPage, type ResourceType } from '../model/apiRecords.js';
 
@@ -37,15 +37,15 @@ export class PlatformClient {
 
   constructor(settings: PlatformSettings, options: ClientOptions = {}) {
     const pacer = new RatePacer({ concurrency: settings.concurrency > 0 ? settings.concurrency : 4, onWait: options.hooks?.onWait });
-    this.http = new PlatformHttp(createGot(settings), settings, pacer, options.hooks, { ...DEFAULT_RETRY, ...options.retry });
+    this.http = new PlatformHttp(createGot(settings), settings, pacer, options.hooks, { ...PLATFORM_RETRY, ...options.retry });
   }
 
-  /** GET /v1/<collection>/:id, unwrapped. Throws PlatformError (kind not_found for a 404). */
   /** Lets a new run send requests again after a 401/403 stopped the previous one. */
   resume(): void {
     this.http.clearFatal();
   }
 
+  /** GET /v1/<collection>/:id, unwrapped. Throws PlatformError (kind not_found for a 404). */
   async getById<T extends ResourceType>(type: T, id: number): Promise<ApiRecordOf[T]> {
     const { path, one } = RESOURCES[type];
     const route = `${path}/${encodeURIComponent(String(id))}`;

@@ -12,7 +12,8 @@ import { oneLine } from '../config/echo.js';
 import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts } from '../model/ports.js';
 import { PlatformError, type PlatformErrorKind } from '../model/errors.js';
-import { RatePacer, retryAfterMs, sleep, type OnWait } from './rateLimit.js';
+import { sleep } from '../model/sleep.js';
+import { RatePacer, retryAfterMs, type OnWait } from './rateLimit.js';
 
 export type RequestKind = 'byId' | 'list';
 
@@ -49,7 +50,7 @@ export interface RetryTuning {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY: RetryTuning = {
+export const PLATFORM_RETRY: RetryTuning = {
   retries: 4,
   retryBaseMs: 500,
   retryMaxMs: 15_000,
@@ -59,7 +60,7 @@ export const DEFAULT_RETRY: RetryTuning = {
 
 export type SearchParams = Record<string, string | number>;
 
-export function emptyCounts(): PlatformRequestCounts {
+export function emptyRequestCounts(): PlatformRequestCounts {
   return { total: 0, byId: 0, list: 0, retries: 0, rateLimitWaits: 0 };
 }
 
@@ -147,8 +148,15 @@ function networkFailure(error: unknown, timeoutMs: number): { kind: PlatformErro
   return { kind: 'network', message: `network error (${code})`, retryable };
 }
 
+/** What one attempt means: a body, a failure worth a backoff and retry, a 429 to wait out, or the end. */
+type Verdict =
+  | { kind: 'ok'; status: number; json: unknown }
+  | { kind: 'transient'; status: number | undefined; error: PlatformError }
+  | { kind: 'limited'; status: number; waitMs: number; error: PlatformError }
+  | { kind: 'final'; status: number | undefined; error: PlatformError };
+
 export class PlatformHttp {
-  readonly counts: PlatformRequestCounts = emptyCounts();
+  readonly counts: PlatformRequestCounts = emptyRequestCounts();
   /** Set after a 401/403: every later request of the run would fail the same way, so none is sent. */
   private fatal?: PlatformError;
 
@@ -162,7 +170,7 @@ export class PlatformHttp {
     private readonly settings: PlatformSettings,
     readonly pacer: RatePacer,
     private readonly hooks: PlatformHooks = {},
-    private readonly retry: RetryTuning = DEFAULT_RETRY,
+    private readonly retry: RetryTuning = PLATFORM_RETRY,
   ) {}
 
   /** GET a path below /v1 and return its parsed JSON body, or throw a PlatformError. */
@@ -181,93 +189,83 @@ export class PlatformHttp {
     return ceiling / 2 + Math.random() * (ceiling / 2);
   }
 
+  /**
+   * Sends the request until it succeeds or must fail: transient failures (network, timeout, 5xx,
+   * a 200 that is not JSON) back off and retry, 429s wait as the API asks, anything else fails.
+   */
   private async attempts(path: string, kind: RequestKind, searchParams?: SearchParams): Promise<unknown> {
     const shown = this.shownPath(path, searchParams);
     let failures = 0;
     let limited = 0;
     for (let attempt = 1; ; attempt++) {
       if (this.fatal) throw new PlatformError(this.fatal.kind, 'GET', shown, this.fatal.status, this.fatal.apiMessage);
-      const ticket = await this.pacer.acquire();
-      this.counts.total += 1;
-      this.counts[kind] += 1;
-      if (attempt > 1) this.counts.retries += 1;
-
-      let response: Response<string>;
-      try {
-        response = await this.got.get(path, searchParams ? { searchParams } : {});
-      } catch (error) {
-        this.pacer.settle(ticket);
-        const failure = networkFailure(error, this.settings.timeoutMs);
-        const willRetry = failure.retryable && failures < this.retry.retries;
-        this.report(shown, kind, attempt, undefined, willRetry);
-        if (!willRetry) throw new PlatformError(failure.kind, 'GET', shown, undefined, failure.message);
-        failures += 1;
-        await sleep(this.backoff(failures));
-        continue;
-      }
-      this.pacer.settle(ticket, response.headers);
-      this.counts.rateLimitWaits = this.pacer.waits;
-      const status = response.statusCode;
-      const parsed = parseBody(response);
-
-      if (status >= 200 && status < 300) {
-        if (parsed.notJson === undefined) {
-          this.report(shown, kind, attempt, status, false);
-          return parsed.json;
+      const verdict = await this.attempt(path, kind, shown, attempt > 1, searchParams);
+      const willRetry =
+        verdict.kind === 'transient' ? failures < this.retry.retries : verdict.kind === 'limited' ? limited < this.retry.rateLimitRetries && verdict.waitMs <= this.retry.maxRetryAfterMs : false;
+      this.report(shown, kind, attempt, verdict.status, willRetry);
+      if (verdict.kind === 'ok') return verdict.json;
+      if (!willRetry) {
+        if (verdict.kind === 'limited' && verdict.waitMs > this.retry.maxRetryAfterMs) {
+          throw new PlatformError('rate_limited', 'GET', shown, verdict.status, `${verdict.error.apiMessage} (asked to wait ${Math.ceil(verdict.waitMs / 1000)} s)`);
         }
-        // A 200 with an HTML page comes from a proxy in trouble: treat it like a 5xx.
-        const willRetry = failures < this.retry.retries;
-        this.report(shown, kind, attempt, status, willRetry);
-        if (!willRetry) throw new PlatformError('invalid_response', 'GET', shown, status, `HTTP ${status} with ${parsed.notJson}`);
-        failures += 1;
-        await sleep(this.backoff(failures));
-        continue;
+        if (verdict.error.kind === 'auth') this.fatal = verdict.error;
+        throw verdict.error;
       }
-
-      const errorKind = classify(status, parsed);
-      const message = apiMessageOf(parsed, status);
-      if (errorKind === 'not_platform') {
-        // Retried and kept like a 5xx: a proxy or maintenance page may pass, and nothing is lost meanwhile.
-        const willRetry = failures < this.retry.retries;
-        this.report(shown, kind, attempt, status, willRetry);
-        if (!willRetry) {
-          const what = parsed.notJson ?? 'JSON that is not the platform\'s not-found answer';
-          throw new PlatformError('not_platform', 'GET', shown, status, `HTTP 404 with ${what} from ${shownBaseUrl(this.settings.apiUrl)}${shown}: not the platform API's answer (check SVC_API_URL)`);
-        }
-        failures += 1;
-        await sleep(this.backoff(failures));
-        continue;
-      }
-      if (errorKind === 'rate_limited') {
-        const wait = retryAfterMs(response.headers) ?? this.pacer.resetInMs() ?? 60_000;
-        const willRetry = limited < this.retry.rateLimitRetries && wait <= this.retry.maxRetryAfterMs;
-        this.report(shown, kind, attempt, status, willRetry);
-        if (!willRetry) {
-          const why = wait > this.retry.maxRetryAfterMs ? `${message} (asked to wait ${Math.ceil(wait / 1000)} s)` : message;
-          throw new PlatformError('rate_limited', 'GET', shown, status, why);
-        }
+      if (verdict.kind === 'limited') {
         limited += 1;
-        this.pacer.block(wait);
+        this.pacer.block(verdict.waitMs);
         this.counts.rateLimitWaits = this.pacer.waits;
-        continue;
-      }
-      if (errorKind === 'server') {
-        const willRetry = failures < this.retry.retries;
-        this.report(shown, kind, attempt, status, willRetry);
-        if (!willRetry) throw new PlatformError('server', 'GET', shown, status, message);
+      } else {
         failures += 1;
         await sleep(this.backoff(failures));
-        continue;
       }
-      this.report(shown, kind, attempt, status, false);
-      if (errorKind === 'auth') {
-        const hint = status === 401 ? 'the API key was refused; check SVC_API_KEY' : 'access denied for this API key';
-        const error = new PlatformError('auth', 'GET', shown, status, `${message} (${hint})`);
-        this.fatal = error;
-        throw error;
-      }
-      throw new PlatformError(errorKind, 'GET', shown, status, message);
     }
+  }
+
+  /** One request, paced and counted, and what it means for the loop above. */
+  private async attempt(path: string, kind: RequestKind, shown: string, isRetry: boolean, searchParams?: SearchParams): Promise<Verdict> {
+    const ticket = await this.pacer.acquire();
+    this.counts.total += 1;
+    this.counts[kind] += 1;
+    if (isRetry) this.counts.retries += 1;
+
+    let response: Response<string>;
+    try {
+      response = await this.got.get(path, searchParams ? { searchParams } : {});
+    } catch (error) {
+      this.pacer.settle(ticket);
+      const failure = networkFailure(error, this.settings.timeoutMs);
+      const failed = new PlatformError(failure.kind, 'GET', shown, undefined, failure.message);
+      return failure.retryable ? { kind: 'transient', status: undefined, error: failed } : { kind: 'final', status: undefined, error: failed };
+    }
+    this.pacer.settle(ticket, response.headers);
+    this.counts.rateLimitWaits = this.pacer.waits;
+    const status = response.statusCode;
+    const parsed = parseBody(response);
+
+    if (status >= 200 && status < 300) {
+      if (parsed.notJson === undefined) return { kind: 'ok', status, json: parsed.json };
+      // A 200 with an HTML page comes from a proxy in trouble: treat it like a 5xx.
+      return { kind: 'transient', status, error: new PlatformError('invalid_response', 'GET', shown, status, `HTTP ${status} with ${parsed.notJson}`) };
+    }
+    const errorKind = classify(status, parsed);
+    const message = apiMessageOf(parsed, status);
+    if (errorKind === 'not_platform') {
+      // Retried and kept like a 5xx: a proxy or maintenance page may pass, and nothing is lost meanwhile.
+      const what = parsed.notJson ?? 'JSON that is not the platform\'s not-found answer';
+      const error = new PlatformError('not_platform', 'GET', shown, status, `HTTP 404 with ${what} from ${shownBaseUrl(this.settings.apiUrl)}${shown}: not the platform API's answer (check SVC_API_URL)`);
+      return { kind: 'transient', status, error };
+    }
+    if (errorKind === 'rate_limited') {
+      const waitMs = retryAfterMs(response.headers) ?? this.pacer.resetInMs() ?? 60_000;
+      return { kind: 'limited', status, waitMs, error: new PlatformError('rate_limited', 'GET', shown, status, message) };
+    }
+    if (errorKind === 'server') return { kind: 'transient', status, error: new PlatformError('server', 'GET', shown, status, message) };
+    if (errorKind === 'auth') {
+      const hint = status === 401 ? 'the API key was refused; check SVC_API_KEY' : 'access denied for this API key';
+      return { kind: 'final', status, error: new PlatformError('auth', 'GET', shown, status, `${message} (${hint})`) };
+    }
+    return { kind: 'final', status, error: new PlatformError(errorKind, 'GET', shown, status, message) };
   }
 
   private report(path: string, kind: RequestKind, attempt: number, status: number | undefined, willRetry: boolean): void {

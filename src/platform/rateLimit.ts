@@ -10,6 +10,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import pLimit, { type LimitFunction } from 'p-limit';
+import { sleep } from '../model/sleep.js';
 
 export type WaitReason = 'minute_limit' | 'hour_limit' | 'rate_limited';
 
@@ -52,8 +53,6 @@ export interface PacerTicket {
   readonly epoch: number;
   readonly seq: number;
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 function headerNumber(headers: IncomingHttpHeaders, name: string): number | undefined {
   const raw = headers[name];

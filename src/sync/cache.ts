@@ -4,6 +4,7 @@
  */
 import type { StoredRecord } from '../model/crmRecords.js';
 import type { ObjectType } from '../model/objects.js';
+import { KEY_FIELD } from '../model/refs.js';
 import { SCHEMAS } from '../mapping/schema.js';
 
 /**
@@ -31,7 +32,7 @@ export class RecordCache {
   }
 
   put(type: ObjectType, record: StoredRecord): void {
-    if (PARENT_TYPES.has(type)) this.entries.set(record.SvcId__c, { state: 'present', record });
+    if (PARENT_TYPES.has(type)) this.entries.set(record[KEY_FIELD], { state: 'present', record });
   }
 
   markMissing(type: ObjectType, key: string, reason: string, failed = false): void {

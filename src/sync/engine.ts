@@ -1,25 +1,22 @@
 /**
  * The engine: refs -> plan -> fetch -> map -> link -> write, level by level, parents first.
- * It talks to the platform and Salesforce only through RecordSource and CrmSink, and reports
- * every per-record outcome to a RunReport; it never prints.
+ * It talks to the platform and Salesforce only through RecordSource and CrmSink (writing through
+ * writer.ts), and reports every per-record outcome to a RunReport; it never prints.
  */
-import type { FieldType } from '../mapping/fieldTypes.js';
 import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
-import { mapQuestions, mapRecord, parentRef } from '../mapping/map.js';
-import { LEVEL, NAME_FIELD, NAME_LENGTH, SCHEMA, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
-import { parsePositiveId } from '../model/refs.js';
+import { mapNested, mapRecord, ownerIdOf, parentRef, type MapExtras } from '../mapping/map.js';
+import { LEVEL, SCHEMA } from '../mapping/schema.js';
 import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
-import type { ApiAction, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
-import type { CrmRecord, StoredRecord, UpsertOutcome } from '../model/crmRecords.js';
+import type { ApiRecordOf, ApiUser } from '../model/apiRecords.js';
+import { recordKey, type StoredRecord } from '../model/crmRecords.js';
 import { isFatal, type PlatformError } from '../model/errors.js';
-import { SYNC_ORDER, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
-import type { Changes, MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
+import { SYNC_ORDER, type ObjectRef, type ObjectType, type SyncableType } from '../model/objects.js';
+import type { MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
 import type { CrmSink, RecordSource, ScanFilter } from '../model/ports.js';
-import { KEY_FIELD, keyFor } from '../model/refs.js';
-import { RecordCache, pendingId } from './cache.js';
-import { diffRecord } from './diff.js';
-import { planRelink } from './relink.js';
+import { keyFor } from '../model/refs.js';
+import { RecordCache } from './cache.js';
 import { RunReport } from './report.js';
+import { RecordWriter } from './writer.js';
 
 export interface EngineOptions {
   dryRun: boolean;
@@ -53,9 +50,7 @@ export class SyncEngine {
   private readonly done = new Map<ObjectType, number>();
   /** Progress totals: ids asked for, or the scanned list's total_entries. */
   private readonly totals = new Map<ObjectType, number>();
-  private readonly fieldTypes = new Map<SObjectName, Map<string, FieldType>>();
-  /** Parents just read and not found in Salesforce: writing them needs no second read. */
-  private readonly absentInSalesforce = new Set<string>();
+  private readonly writer: RecordWriter;
 
   constructor(
     private readonly source: RecordSource,
@@ -64,6 +59,7 @@ export class SyncEngine {
     report?: RunReport,
   ) {
     this.report = report ?? new RunReport();
+    this.writer = new RecordWriter(sink, opts, this.report, this.cache);
   }
 
   /** The action -> owner pairs seen so far in this run, a copy. */
@@ -92,7 +88,7 @@ export class SyncEngine {
   }
 
   /** Syncs whole collections from list scans (optionally narrowed by updated_after), page by page. */
-  async syncScan(types: SyncableType[], filter: ScanFilter, hooks: ScanHooks = {}): Promise<void> {
+  async syncScan(types: readonly SyncableType[], filter: ScanFilter, hooks: ScanHooks = {}): Promise<void> {
     for (const type of SYNC_ORDER.filter((t) => types.includes(t))) {
       let buffer: ApiRecordOf[SyncableType][] = [];
       for await (const page of this.source.scan(type, { ...filter, fromPage: hooks.startPage?.(type) ?? 1 })) {
@@ -141,45 +137,50 @@ export class SyncEngine {
     const parentOf = new Map(records.map((r) => [r, parentRef(type, r)] as const));
     await this.ensureParents([...parentOf.values()].filter((p): p is ParentRef => p !== null));
 
-    const users = type === 'action' ? await this.fetchOwners(records as ApiAction[]) : new Map<number, ApiUser>();
+    // What each record's mapping context needs besides the record: the schema's context rules say.
+    const rules = SCHEMA[type].context;
+    const users = rules.owner ? await this.fetchOwners(type, records) : new Map<number, ApiUser>();
     const results = records.map((record) => {
-      if (type === 'action') {
-        const ownerId = parsePositiveId((record as ApiAction).owner?.id);
-        return mapRecord('action', record as ApiAction, { user: ownerId === undefined ? null : users.get(ownerId) ?? null });
+      const extras: MapExtras = {};
+      if (rules.owner) {
+        const ownerId = ownerIdOf(type, record);
+        extras.user = ownerId === undefined ? null : users.get(ownerId) ?? null;
       }
-      if (type === 'donation' || type === 'newsletter_subscription') {
+      if (rules.target) {
         const parent = parentOf.get(record);
         const ref = parent ? this.cache.record(parent.key)?.ExternalReference__c : undefined;
-        return mapRecord(type, record, { targetExternalReference: typeof ref === 'string' ? ref : null });
+        extras.targetExternalReference = typeof ref === 'string' ? ref : null;
       }
-      return mapRecord(type, record);
+      return mapRecord(type, record, extras);
     });
     await this.writeResults(type, results);
-
-    if (type === 'action') {
-      const questions: MapResult[] = [];
-      for (const action of records as ApiAction[]) {
-        const key = keyFor('action', action.id);
-        if (this.cache.record(key)) {
-          questions.push(...mapQuestions(action));
-        } else {
-          for (const q of mapQuestions(action)) {
-            this.report.add({ object: q.object, key: q.key, action: 'skip', reason: `action ${key} was not written` });
-          }
-        }
-      }
-      await this.writeResults('question', questions);
-    }
+    if (rules.nested) await this.writeNested(type, rules.nested.type, records);
   }
 
-  /** The owners' user records of a batch of actions, fetched once per run (the source caches). */
-  private async fetchOwners(actions: ApiAction[]): Promise<Map<number, ApiUser>> {
+  /** Records nested in those just written (an action's questions): written after their holder, or skipped with it. */
+  private async writeNested<T extends SyncableType>(type: T, nestedType: ObjectType, records: ApiRecordOf[T][]): Promise<void> {
+    const nested: MapResult[] = [];
+    for (const record of records) {
+      const key = keyFor(type, record.id);
+      if (this.cache.record(key)) {
+        nested.push(...mapNested(type, record));
+      } else {
+        for (const n of mapNested(type, record)) {
+          this.report.add({ object: n.object, key: n.key, action: 'skip', reason: `${type} ${key} was not written` });
+        }
+      }
+    }
+    await this.writeResults(nestedType, nested);
+  }
+
+  /** The owners' user records of a batch, fetched once per run (the source caches). */
+  private async fetchOwners<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<Map<number, ApiUser>> {
     const ids = new Set<number>();
-    for (const a of actions) {
-      const ownerId = parsePositiveId(a.owner?.id);
+    for (const r of records) {
+      const ownerId = ownerIdOf(type, r);
       if (ownerId !== undefined) {
         ids.add(ownerId);
-        this.owners.push({ userId: ownerId, actionId: a.id });
+        this.owners.push({ userId: ownerId, actionId: r.id });
       }
     }
     if (ids.size === 0) return new Map();
@@ -212,20 +213,22 @@ export class SyncEngine {
       for (const record of found.values()) this.cache.put(type, record);
       const missing = wanted.filter(([key]) => !found.has(key));
       if (missing.length === 0) continue;
-      for (const [key] of missing) this.absentInSalesforce.add(key);
+      this.writer.knownAbsent(missing.map(([key]) => key));
       const records = await this.fetch(type, missing.map(([, id]) => id), false);
       await this.processRecords(type, records);
     }
   }
 
-  private typesOf(schema: ObjectSchema): Map<string, FieldType> {
-    let types = this.fieldTypes.get(schema.apiName);
-    if (!types) {
-      types = new Map(schema.fields.map((f) => [f.name, f.type]));
-      types.set(NAME_FIELD, { kind: 'text', length: NAME_LENGTH });
-      this.fieldTypes.set(schema.apiName, types);
+  /** A record without its parent: listed in missingParents, then skipped (--strict-parents) or written unlinked with a warning. */
+  private unlinked(type: ObjectType, missing: MissingParent, text: string, skipped: Set<string>, warnings: Map<string, string[]>): void {
+    this.report.missingParent(missing);
+    if (this.opts.strictParents) {
+      skipped.add(missing.key);
+      this.cache.markMissing(type, missing.key, text);
+      this.report.add({ object: missing.object, key: missing.key, action: 'skip', reason: `${text} (--strict-parents)` });
+    } else {
+      warnings.get(missing.key)?.push(text);
     }
-    return types;
   }
 
   /** link -> diff -> write (or, in a dry-run, report what would be written). */
@@ -271,109 +274,10 @@ export class SyncEngine {
         if (m.parentProblem === undefined) continue;
         this.unlinked(type, { object: schema.apiName, key: m.key, parent: null, reason: m.parentProblem }, `no parent: ${m.parentProblem}`, skipped, warnings);
       }
-      const records = linked.records.filter((r) => !skipped.has(String(r[KEY_FIELD])));
-      await this.write(schema, records, warnings);
+      const records = linked.records.filter((r) => !skipped.has(recordKey(r)));
+      await this.writer.write(schema, records, warnings);
     }
     this.done.set(type, (this.done.get(type) ?? 0) + results.length);
     this.opts.onProgress?.({ type, done: this.done.get(type) ?? 0, total: this.totals.get(type) });
   }
-
-  /** A record without its parent: listed in missingParents, then skipped (--strict-parents) or written unlinked with a warning. */
-  private unlinked(type: ObjectType, missing: MissingParent, text: string, skipped: Set<string>, warnings: Map<string, string[]>): void {
-    this.report.missingParent(missing);
-    if (this.opts.strictParents) {
-      skipped.add(missing.key);
-      this.cache.markMissing(type, missing.key, text);
-      this.report.add({ object: missing.object, key: missing.key, action: 'skip', reason: `${text} (--strict-parents)` });
-    } else {
-      warnings.get(missing.key)?.push(text);
-    }
-  }
-
-  private async write(schema: ObjectSchema, records: CrmRecord[], warnings: Map<string, string[]>): Promise<void> {
-    if (records.length === 0) return;
-    const keys = records.map((r) => String(r[KEY_FIELD]));
-    const toRead = keys.filter((k) => !this.absentInSalesforce.has(k));
-    for (const k of keys) this.absentInSalesforce.delete(k);
-    const current = toRead.length > 0 ? await this.sink.readByKeys(schema.apiName, toRead, compareFields(schema)) : new Map<string, StoredRecord>();
-    const types = this.typesOf(schema);
-    const toWrite: Array<{ record: CrmRecord; current?: StoredRecord; changes: Changes }> = [];
-    for (const record of records) {
-      const key = String(record[KEY_FIELD]);
-      const cur = current.get(key);
-      const changes = diffRecord(record, cur, types);
-      const w = warnings.get(key) ?? [];
-      for (const text of w) this.report.warn(`${key}: ${text}`);
-      if (cur && Object.keys(changes).length === 0 && !this.opts.force) {
-        this.cache.put(schema.type, cur);
-        this.report.add({ object: schema.apiName, key, action: 'unchanged', ...(w.length ? { warnings: w } : {}) });
-      } else {
-        toWrite.push({ record, current: cur, changes });
-      }
-    }
-    if (toWrite.length === 0) return;
-
-    const outcomes: UpsertOutcome[] = this.opts.dryRun
-      ? toWrite.map(({ record, current: cur }) =>
-          cur ? { key: String(record[KEY_FIELD]), status: 'updated', id: cur.Id } : { key: String(record[KEY_FIELD]), status: 'created', id: pendingId(String(record[KEY_FIELD])) },
-        )
-      : await this.sink.upsert(schema.apiName, toWrite.map((w) => w.record));
-    const byKey = new Map(outcomes.map((o) => [o.key, o]));
-    const moved: StoredRecord[] = [];
-    const lookupNames = lookupFields(schema).map((f) => f.name);
-    for (const { record, current: cur, changes } of toWrite) {
-      const key = String(record[KEY_FIELD]);
-      const w = warnings.get(key) ?? [];
-      const extra = w.length ? { warnings: w } : {};
-      const outcome = byKey.get(key) ?? { key, status: 'failed' as const, error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } };
-      if (outcome.status === 'failed') {
-        this.cache.markMissing(schema.type, key, `${outcome.error.code}: ${outcome.error.message}`, true);
-        this.report.add({ object: schema.apiName, key, action: 'fail', error: outcome.error, ...extra });
-        continue;
-      }
-      const stored = { ...(cur ?? {}), ...record, Id: outcome.id, SvcId__c: key } as StoredRecord;
-      this.cache.put(schema.type, stored);
-      if (outcome.status === 'created' && !cur) {
-        this.report.add({ object: schema.apiName, key, action: 'insert', ...extra });
-      } else {
-        this.report.add({ object: schema.apiName, key, action: 'update', changes, ...extra });
-        if (cur && lookupNames.some((f) => f in changes)) moved.push(stored);
-      }
-    }
-    if (moved.length > 0) await this.relink(schema.type, moved);
-  }
-
-  /** Carries changed lookups down to descendants already in Salesforce. */
-  private async relink(type: ObjectType, moved: StoredRecord[]): Promise<void> {
-    const updates = await planRelink(this.sink, type, moved);
-    const byObject = new Map<SObjectName, typeof updates>();
-    for (const u of updates) {
-      const list = byObject.get(u.schema.apiName) ?? [];
-      list.push(u);
-      byObject.set(u.schema.apiName, list);
-    }
-    for (const [object, list] of byObject) {
-      const outcomes: UpsertOutcome[] = this.opts.dryRun
-        ? list.map((u) => ({ key: u.current.SvcId__c, status: 'updated', id: u.current.Id }))
-        : await this.sink.upsert(object, list.map((u) => u.next));
-      const byKey = new Map(outcomes.map((o) => [o.key, o]));
-      for (const u of list) {
-        const key = u.current.SvcId__c;
-        const o = byKey.get(key);
-        const changes: Changes = {};
-        for (const [f, to] of Object.entries(u.next)) if (f !== KEY_FIELD) changes[f] = { from: u.current[f] ?? null, to };
-        if (!o || o.status === 'failed') {
-          this.report.add({ object, key, action: 'fail', error: o?.status === 'failed' ? o.error : { code: 'NO_RESULT', message: 'no result' } });
-        } else {
-          this.report.add({ object, key, action: 'update', changes, reason: 'parent moved: inherited lookups follow' });
-        }
-      }
-    }
-  }
 }
-
-/** What the diff compares: every field the mapping can send, lookups included. */
-export function compareFields(schema: ObjectSchema): string[] {
-  return ['Id', ...writableFieldNames(schema)];
-}
-

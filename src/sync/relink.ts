@@ -6,6 +6,7 @@
 import type { CrmRecord, StoredRecord } from '../model/crmRecords.js';
 import type { CrmSink } from '../model/ports.js';
 import type { ObjectType } from '../model/objects.js';
+import { KEY_FIELD } from '../model/refs.js';
 import { SCHEMAS, lookupFields, type ObjectSchema, type ParentRule } from '../mapping/schema.js';
 
 export interface RelinkUpdate {
@@ -37,7 +38,7 @@ export async function planRelink(sink: CrmSink, type: ObjectType, moved: StoredR
     for (const { type: parentType, records } of frontier) {
       const byId = new Map(records.map((r) => [r.Id, r]));
       for (const { schema, rule, more } of childRules(parentType)) {
-        const fields = ['Id', 'SvcId__c', ...lookupFields(schema).map((f) => f.name)];
+        const fields = ['Id', KEY_FIELD, ...lookupFields(schema).map((f) => f.name)];
         const children = await sink.readChildren(schema.apiName, rule.direct, [...byId.keys()], fields);
         const changed: StoredRecord[] = [];
         for (const child of children) {
@@ -45,7 +46,7 @@ export async function planRelink(sink: CrmSink, type: ObjectType, moved: StoredR
           if (more.some((r) => child[r.direct])) continue;
           const parent = byId.get(String(child[rule.direct]));
           if (!parent) continue;
-          const patch: CrmRecord = { SvcId__c: child.SvcId__c };
+          const patch: CrmRecord = { [KEY_FIELD]: child[KEY_FIELD] };
           let differs = false;
           for (const f of rule.inherit) {
             const want = parent[f] ?? null;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { echo } from '../config/echo.js';
 import { ConfigError } from '../model/errors.js';
 import { OBJECT_TYPES, type ObjectRef, type SyncableType } from '../model/objects.js';
+import { parsePositiveId } from '../model/refs.js';
 
 export interface RunProgress {
   /** When the interrupted run started: its watermark once it completes. */
@@ -139,7 +140,7 @@ export function stateProblem(v: unknown): Problem | undefined {
 
 function isRef(v: unknown): v is ObjectRef {
   if (!isRecord(v)) return false;
-  return typeof v.type === 'string' && SYNCABLE.has(v.type) && Number.isSafeInteger(v.id) && (v.id as number) > 0;
+  return typeof v.type === 'string' && SYNCABLE.has(v.type) && typeof v.id === 'number' && parsePositiveId(v.id) !== undefined;
 }
 
 export function watermarkFrom(startedAt: string): string {

@@ -6,6 +6,7 @@
  * never be processed anyway.
  */
 import { oneLine } from '../config/echo.js';
+import { parsePositiveId } from '../model/refs.js';
 
 export interface WebhookMessage {
   objectType: string;
@@ -107,8 +108,8 @@ export function parseWebhookBody(contentType: string | undefined, body: string |
   if (fields.object_id === undefined || fields.object_id === null || fields.object_id === '') {
     return { ok: false, reason: 'object_id is missing' };
   }
-  const objectId = integerOf(fields.object_id);
-  if (objectId === undefined || objectId < 1) return { ok: false, reason: 'object_id must be a positive integer' };
+  const objectId = parsePositiveId(fields.object_id);
+  if (objectId === undefined) return { ok: false, reason: 'object_id must be a positive integer' };
 
   const message: WebhookMessage = { objectType, objectId, eventType, application };
   const rawSite = fields.site_id;

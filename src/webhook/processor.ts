@@ -15,7 +15,7 @@ import type { ObjectRef } from '../model/objects.js';
 import { keyFor } from '../model/refs.js';
 import { createEngine, depsPerBatch, type DepsFactory, type OnNote, type SyncEngine } from '../sync/compose.js';
 import type { RunReport } from '../sync/report.js';
-import type { BatchHints, BatchProcessor, ProcessOutcome, ProcessResult } from './worker.js';
+import { WEBHOOK_BATCH_SIZE, type BatchHints, type BatchProcessor, type ProcessOutcome, type ProcessResult } from './worker.js';
 
 export interface EngineProcessorOptions {
   /** Records of one type that go through the engine together (default 500, the worker's batch size). */
@@ -29,8 +29,6 @@ export interface EngineProcessorOptions {
   /** After each batch, with the engine's report (logging, benches). */
   onBatch?: (info: { refs: number; report: RunReport; error?: unknown }) => void;
 }
-
-export const DEFAULT_ENGINE_BATCH_SIZE = 500;
 
 /** What the worker learns from the engine's outcome for one ref. */
 function outcomeFor(ref: ObjectRef, report: RunReport, fallback: string): ProcessOutcome {
@@ -55,7 +53,7 @@ function outcomeFor(ref: ObjectRef, report: RunReport, fallback: string): Proces
  */
 export function createEngineProcessor(deps: DepsFactory | Settings, opts: EngineProcessorOptions = {}): BatchProcessor {
   const factory = typeof deps === 'function' ? deps : depsPerBatch(deps, opts.onNote);
-  const batchSize = opts.batchSize ?? DEFAULT_ENGINE_BATCH_SIZE;
+  const batchSize = opts.batchSize ?? WEBHOOK_BATCH_SIZE;
 
   return {
     async process(refs: ObjectRef[], hints: BatchHints = {}): Promise<ProcessResult> {

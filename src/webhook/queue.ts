@@ -86,16 +86,18 @@ export interface FailedEvent {
   nextAttemptAt: string;
 }
 
-export interface RetryPolicy {
+/** A doubling wait: the first delay, doubled after each further failure up to the cap. */
+export interface BackoffPolicy {
   /** Delay after the first failure; doubles with each further failure. */
   baseMs: number;
   maxMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { baseMs: 5_000, maxMs: 60 * 60_000 };
+/** How failed events come back: after 5 s, then 10 s, 20 s ... up to an hour. */
+export const QUEUE_BACKOFF: BackoffPolicy = { baseMs: 5_000, maxMs: 60 * 60_000 };
 
 export interface QueueOptions {
-  retry?: Partial<RetryPolicy>;
+  retry?: Partial<BackoffPolicy>;
   /** Open an existing file only (status commands must not create a queue as a side effect). */
   mustExist?: boolean;
   /** 'read': reporting only, a read-only file is fine. Default 'write': the file must take writes. */
@@ -155,13 +157,13 @@ const DAY_MS = 86_400_000;
 export class WebhookQueue {
   readonly path: string;
   private readonly db: Database.Database;
-  private readonly retry: RetryPolicy;
+  private readonly retry: BackoffPolicy;
   private closed = false;
   private readonly statements = new Map<string, Database.Statement>();
 
   constructor(file: string = DEFAULT_QUEUE_PATH, options: QueueOptions = {}) {
     this.path = file;
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.retry = { ...QUEUE_BACKOFF, ...options.retry };
     if (options.mustExist && !existsSync(file)) throw queueFileError(file, new Error('no such file'));
     let db: Database.Database | undefined;
     try {
@@ -273,7 +275,8 @@ export class WebhookQueue {
   }
 
   /**
-   * Records the outcome of a claimed batch and the owners the engine saw, in one transaction.
+   * Records the outcome of a claimed batch and the owners the engine saw, in one transaction (an
+   * action has one owner: a later pair for the same action replaces the earlier one).
    * Failed events go back to 'failed' with a doubled delay: they are never dropped.
    */
   complete(token: string, outcomes: readonly EventOutcome[], owners: readonly OwnerPair[] = [], now: number = Date.now()): void {
@@ -303,7 +306,6 @@ export class WebhookQueue {
     run.immediate();
   }
 
-  /** Returns events claimed by a process that stopped before recording their outcome. */
   /**
    * Hands a claimed batch back when its outcome could not be recorded (the database refused the
    * write): its events become pending again, so they are processed again, not left stuck.
@@ -315,6 +317,7 @@ export class WebhookQueue {
     return info.changes;
   }
 
+  /** Returns events claimed by a process that stopped before recording their outcome. */
   recoverInterrupted(now: number = Date.now()): number {
     const info = this.db
       .prepare(
@@ -325,14 +328,6 @@ export class WebhookQueue {
       )
       .run(now);
     return info.changes;
-  }
-
-  /** An action has one owner: a later pair for the same action replaces the earlier one. */
-  recordOwners(owners: readonly OwnerPair[], now: number = Date.now()): void {
-    const owner = this.ownerUpsert();
-    this.db.transaction(() => {
-      for (const pair of owners) owner.run(pair.actionId, pair.userId, now);
-    })();
   }
 
   private ownerUpsert(): Database.Statement {
@@ -443,17 +438,6 @@ export function retryFailed(file: string = DEFAULT_QUEUE_PATH): number {
   const queue = new WebhookQueue(file, { mustExist: true });
   try {
     return queue.retryFailed();
-  } finally {
-    queue.close();
-  }
-}
-
-/** For a `queue prune` command or a cron job: deletes finished rows older than `keepDays`. */
-export function pruneQueue(file: string = DEFAULT_QUEUE_PATH, keepDays = 7): number {
-  if (!existsSync(file)) return 0;
-  const queue = new WebhookQueue(file, { mustExist: true });
-  try {
-    return queue.prune(keepDays);
   } finally {
     queue.close();
   }

@@ -3,10 +3,10 @@
  * stop on SIGTERM/SIGINT (stop accepting, finish the batch in flight, close the database).
  */
 import type { ClassifyOptions } from './events.js';
-import { DEFAULT_QUEUE_PATH, WebhookQueue, type RetryPolicy } from './queue.js';
+import { DEFAULT_QUEUE_PATH, WebhookQueue, type BackoffPolicy } from './queue.js';
 import { acquireReceiverLock } from './receiverLock.js';
 import { startReceiver } from './server.js';
-import { startWorker, type BackoffPolicy, type BatchProcessor } from './worker.js';
+import { startWorker, type BatchProcessor } from './worker.js';
 
 export interface ServeOptions {
   host?: string;
@@ -22,7 +22,7 @@ export interface ServeOptions {
   maxBodyBytes?: number;
   /** See ClassifyOptions.applications. */
   applications?: ClassifyOptions['applications'];
-  retry?: Partial<RetryPolicy>;
+  retry?: Partial<BackoffPolicy>;
   /** The worker's wait after queue errors (doubling, capped). */
   backoff?: Partial<BackoffPolicy>;
   /** Done and ignored events are deleted after this many days (checked hourly). */

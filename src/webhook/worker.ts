@@ -4,9 +4,11 @@
  * batch to the engine, and records each event's outcome. The engine is injected (BatchProcessor)
  * so this file holds no sync logic.
  */
+import { messageOf } from '../model/errors.js';
 import type { ObjectRef } from '../model/objects.js';
-import type { ClaimedBatch, ClaimedRef, EventOutcome, WebhookQueue } from './queue.js';
 import type { OwnerPair } from '../model/outcomes.js';
+import { keyFor } from '../model/refs.js';
+import type { BackoffPolicy, ClaimedBatch, ClaimedRef, EventOutcome, WebhookQueue } from './queue.js';
 
 export type ProcessOutcome = { ref: ObjectRef; status: 'done' | 'skipped' | 'failed'; reason?: string };
 
@@ -48,12 +50,8 @@ export interface WorkerOptions {
   backoff?: Partial<BackoffPolicy>;
 }
 
-export interface BackoffPolicy {
-  baseMs: number;
-  maxMs: number;
-}
-
-export const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000 };
+/** The worker's wait after queue errors: 1 s, doubling, up to a minute. */
+export const WORKER_BACKOFF: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000 };
 
 /** What /healthz shows of the worker. */
 export type WorkerHealth =
@@ -89,15 +87,12 @@ export interface Worker {
   health(): WorkerHealth;
 }
 
-export const DEFAULT_BATCH_SIZE = 500;
+/** Distinct refs one webhook batch claims, and the records of one type the engine takes together in it. */
+export const WEBHOOK_BATCH_SIZE = 500;
 export const DEFAULT_GATHER_MS = 250;
 export const DEFAULT_POLL_MS = 1_000;
 
-const keyOf = (ref: ObjectRef): string => `${ref.type}:${ref.id}`;
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+const refKey = (ref: ObjectRef): string => keyFor(ref.type, ref.id);
 
 /** failed > done > skipped: if the engine reports a ref twice, the worse outcome counts. */
 function worse(a: ProcessOutcome | undefined, b: ProcessOutcome): ProcessOutcome {
@@ -113,218 +108,286 @@ function outcomeForRef(claimed: ClaimedRef, outcomes: Map<string, ProcessOutcome
     if (actions.length === 0) return { eventIds, status: 'skipped', reason: `no known actions owned by user ${claimed.refId}` };
     const failures: string[] = [];
     for (const id of actions) {
-      const o = outcomes.get(`action:${id}`);
+      const o = outcomes.get(keyFor('action', id));
       if (o === undefined) failures.push(`action ${id}: no outcome returned`);
       else if (o.status === 'failed') failures.push(`action ${id}: ${o.reason ?? 'failed'}`);
     }
     if (failures.length > 0) return { eventIds, status: 'failed', error: failures.join('; ') };
     return { eventIds, status: 'done', reason: `re-synced actions ${actions.join(', ')}` };
   }
-  const o = outcomes.get(`${claimed.refType}:${claimed.refId}`);
+  const o = outcomes.get(keyFor(claimed.refType, claimed.refId));
   if (o === undefined) return { eventIds, status: 'failed', error: 'the processor returned no outcome for this ref' };
   if (o.status === 'failed') return { eventIds, status: 'failed', error: o.reason ?? 'failed without a reason' };
   return o.reason === undefined ? { eventIds, status: o.status } : { eventIds, status: o.status, reason: o.reason };
 }
 
-export function startWorker(opts: WorkerOptions): Worker {
-  const { queue, processor } = opts;
-  const batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
-  const gatherMs = opts.gatherMs ?? DEFAULT_GATHER_MS;
-  const pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
-  const log = opts.log ?? (() => undefined);
-
-  let stopping = false;
-  let woken = false;
-  let gathering = false;
-  let backingOff = false;
-  let interrupt: (() => void) | undefined;
-  let inFlight: Promise<BatchReport | undefined> | undefined;
-
-  /** Sleeps up to `ms`; wake() and stop() cut it short. */
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const timer = setTimeout(done, Math.max(0, ms));
-      function done(): void {
-        clearTimeout(timer);
-        interrupt = undefined;
-        resolve();
-      }
-      interrupt = done;
-    });
-
-  /**
-   * Queue errors (a full disk, a locked or broken file): the worker waits before it tries again,
-   * doubling the wait, and logs once when the errors start (or change), once when they end.
-   */
-  const backoff: BackoffPolicy = { ...DEFAULT_BACKOFF, ...opts.backoff };
-  let fault: { failures: number; since: number; lastError: string; retryAt: number } | undefined;
-  let faultThisRound = false;
-  function queueFault(what: string, error: unknown): void {
-    if (faultThisRound) return;
-    faultThisRound = true;
-    const text = `${what}: ${errorText(error)}`;
-    const failures = (fault?.failures ?? 0) + 1;
-    const delay = Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.min(failures - 1, 30));
-    if (fault === undefined || fault.lastError !== text) {
-      log(`webhook worker: queue ${queue.path} failing (${failures} ${failures === 1 ? 'error' : 'errors in a row'}): ${text}; retrying with a doubling wait up to ${Math.round(backoff.maxMs / 1000)} s`);
+/** The engine's refs of a claimed batch: a users.update stands for the actions that user owns. */
+function engineRefsOf(batch: ClaimedBatch, queue: WebhookQueue): { refs: Map<string, ObjectRef>; actionsOf: Map<number, number[]> } {
+  const refs = new Map<string, ObjectRef>();
+  const actionsOf = new Map<number, number[]>();
+  for (const claimed of batch.refs) {
+    if (claimed.refType === 'user') {
+      const actions = queue.actionsOwnedBy(claimed.refId);
+      actionsOf.set(claimed.refId, actions);
+      for (const id of actions) refs.set(keyFor('action', id), { type: 'action', id });
+    } else {
+      const ref: ObjectRef = { type: claimed.refType, id: claimed.refId };
+      refs.set(refKey(ref), ref);
     }
-    fault = { failures, since: fault?.since ?? Date.now(), lastError: text, retryAt: Date.now() + delay };
   }
-  function queueRecovered(): void {
-    if (fault === undefined) return;
-    log(`webhook worker: queue ${queue.path} usable again after ${fault.failures} failed ${fault.failures === 1 ? 'attempt' : 'attempts'} over ${Math.round((Date.now() - fault.since) / 1000)} s`);
-    fault = undefined;
+  return { refs, actionsOf };
+}
+
+/** An idle wait that wake() and stop() can cut short. */
+class Nap {
+  private interrupt: (() => void) | undefined;
+
+  /** Sleeps up to `ms`; resolves early on cut(). */
+  for(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.interrupt = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      this.interrupt = done;
+    });
   }
 
+  cut(): void {
+    this.interrupt?.();
+  }
+}
+
+/**
+ * Queue errors (a full disk, a locked or broken file): the worker waits before it tries again,
+ * doubling the wait, and logs once when the errors start (or change), once when they end.
+ */
+class QueueFaults {
+  private fault: { failures: number; since: number; lastError: string; retryAt: number } | undefined;
+  /** One fault counted per round (a claim, a process, a hand-back), however many steps failed in it. */
+  private faultThisRound = false;
+
+  constructor(
+    private readonly queuePath: string,
+    private readonly backoff: BackoffPolicy,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  newRound(): void {
+    this.faultThisRound = false;
+  }
+
+  get failedThisRound(): boolean {
+    return this.faultThisRound;
+  }
+
+  /** When the next attempt is due, while the queue is failing. */
+  get retryAt(): number | undefined {
+    return this.fault?.retryAt;
+  }
+
+  failed(what: string, error: unknown): void {
+    if (this.faultThisRound) return;
+    this.faultThisRound = true;
+    const text = `${what}: ${messageOf(error)}`;
+    const failures = (this.fault?.failures ?? 0) + 1;
+    const delay = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** Math.min(failures - 1, 30));
+    if (this.fault === undefined || this.fault.lastError !== text) {
+      this.log(
+        `webhook worker: queue ${this.queuePath} failing (${failures} ${failures === 1 ? 'error' : 'errors in a row'}): ${text}; retrying with a doubling wait up to ${Math.round(this.backoff.maxMs / 1000)} s`,
+      );
+    }
+    this.fault = { failures, since: this.fault?.since ?? Date.now(), lastError: text, retryAt: Date.now() + delay };
+  }
+
+  recovered(): void {
+    if (this.fault === undefined) return;
+    this.log(`webhook worker: queue ${this.queuePath} usable again after ${this.fault.failures} failed ${this.fault.failures === 1 ? 'attempt' : 'attempts'} over ${Math.round((Date.now() - this.fault.since) / 1000)} s`);
+    this.fault = undefined;
+  }
+
+  health(): WorkerHealth {
+    const f = this.fault;
+    if (f === undefined) return { state: 'ok' };
+    return { state: 'backing-off', failures: f.failures, since: new Date(f.since).toISOString(), lastError: f.lastError, retryInMs: Math.max(0, f.retryAt - Date.now()) };
+  }
+}
+
+class QueueWorker implements Worker {
+  private readonly queue: WebhookQueue;
+  private readonly batchSize: number;
+  private readonly gatherMs: number;
+  private readonly pollMs: number;
+  private readonly log: (line: string) => void;
+  private readonly faults: QueueFaults;
+  private readonly nap = new Nap();
+  private stopping = false;
+  private woken = false;
+  private gathering = false;
+  private backingOff = false;
+  private inFlight: Promise<BatchReport | undefined> | undefined;
   /** Claims whose outcome could not be recorded, handed back as soon as the database allows. */
-  const unreleased: string[] = [];
-  function releaseClaims(): boolean {
-    while (unreleased.length > 0) {
+  private readonly unreleased: string[] = [];
+  private readonly running: Promise<void>;
+
+  constructor(private readonly opts: WorkerOptions) {
+    this.queue = opts.queue;
+    this.batchSize = opts.batchSize ?? WEBHOOK_BATCH_SIZE;
+    this.gatherMs = opts.gatherMs ?? DEFAULT_GATHER_MS;
+    this.pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
+    this.log = opts.log ?? (() => undefined);
+    this.faults = new QueueFaults(this.queue.path, { ...WORKER_BACKOFF, ...opts.backoff }, this.log);
+    const recovered = this.queue.recoverInterrupted();
+    if (recovered > 0) this.log(`webhook worker: ${recovered} events interrupted by an earlier stop are due again`);
+    this.running = opts.loop === false ? Promise.resolve() : this.loop();
+  }
+
+  wake(): void {
+    this.woken = true;
+    if (!this.gathering && !this.backingOff) this.nap.cut();
+  }
+
+  async runOnce(): Promise<BatchReport | undefined> {
+    // One batch at a time: a second caller waits for the first instead of claiming in parallel.
+    while (this.inFlight !== undefined) await this.inFlight;
+    const run = this.claimAndProcess();
+    this.inFlight = run;
+    try {
+      return await run;
+    } finally {
+      this.inFlight = undefined;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.nap.cut();
+    await this.running;
+    while (this.inFlight !== undefined) await this.inFlight;
+  }
+
+  health(): WorkerHealth {
+    return this.faults.health();
+  }
+
+  private async claimAndProcess(): Promise<BatchReport | undefined> {
+    this.faults.newRound();
+    try {
+      if (!this.releaseClaims()) return undefined;
+      const batch = this.queue.claimBatch(this.batchSize);
+      let report: BatchReport | undefined;
+      if (batch !== undefined) {
+        try {
+          report = await this.processBatch(batch);
+        } catch (error) {
+          // Only the queue throws out of processBatch (the processor's errors are outcomes).
+          this.faults.failed('could not process a claimed batch', error);
+          this.unreleased.push(batch.token);
+          this.releaseClaims();
+          return undefined;
+        }
+      }
+      if (!this.faults.failedThisRound) this.faults.recovered();
+      return report;
+    } catch (error) {
+      // Claimed rows stay 'processing' and come back on the next start (recoverInterrupted).
+      this.faults.failed('could not claim events', error);
+      return undefined;
+    }
+  }
+
+  private releaseClaims(): boolean {
+    while (this.unreleased.length > 0) {
       try {
-        queue.releaseClaim(unreleased[0] as string, 'the outcome could not be recorded; processing again');
-        unreleased.shift();
+        this.queue.releaseClaim(this.unreleased[0] as string, 'the outcome could not be recorded; processing again');
+        this.unreleased.shift();
       } catch (error) {
-        queueFault('could not hand a claimed batch back', error);
+        this.faults.failed('could not hand a claimed batch back', error);
         return false;
       }
     }
     return true;
   }
 
-  async function processBatch(batch: ClaimedBatch): Promise<BatchReport> {
-    const started = performance.now();
-    const engineRefs = new Map<string, ObjectRef>();
-    const actionsOf = new Map<number, number[]>();
-    for (const claimed of batch.refs) {
-      if (claimed.refType === 'user') {
-        const actions = queue.actionsOwnedBy(claimed.refId);
-        actionsOf.set(claimed.refId, actions);
-        for (const id of actions) engineRefs.set(`action:${id}`, { type: 'action', id });
-      } else {
-        const ref: ObjectRef = { type: claimed.refType, id: claimed.refId };
-        engineRefs.set(keyOf(ref), ref);
-      }
-    }
-
-    let outcomes: EventOutcome[];
-    let owners: OwnerPair[] = [];
+  /** The events' outcomes from the processor's per-ref outcomes; the whole batch fails if the processor throws. */
+  private async outcomesOf(batch: ClaimedBatch, refs: Map<string, ObjectRef>, actionsOf: Map<number, number[]>): Promise<{ outcomes: EventOutcome[]; owners: OwnerPair[] }> {
     try {
       const byKey = new Map<string, ProcessOutcome>();
-      if (engineRefs.size > 0) {
-        const result = await processor.process([...engineRefs.values()], { changedSince: new Date(batch.oldestReceivedAt - CHANGE_MARGIN_MS).toISOString() });
-        for (const o of result.outcomes) byKey.set(keyOf(o.ref), worse(byKey.get(keyOf(o.ref)), o));
+      let owners: OwnerPair[] = [];
+      if (refs.size > 0) {
+        const result = await this.opts.processor.process([...refs.values()], { changedSince: new Date(batch.oldestReceivedAt - CHANGE_MARGIN_MS).toISOString() });
+        for (const o of result.outcomes) byKey.set(refKey(o.ref), worse(byKey.get(refKey(o.ref)), o));
         owners = result.owners ?? [];
       }
-      outcomes = batch.refs.map((claimed) => outcomeForRef(claimed, byKey, actionsOf));
+      return { outcomes: batch.refs.map((claimed) => outcomeForRef(claimed, byKey, actionsOf)), owners };
     } catch (error) {
       // The whole batch failed (engine threw): every event stays queued and is retried.
-      const message = errorText(error);
-      outcomes = batch.refs.map((claimed) => ({ eventIds: claimed.eventIds, status: 'failed', error: message }));
+      const message = messageOf(error);
+      return { outcomes: batch.refs.map((claimed) => ({ eventIds: claimed.eventIds, status: 'failed', error: message })), owners: [] };
     }
+  }
 
+  private async processBatch(batch: ClaimedBatch): Promise<BatchReport> {
+    const started = performance.now();
+    const { refs, actionsOf } = engineRefsOf(batch, this.queue);
+    const { outcomes, owners } = await this.outcomesOf(batch, refs, actionsOf);
     try {
-      queue.complete(batch.token, outcomes, owners);
+      this.queue.complete(batch.token, outcomes, owners);
     } catch (error) {
       // The outcome could not be stored: hand the events back (now, or at the next turn).
-      queueFault('could not record the batch outcome', error);
-      unreleased.push(batch.token);
-      releaseClaims();
+      this.faults.failed('could not record the batch outcome', error);
+      this.unreleased.push(batch.token);
+      this.releaseClaims();
     }
-    const report: BatchReport = { events: batch.eventCount, refs: batch.refs.length, processed: engineRefs.size, done: 0, skipped: 0, failed: 0, durationMs: 0 };
+    const report: BatchReport = { events: batch.eventCount, refs: batch.refs.length, processed: refs.size, done: 0, skipped: 0, failed: 0, durationMs: 0 };
     for (const o of outcomes) report[o.status] += o.eventIds.length;
     report.durationMs = Math.round(performance.now() - started);
-    log(
+    this.log(
       `webhook batch: ${report.events} events, ${report.refs} refs, ${report.processed} processed: ` +
         `${report.done} done, ${report.skipped} skipped, ${report.failed} failed in ${report.durationMs} ms`,
     );
     return report;
   }
 
-  async function runOnce(): Promise<BatchReport | undefined> {
-    // One batch at a time: a second caller waits for the first instead of claiming in parallel.
-    while (inFlight !== undefined) await inFlight;
-    const run = (async () => {
-      faultThisRound = false;
-      try {
-        if (!releaseClaims()) return undefined;
-        const batch = queue.claimBatch(batchSize);
-        let report: BatchReport | undefined;
-        if (batch !== undefined) {
-          try {
-            report = await processBatch(batch);
-          } catch (error) {
-            // Only the queue throws out of processBatch (the processor's errors are outcomes).
-            queueFault('could not process a claimed batch', error);
-            unreleased.push(batch.token);
-            releaseClaims();
-            return undefined;
-          }
-        }
-        if (!faultThisRound) queueRecovered();
-        return report;
-      } catch (error) {
-        // Claimed rows stay 'processing' and come back on the next start (recoverInterrupted).
-        queueFault('could not claim events', error);
-        return undefined;
-      }
-    })();
-    inFlight = run;
-    try {
-      return await run;
-    } finally {
-      inFlight = undefined;
-    }
-  }
-
-  async function loop(): Promise<void> {
-    while (!stopping) {
-      const report = await runOnce();
-      if (stopping) break;
-      if (fault !== undefined) {
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      const report = await this.runOnce();
+      if (this.stopping) break;
+      const retryAt = this.faults.retryAt;
+      if (retryAt !== undefined) {
         // New events must not cut the wait short: the database that failed is the same.
-        backingOff = true;
-        await sleep(fault.retryAt - Date.now());
-        backingOff = false;
+        this.backingOff = true;
+        await this.nap.for(retryAt - Date.now());
+        this.backingOff = false;
         continue;
       }
       if (report !== undefined) continue;
-      let wait = pollMs;
-      try {
-        const next = queue.nextDueAt();
-        if (next !== undefined) wait = Math.min(pollMs, Math.max(0, next - Date.now()));
-      } catch {
-        // The queue is closing; stop() follows.
-      }
-      woken = false;
-      await sleep(wait);
-      if (woken && !stopping && gatherMs > 0) {
-        // Further wakes must not cut the gather short: the point is to let the burst land.
-        gathering = true;
-        await sleep(gatherMs);
-        gathering = false;
-      }
+      await this.idle();
     }
   }
 
-  const recovered = queue.recoverInterrupted();
-  if (recovered > 0) log(`webhook worker: ${recovered} events interrupted by an earlier stop are due again`);
-  const running = opts.loop === false ? Promise.resolve() : loop();
+  /** Nothing due: sleep until the next event is due (at most pollMs), then gather a burst that woke us. */
+  private async idle(): Promise<void> {
+    let wait = this.pollMs;
+    try {
+      const next = this.queue.nextDueAt();
+      if (next !== undefined) wait = Math.min(this.pollMs, Math.max(0, next - Date.now()));
+    } catch {
+      // The queue is closing; stop() follows.
+    }
+    this.woken = false;
+    await this.nap.for(wait);
+    if (this.woken && !this.stopping && this.gatherMs > 0) {
+      // Further wakes must not cut the gather short: the point is to let the burst land.
+      this.gathering = true;
+      await this.nap.for(this.gatherMs);
+      this.gathering = false;
+    }
+  }
+}
 
-  return {
-    wake() {
-      woken = true;
-      if (!gathering && !backingOff) interrupt?.();
-    },
-    runOnce,
-    async stop() {
-      stopping = true;
-      interrupt?.();
-      await running;
-      while (inFlight !== undefined) await inFlight;
-    },
-    health(): WorkerHealth {
-      if (fault === undefined) return { state: 'ok' };
-      return { state: 'backing-off', failures: fault.failures, since: new Date(fault.since).toISOString(), lastError: fault.lastError, retryInMs: Math.max(0, fault.retryAt - Date.now()) };
-    },
-  };
+export function startWorker(opts: WorkerOptions): Worker {
+  return new QueueWorker(opts);
 }

@@ -1,0 +1,138 @@
+/**
+ * write: what Salesforce holds against what the mapping made (skip-unchanged, the dry-run diff),
+ * batched upserts with per-record outcomes, and the re-link of descendants when a record's
+ * lookups change. Talks to Salesforce only through the CrmSink port.
+ */
+import type { FieldType } from '../mapping/fieldTypes.js';
+import { NAME_FIELD, NAME_LENGTH, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
+import { recordKey, type CrmRecord, type StoredRecord, type UpsertOutcome } from '../model/crmRecords.js';
+import type { ObjectType, SObjectName } from '../model/objects.js';
+import type { Changes } from '../model/outcomes.js';
+import type { CrmSink } from '../model/ports.js';
+import { KEY_FIELD } from '../model/refs.js';
+import { pendingId, type RecordCache } from './cache.js';
+import { diffRecord } from './diff.js';
+import { planRelink } from './relink.js';
+import type { RunReport } from './report.js';
+
+export interface WriterOptions {
+  dryRun: boolean;
+  /** Write records even when Salesforce already holds the same values. */
+  force: boolean;
+}
+
+export class RecordWriter {
+  private readonly fieldTypes = new Map<SObjectName, Map<string, FieldType>>();
+  /** Parents just read and not found in Salesforce: writing them needs no second read. */
+  private readonly absentInSalesforce = new Set<string>();
+
+  constructor(
+    private readonly sink: CrmSink,
+    private readonly opts: WriterOptions,
+    private readonly report: RunReport,
+    private readonly cache: RecordCache,
+  ) {}
+
+  /** Keys just read and found absent from Salesforce: their write skips the read before it. */
+  knownAbsent(keys: string[]): void {
+    for (const k of keys) this.absentInSalesforce.add(k);
+  }
+
+  /** diff -> upsert (or, in a dry run, the outcomes it would have) -> re-link of moved records' descendants. */
+  async write(schema: ObjectSchema, records: CrmRecord[], warnings: Map<string, string[]>): Promise<void> {
+    if (records.length === 0) return;
+    const keys = records.map((r) => recordKey(r));
+    const toRead = keys.filter((k) => !this.absentInSalesforce.has(k));
+    for (const k of keys) this.absentInSalesforce.delete(k);
+    const current = toRead.length > 0 ? await this.sink.readByKeys(schema.apiName, toRead, compareFields(schema)) : new Map<string, StoredRecord>();
+    const types = this.typesOf(schema);
+    const toWrite: Array<{ record: CrmRecord; current?: StoredRecord; changes: Changes }> = [];
+    for (const record of records) {
+      const key = recordKey(record);
+      const cur = current.get(key);
+      const changes = diffRecord(record, cur, types);
+      const w = warnings.get(key) ?? [];
+      for (const text of w) this.report.warn(`${key}: ${text}`);
+      if (cur && Object.keys(changes).length === 0 && !this.opts.force) {
+        this.cache.put(schema.type, cur);
+        this.report.add({ object: schema.apiName, key, action: 'unchanged', ...(w.length ? { warnings: w } : {}) });
+      } else {
+        toWrite.push({ record, current: cur, changes });
+      }
+    }
+    if (toWrite.length === 0) return;
+
+    const outcomes: UpsertOutcome[] = this.opts.dryRun
+      ? toWrite.map(({ record, current: cur }) =>
+          cur ? { key: recordKey(record), status: 'updated', id: cur.Id } : { key: recordKey(record), status: 'created', id: pendingId(recordKey(record)) },
+        )
+      : await this.sink.upsert(schema.apiName, toWrite.map((w) => w.record));
+    const byKey = new Map(outcomes.map((o) => [o.key, o]));
+    const moved: StoredRecord[] = [];
+    const lookupNames = lookupFields(schema).map((f) => f.name);
+    for (const { record, current: cur, changes } of toWrite) {
+      const key = recordKey(record);
+      const w = warnings.get(key) ?? [];
+      const extra = w.length ? { warnings: w } : {};
+      const outcome = byKey.get(key) ?? { key, status: 'failed' as const, error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } };
+      if (outcome.status === 'failed') {
+        this.cache.markMissing(schema.type, key, `${outcome.error.code}: ${outcome.error.message}`, true);
+        this.report.add({ object: schema.apiName, key, action: 'fail', error: outcome.error, ...extra });
+        continue;
+      }
+      const stored = { ...(cur ?? {}), ...record, Id: outcome.id, [KEY_FIELD]: key } as StoredRecord;
+      this.cache.put(schema.type, stored);
+      if (outcome.status === 'created' && !cur) {
+        this.report.add({ object: schema.apiName, key, action: 'insert', ...extra });
+      } else {
+        this.report.add({ object: schema.apiName, key, action: 'update', changes, ...extra });
+        if (cur && lookupNames.some((f) => f in changes)) moved.push(stored);
+      }
+    }
+    if (moved.length > 0) await this.relink(schema.type, moved);
+  }
+
+  /** Carries changed lookups down to descendants already in Salesforce. */
+  private async relink(type: ObjectType, moved: StoredRecord[]): Promise<void> {
+    const updates = await planRelink(this.sink, type, moved);
+    const byObject = new Map<SObjectName, typeof updates>();
+    for (const u of updates) {
+      const list = byObject.get(u.schema.apiName) ?? [];
+      list.push(u);
+      byObject.set(u.schema.apiName, list);
+    }
+    for (const [object, list] of byObject) {
+      const outcomes: UpsertOutcome[] = this.opts.dryRun
+        ? list.map((u) => ({ key: u.current[KEY_FIELD], status: 'updated', id: u.current.Id }))
+        : await this.sink.upsert(object, list.map((u) => u.next));
+      const byKey = new Map(outcomes.map((o) => [o.key, o]));
+      for (const u of list) {
+        const key = u.current[KEY_FIELD];
+        const o = byKey.get(key);
+        const changes: Changes = {};
+        for (const [f, to] of Object.entries(u.next)) if (f !== KEY_FIELD) changes[f] = { from: u.current[f] ?? null, to };
+        if (!o || o.status === 'failed') {
+          this.report.add({ object, key, action: 'fail', error: o?.status === 'failed' ? o.error : { code: 'NO_RESULT', message: 'no result' } });
+        } else {
+          this.report.add({ object, key, action: 'update', changes, reason: 'parent moved: inherited lookups follow' });
+        }
+      }
+    }
+  }
+
+  private typesOf(schema: ObjectSchema): Map<string, FieldType> {
+    let types = this.fieldTypes.get(schema.apiName);
+    if (!types) {
+      types = new Map(schema.fields.map((f) => [f.name, f.type]));
+      types.set(NAME_FIELD, { kind: 'text', length: NAME_LENGTH });
+      this.fieldTypes.set(schema.apiName, types);
+    }
+    return types;
+  }
+}
+
+/** What the diff compares: every field the mapping can send, lookups included. */
+export function compareFields(schema: ObjectSchema): string[] {
+  return ['Id', ...writableFieldNames(schema)];
+}
+
