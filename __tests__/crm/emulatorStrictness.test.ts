@@ -101,3 +101,41 @@ describe('Salesforce emulator Bulk API 2.0 strictness', () => {
     expect(emu!.get('Svc_Segment__c', 'Segment_1')?.Title__c).toBe('two\r\nlines');
   });
 });
+
+describe('Salesforce emulator: field-level security of the connected user', () => {
+  it('refuses a read-only field per record with INVALID_FIELD_FOR_INSERT_UPDATE, through Collections and Bulk alike', async () => {
+    for (const bulkThreshold of [2000, 1]) {
+      const s = await setup({}, { bulkThreshold });
+      emu = s.emu;
+      emu.setFieldAccess('Svc_Segment__c', 'Title__c', 'read');
+      emu.setFieldAccess('Svc_Segment__c', 'EndDate__c', 'read');
+      const out = await s.sink.upsert('Svc_Segment__c', [
+        { SvcId__c: 'Segment_1', Title__c: 'a', EndDate__c: '2024-01-01T00:00:00Z' },
+        { SvcId__c: 'Segment_2', TargetAmount__c: 10 },
+      ]);
+      expect(out.map(codeOf)).toEqual(['INVALID_FIELD_FOR_INSERT_UPDATE', 'created']);
+      const failed = out[0];
+      expect(failed.status === 'failed' && failed.error?.message).toMatch(
+        /^Unable to create\/update fields: Title__c, EndDate__c\. Please check the security settings of this field and verify that it is read\/write for your profile or permission set\./,
+      );
+      // Reading it is still allowed; describe says the user cannot write it.
+      expect(await s.sink.describe('Svc_Segment__c').then((d) => d?.fields.find((f) => f.name === 'Title__c'))).toMatchObject({ createable: false, updateable: false });
+      await emu.close();
+      emu = undefined;
+    }
+  });
+
+  it('hides every optional custom field from a user without field-level security, as Salesforce does', async () => {
+    const s = await setup({ fieldAccess: 'none' });
+    emu = s.emu;
+    const d = await s.sink.describe('Svc_Segment__c');
+    expect(d?.fields.map((f) => f.name).sort()).toEqual(['Id', 'Name', 'SvcId__c']);
+    expect(d?.fields.find((f) => f.name === 'SvcId__c')).toMatchObject({ createable: true, updateable: true });
+    // An upsert naming a hidden field is refused whole, as an unknown column.
+    const out = await s.sink.upsert('Svc_Segment__c', [{ SvcId__c: 'Segment_1', Title__c: 'a' }]);
+    expect(out.map(codeOf)).toEqual(['INVALID_FIELD']);
+    expect(emu.records('Svc_Segment__c')).toEqual([]);
+    // The required key takes no field-level security at all.
+    expect(() => emu!.setFieldAccess('Svc_Segment__c', 'SvcId__c', 'none')).toThrow(/takes no field-level security/);
+  });
+});

@@ -4,62 +4,25 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Emulator } from '../../fixtures/salesforce/emulator.js';
 import { checkOrg } from '../../src/crm/doctor.js';
-import { exportSchema } from '../../src/crm/schemaExport.js';
+import { exportSource } from '../../src/crm/sfdxProject.js';
 import type { SalesforceSink } from '../../src/crm/sink.js';
 import { SCHEMAS } from '../../src/mapping/schema.js';
 import { setup } from './helpers.js';
-
-interface XmlNode {
-  tag: string;
-  children: XmlNode[];
-  text: string;
-}
-
-/** A strict little XML reader: balanced tags, valid entities, one root, no stray text. Throws otherwise. */
-function parseXml(src: string): XmlNode {
-  let s = src.replace(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n/, '');
-  const stack: XmlNode[] = [];
-  let root: XmlNode | undefined;
-  const re = /<(\/?)([A-Za-z_][\w.-]*)((?:\s+[\w:]+="[^"<]*")*)\s*>|([^<]+)/gy;
-  let m: RegExpExecArray | null;
-  while (s.length && (m = re.exec(s))) {
-    if (m[4] !== undefined) {
-      const text = m[4];
-      if (/&(?!(amp|lt|gt|quot|apos);)/.test(text)) throw new Error(`bad entity in ${text}`);
-      if (!stack.length && text.trim()) throw new Error('text outside the root');
-      if (stack.length) stack[stack.length - 1].text += text;
-    } else if (m[1]) {
-      const open = stack.pop();
-      if (!open || open.tag !== m[2]) throw new Error(`</${m[2]}> closes <${open?.tag}>`);
-      if (!stack.length) root = open;
-    } else {
-      if (root) throw new Error('second root');
-      const node: XmlNode = { tag: m[2], children: [], text: '' };
-      stack[stack.length - 1]?.children.push(node);
-      stack.push(node);
-    }
-    if (re.lastIndex === s.length) s = '';
-  }
-  if (s.length && re.lastIndex !== s.length) throw new Error(`unparsable XML at ${re.lastIndex}`);
-  if (stack.length || !root) throw new Error('unclosed tags');
-  return root;
-}
-
-const child = (n: XmlNode, tag: string): string | undefined => n.children.find((c) => c.tag === tag)?.text;
+import { child, parseXml, type XmlNode } from '../support/xml.js';
 
 describe('schema export', () => {
   let dir: string;
   let files: string[];
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'svc-schema-'));
-    files = await exportSchema(dir);
+    files = (await exportSource(dir)).files;
   });
 
   it('writes well-formed XML covering every object and field of the schema', async () => {
     const expected = SCHEMAS.flatMap((s) => [
       path.join(dir, 'objects', s.apiName, `${s.apiName}.object-meta.xml`),
       ...s.fields.map((f) => path.join(dir, 'objects', s.apiName, 'fields', `${f.name}.field-meta.xml`)),
-    ]);
+    ]).concat(path.join(dir, 'permissionsets', 'Svc_Sync_Integration.permissionset-meta.xml'));
     expect([...files].sort()).toEqual([...expected].sort());
     for (const f of files) expect(() => parseXml(readFileSyncCache.get(f) ?? '')).not.toThrow();
     // the checker itself rejects what it must
@@ -124,5 +87,34 @@ describe('doctor', () => {
       ['Svc_Donation__c', 'TransactionId__c', 'missing_field'],
     ]);
     expect(findings[3].message).toContain('Svc_Donation__c.TransactionId__c');
+  });
+});
+
+describe('doctor and field-level security', () => {
+  let emu: Emulator | undefined;
+  afterAll(async () => emu?.close());
+
+  it('says once per object that its fields are hidden when the permission set is not assigned', async () => {
+    const s = await setup({ fieldAccess: 'none' });
+    emu = s.emu;
+    const findings = await checkOrg(s.sink);
+    expect(findings.map((f) => [f.object, f.field, f.problem])).toEqual(SCHEMAS.map((sc) => [sc.apiName, undefined, 'hidden_fields']));
+    expect(findings[0].message).toMatch(/field-level security hides them \(assign the permission set Svc_Sync_Integration: sf org assign permset --name Svc_Sync_Integration\)/);
+    await emu.close();
+    emu = undefined;
+  });
+
+  it('reports a field the connected user can read but not write, and a single hidden one', async () => {
+    const s = await setup();
+    emu = s.emu;
+    emu.setFieldAccess('Svc_Donation__c', 'Amount__c', 'read');
+    emu.setFieldAccess('Svc_Action__c', 'Svc_Team__c', 'none');
+    const findings = await checkOrg(s.sink);
+    expect(findings.map((f) => [f.object, f.field, f.problem, f.actual])).toEqual([
+      ['Svc_Action__c', 'Svc_Team__c', 'missing_field', 'absent'],
+      ['Svc_Donation__c', 'Amount__c', 'not_editable', 'read-only'],
+    ]);
+    expect(findings[0].message).toMatch(/does not exist, or field-level security hides it from the connected user \(sf org assign permset --name Svc_Sync_Integration\)/);
+    expect(findings[1].message).toMatch(/read-only for the connected user \(field-level security\): assign the permission set Svc_Sync_Integration/);
   });
 });

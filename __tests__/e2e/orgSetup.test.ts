@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe('svc-sync schema --out DIR', () => {
-  it('writes every object and every field of the schema as SFDX source, and needs no settings', async () => {
+  it('writes every object, every field and the permission set as bare SFDX source, and needs no settings', async () => {
     const res = await cli(stack, ['--json', 'schema', '--out', 'md'], cwd, undefined, {});
     expect(res.code).toBe(0);
     const body = JSON.parse(res.stdout) as { status: number; result: { objects: string[]; files: string[] } };
@@ -29,13 +29,15 @@ describe('svc-sync schema --out DIR', () => {
       expect(fs.readFileSync(path.join(dir, `${schema.apiName}.object-meta.xml`), 'utf8')).toContain(`<label>${schema.label}</label>`);
       expect(fs.readdirSync(path.join(dir, 'fields')).sort()).toEqual(schema.fields.map((f) => `${f.name}.field-meta.xml`).sort());
     }
-    expect(body.result.files).toHaveLength(SCHEMAS.length + SCHEMAS.reduce((n, s) => n + s.fields.length, 0));
+    expect(fs.readdirSync(path.join(cwd, 'md', 'permissionsets'))).toEqual(['Svc_Sync_Integration.permissionset-meta.xml']);
+    expect(fs.existsSync(path.join(cwd, 'md', 'sfdx-project.json'))).toBe(false);
+    expect(body.result.files).toHaveLength(SCHEMAS.length + SCHEMAS.reduce((n, s) => n + s.fields.length, 0) + 1);
   });
 
-  it('says what is missing when --out is not given', async () => {
+  it('says what is missing when neither --project nor --out is given', async () => {
     const res = await cli(stack, ['schema'], cwd, undefined, {});
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/--out/);
+    expect(res.stderr).toMatch(/--project DIR .*--out DIR/);
   });
 });
 

@@ -159,10 +159,16 @@ export function platformSettings(raw: RawSettings): PlatformSettings {
   };
 }
 
-/** One complete way to authenticate is needed: a token, client credentials, a password or JWT. */
-export function salesforceSettings(raw: RawSettings): SalesforceSettings {
+/** SF_API_VERSION alone: `schema --project` needs it and no connection. */
+export function apiVersionSetting(raw: RawSettings): string {
   const apiVersion = raw.SF_API_VERSION ?? DEFAULT_API_VERSION;
   if (!/^\d{2,3}\.0$/.test(apiVersion)) throw new ConfigError(`SF_API_VERSION: must look like ${DEFAULT_API_VERSION}`);
+  return apiVersion;
+}
+
+/** One complete way to authenticate is needed: a token, client credentials, a password or JWT. */
+export function salesforceSettings(raw: RawSettings): SalesforceSettings {
+  const apiVersion = apiVersionSetting(raw);
   const usage = raw.SF_MAX_API_USAGE === undefined ? 0.9 : Number(raw.SF_MAX_API_USAGE);
   if (!Number.isFinite(usage) || usage <= 0 || usage > 1) throw new ConfigError('SF_MAX_API_USAGE: must be a share from 0 to 1, such as 0.9');
   const s: SalesforceSettings = {

@@ -1,4 +1,4 @@
-/** The part of Salesforce's sObject describe that `doctor` reads. */
+/** The part of Salesforce's sObject describe that `doctor` reads: as the connected user sees the object. */
 import type { SalesforceApi } from './api.js';
 import { toSalesforceError } from './errors.js';
 
@@ -11,6 +11,9 @@ export interface FieldDescription {
   externalId: boolean;
   unique: boolean;
   referenceTo: string[];
+  /** For the connected user: false when field-level security makes the field read-only. */
+  createable: boolean;
+  updateable: boolean;
 }
 
 export interface ObjectDescription {
@@ -32,6 +35,9 @@ export async function describeObject(api: SalesforceApi, object: string): Promis
         externalId: f.externalId ?? false,
         unique: f.unique ?? false,
         referenceTo: f.referenceTo ?? [],
+        // Salesforce always sends both; a describe without them is not taken as read-only.
+        createable: f.createable !== false,
+        updateable: f.updateable !== false,
       })),
     };
   } catch (err) {

@@ -1,13 +1,40 @@
 /**
- * `svc-sync doctor`, org side: describes every object of the schema and reports what is missing
- * or incompatible (types, lengths, precision, lookup targets, SvcId__c as external id).
+ * `svc-sync doctor`, org side: describes every object of the schema as the connected user sees
+ * it and reports what is missing or incompatible (types, lengths, precision, lookup targets,
+ * SvcId__c as external id) and what that user cannot write (field-level security).
  */
 import type { FieldType } from '../mapping/fieldTypes.js';
 import { KEY_FIELD } from '../model/refs.js';
 import { NAME_FIELD, NAME_LENGTH, SCHEMAS } from '../mapping/schema.js';
 import type { FieldDescription, ObjectDescription } from './describe.js';
+import { ASSIGN_PERMISSION_SET, PERMISSION_SET, takesFieldPermission } from './permissionSet.js';
 
-export type DoctorProblem = 'missing_object' | 'missing_field' | 'wrong_type' | 'too_short' | 'too_small' | 'wrong_target' | 'not_external_id' | 'not_unique';
+export type DoctorProblem =
+  | 'missing_object'
+  | 'missing_field'
+  /** Every optional field of an object is invisible: not deployed, or hidden by field-level security. */
+  | 'hidden_fields'
+  /** The connected user may read the field but not create or update it. */
+  | 'not_editable'
+  | 'wrong_type'
+  | 'too_short'
+  | 'too_small'
+  | 'wrong_target'
+  | 'not_external_id'
+  | 'not_unique';
+
+/** Problems the permission set may be the cure for. */
+const ACCESS_PROBLEMS: readonly DoctorProblem[] = ['missing_field', 'hidden_fields', 'not_editable'];
+
+const DEPLOY = 'svc-sync schema --project svc-org && cd svc-org && sf project deploy start';
+
+/** The commands that fix what was found, in the order to run them. */
+export function fixesFor(findings: readonly DoctorFinding[]): string[] {
+  const actions: string[] = [];
+  if (findings.some((f) => f.problem !== 'not_editable')) actions.push(`deploy the metadata: ${DEPLOY}`);
+  if (findings.some((f) => ACCESS_PROBLEMS.includes(f.problem))) actions.push(`give the connected user access to the fields: ${ASSIGN_PERMISSION_SET}`);
+  return actions;
+}
 
 export interface DoctorFinding {
   object: string;
@@ -83,6 +110,19 @@ export async function checkOrg(org: Describer): Promise<DoctorFinding[]> {
       continue;
     }
     const byName = new Map(d.fields.map((f) => [f.name, f]));
+    // Deployed without field-level security, every optional field is hidden from the API user:
+    // one finding for the object says so better than one "missing" line per field.
+    const optional = s.fields.filter(takesFieldPermission);
+    const hidden = optional.length > 0 && optional.every((f) => !byName.has(f.name));
+    if (hidden) {
+      findings.push({
+        object: s.apiName,
+        problem: 'hidden_fields',
+        expected: `${optional.length} fields`,
+        actual: 'none visible',
+        message: `none of the ${optional.length} optional fields of ${s.apiName} is visible to the connected user: they are not deployed, or field-level security hides them (assign the permission set ${PERMISSION_SET}: ${ASSIGN_PERMISSION_SET})`,
+      });
+    }
     const name = byName.get(NAME_FIELD);
     if (name && name.length < NAME_LENGTH) {
       findings.push({ object: s.apiName, field: NAME_FIELD, problem: 'too_short', expected: `Text(${NAME_LENGTH})`, actual: actualText(name), message: `${s.apiName}.Name holds ${name.length} characters, ${NAME_LENGTH} are needed` });
@@ -90,10 +130,24 @@ export async function checkOrg(org: Describer): Promise<DoctorFinding[]> {
     for (const f of s.fields) {
       const fd = byName.get(f.name);
       if (!fd) {
-        findings.push({ object: s.apiName, field: f.name, problem: 'missing_field', expected: expectedText(f.type), actual: 'absent', message: `field ${s.apiName}.${f.name} (${expectedText(f.type)}) does not exist` });
+        if (hidden && takesFieldPermission(f)) continue;
+        const why = takesFieldPermission(f) ? `does not exist, or field-level security hides it from the connected user (${ASSIGN_PERMISSION_SET})` : 'does not exist';
+        findings.push({ object: s.apiName, field: f.name, problem: 'missing_field', expected: expectedText(f.type), actual: 'absent', message: `field ${s.apiName}.${f.name} (${expectedText(f.type)}) ${why}` });
         continue;
       }
-      findings.push(...checkField(s.apiName, f.name, f.type, fd));
+      const wrong = checkField(s.apiName, f.name, f.type, fd);
+      findings.push(...wrong);
+      if (wrong.length === 0 && (!fd.createable || !fd.updateable)) {
+        const actual = !fd.createable && !fd.updateable ? 'read-only' : !fd.createable ? 'not createable' : 'not updateable';
+        findings.push({
+          object: s.apiName,
+          field: f.name,
+          problem: 'not_editable',
+          expected: 'createable, updateable',
+          actual,
+          message: `${s.apiName}.${f.name} is ${actual} for the connected user (field-level security): assign the permission set ${PERMISSION_SET} (${ASSIGN_PERMISSION_SET})`,
+        });
+      }
       if (f.externalId && !fd.externalId) {
         findings.push({ object: s.apiName, field: f.name, problem: 'not_external_id', expected: 'external id', actual: 'not an external id', message: `${s.apiName}.${f.name} must be an external id${f.name === KEY_FIELD ? ' (upserts match on it)' : ''}` });
       }

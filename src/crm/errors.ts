@@ -46,5 +46,9 @@ export function toSalesforceError(err: unknown): SalesforceError {
     // Said plainly: a bare "An unexpected error occurred" could come from anywhere.
     return new SalesforceError(code, `Salesforce answered with an internal error (${code})${message ? `: ${oneLine(message, 300)}` : ''}`);
   }
+  if (code === 'INVALID_FIELD' && /No such column/i.test(message)) {
+    // A deployed field that field-level security hides looks exactly like a missing one.
+    return new SalesforceError(code, `${message} (the field is missing from the org or hidden from this user by field-level security: run svc-sync doctor)`);
+  }
   return new SalesforceError(code || 'UNKNOWN_ERROR', message || `Salesforce answered ${code || 'an error'} without a message`);
 }

@@ -1,29 +1,11 @@
 /**
- * `svc-sync schema --out DIR`: the eight objects and their fields as Salesforce metadata in SFDX
- * source format, generated from schema.ts, ready for `sf project deploy start`.
+ * The eight objects, their fields and the integration permission set as Salesforce metadata in
+ * SFDX source format, generated from schema.ts. sfdxProject.ts puts them on disk.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { FieldDef } from '../mapping/fieldTypes.js';
 import { SCHEMAS, schemaByApiName, type ObjectSchema } from '../mapping/schema.js';
-
-const NS = 'http://soap.sforce.com/2006/04/metadata';
-
-export function xmlEscape(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
-}
-
-type Node = [string, string | number | boolean | Node[]];
-
-function render(nodes: Node[], indent: string): string {
-  return nodes
-    .map(([tag, v]) => (Array.isArray(v) ? `${indent}<${tag}>\n${render(v, indent + '    ')}${indent}</${tag}>\n` : `${indent}<${tag}>${xmlEscape(String(v))}</${tag}>\n`))
-    .join('');
-}
-
-function doc(root: string, nodes: Node[]): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<${root} xmlns="${NS}">\n${render(nodes, '    ')}</${root}>\n`;
-}
+import { metadataDoc as doc, type XmlNode as Node } from './metadataXml.js';
+import { PERMISSION_SET, permissionSetXml } from './permissionSet.js';
 
 export function objectXml(s: ObjectSchema): string {
   return doc('CustomObject', [
@@ -78,20 +60,19 @@ export function fieldXml(s: ObjectSchema, f: FieldDef): string {
   return doc('CustomField', nodes);
 }
 
-/** Writes objects/<Object>/<Object>.object-meta.xml and fields/<Field>.field-meta.xml; returns the paths written. */
-export async function exportSchema(outDir: string): Promise<string[]> {
-  const written: string[] = [];
-  for (const s of SCHEMAS) {
-    const dir = path.join(outDir, 'objects', s.apiName);
-    await mkdir(path.join(dir, 'fields'), { recursive: true });
-    const objFile = path.join(dir, `${s.apiName}.object-meta.xml`);
-    await writeFile(objFile, objectXml(s), 'utf8');
-    written.push(objFile);
-    for (const f of s.fields) {
-      const file = path.join(dir, 'fields', `${f.name}.field-meta.xml`);
-      await writeFile(file, fieldXml(s, f), 'utf8');
-      written.push(file);
-    }
+/** One file of SFDX source: its path under the package directory (forward slashes) and its text. */
+export interface SourceFile {
+  path: string;
+  content: string;
+}
+
+/** objects/<Object>/<Object>.object-meta.xml, objects/<Object>/fields/<Field>.field-meta.xml, the permission set. */
+export function schemaSource(schemas: readonly ObjectSchema[] = SCHEMAS): SourceFile[] {
+  const files: SourceFile[] = [];
+  for (const s of schemas) {
+    files.push({ path: `objects/${s.apiName}/${s.apiName}.object-meta.xml`, content: objectXml(s) });
+    for (const f of s.fields) files.push({ path: `objects/${s.apiName}/fields/${f.name}.field-meta.xml`, content: fieldXml(s, f) });
   }
-  return written;
+  files.push({ path: `permissionsets/${PERMISSION_SET}.permissionset-meta.xml`, content: permissionSetXml(schemas) });
+  return files;
 }

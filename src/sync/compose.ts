@@ -3,8 +3,8 @@
  * Salesforce sink and the engine. The doors (cli/, webhook/) call these and build nothing.
  */
 import type { PlatformSettings, SalesforceSettings, Settings } from '../config/settings.js';
-import { checkOrg, type DoctorFinding } from '../crm/doctor.js';
-import { exportSchema } from '../crm/schemaExport.js';
+import { checkOrg, fixesFor, type DoctorFinding } from '../crm/doctor.js';
+import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProject.js';
 import { SalesforceSink } from '../crm/sink.js';
 import type { CrmSink, RecordSource } from '../model/ports.js';
 import { assertPlatformApi, checkPlatform, PlatformClient, type PlatformCheck } from '../platform/client.js';
@@ -60,15 +60,17 @@ export interface SetupCheck {
   /** undefined when the base URL is the platform's API and the key works; what is wrong otherwise. */
   platformError?: string;
   findings: DoctorFinding[];
+  /** The commands that fix the findings, in order. */
+  actions: string[];
   requests: { platform: number; salesforce: number };
 }
 
-/** `doctor`: the base URL and the key (exactly one request) and every object and field of the org. */
+/** `doctor`: the base URL and the key (exactly one request), every object and field of the org, and the user's access to them. */
 export async function checkSetup(platform: PlatformSettings, salesforce: SalesforceSettings): Promise<SetupCheck> {
   const key = await checkPlatform(platform);
   const sink = await SalesforceSink.connect(salesforce);
   const findings = await checkOrg(sink);
-  return { ...(key.ok ? {} : { platformError: key.message }), findings, requests: { platform: 1, salesforce: sink.calls().total } };
+  return { ...(key.ok ? {} : { platformError: key.message }), findings, actions: fixesFor(findings), requests: { platform: 1, salesforce: sink.calls().total } };
 }
 
 /**
@@ -83,7 +85,10 @@ export const requirePlatformApi = (platform: PlatformSettings): Promise<void> =>
  */
 export const probePlatformApi = (platform: PlatformSettings): Promise<PlatformCheck> => checkPlatform(platform, { retries: 2 });
 
-/** `schema`: the metadata of the eight objects, written under a folder. */
-export const writeSchema = (outDir: string): Promise<string[]> => exportSchema(outDir);
+/** `schema --out`: the metadata of the eight objects and the permission set, as bare source under a folder. */
+export const writeSchemaSource = (outDir: string): Promise<WrittenSource> => exportSource(outDir);
 
-export type { DoctorFinding, SyncEngine };
+/** `schema --project`: a complete SFDX project, sourceApiVersion = the configured API version. */
+export const writeSchemaProject = (dir: string, apiVersion: string): Promise<WrittenSource> => exportProject(dir, apiVersion);
+
+export type { DoctorFinding, SyncEngine, WrittenSource };

@@ -7,24 +7,25 @@ import { runCommand, type SetExit } from '../runner.js';
 
 /**
  * Checks the platform key (exactly one request) and the org: every object and field of the
- * schema exists with a compatible type and length, SvcId__c is an external id.
+ * schema exists with a compatible type and length, SvcId__c is an external id, and the connected
+ * user may create and update every mapped field.
  */
 export function doctorCommand(program: Command, setExit: SetExit): void {
   program
     .command('doctor')
-    .description('check that SVC_API_URL is the platform API and the key works (one request) and that the org has every object and field, with compatible types')
+    .description('check that SVC_API_URL is the platform API and the key works (one request) and that the org has every object and field, with compatible types, writable by the connected user')
     .action((_opts: unknown, c: Command) =>
       runCommand(c, setExit, async (ctx) => {
-        const { platformError, findings, requests } = await checkSetup(platformSettings(ctx.raw), salesforceSettings(ctx.raw));
+        const { platformError, findings, actions, requests } = await checkSetup(platformSettings(ctx.raw), salesforceSettings(ctx.raw));
         const platformLine = platformError === undefined ? 'platform API key: ok' : `platform API: FAILED (${platformError})`;
         const status = platformError === undefined && findings.length === 0 ? EXIT.OK : EXIT.PARTIAL;
         let text = `${platformLine}\nSalesforce org: every object and field is in place`;
         if (findings.length > 0) {
           const t = new Table({ head: ['object', 'field', 'problem', 'expected', 'actual'], style: { head: [], border: [] } });
           for (const f of findings) t.push([f.object, f.field ?? '', f.problem, f.expected, f.actual]);
-          text = `${platformLine}\n${t.toString()}\n${findings.length} problem(s) in the org; \`svc-sync schema --out DIR\` writes the metadata to deploy`;
+          text = `${platformLine}\n${t.toString()}\n${findings.length} problem(s) in the org; to fix:\n${actions.map((a) => `  ${a}`).join('\n')}`;
         }
-        return { status, result: { command: 'doctor', ok: status === EXIT.OK, platform: platformError ?? 'ok', findings, requests }, warnings: [], text };
+        return { status, result: { command: 'doctor', ok: status === EXIT.OK, platform: platformError ?? 'ok', findings, actions, requests }, warnings: [], text };
       }),
     );
 }

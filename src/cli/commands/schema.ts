@@ -1,32 +1,46 @@
-import path from 'node:path';
 import type { Command } from 'commander';
-import { writeSchema } from '../../sync/compose.js';
-import { EXIT } from '../../model/errors.js';
+import { apiVersionSetting } from '../../config/load.js';
+import { ConfigError, EXIT } from '../../model/errors.js';
+import { writeSchemaProject, writeSchemaSource, type WrittenSource } from '../../sync/compose.js';
 import { runCommand, type SetExit } from '../runner.js';
+
+const HELP = ['svc-sync schema --help'];
 
 export function schemaCommand(program: Command, setExit: SetExit): void {
   program
     .command('schema')
-    .description('write the eight objects and their fields as Salesforce metadata (SFDX source format), ready for `sf project deploy start`')
-    .requiredOption('--out <dir>', 'folder to write objects/<Object>/... into (e.g. force-app/main/default)')
-    .addHelpText('after', '\nExample:\n  svc-sync schema --out force-app/main/default && sf project deploy start --source-dir force-app')
-    .action((opts: { out: string }, c: Command) =>
-      runCommand(
+    .description('write the eight objects, their fields and the Svc_Sync_Integration permission set as Salesforce metadata, ready for `sf project deploy start`')
+    .option('--project <dir>', 'write a complete SFDX project (sfdx-project.json with sourceApiVersion = SF_API_VERSION, source under force-app/); a new or empty folder, or one written by this command before')
+    .option('--out <dir>', 'write bare SFDX source (objects/, permissionsets/) into a package directory of an existing project, e.g. force-app/main/default')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  svc-sync schema --project svc-org && cd svc-org && sf project deploy start && sf org assign permset --name Svc_Sync_Integration\n' +
+        '  svc-sync schema --out force-app/main/default     # into a project you already have',
+    )
+    .action((opts: { project?: string; out?: string }, c: Command) => {
+      const { project, out } = opts;
+      if (project !== undefined && out !== undefined) throw new ConfigError('--project and --out: give one of them, not both', HELP);
+      if (project === undefined && out === undefined) throw new ConfigError('give --project DIR (a complete SFDX project) or --out DIR (bare source for a project you have)', HELP);
+      return runCommand(
         c,
         setExit,
-        async () => {
-          const files = await writeSchema(opts.out);
-          const objects = new Set(files.filter((f) => f.endsWith('.object-meta.xml')).map((f) => path.basename(f, '.object-meta.xml')));
+        async (ctx) => {
+          // The project's sourceApiVersion follows SF_API_VERSION (flag, environment or config file).
+          const written: WrittenSource = project !== undefined ? await writeSchemaProject(project, apiVersionSetting(ctx.raw)) : await writeSchemaSource(out as string);
+          const { dir, sourceDir, files, objects, permissionSet, projectFile, apiVersion, next } = written;
+          const where = project !== undefined ? { projectDir: dir, projectFile, apiVersion } : { outDir: dir };
+          const place = projectFile ? `an SFDX project in ${dir} (sourceApiVersion ${apiVersion})` : dir;
           return {
             status: EXIT.OK,
-            result: { command: 'schema', outDir: opts.out, objects: [...objects], files },
+            result: { command: 'schema', ...where, sourceDir, objects, permissionSet, files, next },
             warnings: [],
-            text: `wrote ${files.length} files for ${objects.size} objects under ${opts.out}`,
+            text: `wrote ${files.length} files for ${objects.length} objects and the ${permissionSet} permission set to ${place}\nnext (the permission set goes to the user svc-sync connects as): ${next.join(' && ')}`,
             verbose: files,
           };
         },
-        // The metadata needs no settings: a half-configured checkout can still write it.
-        { readSettings: false },
-      ),
-    );
+        // Bare source needs no settings: a half-configured checkout can still write it.
+        { readSettings: project !== undefined },
+      );
+    });
 }

@@ -1,0 +1,64 @@
+/**
+ * The permission set deployed with the schema: without field-level security a deployed custom
+ * field is invisible to the integration user, and every upsert naming it fails with INVALID_FIELD.
+ */
+import type { FieldDef } from '../mapping/fieldTypes.js';
+import { SCHEMAS, type ObjectSchema } from '../mapping/schema.js';
+import { metadataDoc, type XmlNode } from './metadataXml.js';
+
+export const PERMISSION_SET = 'Svc_Sync_Integration';
+export const PERMISSION_SET_LABEL = 'Svc Sync Integration';
+export const ASSIGN_PERMISSION_SET = `sf org assign permset --name ${PERMISSION_SET}`;
+
+/**
+ * Salesforce refuses a fieldPermissions entry for a required field ("You cannot deploy to a
+ * required field"): required fields are visible and editable to everyone with object access.
+ * Master-detail, formula, roll-up and auto-number fields cannot take one either (or not an
+ * editable one); the schema has none of those kinds, which FieldType would have to name.
+ */
+export function takesFieldPermission(f: FieldDef): boolean {
+  return !f.required;
+}
+
+/** `Object.Field` of every field the permission set grants read and edit on. */
+export function grantedFields(schemas: readonly ObjectSchema[] = SCHEMAS): string[] {
+  return schemas.flatMap((s) => s.fields.filter(takesFieldPermission).map((f) => `${s.apiName}.${f.name}`));
+}
+
+/**
+ * Read/create/edit/delete on the eight objects (delete: orphan clean-up removes records) and
+ * read/edit on every field that takes field-level security. Elements in the order Salesforce
+ * retrieves them (alphabetical, entries sorted by name), so a retrieve shows no diff.
+ */
+export function permissionSetXml(schemas: readonly ObjectSchema[] = SCHEMAS): string {
+  const fields: XmlNode[] = [...grantedFields(schemas)].sort().map((name) => [
+    'fieldPermissions',
+    [
+      ['editable', true],
+      ['field', name],
+      ['readable', true],
+    ],
+  ]);
+  const objects: XmlNode[] = [...schemas]
+    .map((s) => s.apiName)
+    .sort()
+    .map((name) => [
+      'objectPermissions',
+      [
+        ['allowCreate', true],
+        ['allowDelete', true],
+        ['allowEdit', true],
+        ['allowRead', true],
+        ['modifyAllRecords', false],
+        ['object', name],
+        ['viewAllRecords', false],
+      ],
+    ]);
+  return metadataDoc('PermissionSet', [
+    ['description', 'Lets the svc-sync integration user read and write the eight mirrored objects and their fields.'],
+    ...fields,
+    ['hasActivationRequired', false],
+    ['label', PERMISSION_SET_LABEL],
+    ...objects,
+  ]);
+}
