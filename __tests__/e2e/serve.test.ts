@@ -19,7 +19,7 @@ const SECRET = 'hook-secret-5f2a9c';
 beforeAll(async () => {
   stack = await startStack({ site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, donations: 20, newsletterSubscriptions: 0 } });
   cwd = tempCwd('serve');
-  child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], {
+  child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.5'], {
     cwd,
     env: { PATH: process.env.PATH ?? '', ...stack.env, SVC_WEBHOOK_SECRET: SECRET },
     stdio: ['ignore', 'pipe', 'pipe'],

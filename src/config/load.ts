@@ -29,6 +29,7 @@ export const SETTING_NAMES = [
   'SF_MAX_API_USAGE',
   'SVC_WEBHOOK_SECRET',
   'SVC_QUEUE_PATH',
+  'SVC_SETTLE_S',
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
@@ -199,8 +200,22 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
   return s;
 }
 
+/** The webhook worker's default settle window: long enough for a trickle, short enough to feel live. */
+export const DEFAULT_SETTLE_S = 30;
+export const MAX_SETTLE_S = 3600;
+
+/** Seconds (fractions allowed) from 0 to MAX_SETTLE_S, as milliseconds; `name` says where it came from. */
+export function settleSeconds(value: string, name: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > MAX_SETTLE_S) {
+    throw new ConfigError(`${name}: must be a number of seconds from 0 to ${MAX_SETTLE_S}, got ${JSON.stringify(value)}`);
+  }
+  return Math.round(n * 1000);
+}
+
 export function webhookSettings(raw: RawSettings): WebhookSettings {
-  return { secret: secretValue(raw, 'SVC_WEBHOOK_SECRET'), queuePath: raw.SVC_QUEUE_PATH ?? DEFAULT_QUEUE_PATH };
+  const settleMs = raw.SVC_SETTLE_S === undefined ? DEFAULT_SETTLE_S * 1000 : settleSeconds(raw.SVC_SETTLE_S, 'SVC_SETTLE_S');
+  return { secret: secretValue(raw, 'SVC_WEBHOOK_SECRET'), queuePath: raw.SVC_QUEUE_PATH ?? DEFAULT_QUEUE_PATH, settleMs };
 }
 
 export interface LoadOptions {

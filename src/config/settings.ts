@@ -30,6 +30,8 @@ export interface SalesforceSettings {
 export interface WebhookSettings {
   secret?: string;
   queuePath: string;
+  /** serve: gather events this long after the first pending one before a batch (SVC_SETTLE_S). */
+  settleMs: number;
 }
 
 export interface Settings {

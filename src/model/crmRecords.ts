@@ -6,7 +6,7 @@ export type CrmValue = string | number | boolean | null;
 export type CrmRecord = Record<string, CrmValue>;
 
 /** A CRM record as read back: always with its Salesforce Id and SvcId__c. */
-export type StoredRecord = CrmRecord & { Id: string; SvcId__c: string };
+export type StoredRecord = CrmRecord & { Id: string } & { [K in typeof KEY_FIELD]: string };
 
 export interface CrmError {
   /** Salesforce's statusCode/errorCode, e.g. STRING_TOO_LONG, or a tool code such as NETWORK_ERROR. */

@@ -28,6 +28,8 @@ export interface RateLimitSnapshot {
   remainingMinute?: number;
   limitHour?: number;
   remainingHour?: number;
+  /** Milliseconds until the hour window renews, when the API said (RateLimit-Reset of the hour). */
+  hourResetInMs?: number;
 }
 
 export interface PacerOptions {
@@ -107,7 +109,9 @@ export class RatePacer {
   }
 
   snapshot(): RateLimitSnapshot {
-    return { ...this.snapshotValue };
+    const resetAt = this.hour.resetAt;
+    const now = this.now();
+    return resetAt !== undefined && resetAt > now ? { ...this.snapshotValue, hourResetInMs: resetAt - now } : { ...this.snapshotValue };
   }
 
   /** Milliseconds until the most constrained known window renews, if the API told us. */

@@ -8,7 +8,7 @@ import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProj
 import { SalesforceSink } from '../crm/sink.js';
 import type { CrmSink, RecordSource } from '../model/ports.js';
 import { assertPlatformApi, checkPlatform, PlatformClient, type PlatformCheck } from '../platform/client.js';
-import { describeWait } from '../platform/rateLimit.js';
+import { describeWait, type RateLimitSnapshot } from '../platform/rateLimit.js';
 import { createPlatformSource, PlatformSource } from '../platform/source.js';
 import { SyncEngine, type EngineOptions } from './engine.js';
 import type { RunReport } from './report.js';
@@ -54,6 +54,11 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     client.resume();
     return { source: new PlatformSource(client, settings.platform.listIdsOnly), sink: await sink };
   };
+}
+
+/** The platform's last reported rate-limit figures, when the source talks to the platform. */
+export function platformBudget(deps: Deps): RateLimitSnapshot | undefined {
+  return deps.source instanceof PlatformSource ? deps.source.rateLimit() : undefined;
 }
 
 export interface SetupCheck {

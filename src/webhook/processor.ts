@@ -13,7 +13,7 @@ import type { Settings } from '../config/settings.js';
 import { isFatal, messageOf } from '../model/errors.js';
 import type { ObjectRef } from '../model/objects.js';
 import { keyFor } from '../model/refs.js';
-import { createEngine, depsPerBatch, type DepsFactory, type OnNote, type SyncEngine } from '../sync/compose.js';
+import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type SyncEngine } from '../sync/compose.js';
 import type { RunReport } from '../sync/report.js';
 import { WEBHOOK_BATCH_SIZE, type BatchHints, type BatchProcessor, type ProcessOutcome, type ProcessResult } from './worker.js';
 
@@ -54,19 +54,29 @@ function outcomeFor(ref: ObjectRef, report: RunReport, fallback: string): Proces
 export function createEngineProcessor(deps: DepsFactory | Settings, opts: EngineProcessorOptions = {}): BatchProcessor {
   const factory = typeof deps === 'function' ? deps : depsPerBatch(deps, opts.onNote);
   const batchSize = opts.batchSize ?? WEBHOOK_BATCH_SIZE;
+  /** The last batch's deps: their client carries the platform's latest budget figures. */
+  let last: Deps | undefined;
 
   return {
+    budget() {
+      return last === undefined ? undefined : platformBudget(last);
+    },
     async process(refs: ObjectRef[], hints: BatchHints = {}): Promise<ProcessResult> {
       const failAll = (error: unknown): ProcessResult => ({ outcomes: refs.map((ref) => ({ ref, status: 'failed', reason: messageOf(error) })) });
 
       let engine: SyncEngine;
+      let deps: Deps;
       try {
-        engine = createEngine(await factory(), { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize });
+        deps = await factory();
+        engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize });
       } catch (error) {
         // No connection: nothing was attempted, every event stays queued.
         return failAll(error);
       }
 
+      last = deps;
+      // The client is shared across batches: its counts run on, so the batch's share is the difference.
+      const before = deps.source.requests().total;
       let stopped: unknown;
       try {
         await engine.syncRefs(refs, hints.changedSince === undefined ? {} : { changedSince: hints.changedSince });
@@ -75,11 +85,12 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       }
       opts.onBatch?.({ refs: refs.length, report: engine.report, ...(stopped === undefined ? {} : { error: stopped }) });
       const owners = engine.ownersSeen();
+      const requests = deps.source.requests().total - before;
 
-      if (stopped !== undefined && isFatal(stopped)) return { outcomes: failAll(stopped).outcomes, owners };
+      if (stopped !== undefined && isFatal(stopped)) return { outcomes: failAll(stopped).outcomes, owners, requests };
       // A run that stopped on another error keeps what it finished; the rest is retried.
       const fallback = stopped === undefined ? 'the engine reported no outcome for this record' : `the run stopped before this record: ${messageOf(stopped)}`;
-      return { outcomes: refs.map((ref) => outcomeFor(ref, engine.report, fallback)), owners };
+      return { outcomes: refs.map((ref) => outcomeFor(ref, engine.report, fallback)), owners, requests };
     },
   };
 }

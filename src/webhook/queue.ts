@@ -61,6 +61,12 @@ export interface ClaimedBatch {
   oldestReceivedAt: number;
 }
 
+export interface DueSummary {
+  events: number;
+  refs: number;
+  firstDueAt: number;
+}
+
 export type EventOutcome =
   | { eventIds: number[]; status: 'done' | 'skipped'; reason?: string }
   | { eventIds: number[]; status: 'failed'; error: string };
@@ -374,6 +380,18 @@ export class WebhookQueue {
   /** Makes every failed event due now (attempt counts are kept for the record). */
   retryFailed(now: number = Date.now()): number {
     return this.stmt(`UPDATE events SET status = 'pending', next_attempt_at = ? WHERE status = 'failed'`).run(now).changes;
+  }
+
+  /**
+   * What a claim would take now: due events, the distinct refs they name, and when the first of
+   * them became due (the worker's settle window starts there); undefined when nothing is due.
+   */
+  dueSummary(now: number = Date.now()): DueSummary | undefined {
+    const row = this.stmt(
+      `SELECT COUNT(*) AS events, COUNT(DISTINCT ref_type || ':' || ref_id) AS refs, MIN(next_attempt_at) AS first
+         FROM events WHERE status IN ('pending','failed') AND next_attempt_at <= ? AND ref_type IS NOT NULL`,
+    ).get(now) as { events: number; refs: number; first: number | null };
+    return row.first === null ? undefined : { events: row.events, refs: row.refs, firstDueAt: row.first };
   }
 
   /** When the next open event becomes due, or undefined when nothing is open. */

@@ -19,6 +19,8 @@ export interface ServeOptions {
   batchSize?: number;
   gatherMs?: number;
   pollMs?: number;
+  /** The worker's settle window (0, the default here: claim at once); see batchPolicy.ts. */
+  settleMs?: number;
   maxBodyBytes?: number;
   /** See ClassifyOptions.applications. */
   applications?: ClassifyOptions['applications'];
@@ -66,6 +68,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     ...(opts.batchSize === undefined ? {} : { batchSize: opts.batchSize }),
     ...(opts.gatherMs === undefined ? {} : { gatherMs: opts.gatherMs }),
     ...(opts.pollMs === undefined ? {} : { pollMs: opts.pollMs }),
+    ...(opts.settleMs === undefined ? {} : { settleMs: opts.settleMs }),
     ...(opts.backoff === undefined ? {} : { backoff: opts.backoff }),
   });
 
@@ -80,7 +83,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
       onEnqueued: () => worker.wake(),
       health: () => {
         const state = worker.health();
-        return { degraded: state.state !== 'ok', details: { worker: state } };
+        return { degraded: state.state !== 'ok', details: { worker: state, batches: worker.stats() } };
       },
       ...(opts.secret ? { secret: opts.secret } : {}),
       ...(opts.maxBodyBytes === undefined ? {} : { maxBodyBytes: opts.maxBodyBytes }),

@@ -9,6 +9,8 @@ import type { ObjectRef } from '../model/objects.js';
 import type { OwnerPair } from '../model/outcomes.js';
 import { keyFor } from '../model/refs.js';
 import type { BackoffPolicy, ClaimedBatch, ClaimedRef, EventOutcome, WebhookQueue } from './queue.js';
+import { BatchLedger, type BatchCost, type BatchStats } from './batchCost.js';
+import { decideBatch, type BudgetReading, type PolicyMemory } from './batchPolicy.js';
 
 export type ProcessOutcome = { ref: ObjectRef; status: 'done' | 'skipped' | 'failed'; reason?: string };
 
@@ -17,6 +19,8 @@ export interface ProcessResult {
   outcomes: ProcessOutcome[];
   /** action -> owner pairs seen while syncing, so a later users.update can find the actions. */
   owners?: OwnerPair[];
+  /** Platform requests the batch spent (for the log line, /healthz and the budget policy). */
+  requests?: number;
 }
 
 export interface BatchHints {
@@ -32,6 +36,8 @@ export interface BatchProcessor {
    * skew (the oldest event's arrival, less a margin), so a list scan may be narrowed to it.
    */
   process(refs: ObjectRef[], hints?: BatchHints): Promise<ProcessResult>;
+  /** The platform's last reported rate-limit figures; undefined before the first response. */
+  budget?(): BudgetReading | undefined;
 }
 
 export interface WorkerOptions {
@@ -48,6 +54,15 @@ export interface WorkerOptions {
   loop?: boolean;
   /** Wait after a queue (database) error: doubles with each further error, up to maxMs. */
   backoff?: Partial<BackoffPolicy>;
+  /**
+   * Gather events this long after the first pending one, then start when the platform budget
+   * allows (batchPolicy.ts). 0 (the default here; `serve` defaults to 30 s): claim at once.
+   */
+  settleMs?: number;
+  /** Longest wait after the first pending event (default ten settle windows). */
+  maxWaitMs?: number;
+  /** Injectable clock for the policy (tests). */
+  now?: () => number;
 }
 
 /** The worker's wait after queue errors: 1 s, doubling, up to a minute. */
@@ -65,7 +80,8 @@ export type WorkerHealth =
       retryInMs: number;
     };
 
-export interface BatchReport {
+/** A batch's events and outcomes. */
+export interface BatchCounts {
   events: number;
   /** Refs claimed (coalesced), users included. */
   refs: number;
@@ -77,6 +93,10 @@ export interface BatchReport {
   durationMs: number;
 }
 
+/** A batch's report with what it cost: requests, per event, the budget left after it. */
+export type BatchReport = BatchCounts & BatchCost;
+export type WorkerStats = BatchStats<BatchReport>;
+
 export interface Worker {
   /** New events were stored: claim soon (after the gather delay). */
   wake(): void;
@@ -85,6 +105,8 @@ export interface Worker {
   /** Finishes the batch in flight, then resolves; no new batch is claimed after the call. */
   stop(): Promise<void>;
   health(): WorkerHealth;
+  /** The batches' cost so far and why the worker holds back, if it does (/healthz). */
+  stats(): WorkerStats;
 }
 
 /** Distinct refs one webhook batch claims, and the records of one type the engine takes together in it. */
@@ -231,6 +253,12 @@ class QueueWorker implements Worker {
   /** Claims whose outcome could not be recorded, handed back as soon as the database allows. */
   private readonly unreleased: string[] = [];
   private readonly running: Promise<void>;
+  private readonly settleMs: number;
+  private readonly now: () => number;
+  private readonly memory: PolicyMemory = {};
+  private readonly ledger: BatchLedger<BatchReport>;
+  /** Set when the policy said wait: the loop sleeps this long (new events do not cut it short). */
+  private holdMs: number | undefined;
 
   constructor(private readonly opts: WorkerOptions) {
     this.queue = opts.queue;
@@ -238,6 +266,9 @@ class QueueWorker implements Worker {
     this.gatherMs = opts.gatherMs ?? DEFAULT_GATHER_MS;
     this.pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
     this.log = opts.log ?? (() => undefined);
+    this.settleMs = Math.max(0, opts.settleMs ?? 0);
+    this.now = opts.now ?? Date.now;
+    this.ledger = new BatchLedger(this.settleMs);
     this.faults = new QueueFaults(this.queue.path, { ...WORKER_BACKOFF, ...opts.backoff }, this.log);
     const recovered = this.queue.recoverInterrupted();
     if (recovered > 0) this.log(`webhook worker: ${recovered} events interrupted by an earlier stop are due again`);
@@ -272,10 +303,32 @@ class QueueWorker implements Worker {
     return this.faults.health();
   }
 
+  stats(): WorkerStats {
+    return this.ledger.stats();
+  }
+
+  /** Whether the pending set is worth a batch now (batchPolicy.ts); when not, how long to hold. */
+  private ready(): boolean {
+    if (this.settleMs === 0) return true;
+    const due = this.queue.dueSummary(this.now());
+    if (due === undefined) return false;
+    const policy = { settleMs: this.settleMs, batchSize: this.batchSize, ...(this.opts.maxWaitMs === undefined ? {} : { maxWaitMs: this.opts.maxWaitMs }) };
+    const decision = decideBatch(due, this.opts.processor.budget?.() ?? {}, this.memory, policy, this.now());
+    if (!decision.start) {
+      this.holdMs = decision.waitMs;
+      this.ledger.waiting = `${decision.why} (${due.events} events, ${due.refs} refs pending)`;
+      return false;
+    }
+    this.ledger.waiting = undefined;
+    this.memory.lastStartAt = this.now();
+    return true;
+  }
+
   private async claimAndProcess(): Promise<BatchReport | undefined> {
     this.faults.newRound();
     try {
       if (!this.releaseClaims()) return undefined;
+      if (!this.ready()) return undefined;
       const batch = this.queue.claimBatch(this.batchSize);
       let report: BatchReport | undefined;
       if (batch !== undefined) {
@@ -312,16 +365,18 @@ class QueueWorker implements Worker {
   }
 
   /** The events' outcomes from the processor's per-ref outcomes; the whole batch fails if the processor throws. */
-  private async outcomesOf(batch: ClaimedBatch, refs: Map<string, ObjectRef>, actionsOf: Map<number, number[]>): Promise<{ outcomes: EventOutcome[]; owners: OwnerPair[] }> {
+  private async outcomesOf(batch: ClaimedBatch, refs: Map<string, ObjectRef>, actionsOf: Map<number, number[]>): Promise<{ outcomes: EventOutcome[]; owners: OwnerPair[]; requests?: number }> {
     try {
       const byKey = new Map<string, ProcessOutcome>();
       let owners: OwnerPair[] = [];
+      let requests: number | undefined;
       if (refs.size > 0) {
         const result = await this.opts.processor.process([...refs.values()], { changedSince: new Date(batch.oldestReceivedAt - CHANGE_MARGIN_MS).toISOString() });
         for (const o of result.outcomes) byKey.set(refKey(o.ref), worse(byKey.get(refKey(o.ref)), o));
         owners = result.owners ?? [];
+        requests = result.requests;
       }
-      return { outcomes: batch.refs.map((claimed) => outcomeForRef(claimed, byKey, actionsOf)), owners };
+      return { outcomes: batch.refs.map((claimed) => outcomeForRef(claimed, byKey, actionsOf)), owners, ...(requests === undefined ? {} : { requests }) };
     } catch (error) {
       // The whole batch failed (engine threw): every event stays queued and is retried.
       const message = messageOf(error);
@@ -332,7 +387,7 @@ class QueueWorker implements Worker {
   private async processBatch(batch: ClaimedBatch): Promise<BatchReport> {
     const started = performance.now();
     const { refs, actionsOf } = engineRefsOf(batch, this.queue);
-    const { outcomes, owners } = await this.outcomesOf(batch, refs, actionsOf);
+    const { outcomes, owners, requests } = await this.outcomesOf(batch, refs, actionsOf);
     try {
       this.queue.complete(batch.token, outcomes, owners);
     } catch (error) {
@@ -344,9 +399,10 @@ class QueueWorker implements Worker {
     const report: BatchReport = { events: batch.eventCount, refs: batch.refs.length, processed: refs.size, done: 0, skipped: 0, failed: 0, durationMs: 0 };
     for (const o of outcomes) report[o.status] += o.eventIds.length;
     report.durationMs = Math.round(performance.now() - started);
+    const cost = this.ledger.note(report, requests, this.opts.processor.budget?.());
     this.log(
       `webhook batch: ${report.events} events, ${report.refs} refs, ${report.processed} processed: ` +
-        `${report.done} done, ${report.skipped} skipped, ${report.failed} failed in ${report.durationMs} ms`,
+        `${report.done} done, ${report.skipped} skipped, ${report.failed} failed in ${report.durationMs} ms${cost}`,
     );
     return report;
   }
@@ -364,8 +420,20 @@ class QueueWorker implements Worker {
         continue;
       }
       if (report !== undefined) continue;
+      if (this.holdMs !== undefined) {
+        await this.hold(this.holdMs);
+        continue;
+      }
       await this.idle();
     }
+  }
+
+  /** Settling or widening (batchPolicy.ts): new events join the batch, they do not start it. */
+  private async hold(ms: number): Promise<void> {
+    this.holdMs = undefined;
+    this.gathering = true;
+    await this.nap.for(ms);
+    this.gathering = false;
   }
 
   /** Nothing due: sleep until the next event is due (at most pollMs), then gather a burst that woke us. */
@@ -379,7 +447,7 @@ class QueueWorker implements Worker {
     }
     this.woken = false;
     await this.nap.for(wait);
-    if (this.woken && !this.stopping && this.gatherMs > 0) {
+    if (this.woken && !this.stopping && this.gatherMs > 0 && this.settleMs === 0) {
       // Further wakes must not cut the gather short: the point is to let the burst land.
       this.gathering = true;
       await this.nap.for(this.gatherMs);

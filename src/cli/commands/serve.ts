@@ -4,7 +4,7 @@ import { echo } from '../../config/echo.js';
 import { probePlatformApi } from '../../sync/compose.js';
 import { createEngineProcessor } from '../../webhook/processor.js';
 import { DEFAULT_SERVE, serve } from '../../webhook/serve.js';
-import { settingsOf } from '../../config/load.js';
+import { DEFAULT_SETTLE_S, settingsOf, settleSeconds } from '../../config/load.js';
 import { EXIT } from '../../model/errors.js';
 import { runCommand, type SetExit } from '../runner.js';
 
@@ -14,6 +14,7 @@ interface ServeCommandOptions {
   path: string;
   queue?: string;
   batchSize?: string;
+  settle?: string;
   application?: string[];
 }
 
@@ -37,6 +38,7 @@ export function serveCommand(program: Command, setExit: SetExit): void {
     .option('--path <path>', 'URL path the platform posts to', DEFAULT_SERVE.path)
     .option('--queue <path>', 'queue database (SVC_QUEUE_PATH, default .svc-sync/queue.db)')
     .option('--batch-size <n>', 'most distinct records one worker batch syncs (default 500)')
+    .option('--settle <seconds>', `gather events this long after the first pending one, then start a batch when the platform budget allows (SVC_SETTLE_S, default ${DEFAULT_SETTLE_S}; 0: at once)`)
     .option('--application <name...>', 'sync only events of these applications (the fundraising platform\'s name); others are answered 200 and recorded ignored. Default: every application')
     .addHelpText('after', '\nThe platform posts to http://HOST:PORT/webhooks/<SVC_WEBHOOK_SECRET> (or with an X-Webhook-Secret header).\nSIGTERM stops accepting, finishes the batch in flight and exits.\n\nExample:\n  SVC_WEBHOOK_SECRET=... svc-sync serve --port 8080')
     .action((opts: ServeCommandOptions, c: Command) =>
@@ -44,6 +46,7 @@ export function serveCommand(program: Command, setExit: SetExit): void {
       const settings = settingsOf(ctx.raw);
       const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
       const size = batchSize(opts.batchSize);
+      const settleMs = opts.settle === undefined ? settings.webhook.settleMs : settleSeconds(opts.settle, '--settle');
       const log = (line: string): void => ctx.out.info(line);
       // A wrong base URL would fail every event: refuse to start (exit 2). An API that is only
       // down for now is no reason to drop webhooks: events are stored and synced once it answers.
@@ -63,6 +66,7 @@ export function serveCommand(program: Command, setExit: SetExit): void {
         queuePath: opts.queue ?? settings.webhook.queuePath,
         ...(settings.webhook.secret === undefined ? {} : { secret: settings.webhook.secret }),
         ...(size === undefined ? {} : { batchSize: size }),
+        settleMs,
         ...(opts.application === undefined ? {} : { applications: opts.application }),
         log,
       });
