@@ -144,7 +144,7 @@ describe('serve: a proxy answering 404 in HTML loses no event', () => {
 
   beforeAll(async () => {
     dir = tempCwd('serve-404');
-    child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], {
+    child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0'], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', ...stack.env, SVC_WEBHOOK_SECRET: SECRET },
       stdio: ['ignore', 'pipe', 'pipe'],
