@@ -52,11 +52,12 @@ describe('--dry-run', () => {
     expect(fs.existsSync(path.join(cwd, '.svc-sync', 'state.json'))).toBe(false);
   });
 
-  it('object (human): the diff table and the notice, nothing written', async () => {
+  it('object (human): the summary with what would be inserted and the notice, nothing written', async () => {
     const res = await cli(stack, ['object', 'donation', String(a.id), '--dry-run'], cwd);
     expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(new RegExp(`Svc_Donation__c\\s*│\\s*${keyOf('donation', a.id)}\\s*│\\s*insert`));
-    expect(res.stdout).toMatch(/│ action │/);
+    // Inserts are counts (listed by key with -v): the donation and the parents it brings.
+    expect(res.stdout).toMatch(/^object\s+inserted\s+updated/);
+    expect(res.stdout).toMatch(/\nSvc_Donation__c\s+1\s+0\s+0\s+0\s+0\n/);
     expect(res.stdout).toContain('cannot be foreseen');
     expect(writeCalls(stack)).toBe(0);
     expect(recordCount(stack)).toBe(0);
@@ -119,9 +120,9 @@ describe('--dry-run', () => {
     it('object (human): each changed field as old -> new', async () => {
       const res = await cli(stack, ['--dry-run', 'object', 'donation', String(a.id)], cwd);
       expect(res.code).toBe(0);
-      expect(res.stdout).toContain(`Phone__c: ${oldPhone} -> 0611112222`);
-      expect(res.stdout).toMatch(/Message__c: .* -> Thanks from the e2e test/);
-      expect(res.stdout).toMatch(new RegExp(`${keyOf('donation', a.id)}\\s*│\\s*update`));
+      expect(res.stdout).toMatch(new RegExp(`\\n {4}Phone__c +${oldPhone} -> 0611112222\\n`));
+      expect(res.stdout).toMatch(/\n {4}Message__c +.* -> Thanks from the e2e test\n/);
+      expect(res.stdout).toContain(`Updates (1):\n  Svc_Donation__c ${keyOf('donation', a.id)}\n`);
       expectUntouched();
     });
 

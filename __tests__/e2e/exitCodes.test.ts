@@ -120,7 +120,7 @@ describe('exit codes', () => {
       // The human output lists the failure with key and error code.
       const human = await cli(stack, ['sync', '--all'], cwd);
       expect(human.code).toBe(1);
-      expect(human.stdout).toContain('Failures:');
+      expect(human.stdout).toContain('Failures (1):');
       expect(human.stdout).toContain(keyOf('donation', victim.id));
       expect(human.stdout).toContain(failed[0].error?.code ?? '<no code>');
 

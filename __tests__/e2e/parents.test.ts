@@ -55,7 +55,7 @@ describe('parents', () => {
       // The human output has a missing-parents section.
       const human = await cli(stack, ['object', 'donation', String(loose.id)], cwd);
       expect(human.code).toBe(0);
-      expect(human.stdout).toContain('Missing parents:');
+      expect(human.stdout).toContain('Missing parents (1), by reason:');
       expect(human.stdout).toContain(parent);
     });
 

@@ -157,8 +157,9 @@ describe('newsletter subscriptions in every form, and records without a parent',
   it('the human output lists them under missing parents with the reason', async () => {
     const human = await cli(stack, ['--dry-run', 'sync', '--all'], cwd);
     expect(human.code).toBe(0);
-    expect(human.stdout).toContain('Missing parents:');
-    expect(human.stdout).toMatch(/NewsletterSubscription_\d+.*\(none\).*unknown entity_type "Site"/);
+    expect(human.stdout).toMatch(/Missing parents \(\d+\), by reason:/);
+    // Grouped by reason, each with an example: the record and "(none)", no parent named.
+    expect(human.stdout).toMatch(/Svc_NewsletterSubscription__c: unknown entity_type "Site".*\n\s+e\.g\. NewsletterSubscription_\d+ -> \(none\)/);
   });
 
   it('a second sync writes nothing', async () => {
@@ -189,9 +190,10 @@ describe('newsletter subscriptions in every form, and records without a parent',
     expect(dry.body.result.records.filter((r) => r.action !== 'skip')).toEqual([]);
     expect(totals(dry.body.result)).toMatchObject({ inserted: 0, updated: 0, failed: 0 });
     const human = await cli(stack, ['--dry-run', 'sync', '--all'], cwd);
-    // The diff table lists only the records the spec's filters leave out, nothing to write.
-    expect(human.stdout).not.toMatch(/│ (insert|update) /);
-    expect(human.stdout).toMatch(/│ skip /);
+    // Only the records the spec's filters leave out, grouped by reason; nothing to write.
+    expect(human.stdout).not.toMatch(/Updates \(/);
+    expect(human.stdout).toMatch(/Skipped \(\d+\), by reason:/);
+    expect(human.stdout).toMatch(/^total\s+0\s+0\s+\d+\s+\d+\s+0$/m);
     expect(writeCalls(stack)).toBe(before);
   });
 

@@ -16,7 +16,7 @@ export class FakeSource implements RecordSource {
   private readonly failures = new Map<string, PlatformError>();
   /** Every fetch, in order: the type and the ids asked for. */
   readonly fetches: Array<{ type: ResourceType; ids: number[] }> = [];
-  private readonly counts: PlatformRequestCounts = { total: 0, byId: 0, list: 0, retries: 0, rateLimitWaits: 0 };
+  private readonly counts: PlatformRequestCounts = { total: 0, byId: 0, list: 0, retries: 0, rateLimitWaits: 0, waitedMs: 0 };
 
   constructor(readonly pageSize = 100) {}
 

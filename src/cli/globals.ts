@@ -16,23 +16,29 @@ export interface GlobalOptions {
   bulkThreshold?: string;
 }
 
+/**
+ * The one cron recipe (help and README agree): the JSON document to a log, stderr (notices,
+ * warnings, errors) left to cron's mail, so the log stays one JSON document per run.
+ */
+export const CRON_RECIPE = '*/15 * * * *  cd /srv/svc-sync && svc-sync sync --json --quiet >> /var/log/svc-sync.jsonl';
+
 /** Setting flags: only non-secret settings, since a command line shows in `ps` and shell history. */
 const SETTING_FLAGS: Array<{ flag: string; option: keyof GlobalOptions; setting: SettingName; help: string }> = [
-  { flag: '--api-url <url>', option: 'apiUrl', setting: 'SVC_API_URL', help: 'platform base URL (SVC_API_URL); /v1 is added' },
-  { flag: '--concurrency <n>', option: 'concurrency', setting: 'SVC_CONCURRENCY', help: 'platform requests in flight (SVC_CONCURRENCY, default 4)' },
-  { flag: '--instance-url <url>', option: 'instanceUrl', setting: 'SF_INSTANCE_URL', help: 'Salesforce instance URL (SF_INSTANCE_URL)' },
-  { flag: '--login-url <url>', option: 'loginUrl', setting: 'SF_LOGIN_URL', help: 'Salesforce login URL for OAuth (SF_LOGIN_URL)' },
-  { flag: '--api-version <v>', option: 'apiVersion', setting: 'SF_API_VERSION', help: 'Salesforce API version (SF_API_VERSION, default 62.0)' },
-  { flag: '--bulk-threshold <n>', option: 'bulkThreshold', setting: 'SF_BULK_THRESHOLD', help: 'records of one object above which Bulk API 2.0 is used (default 2000)' },
+  { flag: '--api-url <url>', option: 'apiUrl', setting: 'SVC_API_URL', help: 'platform base URL, /v1 is added (env SVC_API_URL)' },
+  { flag: '--concurrency <n>', option: 'concurrency', setting: 'SVC_CONCURRENCY', help: 'platform requests in flight (env SVC_CONCURRENCY, default: 4)' },
+  { flag: '--instance-url <url>', option: 'instanceUrl', setting: 'SF_INSTANCE_URL', help: 'Salesforce instance URL (env SF_INSTANCE_URL)' },
+  { flag: '--login-url <url>', option: 'loginUrl', setting: 'SF_LOGIN_URL', help: 'Salesforce login URL for OAuth (env SF_LOGIN_URL, default: https://login.salesforce.com)' },
+  { flag: '--api-version <v>', option: 'apiVersion', setting: 'SF_API_VERSION', help: 'Salesforce API version (env SF_API_VERSION, default: 62.0)' },
+  { flag: '--bulk-threshold <n>', option: 'bulkThreshold', setting: 'SF_BULK_THRESHOLD', help: 'records of one object above which Bulk API 2.0 is used (env SF_BULK_THRESHOLD, default: 2000)' },
 ];
 
 export function addGlobalOptions(program: Command): Command {
   program
     .option('--json', 'print one JSON document on stdout ({status, result, warnings}) and nothing else there', false)
     .option('--dry-run', 'write nothing; show what would change', false)
-    .option('-v, --verbose', 'more detail on stderr', false)
-    .option('-q, --quiet', 'print only errors', false)
-    .option('--config <path>', 'JSON config file (default ./svc-sync.config.json if present)');
+    .option('-v, --verbose', 'list every insert and update on stdout, and each warning on stderr', false)
+    .option('-q, --quiet', 'no progress nor report; errors and what explains a non-zero exit still go to stderr', false)
+    .option('--config <path>', 'JSON config file (default: ./svc-sync.config.json if present)');
   for (const f of SETTING_FLAGS) program.option(f.flag, f.help);
   return program;
 }

@@ -1,5 +1,5 @@
 /** Entry point: runs the program; an error that ends a command gets its exit code and next steps from the model's table. */
-import { CommanderError } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { loadRaw, redact } from '../config/load.js';
 import { EXIT, actionsOf, describeError, exitCodeOf } from '../model/errors.js';
 import { oneLine } from '../config/echo.js';
@@ -31,6 +31,19 @@ function writeJsonError(status: number, name: string, message: string, actions: 
   process.stdout.write(`${JSON.stringify({ status, name, message, exitCode: status, warnings: [], actions }, null, 2)}\n`);
 }
 
+/** `svc-sync` and the subcommand words typed ("svc-sync queue retry"), for pointing to the right help. */
+function commandPath(program: Command, argv: string[]): string {
+  const words = ['svc-sync'];
+  let cmd = program;
+  for (const arg of argv.slice(2)) {
+    const sub = cmd.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
+    if (!sub) continue;
+    words.push(sub.name());
+    cmd = sub;
+  }
+  return words.join(' ');
+}
+
 export async function main(argv: string[]): Promise<number> {
   guardStdio();
   return withStdioStatus(await run(argv));
@@ -48,14 +61,16 @@ async function run(argv: string[]): Promise<number> {
     if (err instanceof CommanderError) {
       // --help and --version end here too, with their own code 0; commander printed its message.
       if (err.exitCode === 0) return EXIT.OK;
-      if (argv.includes('--json')) writeJsonError(EXIT.USAGE, 'UsageError', oneLine(err.message.replace(/^error: /, ''), 300), ['svc-sync --help']);
+      if (argv.includes('--json')) writeJsonError(EXIT.USAGE, 'UsageError', oneLine(err.message.replace(/^error: /, ''), 300), [`${commandPath(program, argv)} --help`]);
       return EXIT.USAGE;
     }
     const status = exitCodeOf(err);
     const message = oneLine(describeError(err, (t) => safeRedact(t, argv)), 1000);
     const json = argv.includes('--json');
     if (json) {
-      writeJsonError(status, err instanceof Error ? err.name : 'Error', message, actionsOf(err).map((a) => safeRedact(a, argv)));
+      // "svc-sync --help" names the help of the command that was run.
+      const actions = actionsOf(err).map((a) => (a === 'svc-sync --help' ? `${commandPath(program, argv)} --help` : a));
+      writeJsonError(status, err instanceof Error ? err.name : 'Error', message, actions.map((a) => safeRedact(a, argv)));
     } else {
       process.stderr.write(`svc-sync: ${message}\n`);
     }

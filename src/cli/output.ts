@@ -24,6 +24,11 @@ export class Output {
     if (!this.opts.quiet) process.stderr.write(`${this.redact(text)}\n`);
   }
 
+  /** A warning that explains a non-zero exit (replay's bad lines, failures under --quiet): never hidden. */
+  warn(text: string): void {
+    process.stderr.write(`${this.redact(text)}\n`);
+  }
+
   verbose(text: string): void {
     if (this.opts.verbose && !this.opts.quiet) process.stderr.write(`${this.redact(text)}\n`);
   }

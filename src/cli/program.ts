@@ -1,8 +1,8 @@
 /** The commander program: global options and one file per command. */
 import { Command } from 'commander';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { oneLine } from '../config/echo.js';
-import { addGlobalOptions } from './globals.js';
+import { addGlobalOptions, CRON_RECIPE } from './globals.js';
 import { objectCommand } from './commands/object.js';
 import { replayCommand } from './commands/replay.js';
 import { syncCommand } from './commands/sync.js';
@@ -12,8 +12,12 @@ import { queueCommand } from './commands/queue.js';
 import { serveCommand } from './commands/serve.js';
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  // dist/src/cli/ when built, src/cli/ when run from source (tests).
+  for (const up of ['../../package.json', '../../../package.json']) {
+    const file = new URL(up, import.meta.url);
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  }
+  return '0.0.0';
 }
 
 export function buildProgram(setExit: (code: number) => void): Command {
@@ -21,6 +25,8 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .description('Keep a Salesforce org an exact, linked mirror of the fundraising platform.')
     .version(version(), '-V, --version')
     .showHelpAfterError('(run svc-sync --help for usage)')
+    // Every subcommand's help lists the global options too: its examples use them.
+    .configureHelp({ showGlobalOptions: true })
     .configureOutput({
       writeOut: (s) => process.stdout.write(s),
       writeErr: (s) => process.stderr.write(s),
@@ -34,7 +40,12 @@ export function buildProgram(setExit: (code: number) => void): Command {
     '\nSettings come from flags, then environment variables, then svc-sync.config.json:\n' +
       '  SVC_API_URL, SVC_API_KEY, SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_LOGIN_URL + SF_CLIENT_ID + SF_CLIENT_SECRET\n' +
       '  (+ SF_USERNAME + SF_PASSWORD, or SF_USERNAME + SF_PRIVATE_KEY_FILE for JWT), SF_API_VERSION.\n' +
-      'Exit codes: 0 all done, 1 some records failed (the rest written), 2 usage or configuration error.',
+      'Exit codes: 0 all done, 1 some records failed (the rest written), 2 usage or configuration error,\n' +
+      '  130 stopped by Ctrl-C, 143 stopped by SIGTERM (run the same command again to resume).\n' +
+      '\nExamples:\n' +
+      '  svc-sync doctor\n' +
+      '  svc-sync --dry-run sync --all\n' +
+      `  ${CRON_RECIPE}`,
   );
   objectCommand(program, setExit);
   replayCommand(program, setExit);
@@ -43,5 +54,14 @@ export function buildProgram(setExit: (code: number) => void): Command {
   doctorCommand(program, setExit);
   serveCommand(program, setExit);
   queueCommand(program, setExit);
+  // A mistake in a subcommand points to that subcommand's own help.
+  const pointToHelp = (cmd: Command, path: string): void => {
+    for (const sub of cmd.commands) {
+      const name = `${path} ${sub.name()}`;
+      sub.showHelpAfterError(`(run ${name} --help for usage)`);
+      pointToHelp(sub, name);
+    }
+  };
+  pointToHelp(program, 'svc-sync');
   return program;
 }

@@ -1,13 +1,15 @@
 /** Shared by object, replay and sync: build the engine (through sync/compose), run it, and hand back a typed result. */
 import { settingsOf } from '../config/load.js';
 import { echo, oneLine } from '../config/echo.js';
-import { ConfigError, EXIT, describeError, exitCodeOf, type ExitCode } from '../model/errors.js';
+import { ConfigError, EXIT, InterruptedError, describeError, exitCodeOf, type ExitCode } from '../model/errors.js';
 import { createDeps, createEngine, type Deps, type SyncEngine } from '../sync/compose.js';
 import { RunReport } from '../sync/report.js';
 import { buildResult, DRY_RUN_NOTICE, type RunResult } from '../sync/result.js';
 import { CsvReport } from './render/csvReport.js';
+import { watchInterrupt } from './interrupt.js';
 import { createProgress } from './render/progress.js';
 import { renderHuman } from './render/tables.js';
+import { outputColumns } from './render/text.js';
 import type { CommandContext, CommandResult } from './runner.js';
 
 export interface RunOptions {
@@ -35,6 +37,23 @@ export interface EngineRun<E extends object> {
   warningsBefore?: string[];
   /** The least exit code the command gives whatever the run does (replay's bad lines: 1), so the --json status is the exit code; a function is asked after the run (bad lines found while reading). */
   minStatus?: ExitCode | (() => ExitCode);
+  /** Where the run keeps its progress (sync's state file), named when it is stopped. */
+  stateFile?: string;
+}
+
+/** A word as a POSIX shell reads it back unchanged. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The one line a stopped run leaves: what was done, where progress is, and the exact command that resumes. */
+function interruptedLine(stop: InterruptedError, report: RunReport, dryRun: boolean, resume: string, stateFile?: string): InterruptedError {
+  const counts = { inserted: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 };
+  for (const c of report.summary.values()) for (const k of Object.keys(counts) as Array<keyof typeof counts>) counts[k] += c[k];
+  const done = Object.entries(counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
+  const saved = dryRun ? 'dry run, nothing was written' : stateFile ? `progress saved in ${stateFile}` : 'what was written stays written';
+  const message = `${stop.message} ${done ? `after ${done}` : 'before any record was done'}; ${saved}; resume with: ${resume}`;
+  return new InterruptedError(stop.signal, message, [resume]);
 }
 
 /**
@@ -46,6 +65,8 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   const batchSize = parseBatchSize(run.opts.batchSize);
   const settings = settingsOf(ctx.raw);
   const progress = createProgress(!globals.json && !globals.quiet);
+  // The first Ctrl-C stops the run cleanly, and says so at once (even with --quiet: it explains the exit).
+  const interrupt = watchInterrupt((line) => progress.announce(`svc-sync: ${line}`));
   const csv = run.opts.report ? new CsvReport(run.opts.report) : undefined;
   const report = new RunReport(csv ? (o) => csv.write(o) : undefined);
   let deps: Deps | undefined;
@@ -53,13 +74,14 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   let stopped: unknown;
   try {
     // Rate-limit waits: in the spinner on a terminal, as a line on stderr otherwise (cron logs).
-    deps = await createDeps(settings, (t) => (progress.live ? progress.note(t) : out.info(t)));
+    deps = await createDeps(settings, (t, until) => (progress.live ? progress.note(t, until) : out.info(t)), interrupt.signal);
     const d = deps;
     const engine = createEngine(d, {
       dryRun: globals.dryRun,
       force: Boolean(run.opts.force),
       strictParents: Boolean(run.opts.strictParents),
       batchSize,
+      stop: interrupt.signal,
       onProgress: (p) => {
         progress.update(p);
         progress.requests(d.source.requests().total, d.sink.calls().total);
@@ -71,9 +93,13 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   } finally {
     progress.stop();
     csv?.close();
+    interrupt.dispose();
   }
+  // A stop at any point, even before the first record, ends with the resume line and 130/143.
+  if (stopped instanceof InterruptedError) stopped = interruptedLine(stopped, report, globals.dryRun, ctx.argv.map(shellWord).join(' '), run.stateFile);
+  if (stopped instanceof InterruptedError && deps === undefined) throw stopped;
   // Nothing was attempted: a configuration or connection problem, reported as such.
-  if (stopped !== undefined && (deps === undefined || (report.records.length === 0 && report.summary.size === 0))) {
+  if (stopped !== undefined && !(stopped instanceof InterruptedError) && (deps === undefined || (report.records.length === 0 && report.summary.size === 0))) {
     throw stopped;
   }
   const result = {
@@ -85,17 +111,21 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   const warnings = [...before, ...report.warnings];
   if (globals.dryRun) warnings.push(DRY_RUN_NOTICE);
   // Exit 2 promises "nothing written": once something was, a stop is a partial run.
-  const stopStatus = (): ExitCode => (report.written > 0 ? EXIT.PARTIAL : Math.max(exitCodeOf(stopped), EXIT.PARTIAL) as ExitCode);
+  const stopStatus = (): ExitCode =>
+    stopped instanceof InterruptedError ? exitCodeOf(stopped) : report.written > 0 ? EXIT.PARTIAL : (Math.max(exitCodeOf(stopped), EXIT.PARTIAL) as ExitCode);
   const minStatus = typeof run.minStatus === 'function' ? run.minStatus() : run.minStatus ?? EXIT.OK;
   const status = Math.max(minStatus, stopped !== undefined ? stopStatus() : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK) as ExitCode;
   const notes = before.map((w) => `warning: ${w}`);
   if (globals.verbose) notes.push(...report.warnings.map((w) => `warning: ${w}`));
   else if (report.warnings.length > 0) notes.push(`${report.warnings.length} warning(s); --verbose lists them`);
+  // --quiet hides the report on stdout, never what explains exit 1: each failure, one line.
+  const alerts = globals.quiet ? result.records.filter((r) => r.action === 'fail').map((r) => `failed: ${r.object} ${r.key} ${r.error?.code ?? 'ERROR'}: ${r.error?.message ?? ''}`) : [];
   return {
     status,
     result,
     warnings,
-    text: renderHuman(result, { verbose: globals.verbose }),
+    alerts,
+    text: renderHuman(result, { verbose: globals.verbose, columns: outputColumns() }),
     notes,
     ...(stopped === undefined ? {} : { stopped }),
   };

@@ -21,6 +21,8 @@ export interface CommandResult<T> {
   text?: string;
   /** Lines on stderr for a person: notices, then `--verbose` detail. */
   notes?: string[];
+  /** Lines on stderr that explain a non-zero exit: shown even with --quiet (not with --json, whose envelope holds them). */
+  alerts?: string[];
   verbose?: string[];
   /** The error that stopped the work part-way: its line on stderr, the next commands to run in `actions`. */
   stopped?: unknown;
@@ -31,14 +33,16 @@ export interface CommandContext {
   /** Settings as given (flags > environment > file); empty for commands that read none. */
   raw: RawSettings;
   out: Output;
+  /** The command line as typed, after `svc-sync` (the resume command of a stopped run). */
+  argv: string[];
 }
 
 export type SetExit = (code: number) => void;
 
-export function commandContext(globals: GlobalOptions, readSettings = true): CommandContext {
+export function commandContext(globals: GlobalOptions, readSettings = true, argv: string[] = []): CommandContext {
   const raw = readSettings ? loadRaw({ flags: settingFlags(globals), configPath: globals.config }) : {};
   const out = new Output({ json: globals.json, quiet: globals.quiet, verbose: globals.verbose }, (t) => redact(t, raw));
-  return { globals, raw, out };
+  return { globals, raw, out, argv: ['svc-sync', ...argv] };
 }
 
 /** Prints a command's result the one way every command does, and gives its exit code. */
@@ -49,6 +53,7 @@ export function render<T>(out: Output, r: CommandResult<T>): ExitCode {
   }
   if (r.text !== undefined) out.result(r.text);
   for (const line of r.notes ?? []) out.info(line);
+  for (const line of r.alerts ?? []) out.warn(line);
   for (const line of r.verbose ?? []) out.verbose(line);
   if (r.stopped !== undefined) out.error(oneLine(describeError(r.stopped, out.redact), 1000));
   return r.status;
@@ -64,6 +69,10 @@ export async function runCommand<T>(
   work: (ctx: CommandContext) => Promise<CommandResult<T>>,
   opts: { readSettings?: boolean } = {},
 ): Promise<void> {
-  const ctx = commandContext(command.optsWithGlobals<GlobalOptions>(), opts.readSettings ?? true);
+  let root = command;
+  while (root.parent) root = root.parent;
+  // commander keeps the whole argv (node, script, then the words typed).
+  const typed = (root as Command & { rawArgs: string[] }).rawArgs.slice(2);
+  const ctx = commandContext(command.optsWithGlobals<GlobalOptions>(), opts.readSettings ?? true, typed);
   setExit(render(ctx.out, await work(ctx)));
 }

@@ -142,9 +142,20 @@ function bool(raw: RawSettings, name: SettingName): boolean {
   throw new ConfigError(`${name}: must be true or false`);
 }
 
+/** The command-line flag of a setting, for those that have one (secrets have none: a command line shows in `ps`). */
+export const FLAG_OF: Partial<Record<SettingName, string>> = {
+  SVC_API_URL: '--api-url',
+  SVC_CONCURRENCY: '--concurrency',
+  SF_INSTANCE_URL: '--instance-url',
+  SF_LOGIN_URL: '--login-url',
+  SF_API_VERSION: '--api-version',
+  SF_BULK_THRESHOLD: '--bulk-threshold',
+};
+
 function required(raw: RawSettings, name: SettingName, why: string): string {
   const v = raw[name];
-  if (v === undefined) throw new ConfigError(`${name} is not set (${why}): set it in the environment or ${DEFAULT_CONFIG_FILE}`);
+  const flag = FLAG_OF[name];
+  if (v === undefined) throw new ConfigError(`${name} is not set (${why}): ${flag ? `give ${flag}, or ` : ''}set it in the environment or ${DEFAULT_CONFIG_FILE}`);
   return v;
 }
 

@@ -118,6 +118,21 @@ export function ownerIdOf<T extends SyncableType>(type: T, record: ApiRecordOf[T
   return rule ? parsePositiveId(getPath({ record }, rule.idPath)) : undefined;
 }
 
+/**
+ * The skip a spec filter decides from the record's own fields alone (a pending donation, a zero
+ * total), or undefined: decided before its parents are fetched or written, so a record that is
+ * left out never causes a parent to be written just for it. The same filter runs in mapRecord.
+ */
+export function filteredOut<T extends SyncableType>(type: T, record: ApiRecordOf[T]): MapResult | undefined {
+  const schema = SCHEMA[type];
+  if (!schema.filters.every((f) => f.path.startsWith('record.'))) return undefined;
+  const entity = entityOf(type, record);
+  const ctx: Context = { record: withId(entity?.record ?? record) };
+  const key = keyFromContext(type, ctx);
+  const reason = key === undefined ? undefined : filterReason(schema, ctx);
+  return key !== undefined && reason !== undefined ? { kind: 'skip', type: schema.type, object: schema.apiName, key, reason } : undefined;
+}
+
 /** Maps an API record of one of the seven fetchable types (nested records: mapNested). */
 export function mapRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T], extras: MapExtras = {}): MapResult {
   const schema = SCHEMA[type];

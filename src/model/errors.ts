@@ -84,9 +84,29 @@ export class ApiLimitError extends SalesforceError {
   }
 }
 
-/** 0 all done; 1 some records failed (the rest written); 2 usage or configuration, nothing written. */
-export const EXIT = { OK: 0, PARTIAL: 1, USAGE: 2 } as const;
+/**
+ * 0 all done; 1 some records failed (the rest written); 2 usage or configuration, nothing written;
+ * 130 / 143 stopped by Ctrl-C (SIGINT) / SIGTERM, the shell's 128 + signal number.
+ */
+export const EXIT = { OK: 0, PARTIAL: 1, USAGE: 2, INTERRUPTED: 130, TERMINATED: 143 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export type StopSignal = 'SIGINT' | 'SIGTERM';
+
+/**
+ * The user stopped the run (Ctrl-C, or SIGTERM from a service manager): no later record is
+ * started. The message says what was done by then; `actions` holds the command that resumes.
+ */
+export class InterruptedError extends Error {
+  override readonly name = 'InterruptedError';
+  constructor(
+    readonly signal: StopSignal,
+    message = `stopped by ${signal === 'SIGINT' ? 'Ctrl-C' : signal}`,
+    readonly actions?: string[],
+  ) {
+    super(message);
+  }
+}
 
 export interface ErrorRule {
   /** What went wrong, in a word (the --json error's `name` stays the class name). */
@@ -114,6 +134,20 @@ export const ERROR_TABLE: readonly ErrorRule[] = [
     describe: (m) => `platform API rejected the key or URL: ${m} (check SVC_API_KEY and SVC_API_URL)`,
   },
   { kind: 'salesforce-auth', matches: (e) => e instanceof SalesforceAuthError, fatal: true, exit: EXIT.USAGE, actions: ['check the SF_* settings', 'svc-sync doctor'] },
+  {
+    kind: 'interrupted',
+    matches: (e) => e instanceof InterruptedError && e.signal === 'SIGINT',
+    fatal: true,
+    exit: EXIT.INTERRUPTED,
+    actions: ['run the same command again: it resumes'],
+  },
+  {
+    kind: 'terminated',
+    matches: (e) => e instanceof InterruptedError && e.signal === 'SIGTERM',
+    fatal: true,
+    exit: EXIT.TERMINATED,
+    actions: ['run the same command again: it resumes'],
+  },
   { kind: 'api-limit', matches: (e) => e instanceof ApiLimitError, fatal: true, exit: EXIT.PARTIAL, actions: ['run the same command again after the 24-hour window rolls over'] },
 ];
 
@@ -130,7 +164,8 @@ export const exitCodeOf = (error: unknown): ExitCode => ruleOf(error).exit;
 
 /** What to run or fix next: the error's own advice, else its kind's. */
 export function actionsOf(error: unknown): string[] {
-  return error instanceof ConfigError && error.actions !== undefined ? [...error.actions] : [...ruleOf(error).actions];
+  const own = error instanceof ConfigError || error instanceof InterruptedError ? error.actions : undefined;
+  return own !== undefined ? [...own] : [...ruleOf(error).actions];
 }
 
 /** The error's own message (a queue's last_error, a record's reason). */

@@ -43,10 +43,11 @@ export interface OwnerPair {
   actionId: number;
 }
 
-/** The engine's progress, after each batch of a type. */
+/** The engine's progress: after each list page (scan), each fetch by id (fetch) and each write batch (write). */
 export interface Progress {
   type: ObjectType;
-  /** Records of this type handled so far in this run. */
+  phase?: 'scan' | 'fetch' | 'write';
+  /** Records of this type scanned, fetched or handled so far in this run (per phase). */
   done: number;
   total?: number;
 }

@@ -47,6 +47,8 @@ export interface PlatformRequestCounts {
   list: number;
   retries: number;
   rateLimitWaits: number;
+  /** Milliseconds the run spent waiting for rate-limit windows (overlapping waits counted once). */
+  waitedMs: number;
 }
 
 export interface RecordSource {

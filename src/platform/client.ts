@@ -6,7 +6,7 @@ import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts, ScanFilter } from '../model/ports.js';
 import { ConfigError, PlatformError } from '../model/errors.js';
 import { createGot, PLATFORM_RETRY, PlatformHttp, shownBaseUrl, type PlatformHooks, type RetryTuning, type SearchParams } from './http.js';
-import { RatePacer, type RateLimitSnapshot } from './rateLimit.js';
+import { RatePacer, stoppableSleep, type RateLimitSnapshot } from './rateLimit.js';
 import { RESOURCES, type ApiRecordOf, type ListPage, type ResourceType } from '../model/apiRecords.js';
 
 /** The API serves at most 100 records per page; fewer pages means fewer requests. */
@@ -36,8 +36,9 @@ export class PlatformClient {
   private readonly http: PlatformHttp;
 
   constructor(settings: PlatformSettings, options: ClientOptions = {}) {
-    const pacer = new RatePacer({ concurrency: settings.concurrency > 0 ? settings.concurrency : 4, onWait: options.hooks?.onWait });
-    this.http = new PlatformHttp(createGot(settings), settings, pacer, options.hooks, { ...PLATFORM_RETRY, ...options.retry });
+    const stop = options.hooks?.stop;
+    const pacer = new RatePacer({ concurrency: settings.concurrency > 0 ? settings.concurrency : 4, onWait: options.hooks?.onWait, ...(stop ? { sleep: stoppableSleep(stop) } : {}) });
+    this.http = new PlatformHttp(createGot(settings, stop), settings, pacer, options.hooks, { ...PLATFORM_RETRY, ...options.retry });
   }
 
   /** Lets a new run send requests again after a 401/403 stopped the previous one. */
@@ -82,7 +83,7 @@ export class PlatformClient {
   }
 
   counts(): PlatformRequestCounts {
-    return { ...this.http.counts, rateLimitWaits: this.http.pacer.waits };
+    return { ...this.http.counts, rateLimitWaits: this.http.pacer.waits, waitedMs: this.http.pacer.waitedMs };
   }
 
   rateLimit(): RateLimitSnapshot {

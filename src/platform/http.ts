@@ -31,6 +31,8 @@ export interface RequestInfo {
 
 export interface PlatformHooks {
   onWait?: OnWait;
+  /** The run's stop signal: a rate-limit wait ends at once when it fires. */
+  stop?: AbortSignal;
   onRequest?: (info: RequestInfo) => void;
 }
 
@@ -61,11 +63,13 @@ export const PLATFORM_RETRY: RetryTuning = {
 export type SearchParams = Record<string, string | number>;
 
 export function emptyRequestCounts(): PlatformRequestCounts {
-  return { total: 0, byId: 0, list: 0, retries: 0, rateLimitWaits: 0 };
+  return { total: 0, byId: 0, list: 0, retries: 0, rateLimitWaits: 0, waitedMs: 0 };
 }
 
-export function createGot(settings: PlatformSettings): Got {
+export function createGot(settings: PlatformSettings, stop?: AbortSignal): Got {
   return got.extend({
+    // A stopped run abandons its requests in flight instead of waiting out a stalled one.
+    ...(stop ? { signal: stop } : {}),
     prefixUrl: `${settings.apiUrl.replace(/\/+$/, '')}/v1`,
     headers: { 'x-api-key': settings.apiKey, accept: 'application/json', 'user-agent': 'svc-sync' },
     // Without a timeout got waits forever on a stalled connection.
@@ -234,6 +238,8 @@ export class PlatformHttp {
       response = await this.got.get(path, searchParams ? { searchParams } : {});
     } catch (error) {
       this.pacer.settle(ticket);
+      // Abandoned because the run was stopped: not the record's failure, never retried.
+      if (this.hooks.stop?.aborted) throw this.hooks.stop.reason;
       const failure = networkFailure(error, this.settings.timeoutMs);
       const failed = new PlatformError(failure.kind, 'GET', shown, undefined, failure.message);
       return failure.retryable ? { kind: 'transient', status: undefined, error: failed } : { kind: 'final', status: undefined, error: failed };

@@ -56,6 +56,26 @@ export interface PacerTicket {
   readonly seq: number;
 }
 
+/** A sleep that ends early, rejecting with the signal's reason, when the run is stopped (a wait can last a minute). */
+export function stoppableSleep(signal: AbortSignal): (ms: number) => Promise<void> {
+  return (ms) =>
+    new Promise((resolve, reject) => {
+      if (signal.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, Math.max(0, ms));
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+}
+
 function headerNumber(headers: IncomingHttpHeaders, name: string): number | undefined {
   const raw = headers[name];
   const value = Array.isArray(raw) ? raw[0] : raw;
@@ -95,6 +115,8 @@ export class RatePacer {
   private snapshotValue: RateLimitSnapshot = {};
   /** Distinct waits announced (one per pause, however many requests were held by it). */
   waits = 0;
+  /** Time announced as waited, each stretch counted once however many requests it held. */
+  waitedMs = 0;
 
   constructor(options: PacerOptions) {
     this.limiter = pLimit(Math.max(1, options.concurrency));
@@ -205,7 +227,12 @@ export class RatePacer {
   private announce(until: number, reason: WaitReason, now: number): void {
     // Many requests share one pause; the user hears about it once.
     if (until <= this.announcedUntil) return;
+    this.waitedMs += until - Math.max(now, this.announcedUntil);
+    // Concurrent requests refused together (429s a few ms apart) extend the running pause a
+    // little each: still one pause, one line.
+    const extendsRunning = now < this.announcedUntil && until - this.announcedUntil < 2_000;
     this.announcedUntil = until;
+    if (extendsRunning) return;
     this.waits += 1;
     const seconds = Math.max(1, Math.ceil((until - now) / 1000));
     this.onWait?.({ seconds, reason, message: describeWait(seconds, reason) });

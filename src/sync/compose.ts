@@ -19,11 +19,12 @@ export interface Deps {
 }
 
 /** Notes for a person ("rate limited: resuming in 42 s"), as one line each. */
-export type OnNote = (text: string) => void;
+export type OnNote = (text: string, until?: number) => void;
 
 /** The two sides one run needs: a platform source (its own record cache) and a connected Salesforce sink. */
-export async function createDeps(settings: Settings, onNote: OnNote = () => undefined): Promise<Deps> {
-  const source = createPlatformSource(settings.platform, { onWait: (w) => onNote(describeWait(w.seconds, w.reason)) });
+export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal): Promise<Deps> {
+  // A wait's end, so a live view can count down to it.
+  const source = createPlatformSource(settings.platform, { onWait: (w) => onNote(describeWait(w.seconds, w.reason), Date.now() + w.seconds * 1000), ...(stop ? { stop } : {}) });
   const sink = await SalesforceSink.connect(settings.salesforce);
   return { source, sink };
 }

@@ -4,7 +4,7 @@
  * writer.ts), and reports every per-record outcome to a RunReport; it never prints.
  */
 import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
-import { mapNested, mapRecord, ownerIdOf, parentRef, type MapExtras } from '../mapping/map.js';
+import { filteredOut, mapNested, mapRecord, ownerIdOf, parentRef, type MapExtras } from '../mapping/map.js';
 import { LEVEL, SCHEMA } from '../mapping/schema.js';
 import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
 import type { ApiRecordOf, ApiUser } from '../model/apiRecords.js';
@@ -27,6 +27,8 @@ export interface EngineOptions {
   /** Records of one type that go through the pipeline together (bounds memory on large sets). */
   batchSize: number;
   onProgress?: (p: Progress) => void;
+  /** The user asked to stop: no new batch or request starts; the signal's reason is thrown. */
+  stop?: AbortSignal;
 }
 
 export interface ScanHooks {
@@ -48,6 +50,8 @@ export class SyncEngine {
   private readonly owners: OwnerPair[] = [];
   private readonly cache = new RecordCache();
   private readonly done = new Map<ObjectType, number>();
+  /** Ids fetched so far per type (the fetch phase's progress). */
+  private readonly fetched = new Map<ObjectType, number>();
   /** Progress totals: ids asked for, or the scanned list's total_entries. */
   private readonly totals = new Map<ObjectType, number>();
   private readonly writer: RecordWriter;
@@ -81,6 +85,7 @@ export class SyncEngine {
       const ids = [...(byType.get(type) ?? [])].filter((id) => this.report.outcomeOf(keyFor(type, id)) === undefined);
       if (ids.length > 0) this.totals.set(type, ids.length);
       for (let i = 0; i < ids.length; i += this.opts.batchSize) {
+        this.checkStop();
         const records = await this.fetch(type, ids.slice(i, i + this.opts.batchSize), true, opts.changedSince);
         await this.processRecords(type, records);
       }
@@ -91,8 +96,13 @@ export class SyncEngine {
   async syncScan(types: readonly SyncableType[], filter: ScanFilter, hooks: ScanHooks = {}): Promise<void> {
     for (const type of SYNC_ORDER.filter((t) => types.includes(t))) {
       let buffer: ApiRecordOf[SyncableType][] = [];
+      let scanned = 0;
       for await (const page of this.source.scan(type, { ...filter, fromPage: hooks.startPage?.(type) ?? 1 })) {
+        // A stop between pages: the pages up to the last pageDone are saved, the rest is scanned again on resume.
+        this.checkStop();
         this.totals.set(type, page.totalEntries);
+        scanned += page.records.length;
+        this.opts.onProgress?.({ type, phase: 'scan', done: scanned, total: page.totalEntries });
         this.reportFailures(type, page.failed, true);
         buffer.push(...page.records);
         if (buffer.length >= this.opts.batchSize) {
@@ -107,8 +117,16 @@ export class SyncEngine {
   }
 
   /** Fetches records; 404s and failures become outcomes (when reported) and cache misses. */
+  private checkStop(): void {
+    this.opts.stop?.throwIfAborted();
+  }
+
   private async fetch<T extends SyncableType>(type: T, ids: number[], report: boolean, changedSince?: string): Promise<ApiRecordOf[T][]> {
+    this.checkStop();
     const res = await this.source.fetch(type, ids, changedSince === undefined ? {} : { updatedAfter: changedSince });
+    const fetched = (this.fetched.get(type) ?? 0) + ids.length;
+    this.fetched.set(type, fetched);
+    this.opts.onProgress?.({ type, phase: 'fetch', done: fetched, ...(report ? { total: this.totals.get(type) } : {}) });
     const object = SCHEMA[type].apiName;
     for (const id of res.notFound) {
       const key = keyFor(type, id);
@@ -131,8 +149,20 @@ export class SyncEngine {
     }
   }
 
-  private async processRecords<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<void> {
-    if (records.length === 0) return;
+  private async processRecords<T extends SyncableType>(type: T, all: ApiRecordOf[T][]): Promise<void> {
+    if (all.length === 0) return;
+    // Records a filter leaves out on their own fields are skipped before any parent is looked at.
+    const early: MapResult[] = [];
+    const records: ApiRecordOf[T][] = [];
+    for (const record of all) {
+      const skip = filteredOut(type, record);
+      if (skip) early.push(skip);
+      else records.push(record);
+    }
+    if (records.length === 0) {
+      await this.writeResults(type, early);
+      return;
+    }
     // Each record's parent once: ensured first, then read back for the target's reference.
     const parentOf = new Map(records.map((r) => [r, parentRef(type, r)] as const));
     await this.ensureParents([...parentOf.values()].filter((p): p is ParentRef => p !== null));
@@ -153,7 +183,7 @@ export class SyncEngine {
       }
       return mapRecord(type, record, extras);
     });
-    await this.writeResults(type, results);
+    await this.writeResults(type, [...early, ...results]);
     if (rules.nested) await this.writeNested(type, rules.nested.type, records);
   }
 
@@ -275,9 +305,10 @@ export class SyncEngine {
         this.unlinked(type, { object: schema.apiName, key: m.key, parent: null, reason: m.parentProblem }, `no parent: ${m.parentProblem}`, skipped, warnings);
       }
       const records = linked.records.filter((r) => !skipped.has(recordKey(r)));
+      this.checkStop();
       await this.writer.write(schema, records, warnings);
     }
     this.done.set(type, (this.done.get(type) ?? 0) + results.length);
-    this.opts.onProgress?.({ type, done: this.done.get(type) ?? 0, total: this.totals.get(type) });
+    this.opts.onProgress?.({ type, phase: 'write', done: this.done.get(type) ?? 0, total: this.totals.get(type) });
   }
 }

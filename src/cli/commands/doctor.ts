@@ -13,7 +13,8 @@ import { runCommand, type SetExit } from '../runner.js';
 export function doctorCommand(program: Command, setExit: SetExit): void {
   program
     .command('doctor')
-    .description('check that SVC_API_URL is the platform API and the key works (one request) and that the org has every object and field, with compatible types, writable by the connected user')
+    .description('check the platform API key (one request) and that the org has every object and field, with compatible types, writable by the connected user')
+    .addHelpText('after', '\nExamples:\n  svc-sync doctor\n  svc-sync doctor --json --instance-url https://example.my.salesforce.com')
     .action((_opts: unknown, c: Command) =>
       runCommand(c, setExit, async (ctx) => {
         const { platformError, findings, actions, requests } = await checkSetup(platformSettings(ctx.raw), salesforceSettings(ctx.raw));

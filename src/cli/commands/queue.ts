@@ -10,7 +10,8 @@ export function queueCommand(program: Command, setExit: SetExit): void {
   const queue = program
     .command('queue')
     .description('show the webhook queue: pending, failed (with last error) and done counts')
-    .option('--queue <path>', 'queue database (SVC_QUEUE_PATH, default .svc-sync/queue.db)')
+    .option('--queue <path>', 'queue database (env SVC_QUEUE_PATH, default: .svc-sync/queue.db)')
+    .addHelpText('after', '\nExamples:\n  svc-sync queue\n  svc-sync queue --json --queue /srv/svc-sync/queue.db\n  svc-sync queue retry')
     .action((opts: { queue?: string }, c: Command) =>
       runCommand(c, setExit, async (ctx) => {
         const file = opts.queue ?? webhookSettings(ctx.raw).queuePath;
@@ -31,6 +32,7 @@ export function queueCommand(program: Command, setExit: SetExit): void {
   queue
     .command('retry')
     .description('queue failed events again, due now')
+    .addHelpText('after', '\nExample:\n  svc-sync queue retry --queue /srv/svc-sync/queue.db')
     .action((_o: unknown, c: Command) =>
       runCommand(c, setExit, async (ctx) => {
         const file = c.optsWithGlobals<{ queue?: string }>().queue ?? webhookSettings(ctx.raw).queuePath;

@@ -45,7 +45,8 @@ export function replayCommand(program: Command, setExit: SetExit): void {
         for (; shown < stats.badLines.length; shown++) {
           const text = describeBad(stats.badLines[shown] as BadLine);
           if (ctx.globals.json) warnings.push(text);
-          else ctx.out.info(`warning: ${text}`);
+          // Even with --quiet: bad lines explain exit 1.
+          else ctx.out.warn(`warning: ${text}`);
         }
       };
       // The first chunk is read before connecting: a file with no valid line is a usage error (exit 2).
@@ -73,7 +74,7 @@ export function replayCommand(program: Command, setExit: SetExit): void {
           if (notListed > 0) {
             const text = `${notListed} more bad lines not listed (only the first ${MAX_LISTED_BAD_LINES} are)`;
             if (ctx.globals.json) warnings.push(text);
-            else ctx.out.info(`warning: ${text}`);
+            else ctx.out.warn(`warning: ${text}`);
           }
           return {
             input: { records, duplicates: stats.lines - records, badLines: stats.badLines, ...(notListed > 0 ? { badLinesNotListed: notListed } : {}) },

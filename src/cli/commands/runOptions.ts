@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { CLI_BATCH_SIZE } from '../runSync.js';
 
 /** Options of every command that runs the engine (object, replay, sync). */
 export function addRunOptions(cmd: Command): Command {
@@ -6,5 +7,5 @@ export function addRunOptions(cmd: Command): Command {
     .option('--force', 'write records even when Salesforce already holds the same values')
     .option('--strict-parents', 'skip records whose parent cannot be found, instead of writing them unlinked')
     .option('--report <file>', 'write every per-record outcome as CSV to this file')
-    .option('--batch-size <n>', 'records of one type processed together (bounds memory)', undefined);
+    .addOption(new Option('--batch-size <n>', 'records of one type processed together (bounds memory)').default(String(CLI_BATCH_SIZE), String(CLI_BATCH_SIZE)));
 }

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { ConfigError } from '../../model/errors.js';
 import { echo } from '../../config/echo.js';
 import { probePlatformApi } from '../../sync/compose.js';
@@ -33,13 +33,13 @@ export function serveCommand(program: Command, setExit: SetExit): void {
   program
     .command('serve')
     .description('receive the platform\'s webhooks: store each event durably, then sync in coalesced batches')
-    .option('--port <n>', 'port to listen on', String(DEFAULT_SERVE.port))
+    .addOption(new Option('--port <n>', 'port to listen on').default(String(DEFAULT_SERVE.port), String(DEFAULT_SERVE.port)))
     .option('--host <addr>', 'address to listen on', DEFAULT_SERVE.host)
     .option('--path <path>', 'URL path the platform posts to', DEFAULT_SERVE.path)
-    .option('--queue <path>', 'queue database (SVC_QUEUE_PATH, default .svc-sync/queue.db)')
-    .option('--batch-size <n>', 'most distinct records one worker batch syncs (default 500)')
-    .option('--settle <seconds>', `gather events this long after the first pending one, then start a batch when the platform budget allows (SVC_SETTLE_S, default ${DEFAULT_SETTLE_S}; 0: at once)`)
-    .option('--application <name...>', 'sync only events of these applications (the fundraising platform\'s name); others are answered 200 and recorded ignored. Default: every application')
+    .option('--queue <path>', 'queue database (env SVC_QUEUE_PATH, default: .svc-sync/queue.db)')
+    .option('--batch-size <n>', 'most distinct records one worker batch syncs (default: 500)')
+    .option('--settle <seconds>', `gather events this long after the first pending one, then start a batch when the platform budget allows, 0: at once (env SVC_SETTLE_S, default: ${DEFAULT_SETTLE_S})`)
+    .option('--application <name...>', 'sync only events of these applications (the fundraising platform\'s name); others are answered 200 and recorded ignored (default: every application)')
     .addHelpText('after', '\nThe platform posts to http://HOST:PORT/webhooks/<SVC_WEBHOOK_SECRET> (or with an X-Webhook-Secret header).\nSIGTERM stops accepting, finishes the batch in flight and exits.\n\nExample:\n  SVC_WEBHOOK_SECRET=... svc-sync serve --port 8080')
     .action((opts: ServeCommandOptions, c: Command) =>
       runCommand(c, setExit, async (ctx) => {

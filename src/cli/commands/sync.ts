@@ -6,7 +6,7 @@ import { StateFile } from '../../sync/state.js';
 import { requirePlatformApi } from '../../sync/compose.js';
 import { platformSettings } from '../../config/load.js';
 import { echo } from '../../config/echo.js';
-import type { GlobalOptions } from '../globals.js';
+import { CRON_RECIPE, type GlobalOptions } from '../globals.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { runEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
@@ -50,7 +50,7 @@ export function syncCommand(program: Command, setExit: SetExit): void {
     .option('--state <path>', 'state file for resume and watermark', DEFAULT_STATE_FILE)
     .addHelpText(
       'after',
-      '\nWithout --since or --all, continues from each type\'s watermark (the start of the last completed run that scanned it);\nan interrupted run with the same scope resumes where it stopped; records that failed are synced again by id next time.\n\nExamples:\n  svc-sync sync --all\n  svc-sync sync --since 2026-11-01T00:00:00Z --types donations\n  */15 * * * *  cd /srv/svc-sync && svc-sync sync --json --quiet >> sync.log 2>&1',
+      `\nWithout --since or --all, continues from each type\'s watermark (the start of the last completed run that scanned it);\nan interrupted run with the same scope resumes where it stopped; records that failed are synced again by id next time.\n\nExamples:\n  svc-sync sync --all\n  svc-sync sync --since 2026-11-01T00:00:00Z --types donations\n  ${CRON_RECIPE}`,
     );
   addRunOptions(cmd).action(async (opts: SyncOptions, c: Command) => {
     if (opts.since !== undefined && opts.all) throw new ConfigError('--since and --all: give one of them, not both');
@@ -63,6 +63,7 @@ export function syncCommand(program: Command, setExit: SetExit): void {
       return runEngine(ctx, {
         command: 'sync',
         opts,
+        stateFile: opts.state,
         body: async (engine) => {
           // A wrong base URL would make every list look empty or every record deleted: stop first (exit 2).
           await requirePlatformApi(platformSettings(ctx.raw));

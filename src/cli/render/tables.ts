@@ -1,62 +1,153 @@
-/** Human output: the dry-run diff table, the per-object summary, failures and missing parents. */
-import Table from 'cli-table3';
+/**
+ * Human output, built for an 80-column terminal and 100,000-record runs: the per-object summary
+ * first, then updates one compact block each, skips and missing parents grouped by reason with
+ * counts and a few example keys, and every failure. Inserts are counts (listed with --verbose).
+ * `--json` and `--report` keep every record; this is what a person reads.
+ */
+import type { ObjectCounts, RecordOutcome } from '../../model/outcomes.js';
 import type { RunResult } from '../../sync/result.js';
 import { DRY_RUN_NOTICE } from '../../sync/result.js';
-import { shorten } from './text.js';
+import { fit, shorten, wrap } from './text.js';
 
-const table = (head: string[]): Table.Table => new Table({ head, style: { head: [], border: [] }, wordWrap: false });
+export interface HumanOptions {
+  verbose: boolean;
+  /** Width to fit: the terminal's, 80 when not a terminal. */
+  columns: number;
+}
 
-export function diffTable(result: RunResult): string {
-  const t = table(['object', 'key', 'action', 'changes / reason']);
-  for (const r of result.records) {
-    let detail = '';
-    if (r.action === 'update' && r.changes) {
-      detail = Object.entries(r.changes)
-        .map(([f, c]) => `${f}: ${shorten(c.from, 30)} -> ${shorten(c.to, 30)}`)
-        .join('\n');
-      if (r.reason) detail = `${r.reason}\n${detail}`;
-    } else if (r.action === 'skip') detail = r.reason ?? '';
-    else if (r.action === 'fail') detail = `${r.error?.code ?? ''} ${r.error?.message ?? ''}`.trim();
-    if (r.warnings?.length) detail = [detail, ...r.warnings.map((w) => `warning: ${w}`)].filter(Boolean).join('\n');
-    t.push([r.object, r.key, r.action, detail || '']);
+/** Update blocks shown without --verbose: enough to read, never a screen of thousands. */
+export const UPDATES_SHOWN = 20;
+/** Example keys per group of skips or missing parents. */
+export const EXAMPLES = 3;
+
+const COUNT_COLUMNS: Array<[keyof ObjectCounts, string]> = [
+  ['inserted', 'inserted'],
+  ['updated', 'updated'],
+  ['unchanged', 'unchanged'],
+  ['skipped', 'skipped'],
+  ['failed', 'failed'],
+];
+
+const n = (v: number): string => v.toLocaleString('en-US');
+
+/** The per-object summary: objects with any record, and a total row; never wider than needed. */
+export function summaryTable(result: RunResult, columns: number): string {
+  const rows = Object.entries(result.summary).filter(([, c]) => COUNT_COLUMNS.some(([k]) => c[k] > 0));
+  if (rows.length === 0) return 'No records.';
+  const total = { inserted: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 } as ObjectCounts;
+  for (const [, c] of rows) for (const [k] of COUNT_COLUMNS) total[k] += c[k];
+  const body: string[][] = rows.map(([object, c]) => [object, ...COUNT_COLUMNS.map(([k]) => n(c[k]))]);
+  if (rows.length > 1) body.push(['total', ...COUNT_COLUMNS.map(([k]) => n(total[k]))]);
+  const head = ['object', ...COUNT_COLUMNS.map(([, h]) => h)];
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+  const line = (cells: string[]): string => fit(cells.map((c, i) => (i === 0 ? c.padEnd(widths[0]!) : c.padStart(widths[i]!))).join('  '), columns);
+  return [line(head), ...body.map(line)].join('\n');
+}
+
+/** One block per updated record: its key, then each changed field as old -> new, cut to the width. */
+function updateBlocks(updates: RecordOutcome[], opts: HumanOptions): string[] {
+  const shown = opts.verbose ? updates : updates.slice(0, UPDATES_SHOWN);
+  const out: string[] = [`Updates (${n(updates.length)}):`];
+  for (const r of shown) {
+    out.push(fit(`  ${r.object} ${r.key}${r.reason ? `  (${r.reason})` : ''}`, opts.columns));
+    const fields = Object.entries(r.changes ?? {});
+    const nameWidth = Math.min(24, Math.max(0, ...fields.map(([f]) => f.length)));
+    // What is left of the line after the indent, the name and " -> ", shared by both values.
+    const room = Math.max(10, Math.floor((opts.columns - 4 - nameWidth - 2 - 4) / 2));
+    for (const [field, c] of fields) {
+      out.push(fit(`    ${field.padEnd(nameWidth)}  ${shorten(c.from, room)} -> ${shorten(c.to, room)}`, opts.columns));
+    }
   }
-  return result.records.length === 0 ? 'No changes: Salesforce already holds every value.' : t.toString();
+  if (shown.length < updates.length) out.push(wrap(`  … ${n(updates.length - shown.length)} more: --verbose lists them all; --json and --report FILE keep every record`, opts.columns, '    '));
+  return out;
 }
 
-export function summaryTable(result: RunResult): string {
-  const t = table(['object', 'inserted', 'updated', 'unchanged', 'skipped', 'failed']);
-  for (const [object, c] of Object.entries(result.summary)) {
-    if (c.inserted + c.updated + c.unchanged + c.skipped + c.failed === 0) continue;
-    t.push([object, c.inserted, c.updated, c.unchanged, c.skipped, c.failed]);
+/** Keys inside a reason ("action Action_7 was not written") would make every reason its own group. */
+const groupReason = (reason: string): string => reason.replace(/\b([A-Z][A-Za-z]*)_\d+(?:\.\d+)?\b/g, '$1_*');
+
+interface Group {
+  object: string;
+  reason: string;
+  count: number;
+  examples: string[];
+}
+
+function groupBy(items: Array<{ object: string; reason: string; example: string }>): Group[] {
+  const groups = new Map<string, Group>();
+  for (const it of items) {
+    const reason = groupReason(it.reason);
+    const id = `${it.object}\u0000${reason}`;
+    const g = groups.get(id) ?? { object: it.object, reason, count: 0, examples: [] };
+    g.count += 1;
+    if (g.examples.length < EXAMPLES) g.examples.push(it.example);
+    groups.set(id, g);
   }
-  return t.length === 0 ? 'No records.' : t.toString();
+  return [...groups.values()].sort((a, b) => b.count - a.count || a.object.localeCompare(b.object));
 }
 
-export function failuresTable(result: RunResult): string | undefined {
-  const failed = result.records.filter((r) => r.action === 'fail');
-  if (failed.length === 0) return undefined;
-  const t = table(['object', 'key', 'error', 'message']);
-  for (const r of failed) t.push([r.object, r.key, r.error?.code ?? '', shorten(r.error?.message ?? '', 100)]);
-  return t.toString();
+function groupLines(title: string, groups: Group[], total: number, columns: number): string[] {
+  const out = [`${title} (${n(total)}), by reason:`];
+  const countWidth = Math.max(...groups.map((g) => n(g.count).length));
+  for (const g of groups) {
+    out.push(fit(`  ${n(g.count).padStart(countWidth)}  ${g.object}: ${g.reason}`, columns));
+    const more = g.count > g.examples.length ? ', …' : '';
+    out.push(fit(`  ${' '.repeat(countWidth)}    e.g. ${g.examples.join(', ')}${more}`, columns));
+  }
+  return out;
 }
 
-export function missingParentsTable(result: RunResult): string | undefined {
-  if (result.missingParents.length === 0) return undefined;
-  const t = table(['object', 'key', 'missing parent', 'reason']);
-  for (const m of result.missingParents) t.push([m.object, m.key, m.parent ?? '(none)', shorten(m.reason, 100)]);
-  return t.toString();
+function failureLines(failed: RecordOutcome[], columns: number): string[] {
+  const out = [`Failures (${n(failed.length)}):`];
+  for (const r of failed) out.push(fit(`  ${r.object} ${r.key}  ${r.error?.code ?? 'ERROR'}: ${(r.error?.message ?? '').replace(/\s+/g, ' ')}`, columns));
+  return out;
 }
 
-export function renderHuman(result: RunResult, opts: { verbose: boolean }): string {
-  const out: string[] = [];
-  if (result.dryRun) out.push(diffTable(result), '', DRY_RUN_NOTICE);
-  else if (opts.verbose) out.push(diffTable(result));
-  out.push(summaryTable(result));
-  out.push(`requests: platform ${result.requests.platform}, salesforce ${result.requests.salesforce}`);
-  const failures = failuresTable(result);
-  if (failures) out.push('Failures:', failures);
-  const missing = missingParentsTable(result);
-  if (missing) out.push('Missing parents:', missing);
-  if (result.stopped) out.push(`Stopped early: ${result.stopped}`);
-  return out.join('\n');
+/** Keys of the inserted records per object, wrapped to the width (--verbose only). */
+function insertLines(inserts: RecordOutcome[], columns: number): string[] {
+  const out = [`Inserts (${n(inserts.length)}):`];
+  const byObject = new Map<string, string[]>();
+  for (const r of inserts) byObject.set(r.object, [...(byObject.get(r.object) ?? []), r.key]);
+  for (const [object, keys] of byObject) {
+    let line = `  ${object}:`;
+    for (const key of keys) {
+      if (line.length + key.length + 2 > columns) {
+        out.push(line.replace(/,$/, ','));
+        line = '   ';
+      }
+      line += ` ${key},`;
+    }
+    out.push(line.replace(/,$/, ''));
+  }
+  return out;
+}
+
+/** The requests line: per side, with the platform's rate-limit waits when there were any. */
+export function requestsLine(result: RunResult): string {
+  const p = result.requests.platformByKind;
+  const waits = p.rateLimitWaits > 0 ? ` (${n(p.rateLimitWaits)} rate-limit wait${p.rateLimitWaits === 1 ? '' : 's'}${p.waitedMs ? `, ${Math.round(p.waitedMs / 1000)} s waited` : ''})` : '';
+  return `requests: platform ${n(result.requests.platform)}${waits}, salesforce ${n(result.requests.salesforce)}`;
+}
+
+export function renderHuman(result: RunResult, opts: HumanOptions): string {
+  const sections: string[][] = [];
+  sections.push([summaryTable(result, opts.columns), fit(requestsLine(result), opts.columns)]);
+  const by = (action: RecordOutcome['action']): RecordOutcome[] => result.records.filter((r) => r.action === action);
+  const inserts = by('insert');
+  if (opts.verbose && inserts.length > 0) sections.push(insertLines(inserts, opts.columns));
+  const updates = by('update');
+  if (updates.length > 0) sections.push(updateBlocks(updates, opts));
+  const skips = by('skip');
+  if (skips.length > 0) {
+    const groups = groupBy(skips.map((r) => ({ object: r.object, reason: r.reason ?? 'no reason given', example: r.key })));
+    sections.push(groupLines('Skipped', groups, skips.length, opts.columns));
+  }
+  const failed = by('fail');
+  if (failed.length > 0) sections.push(failureLines(failed, opts.columns));
+  if (result.missingParents.length > 0) {
+    const groups = groupBy(result.missingParents.map((m) => ({ object: m.object, reason: m.reason, example: `${m.key} -> ${m.parent ?? '(none)'}` })));
+    sections.push(groupLines('Missing parents', groups, result.missingParents.length, opts.columns));
+  }
+  if (result.dryRun) sections.push([wrap(DRY_RUN_NOTICE, opts.columns)]);
+  if (result.stopped) sections.push([wrap(`Stopped early: ${result.stopped}`, opts.columns, '  ')]);
+  return sections.map((s) => s.join('\n')).join('\n\n');
 }

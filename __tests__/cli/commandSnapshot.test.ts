@@ -1,0 +1,45 @@
+/**
+ * The command surface (commands, arguments, options, defaults) is frozen in command-snapshot.json.
+ * A deliberate change: `npm run snapshot:update`, then review and commit the file with the change.
+ */
+import { expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import path from 'node:path';
+import { packageRoot } from '../../fixtures/cli.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { commandSurface } from '../../src/cli/surface.js';
+
+const FILE = path.join(packageRoot(), 'command-snapshot.json');
+
+it('matches command-snapshot.json (npm run snapshot:update after a deliberate change)', () => {
+  const surface = commandSurface(buildProgram(() => undefined));
+  const text = `${JSON.stringify(surface, null, 2)}\n`;
+  if (process.env.SVC_SYNC_UPDATE_SNAPSHOT === '1') fs.writeFileSync(FILE, text);
+  const frozen = fs.existsSync(FILE) ? fs.readFileSync(FILE, 'utf8') : '(no command-snapshot.json: run npm run snapshot:update)';
+  expect(text).toBe(frozen);
+});
+
+it('every command has an example, and every option of a value states its default or its variable where it has one', () => {
+  const program = buildProgram(() => undefined);
+  const all = [program, ...program.commands, ...program.commands.flatMap((c) => c.commands)];
+  for (const cmd of all) {
+    let help = '';
+    cmd.configureOutput({ writeOut: (s) => (help += s), writeErr: () => undefined });
+    cmd.outputHelp();
+    expect({ command: cmd.name(), example: /\nExamples?:\n {2}\S/.test(help) }).toEqual({ command: cmd.name(), example: true });
+    // Numeric defaults read as numbers, never quoted.
+    expect(help).not.toMatch(/default: "\d+"/);
+    if (cmd !== program) expect({ command: cmd.name(), globals: help.includes('Global Options:') && help.includes('--dry-run') }).toEqual({ command: cmd.name(), globals: true });
+  }
+  let syncHelp = '';
+  const sync = program.commands.find((c) => c.name() === 'sync')!;
+  sync.configureOutput({ writeOut: (s) => (syncHelp += s) });
+  sync.outputHelp();
+  expect(syncHelp).toMatch(/--batch-size <n>[\s\S]*\(default: 5000\)/);
+  expect(syncHelp).toMatch(/--bulk-threshold <n>[\s\S]*SF_BULK_THRESHOLD/);
+  // One cron recipe: the JSON log gets stdout only.
+  expect(syncHelp).toContain('svc-sync sync --json --quiet >> /var/log/svc-sync.jsonl');
+  expect(syncHelp).not.toContain('2>&1');
+  const readme = fs.readFileSync(path.join(packageRoot(), 'README.md'), 'utf8');
+  expect(readme).toContain('svc-sync sync --json --quiet >> /var/log/svc-sync.jsonl');
+});
