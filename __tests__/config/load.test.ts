@@ -47,7 +47,7 @@ describe('settings sources', () => {
     fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), '{ not json');
     expect(errorOf(() => loadRaw({ cwd, env: {} })).message).toMatch(/svc-sync\.config\.json: not valid JSON$/);
     fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify({ SVC_API_UR: 'x' }));
-    expect(errorOf(() => loadRaw({ cwd, env: {} })).message).toMatch(/unknown setting SVC_API_UR/);
+    expect(errorOf(() => loadRaw({ cwd, env: {} })).message).toMatch(/unknown setting "SVC_API_UR"/);
   });
 });
 
@@ -73,7 +73,7 @@ describe('validation', () => {
     expect(salesforceSettings({ SF_LOGIN_URL: 'http://l/', SF_CLIENT_ID: 'c', SF_CLIENT_SECRET: 's' }).loginUrl).toBe('http://l');
     expect(salesforceSettings({ SF_CLIENT_ID: 'c', SF_CLIENT_SECRET: 's' }).loginUrl).toBe('https://login.salesforce.com');
     expect(errorOf(() => salesforceSettings({ SF_CLIENT_ID: 'c' })).message).toMatch(/^SF_CLIENT_SECRET is not set/);
-    expect(errorOf(() => salesforceSettings({ SF_LOGIN_URL: 'http://l', SF_CLIENT_ID: 'c', SF_USERNAME: 'u', SF_PRIVATE_KEY_FILE: '/no/such.key' })).message).toMatch(/SF_PRIVATE_KEY_FILE: \/no\/such\.key does not exist/);
+    expect(errorOf(() => salesforceSettings({ SF_LOGIN_URL: 'http://l', SF_CLIENT_ID: 'c', SF_USERNAME: 'u', SF_PRIVATE_KEY_FILE: '/no/such.key' })).message).toMatch(/SF_PRIVATE_KEY_FILE: "\/no\/such\.key" does not exist/);
   });
 
   it('has the documented defaults', () => {
@@ -88,7 +88,7 @@ describe('validation', () => {
   it('never puts a secret in an error message', () => {
     const secret = 'sk live with space';
     const e = errorOf(() => platformSettings({ SVC_API_URL: 'http://x', SVC_API_KEY: secret }));
-    expect(e.message).toBe('SVC_API_KEY: contains white space');
+    expect(e.message).toBe("SVC_API_KEY: contains white space; set it again without it");
     expect(e.message).not.toContain('live');
   });
 });
@@ -118,5 +118,90 @@ describe('the PostgreSQL queue settings', () => {
     const raw = { SVC_QUEUE_URL: 'postgres://svc:p%40ss-w0rd@db.internal/svc' };
     expect(redact('could not connect to postgres://svc:p%40ss-w0rd@db.internal/svc (p@ss-w0rd)', raw)).toBe('could not connect to postgres://svc:***@db.internal/svc (***)');
     expect(maskQueueUrl('postgres://svc:p%40ss-w0rd@db.internal/svc?sslmode=require')).toBe('postgres://svc:***@db.internal/svc?sslmode=require');
+  });
+});
+
+describe('secrets at load time', () => {
+  const base = { SVC_API_URL: 'http://127.0.0.1:1', SF_INSTANCE_URL: 'http://127.0.0.1:2' };
+  it.each([
+    ['SF_ACCESS_TOKEN', '00DTOKEN-7c6b\r\nX-Evil: 1', 'line break'],
+    ['SF_ACCESS_TOKEN', '00DTOKEN 7c6b', 'white space'],
+    ['SF_CLIENT_SECRET', 'secret\twith-tab', 'line break or another control character'],
+    ['SF_PASSWORD', 'pass\u0000word', 'control character'],
+  ])('%s with %j is refused, naming the setting and not the value', (name, value, what) => {
+    const raw = { ...base, SVC_API_KEY: 'k-123456', SF_ACCESS_TOKEN: 'tok-abcdef', [name]: value };
+    const e = errorOf(() => salesforceSettings(raw));
+    expect(e.message).toContain(name);
+    expect(e.message).toContain(what);
+    for (const part of value.split(/[\s\u0000]+/)) expect(e.message).not.toContain(part);
+  });
+
+  it('the webhook secret and the API key are refused with a line break too', () => {
+    expect(errorOf(() => settingsOf(loadRaw({ cwd: tmp(), env: { ...TOKEN_ENV, SVC_WEBHOOK_SECRET: 'hook-secret\n' + 'x' } }))).message).toMatch(/^SVC_WEBHOOK_SECRET: contains a line break/);
+    expect(errorOf(() => platformSettings({ SVC_API_URL: 'http://x', SVC_API_KEY: 'key\r\nX-Evil: 1' })).message).toMatch(/^SVC_API_KEY: contains a line break/);
+  });
+
+  it('a password may hold spaces', () => {
+    const s = salesforceSettings({ SF_CLIENT_ID: 'client-id', SF_CLIENT_SECRET: 'client-secret', SF_USERNAME: 'u@x', SF_PASSWORD: 'correct horse battery', SF_LOGIN_URL: 'https://login.example.com' });
+    expect(s.password).toBe('correct horse battery');
+  });
+
+  it('Salesforce URLs with a user name or password are refused without echoing them', () => {
+    const e = errorOf(() => salesforceSettings({ SF_CLIENT_ID: 'client-id', SF_CLIENT_SECRET: 'client-secret', SF_LOGIN_URL: 'https://admin:hunter2hunter2@login.example.com' }));
+    expect(e.message).toMatch(/^SF_LOGIN_URL: must not hold a user name or password/);
+    expect(e.message).not.toContain('hunter2');
+    expect(e.message).not.toContain('admin');
+  });
+
+  it('a config file saved with a UTF-8 byte order mark is read', () => {
+    const cwd = tmp();
+    fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), `\uFEFF${JSON.stringify(TOKEN_ENV)}`);
+    expect(settingsOf(loadRaw({ cwd, env: {} })).platform.apiUrl).toBe('http://127.0.0.1:1');
+  });
+
+  it('a config key named after a prototype member is an unknown setting, quoted and bounded', () => {
+    const cwd = tmp();
+    fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), '{"constructor": "x"}');
+    expect(errorOf(() => loadRaw({ cwd, env: {} })).message).toMatch(/unknown setting "constructor"/);
+    fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify({ [`A\nforged line ${'x'.repeat(5000)}`]: 'x' }));
+    const message = errorOf(() => loadRaw({ cwd, env: {} })).message;
+    expect(message).not.toContain('\n');
+    expect(message).toContain('\\nforged line');
+    expect(message.length).toBeLessThan(700);
+  });
+});
+
+describe('redact: whole secrets, any form, tables kept aligned', () => {
+  const raw = { SVC_API_KEY: 'wrong', SF_ACCESS_TOKEN: '00DTOKEN-7c6b\r\nX-Evil: 1', SF_CLIENT_SECRET: 'cs-0123456789', SF_LOGIN_URL: 'https://admin:pa%24%24word@login.example.com' };
+
+  it('masks a multi-line secret whole, line by line, and JSON-escaped', () => {
+    expect(redact('Bearer 00DTOKEN-7c6b\r\nX-Evil: 1 refused', raw)).toBe('Bearer <SF_ACCESS_TOKEN> refused');
+    // Whatever cut the text to its first line: the fragment alone is masked too.
+    expect(redact('Bearer 00DTOKEN-7c6b\r', raw)).toBe('Bearer <SF_ACCESS_TOKEN>\r');
+    expect(redact(JSON.stringify({ message: 'Bearer 00DTOKEN-7c6b\r\nX-Evil: 1' }), raw)).toBe('{"message":"Bearer <SF_ACCESS_TOKEN>"}');
+    expect(redact('second line: X-Evil: 1', raw)).toBe('second line: <SF_ACCESS_TOKEN>');
+  });
+
+  it('ignores values shorter than 8 characters and matches whole occurrences only', () => {
+    expect(redact('wrong_type: the key was wrong', raw)).toBe('wrong_type: the key was wrong');
+    expect(redact('secret cs-0123456789 but not cs-0123456789ab', raw)).toBe('secret <SF_CLIENT_SECRET> but not cs-0123456789ab');
+    expect(redact('url-encoded cs-0123456789&x=1', raw)).toBe('url-encoded <SF_CLIENT_SECRET>&x=1');
+  });
+
+  it('masks the user name and password of any URL', () => {
+    expect(redact('cannot reach https://admin:pa%24%24word@login.example.com/services/oauth2/token', raw)).toBe('cannot reach https://<credentials>@login.example.com/services/oauth2/token');
+    expect(redact('password pa$$word was refused', { SF_LOGIN_URL: 'https://admin:pa%24%24word1@login.example.com' })).toBe('password pa$$word was refused');
+    expect(redact('password pa$$word1 was refused', { SF_LOGIN_URL: 'https://admin:pa%24%24word1@login.example.com' })).toBe('password <SF_LOGIN_URL credentials> was refused');
+  });
+
+  it('a secret inside a table row keeps the columns aligned', () => {
+    const secret = 'sk_live_0123456789abcdef';
+    const row = `│ Svc_Donation__c │ ${secret} │ wrong_type │`;
+    const out = redact(`┌─┐\n${row}\n└─┘`, { SVC_API_KEY: secret, SF_CLIENT_SECRET: 'short-12' });
+    const masked = out.split('\n')[1] ?? '';
+    expect(masked).not.toContain(secret);
+    expect(masked).toContain('<SVC_API_KEY>');
+    expect(masked.length).toBe(row.length);
+    expect(redact(`│ short-12 │`, { SF_CLIENT_SECRET: 'short-12' })).toBe('│ ******** │');
   });
 });

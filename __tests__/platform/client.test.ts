@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { checkApiKey, PlatformClient } from '../../src/platform/client.js';
+import { checkPlatform, PlatformClient } from '../../src/platform/client.js';
 import { PlatformError } from '../../src/model/errors.js';
 import { createPlatformSource } from '../../src/platform/source.js';
-import type { FakePlatform } from '../../fixtures/platform/server.js';
-import { isoSeconds, type Site } from '../../fixtures/platform/site.js';
+import { startFakePlatform, type FakePlatform } from '../../fixtures/platform/server.js';
+import { PLATFORM_RETRY } from '../../src/platform/http.js';
+import { generateSite, isoSeconds, type Site } from '../../fixtures/platform/site.js';
 import { API_KEY, FAST_RETRY, settingsFor, startWith } from './helpers.js';
 
 let fake: FakePlatform;
@@ -132,12 +133,12 @@ describe('errors', () => {
     expect(fake.requests.total).toBe(1);
   });
 
-  it('checkApiKey makes exactly one request and reports the outcome', async () => {
+  it('checkPlatform makes exactly one request and reports the outcome', async () => {
     fake.resetCounts();
-    const good = await checkApiKey(settingsFor(fake));
+    const good = await checkPlatform(settingsFor(fake));
     expect(good.ok).toBe(true);
     expect(fake.requests.total).toBe(1);
-    const bad = await checkApiKey(settingsFor(fake, { apiKey: 'nope' }));
+    const bad = await checkPlatform(settingsFor(fake, { apiKey: 'nope' }));
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.error.kind).toBe('auth');
     expect(fake.requests.total).toBe(2);
@@ -175,5 +176,27 @@ describe('resumed scans', () => {
       { page: 3, totalPages: 3, totalEntries: served.length },
     ]);
     expect(fake.requests.list.donations).toBe(2);
+  });
+});
+
+describe('a 404 is "gone" only in the platform\'s own shape', () => {
+  it.each(['html', 'empty', 'json'] as const)('a %s 404 from something else is a not_platform failure, retried, naming the URL', async (answer) => {
+    const otherSite = generateSite({ seed: 3, segments: 1, projectsPerSegment: 1, teamsPerProject: 0, companiesPerProject: 0, actionsPerParent: 0, donations: 2, newsletterSubscriptions: 0 });
+    const other = { site: otherSite, fake: await startFakePlatform({ site: otherSite, apiKey: API_KEY, unknownPaths: answer }) };
+    try {
+      const settings = { ...settingsFor(other.fake), apiUrl: `${other.fake.url}/typo` };
+      const source = createPlatformSource(settings, {}, FAST_RETRY);
+      const id = other.site.donation[0].id;
+      const result = await source.fetch('donation', [id]);
+      expect(result.notFound).toEqual([]);
+      const error = result.failed.get(id);
+      expect(error).toMatchObject({ kind: 'not_platform', status: 404 });
+      expect(error?.apiMessage).toContain(`${other.fake.url}/typo/v1/donations/${id}`);
+      expect(other.fake.requests.total).toBe(1 + PLATFORM_RETRY.retries);
+      const check = await checkPlatform(settings);
+      expect(check).toMatchObject({ ok: false, notPlatform: true });
+    } finally {
+      await other.fake.close();
+    }
   });
 });

@@ -24,7 +24,7 @@ describe('sync state file', () => {
     expect(() => new StateFile(file).read()).toThrow(ConfigError);
     expect(() => new StateFile(file).read()).toThrow(/state\.json: not valid JSON/);
     fs.writeFileSync(file, JSON.stringify({ version: 1, run: { startedAt: 'x', since: null, types: ['users'], completed: [], pagesDone: {} } }));
-    expect(() => new StateFile(file).read()).toThrow(/not a svc-sync state file/);
+    expect(() => new StateFile(file).read()).toThrow(/run\.startedAt must be an ISO 8601 date-time/);
   });
 
   it('sets the watermark a few minutes before the run started', () => {

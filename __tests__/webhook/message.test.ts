@@ -53,7 +53,8 @@ describe('parseWebhookBody', () => {
     ['text object_id', FORM, 'object_type=Donation&object_id=abc&event_type=a.update&application=K', 'object_id must be a positive integer'],
     ['no event_type', FORM, 'object_type=Donation&object_id=1&application=K', 'event_type is missing'],
     ['blank application', FORM, 'object_type=Donation&object_id=1&event_type=a.update&application=%20', 'application is empty'],
-    ['bad site_id', FORM, 'object_type=Donation&object_id=1&event_type=a.update&application=K&site_id=x', 'site_id must be an integer'],
+    ['bad site_id', FORM, 'object_type=Donation&object_id=1&event_type=a.update&application=K&site_id=x', 'site_id must be a positive integer'],
+    ['a site_id of -1', JSON_TYPE, '{"object_type":"Donation","object_id":1,"event_type":"donations.update","application":"K","site_id":-1}', 'site_id must be a positive integer'],
   ])('rejects %s with a precise reason', (_name, type, body, reason) => {
     expect(reasonOf(type, body)).toContain(reason);
   });
@@ -107,5 +108,21 @@ describe('classifyEvent', () => {
     const options = { applications: ['kentaa'] };
     expect(classifyEvent(msg('Donation', 'donations.update', 4, 'Kentaa'), options).kind).toBe('sync');
     expect(classifyEvent(msg('Donation', 'donations.update', 4, 'Collection'), options)).toEqual({ kind: 'ignored', reason: 'application Collection is not synced' });
+  });
+});
+
+describe('names of Object.prototype in a webhook', () => {
+  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])('object_type %s is an unmirrored type, never a prototype member', (objectType) => {
+    expect(classifyEvent(msg(objectType, 'donations.update'))).toEqual({ kind: 'ignored', reason: `object type ${objectType} is not mirrored` });
+  });
+
+  it('form fields named after prototype members are read as plain fields', () => {
+    const r = parseWebhookBody(FORM, '__proto__=x&constructor=y&object_type=Donation&object_id=3&event_type=donations.update&application=K');
+    expect(r).toEqual({ ok: true, message: { objectType: 'Donation', objectId: 3, eventType: 'donations.update', application: 'K' } });
+  });
+
+  it('a JSON field named "reason" is a field, not a parse failure', () => {
+    const r = parseWebhookBody(JSON_TYPE, JSON.stringify({ reason: 'forged', object_type: 'Donation', object_id: 3, event_type: 'donations.update', application: 'K' }));
+    expect(r.ok).toBe(true);
   });
 });

@@ -130,7 +130,8 @@ describe('worker', () => {
     // Now with the loop: the backoff elapses, the retries run, donation 1 succeeds on its third try.
     const segmentFixed = new RecordingProcessor((ref) => (ref.type === 'donation' && failuresLeft-- > 0 ? { ref, status: 'failed', reason: 'again' } : { ref, status: 'done' }));
     worker = startWorker({ queue: q, processor: segmentFixed, pollMs: 10, gatherMs: 0 });
-    await eventually(() => q.counts().failed === 0 && q.counts().pending === 0, 'failures retried to completion');
+    // Done counted too: between a claim and its outcome an event is neither pending nor failed.
+    await eventually(() => q.counts().failed === 0 && q.counts().pending === 0 && q.counts().done === 4, 'failures retried to completion');
     expect(q.counts()).toMatchObject({ done: 4, skipped: 1, failed: 0 });
     const db = new Database(tmp?.db ?? '', { readonly: true });
     const attempts = db.prepare('SELECT ref_type, ref_id, attempts, status, outcome, reason FROM events ORDER BY id').all();

@@ -2,7 +2,9 @@
 import { CommanderError, type Command } from 'commander';
 import { loadRaw, redact } from '../config/load.js';
 import { EXIT, actionsOf, describeError, exitCodeOf } from '../model/errors.js';
+import { oneLine } from '../config/echo.js';
 import { buildProgram } from './program.js';
+import { guardStdio, withStdioStatus } from './stdio.js';
 
 /** The --config file named on the command line, read before commander has parsed anything. */
 function configPathOf(argv: string[]): string | undefined {
@@ -43,6 +45,11 @@ function commandPath(program: Command, argv: string[]): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  guardStdio();
+  return withStdioStatus(await run(argv));
+}
+
+async function run(argv: string[]): Promise<number> {
   let code: number = EXIT.OK;
   const program = buildProgram((c) => {
     code = c;
@@ -54,11 +61,11 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof CommanderError) {
       // --help and --version end here too, with their own code 0; commander printed its message.
       if (err.exitCode === 0) return EXIT.OK;
-      if (argv.includes('--json')) writeJsonError(EXIT.USAGE, 'UsageError', err.message.replace(/^error: /, ''), [`${commandPath(program, argv)} --help`]);
+      if (argv.includes('--json')) writeJsonError(EXIT.USAGE, 'UsageError', oneLine(err.message.replace(/^error: /, ''), 300), [`${commandPath(program, argv)} --help`]);
       return EXIT.USAGE;
     }
     const status = exitCodeOf(err);
-    const message = safeRedact(describeError(err), argv);
+    const message = oneLine(describeError(err, (t) => safeRedact(t, argv)), 1000);
     const json = argv.includes('--json');
     if (json) {
       // "svc-sync --help" names the help of the command that was run.

@@ -11,7 +11,7 @@ export interface OutputOptions {
 export class Output {
   constructor(
     readonly opts: OutputOptions,
-    private readonly redact: (text: string) => string = (t) => t,
+    readonly redact: (text: string) => string = (t) => t,
   ) {}
 
   /** Human result text on stdout (not with --json or --quiet). */

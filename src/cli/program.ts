@@ -1,6 +1,7 @@
 /** The commander program: global options and one file per command. */
 import { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
+import { oneLine } from '../config/echo.js';
 import { addGlobalOptions, CRON_RECIPE } from './globals.js';
 import { objectCommand } from './commands/object.js';
 import { replayCommand } from './commands/replay.js';
@@ -27,7 +28,12 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .showHelpAfterError('(run svc-sync --help for usage)')
     // Every subcommand's help lists the global options too: its examples use them.
     .configureHelp({ showGlobalOptions: true })
-    .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) })
+    .configureOutput({
+      writeOut: (s) => process.stdout.write(s),
+      writeErr: (s) => process.stderr.write(s),
+      // Commander's errors quote the argument they refuse: escaped and bounded like every other echo.
+      outputError: (s, write) => write(`${oneLine(s.replace(/\n$/, ''), 300)}\n`),
+    })
     .exitOverride();
   addGlobalOptions(program);
   program.addHelpText(

@@ -1,5 +1,6 @@
 /** Shared by object, replay and sync: build the engine (through sync/compose), run it, and hand back a typed result. */
 import { settingsOf } from '../config/load.js';
+import { echo, oneLine } from '../config/echo.js';
 import { ConfigError, EXIT, InterruptedError, describeError, exitCodeOf, type ExitCode } from '../model/errors.js';
 import { createDeps, createEngine, type Deps, type SyncEngine } from '../sync/compose.js';
 import { RunReport } from '../sync/report.js';
@@ -23,7 +24,7 @@ export const CLI_BATCH_SIZE = 5000;
 
 export function parseBatchSize(raw: string | undefined): number {
   if (raw === undefined) return CLI_BATCH_SIZE;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) throw new ConfigError(`--batch-size: must be a whole number from 1 to 100000, got ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) throw new ConfigError(`--batch-size: must be a whole number from 1 to 100000, got ${echo(raw)}`);
   return Number(raw);
 }
 
@@ -105,7 +106,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     ...buildResult(run.command, globals.dryRun, report, deps!.source.requests(), deps!.sink.calls()),
     ...(extra ?? ({} as E)),
   } as RunResult<E>;
-  if (stopped !== undefined) result.stopped = describeError(stopped);
+  if (stopped !== undefined) result.stopped = oneLine(describeError(stopped, ctx.out.redact), 1000);
   const before = run.warningsBefore ?? [];
   const warnings = [...before, ...report.warnings];
   if (globals.dryRun) warnings.push(DRY_RUN_NOTICE);

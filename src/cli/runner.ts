@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { loadRaw, redact, type RawSettings } from '../config/load.js';
+import { oneLine } from '../config/echo.js';
 import { actionsOf, describeError, type ExitCode } from '../model/errors.js';
 import { settingFlags, type GlobalOptions } from './globals.js';
 import { Output } from './output.js';
@@ -54,7 +55,7 @@ export function render<T>(out: Output, r: CommandResult<T>): ExitCode {
   for (const line of r.notes ?? []) out.info(line);
   for (const line of r.alerts ?? []) out.warn(line);
   for (const line of r.verbose ?? []) out.verbose(line);
-  if (r.stopped !== undefined) out.error(describeError(r.stopped));
+  if (r.stopped !== undefined) out.error(oneLine(describeError(r.stopped, out.redact), 1000));
   return r.status;
 }
 

@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isPostgresUrl, maskQueueUrl, queueUrlPasswords } from './queueUrl.js';
 import { ConfigError } from '../model/errors.js';
+import { echo } from './echo.js';
+import { secretMasker, type Secret } from './redact.js';
 import type { PlatformSettings, SalesforceSettings, Settings, WebhookSettings } from './settings.js';
 
 export const SETTING_NAMES = [
@@ -37,6 +39,15 @@ export type SettingName = (typeof SETTING_NAMES)[number];
 
 export const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set(['SVC_API_KEY', 'SF_ACCESS_TOKEN', 'SF_CLIENT_SECRET', 'SF_PASSWORD', 'SVC_WEBHOOK_SECRET']);
 
+/** Settings holding a URL: their user name and password, if any, are masked in every message. */
+export const URL_SETTINGS: ReadonlySet<SettingName> = new Set(['SVC_API_URL', 'SF_INSTANCE_URL', 'SF_LOGIN_URL']);
+
+const SETTING_SET: ReadonlySet<string> = new Set(SETTING_NAMES);
+
+function isSettingName(name: string): name is SettingName {
+  return SETTING_SET.has(name);
+}
+
 export const DEFAULT_CONFIG_FILE = 'svc-sync.config.json';
 export const DEFAULT_API_VERSION = '62.0';
 export const DEFAULT_QUEUE_PATH = '.svc-sync/queue.db';
@@ -56,20 +67,21 @@ export function readConfigFile(explicitPath: string | undefined, cwd = process.c
   }
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    // Windows editors save UTF-8 with a byte order mark, which JSON.parse refuses.
+    data = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch {
     throw new ConfigError(`config file ${file}: not valid JSON`);
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(`config file ${file}: must be a JSON object`);
   const out: RawSettings = {};
   for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
-    if (!(SETTING_NAMES as readonly string[]).includes(k)) {
-      throw new ConfigError(`config file ${file}: unknown setting ${k} (known: ${SETTING_NAMES.join(', ')})`);
+    if (!isSettingName(k)) {
+      throw new ConfigError(`config file ${file}: unknown setting ${echo(k, 40)} (known: ${SETTING_NAMES.join(', ')})`);
     }
     if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
       throw new ConfigError(`config file ${file}: ${k} must be a string, number or boolean`);
     }
-    out[k as SettingName] = String(v);
+    out[k] = String(v);
   }
   return out;
 }
@@ -95,6 +107,28 @@ function url(raw: RawSettings, name: SettingName): string | undefined {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name}: must be an http(s) URL`);
   return v.replace(/\/+$/, '');
+}
+
+/** Salesforce URLs never carry credentials, and fetch refuses a URL that does. */
+function urlWithoutCredentials(raw: RawSettings, name: SettingName): string | undefined {
+  const v = url(raw, name);
+  if (v !== undefined) {
+    const u = new URL(v);
+    if (u.username !== '' || u.password !== '') throw new ConfigError(`${name}: must not hold a user name or password (Salesforce logins use SF_USERNAME and SF_PASSWORD)`);
+  }
+  return v;
+}
+
+/**
+ * Tokens, keys and secrets are single words: white space or a control character is a copy-paste
+ * accident (a line break taken along), and would be sent as is in a header. Passwords may hold spaces.
+ */
+function secretValue(raw: RawSettings, name: SettingName, spacesAllowed = false): string | undefined {
+  const v = raw[name];
+  if (v === undefined) return undefined;
+  if (/[\u0000-\u001f\u007f]/.test(v)) throw new ConfigError(`${name}: contains a line break or another control character; set it again without it`);
+  if (!spacesAllowed && /\s/.test(v)) throw new ConfigError(`${name}: contains white space; set it again without it`);
+  return v;
 }
 
 function int(raw: RawSettings, name: SettingName, def: number, min: number, max: number): number {
@@ -131,8 +165,7 @@ function required(raw: RawSettings, name: SettingName, why: string): string {
 
 export function platformSettings(raw: RawSettings): PlatformSettings {
   const apiUrl = url(raw, 'SVC_API_URL') ?? required(raw, 'SVC_API_URL', 'the platform base URL');
-  const apiKey = required(raw, 'SVC_API_KEY', 'the platform API key');
-  if (/\s/.test(apiKey)) throw new ConfigError('SVC_API_KEY: contains white space');
+  const apiKey = secretValue(raw, 'SVC_API_KEY') ?? required(raw, 'SVC_API_KEY', 'the platform API key');
   return {
     apiUrl,
     apiKey,
@@ -155,13 +188,13 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
   const usage = raw.SF_MAX_API_USAGE === undefined ? 0.9 : Number(raw.SF_MAX_API_USAGE);
   if (!Number.isFinite(usage) || usage <= 0 || usage > 1) throw new ConfigError('SF_MAX_API_USAGE: must be a share from 0 to 1, such as 0.9');
   const s: SalesforceSettings = {
-    instanceUrl: url(raw, 'SF_INSTANCE_URL'),
-    accessToken: raw.SF_ACCESS_TOKEN,
-    loginUrl: url(raw, 'SF_LOGIN_URL'),
-    clientId: raw.SF_CLIENT_ID,
-    clientSecret: raw.SF_CLIENT_SECRET,
+    instanceUrl: urlWithoutCredentials(raw, 'SF_INSTANCE_URL'),
+    accessToken: secretValue(raw, 'SF_ACCESS_TOKEN'),
+    loginUrl: urlWithoutCredentials(raw, 'SF_LOGIN_URL'),
+    clientId: secretValue(raw, 'SF_CLIENT_ID'),
+    clientSecret: secretValue(raw, 'SF_CLIENT_SECRET'),
     username: raw.SF_USERNAME,
-    password: raw.SF_PASSWORD,
+    password: secretValue(raw, 'SF_PASSWORD', true),
     privateKeyFile: raw.SF_PRIVATE_KEY_FILE,
     apiVersion,
     bulkThreshold: int(raw, 'SF_BULK_THRESHOLD', 2000, 1, 10_000_000),
@@ -178,7 +211,7 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
     throw new ConfigError('Salesforce connection is not configured: set SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_CLIENT_ID + SF_CLIENT_SECRET (and SF_LOGIN_URL for a My Domain or sandbox)');
   }
   if (oauth && !token && !s.loginUrl) s.loginUrl = DEFAULT_LOGIN_URL;
-  if (s.privateKeyFile && !fs.existsSync(s.privateKeyFile)) throw new ConfigError(`SF_PRIVATE_KEY_FILE: ${s.privateKeyFile} does not exist`);
+  if (s.privateKeyFile && !fs.existsSync(s.privateKeyFile)) throw new ConfigError(`SF_PRIVATE_KEY_FILE: ${echo(s.privateKeyFile)} does not exist`);
   return s;
 }
 
@@ -197,7 +230,7 @@ export function settleSeconds(value: string, name: string): number {
 
 export function webhookSettings(raw: RawSettings): WebhookSettings {
   const settleMs = raw.SVC_SETTLE_S === undefined ? DEFAULT_SETTLE_S * 1000 : settleSeconds(raw.SVC_SETTLE_S, 'SVC_SETTLE_S');
-  const s: WebhookSettings = { secret: raw.SVC_WEBHOOK_SECRET, queuePath: raw.SVC_QUEUE_PATH ?? DEFAULT_QUEUE_PATH, settleMs };
+  const s: WebhookSettings = { secret: secretValue(raw, 'SVC_WEBHOOK_SECRET'), queuePath: raw.SVC_QUEUE_PATH ?? DEFAULT_QUEUE_PATH, settleMs };
   const url = raw.SVC_QUEUE_URL?.trim();
   if (url) {
     if (!isPostgresUrl(url)) throw new ConfigError(`SVC_QUEUE_URL ${JSON.stringify(maskQueueUrl(url))}: must be a postgres:// or postgresql:// URL`);
@@ -239,15 +272,40 @@ export function settingsOf(raw: RawSettings): Settings {
   return { platform: platformSettings(raw), salesforce: salesforceSettings(raw), webhook: webhookSettings(raw) };
 }
 
-/** Replaces every configured secret value in a text, so no message can leak one. */
-export function redact(text: string, raw: RawSettings): string {
-  let out = text;
+/** The secrets to mask: the secret settings, and the user name and password of every URL setting. */
+export function secretsOf(raw: RawSettings): Secret[] {
+  const out: Secret[] = [];
   for (const name of SECRET_SETTINGS) {
     const v = raw[name];
-    if (v && v.length >= 4) out = out.split(v).join(`<${name}>`);
+    if (v !== undefined) out.push({ name, value: v });
   }
+  for (const name of URL_SETTINGS) {
+    const v = raw[name];
+    if (v === undefined || !URL.canParse(v)) continue;
+    const u = new URL(v);
+    for (const part of [u.username, u.password]) {
+      if (part === '') continue;
+      out.push({ name: `${name} credentials`, value: part });
+      try {
+        out.push({ name: `${name} credentials`, value: decodeURIComponent(part) });
+      } catch {
+        // Not percent-encoded: the raw form above is the one that can appear.
+      }
+    }
+  }
+  return out;
+}
+
+/** One masker per settings object: built on first use, reused for every message after. */
+const maskers = new WeakMap<RawSettings, (text: string) => string>();
+
+/** Replaces every configured secret value in a text, so no message can leak one. */
+export function redact(text: string, raw: RawSettings): string {
+  let mask = maskers.get(raw);
+  if (mask === undefined) maskers.set(raw, (mask = secretMasker(secretsOf(raw))));
   // The queue URL is shown (masked); its password never is.
+  let out = text;
   for (const p of queueUrlPasswords(raw.SVC_QUEUE_URL)) if (p.length >= 1) out = out.split(`:${p}@`).join(':***@');
   for (const p of queueUrlPasswords(raw.SVC_QUEUE_URL)) if (p.length >= 4) out = out.split(p).join('***');
-  return out;
+  return mask(out);
 }

@@ -1,4 +1,5 @@
 /** What jsforce and node-fetch throw, turned into the model's Salesforce errors. */
+import { oneLine } from '../config/echo.js';
 import { ApiLimitError, SalesforceAuthError, SalesforceError } from '../model/errors.js';
 
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'ENETDOWN', 'ENETUNREACH', 'EHOSTDOWN', 'UND_ERR_SOCKET', 'EAI_AGAIN']);
@@ -10,7 +11,9 @@ export function isTransientCode(code: string): boolean {
     code === 'SERVER_UNAVAILABLE' ||
     code === 'NETWORK_ERROR' ||
     code === 'CONCURRENT_REQUEST_LIMIT' ||
-    /^ERROR_HTTP_(502|503|504)$/.test(code)
+    // Salesforce's internal failure (HTTP 500): upserts on an external id and queries are safe to repeat.
+    code === 'UNKNOWN_EXCEPTION' ||
+    /^ERROR_HTTP_(500|502|503|504)$/.test(code)
   );
 }
 
@@ -38,6 +41,10 @@ export function toSalesforceError(err: unknown): SalesforceError {
   }
   if (code === 'INVALID_SESSION_ID') {
     return new SalesforceAuthError('the Salesforce session is invalid or expired, and no credentials are configured to renew it (set SF_CLIENT_ID/SF_CLIENT_SECRET, a username and password, or a JWT key)');
+  }
+  if (code === 'UNKNOWN_EXCEPTION' || /^ERROR_HTTP_5\d\d$/.test(code)) {
+    // Said plainly: a bare "An unexpected error occurred" could come from anywhere.
+    return new SalesforceError(code, `Salesforce answered with an internal error (${code})${message ? `: ${oneLine(message, 300)}` : ''}`);
   }
   if (code === 'INVALID_FIELD' && /No such column/i.test(message)) {
     // A deployed field that field-level security hides looks exactly like a missing one.

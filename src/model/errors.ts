@@ -19,7 +19,12 @@ export class ConfigError extends Error {
   }
 }
 
-export type PlatformErrorKind = 'not_found' | 'auth' | 'bad_request' | 'rate_limited' | 'server' | 'network' | 'timeout' | 'invalid_response';
+/**
+ * not_found: the platform's own not-found answer (the record is gone). not_platform: a 404 in
+ * any other shape (an HTML page, an empty body, foreign JSON): the URL does not reach the API,
+ * which says nothing about the record.
+ */
+export type PlatformErrorKind = 'not_found' | 'not_platform' | 'auth' | 'bad_request' | 'rate_limited' | 'server' | 'network' | 'timeout' | 'invalid_response';
 
 export class PlatformError extends Error {
   override readonly name = 'PlatformError';
@@ -181,9 +186,13 @@ export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** One line for a person: what the table says the error means, or the message's first line. */
-export function describeError(error: unknown): string {
+/**
+ * One line for a person: what the table says the error means, or the message's first line.
+ * Secrets are masked (`redact`) before the text is cut: a secret cut at a line break would no
+ * longer match its mask.
+ */
+export function describeError(error: unknown, redact: (text: string) => string = (t) => t): string {
   const rule = ruleOf(error);
-  if (rule.describe) return rule.describe(messageOf(error));
-  return error instanceof Error ? (error.message.split('\n')[0] ?? String(error)) : String(error);
+  const text = rule.describe ? rule.describe(messageOf(error)) : messageOf(error);
+  return redact(text).split(/\r?\n/)[0] ?? '';
 }

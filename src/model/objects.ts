@@ -34,15 +34,16 @@ export interface ObjectRef {
   id: number;
 }
 
-const ALIASES: Record<string, SyncableType> = {
-  segment: 'segment',
-  project: 'project',
-  company: 'company',
-  team: 'team',
-  action: 'action',
-  donation: 'donation',
-  newslettersubscription: 'newsletter_subscription',
-};
+/** A Map, not an object literal: outside input must not reach Object.prototype ("constructor"). */
+const ALIASES: ReadonlyMap<string, SyncableType> = new Map([
+  ['segment', 'segment'],
+  ['project', 'project'],
+  ['company', 'company'],
+  ['team', 'team'],
+  ['action', 'action'],
+  ['donation', 'donation'],
+  ['newslettersubscription', 'newsletter_subscription'],
+]);
 
 /**
  * Accepts the singular, plural, snake, kebab and Pascal forms used by the API, the webhooks and
@@ -50,5 +51,5 @@ const ALIASES: Record<string, SyncableType> = {
  */
 export function parseObjectType(input: string): SyncableType | undefined {
   const flat = input.trim().toLowerCase().replace(/[-_\s]/g, '');
-  return ALIASES[flat] ?? ALIASES[flat.replace(/s$/, '')] ?? ALIASES[flat.replace(/ies$/, 'y')];
+  return ALIASES.get(flat) ?? ALIASES.get(flat.replace(/s$/, '')) ?? ALIASES.get(flat.replace(/ies$/, 'y'));
 }

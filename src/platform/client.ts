@@ -4,8 +4,8 @@
  */
 import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts, ScanFilter } from '../model/ports.js';
-import { PlatformError } from '../model/errors.js';
-import { createGot, PLATFORM_RETRY, PlatformHttp, type PlatformHooks, type RetryTuning, type SearchParams } from './http.js';
+import { ConfigError, PlatformError } from '../model/errors.js';
+import { createGot, PLATFORM_RETRY, PlatformHttp, shownBaseUrl, type PlatformHooks, type RetryTuning, type SearchParams } from './http.js';
 import { RatePacer, stoppableSleep, type RateLimitSnapshot, type SharedBudget } from './rateLimit.js';
 import { RESOURCES, type ApiRecordOf, type ListPage, type ResourceType } from '../model/apiRecords.js';
 
@@ -98,21 +98,42 @@ export class PlatformClient {
   }
 }
 
-export type ApiKeyCheck =
+export type PlatformCheck =
   | { ok: true; rateLimit: RateLimitSnapshot }
-  | { ok: false; error: PlatformError };
+  /** notPlatform: something answered, but not the platform's API (a wrong SVC_API_URL). */
+  | { ok: false; notPlatform: boolean; error: PlatformError; message: string };
+
+/** What a wrong base URL answers: any 404 or redirect on the list route, or a body that is not its envelope. */
+function isNotPlatform(error: PlatformError): boolean {
+  if (error.kind === 'not_found' || error.kind === 'not_platform' || error.kind === 'invalid_response') return true;
+  return error.status !== undefined && error.status >= 300 && error.status < 400;
+}
 
 /**
- * For `svc-sync doctor`: exactly one request (no retry, no wait) that needs a valid key:
- * the first segment of the list.
+ * One cheap request that only the platform's API answers correctly: the first segment of the
+ * list. `doctor` reports the outcome; `sync` and `serve` stop before doing anything when the base
+ * URL is not the API, since every record would otherwise fail (or, worse, look deleted).
  */
-export async function checkApiKey(settings: PlatformSettings): Promise<ApiKeyCheck> {
-  const client = new PlatformClient(settings, { retry: { retries: 0, rateLimitRetries: 0 } });
+export async function checkPlatform(settings: PlatformSettings, retry: Partial<RetryTuning> = { retries: 0, rateLimitRetries: 0 }): Promise<PlatformCheck> {
+  const client = new PlatformClient(settings, { retry });
   try {
     await client.listPage('segment', 1, 1);
     return { ok: true, rateLimit: client.rateLimit() };
   } catch (error) {
-    if (error instanceof PlatformError) return { ok: false, error };
-    throw error;
+    if (!(error instanceof PlatformError)) throw error;
+    const notPlatform = isNotPlatform(error);
+    const message = notPlatform
+      ? `SVC_API_URL ${shownBaseUrl(settings.apiUrl)} is not the platform's API: ${error.method} ${error.path} answered ${error.status === undefined ? '' : `${error.status} `}(${error.apiMessage}); give the API's base URL, without /v1`
+      : error.message;
+    return { ok: false, notPlatform, error, message };
   }
+}
+
+/** For `sync` and `serve`: throws a ConfigError (exit 2) when the base URL is not the platform's API. */
+export async function assertPlatformApi(settings: PlatformSettings): Promise<void> {
+  // Transient trouble (a 502, a reset) is retried as in a run; a 429 waits as in a run.
+  const check = await checkPlatform(settings, { retries: 2 });
+  if (check.ok) return;
+  if (check.notPlatform) throw new ConfigError(check.message);
+  throw check.error;
 }

@@ -8,6 +8,7 @@
  * a PlatformError with method, path, status and the API's message only.
  */
 import got, { type Got, type Response } from 'got';
+import { oneLine } from '../config/echo.js';
 import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts } from '../model/ports.js';
 import { PlatformError, type PlatformErrorKind } from '../model/errors.js';
@@ -103,13 +104,38 @@ function parseBody(response: Response<string>): ParsedBody {
 function apiMessageOf(parsed: ParsedBody, status: number): string {
   if (parsed.json !== null && typeof parsed.json === 'object' && 'message' in parsed.json) {
     const message = (parsed.json as { message: unknown }).message;
-    if (typeof message === 'string' && message.trim() !== '') return message;
+    // The body is outside input: one bounded line, so it cannot forge log lines.
+    if (typeof message === 'string' && message.trim() !== '') return oneLine(message, 300);
   }
   return parsed.notJson ? `HTTP ${status} with ${parsed.notJson}` : `HTTP ${status}`;
 }
 
-function classify(status: number): PlatformErrorKind {
-  if (status === 404) return 'not_found';
+/**
+ * The platform answers an unknown record with exactly {"message": "..."} in JSON. A 404 in any
+ * other shape comes from something else at that URL (a proxy, a maintenance page, a typo in the
+ * path) and must not be taken to mean the record is gone.
+ */
+export function isPlatformNotFound(parsed: { json?: unknown }): boolean {
+  const body = parsed.json;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  const keys = Object.keys(body);
+  return keys.length === 1 && keys[0] === 'message' && typeof (body as { message: unknown }).message === 'string';
+}
+
+/** The base URL as it may be shown: without a user name or password. */
+export function shownBaseUrl(apiUrl: string): string {
+  try {
+    const u = new URL(apiUrl);
+    u.username = '';
+    u.password = '';
+    return u.toString().replace(/\/+$/, '');
+  } catch {
+    return '(SVC_API_URL)';
+  }
+}
+
+function classify(status: number, parsed: ParsedBody): PlatformErrorKind {
+  if (status === 404) return isPlatformNotFound(parsed) ? 'not_found' : 'not_platform';
   if (status === 401 || status === 403) return 'auth';
   if (status === 429) return 'rate_limited';
   if (status >= 500) return 'server';
@@ -231,8 +257,14 @@ export class PlatformHttp {
       // A 200 with an HTML page comes from a proxy in trouble: treat it like a 5xx.
       return { kind: 'transient', status, error: new PlatformError('invalid_response', 'GET', shown, status, `HTTP ${status} with ${parsed.notJson}`) };
     }
-    const errorKind = classify(status);
+    const errorKind = classify(status, parsed);
     const message = apiMessageOf(parsed, status);
+    if (errorKind === 'not_platform') {
+      // Retried and kept like a 5xx: a proxy or maintenance page may pass, and nothing is lost meanwhile.
+      const what = parsed.notJson ?? 'JSON that is not the platform\'s not-found answer';
+      const error = new PlatformError('not_platform', 'GET', shown, status, `HTTP 404 with ${what} from ${shownBaseUrl(this.settings.apiUrl)}${shown}: not the platform API's answer (check SVC_API_URL)`);
+      return { kind: 'transient', status, error };
+    }
     if (errorKind === 'rate_limited') {
       const waitMs = retryAfterMs(response.headers) ?? this.pacer.resetInMs() ?? 60_000;
       return { kind: 'limited', status, waitMs, error: new PlatformError('rate_limited', 'GET', shown, status, message) };

@@ -145,8 +145,14 @@ export class PlatformSource implements RecordSource {
 
   async *scan<T extends ResourceType>(type: T, filter: ScanFilter): AsyncIterable<ScanPage<ApiRecordOf[T]>> {
     // One yielded array per list page, in page order: a resumed run counts pages (fromPage).
-    const start = Math.max(1, Math.floor(filter.fromPage ?? 1));
-    const first = await this.client.listPage(type, start, MAX_PER_PAGE, filter);
+    let start = Math.max(1, Math.floor(filter.fromPage ?? 1));
+    let first = await this.client.listPage(type, start, MAX_PER_PAGE, filter);
+    if (start > 1 && start > first.totalPages) {
+      // The resume point lies past the end of the list (records were removed, or the state file
+      // says more than the list holds): scanning nothing would pass the list as done. Start over.
+      start = 1;
+      first = await this.client.listPage(type, start, MAX_PER_PAGE, filter);
+    }
     this.notePage(type, filter, first);
     yield { ...(await this.complete(type, first.records)), page: start, totalPages: first.totalPages, totalEntries: first.totalEntries };
     // Read a few pages ahead (as many as may be in flight) but hand them out in order.

@@ -8,7 +8,7 @@ import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProj
 import { SalesforceSink } from '../crm/sink.js';
 import type { PlatformRequestInfo, RateLimitSnapshot, SharedBudget } from '../model/budget.js';
 import type { AuditSink, CrmSink, RecordSource } from '../model/ports.js';
-import { checkApiKey, PlatformClient } from '../platform/client.js';
+import { assertPlatformApi, checkPlatform, PlatformClient, type PlatformCheck } from '../platform/client.js';
 import { describeWait } from '../platform/rateLimit.js';
 import { createPlatformSource, PlatformSource } from '../platform/source.js';
 import { SyncEngine, type EngineOptions } from './engine.js';
@@ -78,7 +78,7 @@ export function platformBudget(deps: Deps): RateLimitSnapshot | undefined {
 }
 
 export interface SetupCheck {
-  /** undefined when the key works; the platform's answer otherwise. */
+  /** undefined when the base URL is the platform's API and the key works; what is wrong otherwise. */
   platformError?: string;
   findings: DoctorFinding[];
   /** The commands that fix the findings, in order. */
@@ -86,13 +86,25 @@ export interface SetupCheck {
   requests: { platform: number; salesforce: number };
 }
 
-/** `doctor`: the platform key (exactly one request), every object and field of the org, and the user's access to them. */
+/** `doctor`: the base URL and the key (exactly one request), every object and field of the org, and the user's access to them. */
 export async function checkSetup(platform: PlatformSettings, salesforce: SalesforceSettings): Promise<SetupCheck> {
-  const key = await checkApiKey(platform);
+  const key = await checkPlatform(platform);
   const sink = await SalesforceSink.connect(salesforce);
   const findings = await checkOrg(sink);
-  return { ...(key.ok ? {} : { platformError: key.error.message }), findings, actions: fixesFor(findings), requests: { platform: 1, salesforce: sink.calls().total } };
+  return { ...(key.ok ? {} : { platformError: key.message }), findings, actions: fixesFor(findings), requests: { platform: 1, salesforce: sink.calls().total } };
 }
+
+/**
+ * `sync`: one cheap request before anything else; a ConfigError (exit 2) when SVC_API_URL is not
+ * the platform's API, since every list would look empty or every record deleted.
+ */
+export const requirePlatformApi = (platform: PlatformSettings): Promise<void> => assertPlatformApi(platform);
+
+/**
+ * `serve`: the same check, but an API that is only down for now is no reason to refuse webhooks:
+ * the caller starts anyway and says so. Transient trouble is retried twice first.
+ */
+export const probePlatformApi = (platform: PlatformSettings): Promise<PlatformCheck> => checkPlatform(platform, { retries: 2 });
 
 /** `schema --out`: the metadata of the eight objects and the permission set, as bare source under a folder. */
 export const writeSchemaSource = (outDir: string): Promise<WrittenSource> => exportSource(outDir);

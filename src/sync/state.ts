@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { echo } from '../config/echo.js';
 import { ConfigError } from '../model/errors.js';
 import { OBJECT_TYPES, type ObjectRef, type SyncableType } from '../model/objects.js';
 import { parsePositiveId } from '../model/refs.js';
@@ -55,8 +56,9 @@ export class StateFile {
     } catch {
       throw new ConfigError(`state file ${this.file}: not valid JSON (delete it to start over)`);
     }
-    if (!isState(data)) throw new ConfigError(`state file ${this.file}: not a svc-sync state file (delete it to start over)`);
-    return data;
+    const problem = stateProblem(data);
+    if (problem) throw new ConfigError(`state file ${this.file}: ${problem.what}; ${problem.fix}`);
+    return data as SyncState;
   }
 
   write(state: SyncState): void {
@@ -73,22 +75,72 @@ export class StateFile {
   }
 }
 
-function isState(v: unknown): v is SyncState {
-  if (v === null || typeof v !== 'object') return false;
-  const s = v as Record<string, unknown>;
-  if (s.version !== 1) return false;
-  if (s.watermarks !== undefined && (typeof s.watermarks !== 'object' || s.watermarks === null || !Object.entries(s.watermarks).every(([t, w]) => (OBJECT_TYPES as readonly string[]).includes(t) && typeof w === 'string'))) return false;
-  if (s.retry !== undefined && !(Array.isArray(s.retry) && s.retry.every(isRef))) return false;
-  if (s.run === undefined) return true;
-  const r = s.run as Record<string, unknown>;
-  const typeList = (x: unknown): boolean => Array.isArray(x) && x.every((t) => typeof t === 'string' && (OBJECT_TYPES as readonly string[]).includes(t));
-  return typeof r.startedAt === 'string' && (r.since === null || typeof r.since === 'string') && typeList(r.types) && typeList(r.completed) && typeof r.pagesDone === 'object' && r.pagesDone !== null;
+/**
+ * Pages of one list a run can have done: 100 records a page, so a billion records. More is a
+ * damaged file, and taking it as is would skip the whole list and move the watermark as if done.
+ */
+export const MAX_PAGES_DONE = 10_000_000;
+
+/** ISO 8601 date-time as this tool writes it (and as the API accepts in updated_after). */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** What is wrong, and how to put it right; the caller names the file. */
+interface Problem {
+  what: string;
+  fix: string;
+}
+
+const SYNCABLE: ReadonlySet<string> = new Set(OBJECT_TYPES.filter((t) => t !== 'question'));
+const START_OVER = 'delete the file and run `svc-sync sync --all` (or --since) to start over';
+const DROP_RUN = 'remove its "run" entry to drop the interrupted run (the next run starts it again)';
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+const isDate = (v: unknown): v is string => typeof v === 'string' && ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v));
+
+function shown(v: unknown): string {
+  return echo(typeof v === 'string' ? v : String(JSON.stringify(v)), 40);
+}
+
+/** The first problem of a parsed state file, or undefined when every field is valid. */
+export function stateProblem(v: unknown): Problem | undefined {
+  if (!isRecord(v) || v.version !== 1) return { what: 'not a svc-sync state file (version 1)', fix: START_OVER };
+  if (v.watermarks !== undefined) {
+    if (!isRecord(v.watermarks)) return { what: 'watermarks must be an object', fix: START_OVER };
+    for (const [t, w] of Object.entries(v.watermarks)) {
+      if (!SYNCABLE.has(t)) return { what: `watermarks: unknown object type ${shown(t)}`, fix: 'remove that entry' };
+      if (!isDate(w)) return { what: `watermarks.${t} must be an ISO 8601 date-time, not ${shown(w)}`, fix: `fix it, or remove it and run \`svc-sync sync --since <iso8601> --types ${t}\`` };
+    }
+  }
+  if (v.retry !== undefined) {
+    if (!Array.isArray(v.retry)) return { what: 'retry must be a list of {type, id}', fix: 'remove the "retry" entry (those records are then synced by the next scan that sees them)' };
+    const bad = v.retry.findIndex((r) => !isRef(r));
+    if (bad >= 0) return { what: `retry[${bad}] must be {"type": <object type>, "id": <positive whole number>}, not ${shown(v.retry[bad])}`, fix: 'fix or remove that entry' };
+  }
+  if (v.run === undefined) return undefined;
+  const r = v.run;
+  if (!isRecord(r)) return { what: 'run must be an object', fix: DROP_RUN };
+  if (!isDate(r.startedAt)) return { what: `run.startedAt must be an ISO 8601 date-time, not ${shown(r.startedAt)}`, fix: DROP_RUN };
+  if (r.since !== null && !isDate(r.since)) return { what: `run.since must be null or an ISO 8601 date-time, not ${shown(r.since)}`, fix: DROP_RUN };
+  for (const list of ['types', 'completed'] as const) {
+    const x = r[list];
+    if (!Array.isArray(x) || !x.every((t) => typeof t === 'string' && SYNCABLE.has(t))) return { what: `run.${list} must be a list of object types, not ${shown(x)}`, fix: DROP_RUN };
+  }
+  if (!isRecord(r.pagesDone)) return { what: 'run.pagesDone must be an object', fix: DROP_RUN };
+  for (const [t, n] of Object.entries(r.pagesDone)) {
+    if (!SYNCABLE.has(t)) return { what: `run.pagesDone: unknown object type ${shown(t)}`, fix: DROP_RUN };
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0 || n > MAX_PAGES_DONE) {
+      return { what: `run.pagesDone.${t} must be a whole number of pages from 0 to ${MAX_PAGES_DONE}, not ${shown(n)}`, fix: DROP_RUN };
+    }
+  }
+  return undefined;
 }
 
 function isRef(v: unknown): v is ObjectRef {
-  if (v === null || typeof v !== 'object') return false;
-  const r = v as Record<string, unknown>;
-  return typeof r.type === 'string' && (OBJECT_TYPES as readonly string[]).includes(r.type) && r.type !== 'question' && typeof r.id === 'number' && parsePositiveId(r.id) !== undefined;
+  if (!isRecord(v)) return false;
+  return typeof v.type === 'string' && SYNCABLE.has(v.type) && typeof v.id === 'number' && parsePositiveId(v.id) !== undefined;
 }
 
 export function watermarkFrom(startedAt: string): string {

@@ -13,7 +13,7 @@ export interface WebhookMessage {
   objectId: number;
   eventType: string;
   application: string;
-  /** Absent when the sender leaves it out; when present it must be a non-negative integer. */
+  /** Absent when the sender leaves it out; when present it must be a positive integer (a site's id). */
   siteId?: number;
 }
 
@@ -40,13 +40,15 @@ function formatOf(contentType: string | undefined, text: string): BodyFormat | {
 /** The raw attribute values, before validation: form values are strings, JSON may be anything. */
 type RawFields = Record<string, unknown>;
 
-function readFields(format: BodyFormat, text: string): RawFields | { reason: string } {
+/** Wrapped, so a body with a field named "reason" is not taken for a failure. */
+function readFields(format: BodyFormat, text: string): { fields: RawFields } | { reason: string } {
   if (format === 'form') {
     const params = new URLSearchParams(text);
     const fields: RawFields = {};
-    // First occurrence wins, as URLSearchParams.get does.
-    for (const [key, value] of params) if (!(key in fields)) fields[key] = value;
-    return fields;
+    // First occurrence wins, as URLSearchParams.get does. Object.hasOwn: a key named
+    // "constructor" or "__proto__" is a field like any other, not the object's prototype.
+    for (const [key, value] of params) if (!Object.hasOwn(fields, key)) Object.defineProperty(fields, key, { value, enumerable: true, writable: true });
+    return { fields };
   }
   let parsed: unknown;
   try {
@@ -58,11 +60,11 @@ function readFields(format: BodyFormat, text: string): RawFields | { reason: str
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return { reason: 'JSON body must be an object' };
   }
-  return parsed as RawFields;
+  return { fields: parsed as RawFields };
 }
 
 function requiredString(fields: RawFields, key: string): string | { reason: string } {
-  const value = fields[key];
+  const value = Object.hasOwn(fields, key) ? fields[key] : undefined;
   if (value === undefined || value === null) return { reason: `${key} is missing` };
   if (typeof value !== 'string') return { reason: `${key} must be a string` };
   const trimmed = value.trim();
@@ -92,8 +94,9 @@ export function parseWebhookBody(contentType: string | undefined, body: string |
   if (text.trim() === '') return { ok: false, reason: 'body is empty' };
   const format = formatOf(contentType, text);
   if (isReason(format)) return { ok: false, reason: format.reason };
-  const fields = readFields(format, text);
-  if (isReason(fields)) return { ok: false, reason: fields.reason };
+  const read = readFields(format, text);
+  if (!('fields' in read)) return { ok: false, reason: read.reason };
+  const { fields } = read;
 
   const objectType = requiredString(fields, 'object_type');
   if (isReason(objectType)) return { ok: false, reason: objectType.reason };
@@ -112,7 +115,7 @@ export function parseWebhookBody(contentType: string | undefined, body: string |
   const rawSite = fields.site_id;
   if (rawSite !== undefined && rawSite !== null && rawSite !== '') {
     const siteId = integerOf(rawSite);
-    if (siteId === undefined) return { ok: false, reason: 'site_id must be an integer' };
+    if (siteId === undefined || siteId < 1) return { ok: false, reason: 'site_id must be a positive integer' };
     message.siteId = siteId;
   }
   return { ok: true, message };

@@ -18,7 +18,7 @@ export function doctorCommand(program: Command, setExit: SetExit): void {
     .action((_opts: unknown, c: Command) =>
       runCommand(c, setExit, async (ctx) => {
         const { platformError, findings, actions, requests } = await checkSetup(platformSettings(ctx.raw), salesforceSettings(ctx.raw));
-        const platformLine = platformError === undefined ? 'platform API key: ok' : `platform API key: FAILED (${platformError})`;
+        const platformLine = platformError === undefined ? 'platform API key: ok' : `platform API: FAILED (${platformError})`;
         const status = platformError === undefined && findings.length === 0 ? EXIT.OK : EXIT.PARTIAL;
         let text = `${platformLine}\nSalesforce org: every object and field is in place`;
         if (findings.length > 0) {

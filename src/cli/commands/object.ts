@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { echo } from '../../config/echo.js';
 import { ConfigError } from '../../model/errors.js';
 import { parseObjectType } from '../../model/objects.js';
 import { parsePositiveId } from '../../model/refs.js';
@@ -15,9 +16,9 @@ export function objectCommand(program: Command, setExit: SetExit): void {
     .addHelpText('after', '\nExamples:\n  svc-sync object donation 123\n  svc-sync --dry-run object newsletter-subscriptions 7');
   addRunOptions(cmd).action(async (typeArg: string, idArg: string, opts: RunOptions, c: Command) => {
     const type = parseObjectType(typeArg);
-    if (!type) throw new ConfigError(`object type ${JSON.stringify(typeArg)}: unknown (try donation, action, team, company, project, segment, newsletter_subscription)`);
+    if (!type) throw new ConfigError(`object type ${echo(typeArg)}: unknown (try donation, action, team, company, project, segment, newsletter_subscription)`);
     const id = parsePositiveId(idArg);
-    if (id === undefined) throw new ConfigError(`object id ${JSON.stringify(idArg)}: must be a positive whole number`);
+    if (id === undefined) throw new ConfigError(`object id ${echo(idArg)}: must be a positive whole number`);
     await runCommand(c, setExit, (ctx) =>
       runEngine(ctx, {
         command: 'object',

@@ -2,6 +2,8 @@ import { Option, type Command } from 'commander';
 import { createHash } from 'node:crypto';
 import { isPostgresUrl, maskQueueUrl } from '../../config/queueUrl.js';
 import { ConfigError } from '../../model/errors.js';
+import { echo } from '../../config/echo.js';
+import { probePlatformApi } from '../../sync/compose.js';
 import { createEngineProcessor } from '../../webhook/processor.js';
 import { DEFAULT_SERVE, serve } from '../../webhook/serve.js';
 import { DEFAULT_SETTLE_S, settingsOf, settleSeconds } from '../../config/load.js';
@@ -20,13 +22,13 @@ interface ServeCommandOptions {
 }
 
 function port(raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new ConfigError(`--port ${JSON.stringify(raw)}: must be a port number from 0 to 65535`);
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new ConfigError(`--port ${echo(raw)}: must be a port number from 0 to 65535`);
   return Number(raw);
 }
 
 function batchSize(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 10_000) throw new ConfigError(`--batch-size ${JSON.stringify(raw)}: must be a whole number from 1 to 10000`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 10_000) throw new ConfigError(`--batch-size ${echo(raw)}: must be a whole number from 1 to 10000`);
   return Number(raw);
 }
 
@@ -54,6 +56,12 @@ export function serveCommand(program: Command, setExit: SetExit): void {
       if (queueUrl !== undefined && !isPostgresUrl(queueUrl)) throw new ConfigError(`--queue-url ${JSON.stringify(maskQueueUrl(queueUrl))}: must be a postgres:// or postgresql:// URL`);
       // The shared budget is keyed by a hash of the API URL and key: the key itself is never stored.
       const budgetKey = createHash('sha256').update(`${settings.platform.apiUrl}\n${settings.platform.apiKey}`).digest('hex').slice(0, 32);
+      // A wrong base URL would fail every event: refuse to start (exit 2). An API that is only
+      // down for now is no reason to drop webhooks: events are stored and synced once it answers.
+      const check = await probePlatformApi(settings.platform);
+      if (!check.ok && check.notPlatform) throw new ConfigError(check.message);
+      if (!check.ok && check.error.fatal) throw check.error;
+      if (!check.ok) log(`svc-sync serve: warning: the platform API did not answer at start (${check.message}); events are stored and synced once it does`);
       const service = await serve({
         processor: ({ sharedBudget, metrics }) =>
           createEngineProcessor(settings, {

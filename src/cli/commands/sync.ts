@@ -3,6 +3,9 @@ import { ConfigError } from '../../model/errors.js';
 import { SYNC_ORDER, parseObjectType, type SyncableType } from '../../model/objects.js';
 import { planIncremental, runIncremental, type Scope } from '../../sync/incremental.js';
 import { StateFile } from '../../sync/state.js';
+import { requirePlatformApi } from '../../sync/compose.js';
+import { platformSettings } from '../../config/load.js';
+import { echo } from '../../config/echo.js';
 import { CRON_RECIPE, type GlobalOptions } from '../globals.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { runEngine, type RunOptions } from '../runSync.js';
@@ -22,7 +25,7 @@ export function parseTypes(list: string | undefined): SyncableType[] {
   const out: SyncableType[] = [];
   for (const word of list.split(',').map((w) => w.trim()).filter(Boolean)) {
     const t = parseObjectType(word);
-    if (!t) throw new ConfigError(`--types: unknown object type ${JSON.stringify(word)}`);
+    if (!t) throw new ConfigError(`--types: unknown object type ${echo(word)}`);
     if (!out.includes(t)) out.push(t);
   }
   if (out.length === 0) throw new ConfigError('--types: give at least one object type');
@@ -31,7 +34,7 @@ export function parseTypes(list: string | undefined): SyncableType[] {
 
 function parseSince(since: string): string {
   if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(since) || Number.isNaN(Date.parse(since))) {
-    throw new ConfigError(`--since ${JSON.stringify(since)}: not an ISO 8601 date or date-time`);
+    throw new ConfigError(`--since ${echo(since)}: not an ISO 8601 date or date-time`);
   }
   return new Date(Date.parse(since)).toISOString();
 }
@@ -57,7 +60,16 @@ export function syncCommand(program: Command, setExit: SetExit): void {
     const plan = planIncremental(new StateFile(opts.state), scope, types, globals.dryRun);
     await runCommand(c, setExit, (ctx) => {
       if (plan.resumed) ctx.out.info(`resuming the run started ${plan.run.startedAt} (done: ${plan.run.completed.join(', ') || 'nothing yet'})`);
-      return runEngine(ctx, { command: 'sync', opts, stateFile: opts.state, body: (engine, deps) => runIncremental(engine, plan, deps.sink) });
+      return runEngine(ctx, {
+        command: 'sync',
+        opts,
+        stateFile: opts.state,
+        body: async (engine, deps) => {
+          // A wrong base URL would make every list look empty or every record deleted: stop first (exit 2).
+          await requirePlatformApi(platformSettings(ctx.raw));
+          return runIncremental(engine, plan, deps.sink);
+        },
+      });
     });
   });
 }
