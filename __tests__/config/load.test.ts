@@ -116,7 +116,7 @@ describe('the PostgreSQL queue settings', () => {
 
   it('redacts the password of the queue URL, however it is spelt', () => {
     const raw = { SVC_QUEUE_URL: 'postgres://svc:p%40ss-w0rd@db.internal/svc' };
-    expect(redact('could not connect to postgres://svc:p%40ss-w0rd@db.internal/svc (p@ss-w0rd)', raw)).toBe('could not connect to postgres://svc:***@db.internal/svc (***)');
+    expect(redact('could not connect to postgres://svc:p%40ss-w0rd@db.internal/svc (p@ss-w0rd)', raw)).toBe('could not connect to postgres://<credentials>@db.internal/svc (***)');
     expect(maskQueueUrl('postgres://svc:p%40ss-w0rd@db.internal/svc?sslmode=require')).toBe('postgres://svc:***@db.internal/svc?sslmode=require');
   });
 });

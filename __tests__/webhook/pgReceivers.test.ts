@@ -316,7 +316,7 @@ describe('two `svc-sync serve` processes on one database', () => {
     expect(status.code).toBe(0);
     const body = JSON.parse(status.stdout) as { result: { path: string; counts: Record<string, number> } };
     expect(body.result.counts).toMatchObject({ done: 11, pending: 0, processing: 0 });
-    expect(body.result.path).toContain('***@127.0.0.1');
+    expect(body.result.path).toContain('<credentials>@127.0.0.1');
     for (const text of [status.stdout, status.stderr, a.stderr(), b.stderr()]) expect(text).not.toContain(TEST_PG_PASSWORD);
 
     b.proc.kill('SIGTERM');
@@ -327,7 +327,7 @@ describe('two `svc-sync serve` processes on one database', () => {
     const wrong = dbUrl.replace(TEST_PG_PASSWORD, 'not-the-password-9f1');
     const res = await runCli(['queue', '--queue-url', wrong], { cwd, env: { PATH: process.env.PATH ?? '', ...stack.env } });
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/queue database postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/receivers: password authentication failed/);
+    expect(res.stderr).toMatch(/queue database postgres:\/\/<credentials>@127\.0\.0\.1:\d+\/receivers: password authentication failed/);
     expect(res.stderr + res.stdout).not.toContain('not-the-password-9f1');
   });
 });
