@@ -50,5 +50,7 @@ const ALIASES: Record<string, SyncableType> = {
  */
 export function parseObjectType(input: string): SyncableType | undefined {
   const flat = input.trim().toLowerCase().replace(/[-_\s]/g, '');
-  return ALIASES[flat] ?? ALIASES[flat.replace(/s$/, '')] ?? ALIASES[flat.replace(/ies$/, 'y')];
+  // Own keys only: "constructor" or "__proto__" from a webhook body must not come back as a type.
+  const alias = (key: string): SyncableType | undefined => (Object.hasOwn(ALIASES, key) ? ALIASES[key] : undefined);
+  return alias(flat) ?? alias(flat.replace(/s$/, '')) ?? alias(flat.replace(/ies$/, 'y'));
 }

@@ -2,7 +2,7 @@
  * `svc-sync serve`: the receiver and the worker in one process, one queue file, and a graceful
  * stop on SIGTERM/SIGINT (stop accepting, finish the batch in flight, close the database).
  */
-import type { ClassifyOptions } from './events.js';
+import type { ClassifyOptions } from '../sync/webhookEvents.js';
 import { DEFAULT_QUEUE_PATH, WebhookQueue, type BackoffPolicy } from './queue.js';
 import { acquireReceiverLock } from './receiverLock.js';
 import { startReceiver } from './server.js';
