@@ -99,7 +99,8 @@ describe('replay --file', () => {
     // A user owning actions none of the earlier cases wrote, and an action with questions of another owner.
     const written = new Set(donations.map((d) => d.action_id));
     const owned = (userId: number): number[] => site.action.filter((a) => a.owner?.id === userId).map((a) => a.id);
-    const owner = site.action.find((a) => typeof a.owner?.id === 'number' && owned(a.owner.id).every((id) => !written.has(id)))?.owner?.id;
+    const owners = site.action.map((a) => a.owner?.id).filter((id): id is number => typeof id === 'number');
+    const owner = owners.find((userId) => owned(userId).every((id) => !written.has(id)));
     if (owner === undefined) throw new Error('site lacks a user whose actions are unwritten');
     const questioned = site.action.find((a) => a.owner?.id !== owner && !written.has(a.id));
     if (!questioned) throw new Error('site lacks another unwritten action');
