@@ -148,4 +148,22 @@ describe('the issue figure: a 3,500-donation site', () => {
     expect(fake.requests.listTotal).toBe(1);
     expect(fake.requests.byIdTotal).toBe(24);
   });
+
+  it('byId asks for ids a complete scan shows absent (an audit confirms its orphans with a 404)', async () => {
+    const source = createPlatformSource(settingsFor(fake));
+    for await (const page of source.scan('segment', {})) void page;
+    fake.resetCounts();
+    const gone = 999_999;
+    const kept = site.segment[0].id;
+    // Without byId the scan is proof enough: no request.
+    expect((await source.fetch('segment', [gone])).notFound).toEqual([gone]);
+    expect(fake.requests.total).toBe(0);
+    // With it, one GET by id each, and a 404 makes it not found.
+    const res = await source.fetch('segment', [gone, kept], { byId: true });
+    expect(res.notFound).toEqual([gone]);
+    expect(res.records.get(kept)?.id).toBe(kept);
+    expect(res.absentFromScan?.size ?? 0).toBe(0);
+    expect(fake.requests.byIdTotal).toBe(2);
+    expect(fake.requests.listTotal).toBe(0);
+  });
 });

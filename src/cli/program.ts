@@ -5,6 +5,7 @@ import { addGlobalOptions, CRON_RECIPE } from './globals.js';
 import { objectCommand } from './commands/object.js';
 import { replayCommand } from './commands/replay.js';
 import { syncCommand } from './commands/sync.js';
+import { auditCommand } from './commands/audit.js';
 import { schemaCommand } from './commands/schema.js';
 import { doctorCommand } from './commands/doctor.js';
 import { queueCommand } from './commands/queue.js';
@@ -44,6 +45,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
   objectCommand(program, setExit);
   replayCommand(program, setExit);
   syncCommand(program, setExit);
+  auditCommand(program, setExit);
   schemaCommand(program, setExit);
   doctorCommand(program, setExit);
   serveCommand(program, setExit);

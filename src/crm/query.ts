@@ -32,3 +32,19 @@ export async function queryAll(api: SalesforceApi, soql: string): Promise<QueryR
     page = await api.call<QueryPage>({ method: 'GET', url: page.nextRecordsUrl });
   }
 }
+
+/**
+ * The pages of a query one at a time (2,000 rows each at most), so a walk over a whole object
+ * holds one page in memory, never the object.
+ */
+export async function* queryPages(api: SalesforceApi, soql: string): AsyncIterable<QueryRow[]> {
+  let page = await api.call<QueryPage>({ method: 'GET', url: `/query?q=${encodeSoql(soql)}` });
+  for (;;) {
+    yield page.records.map((r) => {
+      const { attributes: _attributes, ...fields } = r;
+      return fields as QueryRow;
+    });
+    if (page.done || !page.nextRecordsUrl) return;
+    page = await api.call<QueryPage>({ method: 'GET', url: page.nextRecordsUrl });
+  }
+}

@@ -12,10 +12,12 @@ import { DEFAULT_BULK, upsertViaBulk, type BulkOptions } from './bulk.js';
 import { upsertViaCollections } from './collections.js';
 import { connectSalesforce, type SalesforceSession } from './connection.js';
 import { isTransientCode } from './errors.js';
-import { queryAll, queryUrlPrefix } from './query.js';
-import { DEFAULT_MAX_URL_LENGTH, buildInQueries } from './soql.js';
-import type { CrmCallCounts, CrmRecord, StoredRecord, UpsertOutcome } from '../model/crmRecords.js';
-import type { CrmSink } from '../model/ports.js';
+import { bulkQueryPages } from './bulkQuery.js';
+import { deleteViaBulk, deleteViaCollections } from './delete.js';
+import { queryAll, queryPages, queryUrlPrefix } from './query.js';
+import { DEFAULT_MAX_URL_LENGTH, assertIdentifier, buildInQueries } from './soql.js';
+import type { CrmCallCounts, CrmRecord, DeleteOutcome, StoredRecord, UpsertOutcome } from '../model/crmRecords.js';
+import type { AuditSink } from '../model/ports.js';
 import { describeObject, type ObjectDescription } from './describe.js';
 
 export interface SinkOptions {
@@ -41,7 +43,7 @@ export function mergeByKey(records: CrmRecord[]): { merged: CrmRecord[]; missing
   return { merged: [...byKey.values()], missingKey };
 }
 
-export class SalesforceSink implements CrmSink {
+export class SalesforceSink implements AuditSink {
   readonly api: SalesforceApi;
   private readonly bulkOptions: BulkOptions;
 
@@ -105,6 +107,26 @@ export class SalesforceSink implements CrmSink {
 
   async readChildren(object: SObjectName, lookupField: string, parentIds: string[], fields: string[]): Promise<StoredRecord[]> {
     return this.readIn(object, lookupField, parentIds, fields);
+  }
+
+  /**
+   * Every record of an object, page by page (Id, SvcId__c and `fields`): a REST query (one call
+   * per 2,000 records) or, when about `expected` records are expected and that is above the bulk
+   * threshold, a Bulk API 2.0 query job (a few calls, 10,000 rows a page). One page in memory.
+   */
+  async *scanKeys(object: SObjectName, fields: string[] = [], expected = 0): AsyncIterable<StoredRecord[]> {
+    const select = [...new Set(['Id', KEY_FIELD, ...fields])].map(assertIdentifier);
+    const soql = `SELECT ${select.join(', ')} FROM ${assertIdentifier(object)}`;
+    const pages = expected > this.options.bulkThreshold ? bulkQueryPages(this.api, soql, this.bulkOptions) : queryPages(this.api, soql);
+    for await (const rows of pages) yield rows as StoredRecord[];
+  }
+
+  /** Deletes records by Id: Collections (200 a call) up to the bulk threshold, a Bulk API 2.0 delete job above it. */
+  async deleteByIds(object: SObjectName, ids: string[]): Promise<DeleteOutcome[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    const outcomes = unique.length > this.options.bulkThreshold ? await deleteViaBulk(this.api, object, unique, this.bulkOptions) : await deleteViaCollections(this.api, unique);
+    return unique.map((id) => outcomes.get(id) ?? { id, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
   }
 
   /** Describes an object for `doctor`; undefined when the org does not have it. */

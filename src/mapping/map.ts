@@ -3,7 +3,7 @@
  * writer; the mapping says which parent each record hangs from (ParentRef).
  */
 import type { CrmRecord } from '../model/crmRecords.js';
-import type { ApiAction, ApiNewsletterSubscription, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
+import type { ApiAction, ApiNewsletterSubscription, ApiQuestion, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
 import type { ObjectType, SyncableType } from '../model/objects.js';
 import { parsePositiveId } from '../model/refs.js';
 import { ConversionError, convertValue, isBlank, toCheckbox, truncate } from './convert.js';
@@ -173,4 +173,16 @@ export function parentOfRecord<T extends SyncableType>(type: T, record: ApiRecor
 /** The parent a record would link to, without mapping it (the engine ensures parents first). */
 export function parentRef<T extends SyncableType>(type: T, record: ApiRecordOf[T]): ParentRef | null {
   return parentOfRecord(type, record).parent;
+}
+
+/**
+ * Why the spec's filters leave a record (or an action's question) out, without mapping it;
+ * undefined when it is synced. Cheap: no HTML stripping, no conversions.
+ */
+export function excludedBy<T extends SyncableType>(type: T, record: ApiRecordOf[T]): string | undefined {
+  return filterReason(SCHEMA[type], { record });
+}
+
+export function questionExcludedBy(action: ApiAction, question: ApiQuestion): string | undefined {
+  return filterReason(SCHEMA.question, { record: question, action });
 }

@@ -19,6 +19,9 @@ export type UpsertOutcome =
   | { key: string; status: 'created' | 'updated'; id: string }
   | { key: string; status: 'failed'; error: CrmError };
 
+/** What became of one record deleted by Id (an Id already gone counts as deleted). */
+export type DeleteOutcome = { id: string; status: 'deleted' } | { id: string; status: 'failed'; error: CrmError };
+
 /** Salesforce calls made, by kind: the figure every run reports. */
 export interface CrmCallCounts {
   total: number;

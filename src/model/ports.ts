@@ -3,7 +3,7 @@
  * reads and writes CRM records (crm/). The engine knows both sides only through these.
  */
 import type { ApiRecordOf, ResourceType } from './apiRecords.js';
-import type { CrmCallCounts, CrmRecord, StoredRecord, UpsertOutcome } from './crmRecords.js';
+import type { CrmCallCounts, CrmRecord, DeleteOutcome, StoredRecord, UpsertOutcome } from './crmRecords.js';
 import type { PlatformError } from './errors.js';
 import type { SObjectName } from './objects.js';
 
@@ -20,6 +20,11 @@ export interface FetchResult<T> {
 export interface FetchOptions {
   /** The ids are known to have changed after this time: a list scan may be narrowed to it. */
   updatedAfter?: string;
+  /**
+   * Ask for each id by id, even one a complete list scan of this run shows absent: `audit`
+   * confirms an orphan with a 404 (a record may have been created after its page was read).
+   */
+  byId?: boolean;
 }
 
 export interface ScanPage<T> {
@@ -70,4 +75,12 @@ export interface CrmSink {
   /** Records whose `lookupField` points at one of `parentIds`, with the given fields (descendant re-link). */
   readChildren(object: SObjectName, lookupField: string, parentIds: string[], fields: string[]): Promise<StoredRecord[]>;
   calls(): CrmCallCounts;
+}
+
+/** What an audit needs of Salesforce beyond the engine's sink: a walk over every key, and deletes. */
+export interface AuditSink extends CrmSink {
+  /** Every record of an object, page by page; `expected`: about how many (a Bulk API 2.0 query above the bulk threshold). */
+  scanKeys(object: SObjectName, fields?: string[], expected?: number): AsyncIterable<StoredRecord[]>;
+  /** Deletes by Salesforce Id in batches; one outcome per distinct Id. */
+  deleteByIds(object: SObjectName, ids: string[]): Promise<DeleteOutcome[]>;
 }

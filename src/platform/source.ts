@@ -93,11 +93,12 @@ export class PlatformSource implements RecordSource {
 
   async fetch<T extends ResourceType>(type: T, ids: number[], options: FetchOptions = {}): Promise<FetchResult<ApiRecordOf[T]>> {
     const wanted = [...new Set(ids)];
-    let todo = wanted.filter((id) => !this.known(type, id));
+    const confirm = options.byId === true;
+    let todo = wanted.filter((id) => !this.known(type, id, confirm));
     const log: PlanRecord = { type, requested: wanted.length, uncached: todo.length, probed: false };
 
 
-    if (todo.length > 0 && !this.listIdsOnly) {
+    if (todo.length > 0 && !this.listIdsOnly && !confirm) {
       const filter: ScanFilter = options.updatedAfter ? { updatedAfter: options.updatedAfter } : {};
       const key = this.listKey(type, filter);
       let total = this.totals.get(key);
@@ -134,7 +135,7 @@ export class PlatformSource implements RecordSource {
       const record = this.records.get(type)?.get(id);
       if (record) result.records.set(id, asTyped(type, record));
       else if (this.missing.get(type)?.has(id)) result.notFound.push(id);
-      else if (this.provenAbsent(type, id)) {
+      else if (!confirm && this.provenAbsent(type, id)) {
         result.notFound.push(id);
         absentFromScan.add(id);
       }
@@ -186,8 +187,8 @@ export class PlatformSource implements RecordSource {
     return `${type}?u=${filter.updatedAfter ?? ''}&c=${filter.createdAfter ?? ''}`;
   }
 
-  private known(type: ResourceType, id: number): boolean {
-    return this.records.get(type)?.has(id) === true || this.missing.get(type)?.has(id) === true || this.provenAbsent(type, id);
+  private known(type: ResourceType, id: number, ignoreScan = false): boolean {
+    return this.records.get(type)?.has(id) === true || this.missing.get(type)?.has(id) === true || (!ignoreScan && this.provenAbsent(type, id));
   }
 
   /** Not on the complete unfiltered list this run has read (and not since fetched by id). */

@@ -6,7 +6,7 @@ import type { PlatformSettings, SalesforceSettings, Settings } from '../config/s
 import { checkOrg, fixesFor, type DoctorFinding } from '../crm/doctor.js';
 import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProject.js';
 import { SalesforceSink } from '../crm/sink.js';
-import type { CrmSink, RecordSource } from '../model/ports.js';
+import type { AuditSink, CrmSink, RecordSource } from '../model/ports.js';
 import { checkApiKey, PlatformClient } from '../platform/client.js';
 import { describeWait, type RateLimitSnapshot } from '../platform/rateLimit.js';
 import { createPlatformSource, PlatformSource } from '../platform/source.js';
@@ -86,3 +86,15 @@ export const writeSchemaSource = (outDir: string): Promise<WrittenSource> => exp
 export const writeSchemaProject = (dir: string, apiVersion: string): Promise<WrittenSource> => exportProject(dir, apiVersion);
 
 export type { DoctorFinding, SyncEngine, WrittenSource };
+
+/** What `audit` needs: a platform source and a Salesforce sink that can also walk keys and delete. */
+export interface AuditDeps {
+  source: RecordSource;
+  sink: AuditSink;
+}
+
+export async function createAuditDeps(settings: Settings, onNote: OnNote = () => undefined): Promise<AuditDeps> {
+  const source = createPlatformSource(settings.platform, { onWait: (w) => onNote(describeWait(w.seconds, w.reason)) });
+  const sink = await SalesforceSink.connect(settings.salesforce);
+  return { source, sink };
+}

@@ -37,6 +37,8 @@ export interface ScanHooks {
   /** Called after the records of pages up to `page` are written. */
   pageDone?(type: SyncableType, page: number): void | Promise<void>;
   typeDone?(type: SyncableType): void | Promise<void>;
+  /** Each scanned page as listed (and the ids that could not be fetched), before it is written. */
+  pageRecords?<T extends SyncableType>(type: T, records: ApiRecordOf[T][], failedIds: number[]): void;
 }
 
 const NOT_FOUND = 'not found on the platform (deleted or never existed)';
@@ -104,6 +106,7 @@ export class SyncEngine {
         scanned += page.records.length;
         this.opts.onProgress?.({ type, phase: 'scan', done: scanned, total: page.totalEntries });
         this.reportFailures(type, page.failed, true);
+        hooks.pageRecords?.(type, page.records, [...page.failed.keys()]);
         buffer.push(...page.records);
         if (buffer.length >= this.opts.batchSize) {
           await this.processRecords(type, buffer);

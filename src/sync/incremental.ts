@@ -5,7 +5,9 @@
  */
 import { ConfigError } from '../model/errors.js';
 import { keyFor, refOfKey } from '../model/refs.js';
-import type { ObjectRef, SyncableType } from '../model/objects.js';
+import { SYNC_ORDER, type ObjectRef, type SyncableType } from '../model/objects.js';
+import type { CrmSink } from '../model/ports.js';
+import { ScanLedger, isAuditSink, type OrphanCandidate } from './orphanCandidates.js';
 import type { SyncEngine } from './engine.js';
 import type { RunReport } from './report.js';
 import { watermarkFrom, type RunProgress, type StateFile, type SyncState } from './state.js';
@@ -84,22 +86,32 @@ export interface IncrementalResult {
   retried: number;
   /** Failures kept in the state file for the next run. */
   retryNextRun: number;
+  /** A full run (`--all`): keys Salesforce holds that its complete scans did not list, or listed as no longer eligible. */
+  orphanCandidates?: OrphanCandidate[];
 }
 
 /**
  * Scans the plan's types (a resumed run from where it stopped), syncs earlier failures again by
  * id, and records progress after every page and the new watermarks at the end.
  */
-export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan): Promise<IncrementalResult> {
+export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan, sink?: CrmSink): Promise<IncrementalResult> {
   const { stateFile, state, since, types, run, dryRun } = plan;
   const save = (): void => {
     if (!dryRun) stateFile.write({ ...state, run });
   };
   // Recorded only now that settings and connections are good: a run that could not start leaves no progress behind.
   save();
+  // A full run's scans are complete and unfiltered: the types scanned from their first page in this run show orphans.
+  const ledger = since === null && sink !== undefined && isAuditSink(sink) ? new ScanLedger() : undefined;
+  const fromStart = new Set<SyncableType>();
   await engine.syncScan(types.filter((t) => !run.completed.includes(t)), since ? { updatedAfter: since } : {}, {
     // One page back: a record removed before the resume point would shift the pages.
-    startPage: (t) => Math.max(1, run.pagesDone[t] ?? 1),
+    startPage: (t) => {
+      const page = Math.max(1, run.pagesDone[t] ?? 1);
+      if (page === 1) fromStart.add(t);
+      return page;
+    },
+    pageRecords: ledger ? (t, records, failed) => ledger.page(t, records, failed) : undefined,
     pageDone: (t, page) => {
       run.pagesDone[t] = page;
       save();
@@ -110,6 +122,11 @@ export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan):
       save();
     },
   });
+  let orphanCandidates: OrphanCandidate[] | undefined;
+  if (ledger && sink !== undefined && isAuditSink(sink)) {
+    orphanCandidates = await ledger.candidates(sink, SYNC_ORDER.filter((t) => fromStart.has(t) && run.completed.includes(t)));
+    if (orphanCandidates.length > 0) engine.report.warn(`${orphanCandidates.length} orphan candidate(s) in Salesforce: \`svc-sync audit\` confirms them, \`audit --delete-orphans\` removes them`);
+  }
   const again = retriesDue(state, types, engine.report);
   if (again.length > 0) await engine.syncRefs(again);
   const next = completedState(state, run, engine.report);
@@ -117,5 +134,5 @@ export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan):
   const retryCount = next.retry?.length ?? 0;
   if (retryCount > 0) engine.report.warn(`${retryCount} record(s) failed and will be synced again by id on the next run`);
   const watermarks = dryRun ? state.watermarks ?? {} : next.watermarks ?? {};
-  return { since, types, watermarks, resumed: plan.resumed, retried: again.length, retryNextRun: retryCount };
+  return { since, types, watermarks, resumed: plan.resumed, retried: again.length, retryNextRun: retryCount, ...(orphanCandidates ? { orphanCandidates } : {}) };
 }

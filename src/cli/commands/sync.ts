@@ -17,7 +17,7 @@ interface SyncOptions extends RunOptions {
 
 export const DEFAULT_STATE_FILE = '.svc-sync/state.json';
 
-function parseTypes(list: string | undefined): SyncableType[] {
+export function parseTypes(list: string | undefined): SyncableType[] {
   if (list === undefined) return [...SYNC_ORDER];
   const out: SyncableType[] = [];
   for (const word of list.split(',').map((w) => w.trim()).filter(Boolean)) {
@@ -57,7 +57,7 @@ export function syncCommand(program: Command, setExit: SetExit): void {
     const plan = planIncremental(new StateFile(opts.state), scope, types, globals.dryRun);
     await runCommand(c, setExit, (ctx) => {
       if (plan.resumed) ctx.out.info(`resuming the run started ${plan.run.startedAt} (done: ${plan.run.completed.join(', ') || 'nothing yet'})`);
-      return runEngine(ctx, { command: 'sync', opts, stateFile: opts.state, body: (engine) => runIncremental(engine, plan) });
+      return runEngine(ctx, { command: 'sync', opts, stateFile: opts.state, body: (engine, deps) => runIncremental(engine, plan, deps.sink) });
     });
   });
 }

@@ -1,0 +1,219 @@
+/**
+ * Full backfill through the real CLI: `svc-sync sync --all` (with and without --json) as a child
+ * process, against a generated site where ~2 % of the records point at parents deleted from the
+ * platform (they answer 404 by id and are absent from list scans), served by the fake platform
+ * (rate limit off: the figures are request counts, not sleeping) into an empty Salesforce
+ * emulator. Every run gets fresh servers, so each is a real first backfill.
+ *
+ * Per run it prints platform requests (list pages / by id / 404s) and per record, the child's
+ * peak RSS (from wait4 via /usr/bin/time, or VmHWM polled from /proc when that is missing), the
+ * wall time, and what the run reported. Beside it: the floor (one list page per 100 records of
+ * each collection read, nothing by id) and the naive approach (one GET per record plus one per
+ * action owner), both arithmetic over the generated site, labelled as such.
+ *
+ *   npx tsc -p tsconfig.json && node dist/bench/backfill.js [--size 5000,100000] [--dangling 0.02] [--json-only|--no-json] [-- extra sync args]
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BIN } from '../fixtures/cli.js';
+import { startStack, type Stack } from '../fixtures/stack.js';
+import { siteFor } from './sites.js';
+
+/** Targets from the issue: what the physics of the API allows, with a little slack. */
+const TARGET_PER_RECORD = 0.012;
+const TARGET_RSS_MB = 300;
+const BUDGET_PER_HOUR = 500;
+const PER_PAGE = 100;
+
+interface Args {
+  sizes: number[];
+  dangling: number;
+  modes: Array<'text' | 'json'>;
+  extra: string[];
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { sizes: [5_000, 100_000], dangling: 0.02, modes: ['text', 'json'], extra: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === '--') {
+      args.extra = argv.slice(i + 1);
+      break;
+    } else if (a === '--size') {
+      args.sizes = String(argv[++i] ?? '').split(',').map((s) => Number(s.replace(/_/g, '')));
+      if (args.sizes.some((n) => !Number.isInteger(n) || n < 500)) throw new Error('--size: comma-separated record counts of at least 500, e.g. 5000,100000');
+    } else if (a === '--dangling') {
+      args.dangling = Number(argv[++i]);
+      if (!(args.dangling >= 0 && args.dangling < 1)) throw new Error('--dangling: a share from 0 to 1, e.g. 0.02');
+    } else if (a === '--json-only') args.modes = ['json'];
+    else if (a === '--no-json') args.modes = ['text'];
+    else throw new Error(`unknown argument ${JSON.stringify(a)} (see the header of bench/backfill.ts)`);
+  }
+  return args;
+}
+
+interface RunFigures {
+  mode: 'text' | 'json';
+  code: number;
+  wallSeconds: number;
+  peakRssMb: number;
+  rssHow: string;
+  requests: number;
+  list: number;
+  byId: number;
+  notFound: number;
+  rateLimited: number;
+  /** From the run's own result: written, unchanged, skipped, failed, missing-parent warnings. */
+  result: string;
+  stdoutBytes: number;
+  stderrTail: string;
+}
+
+/** Peak RSS of a child: wait4's ru_maxrss through /usr/bin/time when present, else VmHWM polled every 20 ms. */
+async function runCli(stack: Stack, args: string[], mode: 'text' | 'json'): Promise<RunFigures> {
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-backfill-'));
+  const timeFile = path.join(cwd, 'time.txt');
+  const useTime = existsSync('/usr/bin/time');
+  const cliArgs = [BIN, ...(mode === 'json' ? ['--json'] : []), ...args];
+  const [cmd, argv] = useTime ? ['/usr/bin/time', ['-f', '%M', '-o', timeFile, process.execPath, ...cliArgs]] : [process.execPath, cliArgs];
+  stack.platform.resetCounts();
+  const started = performance.now();
+  const child = spawn(cmd as string, argv as string[], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, ...stack.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let hwmKb = 0;
+  const poll = useTime
+    ? undefined
+    : setInterval(() => {
+        try {
+          const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+          if (m) hwmKb = Math.max(hwmKb, Number(m[1]));
+        } catch {
+          // The process has just exited.
+        }
+      }, 20);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (c) => resolve(c ?? -1));
+  });
+  const wallSeconds = (performance.now() - started) / 1000;
+  if (poll) clearInterval(poll);
+  if (useTime) hwmKb = Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop());
+  rmSync(cwd, { recursive: true, force: true });
+
+  const p = stack.platform.requests;
+  let result = '';
+  if (mode === 'json') {
+    try {
+      const doc = JSON.parse(stdout) as {
+        result?: { summary?: Record<string, Record<string, number>>; records?: unknown[]; missingParents?: unknown[] };
+        warnings?: unknown[];
+      };
+      const sum = (k: string): number => Object.values(doc.result?.summary ?? {}).reduce((n, c) => n + (c[k] ?? 0), 0);
+      result =
+        `inserted ${sum('inserted')}, updated ${sum('updated')}, unchanged ${sum('unchanged')}, skipped ${sum('skipped')}, failed ${sum('failed')}; ` +
+        `${doc.result?.missingParents?.length ?? '?'} missing parents; document ${(stdout.length / 1024 / 1024).toFixed(1)} MiB with ${doc.result?.records?.length ?? '?'} per-record entries`;
+    } catch {
+      result = 'stdout is not one JSON document';
+    }
+  } else {
+    result = `${stdout.split('\n').length} lines of human output on stdout; stderr ends: ${stderr.trim().split('\n').slice(-1).join('')}`;
+  }
+  return {
+    mode,
+    code,
+    wallSeconds,
+    peakRssMb: hwmKb / 1024,
+    rssHow: useTime ? 'wait4 (/usr/bin/time)' : 'VmHWM polled',
+    requests: p.total,
+    list: p.listTotal,
+    byId: p.byIdTotal,
+    notFound: p.status[404] ?? 0,
+    rateLimited: p.rateLimited,
+    result,
+    stdoutBytes: stdout.length,
+    stderrTail: stderr.trim().split('\n').slice(-2).join(' | '),
+  };
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+const hours = (requests: number): string => `${(requests / BUDGET_PER_HOUR).toFixed(1)} h`;
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  console.log(
+    `backfill: \`svc-sync sync --all\` (the built CLI, a child process) into an empty Salesforce emulator; fake platform on 127.0.0.1 (rate limit off); ` +
+      `${Math.round(args.dangling * 100 * 10) / 10} % of records point at deleted parents; ${os.cpus().length} cores (wall times are noisy when shared: requests and RSS are the figures to compare)`,
+  );
+  const rows: string[][] = [];
+  for (const size of args.sizes) {
+    const options = siteFor(size, args.dangling);
+    for (const mode of args.modes) {
+      const stack = await startStack({ site: options });
+      try {
+        const site = stack.platform.site;
+        const counts = Object.fromEntries(Object.entries(site).map(([k, v]) => [k, v.length])) as Record<keyof typeof site, number>;
+        const records = Object.values(counts).reduce((a, b) => a + b, 0);
+        const questions = site.action.reduce((n, a) => n + (Array.isArray(a.questions) ? a.questions.length : 0), 0);
+        // Floor: every collection read once in full pages, users included (the owners' details); nothing by id.
+        const floor = Object.values(counts).reduce((n, c) => n + Math.ceil(c / PER_PAGE), 0);
+        // Naive: one GET per record, plus one per action for its owner.
+        const naive = records - counts.user + counts.action * 2;
+        process.stderr.write(`size ${size}: ${records} records, sync --all${mode === 'json' ? ' --json' : ''}...\n`);
+        const run = await runCli(stack, ['sync', '--all', ...args.extra], mode);
+        if (run.code !== 0) process.stderr.write(`  exit ${run.code}: ${run.stderrTail}\n`);
+        const per = run.requests / records;
+        console.log(
+          `\n${records} records (${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}; ${questions} questions inside the actions), sync --all${mode === 'json' ? ' --json' : ''}: exit ${run.code}`,
+        );
+        console.log(
+          table(
+            ['', 'platform requests', 'list', 'by id', '404', 'per record', 'at 500/h', 'peak RSS MiB', 'wall s'],
+            [
+              [`ours${mode === 'json' ? ' (--json)' : ''}`, String(run.requests), String(run.list), String(run.byId), String(run.notFound), per.toFixed(4), hours(run.requests), run.peakRssMb.toFixed(0), run.wallSeconds.toFixed(1)],
+              ['floor: list pages only (arithmetic)', String(floor), String(floor), '0', '0', (floor / records).toFixed(4), hours(floor), '-', '-'],
+              ['naive: 1 GET per record + owner (arithmetic)', String(naive), '0', String(naive), '-', (naive / records).toFixed(4), hours(naive), '-', '-'],
+            ],
+          ),
+        );
+        console.log(`  run: ${run.result}`);
+        console.log(
+          `  targets: requests per record <= ${TARGET_PER_RECORD}: ${per <= TARGET_PER_RECORD ? 'met' : 'NOT met'}; peak RSS <= ${TARGET_RSS_MB} MB: ${run.peakRssMb * 1.048576 <= TARGET_RSS_MB ? 'met' : 'NOT met'} (${run.rssHow})`,
+        );
+        rows.push([
+          `${records}${mode === 'json' ? ' --json' : ''}`,
+          String(run.requests),
+          `${run.list}/${run.byId}`,
+          String(run.notFound),
+          per.toFixed(4),
+          (floor / records).toFixed(4),
+          (naive / records).toFixed(3),
+          hours(run.requests),
+          run.peakRssMb.toFixed(0),
+          run.wallSeconds.toFixed(1),
+        ]);
+      } finally {
+        await stack.close();
+      }
+    }
+  }
+  console.log(`\nsummary\n${table(['records', 'requests', 'list/byId', '404', 'per record', 'floor', 'naive', 'at 500/h', 'peak RSS MiB', 'wall s'], rows)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+});

@@ -1,0 +1,33 @@
+/**
+ * Preloaded into a process under test (`node --import ./dist/bench/memory-sampler.js ...`): samples
+ * process.memoryUsage() every 50 ms and, at exit, writes the peak of each figure (and when it
+ * happened) as JSON to the file named by SVC_MEMORY_SAMPLES. Tells whether a process's peak RSS is
+ * JavaScript heap, external memory (Buffers, ArrayBuffers) or neither.
+ */
+import { writeFileSync } from 'node:fs';
+
+const file = process.env.SVC_MEMORY_SAMPLES;
+if (file) {
+  const started = performance.now();
+  type Figure = 'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers';
+  const peak: Record<Figure, { bytes: number; atMs: number; rssThen: number }> = {
+    rss: { bytes: 0, atMs: 0, rssThen: 0 },
+    heapTotal: { bytes: 0, atMs: 0, rssThen: 0 },
+    heapUsed: { bytes: 0, atMs: 0, rssThen: 0 },
+    external: { bytes: 0, atMs: 0, rssThen: 0 },
+    arrayBuffers: { bytes: 0, atMs: 0, rssThen: 0 },
+  };
+  const timeline: Array<[number, number, number, number]> = [];
+  const sample = (): void => {
+    const m = process.memoryUsage();
+    const at = Math.round(performance.now() - started);
+    for (const k of Object.keys(peak) as Figure[]) if (m[k] > peak[k].bytes) peak[k] = { bytes: m[k], atMs: at, rssThen: m.rss };
+    if (timeline.length === 0 || at - (timeline[timeline.length - 1]?.[0] ?? 0) >= 1000) timeline.push([at, m.rss, m.heapUsed, m.external]);
+  };
+  const timer = setInterval(sample, 50);
+  timer.unref();
+  process.on('exit', () => {
+    sample();
+    writeFileSync(file, JSON.stringify({ peak, endMs: Math.round(performance.now() - started), timeline }));
+  });
+}

@@ -1,0 +1,93 @@
+/** Human output of `audit`, readable at 80 columns: a per-object table, then the drift by kind. */
+import Table from 'cli-table3';
+import fs from 'node:fs';
+import type { AuditResult } from '../../sync/auditRun.js';
+import type { DriftKind, DriftRow } from '../../sync/auditTypes.js';
+import { shorten } from './text.js';
+
+const WIDTH = 80;
+/** Rows shown per kind without --verbose; --report and --json carry all of them. */
+const SHOWN = 20;
+
+const HEADINGS: Record<DriftKind, string> = {
+  missing: 'Missing from Salesforce',
+  stale: 'Stale in Salesforce (fields that differ)',
+  orphan: 'Orphans in Salesforce',
+};
+
+export function auditTable(result: AuditResult): string {
+  const t = new Table({ head: ['object', 'in sync', 'missing', 'stale', 'orphan'], style: { head: [], border: [] }, chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' }, colAligns: ['left', 'right', 'right', 'right', 'right'] });
+  for (const [object, c] of Object.entries(result.summary)) t.push([object, c.inSync, c.missing, c.stale, c.orphan]);
+  return t.toString();
+}
+
+function detail(row: DriftRow): string {
+  if (row.kind === 'stale') return (row.fields ?? []).join(', ');
+  return row.reason ?? '';
+}
+
+/** One line per row: object, key, then what differs, shortened to fit. */
+function line(row: DriftRow): string {
+  const head = `  ${row.object} ${row.key}`;
+  const d = detail(row);
+  if (!d) return head;
+  // One line when it fits, else the detail on its own indented line.
+  return head.length + 2 + d.length <= WIDTH ? `${head}: ${d}` : `${head}\n      ${shorten(d, WIDTH - 6)}`;
+}
+
+export function driftByKind(rows: DriftRow[], verbose: boolean): string[] {
+  const out: string[] = [];
+  for (const kind of ['missing', 'stale', 'orphan'] as const) {
+    const of = rows.filter((r) => r.kind === kind);
+    if (of.length === 0) continue;
+    out.push(`${HEADINGS[kind]}: ${of.length}`);
+    const shown = verbose ? of : of.slice(0, SHOWN);
+    for (const r of shown) out.push(line(r));
+    if (shown.length < of.length) out.push(`  ... and ${of.length - shown.length} more (--verbose, --report FILE or --json list all)`);
+  }
+  return out;
+}
+
+export function renderAudit(result: AuditResult, opts: { verbose: boolean }): string {
+  const out: string[] = [auditTable(result)];
+  if (result.drift.length === 0) out.push('No drift: Salesforce mirrors the platform.');
+  else out.push(...driftByKind(result.drift, opts.verbose));
+  if (result.fixes) {
+    const done = result.fixes.filter((f) => f.action === 'insert' || f.action === 'update').length;
+    const failed = result.fixes.filter((f) => f.action === 'fail');
+    out.push(`${result.dryRun ? 'Would write' : 'Fixed'}: ${done} record(s) written${failed.length ? `, ${failed.length} failed` : ''}`);
+    for (const f of failed.slice(0, opts.verbose ? undefined : SHOWN)) out.push(`  ${f.object} ${f.key}: ${shorten(`${f.error?.code ?? ''} ${f.error?.message ?? ''}`, 40)}`);
+  }
+  if (result.deletions) {
+    out.push(`${result.dryRun ? 'Deletions (dry run: nothing deleted)' : 'Deletions'}: ${result.deletions.length}`);
+    for (const d of result.deletions) {
+      const why = d.outcome === 'failed' ? `${d.error?.code ?? ''} ${d.error?.message ?? ''}` : d.outcome === 'kept' ? d.reason ?? '' : '';
+      const head = `  ${d.outcome}: ${d.object} ${d.key}`;
+      out.push(why ? `${head}\n      ${shorten(why, WIDTH - 6)}` : head);
+    }
+  }
+  if (result.remaining) {
+    out.push(result.remaining.length === 0 ? 'Remaining drift: none.' : `Remaining drift: ${result.remaining.length} (missing ${count(result.remaining, 'missing')}, stale ${count(result.remaining, 'stale')}, orphan ${count(result.remaining, 'orphan')})`);
+  }
+  for (const p of result.problems.slice(0, opts.verbose ? undefined : SHOWN)) out.push(`could not audit: ${p}`);
+  out.push(`requests: platform ${result.requests.platform}, salesforce ${result.requests.salesforce}`);
+  return out.join('\n');
+}
+
+const count = (rows: DriftRow[], kind: DriftKind): number => rows.filter((r) => r.kind === kind).length;
+
+const cell = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+
+/** --report FILE: every drift row, with what became of it when --fix or --delete-orphans ran. */
+export function writeDriftCsv(file: string, result: AuditResult): void {
+  const remaining = result.remaining ? new Set(result.remaining.map((r) => `${r.object}\u0000${r.key}`)) : undefined;
+  const deletion = new Map((result.deletions ?? []).map((d) => [`${d.object}\u0000${d.key}`, d]));
+  const lines = ['object,key,kind,fields,reason,outcome'];
+  for (const r of result.drift) {
+    const id = `${r.object}\u0000${r.key}`;
+    const d = deletion.get(id);
+    const outcome = d ? d.outcome : remaining === undefined ? '' : remaining.has(id) ? 'remaining' : 'fixed';
+    lines.push([r.object, r.key, r.kind, (r.fields ?? []).join(' '), r.reason ?? '', outcome].map(cell).join(','));
+  }
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+}

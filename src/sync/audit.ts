@@ -1,0 +1,309 @@
+/**
+ * `audit`: is Salesforce an exact mirror? Every record of the platform (complete, unfiltered list
+ * scans) is mapped and linked as a sync would, and compared with Salesforce in batches with the
+ * comparison skip-unchanged uses, so a fresh sync always audits clean. Then each object's keys in
+ * Salesforce are walked page by page, and those the scan did not list are confirmed gone with one
+ * by-id request each (a 404) before they are called orphans. Memory: one batch of records, one
+ * page of keys, the parents' linking fields (as a sync keeps them) and 8 bytes per listed id.
+ */
+import type { FieldType } from '../mapping/fieldTypes.js';
+import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
+import { mapNested, mapRecord, ownerIdOf, parentRef, type MapExtras } from '../mapping/map.js';
+import { NAME_FIELD, NAME_LENGTH, SCHEMA, SCHEMAS, type ObjectSchema } from '../mapping/schema.js';
+import type { MapResult, MappedRecord, ParentRef } from '../mapping/types.js';
+import type { ApiRecordOf, ApiUser } from '../model/apiRecords.js';
+import type { StoredRecord } from '../model/crmRecords.js';
+import { isFatal } from '../model/errors.js';
+import { SYNC_ORDER, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
+import type { Progress } from '../model/outcomes.js';
+import type { AuditSink, RecordSource } from '../model/ports.js';
+import { keyFor, refOfKey } from '../model/refs.js';
+import { IdSet, PairSet, questionIdsOf } from './auditLedger.js';
+import { emptyAuditCounts, type AuditCounts, type DriftRow } from './auditTypes.js';
+import { pendingId } from './cache.js';
+import { diffRecord } from './diff.js';
+import { compareFields } from './writer.js';
+
+export const GONE = 'gone from the platform: not listed, GET by id 404';
+
+/** Types some other type hangs from: their expected linking fields are kept for the children. */
+const PARENT_TYPES: ReadonlySet<ObjectType> = new Set(SCHEMAS.flatMap((s) => s.parents.map((p) => p.type)));
+
+/** An orphan with the Salesforce Id a deletion needs (the Id stays out of the JSON drift rows). */
+export interface OrphanRow extends DriftRow {
+  kind: 'orphan';
+  id: string;
+}
+
+export interface AuditOptions {
+  /** Records compared together (one batch of reads per object per batch). */
+  batchSize: number;
+  onProgress?: (p: Progress) => void;
+  /**
+   * Called once a batch is compared, with the batch's records and their drift: `--fix` writes the
+   * missing and stale ones right then, from records already in hand (no second platform read).
+   */
+  onBatch?: <T extends SyncableType>(type: T, records: ApiRecordOf[T][], drift: DriftRow[]) => Promise<void>;
+}
+
+export function fieldTypesOf(schema: ObjectSchema): Map<string, FieldType> {
+  const types = new Map(schema.fields.map((f) => [f.name, f.type]));
+  types.set(NAME_FIELD, { kind: 'text', length: NAME_LENGTH });
+  return types;
+}
+
+const pick = (record: StoredRecord, fields: string[]): StoredRecord => {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) if (record[f] !== undefined) out[f] = record[f];
+  return out as StoredRecord;
+};
+
+export class Auditor {
+  readonly drift: DriftRow[] = [];
+  readonly orphans: OrphanRow[] = [];
+  readonly counts = new Map<SObjectName, AuditCounts>();
+  /** Records the audit could not judge (a fetch failed, a value cannot be mapped): the audit is incomplete. */
+  readonly problems: string[] = [];
+  readonly warnings: string[] = [];
+  /**
+   * Parents' linking fields as they will be once drift is fixed (a parent missing from Salesforce
+   * has a stand-in Id): children are compared with what a sync would write, parents first.
+   */
+  private readonly parents = new Map<string, StoredRecord | null>();
+  private readonly fieldTypes = new Map<SObjectName, Map<string, FieldType>>();
+  private readonly done = new Map<ObjectType, number>();
+  private readonly questionsSeen = new PairSet();
+
+  constructor(
+    private readonly source: RecordSource,
+    private readonly sink: AuditSink,
+    private readonly opts: AuditOptions,
+  ) {}
+
+  /** Audits the given types (an action's questions with it), parents first. */
+  async run(types: SyncableType[]): Promise<void> {
+    for (const type of SYNC_ORDER.filter((t) => types.includes(t))) await this.auditType(type);
+  }
+
+  private async auditType<T extends SyncableType>(type: T): Promise<void> {
+    const listed = new IdSet();
+    let buffer: ApiRecordOf[T][] = [];
+    let total: number | undefined;
+    for await (const page of this.source.scan(type, {})) {
+      total = page.totalEntries;
+      for (const r of page.records) listed.add(r.id);
+      for (const [id, err] of page.failed) {
+        // Listed, so not gone; but not compared either.
+        listed.add(id);
+        if (isFatal(err)) throw err;
+        this.problems.push(`${keyFor(type, id)}: could not be fetched: ${err.message}`);
+      }
+      buffer.push(...page.records);
+      if (buffer.length >= this.opts.batchSize) {
+        await this.batch(type, buffer, total);
+        buffer = [];
+      }
+    }
+    if (buffer.length > 0) await this.batch(type, buffer, total);
+    await this.walk(type, listed);
+    if (type === 'action') await this.walkQuestions(listed, this.questionsSeen.count);
+  }
+
+  private async batch<T extends SyncableType>(type: T, records: ApiRecordOf[T][], total?: number): Promise<void> {
+    const drift = await this.compare(type, records);
+    await this.opts.onBatch?.(type, records, drift);
+    this.done.set(type, (this.done.get(type) ?? 0) + records.length);
+    this.opts.onProgress?.({ type, done: this.done.get(type) ?? 0, total });
+  }
+
+  private count(object: SObjectName, kind: keyof AuditCounts): void {
+    const c = this.counts.get(object) ?? emptyAuditCounts();
+    c[kind]++;
+    this.counts.set(object, c);
+  }
+
+  private add(row: DriftRow, id?: string): DriftRow {
+    this.drift.push(row);
+    this.count(row.object, row.kind);
+    if (row.kind === 'orphan' && id) this.orphans.push({ ...row, kind: 'orphan', id });
+    return row;
+  }
+
+  /** Maps, links and compares one batch; returns its drift (also kept in `drift`). */
+  private async compare<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<DriftRow[]> {
+    const parentOf = new Map(records.map((r) => [r, parentRef(type, r)] as const));
+    await this.loadParents([...parentOf.values()].filter((p): p is ParentRef => p !== null));
+    // The same inputs as the engine's processRecords, by the schema's context rules: owner, target's external reference.
+    const rules = SCHEMA[type].context;
+    const users = rules.owner ? await this.owners(type, records) : new Map<number, ApiUser>();
+    const results: MapResult[] = records.map((record) => {
+      const extras: MapExtras = {};
+      if (rules.owner) {
+        const ownerId = ownerIdOf(type, record);
+        extras.user = ownerId === undefined ? null : users.get(ownerId) ?? null;
+      }
+      if (rules.target) {
+        const parent = parentOf.get(record);
+        const ref = parent ? this.parents.get(parent.key)?.ExternalReference__c : undefined;
+        extras.targetExternalReference = typeof ref === 'string' ? ref : null;
+      }
+      return mapRecord(type, record, extras);
+    });
+    const drift = await this.classify(SCHEMA[type], results);
+    if (rules.nested) {
+      // An action's questions: compared after their action, whose expected Id they link to.
+      const nested = records.flatMap((r) => mapNested(type, r));
+      for (const q of nested) {
+        const ids = questionIdsOf(q.key);
+        if (ids) this.questionsSeen.add(ids.actionId, ids.questionId);
+      }
+      drift.push(...(await this.classify(SCHEMA[rules.nested.type], nested)));
+    }
+    return drift;
+  }
+
+  /** Parents not met yet in this run are read from Salesforce (a sync links to what is there). */
+  private async loadParents(refs: ParentRef[]): Promise<void> {
+    const byObject = new Map<SObjectName, Set<string>>();
+    for (const ref of refs) {
+      if (this.parents.has(ref.key)) continue;
+      const keys = byObject.get(ref.object) ?? new Set<string>();
+      byObject.set(ref.object, keys.add(ref.key));
+    }
+    for (const [object, keys] of byObject) {
+      const found = await this.sink.readByKeys(object, [...keys], parentFieldsToRead(object));
+      for (const key of keys) this.parents.set(key, found.get(key) ?? null);
+    }
+  }
+
+  private async owners<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<Map<number, ApiUser>> {
+    const ids = [...new Set(records.map((r) => ownerIdOf(type, r)).filter((id): id is number => id !== undefined))];
+    if (ids.length === 0) return new Map();
+    const res = await this.source.fetch('user', ids);
+    for (const [id, err] of res.failed) {
+      if (isFatal(err)) throw err;
+      this.warnings.push(`user ${id}: ${err.message}`);
+    }
+    return res.records;
+  }
+
+  private typesOf(schema: ObjectSchema): Map<string, FieldType> {
+    let t = this.fieldTypes.get(schema.apiName);
+    if (!t) this.fieldTypes.set(schema.apiName, (t = fieldTypesOf(schema)));
+    return t;
+  }
+
+  /** Sorts mapped results into in sync / missing / stale, and filtered-out ones Salesforce still holds into orphans. */
+  private async classify(schema: ObjectSchema, results: MapResult[]): Promise<DriftRow[]> {
+    const mapped: MappedRecord[] = [];
+    const skipped: Array<{ key: string; reason: string }> = [];
+    for (const r of results) {
+      if (r.kind === 'record') mapped.push(r);
+      else if (r.kind === 'skip') skipped.push({ key: r.key, reason: r.reason });
+      else this.problems.push(`${r.object} ${r.key}: cannot be mapped (${r.error.code}: ${r.error.message})`);
+    }
+    const keys = [...mapped.map((m) => m.key), ...skipped.map((s) => s.key)];
+    if (keys.length === 0) return [];
+    const current = await this.sink.readByKeys(schema.apiName, keys, compareFields(schema));
+    const parents = new Map<string, StoredRecord>();
+    for (const m of mapped) {
+      const p = m.parent ? this.parents.get(m.parent.key) : undefined;
+      if (m.parent && p) parents.set(m.parent.key, p);
+    }
+    const linked = linkRecords(mapped, parents).records;
+    const types = this.typesOf(schema);
+    const keep = PARENT_TYPES.has(schema.type) ? parentFieldsToRead(schema.apiName) : undefined;
+    const drift: DriftRow[] = [];
+    mapped.forEach((m, i) => {
+      const record = linked[i];
+      const cur = current.get(m.key);
+      if (!cur) drift.push(this.add({ object: schema.apiName, key: m.key, kind: 'missing' }));
+      else {
+        const fields = Object.keys(diffRecord(record, cur, types));
+        if (fields.length > 0) drift.push(this.add({ object: schema.apiName, key: m.key, kind: 'stale', fields }));
+        else this.count(schema.apiName, 'inSync');
+      }
+      if (keep) this.parents.set(m.key, pick({ ...(cur ?? {}), ...record, Id: cur?.Id ?? pendingId(m.key), SvcId__c: m.key } as StoredRecord, keep));
+    });
+    for (const s of skipped) {
+      const cur = current.get(s.key);
+      if (cur) drift.push(this.add({ object: schema.apiName, key: s.key, kind: 'orphan', reason: `no longer eligible: ${s.reason}` }, cur.Id));
+    }
+    return drift;
+  }
+
+  /** Salesforce's keys of one object, page by page: those the complete scan did not list are candidates. */
+  private async walk<T extends SyncableType>(type: T, listed: IdSet): Promise<void> {
+    const object = SCHEMA[type].apiName;
+    let candidates: Array<{ id: number; key: string; sfId: string }> = [];
+    for await (const rows of this.sink.scanKeys(object, [], listed.count)) {
+      for (const row of rows) {
+        const ref = refOfKey(row.SvcId__c);
+        if (!ref || ref.type !== type) {
+          this.warnings.push(`${object} ${row.SvcId__c}: not a key this tool writes; left alone`);
+          continue;
+        }
+        if (!listed.has(ref.id)) candidates.push({ id: ref.id, key: row.SvcId__c, sfId: row.Id });
+      }
+      if (candidates.length >= this.opts.batchSize) {
+        await this.confirm(type, candidates);
+        candidates = [];
+      }
+    }
+    if (candidates.length > 0) await this.confirm(type, candidates);
+  }
+
+  /** One by-id request per candidate: a 404 makes it an orphan; a record found is compared like any other. */
+  private async confirm<T extends SyncableType>(type: T, candidates: Array<{ id: number; key: string; sfId: string }>): Promise<void> {
+    const res = await this.source.fetch(type, candidates.map((c) => c.id), { byId: true });
+    const gone = new Set(res.notFound);
+    for (const c of candidates) {
+      if (gone.has(c.id)) this.add({ object: SCHEMA[type].apiName, key: c.key, kind: 'orphan', reason: GONE }, c.sfId);
+      const err = res.failed.get(c.id);
+      if (err) {
+        if (isFatal(err)) throw err;
+        this.problems.push(`${c.key}: not in the list scan, and GET by id failed: ${err.message}`);
+      }
+    }
+    // Listed after the scan passed its page (created meanwhile): judged like the rest.
+    if (res.records.size > 0) await this.batch(type, [...res.records.values()]);
+  }
+
+  /** Questions in Salesforce that no scanned action has (any more). */
+  private async walkQuestions(listedActions: IdSet, expected: number): Promise<void> {
+    const object = SCHEMA.question.apiName;
+    let pending: Array<{ actionId: number; questionId: number; key: string; sfId: string }> = [];
+    const settle = async (): Promise<void> => {
+      const unknown = [...new Set(pending.filter((p) => !listedActions.has(p.actionId)).map((p) => p.actionId))];
+      const res = unknown.length > 0 ? await this.source.fetch('action', unknown, { byId: true }) : undefined;
+      if (res && res.records.size > 0) await this.batch('action', [...res.records.values()]);
+      const gone = new Set(res?.notFound ?? []);
+      for (const p of pending) {
+        if (this.questionsSeen.has(p.actionId, p.questionId)) continue;
+        const actionKey = keyFor('action', p.actionId);
+        const err = res?.failed.get(p.actionId);
+        if (err) {
+          if (isFatal(err)) throw err;
+          this.problems.push(`${p.key}: its action ${actionKey} is not in the list scan, and GET by id failed: ${err.message}`);
+        } else if (gone.has(p.actionId)) {
+          this.add({ object, key: p.key, kind: 'orphan', reason: `gone from the platform: its action ${actionKey} answers 404` }, p.sfId);
+        } else {
+          this.add({ object, key: p.key, kind: 'orphan', reason: `no longer in its action's questions (${actionKey})` }, p.sfId);
+        }
+      }
+      pending = [];
+    };
+    for await (const rows of this.sink.scanKeys(object, [], expected)) {
+      for (const row of rows) {
+        const ids = questionIdsOf(row.SvcId__c);
+        if (!ids) {
+          this.warnings.push(`${object} ${row.SvcId__c}: not a key this tool writes; left alone`);
+          continue;
+        }
+        if (!this.questionsSeen.has(ids.actionId, ids.questionId)) pending.push({ ...ids, key: row.SvcId__c, sfId: row.Id });
+      }
+      if (pending.length >= this.opts.batchSize) await settle();
+    }
+    if (pending.length > 0) await settle();
+  }
+}
