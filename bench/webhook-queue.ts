@@ -24,8 +24,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startPostgres } from '../fixtures/postgres.js';
-import { classifyEvent } from '../src/webhook/events.js';
-import type { WebhookMessage } from '../src/webhook/message.js';
+import { classifyEvent } from '../src/sync/webhookEvents.js';
+import type { WebhookMessage } from '../src/sync/webhookMessage.js';
 import { openQueue, type QueueLocation } from '../src/webhook/openQueue.js';
 import type { EnqueueInput } from '../src/webhook/queue.js';
 

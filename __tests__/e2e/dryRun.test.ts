@@ -127,7 +127,8 @@ describe('--dry-run', () => {
     });
 
     it('replay --json from stdin: the update and the inserts it would make, nothing written', async () => {
-      const input = [JSON.stringify({ object_type: 'donations', object_id: a.id, event_type: 'donations.update' }), `donation,${b.id}`].join('\n');
+      // A CSV file with a webhook body mixed in (a file whose first line is JSON is JSON lines throughout).
+      const input = [`donation,${b.id}`, JSON.stringify({ object_type: 'donations', object_id: a.id, event_type: 'donations.update', application: 'Kentaa' })].join('\n');
       const run = await cliJson(stack, ['--dry-run', 'replay', '--file', '-'], cwd, input);
       expect(run.code).toBe(0);
       expectEnvelope(run, 'replay', true);

@@ -60,7 +60,7 @@ export interface Result {
   retried?: number;
   retryNextRun?: number;
   /** replay */
-  input?: { records: number; duplicates: number; badLines: Array<{ line: number; reason: string }> };
+  input?: { records: number; duplicates: number; badLines: Array<{ line: number; reason: string }>; ignored?: Array<{ reason: string; count: number; lines: number[] }>; usersUpdate?: { users: number; actions: number } };
 }
 
 export interface Envelope {

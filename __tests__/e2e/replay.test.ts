@@ -93,6 +93,52 @@ describe('replay --file', () => {
     expectLinked(stack, stack.platform.site, 'newsletter_subscription', subscription.id);
   });
 
+  it('JSON lines read as serve reads them: orders.update and news.create ignored (exit 0), questions.update re-syncs the action, users.update the actions the user owns by one scan; a line that is not JSON is unreadable (exit 1)', async () => {
+    const site = stack.platform.site;
+    const body = (type: string, id: number, event: string): string => JSON.stringify({ object_type: type, object_id: id, event_type: event, application: 'Kentaa' });
+    // A user owning actions none of the earlier cases wrote, and an action with questions of another owner.
+    const written = new Set(donations.map((d) => d.action_id));
+    const owned = (userId: number): number[] => site.action.filter((a) => a.owner?.id === userId).map((a) => a.id);
+    const owners = site.action.map((a) => a.owner?.id).filter((id): id is number => typeof id === 'number');
+    const owner = owners.find((userId) => owned(userId).every((id) => !written.has(id)));
+    if (owner === undefined) throw new Error('site lacks a user whose actions are unwritten');
+    const questioned = site.action.find((a) => a.owner?.id !== owner && !written.has(a.id));
+    if (!questioned) throw new Error('site lacks another unwritten action');
+    const lines = [
+      body('Order', 11, 'orders.update'),
+      body('News', 12, 'news.create'),
+      body('Action', questioned.id, 'questions.update'),
+      body('User', owner, 'users.update'),
+      body('Order', 13, 'orders.update'),
+      body('User', owner, 'users.update'),
+    ];
+    stack.platform.resetCounts();
+    const clean = await cliJson(stack, ['replay', '--file', write('events.jsonl', lines)], cwd);
+    expect(clean.code).toBe(0);
+    expect(clean.body.status).toBe(0);
+    expect(clean.body.result.input).toEqual({
+      records: 1,
+      duplicates: 0,
+      badLines: [],
+      ignored: [
+        { reason: 'object type Order is not mirrored', count: 2, lines: [1, 5] },
+        { reason: 'object type News is not mirrored', count: 1, lines: [2] },
+      ],
+      usersUpdate: { users: 1, actions: owned(owner).length },
+    });
+    expect(clean.body.result.summary.Svc_Action__c.inserted).toBe(1 + owned(owner).length);
+    for (const id of [questioned.id, ...owned(owner)]) expect(stack.salesforce.get('Svc_Action__c', keyOf('action', id))).toBeDefined();
+    // The owner's actions: one scan of the action list for every users.update line, no request per action.
+    expect(stack.platform.requests.byId.actions ?? 0).toBeLessThanOrEqual(1);
+
+    const human = await cli(stack, ['replay', '--file', write('events-bad.jsonl', [...lines, 'not json'])], cwd);
+    expect(human.code).toBe(1);
+    expect(human.stderr).toMatch(/line 7: not valid JSON: "not json" \(skipped\)/);
+    expect(human.stderr).not.toMatch(/unknown object type/);
+    expect(human.stderr).toMatch(/ignored 2 lines \(as serve does\): object type Order is not mirrored \(line 1, 5\)/);
+    expect(human.stderr).toMatch(/users\.update: 1 user owns \d+ actions? \(one scan of the action list\)/);
+  });
+
   it('bad lines are reported with their line numbers and skipped; the rest is written; exit 1', async () => {
     const d = donations[4];
     const other = donations[5];

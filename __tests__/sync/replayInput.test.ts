@@ -46,7 +46,7 @@ describe('replay input', () => {
   });
 
   it('reads JSON lines of webhook bodies, ids as numbers or strings', async () => {
-    const r = await read('{"object_type":"donation","object_id":9,"event_type":"donations.update"}\n{"object_type":"Project","object_id":"4"}\n');
+    const r = await read('{"object_type":"donation","object_id":9,"event_type":"donations.update","application":"Kentaa"}\n{"object_type":"Project","object_id":"4","event_type":"projects.create","application":"Kentaa"}\n');
     expect(r.refs).toEqual([
       { type: 'donation', id: 9 },
       { type: 'project', id: 4 },
@@ -60,8 +60,8 @@ describe('replay input', () => {
         'NewsletterSubscription,8',
         '" Newsletter Subscriptions ",9',
         'NEWSLETTER-SUBSCRIPTIONS,10',
-        '{"object_type":"newsletter_subscriptions","object_id":"11","event_type":"newsletter_subscriptions.update"}',
-        '{"object_type":"NewsletterSubscription","object_id":7}',
+        '{"object_type":"newsletter_subscriptions","object_id":"11","event_type":"newsletter_subscriptions.update","application":"Kentaa"}',
+        '{"object_type":"NewsletterSubscription","object_id":7,"event_type":"newsletter_subscriptions.create","application":"Kentaa"}',
       ].join('\n'),
     );
     expect(r.refs).toEqual([7, 8, 9, 10, 11].map((id) => ({ type: 'newsletter_subscription', id })));
@@ -94,7 +94,7 @@ describe('replay input', () => {
     expect(r.stats.badLines).toEqual([
       { line: 2, reason: 'unknown object type "news"' },
       { line: 4, reason: 'object id "abc" is not a positive whole number' },
-      { line: 5, reason: 'not valid JSON' },
+      { line: 5, reason: 'not valid JSON: "{broken"' },
       { line: 6, reason: 'unknown object type "[1]"' },
       { line: 7, reason: 'object id "-2" is not a positive whole number' },
       { line: 10, reason: 'unknown object type "constructor"' },
@@ -103,12 +103,46 @@ describe('replay input', () => {
   });
 
   it('JSON lines: a broken line is reported, "__proto__" keys are not read as fields', async () => {
-    const r = await read('{"object_type":"donation","object_id":1}\n{broken\n{"__proto__":{"object_type":"donation","object_id":2}}\n');
+    const r = await read('{"object_type":"donation","object_id":1,"event_type":"donations.update","application":"Kentaa"}\n{broken\n{"__proto__":{"object_type":"donation","object_id":2}}\n');
     expect(r.refs).toEqual([{ type: 'donation', id: 1 }]);
     expect(r.stats.badLines.map((b) => [b.line, b.reason])).toEqual([
-      [2, 'not valid JSON'],
-      [3, 'unknown object type ""'],
+      [2, 'not valid JSON: "{broken"'],
+      [3, 'object_type is missing'],
     ]);
+  });
+
+  it('JSON lines are classified as serve classifies a webhook: ignored events grouped, users.update kept for the owner scan, a line that is not JSON is unreadable', async () => {
+    const body = (objectType: string, id: number, event: string): string => JSON.stringify({ object_type: objectType, object_id: id, event_type: event, application: 'Kentaa' });
+    const r = await read(
+      [
+        body('Order', 1, 'orders.update'),
+        body('News', 2, 'news.create'),
+        'not json',
+        body('Action', 3, 'questions.update'),
+        body('Donation', 4, 'questions.update'),
+        body('User', 77, 'users.update'),
+        body('Order', 5, 'orders.update'),
+        body('User', 78, 'users.update'),
+        body('User', 77, 'users.update'),
+        body('constructor', 6, 'constructor.update'),
+        JSON.stringify({ object_type: 'Donation', object_id: 7 }),
+        '',
+        body('Donation', 8, 'donations.refund'),
+      ].join('\n'),
+    );
+    expect(r.refs).toEqual([{ type: 'action', id: 3 }]);
+    expect(r.stats.badLines).toEqual([
+      { line: 3, reason: 'not valid JSON: "not json"' },
+      { line: 11, reason: 'event_type is missing' },
+    ]);
+    expect(r.stats.ignored).toEqual([
+      { reason: 'object type Order is not mirrored', count: 2, lines: [1, 7] },
+      { reason: 'object type News is not mirrored', count: 1, lines: [2] },
+      { reason: 'questions of Donation are not mirrored', count: 1, lines: [5] },
+      { reason: 'object type constructor is not mirrored', count: 1, lines: [10] },
+      { reason: 'event donations.refund is not handled', count: 1, lines: [13] },
+    ]);
+    expect([...r.stats.ownerUsers]).toEqual([77, 78]);
   });
 
   it('a huge id is quoted cut and escaped, never whole', async () => {

@@ -5,8 +5,8 @@
  */
 import { afterEach, expect, it } from '@jest/globals';
 import Database from 'better-sqlite3';
-import { classifyEvent } from '../../src/webhook/events.js';
-import type { WebhookMessage } from '../../src/webhook/message.js';
+import { classifyEvent } from '../../src/sync/webhookEvents.js';
+import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import { WebhookQueue } from '../../src/webhook/queue.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { donationEvent, eventually, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';

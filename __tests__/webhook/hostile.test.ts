@@ -6,8 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import { ConfigError } from '../../src/model/errors.js';
-import { classifyEvent } from '../../src/webhook/events.js';
-import type { WebhookMessage } from '../../src/webhook/message.js';
+import { classifyEvent } from '../../src/sync/webhookEvents.js';
+import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import { WebhookQueue, type EnqueueInput } from '../../src/webhook/queue.js';
 import { queueFileError } from '../../src/webhook/queueErrors.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import Database from 'better-sqlite3';
-import { classifyEvent } from '../../src/webhook/events.js';
-import type { WebhookMessage } from '../../src/webhook/message.js';
+import { classifyEvent } from '../../src/sync/webhookEvents.js';
+import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import { WebhookQueue, queueStatus, retryFailed, type EnqueueInput } from '../../src/webhook/queue.js';
 import { tempQueue, type TempDir } from './helpers.js';
 

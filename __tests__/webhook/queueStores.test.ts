@@ -5,8 +5,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import { startPostgres, type TestPostgres } from '../../fixtures/postgres.js';
-import { classifyEvent } from '../../src/webhook/events.js';
-import type { WebhookMessage } from '../../src/webhook/message.js';
+import { classifyEvent } from '../../src/sync/webhookEvents.js';
+import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import { openQueue, storeRetryFailed, storeStatus, type QueueLocation } from '../../src/webhook/openQueue.js';
 import type { EnqueueInput, BackoffPolicy } from '../../src/webhook/queue.js';
 import type { QueueStore } from '../../src/webhook/queueStore.js';

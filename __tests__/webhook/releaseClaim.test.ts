@@ -1,7 +1,7 @@
 /** When the outcome of a batch cannot be recorded, its events go back to pending: never stuck. */
 import { afterEach, expect, it } from '@jest/globals';
-import { classifyEvent } from '../../src/webhook/events.js';
-import type { WebhookMessage } from '../../src/webhook/message.js';
+import { classifyEvent } from '../../src/sync/webhookEvents.js';
+import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import { WebhookQueue, type EnqueueInput } from '../../src/webhook/queue.js';
 import { startWorker, type Worker } from '../../src/webhook/worker.js';
 import { eventually, RecordingProcessor, tempQueue, type TempDir } from './helpers.js';

@@ -51,5 +51,6 @@ const ALIASES: ReadonlyMap<string, SyncableType> = new Map([
  */
 export function parseObjectType(input: string): SyncableType | undefined {
   const flat = input.trim().toLowerCase().replace(/[-_\s]/g, '');
+  // A Map: "constructor" or "__proto__" from a webhook body never reaches a prototype.
   return ALIASES.get(flat) ?? ALIASES.get(flat.replace(/s$/, '')) ?? ALIASES.get(flat.replace(/ies$/, 'y'));
 }

@@ -119,6 +119,33 @@ export class SyncEngine {
     }
   }
 
+  /**
+   * Syncs the actions any of `userIds` owns, found by one complete scan of the action list
+   * (owner.id): replay's users.update has no owners table, and a scan costs one request per page
+   * for all its users together, where asking per user is not possible at all. Returns how many
+   * owned actions were found (ones this run already synced are not written twice).
+   */
+  async syncActionsOwnedBy(userIds: ReadonlySet<number>): Promise<number> {
+    let found = 0;
+    let buffer: ApiRecordOf['action'][] = [];
+    for await (const page of this.source.scan('action', {})) {
+      this.checkStop();
+      this.reportFailures('action', page.failed, true);
+      for (const r of page.records) {
+        const owner = ownerIdOf('action', r);
+        if (owner === undefined || !userIds.has(owner)) continue;
+        found++;
+        if (this.report.outcomeOf(keyFor('action', r.id)) === undefined) buffer.push(r);
+      }
+      if (buffer.length >= this.opts.batchSize) {
+        await this.processRecords('action', buffer);
+        buffer = [];
+      }
+    }
+    if (buffer.length > 0) await this.processRecords('action', buffer);
+    return found;
+  }
+
   /** Fetches records; 404s and failures become outcomes (when reported) and cache misses. */
   private checkStop(): void {
     this.opts.stop?.throwIfAborted();

@@ -3,7 +3,10 @@
  * event_type ignored) or JSON lines of webhook bodies, read as a stream and handed out in chunks
  * of refs, so memory does not grow with the file. A record that starts with `{` is a webhook
  * body (JSON); any other is CSV, read by csv-parse (quoted fields may hold commas, quotes and
- * line breaks). Bad lines are reported by number and skipped; the rest still runs.
+ * line breaks). A file whose first record is JSON is JSON lines throughout: every line of it is
+ * read by serve's own parser and classifier (webhookMessage, webhookEvents), so an event serve
+ * records as ignored is ignored here too, and users.update names a user whose actions are
+ * resolved after the read. Bad lines are reported by number and skipped; the rest still runs.
  * A line longer than the limit (a binary file, /dev/zero) stops the read with one clear error.
  */
 import { parse as parseCsv, type CsvError } from 'csv-parse';
@@ -12,6 +15,8 @@ import { echo } from '../config/echo.js';
 import { ConfigError } from '../model/errors.js';
 import { OBJECT_TYPES, parseObjectType, type ObjectRef } from '../model/objects.js';
 import { parsePositiveId } from '../model/refs.js';
+import { classifyEvent } from './webhookEvents.js';
+import { messageFromFields } from './webhookMessage.js';
 
 /** No record of a replay file comes near this; binary or runaway input does. */
 export const MAX_LINE_BYTES = 64 * 1024;
@@ -23,8 +28,20 @@ export interface BadLine {
   reason: string;
 }
 
+/** Events serve records as ignored, grouped by reason: a count and the first lines. */
+export interface IgnoredGroup {
+  reason: string;
+  count: number;
+  /** The first MAX_IGNORED_EXAMPLES line numbers. */
+  lines: number[];
+}
+export const MAX_IGNORED_EXAMPLES = 5;
+
 /** What the read found, besides the refs; complete once the chunks are exhausted. */
 export interface ReplayStats {
+  ignored: IgnoredGroup[];
+  /** Users named by users.update lines: their actions are synced once the file is read. */
+  ownerUsers: Set<number>;
   /** Lines that named a record (duplicates included). */
   lines: number;
   /** The first MAX_LISTED_BAD_LINES bad lines. */
@@ -38,19 +55,28 @@ export interface ReplayChunks {
 }
 
 type Fields = { type?: unknown; id?: unknown };
-/** A line that named a ref, or the reason it does not. */
-type Candidate = { line: number; ref: ObjectRef | string };
+/** What a line asks for: a ref, an event serve ignores, a user's actions, or the reason it is bad. */
+type Wanted = ObjectRef | { ignored: string } | { owner: number } | string;
+type Candidate = { line: number; ref: Wanted };
 
-function fromJson(line: string): Fields | string {
+/** A JSON line as serve reads a webhook body: the same parser, the same classifier. */
+function fromJson(line: string): Wanted {
   let body: unknown;
   try {
     body = JSON.parse(line);
   } catch {
-    return 'not valid JSON';
+    return `not valid JSON: ${echo(line)}`;
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return 'not a JSON object';
-  const b = body as Record<string, unknown>;
-  return { type: Object.hasOwn(b, 'object_type') ? b.object_type : undefined, id: Object.hasOwn(b, 'object_id') ? b.object_id : undefined };
+  const fields: Record<string, unknown> = {};
+  // Own keys only: a "__proto__" key is not a field.
+  for (const key of ['object_type', 'object_id', 'event_type', 'application', 'site_id']) if (Object.hasOwn(body, key)) fields[key] = (body as Record<string, unknown>)[key];
+  const parsed = messageFromFields(fields);
+  if (!parsed.ok) return parsed.reason;
+  const intent = classifyEvent(parsed.message);
+  if (intent.kind === 'sync') return intent.ref;
+  if (intent.kind === 'owner') return { owner: intent.userId };
+  return { ignored: intent.reason };
 }
 
 /** A candidate to a ref, or the reason it is not one (input quoted cut and escaped). */
@@ -104,7 +130,13 @@ interface CsvRow {
  * already synced. `where` names the input in errors ("--file ids.csv").
  */
 export function readReplay(input: Readable, where: string, chunkSize: number): ReplayChunks {
-  const stats: ReplayStats = { lines: 0, badLines: [], badLineCount: 0 };
+  const stats: ReplayStats = { ignored: [], ownerUsers: new Set(), lines: 0, badLines: [], badLineCount: 0 };
+  const ignore = (line: number, reason: string): void => {
+    let group = stats.ignored.find((g) => g.reason === reason);
+    if (!group) stats.ignored.push((group = { reason, count: 0, lines: [] }));
+    group.count++;
+    if (group.lines.length < MAX_IGNORED_EXAMPLES) group.lines.push(line);
+  };
   const bad = (line: number, reason: string): void => {
     stats.badLineCount++;
     if (stats.badLines.length < MAX_LISTED_BAD_LINES) stats.badLines.push({ line, reason });
@@ -165,13 +197,16 @@ export function readReplay(input: Readable, where: string, chunkSize: number): R
         // that starts with `{` is a webhook body (JSON lines, or one mixed into a CSV file).
         let quoted = false;
         let lineNo = 0;
+        // Decided by the first record: JSON lines throughout, or CSV (JSON bodies may be mixed in).
+        let jsonFile: boolean | undefined;
         for await (const raw of linesOf(input as AsyncIterable<Buffer>, where)) {
           if (parser.destroyed) return;
           lineNo++;
           const line = lineNo === 1 ? raw.replace(/^\uFEFF/, '') : raw;
-          if (!quoted && line.trimStart().startsWith('{')) {
-            const parsed = fromJson(line.trim());
-            json.push({ line: lineNo, ref: typeof parsed === 'string' ? parsed : toRef(parsed) });
+          const text = line.trim();
+          if (!quoted && jsonFile === undefined && text !== '' && !text.startsWith('#')) jsonFile = text.startsWith('{');
+          if (!quoted && (text.startsWith('{') || (jsonFile === true && text !== ''))) {
+            json.push({ line: lineNo, ref: fromJson(text) });
             await write('\n'); // keeps the parser's line count
             continue;
           }
@@ -215,6 +250,14 @@ export function readReplay(input: Readable, where: string, chunkSize: number): R
     for await (const { line, ref } of candidates()) {
       if (typeof ref === 'string') {
         bad(line, ref);
+        continue;
+      }
+      if ('ignored' in ref) {
+        ignore(line, ref.ignored);
+        continue;
+      }
+      if ('owner' in ref) {
+        stats.ownerUsers.add(ref.owner);
         continue;
       }
       stats.lines++;

@@ -18,8 +18,8 @@ import path from 'node:path';
 import type { SyncableType } from '../model/objects.js';
 import type { OwnerPair } from '../model/outcomes.js';
 import { isStorageFailure, queueFileError } from './queueErrors.js';
-import type { EventIntent } from './events.js';
-import type { WebhookMessage } from './message.js';
+import type { EventIntent } from '../sync/webhookEvents.js';
+import type { WebhookMessage } from '../sync/webhookMessage.js';
 
 import { DEFAULT_QUEUE_PATH } from '../config/load.js';
 

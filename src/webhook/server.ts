@@ -9,10 +9,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { classifyEvent, type ClassifyOptions } from './events.js';
+import { classifyEvent, type ClassifyOptions } from '../sync/webhookEvents.js';
 import { oneLine } from '../config/echo.js';
 import { guardConnections } from './connectionGuard.js';
-import { parseWebhookBody } from './message.js';
+import { parseWebhookBody } from '../sync/webhookMessage.js';
 import type { EnqueueInput, EnqueueRejected, EnqueueResult, QueueCounts } from './queue.js';
 import type { QueueStore } from './queueStore.js';
 

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { ConfigError, EXIT } from '../../model/errors.js';
 import type { ObjectRef } from '../../model/objects.js';
 import { keyFor } from '../../model/refs.js';
-import { MAX_LISTED_BAD_LINES, readReplay, type BadLine } from '../../sync/replayInput.js';
+import { MAX_LISTED_BAD_LINES, readReplay, type BadLine, type IgnoredGroup } from '../../sync/replayInput.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { parseBatchSize, runEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
@@ -21,6 +21,7 @@ async function openInput(file: string): Promise<Readable> {
 }
 
 const describeBad = (b: BadLine): string => `line ${b.line}: ${b.reason} (skipped)`;
+const describeIgnored = (g: IgnoredGroup): string => `ignored ${g.count} ${g.count === 1 ? 'line' : 'lines'} (as serve does): ${g.reason} (line ${g.lines.join(', ')}${g.count > g.lines.length ? ', ...' : ''})`;
 
 export function replayCommand(program: Command, setExit: SetExit): void {
   const cmd = program
@@ -31,6 +32,8 @@ export function replayCommand(program: Command, setExit: SetExit): void {
       'after',
       '\nThe file is read as a stream and synced in chunks of --batch-size records, so its size does not matter.\n' +
         'Ids that a complete list scan of this run did not return are reported not found without a request each.\n' +
+        'JSON lines are read as serve reads a webhook: events serve ignores are counted as ignored (exit 0);\n' +
+        'users.update re-syncs the actions the user owns, found by one scan of the action list for all such lines.\n' +
         '\nExamples:\n  svc-sync replay --file ids.csv\n  grep donations webhooks.jsonl | svc-sync replay --file - --json',
     );
   addRunOptions(cmd).action(async (opts: RunOptions & { file: string }, c: Command) => {
@@ -52,7 +55,7 @@ export function replayCommand(program: Command, setExit: SetExit): void {
       // The first chunk is read before connecting: a file with no valid line is a usage error (exit 2).
       const first = await iterator.next();
       showBadLines();
-      if (first.done && stats.badLineCount > 0) throw new ConfigError(`${where}: no valid line (${describeBad(stats.badLines[0] as BadLine)})`);
+      if (first.done && stats.badLineCount > 0 && stats.ownerUsers.size === 0) throw new ConfigError(`${where}: no valid line (${describeBad(stats.badLines[0] as BadLine)})`);
       let records = 0;
       return runEngine(ctx, {
         command: 'replay',
@@ -70,6 +73,12 @@ export function replayCommand(program: Command, setExit: SetExit): void {
             await run(next.value);
           }
           showBadLines();
+          let ownedActions = 0;
+          if (stats.ownerUsers.size > 0) {
+            ownedActions = await engine.syncActionsOwnedBy(stats.ownerUsers);
+            ctx.out.info(`users.update: ${stats.ownerUsers.size} ${stats.ownerUsers.size === 1 ? 'user owns' : 'users own'} ${ownedActions} ${ownedActions === 1 ? 'action' : 'actions'} (one scan of the action list)`);
+          }
+          for (const g of stats.ignored) ctx.out.info(describeIgnored(g));
           const notListed = stats.badLineCount - stats.badLines.length;
           if (notListed > 0) {
             const text = `${notListed} more bad lines not listed (only the first ${MAX_LISTED_BAD_LINES} are)`;
@@ -77,7 +86,14 @@ export function replayCommand(program: Command, setExit: SetExit): void {
             else ctx.out.warn(`warning: ${text}`);
           }
           return {
-            input: { records, duplicates: stats.lines - records, badLines: stats.badLines, ...(notListed > 0 ? { badLinesNotListed: notListed } : {}) },
+            input: {
+              records,
+              duplicates: stats.lines - records,
+              badLines: stats.badLines,
+              ...(notListed > 0 ? { badLinesNotListed: notListed } : {}),
+              ...(stats.ignored.length > 0 ? { ignored: stats.ignored } : {}),
+              ...(stats.ownerUsers.size > 0 ? { usersUpdate: { users: stats.ownerUsers.size, actions: ownedActions } } : {}),
+            },
           };
         },
         warningsBefore: warnings,

@@ -63,7 +63,7 @@ function readFields(format: BodyFormat, text: string): { fields: RawFields } | {
   return { fields: parsed as RawFields };
 }
 
-function requiredString(fields: RawFields, key: string): string | { reason: string } {
+function requiredString(fields: Readonly<RawFields>, key: string): string | { reason: string } {
   const value = Object.hasOwn(fields, key) ? fields[key] : undefined;
   if (value === undefined || value === null) return { reason: `${key} is missing` };
   if (typeof value !== 'string') return { reason: `${key} must be a string` };
@@ -96,8 +96,14 @@ export function parseWebhookBody(contentType: string | undefined, body: string |
   if (isReason(format)) return { ok: false, reason: format.reason };
   const read = readFields(format, text);
   if (!('fields' in read)) return { ok: false, reason: read.reason };
-  const { fields } = read;
+  return messageFromFields(read.fields);
+}
 
+/**
+ * Validates the attributes of a body already read (form values or a JSON object): the part `serve`
+ * and `replay` (JSON lines) share, so both accept and refuse the same messages.
+ */
+export function messageFromFields(fields: Readonly<Record<string, unknown>>): ParseResult {
   const objectType = requiredString(fields, 'object_type');
   if (isReason(objectType)) return { ok: false, reason: objectType.reason };
   const eventType = requiredString(fields, 'event_type');

@@ -3,7 +3,7 @@
  * stored with the event so the worker never re-interprets raw messages.
  */
 import { parseObjectType, type ObjectRef } from '../model/objects.js';
-import type { WebhookMessage } from './message.js';
+import type { WebhookMessage } from './webhookMessage.js';
 
 export type EventIntent =
   /** Fetch and write this object (create, update, confirm, move, counters, sign-ups, questions). */
