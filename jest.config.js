@@ -9,4 +9,6 @@ export default {
   testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
   testTimeout: 30000,
   maxWorkers: 2,
+  // Per checkout, so a transform cached by another clone of the project on the same machine is never reused.
+  cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 };

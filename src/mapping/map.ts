@@ -150,6 +150,30 @@ export function mapRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T
   return mapWith(schema, ctx, warnings, record.id, entity?.problem);
 }
 
+/**
+ * Maps a record with what its schema's context rules ask for besides the record: the owner's user
+ * (from `users`, which the caller fetched) and the external reference of its target's Salesforce
+ * record. The engine and the audit both map through here, so they compare like with like.
+ */
+export function mapInContext<T extends SyncableType>(
+  type: T,
+  record: ApiRecordOf[T],
+  users: ReadonlyMap<number, ApiUser>,
+  target: Readonly<Record<string, unknown>> | null | undefined,
+): MapResult {
+  const rules = SCHEMA[type].context;
+  const extras: MapExtras = {};
+  if (rules.owner) {
+    const ownerId = ownerIdOf(type, record);
+    extras.user = ownerId === undefined ? null : users.get(ownerId) ?? null;
+  }
+  if (rules.target) {
+    const ref = target?.ExternalReference__c;
+    extras.targetExternalReference = typeof ref === 'string' ? ref : null;
+  }
+  return mapRecord(type, record, extras);
+}
+
 /** The records nested in one (an action's questions, SPEC 2.6), one result each; blank answers become skips. */
 export function mapNested<T extends SyncableType>(type: T, record: ApiRecordOf[T]): MapResult[] {
   const rule = SCHEMA[type].context.nested;

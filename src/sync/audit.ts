@@ -8,7 +8,7 @@
  */
 import type { FieldType } from '../mapping/fieldTypes.js';
 import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
-import { mapNested, mapRecord, ownerIdOf, parentRef, type MapExtras } from '../mapping/map.js';
+import { mapInContext, mapNested, ownerIdOf, parentRef } from '../mapping/map.js';
 import { NAME_FIELD, NAME_LENGTH, SCHEMA, SCHEMAS, type ObjectSchema } from '../mapping/schema.js';
 import type { MapResult, MappedRecord, ParentRef } from '../mapping/types.js';
 import type { ApiRecordOf, ApiUser } from '../model/apiRecords.js';
@@ -137,17 +137,8 @@ export class Auditor {
     const rules = SCHEMA[type].context;
     const users = rules.owner ? await this.owners(type, records) : new Map<number, ApiUser>();
     const results: MapResult[] = records.map((record) => {
-      const extras: MapExtras = {};
-      if (rules.owner) {
-        const ownerId = ownerIdOf(type, record);
-        extras.user = ownerId === undefined ? null : users.get(ownerId) ?? null;
-      }
-      if (rules.target) {
-        const parent = parentOf.get(record);
-        const ref = parent ? this.parents.get(parent.key)?.ExternalReference__c : undefined;
-        extras.targetExternalReference = typeof ref === 'string' ? ref : null;
-      }
-      return mapRecord(type, record, extras);
+      const parent = parentOf.get(record);
+      return mapInContext(type, record, users, parent ? this.parents.get(parent.key) : undefined);
     });
     const drift = await this.classify(SCHEMA[type], results);
     if (rules.nested) {

@@ -4,7 +4,7 @@
  * writer.ts), and reports every per-record outcome to a RunReport; it never prints.
  */
 import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
-import { filteredOut, mapNested, mapRecord, ownerIdOf, parentRef, type MapExtras } from '../mapping/map.js';
+import { filteredOut, mapInContext, mapNested, ownerIdOf, parentRef } from '../mapping/map.js';
 import { LEVEL, SCHEMA } from '../mapping/schema.js';
 import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
 import type { ApiRecordOf, ApiUser } from '../model/apiRecords.js';
@@ -201,17 +201,8 @@ export class SyncEngine {
     const rules = SCHEMA[type].context;
     const users = rules.owner ? await this.fetchOwners(type, records) : new Map<number, ApiUser>();
     const results = records.map((record) => {
-      const extras: MapExtras = {};
-      if (rules.owner) {
-        const ownerId = ownerIdOf(type, record);
-        extras.user = ownerId === undefined ? null : users.get(ownerId) ?? null;
-      }
-      if (rules.target) {
-        const parent = parentOf.get(record);
-        const ref = parent ? this.cache.record(parent.key)?.ExternalReference__c : undefined;
-        extras.targetExternalReference = typeof ref === 'string' ? ref : null;
-      }
-      return mapRecord(type, record, extras);
+      const parent = parentOf.get(record);
+      return mapInContext(type, record, users, parent ? this.cache.record(parent.key) : undefined);
     });
     await this.writeResults(type, [...early, ...results]);
     if (rules.nested) await this.writeNested(type, rules.nested.type, records);
