@@ -89,19 +89,52 @@ export async function upsertViaBulk(api: SalesforceApi, object: string, records:
 
 async function runJob(api: SalesforceApi, object: string, records: CrmRecord[], opts: BulkOptions): Promise<Map<string, UpsertOutcome>> {
   const outcomes = new Map<string, UpsertOutcome>();
-  const failAll = (error: CrmError): Map<string, UpsertOutcome> => {
-    for (const r of records) outcomes.set(recordKey(r), { key: recordKey(r), status: 'failed', error });
+  const job = await runIngestJob(api, { object, externalIdFieldName: KEY_FIELD, operation: 'upsert' }, toBulkCsv(records), opts, {
+    name: 'job',
+    rerun: 'it may still complete (see Setup > Bulk Data Load Jobs), run again to confirm',
+  });
+  if ('error' in job) {
+    for (const r of records) outcomes.set(recordKey(r), { key: recordKey(r), status: 'failed', error: job.error });
     return outcomes;
-  };
+  }
+  for (const row of job.ok) {
+    const key = row[KEY_FIELD];
+    outcomes.set(key, { key, status: row.sf__Created === 'true' ? 'created' : 'updated', id: row.sf__Id });
+  }
+  for (const row of job.bad) {
+    const key = row[KEY_FIELD];
+    outcomes.set(key, { key, status: 'failed', error: parseBulkError(row.sf__Error ?? '') });
+  }
+  for (const r of records) {
+    const key = recordKey(r);
+    if (!outcomes.has(key)) outcomes.set(key, { key, status: 'failed', error: { code: 'BULK_UNPROCESSED', message: `not in the results of Bulk API 2.0 job ${job.jobId}` } });
+  }
+  return outcomes;
+}
+
+type ResultRow = Record<string, string>;
+
+/** An ingest job's result rows, or the one error that every record of it fails with. */
+export type IngestResult = { jobId: string; ok: ResultRow[]; bad: ResultRow[] } | { error: CrmError };
+
+/**
+ * One Bulk API 2.0 ingest job (upsert or delete): create, upload the CSV, close, poll at growing
+ * intervals, then read both result sets (JobComplete can still hold failed rows). A job that failed,
+ * was aborted or is still running at the poll timeout comes back as an error for all its records;
+ * fatal errors (session, limits) are thrown. `words` names the job in messages.
+ */
+export async function runIngestJob(
+  api: SalesforceApi,
+  job: { object: string; operation: 'upsert' | 'delete'; externalIdFieldName?: string },
+  csv: string,
+  opts: BulkOptions,
+  words: { name: string; rerun: string },
+): Promise<IngestResult> {
   let jobId: string | undefined;
   try {
-    const job = await api.call<JobInfo>({
-      method: 'POST',
-      url: '/jobs/ingest',
-      body: { object, externalIdFieldName: KEY_FIELD, contentType: 'CSV', operation: 'upsert', lineEnding: 'LF', columnDelimiter: 'COMMA' },
-    });
-    jobId = job.id;
-    await api.call<string>({ method: 'PUT', url: `/jobs/ingest/${jobId}/batches`, raw: { contentType: 'text/csv', text: toBulkCsv(records) }, text: true });
+    const created = await api.call<JobInfo>({ method: 'POST', url: '/jobs/ingest', body: { ...job, contentType: 'CSV', lineEnding: 'LF', columnDelimiter: 'COMMA' } });
+    jobId = created.id;
+    await api.call<string>({ method: 'PUT', url: `/jobs/ingest/${jobId}/batches`, raw: { contentType: 'text/csv', text: csv }, text: true });
     await api.call<JobInfo>({ method: 'PATCH', url: `/jobs/ingest/${jobId}`, body: { state: 'UploadComplete' } });
 
     const started = Date.now();
@@ -112,32 +145,21 @@ async function runJob(api: SalesforceApi, object: string, records: CrmRecord[], 
       info = await api.call<JobInfo>({ method: 'GET', url: `/jobs/ingest/${jobId}` });
       if (info.state === 'JobComplete' || info.state === 'Failed' || info.state === 'Aborted') break;
       if (Date.now() - started + interval > opts.pollTimeoutMs) {
-        return failAll({
-          code: 'BULK_JOB_PENDING',
-          message: `Bulk API 2.0 job ${jobId} is still ${info.state} after ${Math.round((Date.now() - started) / 1000)} s; it may still complete (see Setup > Bulk Data Load Jobs), run again to confirm`,
-        });
+        return {
+          error: {
+            code: 'BULK_JOB_PENDING',
+            message: `Bulk API 2.0 ${words.name} ${jobId} is still ${info.state} after ${Math.round((Date.now() - started) / 1000)} s; ${words.rerun}`,
+          },
+        };
       }
       interval = Math.min(opts.maxPollIntervalMs, Math.round(interval * 1.5));
     }
     if (info.state !== 'JobComplete') {
-      return failAll({ code: info.state === 'Failed' ? 'BULK_JOB_FAILED' : 'BULK_JOB_ABORTED', message: `Bulk API 2.0 job ${jobId} ${info.state}: ${info.errorMessage ?? 'no reason given'}` });
+      return { error: { code: info.state === 'Failed' ? 'BULK_JOB_FAILED' : 'BULK_JOB_ABORTED', message: `Bulk API 2.0 ${words.name} ${jobId} ${info.state}: ${info.errorMessage ?? 'no reason given'}` } };
     }
-    // JobComplete can still hold failed rows: both result sets are read, every time.
     const ok = parseCsv(await api.call<string>({ method: 'GET', url: `/jobs/ingest/${jobId}/successfulResults`, text: true }));
     const bad = parseCsv(await api.call<string>({ method: 'GET', url: `/jobs/ingest/${jobId}/failedResults`, text: true }));
-    for (const row of ok) {
-      const key = row[KEY_FIELD];
-      outcomes.set(key, { key, status: row.sf__Created === 'true' ? 'created' : 'updated', id: row.sf__Id });
-    }
-    for (const row of bad) {
-      const key = row[KEY_FIELD];
-      outcomes.set(key, { key, status: 'failed', error: parseBulkError(row.sf__Error ?? '') });
-    }
-    for (const r of records) {
-      const key = recordKey(r);
-      if (!outcomes.has(key)) outcomes.set(key, { key, status: 'failed', error: { code: 'BULK_UNPROCESSED', message: `not in the results of Bulk API 2.0 job ${jobId}` } });
-    }
-    return outcomes;
+    return { jobId, ok, bad };
   } catch (err) {
     const e = toSalesforceError(err);
     if (isFatal(e)) throw e;
@@ -145,6 +167,6 @@ async function runJob(api: SalesforceApi, object: string, records: CrmRecord[], 
       // Best effort: an open job would otherwise linger in the org for days.
       await api.once({ method: 'PATCH', url: `/jobs/ingest/${jobId}`, body: { state: 'Aborted' } }).catch(() => undefined);
     }
-    return failAll(e.toCrmError());
+    return { error: e.toCrmError() };
   }
 }

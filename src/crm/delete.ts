@@ -6,9 +6,9 @@
  */
 import { backoff, type SalesforceApi } from './api.js';
 import { sleep } from '../model/sleep.js';
-import type { BulkOptions } from './bulk.js';
+import { runIngestJob, type BulkOptions } from './bulk.js';
 import { chunk, COLLECTION_SIZE } from './collections.js';
-import { parseCsv, toCsv } from './csv.js';
+import { toCsv } from './csv.js';
 import { isTransientCode, toSalesforceError } from './errors.js';
 import type { CrmError, DeleteOutcome } from '../model/crmRecords.js';
 import { SalesforceError, isFatal } from '../model/errors.js';
@@ -62,57 +62,26 @@ export async function deleteViaCollections(api: SalesforceApi, ids: string[]): P
   return outcomes;
 }
 
-interface JobInfo {
-  id: string;
-  state: string;
-  errorMessage?: string;
-}
-
 /** One Bulk API 2.0 delete job over `ids`; outcomes matched by the echoed Id column. */
 export async function deleteViaBulk(api: SalesforceApi, object: string, ids: string[], opts: BulkOptions): Promise<Map<string, DeleteOutcome>> {
   const unique = [...new Set(ids)];
   const outcomes = new Map<string, DeleteOutcome>();
-  const failAll = (error: CrmError): Map<string, DeleteOutcome> => {
-    for (const id of unique) outcomes.set(id, { id, status: 'failed', error });
+  const job = await runIngestJob(api, { object, operation: 'delete' }, toCsv(['Id'], unique.map((id) => [id])), opts, {
+    name: 'delete job',
+    rerun: 'it may still complete, run the audit again to confirm',
+  });
+  if ('error' in job) {
+    for (const id of unique) outcomes.set(id, { id, status: 'failed', error: job.error });
     return outcomes;
-  };
-  let jobId: string | undefined;
-  try {
-    const job = await api.call<JobInfo>({ method: 'POST', url: '/jobs/ingest', body: { object, contentType: 'CSV', operation: 'delete', lineEnding: 'LF', columnDelimiter: 'COMMA' } });
-    jobId = job.id;
-    await api.call<string>({ method: 'PUT', url: `/jobs/ingest/${jobId}/batches`, raw: { contentType: 'text/csv', text: toCsv(['Id'], unique.map((id) => [id])) }, text: true });
-    await api.call<JobInfo>({ method: 'PATCH', url: `/jobs/ingest/${jobId}`, body: { state: 'UploadComplete' } });
-    const started = Date.now();
-    let interval = opts.pollIntervalMs;
-    let info: JobInfo;
-    for (;;) {
-      await sleep(interval);
-      info = await api.call<JobInfo>({ method: 'GET', url: `/jobs/ingest/${jobId}` });
-      if (info.state === 'JobComplete' || info.state === 'Failed' || info.state === 'Aborted') break;
-      if (Date.now() - started + interval > opts.pollTimeoutMs) {
-        return failAll({ code: 'BULK_JOB_PENDING', message: `Bulk API 2.0 delete job ${jobId} is still ${info.state}; it may still complete, run the audit again to confirm` });
-      }
-      interval = Math.min(opts.maxPollIntervalMs, Math.round(interval * 1.5));
-    }
-    if (info.state !== 'JobComplete') {
-      return failAll({ code: info.state === 'Failed' ? 'BULK_JOB_FAILED' : 'BULK_JOB_ABORTED', message: `Bulk API 2.0 delete job ${jobId} ${info.state}: ${info.errorMessage ?? 'no reason given'}` });
-    }
-    const ok = parseCsv(await api.call<string>({ method: 'GET', url: `/jobs/ingest/${jobId}/successfulResults`, text: true }));
-    const bad = parseCsv(await api.call<string>({ method: 'GET', url: `/jobs/ingest/${jobId}/failedResults`, text: true }));
-    for (const row of ok) outcomes.set(row.Id, { id: row.Id, status: 'deleted' });
-    for (const row of bad) {
-      const m = /^([A-Z_]+):(.*)$/s.exec(row.sf__Error ?? '');
-      const error = m ? { code: m[1], message: m[2].trim() } : { code: 'UNKNOWN_ERROR', message: row.sf__Error ?? '' };
-      outcomes.set(row.Id, goneAlready(error.code) ? { id: row.Id, status: 'deleted' } : { id: row.Id, status: 'failed', error });
-    }
-    for (const id of unique) {
-      if (!outcomes.has(id)) outcomes.set(id, { id, status: 'failed', error: { code: 'BULK_UNPROCESSED', message: `not in the results of Bulk API 2.0 job ${jobId}` } });
-    }
-    return outcomes;
-  } catch (err) {
-    const e = toSalesforceError(err);
-    if (isFatal(e)) throw e;
-    if (jobId) await api.once({ method: 'PATCH', url: `/jobs/ingest/${jobId}`, body: { state: 'Aborted' } }).catch(() => undefined);
-    return failAll(e.toCrmError());
   }
+  for (const row of job.ok) outcomes.set(row.Id, { id: row.Id, status: 'deleted' });
+  for (const row of job.bad) {
+    const m = /^([A-Z_]+):(.*)$/s.exec(row.sf__Error ?? '');
+    const error = m ? { code: m[1], message: m[2].trim() } : { code: 'UNKNOWN_ERROR', message: row.sf__Error ?? '' };
+    outcomes.set(row.Id, goneAlready(error.code) ? { id: row.Id, status: 'deleted' } : { id: row.Id, status: 'failed', error });
+  }
+  for (const id of unique) {
+    if (!outcomes.has(id)) outcomes.set(id, { id, status: 'failed', error: { code: 'BULK_UNPROCESSED', message: `not in the results of Bulk API 2.0 job ${job.jobId}` } });
+  }
+  return outcomes;
 }
