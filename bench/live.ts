@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { BIN, runCli } from '../fixtures/cli.js';
 import type { Stack } from '../fixtures/stack.js';
+import { prng } from '../fixtures/platform/site.js';
 
 export interface ServeChild {
   url: string;
@@ -129,19 +130,10 @@ export async function verifyMirror(stack: Stack, dir: string): Promise<{ exact: 
   }
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+export { sleep } from '../src/model/sleep.js';
 
-/** Seeded, so every run posts the same events. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded, so every run posts the same events: the site generator's own generator. */
+export const seeded = prng;
 
 /** "webhook batch: 12 events, 10 refs, ..." lines of the service. */
 export function batchLines(lines: string[]): string[] {
