@@ -198,6 +198,8 @@ async function main(): Promise<void> {
     const waits = serve.lines.filter((l) => /rate limit|rate limited/.test(l)).length;
     await serve.stop();
     stopServe = undefined;
+    // Copied before the dry-run check below makes requests of its own (the fake counts in place).
+    const all = structuredClone(stack.platform.requests);
     const verify = drained ? await verifyMirror(stack, dir) : { exact: false, text: 'not checked: the backlog did not clear' };
 
     console.log(
@@ -238,7 +240,6 @@ async function main(): Promise<void> {
       );
     }
     console.log(`accepted (200): ${accepted} of ${total}, answered in ${(answerMs / Math.max(1, total)).toFixed(1)} ms on average; worker batches: ${batches.length}; rate-limit waits logged by serve: ${waits}`);
-    const all = stack.platform.requests;
     console.log(`platform requests in all: ${all.total} (list ${all.listTotal}, by id ${all.byIdTotal}, 429 ${all.rateLimited}) = ${(all.total / Math.max(1, accepted)).toFixed(3)} per event`);
     console.log(
       `naive (1 fetch per event, arithmetic): ${args.eventsPerHour} requests per hour against a budget of ${args.perHour}: ` +

@@ -128,7 +128,8 @@ async function main(): Promise<void> {
     const lagSeconds = (performance.now() - lastAnswered) / 1000;
     // Let the worker record its last batch before counting.
     await sleep(300);
-    const p = stack.platform.requests;
+    // Copied: the dry-run check below makes requests of its own, and the fake counts in place.
+    const p = structuredClone(stack.platform.requests);
     const s = stack.salesforce.calls();
     const batches = batchLines(serve.lines);
     const code = await serve.stop();

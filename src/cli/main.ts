@@ -3,6 +3,7 @@ import { CommanderError, type Command } from 'commander';
 import { loadRaw, redact } from '../config/load.js';
 import { EXIT, actionsOf, describeError, exitCodeOf } from '../model/errors.js';
 import { oneLine } from '../config/echo.js';
+import { boundHeapGrowth } from './heap.js';
 import { buildProgram } from './program.js';
 import { guardStdio, withStdioStatus } from './stdio.js';
 
@@ -45,6 +46,7 @@ function commandPath(program: Command, argv: string[]): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  boundHeapGrowth();
   guardStdio();
   return withStdioStatus(await run(argv));
 }

@@ -48,10 +48,25 @@ export function bulkColumns(records: CrmRecord[]): string[] {
 
 export function toBulkCsv(records: CrmRecord[]): string {
   const columns = bulkColumns(records);
-  return toCsv(
-    columns,
-    records.map((r) => columns.map((c) => cell(r[c]))),
-  );
+  // Rows made one at a time as the CSV is joined: no second copy of the batch as string arrays.
+  return toCsv(columns, (function* () {
+    for (const r of records) yield columns.map((c) => cell(r[c]));
+  })());
+}
+
+/**
+ * A record's CSV row in bytes, over-counted by its field names (room for the empty cells of
+ * columns it lacks), without building it.
+ */
+function rowSize(r: CrmRecord): number {
+  let bytes = 16;
+  for (const [k, v] of Object.entries(r)) {
+    const text = cell(v);
+    let quotes = 0;
+    for (let i = text.indexOf('"'); i !== -1; i = text.indexOf('"', i + 1)) quotes++;
+    bytes += k.length + Buffer.byteLength(text) + quotes + 3;
+  }
+  return bytes;
 }
 
 /** Splits records into jobs whose CSV stays under maxBytes. */
@@ -60,7 +75,7 @@ function splitBySize(records: CrmRecord[], maxBytes: number): CrmRecord[][] {
   let current: CrmRecord[] = [];
   let size = 0;
   for (const r of records) {
-    const rowBytes = Buffer.byteLength(JSON.stringify(r)) + 16;
+    const rowBytes = rowSize(r);
     if (current.length && size + rowBytes > maxBytes) {
       jobs.push(current);
       current = [];
@@ -157,8 +172,10 @@ export async function runIngestJob(
     if (info.state !== 'JobComplete') {
       return { error: { code: info.state === 'Failed' ? 'BULK_JOB_FAILED' : 'BULK_JOB_ABORTED', message: `Bulk API 2.0 ${words.name} ${jobId} ${info.state}: ${info.errorMessage ?? 'no reason given'}` } };
     }
-    const ok = parseCsv(await api.call<string>({ method: 'GET', url: `/jobs/ingest/${jobId}/successfulResults`, text: true }));
-    const bad = parseCsv(await api.call<string>({ method: 'GET', url: `/jobs/ingest/${jobId}/failedResults`, text: true }));
+    // The results echo every uploaded column; only the outcome and the matching key are kept.
+    const columns = ['sf__Id', 'sf__Created', 'sf__Error', job.externalIdFieldName ?? 'Id'];
+    const ok = parseCsv(await api.call<string>({ method: 'GET', url: `/jobs/ingest/${jobId}/successfulResults`, text: true }), { columns });
+    const bad = parseCsv(await api.call<string>({ method: 'GET', url: `/jobs/ingest/${jobId}/failedResults`, text: true }), { columns });
     return { jobId, ok, bad };
   } catch (err) {
     const e = toSalesforceError(err);

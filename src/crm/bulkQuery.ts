@@ -58,7 +58,9 @@ export async function* bulkQueryPages(api: SalesforceApi, soql: string, opts: Bu
       const text = await api.call<string>({ method: 'GET', url: `/jobs/query/${job.id}/results?maxRecords=${pageSize}${locator ? `&locator=${encodeURIComponent(locator)}` : ''}`, text: true });
       locator = seen.get(job.id);
       // Bulk CSV has no nulls: an empty cell is one.
-      yield parseCsv(text).map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === '' ? null : v])) as QueryRow);
+      const rows: QueryRow[] = parseCsv(text);
+      for (const row of rows) for (const k in row) if (row[k] === '') row[k] = null;
+      yield rows;
     } while (locator && locator !== 'null');
   } finally {
     seen.delete(job.id);

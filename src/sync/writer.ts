@@ -50,7 +50,9 @@ export class RecordWriter {
     for (const record of records) {
       const key = recordKey(record);
       const cur = current.get(key);
-      const changes = diffRecord(record, cur, types);
+      // A record Salesforce does not hold is an insert: its field-by-field diff is only made if the
+      // upsert says it updated after all (a batch of 5,000 new records would build 100,000 of them).
+      const changes = cur ? diffRecord(record, cur, types) : {};
       const w = warnings.get(key) ?? [];
       for (const text of w) this.report.warn(`${key}: ${text}`);
       if (cur && Object.keys(changes).length === 0 && !this.opts.force) {
@@ -85,7 +87,7 @@ export class RecordWriter {
       if (outcome.status === 'created' && !cur) {
         this.report.add({ object: schema.apiName, key, action: 'insert', ...extra });
       } else {
-        this.report.add({ object: schema.apiName, key, action: 'update', changes, ...extra });
+        this.report.add({ object: schema.apiName, key, action: 'update', changes: cur ? changes : diffRecord(record, undefined, types), ...extra });
         if (cur && lookupNames.some((f) => f in changes)) moved.push(stored);
       }
     }
