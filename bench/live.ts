@@ -85,9 +85,13 @@ export async function postEvent(url: string, e: WebhookEvent): Promise<number> {
 }
 
 function postOnce(url: string, e: WebhookEvent): Promise<number> {
-  const body = JSON.stringify({ object_type: e.objectType, object_id: e.objectId, event_type: e.eventType, application: 'Kentaa', site_id: 6 });
+  return postJson(agent, url, JSON.stringify({ object_type: e.objectType, object_id: e.objectId, event_type: e.eventType, application: 'Kentaa', site_id: 6 }));
+}
+
+/** One JSON POST through `agent`; resolves with the answer's status once its body is read. */
+export function postJson(via: http.Agent, url: string | URL, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+    const req = http.request(url, { method: 'POST', agent: via, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });

@@ -34,6 +34,7 @@ import { WebhookQueue, type QueueCounts } from '../src/webhook/queue.js';
 import { startReceiver } from '../src/webhook/server.js';
 import { startWorker, type BatchHints, type BatchProcessor, type ProcessResult } from '../src/webhook/worker.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
+import { postJson } from './live.js';
 
 const [events = 2000, donations = 1000, concurrency = 32, siteDonations = 5000] = process.argv.slice(2).map(Number);
 
@@ -51,16 +52,6 @@ class CountingProcessor implements BatchProcessor {
   }
 }
 
-function post(agent: http.Agent, url: URL, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** The burst's event bodies: `events` donations.update over `ids.length` donations, seeded. */
 function burstBodies(ids: number[]): string[] {
@@ -99,7 +90,7 @@ async function runBurst(bodies: string[], processor: BatchProcessor): Promise<Bu
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
         while (next < bodies.length) {
-          const status = await post(agent, url, bodies[next++] as string);
+          const status = await postJson(agent, url, bodies[next++] as string);
           if (status === 200) accepted++;
         }
       }),
