@@ -177,9 +177,13 @@ describe('audit', () => {
       if (d.kind === 'orphan') expect(typeof d.reason).toBe('string');
       else expect(d.reason).toBeUndefined();
     }
-    // Orphans gone from the platform were confirmed by one GET by id each (the action once, for its questions too).
+    // Every orphan was confirmed by one GET by id: those gone from the platform (the action once, for
+    // its questions too), and those a list page shows as no longer eligible (the pending donation, and
+    // the action whose answer was cleared), judged on their by-id records.
     const gone = result.drift.filter((d) => d.kind === 'orphan' && /404/.test(d.reason ?? ''));
-    expect(stack.platform.requests.byIdTotal).toBe(gone.filter((d) => d.object !== 'Svc_ActionQuestion__c').length);
+    const ineligible = result.drift.filter((d) => d.kind === 'orphan' && /no longer eligible/.test(d.reason ?? ''));
+    expect(ineligible.map((d) => d.reason)).toEqual(ineligible.map(() => expect.stringMatching(/\(by-id record\)$/)));
+    expect(stack.platform.requests.byIdTotal).toBe(gone.filter((d) => d.object !== 'Svc_ActionQuestion__c').length + ineligible.length);
     // Read-only.
     expect(writeCalls(stack)).toBe(0);
     expect(recordCount(stack)).toBe(before);

@@ -11,12 +11,13 @@ export interface Interrupt {
   dispose(): void;
 }
 
-export function watchInterrupt(notify: (line: string) => void): Interrupt {
+/** `then`: what the run does once the batch in flight is done (sync saves progress; audit lists what it did). */
+export function watchInterrupt(notify: (line: string) => void, then = 'saving progress'): Interrupt {
   const controller = new AbortController();
   const onSignal = (sig: StopSignal): void => {
     if (controller.signal.aborted) process.exit(sig === 'SIGTERM' ? EXIT.TERMINATED : EXIT.INTERRUPTED);
     controller.abort(new InterruptedError(sig));
-    notify(`${sig === 'SIGINT' ? 'Ctrl-C' : sig}: stopping after the batch in flight and saving progress (Ctrl-C again quits at once)`);
+    notify(`${sig === 'SIGINT' ? 'Ctrl-C' : sig}: stopping after the batch in flight and ${then} (Ctrl-C again quits at once)`);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

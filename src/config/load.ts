@@ -17,6 +17,7 @@ export const SETTING_NAMES = [
   'SVC_CONCURRENCY',
   'SVC_TIMEOUT_MS',
   'SVC_LIST_IDS_ONLY',
+  'SVC_SITE_ID',
   'SF_INSTANCE_URL',
   'SF_ACCESS_TOKEN',
   'SF_LOGIN_URL',
@@ -163,6 +164,14 @@ function required(raw: RawSettings, name: SettingName, why: string): string {
   return v;
 }
 
+/** SVC_SITE_ID: the platform site the mirror belongs to (a positive whole number), when given. */
+function siteIdSetting(raw: RawSettings): { siteId?: number } {
+  const v = raw.SVC_SITE_ID;
+  if (v === undefined) return {};
+  if (!/^[1-9]\d{0,15}$/.test(v)) throw new ConfigError(`SVC_SITE_ID: must be a site's id, a whole number from 1, got ${echo(v, 40)}`);
+  return { siteId: Number(v) };
+}
+
 export function platformSettings(raw: RawSettings): PlatformSettings {
   const apiUrl = url(raw, 'SVC_API_URL') ?? required(raw, 'SVC_API_URL', 'the platform base URL');
   const apiKey = secretValue(raw, 'SVC_API_KEY') ?? required(raw, 'SVC_API_KEY', 'the platform API key');
@@ -172,6 +181,7 @@ export function platformSettings(raw: RawSettings): PlatformSettings {
     concurrency: int(raw, 'SVC_CONCURRENCY', 4, 1, 16),
     timeoutMs: int(raw, 'SVC_TIMEOUT_MS', 30_000, 1_000, 600_000),
     listIdsOnly: bool(raw, 'SVC_LIST_IDS_ONLY'),
+    ...siteIdSetting(raw),
   };
 }
 

@@ -9,6 +9,11 @@ export interface PlatformSettings {
   timeoutMs: number;
   /** Use list pages only to discover ids and fetch every record by id (for partial list payloads). */
   listIdsOnly: boolean;
+  /**
+   * SVC_SITE_ID: the site the mirror belongs to. Records of another site (a wrong URL or key) stop
+   * every command before anything is written; webhooks of another site are ignored.
+   */
+  siteId?: number;
 }
 
 export interface SalesforceSettings {

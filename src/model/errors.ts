@@ -97,6 +97,21 @@ export class QueueError extends Error {
 }
 
 /**
+ * A destructive step whose premise did not hold (audit's guards: another site, an empty list, too
+ * many deletions): refused before anything was written. The message names the counts, the likely
+ * cause and the flag that allows it.
+ */
+export class RefusedError extends Error {
+  override readonly name = 'RefusedError';
+  constructor(
+    message: string,
+    readonly actions?: string[],
+  ) {
+    super(message);
+  }
+}
+
+/**
  * 0 all done; 1 some records failed (the rest written); 2 usage or configuration, nothing written;
  * 130 / 143 stopped by Ctrl-C (SIGINT) / SIGTERM, the shell's 128 + signal number.
  */
@@ -145,6 +160,7 @@ export const ERROR_TABLE: readonly ErrorRule[] = [
     actions: ['check SVC_API_KEY and SVC_API_URL', 'svc-sync doctor'],
     describe: (m) => `platform API rejected the key or URL: ${m} (check SVC_API_KEY and SVC_API_URL)`,
   },
+  { kind: 'refused', matches: (e) => e instanceof RefusedError, fatal: true, exit: EXIT.USAGE, actions: ['svc-sync audit   (read-only: see what differs)', 'svc-sync doctor'] },
   { kind: 'salesforce-auth', matches: (e) => e instanceof SalesforceAuthError, fatal: true, exit: EXIT.USAGE, actions: ['check the SF_* settings', 'svc-sync doctor'] },
   { kind: 'queue', matches: (e) => e instanceof QueueError, fatal: true, exit: EXIT.USAGE, actions: ['check SVC_QUEUE_URL (or SVC_QUEUE_PATH) and that the database is reachable', 'svc-sync queue'] },
   {
@@ -177,7 +193,7 @@ export const exitCodeOf = (error: unknown): ExitCode => ruleOf(error).exit;
 
 /** What to run or fix next: the error's own advice, else its kind's. */
 export function actionsOf(error: unknown): string[] {
-  const own = error instanceof ConfigError || error instanceof InterruptedError ? error.actions : undefined;
+  const own = error instanceof ConfigError || error instanceof InterruptedError || error instanceof RefusedError ? error.actions : undefined;
   return own !== undefined ? [...own] : [...ruleOf(error).actions];
 }
 

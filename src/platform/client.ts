@@ -34,11 +34,33 @@ function toInt(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
 }
 
+/**
+ * SVC_SITE_ID: a record of another site means the URL or key reaches another site's data (a staging
+ * site, another charity of the same agency). Nothing may be written from it, so the run stops here,
+ * before the record reaches the engine or the audit. Records without a site_id are not judged.
+ */
+export function checkSite(expected: number | undefined, type: ResourceType, records: readonly ApiRecordOf[ResourceType][], baseUrl: string): void {
+  if (expected === undefined) return;
+  for (const r of records) {
+    const site = (r as { site_id?: unknown }).site_id;
+    if (typeof site === 'number' && site !== expected) {
+      throw new ConfigError(
+        `SVC_SITE_ID is ${expected}, but ${shownBaseUrl(baseUrl)} serves records of site ${site} (${type} ${r.id}): wrong SVC_API_URL or SVC_API_KEY? Nothing was written`,
+        ['check SVC_API_URL, SVC_API_KEY and SVC_SITE_ID', 'svc-sync doctor'],
+      );
+    }
+  }
+}
+
 export class PlatformClient {
   private readonly http: PlatformHttp;
+  private readonly siteId: number | undefined;
+  private readonly baseUrl: string;
 
   constructor(settings: PlatformSettings, options: ClientOptions = {}) {
     const stop = options.hooks?.stop;
+    this.siteId = settings.siteId;
+    this.baseUrl = settings.apiUrl;
     const pacer = new RatePacer({
       concurrency: settings.concurrency > 0 ? settings.concurrency : 4,
       onWait: options.hooks?.onWait,
@@ -62,6 +84,7 @@ export class PlatformClient {
     if (!isApiRecord(record, type)) {
       throw new PlatformError('invalid_response', 'GET', `/v1/${route}`, 200, `expected a "${one}" object with an id`);
     }
+    checkSite(this.siteId, type, [record], this.baseUrl);
     return record;
   }
 
@@ -78,6 +101,7 @@ export class PlatformClient {
       throw new PlatformError('invalid_response', 'GET', `/v1/${path}`, 200, `expected a "${many}" array`);
     }
     const records = items.filter((item): item is ApiRecordOf[T] => isApiRecord(item, type));
+    checkSite(this.siteId, type, records, this.baseUrl);
     const perPageSeen = toInt(body.per_page) ?? size;
     const totalEntries = toInt(body.total_entries) ?? records.length;
     return {

@@ -5,6 +5,12 @@
  * Salesforce are walked page by page, and those the scan did not list are confirmed gone with one
  * by-id request each (a 404) before they are called orphans. Memory: one batch of records, one
  * page of keys, the parents' linking fields (as a sync keeps them) and 8 bytes per listed id.
+ *
+ * No record is called an orphan on a list page's word: one that a list page shows as no longer
+ * eligible (a filter field blank or absent there) is judged again on its by-id record, and a
+ * question whose action could not be fetched is "unknown", never an orphan. A type the platform
+ * lists nothing of while Salesforce holds records, or whose candidates pass the deletion limit,
+ * is not confirmed one by one (that would spend the hourly budget proving a wrong setting).
  */
 import type { FieldType } from '../mapping/fieldTypes.js';
 import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
@@ -13,7 +19,7 @@ import { NAME_FIELD, NAME_LENGTH, SCHEMA, SCHEMAS, type ObjectSchema } from '../
 import type { MapResult, MappedRecord, ParentRef } from '../mapping/types.js';
 import type { ApiRecordOf, ApiUser } from '../model/apiRecords.js';
 import type { StoredRecord } from '../model/crmRecords.js';
-import { isFatal } from '../model/errors.js';
+import { InterruptedError, isFatal } from '../model/errors.js';
 import { SYNC_ORDER, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
 import type { Progress } from '../model/outcomes.js';
 import type { AuditSink, RecordSource } from '../model/ports.js';
@@ -38,6 +44,15 @@ export interface OrphanRow extends DriftRow {
 export interface AuditOptions {
   /** Records compared together (one batch of reads per object per batch). */
   batchSize: number;
+  /**
+   * With --delete-orphans: the most orphans an object may have, given its mirror's size so far.
+   * Candidates past it are counted but not confirmed by id (the run will be refused anyway).
+   */
+  orphanLimit?: (object: SObjectName, mirrored: number) => number;
+  /** Confirm candidates even when the platform lists nothing of a type (an explicit --max-delete 100%). */
+  confirmWhenEmpty?: boolean;
+  /** Ctrl-C / SIGTERM: no new batch starts once aborted (its reason, an InterruptedError, is thrown). */
+  stop?: AbortSignal;
   onProgress?: (p: Progress) => void;
   /**
    * Called once a batch is compared, with the batch's records and their drift: `--fix` writes the
@@ -73,6 +88,17 @@ export class Auditor {
   private readonly fieldTypes = new Map<SObjectName, Map<string, FieldType>>();
   private readonly done = new Map<ObjectType, number>();
   private readonly questionsSeen = new PairSet();
+  /** Per object: records the complete scan listed, and records Salesforce holds (the guards' figures). */
+  readonly listedCount = new Map<SObjectName, number>();
+  readonly mirrorCount = new Map<SObjectName, number>();
+  /** Objects whose orphan candidates were not all confirmed: the platform listed none, or they passed the limit. */
+  readonly unconfirmed = new Map<SObjectName, { candidates: number; why: 'empty' | 'limit' }>();
+  /** Ids whose by-id or list fetch failed: their children are "unknown", never orphans. */
+  private readonly failedIds = new Map<SyncableType, Set<number>>();
+  /** Listed records a list page shows as no longer eligible: judged on their by-id record before they can be orphans. */
+  private readonly ineligible = new Map<SyncableType, Array<{ id: number; key: string; sfId: string }>>();
+  /** Questions a list page shows with a blank answer: judged on their action's by-id record. */
+  private blankQuestions: Array<{ actionId: number; questionId: number; key: string; sfId: string }> = [];
 
   constructor(
     private readonly source: RecordSource,
@@ -85,6 +111,17 @@ export class Auditor {
     for (const type of SYNC_ORDER.filter((t) => types.includes(t))) await this.auditType(type);
   }
 
+  private checkStop(): void {
+    const stop = this.opts.stop;
+    if (stop?.aborted) throw stop.reason instanceof InterruptedError ? stop.reason : new InterruptedError('SIGINT');
+  }
+
+  private failed(type: SyncableType): Set<number> {
+    let s = this.failedIds.get(type);
+    if (!s) this.failedIds.set(type, (s = new Set()));
+    return s;
+  }
+
   private async auditType<T extends SyncableType>(type: T): Promise<void> {
     const listed = new IdSet();
     let buffer: ApiRecordOf[T][] = [];
@@ -93,24 +130,28 @@ export class Auditor {
       total = page.totalEntries;
       for (const r of page.records) listed.add(r.id);
       for (const [id, err] of page.failed) {
-        // Listed, so not gone; but not compared either.
+        // Listed, so not gone; but not compared either, and its children cannot be judged.
         listed.add(id);
         if (isFatal(err)) throw err;
+        this.failed(type).add(id);
         this.problems.push(`${keyFor(type, id)}: could not be fetched: ${err.message}`);
       }
       buffer.push(...page.records);
       if (buffer.length >= this.opts.batchSize) {
+        this.checkStop();
         await this.batch(type, buffer, total);
         buffer = [];
       }
     }
+    this.checkStop();
     if (buffer.length > 0) await this.batch(type, buffer, total);
+    this.listedCount.set(SCHEMA[type].apiName, listed.count);
     await this.walk(type, listed);
     if (type === 'action') await this.walkQuestions(listed, this.questionsSeen.count);
   }
 
-  private async batch<T extends SyncableType>(type: T, records: ApiRecordOf[T][], total?: number): Promise<void> {
-    const drift = await this.compare(type, records);
+  private async batch<T extends SyncableType>(type: T, records: ApiRecordOf[T][], total?: number, confirmed = false): Promise<void> {
+    const drift = await this.compare(type, records, confirmed);
     await this.opts.onBatch?.(type, records, drift);
     this.done.set(type, (this.done.get(type) ?? 0) + records.length);
     this.opts.onProgress?.({ type, done: this.done.get(type) ?? 0, total });
@@ -130,7 +171,7 @@ export class Auditor {
   }
 
   /** Maps, links and compares one batch; returns its drift (also kept in `drift`). */
-  private async compare<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<DriftRow[]> {
+  private async compare<T extends SyncableType>(type: T, records: ApiRecordOf[T][], confirmed: boolean, onlyNested?: ReadonlySet<string>): Promise<DriftRow[]> {
     const parentOf = new Map(records.map((r) => [r, parentRef(type, r)] as const));
     await this.loadParents([...parentOf.values()].filter((p): p is ParentRef => p !== null));
     // The same inputs as the engine's processRecords, by the schema's context rules: owner, target's external reference.
@@ -140,15 +181,16 @@ export class Auditor {
       const parent = parentOf.get(record);
       return mapInContext(type, record, users, parent ? this.parents.get(parent.key) : undefined);
     });
-    const drift = await this.classify(SCHEMA[type], results);
+    // Questions judged again from a by-id action: the action itself was compared already.
+    const drift = onlyNested ? [] : await this.classify(SCHEMA[type], results, confirmed);
     if (rules.nested) {
       // An action's questions: compared after their action, whose expected Id they link to.
-      const nested = records.flatMap((r) => mapNested(type, r));
+      const nested = records.flatMap((r) => mapNested(type, r)).filter((q) => !onlyNested || onlyNested.has(q.key));
       for (const q of nested) {
         const ids = questionIdsOf(q.key);
-        if (ids) this.questionsSeen.add(ids.actionId, ids.questionId);
+        if (ids && !onlyNested) this.questionsSeen.add(ids.actionId, ids.questionId);
       }
-      drift.push(...(await this.classify(SCHEMA[rules.nested.type], nested)));
+      drift.push(...(await this.classify(SCHEMA[rules.nested.type], nested, confirmed)));
     }
     return drift;
   }
@@ -185,7 +227,7 @@ export class Auditor {
   }
 
   /** Sorts mapped results into in sync / missing / stale, and filtered-out ones Salesforce still holds into orphans. */
-  private async classify(schema: ObjectSchema, results: MapResult[]): Promise<DriftRow[]> {
+  private async classify(schema: ObjectSchema, results: MapResult[], confirmed: boolean): Promise<DriftRow[]> {
     const mapped: MappedRecord[] = [];
     const skipped: Array<{ key: string; reason: string }> = [];
     for (const r of results) {
@@ -218,7 +260,20 @@ export class Auditor {
     });
     for (const s of skipped) {
       const cur = current.get(s.key);
-      if (cur) drift.push(this.add({ object: schema.apiName, key: s.key, kind: 'orphan', reason: `no longer eligible: ${s.reason}` }, cur.Id));
+      if (!cur) continue;
+      if (confirmed) {
+        drift.push(this.add({ object: schema.apiName, key: s.key, kind: 'orphan', reason: `no longer eligible: ${s.reason} (by-id record)` }, cur.Id));
+        continue;
+      }
+      // A list page's blank may be a field the list leaves out: the by-id record decides.
+      const ref = refOfKey(s.key);
+      const q = questionIdsOf(s.key);
+      if (q) this.blankQuestions.push({ ...q, key: s.key, sfId: cur.Id });
+      else if (ref) {
+        const list = this.ineligible.get(ref.type) ?? [];
+        this.ineligible.set(ref.type, list);
+        list.push({ id: ref.id, key: s.key, sfId: cur.Id });
+      }
     }
     return drift;
   }
@@ -226,8 +281,12 @@ export class Auditor {
   /** Salesforce's keys of one object, page by page: those the complete scan did not list are candidates. */
   private async walk<T extends SyncableType>(type: T, listed: IdSet): Promise<void> {
     const object = SCHEMA[type].apiName;
-    let candidates: Array<{ id: number; key: string; sfId: string }> = [];
+    const gate = this.candidateGate(object, listed.count === 0);
+    let candidates: Candidate[] = this.ineligible.get(type) ?? [];
+    this.ineligible.delete(type);
+    let mirrored = 0;
     for await (const rows of this.sink.scanKeys(object, [], listed.count)) {
+      mirrored += rows.length;
       for (const row of rows) {
         const ref = refOfKey(row.SvcId__c);
         if (!ref || ref.type !== type) {
@@ -237,15 +296,34 @@ export class Auditor {
         if (!listed.has(ref.id)) candidates.push({ id: ref.id, key: row.SvcId__c, sfId: row.Id });
       }
       if (candidates.length >= this.opts.batchSize) {
-        await this.confirm(type, candidates);
+        await this.confirm(type, gate(candidates, mirrored));
         candidates = [];
       }
     }
-    if (candidates.length > 0) await this.confirm(type, candidates);
+    if (candidates.length > 0) await this.confirm(type, gate(candidates, mirrored));
+    this.mirrorCount.set(object, mirrored);
+  }
+
+  /**
+   * Which candidates get a by-id request: none when the platform listed nothing of the type (a
+   * wrong site or key, most likely), and none past the deletion limit; those are only counted.
+   */
+  private candidateGate(object: SObjectName, listedNothing: boolean): <C>(candidates: C[], mirrored: number) => C[] {
+    let seen = 0;
+    return <C>(candidates: C[], mirrored: number): C[] => {
+      seen += candidates.length;
+      const limit = this.opts.orphanLimit?.(object, mirrored);
+      const why = listedNothing && !this.opts.confirmWhenEmpty ? 'empty' : limit !== undefined && seen > limit ? 'limit' : undefined;
+      if (why === undefined) return candidates;
+      this.unconfirmed.set(object, { candidates: seen, why });
+      return [];
+    };
   }
 
   /** One by-id request per candidate: a 404 makes it an orphan; a record found is compared like any other. */
-  private async confirm<T extends SyncableType>(type: T, candidates: Array<{ id: number; key: string; sfId: string }>): Promise<void> {
+  private async confirm<T extends SyncableType>(type: T, candidates: Candidate[]): Promise<void> {
+    if (candidates.length === 0) return;
+    this.checkStop();
     const res = await this.source.fetch(type, candidates.map((c) => c.id), { byId: true });
     const gone = new Set(res.notFound);
     for (const c of candidates) {
@@ -256,35 +334,19 @@ export class Auditor {
         this.problems.push(`${c.key}: not in the list scan, and GET by id failed: ${err.message}`);
       }
     }
-    // Listed after the scan passed its page (created meanwhile): judged like the rest.
-    if (res.records.size > 0) await this.batch(type, [...res.records.values()]);
+    // Found by id (created meanwhile, or shown ineligible by a partial list page): judged on the by-id record.
+    if (res.records.size > 0) await this.batch(type, [...res.records.values()], undefined, true);
   }
 
-  /** Questions in Salesforce that no scanned action has (any more). */
+  /** Questions in Salesforce that no scanned action has (any more), and those a list page shows blank. */
   private async walkQuestions(listedActions: IdSet, expected: number): Promise<void> {
     const object = SCHEMA.question.apiName;
-    let pending: Array<{ actionId: number; questionId: number; key: string; sfId: string }> = [];
-    const settle = async (): Promise<void> => {
-      const unknown = [...new Set(pending.filter((p) => !listedActions.has(p.actionId)).map((p) => p.actionId))];
-      const res = unknown.length > 0 ? await this.source.fetch('action', unknown, { byId: true }) : undefined;
-      if (res && res.records.size > 0) await this.batch('action', [...res.records.values()]);
-      const gone = new Set(res?.notFound ?? []);
-      for (const p of pending) {
-        if (this.questionsSeen.has(p.actionId, p.questionId)) continue;
-        const actionKey = keyFor('action', p.actionId);
-        const err = res?.failed.get(p.actionId);
-        if (err) {
-          if (isFatal(err)) throw err;
-          this.problems.push(`${p.key}: its action ${actionKey} is not in the list scan, and GET by id failed: ${err.message}`);
-        } else if (gone.has(p.actionId)) {
-          this.add({ object, key: p.key, kind: 'orphan', reason: `gone from the platform: its action ${actionKey} answers 404` }, p.sfId);
-        } else {
-          this.add({ object, key: p.key, kind: 'orphan', reason: `no longer in its action's questions (${actionKey})` }, p.sfId);
-        }
-      }
-      pending = [];
-    };
+    const gate = this.candidateGate(object, listedActions.count === 0);
+    let pending: QuestionCandidate[] = this.blankQuestions;
+    this.blankQuestions = [];
+    let mirrored = 0;
     for await (const rows of this.sink.scanKeys(object, [], expected)) {
+      mirrored += rows.length;
       for (const row of rows) {
         const ids = questionIdsOf(row.SvcId__c);
         if (!ids) {
@@ -293,8 +355,65 @@ export class Auditor {
         }
         if (!this.questionsSeen.has(ids.actionId, ids.questionId)) pending.push({ ...ids, key: row.SvcId__c, sfId: row.Id });
       }
-      if (pending.length >= this.opts.batchSize) await settle();
+      if (pending.length >= this.opts.batchSize) {
+        await this.settleQuestions(listedActions, gate(pending, mirrored));
+        pending = [];
+      }
     }
-    if (pending.length > 0) await settle();
+    if (pending.length > 0) await this.settleQuestions(listedActions, gate(pending, mirrored));
+    this.mirrorCount.set(object, mirrored);
   }
+
+  /**
+   * Each candidate question is judged on its action's by-id record. An action that could not be
+   * fetched (in the scan or now) leaves its questions unknown: never orphans.
+   */
+  private async settleQuestions(listedActions: IdSet, pending: QuestionCandidate[]): Promise<void> {
+    if (pending.length === 0) return;
+    this.checkStop();
+    const object = SCHEMA.question.apiName;
+    const failedInScan = this.failed('action');
+    const wanted = [...new Set(pending.filter((p) => !failedInScan.has(p.actionId)).map((p) => p.actionId))];
+    const res = wanted.length > 0 ? await this.source.fetch('action', wanted, { byId: true }) : undefined;
+    const found = [...(res?.records.values() ?? [])];
+    // Not in the list scan (created meanwhile): compared whole, as any action.
+    const unlisted = found.filter((a) => !listedActions.has(a.id));
+    if (unlisted.length > 0) await this.batch('action', unlisted, undefined, true);
+    // Listed: only the questions in doubt, on the by-id record (the action itself was compared).
+    const listed = found.filter((a) => listedActions.has(a.id));
+    if (listed.length > 0) {
+      const drift = await this.compare('action', listed, true, new Set(pending.map((p) => p.key)));
+      await this.opts.onBatch?.('action', listed, drift);
+    }
+    const gone = new Set(res?.notFound ?? []);
+    for (const p of pending) {
+      const actionKey = keyFor('action', p.actionId);
+      const action = res?.records.get(p.actionId);
+      const err = res?.failed.get(p.actionId);
+      if (err && isFatal(err)) throw err;
+      if (action) {
+        // Present in the by-id action: compared above, or an orphan there for its blank answer.
+        if ((action.questions ?? []).some((q) => q?.id === p.questionId)) continue;
+        this.add({ object, key: p.key, kind: 'orphan', reason: `no longer in its action's questions (${actionKey}, by-id record)` }, p.sfId);
+      } else if (gone.has(p.actionId)) {
+        this.add({ object, key: p.key, kind: 'orphan', reason: `gone from the platform: its action ${actionKey} answers 404` }, p.sfId);
+      } else {
+        const why = err ? `GET ${actionKey} by id failed: ${err.message}` : `its action ${actionKey} could not be fetched`;
+        this.problems.push(`${p.key}: unknown: parent not fetched (${why})`);
+      }
+    }
+  }
+}
+
+interface Candidate {
+  id: number;
+  key: string;
+  sfId: string;
+}
+
+interface QuestionCandidate {
+  actionId: number;
+  questionId: number;
+  key: string;
+  sfId: string;
 }

@@ -31,7 +31,18 @@ function childLinks(object: SObjectName): Array<{ object: SObjectName; field: st
 
 const level = (object: SObjectName): number => LEVEL[schemaByApiName(object)?.type ?? 'segment'];
 
-export async function deleteOrphans(sink: AuditSink, orphans: OrphanRow[], dryRun: boolean, onRow?: (row: DeletionRow) => void): Promise<DeletionRow[]> {
+/** Deletions sent together between two looks at the stop signal (a Collections call takes 200). */
+const CHUNK = 200;
+
+export interface DeleteOptions {
+  /** Each row as it is decided: a stopped run still reports every deletion done. */
+  onRow?: (row: DeletionRow) => void;
+  /** Ctrl-C / SIGTERM: the chunk in flight completes, no new one starts (the reason is thrown). */
+  stop?: AbortSignal;
+}
+
+export async function deleteOrphans(sink: AuditSink, orphans: OrphanRow[], dryRun: boolean, opts: DeleteOptions = {}): Promise<DeletionRow[]> {
+  const { onRow, stop } = opts;
   const byObject = new Map<SObjectName, OrphanRow[]>();
   for (const o of orphans) {
     const list = byObject.get(o.object);
@@ -78,16 +89,23 @@ export async function deleteOrphans(sink: AuditSink, orphans: OrphanRow[], dryRu
       }
       continue;
     }
-    const outcomes = new Map((await sink.deleteByIds(object, free.map((o) => o.id))).map((d) => [d.id, d]));
-    for (const o of free) {
-      const d = outcomes.get(o.id);
-      if (d?.status === 'deleted') {
-        gone.add(o.id);
-        report({ object, key: o.key, id: o.id, outcome: 'deleted', reason: o.reason });
-      } else {
-        report({ object, key: o.key, id: o.id, outcome: 'failed', error: d?.status === 'failed' ? d.error : { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
-      }
+    for (let i = 0; i < free.length; i += CHUNK) {
+      stop?.throwIfAborted();
+      await deleteChunk(sink, object, free.slice(i, i + CHUNK), gone, report);
     }
   }
   return rows;
+}
+
+async function deleteChunk(sink: AuditSink, object: SObjectName, free: OrphanRow[], gone: Set<string>, report: (row: DeletionRow) => void): Promise<void> {
+  const outcomes = new Map((await sink.deleteByIds(object, free.map((o) => o.id))).map((d) => [d.id, d]));
+  for (const o of free) {
+    const d = outcomes.get(o.id);
+    if (d?.status === 'deleted') {
+      gone.add(o.id);
+      report({ object, key: o.key, id: o.id, outcome: 'deleted', reason: o.reason });
+    } else {
+      report({ object, key: o.key, id: o.id, outcome: 'failed', error: d?.status === 'failed' ? d.error : { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
+    }
+  }
 }

@@ -1,7 +1,8 @@
 /**
- * `audit --fix`: the missing and stale records of each compared batch go through the normal
- * engine right away (parents first, lookups, batching, skip-unchanged), served from the records
- * the audit already holds, so fixing costs no second platform read of them.
+ * `audit --fix`: once the whole comparison is done and the guards allow it (auditGuard.ts), the
+ * missing and stale records go through the normal engine (parents first, lookups, batching,
+ * skip-unchanged). The records behind the drift are kept from the comparison, up to HOLD_LIMIT,
+ * so a usual fix costs no second platform read; past that the engine's planner fetches the rest.
  */
 import type { ApiRecord, ApiRecordOf, ResourceType } from '../model/apiRecords.js';
 import type { ObjectRef, SyncableType } from '../model/objects.js';
@@ -17,8 +18,17 @@ class PrimedSource implements RecordSource {
 
   constructor(private readonly inner: RecordSource) {}
 
-  prime(type: ResourceType, records: ApiRecord[]): void {
-    this.primed.set(type, new Map(records.map((r) => [r.id, r])));
+  /** Records kept so far. */
+  get size(): number {
+    let n = 0;
+    for (const m of this.primed.values()) n += m.size;
+    return n;
+  }
+
+  add(type: ResourceType, records: ApiRecord[]): void {
+    let m = this.primed.get(type);
+    if (!m) this.primed.set(type, (m = new Map()));
+    for (const r of records) m.set(r.id, r);
   }
 
   clear(): void {
@@ -43,27 +53,44 @@ class PrimedSource implements RecordSource {
   }
 }
 
+/** Records of drift kept from the comparison for the fix (about 2 KB each); the rest is fetched again. */
+export const HOLD_LIMIT = 5000;
+
 export class AuditFixer {
   readonly engine: SyncEngine;
   private readonly primed: PrimedSource;
 
-  constructor(source: RecordSource, sink: CrmSink, opts: { dryRun: boolean; batchSize: number }) {
+  constructor(source: RecordSource, sink: CrmSink, opts: { dryRun: boolean; batchSize: number; stop?: AbortSignal }) {
     this.primed = new PrimedSource(source);
-    this.engine = createEngine({ source: this.primed, sink }, { dryRun: opts.dryRun, force: false, strictParents: false, batchSize: opts.batchSize }, new RunReport());
+    this.engine = createEngine(
+      { source: this.primed, sink },
+      { dryRun: opts.dryRun, force: false, strictParents: false, batchSize: opts.batchSize, ...(opts.stop ? { stop: opts.stop } : {}) },
+      new RunReport(),
+    );
   }
 
-  /** Writes the batch's missing and stale records (a question through its action). */
-  async fixBatch<T extends SyncableType>(type: T, records: ApiRecordOf[T][], drift: DriftRow[]): Promise<void> {
+  /** Keeps the batch's records that have drift to fix (a question's through its action). */
+  hold<T extends SyncableType>(type: T, records: ApiRecordOf[T][], drift: DriftRow[]): void {
+    const ids = new Set<number>();
+    for (const row of drift) {
+      if (row.kind === 'orphan') continue;
+      const ref = refOfKey(row.key);
+      if (ref && ref.type === type) ids.add(ref.id);
+    }
+    if (ids.size === 0 || this.primed.size + ids.size > HOLD_LIMIT) return;
+    this.primed.add(type, records.filter((r) => ids.has(r.id)));
+  }
+
+  /** Writes every missing and stale record of the audit, parents first. */
+  async fixAll(drift: DriftRow[]): Promise<void> {
     const refs = new Map<string, ObjectRef>();
     for (const row of drift) {
       if (row.kind === 'orphan') continue;
       const ref = refOfKey(row.key);
       if (ref) refs.set(`${ref.type}:${ref.id}`, ref);
     }
-    if (refs.size === 0) return;
-    this.primed.prime(type, records);
     try {
-      await this.engine.syncRefs([...refs.values()]);
+      if (refs.size > 0) await this.engine.syncRefs([...refs.values()]);
     } finally {
       this.primed.clear();
     }

@@ -6,9 +6,11 @@ import type { CrmCallCounts } from '../model/crmRecords.js';
 import type { SObjectName, SyncableType } from '../model/objects.js';
 import type { Progress, RecordOutcome } from '../model/outcomes.js';
 import type { PlatformRequestCounts } from '../model/ports.js';
+import { InterruptedError, RefusedError } from '../model/errors.js';
 import { Auditor } from './audit.js';
 import { deleteOrphans, type DeletionRow } from './auditDelete.js';
 import { AuditFixer } from './auditFix.js';
+import { allowed, allowsAll, refusalOf, type Limit } from './auditGuard.js';
 import { auditSummary, type AuditCounts, type DriftRow } from './auditTypes.js';
 import type { AuditDeps } from './compose.js';
 
@@ -18,6 +20,13 @@ export interface AuditRunOptions {
   deleteOrphans: boolean;
   dryRun: boolean;
   batchSize: number;
+  /** Explicit --max-delete / --max-fix; the defaults of auditGuard.ts otherwise. */
+  maxDelete?: Limit;
+  maxFix?: Limit;
+  /** The platform's base URL as shown to a person (for the refusal). */
+  platform?: string;
+  /** Ctrl-C / SIGTERM: the batch in flight completes, then the run stops and reports what was done. */
+  stop?: AbortSignal;
   onProgress?: (p: Progress) => void;
 }
 
@@ -38,25 +47,63 @@ export interface AuditResult {
   deletions?: DeletionRow[];
   /** --fix / --delete-orphans: the drift still there afterwards. */
   remaining?: DriftRow[];
+  /** Why --fix / --delete-orphans wrote nothing (the guards): exit 2. A dry run names what a real run would refuse. */
+  refused?: string;
+  /** Set when Ctrl-C or SIGTERM stopped the run: what is listed was done by then. */
+  stopped?: string;
   [extra: string]: unknown;
 }
 
-export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<{ result: AuditResult; warnings: string[]; failed: boolean }> {
-  const fixer = opts.fix ? new AuditFixer(deps.source, deps.sink, { dryRun: opts.dryRun, batchSize: opts.batchSize }) : undefined;
+export interface AuditOutcome {
+  result: AuditResult;
+  warnings: string[];
+  failed: boolean;
+  /** The guards refused (exit 2), or Ctrl-C / SIGTERM stopped the run (130 / 143). */
+  stopped?: RefusedError | InterruptedError;
+}
+
+export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<AuditOutcome> {
+  const fixer = opts.fix ? new AuditFixer(deps.source, deps.sink, { dryRun: opts.dryRun, batchSize: opts.batchSize, ...(opts.stop ? { stop: opts.stop } : {}) }) : undefined;
   const auditor = new Auditor(deps.source, deps.sink, {
     batchSize: opts.batchSize,
-    onProgress: opts.onProgress,
-    onBatch: fixer ? (type, records, drift) => fixer.fixBatch(type, records, drift) : undefined,
+    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    ...(opts.stop ? { stop: opts.stop } : {}),
+    ...(opts.deleteOrphans ? { orphanLimit: (_object, mirrored) => allowed(opts.maxDelete, mirrored), confirmWhenEmpty: allowsAll(opts.maxDelete) } : {}),
+    ...(fixer ? { onBatch: async (type, records, drift) => fixer.hold(type, records, drift) } : {}),
   });
-  await auditor.run(opts.types);
-
+  let stopped: RefusedError | InterruptedError | undefined;
   let deletions: DeletionRow[] | undefined;
-  if (opts.deleteOrphans) deletions = await deleteOrphans(deps.sink, auditor.orphans, opts.dryRun);
+  let refused: string | undefined;
+  try {
+    await auditor.run(opts.types);
+    refused = refusalOf(
+      { listed: auditor.listedCount, mirrored: auditor.mirrorCount, counts: auditor.counts, unconfirmed: auditor.unconfirmed },
+      { deleteOrphans: opts.deleteOrphans, fix: opts.fix, ...(opts.maxDelete ? { maxDelete: opts.maxDelete } : {}), ...(opts.maxFix ? { maxFix: opts.maxFix } : {}), platform: opts.platform ?? 'the platform' },
+    );
+    if (refused && !opts.dryRun) stopped = new RefusedError(refused);
+    if (!stopped) {
+      await fixer?.fixAll(auditor.drift);
+      if (opts.deleteOrphans) {
+        deletions = [];
+        const rows = deletions;
+        await deleteOrphans(deps.sink, auditor.orphans, opts.dryRun, { onRow: (row) => rows.push(row), ...(opts.stop ? { stop: opts.stop } : {}) });
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof InterruptedError)) throw error;
+    stopped = error;
+  }
 
   const warnings = [...auditor.warnings, ...(fixer?.engine.report.warnings ?? [])];
+  for (const [object, un] of auditor.unconfirmed) {
+    if (un.why === 'empty') auditor.problems.push(`${object}: the platform lists none, Salesforce holds ${auditor.mirrorCount.get(object) ?? un.candidates}: not confirmed one by one (wrong SVC_API_URL or SVC_API_KEY?)`);
+    else auditor.problems.push(`${object}: ${un.candidates} orphan candidates pass the deletion limit: not confirmed one by one`);
+  }
+  if (refused && opts.dryRun) warnings.push(`a real run would be ${refused}`);
   let remaining: DriftRow[] | undefined;
   let failed = false;
-  if (fixer || deletions) {
+  const acted = (fixer !== undefined || deletions !== undefined) && !(stopped instanceof RefusedError);
+  if (acted) {
     const deleted = new Set((deletions ?? []).filter((d) => d.outcome === 'deleted').map((d) => `${d.object}\u0000${d.key}`));
     remaining = auditor.drift.filter((row) => {
       if (row.kind === 'orphan') return !deleted.has(`${row.object}\u0000${row.key}`);
@@ -74,9 +121,11 @@ export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<
     summary: auditSummary(auditor.counts),
     requests: { platform: platform.total, salesforce: salesforce.total, platformByKind: platform, salesforceByKind: salesforce },
     problems: auditor.problems,
-    ...(fixer ? { fixes: fixer.engine.report.records } : {}),
+    ...(fixer && acted ? { fixes: fixer.engine.report.records } : {}),
     ...(deletions ? { deletions } : {}),
     ...(remaining ? { remaining } : {}),
+    ...(refused ? { refused } : {}),
+    ...(stopped instanceof InterruptedError ? { stopped: stopped.message } : {}),
   };
-  return { result, warnings, failed };
+  return { result, warnings, failed, ...(stopped ? { stopped } : {}) };
 }

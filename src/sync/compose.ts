@@ -120,8 +120,8 @@ export interface AuditDeps {
   sink: AuditSink;
 }
 
-export async function createAuditDeps(settings: Settings, onNote: OnNote = () => undefined): Promise<AuditDeps> {
-  const source = createPlatformSource(settings.platform, { onWait: (w) => onNote(describeWait(w.seconds, w.reason)) });
+export async function createAuditDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal): Promise<AuditDeps> {
+  const source = createPlatformSource(settings.platform, { onWait: (w) => onNote(describeWait(w.seconds, w.reason), Date.now() + w.seconds * 1000), ...(stop ? { stop } : {}) });
   const sink = await SalesforceSink.connect(settings.salesforce);
   return { source, sink };
 }

@@ -20,13 +20,18 @@ export interface ClassifyOptions {
    * URL: its donation ids are not ids of the fundraising API this tool reads.
    */
   applications?: readonly string[];
+  /** SVC_SITE_ID: events that name another site are recorded ignored (events without site_id pass). */
+  siteId?: number;
 }
 
 /** Verbs that mean "the object changed: fetch it again". `move` too: the engine re-links descendants. */
 const SYNC_VERBS = new Set(['create', 'update', 'confirm', 'move']);
 
 export function classifyEvent(message: WebhookMessage, options: ClassifyOptions = {}): EventIntent {
-  const { applications } = options;
+  const { applications, siteId } = options;
+  if (siteId !== undefined && message.siteId !== undefined && message.siteId !== siteId) {
+    return { kind: 'ignored', reason: `site ${message.siteId} is not this mirror's site (SVC_SITE_ID ${siteId})` };
+  }
   if (applications !== undefined) {
     const app = message.application.toLowerCase();
     if (!applications.some((a) => a.toLowerCase() === app)) {

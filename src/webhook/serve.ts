@@ -43,6 +43,8 @@ export interface ServeOptions {
   maxBodyBytes?: number;
   /** See ClassifyOptions.applications. */
   applications?: ClassifyOptions['applications'];
+  /** SVC_SITE_ID: webhooks of another site are answered 200 and recorded ignored. */
+  siteId?: number;
   retry?: Partial<BackoffPolicy>;
   /** The worker's wait after queue errors (doubling, capped). */
   backoff?: Partial<BackoffPolicy>;
@@ -127,7 +129,10 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
       },
       ...(opts.secret ? { secret: opts.secret } : {}),
       ...(opts.maxBodyBytes === undefined ? {} : { maxBodyBytes: opts.maxBodyBytes }),
-      ...(opts.applications === undefined ? {} : { classify: { applications: opts.applications } }),
+      classify: {
+        ...(opts.applications === undefined ? {} : { applications: opts.applications }),
+        ...(opts.siteId === undefined ? {} : { siteId: opts.siteId }),
+      },
     });
   } catch (error) {
     // Port taken and the like: leave nothing running behind.

@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
 import fs from 'node:fs';
 import { settingsOf } from '../../config/load.js';
-import { ConfigError, EXIT, messageOf } from '../../model/errors.js';
+import { ConfigError, EXIT, exitCodeOf, messageOf, type ExitCode } from '../../model/errors.js';
 import { SYNC_ORDER } from '../../model/objects.js';
+import { parseLimit } from '../../sync/auditGuard.js';
 import { runAudit, type AuditResult } from '../../sync/auditRun.js';
 import { createAuditDeps, type AuditDeps } from '../../sync/compose.js';
+import { watchInterrupt } from '../interrupt.js';
 import { createProgress } from '../render/progress.js';
 import { renderAudit, writeDriftCsv } from '../render/auditTables.js';
 import { runCommand, type CommandResult, type SetExit } from '../runner.js';
@@ -17,6 +19,8 @@ interface AuditOptions {
   deleteOrphans?: boolean;
   report?: string;
   batchSize?: string;
+  maxDelete?: string;
+  maxFix?: string;
 }
 
 /** Fails before any request when the report file cannot be written: nothing half-done. */
@@ -35,13 +39,18 @@ export function auditCommand(program: Command, setExit: SetExit): void {
     .option('--types <list>', `comma-separated object types (default: all; questions come with actions)`)
     .option('--fix', 'write the missing and stale records through the normal sync engine')
     .option('--delete-orphans', 'delete orphans from Salesforce, children before parents (with --dry-run: list them)')
+    .option('--max-delete <n|p%>', 'with --delete-orphans: most orphans deleted per object, a number or a share of its mirror (default: 10 %, at most 500)')
+    .option('--max-fix <n|p%>', 'with --fix: most stale records overwritten per object, a number or a share (default: 10 %, at most 500)')
     .option('--report <file>', 'write every drift row as CSV to this file')
     .option('--batch-size <n>', 'records compared together (bounds memory)', undefined)
     .addHelpText(
       'after',
       '\nKinds of drift: missing (on the platform, not in Salesforce), stale (fields differ from what a sync writes),\n' +
         'orphan (in Salesforce, but gone from the platform - confirmed by a 404 - or no longer eligible).\n' +
-        'Exit codes: 0 no drift; 1 drift found (with --fix/--delete-orphans: drift remains or a write failed); 2 usage or configuration.\n\n' +
+        'Guards: --delete-orphans and --fix write nothing, and exit 2, when the platform lists none of an object Salesforce\n' +
+        'holds, or when more than --max-delete / --max-fix records of an object would go (a wrong SVC_API_URL or key).\n' +
+        'Exit codes: 0 no drift; 1 drift found (with --fix/--delete-orphans: drift remains or a write failed); 2 usage,\n' +
+        'configuration or refused by a guard; 130 / 143 stopped by Ctrl-C / SIGTERM (deletions done so far are listed).\n\n' +
         `Examples:\n  svc-sync audit\n  svc-sync audit --types donations --report drift.csv\n  svc-sync audit --fix --delete-orphans\n  svc-sync --dry-run audit --delete-orphans   # list what would be deleted\n\nObject types, in audit order: ${SYNC_ORDER.join(',')}`,
     )
     .action((opts: AuditOptions, c: Command) =>
@@ -49,17 +58,27 @@ export function auditCommand(program: Command, setExit: SetExit): void {
         const { globals } = ctx;
         const types = parseTypes(opts.types);
         const batchSize = parseBatchSize(opts.batchSize);
+        if (opts.maxDelete !== undefined && !opts.deleteOrphans) throw new ConfigError('--max-delete: goes with --delete-orphans');
+        if (opts.maxFix !== undefined && !opts.fix) throw new ConfigError('--max-fix: goes with --fix');
+        const maxDelete = opts.maxDelete === undefined ? undefined : parseLimit(opts.maxDelete, '--max-delete');
+        const maxFix = opts.maxFix === undefined ? undefined : parseLimit(opts.maxFix, '--max-fix');
         const settings = settingsOf(ctx.raw);
         if (opts.report) checkWritable(opts.report);
         const progress = createProgress(!globals.json && !globals.quiet);
+        // The first Ctrl-C lets the batch in flight finish and reports what was done; the second quits.
+        const interrupt = watchInterrupt((line) => progress.announce(`svc-sync: ${line}`), 'listing what was done');
         try {
-          const deps: AuditDeps = await createAuditDeps(settings, (t) => (progress.live ? progress.note(t) : ctx.out.info(t)));
-          const { result, warnings, failed } = await runAudit(deps, {
+          const deps: AuditDeps = await createAuditDeps(settings, (t, until) => (progress.live ? progress.note(t, until) : ctx.out.info(t)), interrupt.signal);
+          const { result, warnings, failed, stopped } = await runAudit(deps, {
             types,
             fix: Boolean(opts.fix),
             deleteOrphans: Boolean(opts.deleteOrphans),
             dryRun: globals.dryRun,
             batchSize,
+            ...(maxDelete ? { maxDelete } : {}),
+            ...(maxFix ? { maxFix } : {}),
+            platform: settings.platform.apiUrl,
+            stop: interrupt.signal,
             onProgress: (p) => {
               progress.update(p);
               progress.requests(deps.source.requests().total, deps.sink.calls().total);
@@ -68,11 +87,20 @@ export function auditCommand(program: Command, setExit: SetExit): void {
           progress.stop();
           if (opts.report) writeDriftCsv(opts.report, result);
           const open = result.remaining ?? result.drift;
-          const status = open.length > 0 || failed || result.problems.length > 0 ? EXIT.PARTIAL : EXIT.OK;
+          const status: ExitCode = stopped ? exitCodeOf(stopped) : open.length > 0 || failed || result.problems.length > 0 ? EXIT.PARTIAL : EXIT.OK;
           const notes = globals.verbose ? [] : warnings.length > 0 ? [`${warnings.length} warning(s); --verbose lists them`] : [];
-          return { status, result, warnings, text: renderAudit(result, { verbose: globals.verbose }), notes, verbose: warnings.map((w) => `warning: ${w}`) };
+          return {
+            status,
+            result,
+            warnings,
+            text: renderAudit(result, { verbose: globals.verbose }),
+            notes,
+            verbose: warnings.map((w) => `warning: ${w}`),
+            ...(stopped ? { stopped } : {}),
+          };
         } finally {
           progress.stop();
+          interrupt.dispose();
         }
       }),
     );

@@ -85,6 +85,7 @@ export function serveCommand(program: Command, setExit: SetExit): void {
         ...(size === undefined ? {} : { batchSize: size }),
         settleMs,
         ...(opts.application === undefined ? {} : { applications: opts.application }),
+        ...(settings.platform.siteId === undefined ? {} : { siteId: settings.platform.siteId }),
         log,
       });
       await service.closed;

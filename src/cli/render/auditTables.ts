@@ -70,6 +70,9 @@ export function renderAudit(result: AuditResult, opts: { verbose: boolean }): st
     out.push(result.remaining.length === 0 ? 'Remaining drift: none.' : `Remaining drift: ${result.remaining.length} (missing ${count(result.remaining, 'missing')}, stale ${count(result.remaining, 'stale')}, orphan ${count(result.remaining, 'orphan')})`);
   }
   for (const p of result.problems.slice(0, opts.verbose ? undefined : SHOWN)) out.push(`could not audit: ${p}`);
+  if (result.problems.length > SHOWN && !opts.verbose) out.push(`  ... and ${result.problems.length - SHOWN} more (--verbose or --json list all)`);
+  if (result.refused) out.push(result.dryRun ? `Guard: a real run would be ${result.refused}` : `Guard: ${result.refused}`);
+  if (result.stopped) out.push(`Stopped: ${result.stopped}; the deletions and fixes listed above were done, nothing after them.`);
   out.push(`requests: platform ${result.requests.platform}, salesforce ${result.requests.salesforce}`);
   return out.join('\n');
 }
