@@ -282,8 +282,11 @@ export class Auditor {
   private async walk<T extends SyncableType>(type: T, listed: IdSet): Promise<void> {
     const object = SCHEMA[type].apiName;
     const gate = this.candidateGate(object, listed.count === 0);
-    let candidates: Candidate[] = this.ineligible.get(type) ?? [];
+    // Listed but shown ineligible: a list page's word, not a sign of a wrong site; always judged by id.
+    const ineligible = this.ineligible.get(type) ?? [];
     this.ineligible.delete(type);
+    for (let i = 0; i < ineligible.length; i += this.opts.batchSize) await this.confirm(type, ineligible.slice(i, i + this.opts.batchSize));
+    let candidates: Candidate[] = [];
     let mirrored = 0;
     for await (const rows of this.sink.scanKeys(object, [], listed.count)) {
       mirrored += rows.length;
