@@ -21,7 +21,7 @@ beforeAll(async () => {
   cwd = tempCwd('serve');
   child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.5'], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', ...stack.env, SVC_WEBHOOK_SECRET: SECRET },
+    env: { PATH: process.env.PATH ?? '', ...stack.env, SVC_WEBHOOK_SECRET: SECRET, SVC_SITE_ID: '6' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -49,6 +49,10 @@ describe('svc-sync serve', () => {
     expect((await post(`${base}/webhooks/${SECRET}`, event)).status).toBe(200);
     expect((await post(`${base}/webhooks/${SECRET}`, { ...event, object_type: 'News', event_type: 'news.create' })).status).toBe(200);
     expect((await post(`${base}/webhooks/not-the-secret`, event)).status).toBe(401);
+    // SVC_SITE_ID=6: another site's webhook is answered 200 (so it is not retried for 24 hours) and recorded ignored.
+    const foreign = await post(`${base}/webhooks/${SECRET}`, { ...event, site_id: 7 });
+    expect(foreign.status).toBe(200);
+    expect(await foreign.json()).toMatchObject({ status: 'ignored', reason: "site 7 is not this mirror's site (SVC_SITE_ID 6)" });
 
     // Poll with the operator's own command until both donation events are done.
     let status: QueueJson | undefined;
@@ -57,7 +61,7 @@ describe('svc-sync serve', () => {
       status = JSON.parse((await cli(stack, ['--json', 'queue'], cwd)).stdout) as QueueJson;
       if (status.result.counts.done !== 2) await new Promise((r) => setTimeout(r, 100));
     }
-    expect(status?.result.counts).toMatchObject({ pending: 0, done: 2, failed: 0, ignored: 1 });
+    expect(status?.result.counts).toMatchObject({ pending: 0, done: 2, failed: 0, ignored: 2 });
     expect(stack.salesforce.get('Svc_Donation__c', `Donation_${donation.id}`)).toBeDefined();
     // Two events for one donation, coalesced into one ref of one batch.
     expect(stderr).toMatch(/webhook batch: 2 events, 1 refs/);

@@ -109,6 +109,13 @@ describe('classifyEvent', () => {
     expect(classifyEvent(msg('Donation', 'donations.update', 4, 'Kentaa'), options).kind).toBe('sync');
     expect(classifyEvent(msg('Donation', 'donations.update', 4, 'Collection'), options)).toEqual({ kind: 'ignored', reason: 'application Collection is not synced' });
   });
+
+  it('SVC_SITE_ID: events of another site are ignored with the reason; events of the site, or without site_id, pass', () => {
+    const options = { siteId: 6 };
+    expect(classifyEvent({ ...msg('Donation', 'donations.update'), siteId: 7 }, options)).toEqual({ kind: 'ignored', reason: "site 7 is not this mirror's site (SVC_SITE_ID 6)" });
+    expect(classifyEvent({ ...msg('Donation', 'donations.update'), siteId: 6 }, options).kind).toBe('sync');
+    expect(classifyEvent(msg('Donation', 'donations.update'), options).kind).toBe('sync');
+  });
 });
 
 describe('names of Object.prototype in a webhook', () => {
