@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../../src/model/errors.js';
-import { loadRaw, settingsOf, platformSettings, redact, salesforceSettings, webhookSettings } from '../../src/config/load.js';
+import { loadRaw, settingsOf, settleSeconds, platformSettings, redact, salesforceSettings, webhookSettings } from '../../src/config/load.js';
 import { maskQueueUrl } from '../../src/config/queueUrl.js';
 
 const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));
@@ -111,7 +111,31 @@ describe('the PostgreSQL queue settings', () => {
     const url = errorOf(() => webhookSettings({ SVC_QUEUE_URL: 'mysql://u:hunter22@db/x' }));
     expect(url.message).toBe('SVC_QUEUE_URL "mysql://u:***@db/x": must be a postgres:// or postgresql:// URL');
     expect(errorOf(() => webhookSettings({ SVC_QUEUE_SCHEMA: 'Svc-Sync' })).message).toMatch(/^SVC_QUEUE_SCHEMA "Svc-Sync": must be a lowercase PostgreSQL identifier/);
-    expect(errorOf(() => webhookSettings({ SVC_QUEUE_LEASE_S: '0' })).message).toBe('SVC_QUEUE_LEASE_S "0": must be a number of seconds from 1 to 86400');
+    expect(errorOf(() => webhookSettings({ SVC_QUEUE_LEASE_S: '0' })).message).toMatch(/^SVC_QUEUE_LEASE_S: must be a number of seconds from 1 to 86400, written as a plain decimal .*got "0"$/);
+  });
+});
+
+describe('number settings', () => {
+  it('take plain decimals only: hexadecimal, exponents and blanks are refused, not read as 16, 1000 or 0', () => {
+    for (const v of ['0x10', '1e3', '1E2', '', ' ', '-1', '+5', '.5', '5.', 'Infinity', 'NaN', '0b11']) {
+      expect({ v, message: errorOf(() => settleSeconds(v, 'SVC_SETTLE_S')).message }).toEqual({ v, message: expect.stringMatching(/^SVC_SETTLE_S: must be a number of seconds from 0 to 3600, written as a plain decimal/) });
+    }
+    expect(settleSeconds('30', 'SVC_SETTLE_S')).toBe(30_000);
+    expect(settleSeconds('0.5', 'SVC_SETTLE_S')).toBe(500);
+    expect(settleSeconds('0', 'SVC_SETTLE_S')).toBe(0);
+    expect(errorOf(() => webhookSettings({ SVC_SETTLE_S: '0x10' })).message).toMatch(/got "0x10"$/);
+    expect(errorOf(() => webhookSettings({ SVC_QUEUE_LEASE_S: '1e3' })).message).toMatch(/^SVC_QUEUE_LEASE_S: .*got "1e3"$/);
+  });
+
+  it('a positive duration below the millisecond is refused, never rounded to 0 (which would mean "no settle")', () => {
+    expect(errorOf(() => settleSeconds('0.0004', 'SVC_SETTLE_S')).message).toBe('SVC_SETTLE_S: "0.0004" is below the resolution of 1 ms; give 0 or at least 0.001');
+    expect(settleSeconds('0.001', 'SVC_SETTLE_S')).toBe(1);
+  });
+
+  it('SF_MAX_API_USAGE is a plain decimal share', () => {
+    const base = { SF_INSTANCE_URL: 'http://127.0.0.1:2', SF_ACCESS_TOKEN: 'tok-abcdefgh' };
+    expect(errorOf(() => salesforceSettings({ ...base, SF_MAX_API_USAGE: '9e-1' })).message).toMatch(/^SF_MAX_API_USAGE: must be a share from 0 to 1 written as a plain decimal/);
+    expect(salesforceSettings({ ...base, SF_MAX_API_USAGE: '0.5' }).maxApiUsage).toBe(0.5);
   });
 
   it('redacts the password of the queue URL, however it is spelt', () => {

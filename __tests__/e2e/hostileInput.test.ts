@@ -333,3 +333,14 @@ describe('smaller faults', () => {
     }
   });
 });
+
+describe('echoed input on success paths', () => {
+  it('schema --project with an escape sequence in the name: written, and printed escaped, never raw', async () => {
+    const name = 'x\u001b[31mRED';
+    const res = await cli(stack, ['schema', '--project', name], cwd);
+    expect(res.code).toBe(0);
+    expect(fs.existsSync(path.join(cwd, name, 'sfdx-project.json'))).toBe(true);
+    for (const text of [res.stdout, res.stderr]) expect(text).not.toContain('\u001b');
+    expect(res.stdout).toContain('x\\u001b[31mRED');
+  });
+});

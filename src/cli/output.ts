@@ -8,11 +8,24 @@ export interface OutputOptions {
   verbose: boolean;
 }
 
+/**
+ * Control characters other than line breaks and tabs, escaped as \uXXXX: human output quotes
+ * outside input (a path, an id, a record's text) on success paths too, and a raw ESC sequence in
+ * it would recolour, move or clear the operator's terminal. (The JSON envelope escapes them itself.)
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export class Output {
+  readonly redact: (text: string) => string;
+
   constructor(
     readonly opts: OutputOptions,
-    readonly redact: (text: string) => string = (t) => t,
-  ) {}
+    redact: (text: string) => string = (t) => t,
+  ) {
+    this.redact = (t) => terminalSafe(redact(t));
+  }
 
   /** Human result text on stdout (not with --json or --quiet). */
   result(text: string): void {

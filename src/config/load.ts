@@ -196,7 +196,9 @@ export function apiVersionSetting(raw: RawSettings): string {
 export function salesforceSettings(raw: RawSettings): SalesforceSettings {
   const apiVersion = apiVersionSetting(raw);
   const usage = raw.SF_MAX_API_USAGE === undefined ? 0.9 : Number(raw.SF_MAX_API_USAGE);
-  if (!Number.isFinite(usage) || usage <= 0 || usage > 1) throw new ConfigError('SF_MAX_API_USAGE: must be a share from 0 to 1, such as 0.9');
+  if ((raw.SF_MAX_API_USAGE !== undefined && !/^\d+(\.\d+)?$/.test(raw.SF_MAX_API_USAGE)) || !Number.isFinite(usage) || usage <= 0 || usage > 1) {
+    throw new ConfigError('SF_MAX_API_USAGE: must be a share from 0 to 1 written as a plain decimal, such as 0.9');
+  }
   const s: SalesforceSettings = {
     instanceUrl: urlWithoutCredentials(raw, 'SF_INSTANCE_URL'),
     accessToken: secretValue(raw, 'SF_ACCESS_TOKEN'),
@@ -231,11 +233,23 @@ export const MAX_SETTLE_S = 3600;
 
 /** Seconds (fractions allowed) from 0 to MAX_SETTLE_S, as milliseconds; `name` says where it came from. */
 export function settleSeconds(value: string, name: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > MAX_SETTLE_S) {
-    throw new ConfigError(`${name}: must be a number of seconds from 0 to ${MAX_SETTLE_S}, got ${JSON.stringify(value)}`);
+  return plainSeconds(value, name, 0, MAX_SETTLE_S);
+}
+
+/**
+ * A number of seconds written as a plain decimal ("30", "0.5"), as milliseconds. Number() alone
+ * would take "0x10" (16), "1e3" (1000) and "" (0); and a positive value below the millisecond
+ * would round to 0, silently turning a setting off: both are refused.
+ */
+export function plainSeconds(value: string, name: string, min: number, max: number): number {
+  const v = value.trim();
+  const n = Number(v);
+  if (!/^\d+(\.\d+)?$/.test(v) || n < min || n > max) {
+    throw new ConfigError(`${name}: must be a number of seconds from ${min} to ${max}, written as a plain decimal (e.g. 30 or 0.5), got ${echo(value, 40)}`);
   }
-  return Math.round(n * 1000);
+  const ms = Math.round(n * 1000);
+  if (n > 0 && ms === 0) throw new ConfigError(`${name}: ${echo(value, 40)} is below the resolution of 1 ms; give 0 or at least 0.001`);
+  return ms;
 }
 
 export function webhookSettings(raw: RawSettings): WebhookSettings {
@@ -257,12 +271,7 @@ export function webhookSettings(raw: RawSettings): WebhookSettings {
     s.queueSchema = schema;
   }
   const lease = raw.SVC_QUEUE_LEASE_S?.trim();
-  if (lease) {
-    if (!/^\d+(\.\d+)?$/.test(lease) || Number(lease) < 1 || Number(lease) > 86_400) {
-      throw new ConfigError(`SVC_QUEUE_LEASE_S ${JSON.stringify(lease)}: must be a number of seconds from 1 to 86400`);
-    }
-    s.leaseMs = Math.round(Number(lease) * 1000);
-  }
+  if (lease) s.leaseMs = plainSeconds(lease, 'SVC_QUEUE_LEASE_S', 1, 86_400);
   return s;
 }
 
