@@ -169,6 +169,10 @@ describe('PostgreSQL queue shared by receivers', () => {
       expect(health.status).toBe(503);
       expect(JSON.parse(health.body)).toMatchObject({ status: 'unavailable' });
       expect(health.body).not.toContain(TEST_PG_PASSWORD);
+      // Nothing internal over HTTP: no user, host, port or database name, only a generic reason.
+      const reason = (JSON.parse(health.body) as { error: string }).error;
+      expect(reason).toMatch(/^queue unavailable: database (refused the connection|shut down or connection lost|connection lost|did not answer in time)$/);
+      for (const internal of ['postgres://', 'postgres:', '127.0.0.1', String(postgres.port)]) expect(health.body).not.toContain(internal);
 
       await postgres.start();
       // The platform resends what was not answered 200.

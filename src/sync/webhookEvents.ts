@@ -24,6 +24,22 @@ export interface ClassifyOptions {
   siteId?: number;
 }
 
+/** Every event type SPEC.md 6.2 and 6.3 name (both applications): the fixed set a metric label may take. */
+export const SPEC_EVENT_TYPES: ReadonlySet<string> = new Set([
+  'actions.create', 'actions.move', 'actions.update', 'companies.create', 'companies.update', 'counters.update',
+  'donations.move', 'donations.update', 'donation_forms.create', 'donation_forms.publish', 'donation_forms.update',
+  'news.create', 'news.update', 'newsletter_subscriptions.update', 'orders.update', 'projects.confirm', 'projects.create',
+  'projects.move', 'projects.update', 'questions.update', 'segments.create', 'segments.update', 'sign_ups.create',
+  'teams.create', 'teams.move', 'teams.update', 'users.update',
+  'collection_boxes.create', 'groups.create', 'urgent_calls.create',
+]);
+
+/** An event type as a metric label: one of the spec's (lower case), else `other`, so senders cannot grow the label set. */
+export const eventTypeLabel = (eventType: string): string => {
+  const t = eventType.trim().toLowerCase();
+  return SPEC_EVENT_TYPES.has(t) ? t : 'other';
+};
+
 /** Verbs that mean "the object changed: fetch it again". `move` too: the engine re-links descendants. */
 const SYNC_VERBS = new Set(['create', 'update', 'confirm', 'move']);
 

@@ -3,6 +3,7 @@
  * Queue depth is read from the queue at scrape time, so with PostgreSQL every receiver reports
  * the shared queue (alert on max(), not sum()); counters are this process's own.
  */
+import { eventTypeLabel } from '../sync/webhookEvents.js';
 import client from 'prom-client';
 import type { PlatformRequestInfo, RateLimitSnapshot } from '../model/budget.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
@@ -88,7 +89,8 @@ export class ServeMetrics implements ReceiverMetrics {
   }
 
   answered(eventType: string | undefined, status: number): void {
-    this.received.inc({ event_type: eventType ?? 'unknown', status: String(status) });
+    // Label values from fixed sets: 3,000 invented event types must not become 3,000 series.
+    this.received.inc({ event_type: eventType === undefined ? 'unknown' : eventTypeLabel(eventType), status: String(status) });
   }
 
   batch(report: BatchReport, now: number = Date.now()): void {

@@ -4,7 +4,8 @@
  *
  * Answer codes: 200 stored (queued or recorded as ignored), 400 malformed (JSON {"error":reason}),
  * 401 secret missing or wrong (nothing stored), 404 unknown path, 405 wrong method (Allow header),
- * 413 body over the limit, 503 the queue could not store the event (the platform retries).
+ * 413 body over the limit (decoded too), 415 a Content-Encoding other than gzip or deflate,
+ * 503 the queue could not store the event (the platform retries).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -13,6 +14,8 @@ import { classifyEvent, type ClassifyOptions } from '../sync/webhookEvents.js';
 import { oneLine } from '../config/echo.js';
 import { guardConnections } from './connectionGuard.js';
 import { parseWebhookBody } from '../sync/webhookMessage.js';
+import { queueReason } from './publicReason.js';
+import { decodeBody, encodingOf } from './bodyEncoding.js';
 import type { EnqueueInput, EnqueueRejected, EnqueueResult, QueueCounts } from './queue.js';
 import type { QueueStore } from './queueStore.js';
 
@@ -167,6 +170,8 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
         return refuse(req, res, 401, 'missing or wrong webhook secret', { Connection: 'close' });
       }
     }
+    const coding = encodingOf(req.headers['content-encoding']);
+    if (!coding.ok) return refuse(req, res, coding.status, coding.error, { Connection: 'close' });
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBody) {
       return refuse(req, res, 413, `body over ${maxBody} bytes`, { Connection: 'close' });
@@ -190,17 +195,21 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
     req.on('error', () => undefined);
     req.on('end', () => {
       if (tooLarge) return;
-      const raw = Buffer.concat(chunks).toString('utf8');
+      const decoded = decodeBody(coding.encoding, Buffer.concat(chunks), maxBody);
+      if (!decoded.ok) return refuse(req, res, decoded.status, decoded.error);
+      const raw = decoded.body.toString('utf8');
       const parsed = parseWebhookBody(req.headers['content-type'], raw);
       if (!parsed.ok) return refuse(req, res, 400, parsed.reason);
       eventType = parsed.message.eventType;
       const intent = classifyEvent(parsed.message, opts.classify);
       committer.add({ message: parsed.message, intent, raw }).then(
         (stored) => send(res, 200, stored.status === 'ignored' && intent.kind === 'ignored' ? { status: 'ignored', id: stored.id, reason: intent.reason } : { status: 'queued', id: stored.id }),
-        (error: Error) =>
-          error instanceof EventRejected
-            ? refuse(req, res, 400, `event cannot be stored: ${oneLine(error.message, 200)}`)
-            : refuse(req, res, 503, `queue unavailable: ${oneLine(error.message, 200)}${error.message.includes(opts.queue.location) ? '' : ` (queue file ${opts.queue.location})`}`),
+        (error: Error) => {
+          if (error instanceof EventRejected) return refuse(req, res, 400, `event cannot be stored: ${oneLine(error.message, 200)}`);
+          // The detail (database, file) to the log only; the answer says what kind of trouble it is.
+          log(`webhook 503: queue ${opts.queue.location}: ${oneLine(error.message, 300)}`);
+          send(res, 503, { error: queueReason(error) });
+        },
       );
     });
   };
@@ -227,7 +236,10 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
             const health = opts.health?.();
             send(res, 200, { status: health?.degraded ? 'degraded' : 'ok', queue: counts, connections: guard.stats(), ...(health?.details ?? {}) });
           },
-          (error: Error) => send(res, 503, { status: 'unavailable', error: error.message }),
+          (error: Error) => {
+            log(`healthz 503: queue ${opts.queue.location}: ${oneLine(error.message, 300)}`);
+            send(res, 503, { status: 'unavailable', error: queueReason(error) });
+          },
         );
       return;
     }
@@ -239,7 +251,10 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
           res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) });
           res.end(body);
         },
-        (error: Error) => send(res, 500, { error: `metrics unavailable: ${error.message}` }),
+        (error: Error) => {
+          log(`metrics 500: ${oneLine(error.message, 300)}`);
+          send(res, 500, { error: 'metrics unavailable (the log has the detail)' });
+        },
       );
       return;
     }

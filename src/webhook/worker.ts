@@ -10,6 +10,7 @@ import type { OwnerPair } from '../model/outcomes.js';
 import { keyFor } from '../model/refs.js';
 import type { BackoffPolicy, ClaimedBatch, ClaimedRef, EventOutcome } from './queue.js';
 import type { QueueStore } from './queueStore.js';
+import { publicReason } from './publicReason.js';
 import { BatchLedger, type BatchCost, type BatchStats } from './batchCost.js';
 import { decideBatch, type BudgetReading, type PolicyMemory } from './batchPolicy.js';
 
@@ -190,7 +191,7 @@ class Nap {
  * doubling the wait, and logs once when the errors start (or change), once when they end.
  */
 class QueueFaults {
-  private fault: { failures: number; since: number; lastError: string; retryAt: number } | undefined;
+  private fault: { failures: number; since: number; lastError: string; shown: string; retryAt: number } | undefined;
   /** One fault counted per round (a claim, a process, a hand-back), however many steps failed in it. */
   private faultThisRound = false;
 
@@ -224,7 +225,7 @@ class QueueFaults {
         `webhook worker: queue ${this.queuePath} failing (${failures} ${failures === 1 ? 'error' : 'errors in a row'}): ${text}; retrying with a doubling wait up to ${Math.round(this.backoff.maxMs / 1000)} s`,
       );
     }
-    this.fault = { failures, since: this.fault?.since ?? Date.now(), lastError: text, retryAt: Date.now() + delay };
+    this.fault = { failures, since: this.fault?.since ?? Date.now(), lastError: text, shown: `${what}: ${publicReason(error)}`, retryAt: Date.now() + delay };
   }
 
   recovered(): void {
@@ -236,7 +237,8 @@ class QueueFaults {
   health(): WorkerHealth {
     const f = this.fault;
     if (f === undefined) return { state: 'ok' };
-    return { state: 'backing-off', failures: f.failures, since: new Date(f.since).toISOString(), lastError: f.lastError, retryInMs: Math.max(0, f.retryAt - Date.now()) };
+    // /healthz shows this to anyone: no database address or file path in it (the log has them).
+    return { state: 'backing-off', failures: f.failures, since: new Date(f.since).toISOString(), lastError: f.shown, retryInMs: Math.max(0, f.retryAt - Date.now()) };
   }
 }
 
