@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -238,11 +238,12 @@ describe('two `svc-sync serve` processes on one database', () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  function start(schema: string): { proc: ChildProcess; url: Promise<string>; stderr: () => string; exited: Promise<number | null> } {
+  /** `settle`: SVC_SETTLE_S ('0' by default here; undefined leaves serve's own default, 30 s). */
+  function start(schema: string, settle: string | undefined = '0'): { proc: ChildProcess; url: Promise<string>; stderr: () => string; exited: Promise<number | null> } {
     let stderr = '';
     const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], {
       cwd,
-      env: { PATH: process.env.PATH ?? '', ...stack.env, SVC_QUEUE_URL: dbUrl, SVC_QUEUE_SCHEMA: schema, SVC_QUEUE_LEASE_S: '2', SVC_SETTLE_S: '0' },
+      env: { PATH: process.env.PATH ?? '', ...stack.env, SVC_QUEUE_URL: dbUrl, SVC_QUEUE_SCHEMA: schema, SVC_QUEUE_LEASE_S: '2', ...(settle === undefined ? {} : { SVC_SETTLE_S: settle }) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(proc);
@@ -324,7 +325,47 @@ describe('two `svc-sync serve` processes on one database', () => {
     for (const text of [status.stdout, status.stderr, a.stderr(), b.stderr()]) expect(text).not.toContain(TEST_PG_PASSWORD);
 
     b.proc.kill('SIGTERM');
-    expect(await b.exited).toBe(0);
+    expect(await b.exited).toBe(143);
+  });
+
+  it('default settle window: a dead receiver\'s claim is taken over after the lease, and an idle receiver does not spin', async () => {
+    const schema = freshSchema();
+    const paid = stack.platform.site.donation.filter((d) => d.payment_status === 'paid' && Number(d.total_amount) !== 0).slice(5, 8);
+    stack.platform.faults.next(50, 'slow', { path: '/donations', delayMs: 120_000 });
+    const intake = new PgQueue({ url: dbUrl, schema });
+    const front = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue: intake });
+    for (const d of paid) expect((await postJson(`${front.url}/webhooks`, donationEvent(d.id))).status).toBe(200);
+    await front.close();
+    await intake.close();
+
+    // A claims with --settle 0 and hangs on the platform; B runs with the default 30 s settle window.
+    const a = start(schema);
+    await a.url;
+    await eventually(async () => (await countRows(schema, `status = 'processing'`)) === paid.length, 'receiver A holds the events');
+    const b = start(schema, undefined);
+    await b.url;
+    a.proc.kill('SIGKILL');
+    await a.exited;
+    stack.platform.faults.clear();
+    const killed = Date.now();
+    // Taken over once the 2 s lease ran out, not after the settle window, nor never.
+    await eventually(async () => (await countRows(schema, `ref_type = 'donation' AND status = 'done'`)) === paid.length, 'B takes over A\'s claim', 15_000);
+    expect(Date.now() - killed).toBeLessThan(15_000);
+
+    // Idle now: almost no CPU and a handful of database transactions over 3 s (a spinning loop: ~2 s CPU, thousands).
+    const ticks = (): number => {
+      const fields = readFileSync(`/proc/${b.proc.pid ?? 0}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      return Number(fields[11]) + Number(fields[12]);
+    };
+    const commits = async (): Promise<number> => Number((await postgres.query<{ n: string }>(dbUrl, `SELECT xact_commit AS n FROM pg_stat_database WHERE datname = 'receivers'`))[0]?.n ?? 0);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const [t0, c0] = [ticks(), await commits()];
+    await new Promise((r) => setTimeout(r, 3_000));
+    const [t1, c1] = [ticks(), await commits()];
+    expect(t1 - t0).toBeLessThan(40);
+    expect(c1 - c0).toBeLessThan(150);
+    b.proc.kill('SIGTERM');
+    expect(await b.exited).toBe(143);
   });
 
   it('a wrong password: one clear line, no password, exit code 2', async () => {

@@ -28,9 +28,9 @@ it('hands a batch back when its outcome cannot be stored, and processes it again
   // The first attempt to record an outcome fails, as a locked or full database would.
   const complete = queue.complete.bind(queue);
   let failures = 1;
-  queue.complete = (...args: Parameters<WebhookQueue['complete']>): void => {
+  queue.complete = (...args: Parameters<WebhookQueue['complete']>): number => {
     if (failures-- > 0) throw new Error('SQLITE_BUSY: database is locked');
-    complete(...args);
+    return complete(...args);
   };
   const processor = new RecordingProcessor();
   const lines: string[] = [];

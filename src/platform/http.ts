@@ -13,7 +13,7 @@ import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts } from '../model/ports.js';
 import { PlatformError, type PlatformErrorKind } from '../model/errors.js';
 import { sleep } from '../model/sleep.js';
-import { RatePacer, retryAfterMs, type OnWait, type RateLimitSnapshot } from './rateLimit.js';
+import { RatePacer, retryAfterMs, stoppableSleep, type OnWait, type RateLimitSnapshot } from './rateLimit.js';
 
 export type RequestKind = 'byId' | 'list';
 
@@ -223,7 +223,8 @@ export class PlatformHttp {
         this.counts.rateLimitWaits = this.pacer.waits;
       } else {
         failures += 1;
-        await sleep(this.backoff(failures));
+        // A stop (Ctrl-C, SIGTERM) ends the backoff at once, as it ends a rate-limit wait.
+        await (this.hooks.stop ? stoppableSleep(this.hooks.stop) : sleep)(this.backoff(failures));
       }
     }
   }

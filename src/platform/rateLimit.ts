@@ -7,6 +7,12 @@
  * allowance per window from those headers and holds requests back when it reaches zero, so a long
  * run waits for the window instead of provoking 429s. A 429 that still happens (another client on
  * the same key) blocks every request until Retry-After has passed.
+ *
+ * What the headers say is bounded: no wait taken from them is longer than MAX_WAIT_MS (then the
+ * pacer looks again: a reset of 30 days or 1e12 is a broken gateway, not a plan); a count at zero
+ * with no reset waits for the next fixed window boundary (the counters renew on the minute and on
+ * the hour); and a platform that sends no rate-limit headers at all is paced at the documented
+ * limits (DOCUMENTED_LIMITS), not left to find them by 429s.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import pLimit, { type LimitFunction } from 'p-limit';
@@ -23,6 +29,17 @@ export interface WaitInfo {
   message: string;
 }
 export type OnWait = (info: WaitInfo) => void;
+
+/** The longest wait taken from a header (reset, Retry-After); past it the pacer tries again. */
+export const MAX_WAIT_MS = 15 * 60_000;
+
+/** The platform's documented limits per key, used when it reports none. */
+export const DOCUMENTED_LIMITS = { minute: 100, hour: 500 } as const;
+
+/** The next boundary of a fixed window of `lengthMs` (on the minute, on the hour) after `now`. */
+export function nextBoundary(now: number, lengthMs: number): number {
+  return (Math.floor(now / lengthMs) + 1) * lengthMs;
+}
 
 
 export interface PacerOptions {
@@ -113,6 +130,10 @@ export class RatePacer {
   private blockedUntil = 0;
   private announcedUntil = 0;
   private snapshotValue: RateLimitSnapshot = {};
+  /** Whether responses carry rate-limit headers: undefined until the first response tells. */
+  private reported: boolean | undefined;
+  /** Requests sent in the current wall-clock minute and hour: the pacing when nothing is reported. */
+  private readonly sent = { minute: { window: -1, count: 0 }, hour: { window: -1, count: 0 } };
   /** Distinct waits announced (one per pause, however many requests were held by it). */
   waits = 0;
   /** Time announced as waited, each stretch counted once however many requests it held. */
@@ -158,13 +179,17 @@ export class RatePacer {
       } else {
         for (const w of [this.minute, this.hour]) {
           if (w.remaining !== undefined && w.remaining <= 0) {
-            // Without a reported reset, a fixed window renews at the latest one length from now.
-            w.resetAt ??= now + w.lengthMs;
+            // Without a reported reset, the fixed window renews at its next boundary.
+            w.resetAt ??= nextBoundary(now, w.lengthMs);
             if (w.resetAt > until) {
               until = w.resetAt;
               reason = w.reason;
             }
           }
+        }
+        if (this.reported === false) {
+          const local = this.unreportedWait(now);
+          if (local !== undefined && local.until > until) ({ until, reason } = local);
         }
       }
       if (until <= now && this.shared !== undefined) {
@@ -182,12 +207,39 @@ export class RatePacer {
         }
       }
       if (until <= now) break;
+      // Bounded whatever was reported; past the bound the loop looks again.
+      until = Math.min(until, now + MAX_WAIT_MS);
       this.announce(until, reason, now);
       await this.sleep(until - now);
     }
     for (const w of [this.minute, this.hour]) if (w.remaining !== undefined) w.remaining -= 1;
+    this.countSent(this.now());
     this.inFlight += 1;
     return { epoch: this.epoch, seq: this.seq++, ...(grant === undefined ? {} : { grant }) };
+  }
+
+  /** Counts a request in its wall-clock minute and hour (the documented windows). */
+  private countSent(now: number): void {
+    for (const [key, length] of [['minute', 60_000], ['hour', 3_600_000]] as const) {
+      const c = this.sent[key];
+      const window = Math.floor(now / length);
+      if (c.window !== window) Object.assign(c, { window, count: 0 });
+      c.count += 1;
+    }
+  }
+
+  /** With no rate-limit headers: wait for the next boundary once the documented count is sent. */
+  private unreportedWait(now: number): { until: number; reason: WaitReason } | undefined {
+    const hour = this.sent.hour;
+    if (hour.window === Math.floor(now / 3_600_000) && hour.count >= DOCUMENTED_LIMITS.hour) return { until: nextBoundary(now, 3_600_000), reason: 'hour_limit' };
+    const minute = this.sent.minute;
+    if (minute.window === Math.floor(now / 60_000) && minute.count >= DOCUMENTED_LIMITS.minute) return { until: nextBoundary(now, 60_000), reason: 'minute_limit' };
+    return undefined;
+  }
+
+  /** Whether the platform reports its rate limits (undefined before the first response). */
+  get limitsReported(): boolean | undefined {
+    return this.reported;
   }
 
   /** Gives a ticket back with the response headers (none after a network error). */
@@ -198,6 +250,10 @@ export class RatePacer {
     const remainingMinute = headerNumber(headers, 'x-ratelimit-remaining-minute');
     const limitHour = headerNumber(headers, 'x-ratelimit-limit-hour');
     const remainingHour = headerNumber(headers, 'x-ratelimit-remaining-hour');
+    // One response with any of them proves the platform reports its limits.
+    const any = [limitMinute, remainingMinute, limitHour, remainingHour, headerNumber(headers, 'ratelimit-remaining')].some((v) => v !== undefined);
+    if (any) this.reported = true;
+    else this.reported ??= false;
     // A response to a request sent before a window renewed, or overtaken by a later one,
     // describes an older state of the server's counters: ignore it.
     if (ticket.epoch !== this.epoch || ticket.seq < this.lastSettledSeq) return;
@@ -208,10 +264,11 @@ export class RatePacer {
     if (remainingHour !== undefined) this.hour.remaining = remainingHour - this.inFlight;
     const reset = headerNumber(headers, 'ratelimit-reset');
     if (reset !== undefined && reset >= 0) {
-      // The gateway reports the reset of the window with the fewest requests left.
+      // The gateway reports the reset of the window with the fewest requests left; a reset past
+      // MAX_WAIT_MS (30 days, 1e12) is bounded: the pacer looks again then.
       const constrained =
         remainingHour !== undefined && (remainingMinute === undefined || remainingHour < remainingMinute) ? this.hour : this.minute;
-      constrained.resetAt = this.now() + reset * 1000;
+      constrained.resetAt = this.now() + Math.min(reset * 1000, MAX_WAIT_MS);
     }
     // With a grant, the shared record discounts every process's later grants itself.
     const own = ticket.grant === undefined ? this.inFlight : 0;
@@ -227,7 +284,8 @@ export class RatePacer {
   /** After a 429: every request waits `ms`, and the windows are unknown again afterwards. */
   block(ms: number): void {
     const now = this.now();
-    const until = now + ms;
+    // Retry-After: 2,000,000 would hold every event for 23 days; look again after MAX_WAIT_MS.
+    const until = now + Math.min(Math.max(0, ms), MAX_WAIT_MS);
     if (until > this.blockedUntil) this.blockedUntil = until;
     this.shared?.record({ blockedUntil: this.blockedUntil });
     this.announce(this.blockedUntil, 'rate_limited', now);

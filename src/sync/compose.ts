@@ -36,6 +36,8 @@ export function createEngine(deps: Deps, opts: EngineOptions, report?: RunReport
 
 /** What a long-lived worker adds to its platform client: metrics hooks and a budget shared with other receivers. */
 export interface PlatformExtras {
+  /** The receiver's stop: a rate-limit wait or backoff of the batch in flight ends at once when it fires. */
+  stop?: AbortSignal;
   onRequest?: (info: PlatformRequestInfo) => void;
   onBudget?: (budget: RateLimitSnapshot) => void;
   sharedBudget?: SharedBudget;
@@ -58,6 +60,7 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
       onWait: (w) => onNote(describeWait(w.seconds, w.reason)),
       ...(extra.onRequest === undefined ? {} : { onRequest: extra.onRequest }),
       ...(extra.onBudget === undefined ? {} : { onBudget: extra.onBudget }),
+      ...(extra.stop === undefined ? {} : { stop: extra.stop }),
     },
     ...(extra.sharedBudget === undefined ? {} : { sharedBudget: extra.sharedBudget }),
   });

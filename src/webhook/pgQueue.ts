@@ -262,7 +262,7 @@ export class PgQueue implements QueueStore {
     return batch;
   }
 
-  async complete(token: string, outcomes: readonly EventOutcome[], owners: readonly OwnerPair[] = [], now: number = Date.now()): Promise<void> {
+  async complete(token: string, outcomes: readonly EventOutcome[], owners: readonly OwnerPair[] = [], now: number = Date.now()): Promise<number> {
     const done: Array<{ id: number; outcome: string; reason: string | null }> = [];
     const failed: Array<{ id: number; error: string }> = [];
     for (const o of outcomes) {
@@ -271,29 +271,34 @@ export class PgQueue implements QueueStore {
         else done.push({ id, outcome: o.status, reason: o.reason ?? null });
       }
     }
-    await this.tx(async (c) => {
+    const recorded = await this.tx(async (c) => {
+      let n = 0;
       if (done.length > 0) {
-        await c.query(
+        const res = await c.query(
           `UPDATE ${this.s}.events e SET status = 'done', outcome = u.outcome, reason = u.reason, last_error = NULL, finished_at = $2, claim_token = NULL
              FROM unnest($3::bigint[], $4::text[], $5::text[]) AS u(id, outcome, reason)
             WHERE e.id = u.id AND e.claim_token = $1`,
           [token, now, done.map((d) => d.id), done.map((d) => d.outcome), done.map((d) => d.reason)],
         );
+        n += res.rowCount ?? 0;
       }
       if (failed.length > 0) {
         // Delay = base * 2^(failures so far), capped: the SQLite queue's rule.
-        await c.query(
+        const res = await c.query(
           `UPDATE ${this.s}.events e SET status = 'failed', attempts = e.attempts + 1, last_error = u.err,
               next_attempt_at = $2 + LEAST($3::bigint, $4::bigint << LEAST(e.attempts, 30)), claim_token = NULL
              FROM unnest($5::bigint[], $6::text[]) AS u(id, err)
             WHERE e.id = u.id AND e.claim_token = $1`,
           [token, now, this.retry.maxMs, this.retry.baseMs, failed.map((f) => f.id), failed.map((f) => f.error)],
         );
+        n += res.rowCount ?? 0;
       }
       await this.upsertOwners(c, owners, now);
       await this.releaseRefs(c, token);
+      return n;
     });
     this.dropLease(token);
+    return recorded;
   }
 
   async releaseClaim(token: string, reason: string, now: number = Date.now()): Promise<number> {
@@ -378,14 +383,20 @@ export class PgQueue implements QueueStore {
 
   /** Due open events of records no live claim holds: what a batch here could take. */
   async dueSummary(now: number = Date.now()): Promise<DueSummary | undefined> {
-    const res = await this.run<{ events: number; refs: number; first: string | null }>(
-      `SELECT COUNT(*)::int AS events, COUNT(DISTINCT (e.ref_type, e.ref_id))::int AS refs, MIN(e.next_attempt_at) AS first
+    // Events of a claim whose lease ran out count too (due since the lease ended): a receiver that
+    // died mid-batch must be taken over, and the worker must not spin on "due now" with nothing due.
+    const res = await this.run<{ events: number; refs: number; first: string | null; expired: boolean | null }>(
+      `SELECT COUNT(*)::int AS events, COUNT(DISTINCT (e.ref_type, e.ref_id))::int AS refs,
+              MIN(CASE WHEN e.status = 'processing' THEN (EXTRACT(EPOCH FROM r.lease_until) * 1000)::bigint ELSE e.next_attempt_at END) AS first,
+              BOOL_OR(e.status = 'processing') AS expired
          FROM ${this.s}.events e JOIN ${this.s}.refs r ON r.ref_type = e.ref_type AND r.ref_id = e.ref_id
-        WHERE e.status IN ('pending','failed') AND e.next_attempt_at <= $1 AND (r.claim_token IS NULL OR r.lease_until < now())`,
+        WHERE (e.status IN ('pending','failed') AND e.next_attempt_at <= $1 AND (r.claim_token IS NULL OR r.lease_until < now()))
+           OR (e.status = 'processing' AND r.claim_token IS NOT NULL AND r.lease_until < now())`,
       [now],
     );
     const row = res.rows[0];
-    return row === undefined || row.first === null ? undefined : { events: row.events, refs: row.refs, firstDueAt: Number(row.first) };
+    if (row === undefined || row.first === null) return undefined;
+    return { events: row.events, refs: row.refs, firstDueAt: Number(row.first), ...(row.expired ? { expiredClaims: true } : {}) };
   }
 
   /** Open events of records another receiver holds are not "due" here: their claim ends first. */

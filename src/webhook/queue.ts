@@ -65,6 +65,8 @@ export interface DueSummary {
   events: number;
   refs: number;
   firstDueAt: number;
+  /** Some of them are claims whose lease ran out (a receiver died): taken over at once, whatever the settle window. */
+  expiredClaims?: boolean;
 }
 
 export type EventOutcome =
@@ -290,7 +292,7 @@ export class WebhookQueue {
    * action has one owner: a later pair for the same action replaces the earlier one).
    * Failed events go back to 'failed' with a doubled delay: they are never dropped.
    */
-  complete(token: string, outcomes: readonly EventOutcome[], owners: readonly OwnerPair[] = [], now: number = Date.now()): void {
+  complete(token: string, outcomes: readonly EventOutcome[], owners: readonly OwnerPair[] = [], now: number = Date.now()): number {
     const done = this.stmt(
       `UPDATE events SET status = 'done', outcome = ?, reason = ?, last_error = NULL, finished_at = ?, claim_token = NULL
         WHERE id = ? AND claim_token = ?`,
@@ -302,19 +304,21 @@ export class WebhookQueue {
         WHERE id = ? AND claim_token = ?`,
     );
     const owner = this.ownerUpsert();
+    let recorded = 0;
     const run = this.db.transaction(() => {
       for (const outcome of outcomes) {
         for (const id of outcome.eventIds) {
           if (outcome.status === 'failed') {
-            failed.run(outcome.error.slice(0, 2000), now, this.retry.maxMs, this.retry.baseMs, id, token);
+            recorded += failed.run(outcome.error.slice(0, 2000), now, this.retry.maxMs, this.retry.baseMs, id, token).changes;
           } else {
-            done.run(outcome.status, outcome.reason ?? null, now, id, token);
+            recorded += done.run(outcome.status, outcome.reason ?? null, now, id, token).changes;
           }
         }
       }
       for (const pair of owners) owner.run(pair.actionId, pair.userId, now);
     });
     run.immediate();
+    return recorded;
   }
 
   /**

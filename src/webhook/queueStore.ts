@@ -21,8 +21,11 @@ export interface QueueStore {
   enqueueEach(inputs: readonly EnqueueInput[], now?: number): Awaitable<Array<EnqueueResult | EnqueueRejected>>;
   /** Claims up to `maxRefs` refs with a due event, each with all its open events. */
   claimBatch(maxRefs: number, now?: number): Awaitable<ClaimedBatch | undefined>;
-  /** Records a claimed batch's outcomes and the owners the engine saw. */
-  complete(token: string, outcomes: readonly EventOutcome[], owners?: readonly OwnerPair[], now?: number): Awaitable<void>;
+  /**
+   * Records a claimed batch's outcomes and the owners the engine saw; returns the events recorded,
+   * fewer than given when another receiver took the claim over (its lease expired meanwhile).
+   */
+  complete(token: string, outcomes: readonly EventOutcome[], owners?: readonly OwnerPair[], now?: number): Awaitable<number>;
   /** Hands a claimed batch back to pending (its outcome could not be recorded). */
   releaseClaim(token: string, reason: string, now?: number): Awaitable<number>;
   /** Returns events of claims whose process stopped before recording an outcome. */

@@ -3,6 +3,7 @@
  * PostgreSQL database shared with other receivers), and a graceful stop on SIGTERM/SIGINT (stop
  * accepting, finish the batch in flight, close the database).
  */
+import { EXIT, InterruptedError, type StopSignal } from '../model/errors.js';
 import type { ClassifyOptions } from '../sync/webhookEvents.js';
 import { ServeMetrics } from './metrics.js';
 import { openQueue, type QueueLocation } from './openQueue.js';
@@ -19,6 +20,8 @@ export interface ProcessorContext {
   /** Present when the queue is in PostgreSQL: pacing shared with the other receivers. */
   sharedBudget?: PgQueue['sharedBudget'];
   metrics: ServeMetrics;
+  /** Aborted when serve stops: platform waits of the batch in flight end at once (its claim is handed back). */
+  stop: AbortSignal;
 }
 
 export interface ServeOptions {
@@ -62,8 +65,8 @@ export interface RunningService {
   metrics: ServeMetrics;
   /** Stops accepting, finishes the batch in flight, closes the database. Idempotent. */
   stop(): Promise<void>;
-  /** Resolves once stopped, whether by stop() or by a signal: the CLI command awaits it. */
-  closed: Promise<void>;
+  /** Resolves once stopped, with the signal that stopped it (none for stop()): the CLI's exit code. */
+  closed: Promise<StopSignal | undefined>;
 }
 
 export const DEFAULT_SERVE = { host: '0.0.0.0', port: 8080, path: '/webhooks', keepDays: 7 } as const;
@@ -96,9 +99,10 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     // (answering 503) and every later call tries again.
     await queue.migrate().catch((error: unknown) => log(`webhook queue: database unavailable at start, retrying on use: ${(error as Error).message}`));
   }
+  const halt = new AbortController();
   const processor =
     typeof opts.processor === 'function'
-      ? opts.processor({ queue, metrics, ...(queue instanceof PgQueue ? { sharedBudget: queue.sharedBudget.bind(queue) } : {}) })
+      ? opts.processor({ queue, metrics, stop: halt.signal, ...(queue instanceof PgQueue ? { sharedBudget: queue.sharedBudget.bind(queue) } : {}) })
       : opts.processor;
 
   const worker = startWorker({
@@ -155,31 +159,36 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   const pruneTimer = setInterval(() => void prune(), 60 * 60_000);
   pruneTimer.unref();
 
-  let resolveClosed: () => void = () => undefined;
-  const closed = new Promise<void>((resolve) => {
+  let resolveClosed: (by: StopSignal | undefined) => void = () => undefined;
+  const closed = new Promise<StopSignal | undefined>((resolve) => {
     resolveClosed = resolve;
   });
   let stopping: Promise<void> | undefined;
+  let stoppedBy: StopSignal | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       clearInterval(pruneTimer);
+      // Ends any platform wait (a Retry-After of 10 minutes, a spent hour) of the batch in flight:
+      // the worker hands its claim back, and the events are processed on the next start.
+      halt.abort(new InterruptedError(stoppedBy ?? 'SIGTERM'));
       await Promise.all([started.close(), worker.stop()]);
       await queue.close();
       held.release();
       removeSignals();
       log('svc-sync serve: stopped');
-      resolveClosed();
+      resolveClosed(stoppedBy);
     })();
     return stopping;
   };
 
-  const onSignal = (signal: NodeJS.Signals): void => {
+  const onSignal = (signal: StopSignal): void => {
     if (stopping !== undefined) {
       // Second signal: the operator insists. Claimed events are recovered on the next start.
       log(`svc-sync serve: ${signal} again, exiting now`);
-      process.exit(1);
+      process.exit(signal === 'SIGTERM' ? EXIT.TERMINATED : EXIT.INTERRUPTED);
     }
-    log(`svc-sync serve: ${signal}: no longer accepting; finishing the batch in flight`);
+    stoppedBy = signal;
+    log(`svc-sync serve: ${signal}: no longer accepting; ending the batch in flight and handing its events back`);
     void stop();
   };
   const removeSignals = (): void => {

@@ -10,7 +10,7 @@ import type { OwnerPair } from '../model/outcomes.js';
 import { keyFor } from '../model/refs.js';
 import type { BackoffPolicy, ClaimedBatch, ClaimedRef, EventOutcome } from './queue.js';
 import type { QueueStore } from './queueStore.js';
-import { publicReason } from './publicReason.js';
+import { QueueFaults, WORKER_BACKOFF, type WorkerHealth } from './queueFaults.js';
 import { BatchLedger, type BatchCost, type BatchStats } from './batchCost.js';
 import { decideBatch, type BudgetReading, type PolicyMemory } from './batchPolicy.js';
 
@@ -69,21 +69,6 @@ export interface WorkerOptions {
   now?: () => number;
 }
 
-/** The worker's wait after queue errors: 1 s, doubling, up to a minute. */
-export const WORKER_BACKOFF: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000 };
-
-/** What /healthz shows of the worker. */
-export type WorkerHealth =
-  | { state: 'ok' }
-  | {
-      state: 'backing-off';
-      /** Queue errors in a row (one per attempt). */
-      failures: number;
-      since: string;
-      lastError: string;
-      retryInMs: number;
-    };
-
 /** A batch's events and outcomes. */
 export interface BatchCounts {
   events: number;
@@ -117,6 +102,8 @@ export interface Worker {
 export const WEBHOOK_BATCH_SIZE = 500;
 export const DEFAULT_GATHER_MS = 250;
 export const DEFAULT_POLL_MS = 1_000;
+/** Shortest idle nap: a queue that says "due now" without a batch to claim must not make the loop spin. */
+const MIN_NAP_MS = 100;
 
 const refKey = (ref: ObjectRef): string => keyFor(ref.type, ref.id);
 
@@ -183,62 +170,6 @@ class Nap {
 
   cut(): void {
     this.interrupt?.();
-  }
-}
-
-/**
- * Queue errors (a full disk, a locked or broken file): the worker waits before it tries again,
- * doubling the wait, and logs once when the errors start (or change), once when they end.
- */
-class QueueFaults {
-  private fault: { failures: number; since: number; lastError: string; shown: string; retryAt: number } | undefined;
-  /** One fault counted per round (a claim, a process, a hand-back), however many steps failed in it. */
-  private faultThisRound = false;
-
-  constructor(
-    private readonly queuePath: string,
-    private readonly backoff: BackoffPolicy,
-    private readonly log: (line: string) => void,
-  ) {}
-
-  newRound(): void {
-    this.faultThisRound = false;
-  }
-
-  get failedThisRound(): boolean {
-    return this.faultThisRound;
-  }
-
-  /** When the next attempt is due, while the queue is failing. */
-  get retryAt(): number | undefined {
-    return this.fault?.retryAt;
-  }
-
-  failed(what: string, error: unknown): void {
-    if (this.faultThisRound) return;
-    this.faultThisRound = true;
-    const text = `${what}: ${messageOf(error)}`;
-    const failures = (this.fault?.failures ?? 0) + 1;
-    const delay = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** Math.min(failures - 1, 30));
-    if (this.fault === undefined || this.fault.lastError !== text) {
-      this.log(
-        `webhook worker: queue ${this.queuePath} failing (${failures} ${failures === 1 ? 'error' : 'errors in a row'}): ${text}; retrying with a doubling wait up to ${Math.round(this.backoff.maxMs / 1000)} s`,
-      );
-    }
-    this.fault = { failures, since: this.fault?.since ?? Date.now(), lastError: text, shown: `${what}: ${publicReason(error)}`, retryAt: Date.now() + delay };
-  }
-
-  recovered(): void {
-    if (this.fault === undefined) return;
-    this.log(`webhook worker: queue ${this.queuePath} usable again after ${this.fault.failures} failed ${this.fault.failures === 1 ? 'attempt' : 'attempts'} over ${Math.round((Date.now() - this.fault.since) / 1000)} s`);
-    this.fault = undefined;
-  }
-
-  health(): WorkerHealth {
-    const f = this.fault;
-    if (f === undefined) return { state: 'ok' };
-    // /healthz shows this to anyone: no database address or file path in it (the log has them).
-    return { state: 'backing-off', failures: f.failures, since: new Date(f.since).toISOString(), lastError: f.shown, retryInMs: Math.max(0, f.retryAt - Date.now()) };
   }
 }
 
@@ -326,6 +257,11 @@ class QueueWorker implements Worker {
     if (this.settleMs === 0) return true;
     const due = await this.queue.dueSummary(this.now());
     if (due === undefined) return false;
+    if (due.expiredClaims) {
+      // A receiver died holding a claim: its events have waited a lease already; take them over now.
+      this.ledger.waiting = undefined;
+      return true;
+    }
     const policy = { settleMs: this.settleMs, batchSize: this.batchSize, ...(this.opts.maxWaitMs === undefined ? {} : { maxWaitMs: this.opts.maxWaitMs }) };
     const decision = decideBatch(due, this.opts.processor.budget?.() ?? {}, this.memory, policy, this.now());
     if (!decision.start) {
@@ -403,9 +339,12 @@ class QueueWorker implements Worker {
     const started = performance.now();
     const { refs, actionsOf } = await engineRefsOf(batch, this.queue);
     const { outcomes, owners, requests } = await this.outcomesOf(batch, refs, actionsOf);
+    if (this.stopping && outcomes.some((o) => o.status === 'failed')) return this.handBack(batch, started);
     let recorded = true;
+    let lost = 0;
     try {
-      await this.queue.complete(batch.token, outcomes, owners);
+      const stored = await this.queue.complete(batch.token, outcomes, owners);
+      lost = batch.eventCount - stored;
     } catch (error) {
       // The outcome could not be stored: hand the events back (now, or at the next turn).
       recorded = false;
@@ -414,14 +353,36 @@ class QueueWorker implements Worker {
       await this.releaseClaims();
     }
     const report: BatchReport = { events: batch.eventCount, refs: batch.refs.length, processed: refs.size, done: 0, skipped: 0, failed: 0, durationMs: 0 };
-    for (const o of outcomes) report[o.status] += o.eventIds.length;
     report.durationMs = Math.round(performance.now() - started);
+    if (recorded && lost >= batch.eventCount) {
+      // Another receiver took the claim over (the lease ran out): nothing here was recorded, so
+      // nothing is logged or counted as done; that receiver processes the events.
+      this.log(`webhook batch: claim lost to another receiver after ${report.durationMs} ms (lease expired): ${batch.eventCount} events not recorded here`);
+      return report;
+    }
+    for (const o of outcomes) report[o.status] += o.eventIds.length;
     const cost = this.ledger.note(report, requests, this.opts.processor.budget?.());
     this.log(
       `webhook batch: ${report.events} events, ${report.refs} refs, ${report.processed} processed: ` +
-        `${report.done} done, ${report.skipped} skipped, ${report.failed} failed in ${report.durationMs} ms${cost}`,
+        `${report.done} done, ${report.skipped} skipped, ${report.failed} failed in ${report.durationMs} ms${cost}` +
+        (recorded && lost > 0 ? ` (${lost} of them not recorded: claim lost to another receiver)` : ''),
     );
     if (recorded) this.opts.onBatch?.(report);
+    return report;
+  }
+
+  /**
+   * Stopped mid-batch (SIGTERM ended a platform wait): the claim goes back to pending with no
+   * attempt counted, and the events are processed on the next start (by this or another receiver).
+   */
+  private async handBack(batch: ClaimedBatch, started: number): Promise<BatchReport> {
+    const report: BatchReport = { events: batch.eventCount, refs: batch.refs.length, processed: 0, done: 0, skipped: 0, failed: 0, durationMs: Math.round(performance.now() - started) };
+    try {
+      await this.queue.releaseClaim(batch.token, 'the receiver stopped before the batch finished; processing again');
+      this.log(`webhook batch: stopped after ${report.durationMs} ms: ${batch.eventCount} events handed back, processed on the next start`);
+    } catch (error) {
+      this.log(`webhook batch: stopped; could not hand ${batch.eventCount} events back (${messageOf(error)}): they are recovered on the next start`);
+    }
     return report;
   }
 
@@ -459,7 +420,8 @@ class QueueWorker implements Worker {
     let wait = this.pollMs;
     try {
       const next = await this.queue.nextDueAt();
-      if (next !== undefined) wait = Math.min(this.pollMs, Math.max(0, next - Date.now()));
+      // "Due now" right after a round that found nothing to do would spin: nap at least MIN_NAP_MS.
+      if (next !== undefined) wait = Math.min(this.pollMs, Math.max(MIN_NAP_MS, next - Date.now()));
     } catch {
       // The queue is closing; stop() follows.
     }

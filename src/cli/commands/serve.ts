@@ -63,11 +63,12 @@ export function serveCommand(program: Command, setExit: SetExit): void {
       if (!check.ok && check.error.fatal) throw check.error;
       if (!check.ok) log(`svc-sync serve: warning: the platform API did not answer at start (${check.message}); events are stored and synced once it does`);
       const service = await serve({
-        processor: ({ sharedBudget, metrics }) =>
+        processor: ({ sharedBudget, metrics, stop }) =>
           createEngineProcessor(settings, {
             ...(size === undefined ? {} : { batchSize: size }),
             onNote: log,
             platform: {
+              stop,
               onRequest: (info) => metrics.platformRequest(info),
               onBudget: (b) => metrics.platformBudget(b),
               ...(sharedBudget === undefined ? {} : { sharedBudget: sharedBudget(budgetKey) }),
@@ -88,9 +89,11 @@ export function serveCommand(program: Command, setExit: SetExit): void {
         ...(settings.platform.siteId === undefined ? {} : { siteId: settings.platform.siteId }),
         log,
       });
-      await service.closed;
+      const by = await service.closed;
       // Everything was said on stderr while serving; --json gets the one document it promises.
-      return { status: EXIT.OK, result: { command: 'serve' }, warnings: [] };
+      // Stopped by a signal: 130 / 143, as every command (a service manager reads it).
+      const status = by === 'SIGINT' ? EXIT.INTERRUPTED : by === 'SIGTERM' ? EXIT.TERMINATED : EXIT.OK;
+      return { status, result: { command: 'serve', ...(by ? { stoppedBy: by } : {}) }, warnings: [] };
     }),
     );
 }
