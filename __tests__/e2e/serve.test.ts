@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import { BIN } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, removeDir, tempCwd, waitFor } from './helpers.js';
@@ -90,11 +91,39 @@ describe('svc-sync serve', () => {
     expect(status.stderr).toContain(`queue file ${junk}: is not an svc-sync queue`);
   });
 
-  it('stops gracefully on SIGTERM with exit code 0', async () => {
+  it('SIGTERM while a batch waits out a 429 (Retry-After 600): stopped within seconds, exit 143, the event handed back', async () => {
+    const donation = stack.platform.site.donation.filter((d) => d.payment_status === 'paid' && Number(d.total_amount) !== 0)[1]!;
+    stack.platform.faults.next(20, '429', { path: `/donations/${donation.id}`, retryAfter: 600 });
+    const event = { object_type: 'Donation', object_id: donation.id, event_type: 'donations.update', application: 'Kentaa', site_id: 6 };
+    expect((await post(`${base}/webhooks/${SECRET}`, event)).status).toBe(200);
+    await waitFor(() => (stack.platform.requests.log.some((e) => e.url.startsWith(`/v1/donations/${donation.id}`) && e.status === 429) ? true : undefined), 15_000, 'the 429');
+    await waitFor(() => (/rate limited: resuming in 600 s/.test(stderr) ? true : undefined), 10_000, 'the wait to be announced');
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const sent = Date.now();
     child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(stderr).toMatch(/stopped/);
+    expect(await exited).toBe(143);
+    expect(Date.now() - sent).toBeLessThan(5_000);
+    expect(stderr).toMatch(/events handed back, processed on the next start/);
+    expect(stderr).toMatch(/svc-sync serve: stopped/);
+    stack.platform.faults.clear();
+    // Back to pending, with no failed attempt counted: the next start processes it.
+    const status = JSON.parse((await cli(stack, ['--json', 'queue'], cwd)).stdout) as QueueJson;
+    expect(status.result.counts).toMatchObject({ pending: 1, failed: 0 });
+  }, 40_000);
+
+  it('a port in use is a start problem: exit 2, one line naming --port', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      const other = tempCwd('serve-port');
+      const res = await cli(stack, ['serve', '--host', '127.0.0.1', '--port', String(port)], other);
+      removeDir(other);
+      expect(res.code).toBe(2);
+      expect(res.stderr.trim()).toBe(`svc-sync: --port ${port}: already in use on 127.0.0.1 (another svc-sync serve or another program); choose another port`);
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
   });
 
   it('`queue retry` on a queue with no failures re-queues nothing', async () => {

@@ -375,4 +375,47 @@ describe('two `svc-sync serve` processes on one database', () => {
     expect(res.stderr).toMatch(/queue database postgres:\/\/<credentials>@127\.0\.0\.1:\d+\/receivers: password authentication failed/);
     expect(res.stderr + res.stdout).not.toContain('not-the-password-9f1');
   });
+
+  /** serve as a user starts it; its exit code and stderr once it ends (it must end by itself). */
+  const serveOnce = (env: Record<string, string>): Promise<{ code: number; stderr: string }> =>
+    runCli(['serve', '--host', '127.0.0.1', '--port', '0'], { cwd, env: { PATH: process.env.PATH ?? '', ...stack.env, ...env } });
+
+  it('permanent misconfiguration stops serve at start, exit 2, one line naming the setting (no 503s forever)', async () => {
+    const wrong = dbUrl.replace(TEST_PG_PASSWORD, 'not-the-password-9f1');
+    const login = await serveOnce({ SVC_QUEUE_URL: wrong });
+    expect(login.code).toBe(2);
+    expect(login.stderr.trim().split('\n')).toHaveLength(1);
+    expect(login.stderr).toMatch(/^svc-sync: SVC_QUEUE_URL \/ SVC_QUEUE_SCHEMA: the database refused the login \(queue database postgres:\/\/<credentials>@127\.0\.0\.1:\d+\/receivers: password authentication failed/);
+    expect(login.stderr).not.toContain('not-the-password-9f1');
+
+    const missing = await serveOnce({ SVC_QUEUE_URL: dbUrl.replace(/\/receivers$/, '/no_such_db') });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/the database does not exist/);
+
+    const reserved = await serveOnce({ SVC_QUEUE_URL: dbUrl, SVC_QUEUE_SCHEMA: 'pg_queue' });
+    expect(reserved.code).toBe(2);
+    expect(reserved.stderr.trim()).toBe('svc-sync: SVC_QUEUE_SCHEMA "pg_queue": names starting with pg_ are reserved by PostgreSQL; use another (default svc_sync)');
+    const shared = await serveOnce({ SVC_QUEUE_URL: dbUrl, SVC_QUEUE_SCHEMA: 'public' });
+    expect(shared.code).toBe(2);
+    expect(shared.stderr).toMatch(/SVC_QUEUE_SCHEMA "public": is shared with other applications/);
+  });
+
+  it('a schema holding another application\'s tables is refused and left untouched', async () => {
+    await postgres.query(dbUrl, 'CREATE SCHEMA app');
+    await postgres.query(dbUrl, 'CREATE TABLE app.schema_migrations (version VARCHAR PRIMARY KEY)');
+    await postgres.query(dbUrl, 'CREATE TABLE app.events (id SERIAL PRIMARY KEY, name TEXT)');
+    await postgres.query(dbUrl, "INSERT INTO app.schema_migrations VALUES ('20240101')");
+    const run = await serveOnce({ SVC_QUEUE_URL: dbUrl, SVC_QUEUE_SCHEMA: 'app' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/SVC_QUEUE_SCHEMA app: holds tables svc-sync did not create \(events, schema_migrations\); give the queue a schema of its own/);
+    const tables = await postgres.query<{ t: string }>(dbUrl, "SELECT tablename AS t FROM pg_tables WHERE schemaname = 'app' ORDER BY 1");
+    expect(tables.map((r) => r.t)).toEqual(['events', 'schema_migrations']);
+    expect(await postgres.query(dbUrl, 'SELECT version FROM app.schema_migrations')).toEqual([{ version: '20240101' }]);
+    // The queue's own schema is marked as such.
+    const own = freshSchema();
+    const q = new PgQueue({ url: dbUrl, schema: own });
+    await q.migrate();
+    await q.close();
+    expect(await postgres.query(dbUrl, `SELECT obj_description(oid, 'pg_namespace') AS mark FROM pg_namespace WHERE nspname = '${own}'`)).toEqual([{ mark: 'svc-sync webhook queue' }]);
+  });
 });

@@ -268,6 +268,9 @@ export function webhookSettings(raw: RawSettings): WebhookSettings {
   const schema = raw.SVC_QUEUE_SCHEMA?.trim();
   if (schema) {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: must be a lowercase PostgreSQL identifier (letters, digits, _; at most 63)`);
+    // PostgreSQL reserves pg_ names; public and information_schema belong to everyone: the queue needs a schema of its own.
+    if (schema.startsWith('pg_')) throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: names starting with pg_ are reserved by PostgreSQL; use another (default svc_sync)`);
+    if (schema === 'public' || schema === 'information_schema') throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: is shared with other applications; give the queue a schema of its own (default svc_sync)`);
     s.queueSchema = schema;
   }
   const lease = raw.SVC_QUEUE_LEASE_S?.trim();

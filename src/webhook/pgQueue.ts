@@ -102,13 +102,12 @@ export class PgQueue implements QueueStore {
       // A database that stops answering must not hold a webhook request for minutes.
       query_timeout: 20_000,
       application_name: 'svc-sync',
+      // Part of the connection itself: a server that refuses the setting refuses the connection,
+      // so no commit can ever be answered 200 before it is durable.
+      options: '-c synchronous_commit=on',
     });
     // An idle connection dropped by the server: logged, and the pool opens a new one when needed.
     this.pool.on('error', (error) => this.log(`webhook queue: connection lost: ${this.scrub(error.message)}`));
-    this.pool.on('connect', (client) => {
-      // Queued before any statement of ours: no commit on this connection returns before it is durable.
-      client.query('SET synchronous_commit TO on').catch(() => undefined);
-    });
   }
 
   /** Creates or migrates the tables (once per process; again after a failed attempt). */

@@ -15,6 +15,46 @@ export function checkSchemaName(name: string): string {
   return name;
 }
 
+/** What marks a schema as the queue's own (a comment on the schema). */
+export const SCHEMA_MARK = 'svc-sync webhook queue';
+
+/** The queue's tables: a schema holding any other was not made by it. */
+const OWN_TABLES = new Set(['schema_migrations', 'events', 'refs', 'action_owners', 'rate_budget']);
+
+/** The queue refuses a schema that holds tables it did not create (another application's): it would write into them. */
+export class ForeignSchemaError extends Error {
+  override readonly name = 'ForeignSchemaError';
+  /** Kept through the queue's error wrapping, so the start can tell it is permanent. */
+  readonly code = FOREIGN_SCHEMA;
+}
+
+export const FOREIGN_SCHEMA = 'SVC_FOREIGN_SCHEMA';
+
+/**
+ * A schema the queue may use: new (created and marked here), marked as the queue's, empty, or made
+ * by an earlier release (our migrations table and our events table, recognised by their columns).
+ * Anything else (public beside another application's `events`, a schema of a Rails app) is refused.
+ */
+async function claimSchema(client: pg.ClientBase, schema: string, s: string): Promise<void> {
+  const ns = await client.query<{ mark: string | null }>(`SELECT obj_description(oid, 'pg_namespace') AS mark FROM pg_namespace WHERE nspname = $1`, [schema]);
+  if (ns.rows.length > 0 && ns.rows[0]?.mark !== SCHEMA_MARK) {
+    const tables = (await client.query<{ t: string }>(`SELECT tablename AS t FROM pg_tables WHERE schemaname = $1 ORDER BY 1`, [schema])).rows.map((r) => r.t);
+    const foreign = tables.filter((t) => !OWN_TABLES.has(t));
+    const cols = await client.query<{ table_name: string; column_name: string }>(
+      `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name IN ('schema_migrations', 'events')`,
+      [schema],
+    );
+    const has = (table: string, column: string): boolean => cols.rows.some((r) => r.table_name === table && r.column_name === column);
+    const ours = tables.length === 0 || (foreign.length === 0 && has('schema_migrations', 'applied_at') && has('events', 'claim_token') && has('events', 'ref_type'));
+    if (!ours) {
+      const shown = tables.slice(0, 5).join(', ') + (tables.length > 5 ? ` and ${tables.length - 5} more` : '');
+      throw new ForeignSchemaError(`SVC_QUEUE_SCHEMA ${schema}: holds tables svc-sync did not create (${shown}); give the queue a schema of its own (default ${DEFAULT_QUEUE_SCHEMA})`);
+    }
+  }
+  await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+  if (ns.rows[0]?.mark !== SCHEMA_MARK) await client.query(`COMMENT ON SCHEMA ${s} IS '${SCHEMA_MARK}'`);
+}
+
 /**
  * Each step runs once, in order, recorded in schema_migrations. A later release appends steps;
  * it never edits one that has shipped.
@@ -91,7 +131,7 @@ export async function migrate(client: pg.ClientBase, schema: string): Promise<Mi
   try {
     // Held until COMMIT: concurrent starts queue here instead of racing on CREATE.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${LOCK_KEY}:${schema}`]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await claimSchema(client, schema, s);
     await client.query(`CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
     const done = await client.query<{ v: number | null }>(`SELECT MAX(version) AS v FROM ${s}.schema_migrations`);
     const current = done.rows[0]?.v ?? 0;

@@ -44,3 +44,23 @@ export function queueFileError(file: string, error: unknown): ConfigError {
   const what = known ?? (code === '' && /no such file/.test(original) ? 'does not exist (svc-sync serve creates it)' : 'cannot be used');
   return new ConfigError(`queue file ${file}: ${what} (${original.split('\n')[0]})`);
 }
+
+/**
+ * PostgreSQL answers that no retry will change (SQLSTATE): a refused login, a database or schema
+ * that does not exist or may not be used, a reserved name, a schema holding another application's
+ * tables. `serve` stops at start on these (exit 2); anything else (refused connection, timeout,
+ * shutdown) is waited out with 503s.
+ */
+const PERMANENT: ReadonlyMap<string, string> = new Map([
+  ['28P01', 'the database refused the login'],
+  ['28000', 'the database refused the login'],
+  ['3D000', 'the database does not exist'],
+  ['42501', 'the database user may not create or use the queue\'s schema'],
+  ['3F000', 'the schema does not exist'],
+  ['42939', 'the schema name is reserved by PostgreSQL'],
+  ['SVC_FOREIGN_SCHEMA', 'the schema holds tables svc-sync did not create'],
+]);
+
+export function permanentQueueFailure(error: unknown): string | undefined {
+  return PERMANENT.get(codeOf(error));
+}

@@ -3,7 +3,8 @@
  * PostgreSQL database shared with other receivers), and a graceful stop on SIGTERM/SIGINT (stop
  * accepting, finish the batch in flight, close the database).
  */
-import { EXIT, InterruptedError, type StopSignal } from '../model/errors.js';
+import { ConfigError, EXIT, InterruptedError, messageOf, QueueError, type StopSignal } from '../model/errors.js';
+import { permanentQueueFailure } from './queueErrors.js';
 import type { ClassifyOptions } from '../sync/webhookEvents.js';
 import { ServeMetrics } from './metrics.js';
 import { openQueue, type QueueLocation } from './openQueue.js';
@@ -71,6 +72,15 @@ export interface RunningService {
 
 export const DEFAULT_SERVE = { host: '0.0.0.0', port: 8080, path: '/webhooks', keepDays: 7 } as const;
 
+/** A port in use or not allowed is a start problem naming the flag (exit 2), not a failed run. */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EADDRINUSE') return new ConfigError(`--port ${port}: already in use on ${host} (another svc-sync serve or another program); choose another port`);
+  if (code === 'EACCES') return new ConfigError(`--port ${port}: not allowed for this user on ${host} (ports below 1024 need privileges); choose a port from 1024`);
+  if (code === 'EADDRNOTAVAIL') return new ConfigError(`--host ${host}: not an address of this machine`);
+  return error;
+}
+
 export async function serve(opts: ServeOptions): Promise<RunningService> {
   const log = opts.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const path = opts.path ?? DEFAULT_SERVE.path;
@@ -97,7 +107,19 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   if (queue instanceof PgQueue) {
     // Create the tables now when the database is there; when it is not, serve starts anyway
     // (answering 503) and every later call tries again.
-    await queue.migrate().catch((error: unknown) => log(`webhook queue: database unavailable at start, retrying on use: ${(error as Error).message}`));
+    try {
+      await queue.migrate();
+    } catch (error) {
+      const permanent = permanentQueueFailure(error);
+      if (permanent === undefined) {
+        log(`webhook queue: database unavailable at start, retrying on use: ${messageOf(error)}`);
+      } else {
+        // No retry changes a refused login or a missing database: stop now rather than answer 503 for a day.
+        await queue.close();
+        held.release();
+        throw new QueueError(`SVC_QUEUE_URL / SVC_QUEUE_SCHEMA: ${permanent} (${messageOf(error)})`, (error as { code?: string }).code);
+      }
+    }
   }
   const halt = new AbortController();
   const processor =
@@ -143,7 +165,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     await worker.stop();
     await queue.close();
     held.release();
-    throw error;
+    throw listenError(error, opts.host ?? DEFAULT_SERVE.host, opts.port ?? DEFAULT_SERVE.port);
   }
   const started = receiver;
 
