@@ -21,6 +21,7 @@ function result(records: RecordOutcome[]): RunResult {
     },
     records,
     missingParents: [],
+    outsideParents: [],
   };
 }
 

@@ -2,7 +2,7 @@
 import { settingsOf } from '../config/load.js';
 import { echo, oneLine } from '../config/echo.js';
 import { ConfigError, EXIT, InterruptedError, describeError, exitCodeOf, type ExitCode } from '../model/errors.js';
-import { createDeps, createEngine, type Deps, type SyncEngine } from '../sync/compose.js';
+import { createDeps, createEngine, keepProfile, profileFileFor, type Deps, type SyncEngine } from '../sync/compose.js';
 import { RunReport } from '../sync/report.js';
 import { buildResult, DRY_RUN_NOTICE, type RunResult } from '../sync/result.js';
 import { CsvReport } from './render/csvReport.js';
@@ -68,13 +68,14 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   // The first Ctrl-C stops the run cleanly, and says so at once (even with --quiet: it explains the exit).
   const interrupt = watchInterrupt((line) => progress.announce(`svc-sync: ${line}`));
   const csv = run.opts.report ? new CsvReport(run.opts.report) : undefined;
+  const learn = { profileFile: profileFileFor(run.stateFile) };
   const report = new RunReport(csv ? (o) => csv.write(o) : undefined);
   let deps: Deps | undefined;
   let extra: E | undefined;
   let stopped: unknown;
   try {
     // Rate-limit waits: in the spinner on a terminal, as a line on stderr otherwise (cron logs).
-    deps = await createDeps(settings, (t, until) => (progress.live ? progress.note(t, until) : out.info(t)), interrupt.signal);
+    deps = await createDeps(settings, (t, until) => (progress.live ? progress.note(t, until) : out.info(t)), interrupt.signal, learn);
     const d = deps;
     const engine = createEngine(d, {
       dryRun: globals.dryRun,
@@ -94,6 +95,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     progress.stop();
     csv?.close();
     interrupt.dispose();
+    if (deps !== undefined && !globals.dryRun) keepProfile(deps, learn);
   }
   // A stop at any point, even before the first record, ends with the resume line and 130/143.
   if (stopped instanceof InterruptedError) stopped = interruptedLine(stopped, report, globals.dryRun, ctx.argv.map(shellWord).join(' '), run.stateFile);
@@ -116,6 +118,10 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   const minStatus = typeof run.minStatus === 'function' ? run.minStatus() : run.minStatus ?? EXIT.OK;
   const status = Math.max(minStatus, stopped !== undefined ? stopStatus() : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK) as ExitCode;
   const notes = before.map((w) => `warning: ${w}`);
+  // What the run learned of the platform where the spec is silent: said once, and in --json.
+  const learned = deps!.source.learned?.() ?? [];
+  result.learned = learned;
+  notes.push(...learned.map((l) => `platform: ${l}`));
   if (globals.verbose) notes.push(...report.warnings.map((w) => `warning: ${w}`));
   else if (report.warnings.length > 0) notes.push(`${report.warnings.length} warning(s); --verbose lists them`);
   // --quiet hides the report on stdout, never what explains exit 1: each failure, one line.

@@ -74,7 +74,7 @@ function mapWith(schema: ObjectSchema, ctx: Context, warnings: string[], rawId: 
   const reason = filterReason(schema, ctx);
   if (reason) return { kind: 'skip', ...base, key, reason };
 
-  const { parent, problem } = entityProblem === undefined ? deriveParent(schema, ctx) : { parent: null, problem: entityProblem };
+  const { parent, problem, outside } = entityProblem === undefined ? deriveParent(schema, ctx) : { parent: null, problem: entityProblem, outside: undefined };
   const full: Context = { ...ctx, key, parent: parent ? { key: parent.key } : undefined };
   const fields: CrmRecord = {};
   const name = nameOf(schema, full);
@@ -95,7 +95,7 @@ function mapWith(schema: ObjectSchema, ctx: Context, warnings: string[], rawId: 
   if (problems.length > 0) {
     return { kind: 'invalid', ...base, key, error: { code: 'INVALID_VALUE', message: problems.join('; ') } };
   }
-  return { kind: 'record', ...base, key, fields, parent, ...(problem === undefined ? {} : { parentProblem: problem }), warnings };
+  return { kind: 'record', ...base, key, fields, parent, ...(problem === undefined ? {} : { parentProblem: problem }), ...(outside === undefined ? {} : { outsideParent: outside }), warnings };
 }
 
 /** A condition flag read as a checkbox is ("true", 1 ...); anything unreadable is false. */

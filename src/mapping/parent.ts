@@ -15,6 +15,8 @@ import type { ParentRef } from './types.js';
 export interface DerivedParent {
   parent: ParentRef | null;
   problem?: string;
+  /** A parent outside the spec's objects ("donation form 7", "the site"): no lookups, and no problem. */
+  outside?: string;
 }
 
 const shown = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : typeof value === 'object' ? JSON.stringify(value) : String(value));
@@ -35,6 +37,11 @@ export function deriveParent(schema: ObjectSchema, ctx: Context): DerivedParent 
     const id = parsePositiveId(raw);
     if (id === undefined) return { parent: null, problem: `malformed ${fieldOf(rule.idPath)} ${shown(raw)}: not a positive whole number` };
     return { parent: { type: rule.type, object: SCHEMA[rule.type].apiName, id, key: keyFor(rule.type, id), direct: rule.direct, inherit: rule.inherit } };
+  }
+  for (const rule of schema.outside ?? []) {
+    if (rule.idPath === undefined) return { parent: null, outside: rule.what };
+    const id = parsePositiveId(getPath(ctx, rule.idPath));
+    if (id !== undefined) return { parent: null, outside: `${rule.what} ${id}` };
   }
   return { parent: null, problem: `no parent id: ${schema.parents.map((r) => fieldOf(r.idPath)).join(', ')} all blank` };
 }

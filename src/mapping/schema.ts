@@ -61,6 +61,13 @@ export interface ObjectSchema {
   filters: FilterRule[];
   /** Most specific first: the first rule whose id is present is the parent, with no fallback. */
   parents: ParentRule[];
+  /**
+   * Parents the platform allows beyond the spec's (a donation to a donation form, or to the site
+   * itself), in the vendor's order, after `parents`: such a record is written with no lookups and
+   * its target key blank, counted, never a missing parent. The last one may have no idPath: the
+   * site, when no id at all is given.
+   */
+  outside?: Array<{ idPath?: SourcePath; what: string }>;
   context: ContextRules;
   fields: FieldDef[];
 }
@@ -273,6 +280,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
       { type: 'action', idPath: 'record.action_id', direct: 'Svc_Action__c', inherit: ['Svc_Team__c', 'Svc_Project__c', 'Svc_Segment__c'] },
       ...teamOrCompanyParents(),
     ],
+    outside: [{ idPath: 'record.donation_form_id', what: 'donation form' }, { what: 'the site' }],
     context: { target: true },
     fields: [
       keyField(),

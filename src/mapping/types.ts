@@ -24,6 +24,8 @@ export interface MappedRecord {
   parent: ParentRef | null;
   /** Set when the object has parent rules but no parent can be derived: why (reported, never silent). */
   parentProblem?: string;
+  /** Attached to a parent outside the spec's objects (a donation form, the site): written with no lookups. */
+  outsideParent?: string;
   warnings: string[];
 }
 

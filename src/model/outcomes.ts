@@ -24,6 +24,14 @@ export interface ObjectCounts {
 }
 
 /** A record written (or, strict, skipped) without its parent: not found anywhere, or not nameable. */
+/** A record attached to a parent outside the spec's objects (a donation form, the site): written with no lookups. */
+export interface OutsideParent {
+  object: SObjectName;
+  key: string;
+  /** "donation form 12", "the site". */
+  parent: string;
+}
+
 export interface MissingParent {
   /** The child's object. */
   object: SObjectName;

@@ -2,6 +2,7 @@
  * The engine's two seams: a source that turns refs into API records (platform/), and a sink that
  * reads and writes CRM records (crm/). The engine knows both sides only through these.
  */
+import type { PlatformProfile } from './platformProfile.js';
 import type { ApiRecordOf, ResourceType } from './apiRecords.js';
 import type { CrmCallCounts, CrmRecord, DeleteOutcome, StoredRecord, UpsertOutcome } from './crmRecords.js';
 import type { PlatformError } from './errors.js';
@@ -65,6 +66,10 @@ export interface RecordSource {
   /** A list scan, page by page in page order, so large collections flow through in bounded memory. */
   scan<T extends ResourceType>(type: T, filter: ScanFilter): AsyncIterable<ScanPage<ApiRecordOf[T]>>;
   requests(): PlatformRequestCounts;
+  /** What the run learned of the platform (an ignored filter, a smaller page, partial list pages), one line each. */
+  learned?(): string[];
+  /** What is known of the platform now, to keep for the next run. */
+  profile?(): PlatformProfile;
 }
 
 export interface CrmSink {

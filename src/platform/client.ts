@@ -55,12 +55,12 @@ export function checkSite(expected: number | undefined, type: ResourceType, reco
 export class PlatformClient {
   private readonly http: PlatformHttp;
   private readonly siteId: number | undefined;
-  private readonly baseUrl: string;
+  private readonly baseUrlValue: string;
 
   constructor(settings: PlatformSettings, options: ClientOptions = {}) {
     const stop = options.hooks?.stop;
     this.siteId = settings.siteId;
-    this.baseUrl = settings.apiUrl;
+    this.baseUrlValue = settings.apiUrl;
     const pacer = new RatePacer({
       concurrency: settings.concurrency > 0 ? settings.concurrency : 4,
       onWait: options.hooks?.onWait,
@@ -84,7 +84,7 @@ export class PlatformClient {
     if (!isApiRecord(record, type)) {
       throw new PlatformError('invalid_response', 'GET', `/v1/${route}`, 200, `expected a "${one}" object with an id`);
     }
-    checkSite(this.siteId, type, [record], this.baseUrl);
+    checkSite(this.siteId, type, [record], this.baseUrlValue);
     return record;
   }
 
@@ -101,7 +101,7 @@ export class PlatformClient {
       throw new PlatformError('invalid_response', 'GET', `/v1/${path}`, 200, `expected a "${many}" array`);
     }
     const records = items.filter((item): item is ApiRecordOf[T] => isApiRecord(item, type));
-    checkSite(this.siteId, type, records, this.baseUrl);
+    checkSite(this.siteId, type, records, this.baseUrlValue);
     const perPageSeen = toInt(body.per_page) ?? size;
     const totalEntries = toInt(body.total_entries) ?? records.length;
     return {
@@ -111,6 +111,16 @@ export class PlatformClient {
       perPage: perPageSeen,
       currentPage: toInt(body.current_page) ?? page,
     };
+  }
+
+  /** The base URL (for the capability profile: which platform it describes). */
+  get baseUrl(): string {
+    return this.baseUrlValue;
+  }
+
+  /** Whether the platform reports its rate limits (undefined before the first response). */
+  limitsReported(): boolean | undefined {
+    return this.http.pacer.limitsReported;
   }
 
   counts(): PlatformRequestCounts {

@@ -10,7 +10,8 @@ import { PlatformError } from '../model/errors.js';
 import type { PlatformHooks, RetryTuning } from './http.js';
 import { chooseFetchPlan, shouldProbe, type FetchPlan } from './planner.js';
 import type { RateLimitSnapshot } from './rateLimit.js';
-import type { ApiRecord, ApiRecordOf, ListPage, ResourceType } from '../model/apiRecords.js';
+import { RESOURCES, type ApiRecord, type ApiRecordOf, type ListPage, type ResourceType } from '../model/apiRecords.js';
+import { profileFor, type CollectionProfile, type PlatformProfile } from '../model/platformProfile.js';
 
 export type { FetchOptions };
 
@@ -43,13 +44,13 @@ class ListCoverage {
   /** complete(), kept until the next page: it is asked once per requested id. */
   private proven: boolean | undefined;
 
-  note(page: ListPage<ApiRecord>): void {
+  note(page: ListPage<ApiRecord>, pageSize: number): void {
     this.proven = undefined;
     if (this.total !== undefined && this.total !== page.totalEntries) this.changed = true;
     this.total = page.totalEntries;
     this.totalPages = page.totalPages;
-    // Only full-size pages line up with the page arithmetic (a smaller per_page is another list).
-    if (page.perPage !== MAX_PER_PAGE) return;
+    // Only pages of the size served line up with the page arithmetic (a smaller per_page is another list).
+    if (page.perPage !== pageSize) return;
     this.pages.add(page.currentPage);
     for (const record of page.records) this.ids.add(record.id);
   }
@@ -74,6 +75,20 @@ function asTyped<T extends ResourceType>(_type: T, record: ApiRecord): ApiRecord
   return record as ApiRecordOf[T];
 }
 
+/** How the source learns the platform's list behaviour (see model/platformProfile.ts). */
+export interface LearnOptions {
+  /** The top-level keys the mapping reads of a record of the type: what a partial list page would lack. */
+  keysRead?: (type: ResourceType) => readonly string[];
+  /** What an earlier run learned (used when it is for this base URL and fresh). */
+  profile?: PlatformProfile;
+  /** Told once per thing learned, as a line for a person. */
+  onLearn?: (text: string) => void;
+}
+
+const timeOf = (value: unknown): number => (typeof value === 'string' ? Date.parse(value) : NaN);
+/** A record's own key, read without assuming its type's shape. */
+const valueAt = (record: object, key: string): unknown => (Object.hasOwn(record, key) ? (record as { [k: string]: unknown })[key] : undefined);
+
 export class PlatformSource implements RecordSource {
   private readonly records = new Map<ResourceType, Map<number, ApiRecord>>();
   private readonly missing = new Map<ResourceType, Set<number>>();
@@ -86,10 +101,47 @@ export class PlatformSource implements RecordSource {
   /** Per type, what the run has read of its unfiltered list: the proof of absence. */
   private readonly coverage = new Map<ResourceType, ListCoverage>();
 
+  private readonly profileValue: PlatformProfile;
+  private readonly notes: string[] = [];
+
   constructor(
     readonly client: PlatformClient,
     private readonly listIdsOnly: boolean,
-  ) {}
+    private readonly learn: LearnOptions = {},
+  ) {
+    this.profileValue = profileFor(learn.profile, client.baseUrl);
+  }
+
+  /** What is known of the platform now (for the run state, doctor and the batch policy). */
+  profile(): PlatformProfile {
+    const reported = this.client.limitsReported();
+    return { ...structuredClone(this.profileValue), ...(reported === undefined ? {} : { rateLimitHeaders: reported }) };
+  }
+
+  learned(): string[] {
+    return [...this.notes];
+  }
+
+  private collection(type: ResourceType): CollectionProfile {
+    const path = RESOURCES[type].path;
+    return (this.profileValue.collections[path] ??= {});
+  }
+
+  private tell(text: string): void {
+    if (this.notes.includes(text)) return;
+    this.notes.push(text);
+    this.learn.onLearn?.(text);
+  }
+
+  /** Records per list page as this platform serves them (100 asked). */
+  pageSizeOf(type: ResourceType): number {
+    return this.collection(type).pageSize ?? MAX_PER_PAGE;
+  }
+
+  /** Lists give ids only: by setting (SVC_LIST_IDS_ONLY) or because this collection's list pages are partial. */
+  private idsOnly(type: ResourceType): boolean {
+    return this.listIdsOnly || this.collection(type).list === 'partial';
+  }
 
   async fetch<T extends ResourceType>(type: T, ids: number[], options: FetchOptions = {}): Promise<FetchResult<ApiRecordOf[T]>> {
     const wanted = [...new Set(ids)];
@@ -98,22 +150,24 @@ export class PlatformSource implements RecordSource {
     const log: PlanRecord = { type, requested: wanted.length, uncached: todo.length, probed: false };
 
 
-    if (todo.length > 0 && !this.listIdsOnly && !confirm) {
+    if (todo.length > 0 && !this.idsOnly(type) && !confirm) {
       const filter: ScanFilter = options.updatedAfter ? { updatedAfter: options.updatedAfter } : {};
       const key = this.listKey(type, filter);
       let total = this.totals.get(key);
-      if (shouldProbe(todo.length, total !== undefined, this.listIdsOnly)) {
+      if (shouldProbe(todo.length, total !== undefined, false)) {
         log.probed = true;
         total = (await this.readPage(type, 1, filter))?.totalEntries;
         todo = todo.filter((id) => !this.known(type, id));
       }
       if (total !== undefined) {
         const read = this.pagesRead.get(key) ?? new Set<number>();
-        const plan = chooseFetchPlan({ needed: todo.length, totalEntries: total, perPage: MAX_PER_PAGE, pagesRead: read.size, listIdsOnly: false });
+        const perPage = this.pageSizeOf(type);
+        // The probe may have shown the list pages partial: then a scan saves nothing.
+        const plan = chooseFetchPlan({ needed: todo.length, totalEntries: total, perPage, pagesRead: read.size, listIdsOnly: this.idsOnly(type) });
         log.plan = plan;
         if (plan.kind === 'scan') {
           const pages: number[] = [];
-          for (let page = 1; page <= Math.ceil(total / MAX_PER_PAGE); page++) if (!read.has(page)) pages.push(page);
+          for (let page = 1; page <= Math.ceil(total / perPage); page++) if (!read.has(page)) pages.push(page);
           // Pages run concurrently; p-limit inside the client bounds them.
           await Promise.all(pages.map((page) => this.readPage(type, page, filter)));
           todo = todo.filter((id) => !this.known(type, id));
@@ -154,6 +208,7 @@ export class PlatformSource implements RecordSource {
       first = await this.client.listPage(type, start, MAX_PER_PAGE, filter);
     }
     this.notePage(type, filter, first);
+    await this.learnListShape(type, first.records);
     yield { ...(await this.complete(type, first.records)), page: start, totalPages: first.totalPages, totalEntries: first.totalEntries };
     // Read a few pages ahead (as many as may be in flight) but hand them out in order.
     const ahead = 4;
@@ -215,17 +270,73 @@ export class PlatformSource implements RecordSource {
   }
 
   private notePage<T extends ResourceType>(type: T, filter: ScanFilter, page: ListPage<ApiRecordOf[T]>): void {
+    this.notePageSize(type, page);
+    this.noteFilters(type, filter, page);
     if (isUnfiltered(filter)) {
       let coverage = this.coverage.get(type);
       if (!coverage) this.coverage.set(type, (coverage = new ListCoverage()));
-      coverage.note(page);
+      coverage.note(page, this.pageSizeOf(type));
     }
     const key = this.listKey(type, filter);
     this.totals.set(key, page.totalEntries);
     let read = this.pagesRead.get(key);
     if (!read) this.pagesRead.set(key, (read = new Set()));
-    // Only full-size pages line up with the planner's 100-per-page arithmetic.
-    if (page.perPage === MAX_PER_PAGE) read.add(page.currentPage);
+    // Only pages of the size served line up with the planner's page arithmetic.
+    if (page.perPage === this.pageSizeOf(type)) read.add(page.currentPage);
+  }
+
+  /** A page smaller than asked (its per_page, or fewer records with a next page): the size this platform serves. */
+  private notePageSize<T extends ResourceType>(type: T, page: ListPage<ApiRecordOf[T]>): void {
+    const served = page.perPage < MAX_PER_PAGE ? page.perPage : page.currentPage < page.totalPages && page.records.length < MAX_PER_PAGE ? page.records.length : undefined;
+    if (served === undefined || served < 1 || served === this.collection(type).pageSize) return;
+    this.collection(type).pageSize = served;
+    const plural = RESOURCES[type].path;
+    this.tell(`the platform serves ${plural} lists ${served} a page (asked ${MAX_PER_PAGE}): a full scan of ${page.totalEntries} costs ${Math.ceil(page.totalEntries / served)} requests`);
+  }
+
+  /**
+   * A filtered list holding a record outside its filter: this platform ignores the filter. The run
+   * stays exact (the whole list is read and skip-unchanged writes nothing extra); it says so once.
+   */
+  private noteFilters<T extends ResourceType>(type: T, filter: ScanFilter, page: ListPage<ApiRecordOf[T]>): void {
+    const checks = [
+      { value: filter.updatedAfter, key: 'updated_at', name: 'updated_after', field: 'updatedAfter' },
+      { value: filter.createdAfter, key: 'created_at', name: 'created_after', field: 'createdAfter' },
+    ] as const;
+    for (const c of checks) {
+      if (c.value === undefined || page.records.length === 0) continue;
+      const after = timeOf(c.value);
+      const outside = page.records.some((r) => timeOf(valueAt(r, c.key)) <= after);
+      const profile = this.collection(type);
+      if (outside) {
+        if (profile[c.field] === 'ignored') continue;
+        profile[c.field] = 'ignored';
+        const plural = RESOURCES[type].path;
+        this.tell(`the platform ignores ${c.name} on ${plural} lists: this run reads the whole list (${page.totalEntries} records, ${Math.ceil(page.totalEntries / this.pageSizeOf(type))} requests) and stays exact`);
+      } else {
+        profile[c.field] ??= 'honoured';
+      }
+    }
+  }
+
+  /**
+   * One by-id request on a collection's first page tells whether its list records carry what the
+   * by-id records carry (an absent key, not a null value): when not, that collection's records are
+   * fetched by id from then on, and the run says so with the cost.
+   */
+  private async learnListShape<T extends ResourceType>(type: T, listed: ApiRecordOf[T][]): Promise<void> {
+    const profile = this.collection(type);
+    const sample = listed[0];
+    if (this.listIdsOnly || profile.list !== undefined || sample === undefined || this.learn.keysRead === undefined) return;
+    const outcome = await this.fetchOne(type, sample.id);
+    if (!('record' in outcome)) return;
+    const byId = outcome.record;
+    const missing = this.learn.keysRead(type).filter((k) => Object.hasOwn(byId, k) && !Object.hasOwn(sample, k));
+    profile.list = missing.length > 0 ? 'partial' : 'complete';
+    if (missing.length === 0) return;
+    profile.missing = missing;
+    const plural = RESOURCES[type].path;
+    this.tell(`list pages of ${plural} lack ${missing.join(', ')} (the by-id records have them): each record of ${plural} is fetched by id, 1 request a record instead of 1 per ${this.pageSizeOf(type)}`);
   }
 
   /** A list page into the cache; a non-fatal failure leaves its ids to the by-id pass. */
@@ -233,7 +344,8 @@ export class PlatformSource implements RecordSource {
     try {
       const loaded = await this.client.listPage(type, page, MAX_PER_PAGE, filter);
       this.notePage(type, filter, loaded);
-      if (!this.listIdsOnly) this.store(type, loaded.records);
+      await this.learnListShape(type, loaded.records);
+      if (!this.idsOnly(type)) this.store(type, loaded.records);
       return loaded;
     } catch (error) {
       if (error instanceof PlatformError && !error.fatal) return undefined;
@@ -247,7 +359,7 @@ export class PlatformSource implements RecordSource {
    * keeping them would make a backfill's memory grow with the collection.
    */
   private async complete<T extends ResourceType>(type: T, listed: ApiRecordOf[T][]): Promise<Pick<ScanPage<ApiRecordOf[T]>, 'records' | 'failed'>> {
-    if (!this.listIdsOnly) return { records: listed, failed: new Map() };
+    if (!this.idsOnly(type)) return { records: listed, failed: new Map() };
     const outcomes = await Promise.all(listed.map(async (r) => ({ id: r.id, outcome: await this.fetchOne(type, r.id, false) })));
     const records: ApiRecordOf[T][] = [];
     const failed = new Map<number, PlatformError>();
@@ -294,6 +406,7 @@ export function createPlatformSource(
   settings: PlatformSettings,
   hooks: PlatformHooks = {},
   retry?: Partial<RetryTuning>,
+  learn: LearnOptions = {},
 ): PlatformSource {
-  return new PlatformSource(new PlatformClient(settings, { hooks, retry }), settings.listIdsOnly);
+  return new PlatformSource(new PlatformClient(settings, { hooks, retry }), settings.listIdsOnly, learn);
 }

@@ -11,6 +11,9 @@ import type { AuditSink, CrmSink, RecordSource } from '../model/ports.js';
 import { assertPlatformApi, checkPlatform, PlatformClient, type PlatformCheck } from '../platform/client.js';
 import { describeWait } from '../platform/rateLimit.js';
 import { createPlatformSource, PlatformSource } from '../platform/source.js';
+import { keysRead } from '../mapping/keysRead.js';
+import type { PlatformProfile } from '../model/platformProfile.js';
+import { profileFileBeside, readProfile, writeProfile } from './profileFile.js';
 import { SyncEngine, type EngineOptions } from './engine.js';
 import type { RunReport } from './report.js';
 
@@ -23,9 +26,30 @@ export interface Deps {
 export type OnNote = (text: string, until?: number) => void;
 
 /** The two sides one run needs: a platform source (its own record cache) and a connected Salesforce sink. */
-export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal): Promise<Deps> {
+/** What the platform source needs to learn the platform's list behaviour (model/platformProfile.ts). */
+export interface LearnFrom {
+  /** The file an earlier run kept the profile in (beside the run state). */
+  profileFile?: string;
+}
+
+/** Where a command keeps the platform profile: beside its state file, or in .svc-sync/. */
+export const profileFileFor = (stateFile: string | undefined): string => profileFileBeside(stateFile ?? '.svc-sync/state.json');
+
+/** Keeps what the run learned of the platform for the next run (not in a dry run: it writes nothing). */
+export function keepProfile(deps: Deps, learn: LearnFrom): void {
+  const profile = deps.source.profile?.();
+  if (learn.profileFile && profile) writeProfile(learn.profileFile, profile);
+}
+
+export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}): Promise<Deps> {
   // A wait's end, so a live view can count down to it.
-  const source = createPlatformSource(settings.platform, { onWait: (w) => onNote(describeWait(w.seconds, w.reason), Date.now() + w.seconds * 1000), ...(stop ? { stop } : {}) });
+  const source = createPlatformSource(
+    settings.platform,
+    { onWait: (w) => onNote(describeWait(w.seconds, w.reason), Date.now() + w.seconds * 1000), ...(stop ? { stop } : {}) },
+    undefined,
+    // What it learns is reported once, with the run's result (RecordSource.learned).
+    { keysRead, ...(learn.profileFile ? { profile: readProfile(learn.profileFile) } : {}) },
+  );
   const sink = await SalesforceSink.connect(settings.salesforce);
   return { source, sink };
 }
@@ -65,13 +89,21 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     ...(extra.sharedBudget === undefined ? {} : { sharedBudget: extra.sharedBudget }),
   });
   let sink: Promise<SalesforceSink> | undefined;
+  const sources: PlatformSource[] = [];
+  let learned: PlatformProfile | undefined;
   return async () => {
+    const last = sources.pop();
+    if (last) learned = last.profile();
+    sources.length = 0;
     sink ??= SalesforceSink.connect(settings.salesforce).catch((error: unknown) => {
       sink = undefined;
       throw error;
     });
     client.resume();
-    return { source: new PlatformSource(client, settings.platform.listIdsOnly), sink: await sink };
+    // What one batch learns (partial list pages, the page size) the next batch starts from.
+    const source = new PlatformSource(client, settings.platform.listIdsOnly, { keysRead, ...(learned ? { profile: learned } : {}), onLearn: (t) => onNote(`platform: ${t}`) });
+    sources.push(source);
+    return { source, sink: await sink };
   };
 }
 
@@ -124,7 +156,12 @@ export interface AuditDeps {
 }
 
 export async function createAuditDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal): Promise<AuditDeps> {
-  const source = createPlatformSource(settings.platform, { onWait: (w) => onNote(describeWait(w.seconds, w.reason), Date.now() + w.seconds * 1000), ...(stop ? { stop } : {}) });
+  const source = createPlatformSource(
+    settings.platform,
+    { onWait: (w) => onNote(describeWait(w.seconds, w.reason), Date.now() + w.seconds * 1000), ...(stop ? { stop } : {}) },
+    undefined,
+    { keysRead },
+  );
   const sink = await SalesforceSink.connect(settings.salesforce);
   return { source, sink };
 }

@@ -322,6 +322,8 @@ export class SyncEngine {
       // No parent could be named at all (no id, an unknown entity type, a malformed id): reported
       // like a missing parent, never written unlinked in silence.
       for (const m of mapped.values()) {
+        // A donation to a donation form or the site: written with no lookups, counted, never a problem.
+        if (m.outsideParent !== undefined) this.report.outsideParents.push({ object: schema.apiName, key: m.key, parent: m.outsideParent });
         if (m.parentProblem === undefined) continue;
         this.unlinked(type, { object: schema.apiName, key: m.key, parent: null, reason: m.parentProblem }, `no parent: ${m.parentProblem}`, skipped, warnings);
       }

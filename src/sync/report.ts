@@ -1,5 +1,5 @@
 /** Per-record outcomes of a run, collected by the engine; the CLI renders them. The engine never prints. */
-import { emptyObjectCounts, type MissingParent, type ObjectCounts, type OutcomeAction, type RecordOutcome } from '../model/outcomes.js';
+import { emptyObjectCounts, type MissingParent, type ObjectCounts, type OutcomeAction, type OutsideParent, type RecordOutcome } from '../model/outcomes.js';
 import type { SObjectName } from '../model/objects.js';
 
 const COUNTER: Record<OutcomeAction, keyof ObjectCounts> = {
@@ -15,6 +15,8 @@ export class RunReport {
   readonly records: RecordOutcome[] = [];
   readonly summary = new Map<SObjectName, ObjectCounts>();
   readonly missingParents: MissingParent[] = [];
+  /** Records attached to a parent outside the spec's objects, written with no lookups (not a problem). */
+  readonly outsideParents: OutsideParent[] = [];
   readonly warnings: string[] = [];
   /** Last outcome per key: how the webhook worker learns what became of each ref. The outcome itself, not a copy: a million-id replay keeps one object per record, not two. */
   private readonly byKey = new Map<string, RecordOutcome>();

@@ -5,7 +5,7 @@ import { SCHEMAS } from '../mapping/schema.js';
 import type { PlatformRequestCounts } from '../model/ports.js';
 import { emptyObjectCounts } from '../model/outcomes.js';
 import { type RunReport } from './report.js';
-import { type MissingParent, type ObjectCounts, type RecordOutcome } from '../model/outcomes.js';
+import { type MissingParent, type ObjectCounts, type OutsideParent, type RecordOutcome } from '../model/outcomes.js';
 
 export interface RunResultBase {
   command: string;
@@ -19,8 +19,12 @@ export interface RunResultBase {
   };
   records: RecordOutcome[];
   missingParents: MissingParent[];
+  /** Records attached to a parent outside the spec's objects (a donation form, the site): written with no lookups, TargetSvcId__c blank. */
+  outsideParents: OutsideParent[];
   /** Set when a run stopped early (daily API allowance, a fatal error after some writes). */
   stopped?: string;
+  /** What the run learned of the platform (an ignored filter, a smaller page size, partial list pages), one line each. */
+  learned?: string[];
 }
 
 /** A run's result, with what its command adds (sync: since, types, watermarks ...; replay: input). */
@@ -38,5 +42,6 @@ export function buildResult(command: string, dryRun: boolean, report: RunReport,
     requests: { platform: platform.total, salesforce: salesforce.total, platformByKind: platform, salesforceByKind: salesforce },
     records: report.records,
     missingParents: report.missingParents,
+    outsideParents: report.outsideParents,
   };
 }

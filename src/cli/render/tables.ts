@@ -147,6 +147,10 @@ export function renderHuman(result: RunResult, opts: HumanOptions): string {
     const groups = groupBy(result.missingParents.map((m) => ({ object: m.object, reason: m.reason, example: `${m.key} -> ${m.parent ?? '(none)'}` })));
     sections.push(groupLines('Missing parents', groups, result.missingParents.length, opts.columns));
   }
+  if (result.outsideParents.length > 0) {
+    const groups = groupBy(result.outsideParents.map((m) => ({ object: m.object, reason: `attached to ${m.parent.replace(/ \d+$/, '')}: written with no lookups, TargetSvcId__c blank`, example: m.key })));
+    sections.push(groupLines('Outside the mirrored objects', groups, result.outsideParents.length, opts.columns));
+  }
   if (result.dryRun) sections.push([wrap(DRY_RUN_NOTICE, opts.columns)]);
   const candidates = 'orphanCandidates' in result && Array.isArray(result.orphanCandidates) ? (result.orphanCandidates as Array<{ object: string; key: string; reason: string }>) : [];
   if (candidates.length > 0) {

@@ -1,0 +1,38 @@
+/**
+ * What a run learned of the platform where SPEC.md is silent ("query parameters, pagination,
+ * response envelope: not shown"): whether list filters are honoured, the page size served, whether
+ * list pages carry what the by-id records carry, whether rate limits are reported. Kept beside the
+ * run state and used to cost plans; learned again for another base URL or after a day.
+ */
+export type FilterSupport = 'honoured' | 'ignored';
+
+export interface CollectionProfile {
+  updatedAfter?: FilterSupport;
+  createdAfter?: FilterSupport;
+  /** Records a list page holds at most (asked 100). */
+  pageSize?: number;
+  /** Whether list records carry every key the mapping reads that the by-id record has. */
+  list?: 'complete' | 'partial';
+  /** The keys list records lack (when partial). */
+  missing?: string[];
+}
+
+export interface PlatformProfile {
+  /** The base URL it was learned from (credentials never kept). */
+  baseUrl: string;
+  /** ISO 8601: when it was learned. */
+  learnedAt: string;
+  /** Whether responses carry X-RateLimit-* headers. */
+  rateLimitHeaders?: boolean;
+  /** By collection path ("donations"). */
+  collections: Record<string, CollectionProfile>;
+}
+
+/** A profile older than this is learned again. */
+export const PROFILE_MAX_AGE_MS = 24 * 3_600_000;
+
+/** The profile to start a run with: the saved one when it is for this base URL and fresh, else an empty one. */
+export function profileFor(saved: PlatformProfile | undefined, baseUrl: string, now: number = Date.now()): PlatformProfile {
+  const fresh = saved !== undefined && saved.baseUrl === baseUrl && now - Date.parse(saved.learnedAt) < PROFILE_MAX_AGE_MS;
+  return fresh ? structuredClone(saved) : { baseUrl, learnedAt: new Date(now).toISOString(), collections: {} };
+}
