@@ -106,6 +106,19 @@ describe('npm run stack', () => {
     expect(running.stdout()).toMatch(/stopped on SIGTERM/);
   }, 60_000);
 
+  it("takes the platform's behaviours as flags, and a sync against it says what it learned", async () => {
+    running = start(['--donations', '40', '--max-per-page', '25', '--omit-from-lists', 'donations:consents,donation_amount', '--ignore-filter', 'updated_after', '--no-rate-limit-headers']);
+    const env = await exportsOf(running);
+    expect(running.stdout()).toMatch(/behaves: ignores updated_after; pages of at most 25; donations lists lack consents, donation_amount; no rate-limit headers/);
+    cwd = tempCwd('stack-modes');
+    const sync = await runCli(['--json', 'sync', '--all'], { env, cwd });
+    expect(sync.code).toBe(0);
+    const learned = (JSON.parse(sync.stdout) as { result: { learned: string[] } }).result.learned;
+    expect(learned).toEqual(expect.arrayContaining([expect.stringMatching(/serves \w+ lists 25 a page/), expect.stringMatching(/list pages of donations lack consents, donation_amount/)]));
+    running.child.kill('SIGTERM');
+    await running.exited;
+  }, 60_000);
+
   it('explains its flags, and refuses a bad one in one line with exit code 2', async () => {
     running = start(['--help']);
     expect((await running.exited).code).toBe(0);
