@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SCHEMAS } from '../../src/mapping/schema.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import { cli, removeDir, tempCwd } from './helpers.js';
+import { cli, cliJson, removeDir, tempCwd } from './helpers.js';
 
 let stack: Stack;
 let cwd: string;
@@ -42,13 +42,35 @@ describe('svc-sync schema --out DIR', () => {
 });
 
 describe('svc-sync doctor', () => {
-  it('passes on a complete org with a working key, with one platform request', async () => {
+  it('passes on a complete org with a working key, and reports what the platform\'s lists do in a few requests per collection', async () => {
     stack.platform.resetCounts();
     const res = await cli(stack, ['doctor'], cwd);
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/platform API key: ok/);
     expect(res.stdout).toMatch(/every object and field is in place/);
-    expect(stack.platform.requests.total).toBe(1);
+    expect(res.stdout).toMatch(/^ {2}donations +ok +ok +100 +complete$/m);
+    for (const line of res.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+    expect(res.stdout).not.toMatch(/what this means/);
+    // The key check, then at most four a collection (first page, one record by id, two filtered pages).
+    expect(stack.platform.requests.total).toBeLessThanOrEqual(1 + 7 * 4);
+    expect(fs.existsSync(path.join(cwd, '.svc-sync', 'platform-profile.json'))).toBe(true);
+  });
+
+  it('on a platform that ignores updated_after, serves 25 a page and lacks fields in its lists: says so, and what it costs', async () => {
+    Object.assign(stack.platform.behaviour, { ignoreFilters: ['updated_after'], maxPerPage: 25, listOmit: { donations: ['consents'] } });
+    try {
+      const res = await cliJson(stack, ['doctor'], cwd);
+      expect(res.code).toBe(0);
+      const profile = (res.body.result as unknown as { profile: { collections: Record<string, Record<string, unknown>> } }).profile;
+      expect(profile.collections.donations).toMatchObject({ updatedAfter: 'ignored', createdAfter: 'honoured', pageSize: 25, list: 'partial', missing: ['consents'] });
+      const human = await cli(stack, ['doctor'], cwd);
+      expect(human.stdout).toMatch(/^ {2}donations +IGNORED +ok +25 +PARTIAL$/m);
+      expect(human.stdout).toMatch(/^ {2}donations: each incremental run reads all \d+: ~\d+ requests? \(created_after works\)$/m);
+      expect(human.stdout).toMatch(/^ {2}donations: by id \(lists lack consents\): ~\d+ requests a full sync, not \d+$/m);
+      for (const line of human.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+    } finally {
+      for (const k of Object.keys(stack.platform.behaviour)) delete (stack.platform.behaviour as Record<string, unknown>)[k];
+    }
   });
 
   it('reports a field removed from the org and a refused key, and exits 1', async () => {

@@ -15,6 +15,8 @@ export interface CollectionProfile {
   list?: 'complete' | 'partial';
   /** The keys list records lack (when partial). */
   missing?: string[];
+  /** Records the unfiltered list held when last read (total_entries): what a full scan costs. */
+  records?: number;
 }
 
 export interface PlatformProfile {

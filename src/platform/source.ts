@@ -235,6 +235,28 @@ export class PlatformSource implements RecordSource {
     return this.client.counts();
   }
 
+  /**
+   * `doctor`: learns a collection's list behaviour in at most four requests: the first page (size
+   * served; one record by id for the list's completeness), then the page filtered on the middle
+   * record's updated_at and created_at (a record at or before it back means the filter is ignored).
+   */
+  async probe(type: ResourceType): Promise<CollectionProfile> {
+    const first = await this.readPage(type, 1, {});
+    const stamps = (key: 'updated_at' | 'created_at'): string[] =>
+      (first?.records ?? [])
+        .map((r) => valueAt(r, key))
+        .filter((v): v is string => typeof v === 'string' && !Number.isNaN(Date.parse(v)))
+        .sort((a, b) => Date.parse(a) - Date.parse(b));
+    for (const [key, filter] of [['updated_at', 'updatedAfter'], ['created_at', 'createdAfter']] as const) {
+      const sorted = stamps(key);
+      const middle = sorted[Math.floor(sorted.length / 2)];
+      // Two distinct times at least: otherwise no record could show the filter ignored.
+      if (middle === undefined || sorted[0] === sorted[sorted.length - 1]) continue;
+      await this.readPage(type, 1, { [filter]: middle });
+    }
+    return structuredClone(this.collection(type));
+  }
+
   /** The planning decisions of this run, in order. */
   plans(): PlanRecord[] {
     return this.planLog.map((p) => ({ ...p }));
@@ -273,6 +295,7 @@ export class PlatformSource implements RecordSource {
     this.notePageSize(type, page);
     this.noteFilters(type, filter, page);
     if (isUnfiltered(filter)) {
+      this.collection(type).records = page.totalEntries;
       let coverage = this.coverage.get(type);
       if (!coverage) this.coverage.set(type, (coverage = new ListCoverage()));
       coverage.note(page, this.pageSizeOf(type));

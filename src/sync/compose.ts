@@ -116,18 +116,39 @@ export interface SetupCheck {
   /** undefined when the base URL is the platform's API and the key works; what is wrong otherwise. */
   platformError?: string;
   findings: DoctorFinding[];
+  /** What the platform's lists do (filters honoured, page size, complete or partial). */
+  profile?: PlatformProfile;
   /** The commands that fix the findings, in order. */
   actions: string[];
   requests: { platform: number; salesforce: number };
 }
 
-/** `doctor`: the base URL and the key (exactly one request), every object and field of the org, and the user's access to them. */
-export async function checkSetup(platform: PlatformSettings, salesforce: SalesforceSettings): Promise<SetupCheck> {
+/** `doctor`: the base URL and the key (one request), the platform's list behaviour (a few per collection), every object and field of the org, and the user's access to them. */
+export async function checkSetup(platform: PlatformSettings, salesforce: SalesforceSettings, learn: LearnFrom = {}): Promise<SetupCheck> {
   const key = await checkPlatform(platform);
+  let profile: PlatformProfile | undefined;
+  let probeRequests = 0;
+  if (key.ok) {
+    // The profile is probed afresh (doctor is the place to look again), then kept for the runs.
+    const source = createPlatformSource(platform, {}, { retries: 1, rateLimitRetries: 1 }, { keysRead });
+    for (const type of PROBED) await source.probe(type);
+    profile = source.profile();
+    probeRequests = source.requests().total;
+    if (learn.profileFile) writeProfile(learn.profileFile, profile);
+  }
   const sink = await SalesforceSink.connect(salesforce);
   const findings = await checkOrg(sink);
-  return { ...(key.ok ? {} : { platformError: key.message }), findings, actions: fixesFor(findings), requests: { platform: 1, salesforce: sink.calls().total } };
+  return {
+    ...(key.ok ? {} : { platformError: key.message }),
+    ...(profile ? { profile } : {}),
+    findings,
+    actions: fixesFor(findings),
+    requests: { platform: 1 + probeRequests, salesforce: sink.calls().total },
+  };
 }
+
+/** The collections the engine lists (users are only fetched by id). */
+const PROBED = ['segment', 'project', 'team', 'company', 'action', 'donation', 'newsletter_subscription'] as const;
 
 /**
  * `sync`: one cheap request before anything else; a ConfigError (exit 2) when SVC_API_URL is not

@@ -21,6 +21,7 @@ function collectionOf(v: unknown): CollectionProfile | undefined {
   if (typeof v.pageSize === 'number' && Number.isInteger(v.pageSize) && v.pageSize >= 1 && v.pageSize <= 100) out.pageSize = v.pageSize;
   if (v.list === 'complete' || v.list === 'partial') out.list = v.list;
   if (Array.isArray(v.missing) && v.missing.every((m) => typeof m === 'string')) out.missing = v.missing as string[];
+  if (typeof v.records === 'number' && Number.isSafeInteger(v.records) && v.records >= 0) out.records = v.records;
   return out;
 }
 

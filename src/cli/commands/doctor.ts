@@ -2,22 +2,24 @@ import type { Command } from 'commander';
 import Table from 'cli-table3';
 import { platformSettings, salesforceSettings } from '../../config/load.js';
 import { EXIT } from '../../model/errors.js';
-import { checkSetup } from '../../sync/compose.js';
+import { checkSetup, profileFileFor } from '../../sync/compose.js';
+import { profileLines } from '../render/platformProfile.js';
+import { outputColumns } from '../render/text.js';
 import { runCommand, type SetExit } from '../runner.js';
 
 /**
- * Checks the platform key (exactly one request) and the org: every object and field of the
+ * Checks the platform key (one request), probes its lists' behaviour (kept for the runs), and the org: every object and field of the
  * schema exists with a compatible type and length, SvcId__c is an external id, and the connected
  * user may create and update every mapped field.
  */
 export function doctorCommand(program: Command, setExit: SetExit): void {
   program
     .command('doctor')
-    .description('check the platform API key (one request) and that the org has every object and field, with compatible types, writable by the connected user')
+    .description('check the platform API key, what its lists do (filters, page size, complete or partial: a few requests per collection), and that the org has every object and field, with compatible types, writable by the connected user')
     .addHelpText('after', '\nExamples:\n  svc-sync doctor\n  svc-sync doctor --json --instance-url https://example.my.salesforce.com')
     .action((_opts: unknown, c: Command) =>
       runCommand(c, setExit, async (ctx) => {
-        const { platformError, findings, actions, requests } = await checkSetup(platformSettings(ctx.raw), salesforceSettings(ctx.raw));
+        const { platformError, findings, actions, requests, profile } = await checkSetup(platformSettings(ctx.raw), salesforceSettings(ctx.raw), { profileFile: profileFileFor(undefined) });
         const platformLine = platformError === undefined ? 'platform API key: ok' : `platform API: FAILED (${platformError})`;
         const status = platformError === undefined && findings.length === 0 ? EXIT.OK : EXIT.PARTIAL;
         let text = `${platformLine}\nSalesforce org: every object and field is in place`;
@@ -26,7 +28,8 @@ export function doctorCommand(program: Command, setExit: SetExit): void {
           for (const f of findings) t.push([f.object, f.field ?? '', f.problem, f.expected, f.actual]);
           text = `${platformLine}\n${t.toString()}\n${findings.length} problem(s) in the org; to fix:\n${actions.map((a) => `  ${a}`).join('\n')}`;
         }
-        return { status, result: { command: 'doctor', ok: status === EXIT.OK, platform: platformError ?? 'ok', findings, actions, requests }, warnings: [], text };
+        if (profile) text = `${platformLine}\n${profileLines(profile, outputColumns()).join('\n')}${text.slice(platformLine.length)}`;
+        return { status, result: { command: 'doctor', ok: status === EXIT.OK, platform: platformError ?? 'ok', ...(profile ? { profile } : {}), findings, actions, requests }, warnings: [], text };
       }),
     );
 }
