@@ -139,7 +139,7 @@ export { sleep } from '../src/model/sleep.js';
 /** Seeded, so every run posts the same events: the site generator's own generator. */
 export const seeded = prng;
 
-/** "webhook batch: 12 events, 10 refs, ..." lines of the service. */
+/** "webhook batch: 12 events (12 done, ...) for 10 records ..." lines of the service. */
 export function batchLines(lines: string[]): string[] {
   return lines.filter((l) => l.includes('webhook batch:'));
 }

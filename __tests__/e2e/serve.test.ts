@@ -65,7 +65,7 @@ describe('svc-sync serve', () => {
     expect(status?.result.counts).toMatchObject({ pending: 0, done: 2, failed: 0, ignored: 2 });
     expect(stack.salesforce.get('Svc_Donation__c', `Donation_${donation.id}`)).toBeDefined();
     // Two events for one donation, coalesced into one ref of one batch.
-    expect(stderr).toMatch(/webhook batch: 2 events, 1 refs/);
+    expect(stderr).toMatch(/webhook batch: 2 events \(2 done, 0 skipped, 0 failed\) for 1 record /);
     expect(stderr).not.toContain(SECRET);
 
     const health = await fetch(`${base}/healthz`);

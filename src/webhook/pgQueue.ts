@@ -21,6 +21,8 @@ import { PgBudget } from './pgBudget.js';
 import { DEFAULT_QUEUE_SCHEMA, migrate, type MigrationResult } from './pgSchema.js';
 import {
   QUEUE_BACKOFF,
+  countsOf,
+  type EventStatus,
   type ClaimedBatch,
   type ClaimedRef,
   type DueSummary,
@@ -346,15 +348,10 @@ export class PgQueue implements QueueStore {
   }
 
   async counts(): Promise<QueueCounts> {
-    const res = await this.run<{ status: keyof QueueCounts; outcome: string | null; n: number }>(
+    const res = await this.run<{ status: EventStatus; outcome: string | null; n: number }>(
       `SELECT status, outcome, COUNT(*)::int AS n FROM ${this.s}.events GROUP BY status, outcome`,
     );
-    const counts: QueueCounts = { pending: 0, processing: 0, failed: 0, done: 0, skipped: 0, ignored: 0 };
-    for (const row of res.rows) {
-      counts[row.status] += row.n;
-      if (row.status === 'done' && row.outcome === 'skipped') counts.skipped += row.n;
-    }
-    return counts;
+    return countsOf(res.rows);
   }
 
   async failedEvents(limit = 100): Promise<FailedEvent[]> {

@@ -73,14 +73,26 @@ export type EventOutcome =
   | { eventIds: number[]; status: 'done' | 'skipped'; reason?: string }
   | { eventIds: number[]; status: 'failed'; error: string };
 
+/** Events by state: disjoint, so they add up to the events held (a skipped event is not also done). */
 export interface QueueCounts {
   pending: number;
   processing: number;
   failed: number;
-  /** Done events, skipped ones included. */
+  /** Synced (written or found unchanged). */
   done: number;
+  /** Finished without a write by a rule of the spec (a pending donation, a record gone from the platform). */
   skipped: number;
   ignored: number;
+}
+
+/** The one rule both queues count by: a finished event is done or skipped by its outcome, never both. */
+export function countsOf(rows: ReadonlyArray<{ status: EventStatus; outcome: string | null; n: number }>): QueueCounts {
+  const counts: QueueCounts = { pending: 0, processing: 0, failed: 0, done: 0, skipped: 0, ignored: 0 };
+  for (const row of rows) {
+    if (row.status === 'done' && row.outcome === 'skipped') counts.skipped += Number(row.n);
+    else counts[row.status] += Number(row.n);
+  }
+  return counts;
 }
 
 export interface FailedEvent {
@@ -358,13 +370,7 @@ export class WebhookQueue {
   }
 
   counts(): QueueCounts {
-    const rows = this.stmt('SELECT status, outcome, COUNT(*) AS n FROM events GROUP BY status, outcome').all() as Array<{ status: EventStatus; outcome: string | null; n: number }>;
-    const counts: QueueCounts = { pending: 0, processing: 0, failed: 0, done: 0, skipped: 0, ignored: 0 };
-    for (const row of rows) {
-      counts[row.status] += row.n;
-      if (row.status === 'done' && row.outcome === 'skipped') counts.skipped += row.n;
-    }
-    return counts;
+    return countsOf(this.stmt('SELECT status, outcome, COUNT(*) AS n FROM events GROUP BY status, outcome').all() as Array<{ status: EventStatus; outcome: string | null; n: number }>);
   }
 
   failedEvents(limit = 100): FailedEvent[] {

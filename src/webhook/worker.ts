@@ -363,8 +363,9 @@ class QueueWorker implements Worker {
     for (const o of outcomes) report[o.status] += o.eventIds.length;
     const cost = this.ledger.note(report, requests, this.opts.processor.budget?.());
     this.log(
-      `webhook batch: ${report.events} events, ${report.refs} refs, ${report.processed} processed: ` +
-        `${report.done} done, ${report.skipped} skipped, ${report.failed} failed in ${report.durationMs} ms${cost}` +
+      // Events and records are different units: each number says which it counts.
+      `webhook batch: ${report.events} events (${report.done} done, ${report.skipped} skipped, ${report.failed} failed) ` +
+        `for ${report.refs} record${report.refs === 1 ? '' : 's'} (${report.processed} synced through the engine) in ${report.durationMs} ms${cost}` +
         (recorded && lost > 0 ? ` (${lost} of them not recorded: claim lost to another receiver)` : ''),
     );
     if (recorded) this.opts.onBatch?.(report);
