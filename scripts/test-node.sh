@@ -61,9 +61,11 @@ fi
 exec 9>&-
 
 # A scratch copy of the checkout per checkout and major. Sources are copied; node_modules is
-# hard-linked (read only for the suite) except the addon's build folder and jest's cache.
-work=$cache/run/$(printf '%s' "$root" | sha1sum | cut -c1-12)-node-$major
-rm -rf "$work" && mkdir -p "$work"
+# hard-linked (read only for the suite) except the addon's build folder and jest's cache. It lives
+# in the temp dir, not the cache: run as root, the PostgreSQL tests start embedded-postgres's
+# binaries as the postgres user, who cannot enter root's home.
+work=${TMPDIR:-/tmp}/svc-sync-test-node/$(printf '%s' "$root" | sha1sum | cut -c1-12)-node-$major
+rm -rf "$work" && mkdir -p "$work" && chmod 755 "$(dirname "$work")" "$work"
 tar -C "$root" --exclude=./.git --exclude=./node_modules --exclude=./dist -cf - . | tar -C "$work" -xf -
 cp -al "$root/node_modules" "$work/node_modules"
 rm -rf "$work/node_modules/.cache" "$work/node_modules/better-sqlite3/build"
