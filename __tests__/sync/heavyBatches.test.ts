@@ -22,7 +22,7 @@ let stack: Stack;
 beforeAll(async () => {
   // 3 parents x 200 pages of 10-30 KB: about 12 MB of HTML, more than one batch's worth of text.
   stack = await startStack({ site: { heavy: true, segments: 1, projectsPerSegment: 1, teamsPerProject: 2, companiesPerProject: 0, actionsPerParent: 200, donations: 60, newsletterSubscriptions: 4 } });
-});
+}, 60_000);
 afterAll(async () => {
   await stack.close();
 });
@@ -76,5 +76,6 @@ describe('a sync of the heavy shape', () => {
       expect(written?.ExternalReference__c ?? null).toBe(action?.ExternalReference__c ?? null);
     }
     expect(engine.report.missingParents).toEqual([]);
-  });
+    // About 12 MB through both servers: seconds on an idle machine, far more on a loaded one.
+  }, 180_000);
 });
