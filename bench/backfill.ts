@@ -11,7 +11,13 @@
  * each collection read, nothing by id) and the naive approach (one GET per record plus one per
  * action owner), both arithmetic over the generated site, labelled as such.
  *
- *   npx tsc -p tsconfig.json && node dist/bench/backfill.js [--size 5000,100000] [--dangling 0.02] [--json-only|--no-json] [--v8-heap] [-- extra sync args]
+ *   npx tsc -p tsconfig.json && node dist/bench/backfill.js [--size 5000,100000] [--dangling 0.02] [--json-only|--no-json] [--v8-heap] [--shape heavy] [-- extra sync args]
+ *
+ * --shape heavy uses the heavy site (fixtures/platform/site.ts `heavy`: 10-30 KB HTML descriptions,
+ * 5-10 answered questions per action, four times the pages, donations with every optional field)
+ * and measures every run a user makes on it: `sync --all` and `sync --all --json` into an empty
+ * org, then on the second org a second `sync --all` after 5 % of the records changed on the
+ * platform, and after another 5 % changed, `audit` and `audit --fix`.
  *
  * --v8-heap adds a run with V8's own heap growth (`node --heap-growing-percent=0`, which the CLI
  * leaves alone), the memory figure before the CLI bounded it.
@@ -21,6 +27,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BIN } from '../fixtures/cli.js';
+import { prng } from '../fixtures/platform/site.js';
+import type { ResourceType } from '../src/model/apiRecords.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { siteFor } from './sites.js';
 
@@ -37,11 +45,12 @@ interface Args {
   sizes: number[];
   dangling: number;
   modes: Mode[];
+  heavy: boolean;
   extra: string[];
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { sizes: [5_000, 100_000], dangling: 0.02, modes: ['text', 'json'], extra: [] };
+  const args: Args = { sizes: [5_000, 100_000], dangling: 0.02, modes: ['text', 'json'], heavy: false, extra: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
     if (a === '--') {
@@ -56,6 +65,11 @@ function parseArgs(argv: string[]): Args {
     } else if (a === '--json-only') args.modes = ['json'];
     else if (a === '--no-json') args.modes = ['text'];
     else if (a === '--v8-heap') args.modes.push('v8heap');
+    else if (a === '--shape') {
+      const shape = argv[++i];
+      if (shape !== 'heavy' && shape !== 'standard') throw new Error(`--shape: heavy or standard, not ${JSON.stringify(shape)}`);
+      args.heavy = shape === 'heavy';
+    }
     else throw new Error(`unknown argument ${JSON.stringify(a)} (see the header of bench/backfill.ts)`);
   }
   return args;
@@ -161,8 +175,72 @@ const MODE_LABEL: Record<Mode, string> = { text: '', json: ' --json', v8heap: ' 
 
 const hours = (requests: number): string => `${(requests / BUDGET_PER_HOUR).toFixed(1)} h`;
 
+/** Changes about `share` of every type's records on the platform (a title or a surname; updated_at bumps to now). */
+function changeShare(stack: Stack, share: number, seed: number): number {
+  const rnd = prng(seed);
+  const site = stack.platform.site;
+  let changed = 0;
+  for (const type of Object.keys(site) as ResourceType[]) {
+    for (const record of [...site[type]] as unknown as Record<string, unknown>[]) {
+      if (rnd() >= share) continue;
+      const field = typeof record.title === 'string' ? 'title' : 'last_name';
+      stack.platform.update(type, record.id as number, { [field]: `${String(record[field] ?? '')} (changed ${seed})` });
+      changed++;
+    }
+  }
+  return changed;
+}
+
+/** Every run a user makes on the heavy shape, one row each: the figure is peak RSS against the target. */
+async function heavyRuns(size: number, args: Args): Promise<string[][]> {
+  const options = siteFor(size, args.dangling, true);
+  const rows: string[][] = [];
+  const record = (label: string, run: RunFigures, records: number): void => {
+    if (run.code !== 0) process.stderr.write(`  ${label}: exit ${run.code}: ${run.stderrTail}\n`);
+    console.log(`  ${label}: exit ${run.code}, peak RSS ${run.peakRssMb.toFixed(0)} MiB, ${run.wallSeconds.toFixed(1)} s, ${run.requests} platform requests; ${run.result}`);
+    rows.push([`${records} heavy`, label, String(run.code), run.peakRssMb.toFixed(0), run.peakRssMb * 1.048576 <= TARGET_RSS_MB ? 'met' : 'NOT met', run.wallSeconds.toFixed(1), String(run.requests)]);
+  };
+  for (const mode of ['text', 'json'] as const) {
+    const stack = await startStack({ site: options });
+    try {
+      const site = stack.platform.site;
+      const records = Object.values(site).reduce((n, list) => n + list.length, 0);
+      if (mode === 'text') {
+        const html = [...site.segment, ...site.project, ...site.team, ...site.company, ...site.action].reduce((n, r) => n + (r.description?.length ?? 0), 0);
+        const questions = site.action.reduce((n, a) => n + (a.questions?.length ?? 0), 0);
+        console.log(
+          `\nheavy shape, ${records} records (${Object.entries(site).map(([k, v]) => `${v.length} ${k}`).join(', ')}; ${questions} questions; ${(html / 1024 / 1024).toFixed(0)} MiB of description HTML)`,
+        );
+      }
+      const label = `sync --all${MODE_LABEL[mode]}`;
+      process.stderr.write(`heavy ${size}: ${label}...\n`);
+      record(label, await runCli(stack, ['sync', '--all', ...args.extra], mode), records);
+      if (mode === 'text') continue;
+      const changed = changeShare(stack, 0.05, 1);
+      process.stderr.write(`heavy ${size}: second sync --all after ${changed} changes...\n`);
+      record(`second sync --all (${changed} changed)`, await runCli(stack, ['sync', '--all', ...args.extra], 'text'), records);
+      const drifted = changeShare(stack, 0.05, 2);
+      for (const fix of [false, true]) {
+        const audit = ['audit', ...(fix ? ['--fix'] : [])];
+        process.stderr.write(`heavy ${size}: ${audit.join(' ')}...\n`);
+        record(`${audit.join(' ')} (${drifted} changed)`, await runCli(stack, audit, 'text'), records);
+      }
+    } finally {
+      await stack.close();
+    }
+  }
+  return rows;
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  if (args.heavy) {
+    console.log(`backfill, heavy shape: every run through the built CLI (a child process); fake platform and Salesforce emulator on 127.0.0.1; ${os.cpus().length} cores`);
+    const rows: string[][] = [];
+    for (const size of args.sizes) rows.push(...(await heavyRuns(size, args)));
+    console.log(`\nsummary (heavy shape)\n${table(['site', 'run', 'exit', 'peak RSS MiB', `<= ${TARGET_RSS_MB} MB`, 'wall s', 'platform requests'], rows)}`);
+    return;
+  }
   console.log(
     `backfill: \`svc-sync sync --all\` (the built CLI, a child process) into an empty Salesforce emulator; fake platform on 127.0.0.1 (rate limit off); ` +
       `${Math.round(args.dangling * 100 * 10) / 10} % of records point at deleted parents; ${os.cpus().length} cores (wall times are noisy when shared: requests and RSS are the figures to compare)`,

@@ -8,7 +8,7 @@
  * references from the GC roots is printed, edge names included. Run it at two sizes: what grows
  * in proportion to the site is what doubles when the site does.
  *
- *   npx tsc -p tsconfig.json && node --max-old-space-size=4096 dist/bench/memory-retainers.js [--size 20000] [--json] [--at 0.5,1] [--top 25] [--show SyncEngine,RunReport]
+ *   npx tsc -p tsconfig.json && node --max-old-space-size=4096 dist/bench/memory-retainers.js [--size 20000] [--json] [--heavy] [--at 0.5,1] [--top 25] [--show SyncEngine,RunReport]
  *   node --max-old-space-size=4096 dist/bench/memory-retainers.js --snapshot FILE.heapsnapshot   # analyse an existing snapshot
  */
 import { spawn } from 'node:child_process';
@@ -22,6 +22,8 @@ import { siteFor } from './sites.js';
 interface Args {
   size: number;
   json: boolean;
+  /** The heavy site shape (bench/sites.ts, fixtures/platform/site.ts `heavy`). */
+  heavy: boolean;
   /** Shares of all list pages of the run (ascending): one snapshot when each is reached. */
   at: number[];
   top: number;
@@ -31,11 +33,12 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { size: 20_000, json: false, at: [0.5, 1], top: 25, show: ['SyncEngine', 'RunReport', 'RecordCache', 'PlatformSource', 'PlatformClient', 'SalesforceSink', 'StateFile'] };
+  const args: Args = { size: 20_000, json: false, heavy: false, at: [0.5, 1], top: 25, show: ['SyncEngine', 'RunReport', 'RecordCache', 'PlatformSource', 'PlatformClient', 'SalesforceSink', 'StateFile'] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--size') args.size = Number(argv[++i]);
     else if (a === '--json') args.json = true;
+    else if (a === '--heavy') args.heavy = true;
     else if (a === '--at') args.at = String(argv[++i]).split(',').map(Number).sort((x, y) => x - y);
     else if (a === '--top') args.top = Number(argv[++i]);
     else if (a === '--snapshot') args.snapshot = argv[++i];
@@ -308,7 +311,7 @@ export function analyse(file: string, top: number, show: string[]): void {
 
 async function capture(args: Args): Promise<string[]> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-heap-'));
-  const options = siteFor(args.size, 0.02);
+  const options = siteFor(args.size, 0.02, args.heavy);
   const stack = await startStack({ site: options });
   try {
     // Every collection is scanned once in 100-record pages (users too, as owners' details).

@@ -5,15 +5,17 @@ import type { SiteOptions } from '../fixtures/platform/site.js';
  * A site of about `size` records (questions, which ride inside actions, not counted): the shape of
  * bench/sync-full scaled up, so a larger site also has more projects, pages and people.
  */
-export function siteFor(size: number, dangling: number): SiteOptions {
+export function siteFor(size: number, dangling: number, heavy = false): SiteOptions {
   const projectsPerSegment = Math.max(4, Math.round(size / 6_000));
   const segments = 3;
   const projects = segments * projectsPerSegment;
   // Per project: 3 teams, 2 companies, 4 actions under each team, company and the project itself.
   const parents = projects * (1 + 3 + 2) + segments;
-  const actions = projects * (3 + 2 + 1) * 4;
+  // The heavy shape has four times the fundraising pages (each with 10-30 KB of HTML and 5-10 questions).
+  const actionsPerParent = heavy ? 16 : 4;
+  const actions = projects * (3 + 2 + 1) * actionsPerParent;
   const users = Math.round(actions * 0.8);
   const newsletterSubscriptions = Math.round(size * 0.02);
   const donations = Math.max(100, size - parents - actions - users - newsletterSubscriptions);
-  return { seed: 42, segments, projectsPerSegment, teamsPerProject: 3, companiesPerProject: 2, actionsPerParent: 4, donations, newsletterSubscriptions, danglingParents: dangling };
+  return { seed: 42, segments, projectsPerSegment, teamsPerProject: 3, companiesPerProject: 2, actionsPerParent, donations, newsletterSubscriptions, danglingParents: dangling, heavy };
 }

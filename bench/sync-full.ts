@@ -7,6 +7,12 @@
  * Figures are printed, never asserted.
  *
  *   npx tsc -p tsconfig.json && node dist/bench/sync-full.js [donations=5000]
+ *   npx tsc -p tsconfig.json && node dist/bench/sync-full.js --latency 20 [donations=300]
+ *
+ * --latency MS: a small site with MS of latency on every request to either server (the fakes'
+ * latencyMs: the round trip of a real network), and the figure is wall time: the built CLI's
+ * `sync --all` and the engine beside the naive baseline, and the fixed cost of a run (the floor:
+ * start-up and connect; the CLI's time to its first platform and first Salesforce request).
  *
  * The runs:
  *   floor   a child that loads the same modules and connects, and does nothing (the RSS floor)
@@ -37,6 +43,7 @@ import { createPlatformSource } from '../src/platform/source.js';
 import { SYNC_ORDER } from '../src/model/objects.js';
 import { SyncEngine } from '../src/sync/engine.js';
 import type { PlatformRequestCounts } from '../src/model/ports.js';
+import { BIN } from '../fixtures/cli.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { generateSite, type SiteOptions } from '../fixtures/platform/site.js';
 
@@ -393,8 +400,94 @@ async function parent(donations: number): Promise<void> {
   }
 }
 
+/** The built CLI's `sync --all` against a stack: wall time, and when the first request reached each server. */
+async function cliRun(stack: Stack): Promise<{ wallMs: number; firstPlatformMs: number; firstSalesforceMs: number; code: number }> {
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-latency-'));
+  stack.platform.resetCounts();
+  stack.salesforce.resetCalls();
+  const started = performance.now();
+  let firstPlatformMs = -1;
+  let firstSalesforceMs = -1;
+  const poll = setInterval(() => {
+    const at = performance.now() - started;
+    if (firstPlatformMs < 0 && stack.platform.requests.total > 0) firstPlatformMs = at;
+    if (firstSalesforceMs < 0 && stack.salesforce.calls().total > 0) firstSalesforceMs = at;
+  }, 2);
+  const proc = spawn(process.execPath, [BIN, 'sync', '--all'], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...stack.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number>((resolve, reject) => {
+    proc.on('error', reject);
+    proc.on('close', (c) => resolve(c ?? -1));
+  });
+  clearInterval(poll);
+  rmSync(cwd, { recursive: true, force: true });
+  if (code !== 0) process.stderr.write(`cli exit ${code}: ${stderr.trim().split('\n').slice(-2).join(' | ')}\n`);
+  return { wallMs: performance.now() - started, firstPlatformMs, firstSalesforceMs, code };
+}
+
+/** A small site over a network of `latencyMs` per request on both sides: what a user waits for. */
+async function latencyParent(donations: number, latencyMs: number): Promise<void> {
+  const options = { ...SITE(donations), newsletterSubscriptions: 20 };
+  const site = generateSite(options);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-bench-'));
+  const idsFile = path.join(dir, 'ids.json');
+  const ids: Ids = {
+    segment: site.segment.map((r) => r.id),
+    project: site.project.map((r) => r.id),
+    team: site.team.map((r) => r.id),
+    company: site.company.map((r) => r.id),
+    action: site.action.map((r) => r.id),
+    donation: site.donation.map((r) => r.id),
+    newsletter_subscription: site.newsletter_subscription.map((r) => r.id),
+  };
+  writeFileSync(idsFile, JSON.stringify(ids));
+  const records = Object.values(site).reduce((n, list) => n + list.length, 0);
+  const stacks = await Promise.all([0, 1, 2].map(() => startStack({ site: options, latencyMs })));
+  const [cliStack, engineStack, naiveStack] = stacks as [Stack, Stack, Stack];
+  try {
+    console.log(`sync-full --latency: ${records} records, ${latencyMs} ms per request to the platform and to Salesforce; ${os.cpus().length} cores`);
+    const floor = await measure(engineStack, 'floor');
+    process.stderr.write('CLI sync --all...\n');
+    const cli = await cliRun(cliStack);
+    const cliServer = serverCounts(cliStack);
+    process.stderr.write('engine...\n');
+    const engine = await measure(engineStack, 'engine');
+    process.stderr.write('naive...\n');
+    const naive = await measure(naiveStack, 'naive', { idsFile });
+    const s = (ms: number): string => (ms / 1000).toFixed(2);
+    console.log(
+      table(
+        ['run', 'wall s', 'platform req', 'SF calls', 'written'],
+        [
+          ['CLI: svc-sync sync --all', s(cli.wallMs), String(cliServer.platform), String(cliServer.salesforce), '-'],
+          ['engine: full sync (in-process)', s(engine.child.wallMs), String(engine.server.platform), String(engine.server.salesforce), String(engine.child.written)],
+          ['naive: 1 fetch + 1 upsert/record', s(naive.child.wallMs), String(naive.server.platform), String(naive.server.salesforce), String(naive.child.written)],
+          ['floor: load + connect only', s(floor.child.wallMs), String(floor.server.platform), String(floor.server.salesforce), '-'],
+        ],
+      ),
+    );
+    console.log(`naive / CLI wall time: ${ratio(naive.child.wallMs, cli.wallMs)}; naive / engine: ${ratio(naive.child.wallMs, engine.child.wallMs)}`);
+    console.log(
+      `CLI fixed cost: first platform request after ${s(cli.firstPlatformMs)} s, first Salesforce request after ${s(cli.firstSalesforceMs)} s from spawn (start-up, settings, auth)`,
+    );
+  } finally {
+    await Promise.all(stacks.map((st) => st.close()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const args = process.argv.slice(2);
-if (args[0] === '--child') {
+const latencyAt = args.indexOf('--latency');
+if (latencyAt >= 0) {
+  const latencyMs = Number(args[latencyAt + 1]);
+  if (!(latencyMs >= 0)) throw new Error('--latency: milliseconds per request, e.g. 20');
+  const rest = args.filter((_, i) => i !== latencyAt && i !== latencyAt + 1);
+  latencyParent(Number(rest[0] ?? 300), latencyMs).catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  });
+} else if (args[0] === '--child') {
   child(args[1] as Mode, JSON.parse(args[2] as string) as Target).catch((error: unknown) => {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 1;

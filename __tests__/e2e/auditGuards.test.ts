@@ -127,7 +127,9 @@ describe('audit guards', () => {
       const result = resultOf(run);
       expect(result.drift).toEqual([]);
       expect((result.deletions ?? []).filter((d) => d.outcome === 'deleted')).toEqual([]);
-      expect(stack.platform.requests.byId.donations).toBe(held);
+      // The list pages are found partial (one sample): every donation is read by id once, and none twice.
+      expect(held).toBeGreaterThan(0);
+      expect(stack.platform.requests.byId.donations).toBe(stack.platform.site.donation.length);
       expect(recordCount(stack)).toBe(before);
     } finally {
       stack.platform.behaviour.listOmit = undefined;

@@ -26,6 +26,7 @@ import type { AuditSink, RecordSource } from '../model/ports.js';
 import { keyFor, refOfKey } from '../model/refs.js';
 import { IdSet, PairSet, questionIdsOf } from './auditLedger.js';
 import { emptyAuditCounts, type AuditCounts, type DriftRow } from './auditTypes.js';
+import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
 import { pendingId } from './cache.js';
 import { diffRecord } from './diff.js';
 import { compareFields } from './writer.js';
@@ -125,6 +126,7 @@ export class Auditor {
   private async auditType<T extends SyncableType>(type: T): Promise<void> {
     const listed = new IdSet();
     let buffer: ApiRecordOf[T][] = [];
+    let bytes = 0;
     let total: number | undefined;
     for await (const page of this.source.scan(type, {})) {
       total = page.totalEntries;
@@ -137,10 +139,12 @@ export class Auditor {
         this.problems.push(`${keyFor(type, id)}: could not be fetched: ${err.message}`);
       }
       buffer.push(...page.records);
-      if (buffer.length >= this.opts.batchSize) {
+      bytes += textSize(page.records);
+      if (buffer.length >= this.opts.batchSize || bytes >= BATCH_TEXT_BYTES) {
         this.checkStop();
         await this.batch(type, buffer, total);
         buffer = [];
+        bytes = 0;
       }
     }
     this.checkStop();

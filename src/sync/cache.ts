@@ -14,6 +14,22 @@ import { SCHEMAS } from '../mapping/schema.js';
 const PARENT_TYPES: ReadonlySet<ObjectType> = new Set(SCHEMAS.flatMap((s) => s.parents.map((p) => p.type)));
 
 /**
+ * The only fields of a parent that its children read: its Id (the direct lookup), the lookups they
+ * inherit and the external reference a donation or subscription takes from its target. A cached
+ * parent keeps just these: a fundraising page's description alone can be 30 KB, and parents are
+ * kept for the whole run.
+ */
+const READ_BY_CHILDREN: readonly string[] = [
+  ...new Set(['Id', KEY_FIELD, 'ExternalReference__c', ...SCHEMAS.flatMap((s) => s.parents.flatMap((p) => p.inherit))]),
+];
+
+function linkingFields(record: StoredRecord): StoredRecord {
+  const kept: Record<string, unknown> = {};
+  for (const f of READ_BY_CHILDREN) if (record[f] !== undefined) kept[f] = record[f];
+  return kept as StoredRecord;
+}
+
+/**
  * A missing key is either absent (404, or left out by a rule: children are written unlinked with
  * a warning) or failed (a fetch or write error: children fail too, so they are tried again).
  */
@@ -32,7 +48,7 @@ export class RecordCache {
   }
 
   put(type: ObjectType, record: StoredRecord): void {
-    if (PARENT_TYPES.has(type)) this.entries.set(record[KEY_FIELD], { state: 'present', record });
+    if (PARENT_TYPES.has(type)) this.entries.set(record[KEY_FIELD], { state: 'present', record: linkingFields(record) });
   }
 
   markMissing(type: ObjectType, key: string, reason: string, failed = false): void {

@@ -14,6 +14,7 @@ import { SYNC_ORDER, type ObjectRef, type ObjectType, type SyncableType } from '
 import type { MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
 import type { CrmSink, RecordSource, ScanFilter } from '../model/ports.js';
 import { keyFor } from '../model/refs.js';
+import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
 import { RecordCache } from './cache.js';
 import { RunReport } from './report.js';
 import { RecordWriter } from './writer.js';
@@ -98,6 +99,7 @@ export class SyncEngine {
   async syncScan(types: readonly SyncableType[], filter: ScanFilter, hooks: ScanHooks = {}): Promise<void> {
     for (const type of SYNC_ORDER.filter((t) => types.includes(t))) {
       let buffer: ApiRecordOf[SyncableType][] = [];
+      let bytes = 0;
       let scanned = 0;
       for await (const page of this.source.scan(type, { ...filter, fromPage: hooks.startPage?.(type) ?? 1 })) {
         // A stop between pages: the pages up to the last pageDone are saved, the rest is scanned again on resume.
@@ -108,9 +110,11 @@ export class SyncEngine {
         this.reportFailures(type, page.failed, true);
         hooks.pageRecords?.(type, page.records, [...page.failed.keys()]);
         buffer.push(...page.records);
-        if (buffer.length >= this.opts.batchSize) {
+        bytes += textSize(page.records);
+        if (buffer.length >= this.opts.batchSize || bytes >= BATCH_TEXT_BYTES) {
           await this.processRecords(type, buffer);
           buffer = [];
+          bytes = 0;
           await hooks.pageDone?.(type, page.page);
         }
       }
