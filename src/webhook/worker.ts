@@ -100,6 +100,22 @@ export interface BatchCounts {
 export type BatchReport = BatchCounts & BatchCost;
 export type WorkerStats = BatchStats<BatchReport>;
 
+/** A finished batch as the status page lists it. */
+export type RecentBatch = BatchReport & { finishedAt: string; outcome: 'ok' | 'some failed' | 'not recorded' };
+
+/** A read-only view of the worker for the status page: what it does now and why, its last batches. */
+export interface WorkerSnapshot {
+  state: 'idle' | 'processing' | 'settling' | 'widening' | 'backing-off';
+  why?: string;
+  /** Newest first, at most RECENT_BATCHES. */
+  recent: RecentBatch[];
+  /** The end of the last batch recorded with no failed event. */
+  lastSuccessAt?: string;
+}
+
+/** Batches the status page lists. */
+export const RECENT_BATCHES = 10;
+
 export interface Worker {
   /** New events were stored: claim soon (after the gather delay). */
   wake(): void;
@@ -110,6 +126,7 @@ export interface Worker {
   health(): WorkerHealth;
   /** The batches' cost so far and why the worker holds back, if it does (/healthz). */
   stats(): WorkerStats;
+  snapshot(): WorkerSnapshot;
 }
 
 /** Distinct refs one webhook batch claims, and the records of one type the engine takes together in it. */
@@ -264,6 +281,10 @@ class QueueWorker implements Worker {
   private readonly ledger: BatchLedger<BatchReport>;
   /** Set when the policy said wait: the loop sleeps this long (new events do not cut it short). */
   private holdMs: number | undefined;
+  /** Why the last policy decision held back (the status page); cleared when a batch starts or nothing is due. */
+  private holding: { state: 'settling' | 'widening'; why: string } | undefined;
+  private readonly recent: RecentBatch[] = [];
+  private lastSuccessAt: string | undefined;
 
   constructor(private readonly opts: WorkerOptions) {
     this.queue = opts.queue;
@@ -319,16 +340,27 @@ class QueueWorker implements Worker {
     return this.ledger.stats();
   }
 
+  snapshot(): WorkerSnapshot {
+    const health = this.faults.health();
+    const base = { recent: this.recent.map((b) => ({ ...b })), ...(this.lastSuccessAt === undefined ? {} : { lastSuccessAt: this.lastSuccessAt }) };
+    if (health.state === 'backing-off') return { ...base, state: 'backing-off', why: `${health.failures} queue errors in a row since ${health.since}: ${health.lastError}` };
+    if (this.inFlight !== undefined && this.holding === undefined) return { ...base, state: 'processing' };
+    if (this.holding !== undefined) return { ...base, state: this.holding.state, why: this.holding.why };
+    return { ...base, state: 'idle' };
+  }
+
   /** Whether the pending set is worth a batch now (batchPolicy.ts); when not, how long to hold. */
   private async ready(): Promise<boolean> {
     if (this.settleMs === 0) return true;
     const due = await this.queue.dueSummary(this.now());
+    this.holding = undefined;
     if (due === undefined) return false;
     const policy = { settleMs: this.settleMs, batchSize: this.batchSize, ...(this.opts.maxWaitMs === undefined ? {} : { maxWaitMs: this.opts.maxWaitMs }) };
     const decision = decideBatch(due, this.opts.processor.budget?.() ?? {}, this.memory, policy, this.now());
     if (!decision.start) {
       this.holdMs = decision.waitMs;
       this.ledger.waiting = `${decision.why} (${due.events} events, ${due.refs} refs pending)`;
+      this.holding = { state: decision.why === 'settling' ? 'settling' : 'widening', why: this.ledger.waiting };
       return false;
     }
     this.ledger.waiting = undefined;
@@ -420,7 +452,16 @@ class QueueWorker implements Worker {
         `${report.done} done, ${report.skipped} skipped, ${report.failed} failed in ${report.durationMs} ms${cost}`,
     );
     if (recorded) this.opts.onBatch?.(report);
+    this.remember(report, recorded);
     return report;
+  }
+
+  private remember(report: BatchReport, recorded: boolean): void {
+    const finishedAt = new Date().toISOString();
+    const outcome = !recorded ? 'not recorded' : report.failed > 0 ? 'some failed' : 'ok';
+    this.recent.unshift({ ...report, finishedAt, outcome });
+    this.recent.length = Math.min(this.recent.length, RECENT_BATCHES);
+    if (outcome === 'ok') this.lastSuccessAt = finishedAt;
   }
 
   private async loop(): Promise<void> {
