@@ -359,8 +359,11 @@ class QueueWorker implements Worker {
     const decision = decideBatch(due, this.opts.processor.budget?.() ?? {}, this.memory, policy, this.now());
     if (!decision.start) {
       this.holdMs = decision.waitMs;
-      this.ledger.waiting = `${decision.why} (${due.events} events, ${due.refs} refs pending)`;
-      this.holding = { state: decision.why === 'settling' ? 'settling' : 'widening', why: this.ledger.waiting };
+      const why = `${decision.why} (${due.events} events, ${due.refs} refs pending)`;
+      this.ledger.waiting = why;
+      // The page shows the state beside the reason: the reason need not repeat it.
+      const pending = `${due.events} events, ${due.refs} refs pending`;
+      this.holding = decision.why === 'settling' ? { state: 'settling', why: pending } : { state: 'widening', why: `the budget cannot cover a fetch by id; ${pending}` };
       return false;
     }
     this.ledger.waiting = undefined;
