@@ -38,7 +38,7 @@ button{font:inherit;padding:.45rem .9rem;border-radius:4px;border:1px solid #a11
 .notice{background:#eef7ee;border-color:#b9dcbf}@media (max-width:40rem){body{font-size:14px}.wide{display:none}}`;
 
 function page(title: string, body: string, refresh: boolean): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">${refresh ? `<meta http-equiv="refresh" content="${REFRESH_S}">` : ''}<meta name="robots" content="noindex"><title>${esc(title)}</title><style>${CSS}</style></head><body><main>${body}</main></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">${refresh ? `<meta http-equiv="refresh" content="${REFRESH_S};url=/status">` : ''}<meta name="robots" content="noindex"><title>${esc(title)}</title><style>${CSS}</style></head><body><main>${body}</main></body></html>`;
 }
 
 function countsSection(counts: QueueCounts): string {
@@ -93,7 +93,8 @@ export function renderStatus(v: StatusView): string {
     failedSection(v.failed, v.counts.failed, v.csrf) +
     batchesSection(v.worker) +
     '<form method="post" action="/status/logout"><button type="submit" style="border-color:#5b6470;color:#5b6470">Sign out</button></form>';
-  return page('svc-sync status', body, v.retried === undefined);
+  // Refreshes to /status itself, so the retry notice is shown once and the page keeps refreshing.
+  return page('svc-sync status', body, true);
 }
 
 export function renderLogin(error: string | undefined): string {
