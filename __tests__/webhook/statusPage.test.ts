@@ -13,6 +13,8 @@ import { parseWebhookBody } from '../../src/sync/webhookMessage.js';
 import type { BudgetReading } from '../../src/webhook/batchPolicy.js';
 import { WebhookQueue } from '../../src/webhook/queue.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
+import { startReceiver } from '../../src/webhook/server.js';
+import { statusRoute } from '../../src/webhook/statusRoute.js';
 import type { ProcessResult } from '../../src/webhook/worker.js';
 import { donationEvent, eventually, postJson, request, tempQueue, type TempDir } from './helpers.js';
 
@@ -196,6 +198,33 @@ test('without SVC_ADMIN_TOKEN the page is off: 404', async () => {
     expect((await request(`${off.url}/status/retry`, { headers: { 'Content-Length': 0 }, body: '' })).status).toBe(404);
   } finally {
     await off.stop();
+    other.cleanup();
+  }
+});
+
+test('a worker backing off is shown with its reason, the queue location left out; an unknown budget says so', async () => {
+  const other = tempQueue();
+  const queue = new WebhookQueue(other.db);
+  const reason = `3 queue errors in a row since 2026-01-01T00:00:00.000Z: could not claim events: SQLITE_FULL in ${queue.location}`;
+  const receiver = await startReceiver({
+    host: '127.0.0.1',
+    port: 0,
+    path: '/webhooks',
+    queue,
+    status: statusRoute({ token: TOKEN, queue, worker: () => ({ state: 'backing-off', why: reason, recent: [] }), budget: () => undefined }),
+  });
+  try {
+    const reply = await request(`${receiver.url}/status`, { method: 'GET', headers: { Authorization: `Bearer ${TOKEN}` } });
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(reply.body).toContain('<span class="state" data-worker-state>backing-off</span>');
+    expect(reply.body).toContain('SQLITE_FULL in &#60;queue&#62;');
+    expect(reply.body).not.toContain(other.dir);
+    expect(reply.body).toContain('budget unknown');
+    expect(reply.body).toContain('No batch since start.');
+  } finally {
+    await receiver.close();
+    queue.close();
     other.cleanup();
   }
 });
