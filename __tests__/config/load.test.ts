@@ -165,6 +165,16 @@ describe('secrets at load time', () => {
     expect(errorOf(() => platformSettings({ SVC_API_URL: 'http://x', SVC_API_KEY: 'key\r\nX-Evil: 1' })).message).toMatch(/^SVC_API_KEY: contains a line break/);
   });
 
+  it('SVC_ADMIN_TOKEN: off when unset, at least 16 characters, a single word, masked like the other secrets', () => {
+    expect(webhookSettings({}).adminToken).toBeUndefined();
+    const token = 'adm-0123456789abcdef';
+    expect(webhookSettings({ SVC_ADMIN_TOKEN: token }).adminToken).toBe(token);
+    const short = errorOf(() => webhookSettings({ SVC_ADMIN_TOKEN: 'adm-12345' }));
+    expect(short.message).toBe('SVC_ADMIN_TOKEN: must be at least 16 characters (e.g. openssl rand -hex 16), got 9');
+    expect(errorOf(() => webhookSettings({ SVC_ADMIN_TOKEN: 'adm-0123 456789abcdef' })).message).toMatch(/^SVC_ADMIN_TOKEN: contains white space/);
+    expect(redact(`token ${token} refused`, { SVC_ADMIN_TOKEN: token })).toBe('token <SVC_ADMIN_TOKEN> refused');
+  });
+
   it('a password may hold spaces', () => {
     const s = salesforceSettings({ SF_CLIENT_ID: 'client-id', SF_CLIENT_SECRET: 'client-secret', SF_USERNAME: 'u@x', SF_PASSWORD: 'correct horse battery', SF_LOGIN_URL: 'https://login.example.com' });
     expect(s.password).toBe('correct horse battery');

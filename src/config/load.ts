@@ -30,6 +30,7 @@ export const SETTING_NAMES = [
   'SF_BULK_THRESHOLD',
   'SF_MAX_API_USAGE',
   'SVC_WEBHOOK_SECRET',
+  'SVC_ADMIN_TOKEN',
   'SVC_QUEUE_PATH',
   'SVC_QUEUE_URL',
   'SVC_QUEUE_SCHEMA',
@@ -38,7 +39,7 @@ export const SETTING_NAMES = [
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 
-export const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set(['SVC_API_KEY', 'SF_ACCESS_TOKEN', 'SF_CLIENT_SECRET', 'SF_PASSWORD', 'SVC_WEBHOOK_SECRET']);
+export const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set(['SVC_API_KEY', 'SF_ACCESS_TOKEN', 'SF_CLIENT_SECRET', 'SF_PASSWORD', 'SVC_WEBHOOK_SECRET', 'SVC_ADMIN_TOKEN']);
 
 /** Settings holding a URL: their user name and password, if any, are masked in every message. */
 export const URL_SETTINGS: ReadonlySet<SettingName> = new Set(['SVC_API_URL', 'SF_INSTANCE_URL', 'SF_LOGIN_URL']);
@@ -52,6 +53,7 @@ function isSettingName(name: string): name is SettingName {
 export const DEFAULT_CONFIG_FILE = 'svc-sync.config.json';
 export const DEFAULT_API_VERSION = '62.0';
 export const DEFAULT_QUEUE_PATH = '.svc-sync/queue.db';
+export const MIN_ADMIN_TOKEN_LENGTH = 16;
 export const DEFAULT_LOGIN_URL = 'https://login.salesforce.com';
 
 export type RawSettings = Partial<Record<SettingName, string>>;
@@ -255,6 +257,12 @@ export function plainSeconds(value: string, name: string, min: number, max: numb
 export function webhookSettings(raw: RawSettings): WebhookSettings {
   const settleMs = raw.SVC_SETTLE_S === undefined ? DEFAULT_SETTLE_S * 1000 : settleSeconds(raw.SVC_SETTLE_S, 'SVC_SETTLE_S');
   const s: WebhookSettings = { secret: secretValue(raw, 'SVC_WEBHOOK_SECRET'), queuePath: raw.SVC_QUEUE_PATH ?? DEFAULT_QUEUE_PATH, settleMs };
+  const adminToken = secretValue(raw, 'SVC_ADMIN_TOKEN');
+  if (adminToken !== undefined) {
+    // The page can make every failed event due again: a guessable token would be a door left open.
+    if (adminToken.length < MIN_ADMIN_TOKEN_LENGTH) throw new ConfigError(`SVC_ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 16), got ${adminToken.length}`);
+    s.adminToken = adminToken;
+  }
   const url = raw.SVC_QUEUE_URL?.trim();
   if (url) {
     if (!isPostgresUrl(url)) throw new ConfigError(`SVC_QUEUE_URL ${JSON.stringify(maskQueueUrl(url))}: must be a postgres:// or postgresql:// URL`);

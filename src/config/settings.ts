@@ -34,6 +34,8 @@ export interface SalesforceSettings {
 
 export interface WebhookSettings {
   secret?: string;
+  /** SVC_ADMIN_TOKEN: turns on serve's status page (GET /status). */
+  adminToken?: string;
   queuePath: string;
   /** SVC_QUEUE_URL: the queue in PostgreSQL instead of the SQLite file. */
   queueUrl?: string;

@@ -13,6 +13,7 @@ import { DEFAULT_QUEUE_PATH, WebhookQueue, type BackoffPolicy } from './queue.js
 import type { QueueStore } from './queueStore.js';
 import { acquireReceiverLock } from './receiverLock.js';
 import { startReceiver } from './server.js';
+import { statusRoute } from './statusRoute.js';
 import { startWorker, type BatchProcessor } from './worker.js';
 
 /** What a processor may use of the running service: the shared budget (PostgreSQL) and the metrics. */
@@ -31,6 +32,8 @@ export interface ServeOptions {
   path?: string;
   /** SVC_WEBHOOK_SECRET: required as header X-Webhook-Secret or as the last path segment. */
   secret?: string;
+  /** SVC_ADMIN_TOKEN: turns on the status page at GET /status (off, 404, without it). */
+  adminToken?: string;
   queuePath?: string;
   /** SVC_QUEUE_URL: a postgres:// URL puts the queue in PostgreSQL (then queuePath is unused). */
   queueUrl?: string;
@@ -154,6 +157,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
         return { degraded: state.state !== 'ok', details: { worker: state, batches: worker.stats() } };
       },
       ...(opts.secret ? { secret: opts.secret } : {}),
+      ...(opts.adminToken ? { status: statusRoute({ token: opts.adminToken, queue, log, worker: () => worker.snapshot(), budget: () => processor.budget?.() }) } : {}),
       ...(opts.maxBodyBytes === undefined ? {} : { maxBodyBytes: opts.maxBodyBytes }),
       classify: {
         ...(opts.applications === undefined ? {} : { applications: opts.applications }),
@@ -222,7 +226,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     process.on('SIGINT', onSignal);
   }
 
-  log(`svc-sync serve: listening on ${started.url}${path} (secret ${opts.secret ? 'required' : 'not set'}), queue ${queue.location}`);
+  log(`svc-sync serve: listening on ${started.url}${path} (secret ${opts.secret ? 'required' : 'not set'}; status page ${opts.adminToken ? '/status' : 'off'}), queue ${queue.location}`);
   return { url: started.url, port: started.port, queue, metrics, stop, closed };
 }
 

@@ -52,6 +52,8 @@ export interface ReceiverOptions {
   health?: () => { degraded: boolean; details: Record<string, unknown> };
   /** Counts every answer to the webhook path and serves GET /metrics. */
   metrics?: ReceiverMetrics;
+  /** The status page (statusRoute.ts) for /status and below; absent: those paths answer 404. */
+  status?: (req: http.IncomingMessage, res: http.ServerResponse, pathname: string) => void;
 }
 
 export interface ReceiverMetrics {
@@ -258,6 +260,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
       );
       return;
     }
+    if (opts.status !== undefined && (pathname === '/status' || pathname.startsWith('/status/'))) return opts.status(req, res, pathname);
     const trimmed = pathname.replace(/\/+$/, '');
     if (trimmed === base) return handleWebhook(req, res, undefined);
     if (expected !== undefined && trimmed.startsWith(`${base}/`)) {

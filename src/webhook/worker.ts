@@ -86,6 +86,22 @@ export interface BatchCounts {
 export type BatchReport = BatchCounts & BatchCost;
 export type WorkerStats = BatchStats<BatchReport>;
 
+/** A finished batch as the status page lists it. */
+export type RecentBatch = BatchReport & { finishedAt: string; outcome: 'ok' | 'some failed' | 'not recorded' };
+
+/** A read-only view of the worker for the status page: what it does now and why, its last batches. */
+export interface WorkerSnapshot {
+  state: 'idle' | 'processing' | 'settling' | 'widening' | 'backing-off';
+  why?: string;
+  /** Newest first, at most RECENT_BATCHES. */
+  recent: RecentBatch[];
+  /** The end of the last batch recorded with no failed event. */
+  lastSuccessAt?: string;
+}
+
+/** Batches the status page lists. */
+export const RECENT_BATCHES = 10;
+
 export interface Worker {
   /** New events were stored: claim soon (after the gather delay). */
   wake(): void;
@@ -96,6 +112,7 @@ export interface Worker {
   health(): WorkerHealth;
   /** The batches' cost so far and why the worker holds back, if it does (/healthz). */
   stats(): WorkerStats;
+  snapshot(): WorkerSnapshot;
 }
 
 /** Distinct refs one webhook batch claims, and the records of one type the engine takes together in it. */
@@ -197,6 +214,10 @@ class QueueWorker implements Worker {
   private readonly ledger: BatchLedger<BatchReport>;
   /** Set when the policy said wait: the loop sleeps this long (new events do not cut it short). */
   private holdMs: number | undefined;
+  /** Why the last policy decision held back (the status page); cleared when a batch starts or nothing is due. */
+  private holding: { state: 'settling' | 'widening'; why: string } | undefined;
+  private readonly recent: RecentBatch[] = [];
+  private lastSuccessAt: string | undefined;
 
   constructor(private readonly opts: WorkerOptions) {
     this.queue = opts.queue;
@@ -252,10 +273,20 @@ class QueueWorker implements Worker {
     return this.ledger.stats();
   }
 
+  snapshot(): WorkerSnapshot {
+    const health = this.faults.health();
+    const base = { recent: this.recent.map((b) => ({ ...b })), ...(this.lastSuccessAt === undefined ? {} : { lastSuccessAt: this.lastSuccessAt }) };
+    if (health.state === 'backing-off') return { ...base, state: 'backing-off', why: `${health.failures} queue errors in a row since ${health.since}: ${health.lastError}` };
+    if (this.inFlight !== undefined && this.holding === undefined) return { ...base, state: 'processing' };
+    if (this.holding !== undefined) return { ...base, state: this.holding.state, why: this.holding.why };
+    return { ...base, state: 'idle' };
+  }
+
   /** Whether the pending set is worth a batch now (batchPolicy.ts); when not, how long to hold. */
   private async ready(): Promise<boolean> {
     if (this.settleMs === 0) return true;
     const due = await this.queue.dueSummary(this.now());
+    this.holding = undefined;
     if (due === undefined) return false;
     if (due.expiredClaims) {
       // A receiver died holding a claim: its events have waited a lease already; take them over now.
@@ -266,7 +297,11 @@ class QueueWorker implements Worker {
     const decision = decideBatch(due, this.opts.processor.budget?.() ?? {}, this.memory, policy, this.now());
     if (!decision.start) {
       this.holdMs = decision.waitMs;
-      this.ledger.waiting = `${decision.why} (${due.events} events, ${due.refs} refs pending)`;
+      const why = `${decision.why} (${due.events} events, ${due.refs} refs pending)`;
+      this.ledger.waiting = why;
+      // The page shows the state beside the reason: the reason need not repeat it.
+      const pending = `${due.events} events, ${due.refs} refs pending`;
+      this.holding = decision.why === 'settling' ? { state: 'settling', why: pending } : { state: 'widening', why: `the budget cannot cover a fetch by id; ${pending}` };
       return false;
     }
     this.ledger.waiting = undefined;
@@ -369,6 +404,7 @@ class QueueWorker implements Worker {
         (recorded && lost > 0 ? ` (${lost} of them not recorded: claim lost to another receiver)` : ''),
     );
     if (recorded) this.opts.onBatch?.(report);
+    this.remember(report, recorded);
     return report;
   }
 
@@ -385,6 +421,14 @@ class QueueWorker implements Worker {
       this.log(`webhook batch: stopped; could not hand ${batch.eventCount} events back (${messageOf(error)}): they are recovered on the next start`);
     }
     return report;
+  }
+
+  private remember(report: BatchReport, recorded: boolean): void {
+    const finishedAt = new Date().toISOString();
+    const outcome = !recorded ? 'not recorded' : report.failed > 0 ? 'some failed' : 'ok';
+    this.recent.unshift({ ...report, finishedAt, outcome });
+    this.recent.length = Math.min(this.recent.length, RECENT_BATCHES);
+    if (outcome === 'ok') this.lastSuccessAt = finishedAt;
   }
 
   private async loop(): Promise<void> {

@@ -1,0 +1,118 @@
+/**
+ * Who may see the status page and press its retry button. The admin token (SVC_ADMIN_TOKEN) is
+ * given once, in a login form, and exchanged for a random session id in an HttpOnly,
+ * SameSite=Strict cookie, so the token itself never sits in the browser; scripts may send
+ * `Authorization: Bearer <token>` instead. A POST from a cookie session must carry the session's
+ * CSRF token and, when the browser names one, an Origin of this very host.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type http from 'node:http';
+
+export const SESSION_COOKIE = 'svc_admin';
+/** A session outlives a working day, not a week: a lost laptop's cookie stops working. */
+export const SESSION_TTL_MS = 8 * 3_600_000;
+/** At most this many live sessions: an older one is dropped first (logins cannot fill memory). */
+const MAX_SESSIONS = 100;
+
+export interface AdminSession {
+  id: string;
+  csrf: string;
+  expiresAt: number;
+}
+
+/** How the request proved itself: a cookie session (CSRF applies) or the bearer token (a script). */
+export type Access = { kind: 'session'; session: AdminSession } | { kind: 'bearer' };
+
+const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+function cookieOf(req: http.IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+export class AdminSessions {
+  private readonly expected: Buffer;
+  private readonly sessions = new Map<string, AdminSession>();
+
+  constructor(
+    token: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.expected = digest(token);
+  }
+
+  /** Constant time in the token's content: both sides are hashed to equal-length digests first. */
+  tokenMatches(given: string | undefined): boolean {
+    if (given === undefined || given === '') return false;
+    return timingSafeEqual(this.expected, digest(given));
+  }
+
+  login(): AdminSession {
+    const t = this.now();
+    for (const [id, s] of this.sessions) if (s.expiresAt <= t) this.sessions.delete(id);
+    if (this.sessions.size >= MAX_SESSIONS) {
+      const oldest = this.sessions.keys().next().value;
+      if (oldest !== undefined) this.sessions.delete(oldest);
+    }
+    const session = { id: randomBytes(32).toString('base64url'), csrf: randomBytes(32).toString('base64url'), expiresAt: t + SESSION_TTL_MS };
+    this.sessions.set(session.id, session);
+    return session;
+  }
+
+  logout(req: http.IncomingMessage): void {
+    const id = cookieOf(req, SESSION_COOKIE);
+    if (id !== undefined) this.sessions.delete(id);
+  }
+
+  /** The request's access, or undefined: no cookie of a live session and no right bearer token. */
+  access(req: http.IncomingMessage): Access | undefined {
+    const auth = req.headers.authorization;
+    if (auth !== undefined && /^bearer /i.test(auth)) return this.tokenMatches(auth.slice(7).trim()) ? { kind: 'bearer' } : undefined;
+    const id = cookieOf(req, SESSION_COOKIE);
+    if (id === undefined) return undefined;
+    const session = this.sessions.get(id);
+    if (session === undefined) return undefined;
+    if (session.expiresAt <= this.now()) {
+      this.sessions.delete(id);
+      return undefined;
+    }
+    return { kind: 'session', session };
+  }
+
+  /** Set-Cookie for a new session; Secure when the proxy in front says the browser used https. */
+  static cookie(session: AdminSession, req: http.IncomingMessage): string {
+    const secure = req.headers['x-forwarded-proto'] === 'https' ? '; Secure' : '';
+    return `${SESSION_COOKIE}=${session.id}; Path=/status; HttpOnly; SameSite=Strict; Max-Age=${SESSION_TTL_MS / 1000}${secure}`;
+  }
+
+  static clearCookie(): string {
+    return `${SESSION_COOKIE}=; Path=/status; HttpOnly; SameSite=Strict; Max-Age=0`;
+  }
+}
+
+/**
+ * A browser names the page that sent a POST (Origin, or Sec-Fetch-Site): refuse one from another
+ * site. Behind a proxy the Host it forwards (X-Forwarded-Host) is the one the browser saw.
+ */
+export function sameOrigin(req: http.IncomingMessage): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  const forwarded = req.headers['x-forwarded-host'];
+  const host = (Array.isArray(forwarded) ? forwarded[0] : forwarded) ?? req.headers.host;
+  try {
+    return host !== undefined && new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
+/** The CSRF token of a form, compared in constant time with the session's. */
+export function csrfMatches(session: AdminSession, given: string | undefined): boolean {
+  if (given === undefined) return false;
+  return timingSafeEqual(digest(session.csrf), digest(given));
+}
