@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { BIN } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import { cli, removeDir, tempCwd, waitFor } from './helpers.js';
+import { cli, removeDir, tempCwd, waitFor, unstamp } from './helpers.js';
 
 let stack: Stack;
 let cwd: string;
@@ -62,6 +62,8 @@ describe('svc-sync serve', () => {
     // Two events for one donation, coalesced into one ref of one batch.
     expect(stderr).toMatch(/webhook batch: 2 events, 1 refs/);
     expect(stderr).not.toContain(SECRET);
+    // A serve log is read later: every line carries its time (ISO 8601, UTC).
+    for (const line of stderr.split('\n').filter((l) => l !== '')) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /);
 
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
@@ -80,7 +82,7 @@ describe('svc-sync serve', () => {
     fs.writeFileSync(junk, 'meeting notes, not a queue\n'.repeat(200));
     const started = await cli(stack, ['serve', '--host', '127.0.0.1', '--port', '0', '--queue', junk], cwd);
     expect(started.code).toBe(2);
-    expect(started.stderr.trim()).toBe(`svc-sync: queue file ${junk}: is not an svc-sync queue (not a SQLite database): point --queue or SVC_QUEUE_PATH at another path, or move the file away (file is not a database)`);
+    expect(unstamp(started.stderr).trim()).toBe(`svc-sync: queue file ${junk}: is not an svc-sync queue (not a SQLite database): point --queue or SVC_QUEUE_PATH at another path, or move the file away (file is not a database)`);
     const status = await cli(stack, ['queue', '--queue', junk], cwd);
     expect(status.code).toBe(2);
     expect(status.stderr).toContain(`queue file ${junk}: is not an svc-sync queue`);

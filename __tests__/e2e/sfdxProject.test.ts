@@ -13,7 +13,7 @@ const { ComponentSet, MetadataConverter } = await import('@salesforce/source-dep
 import { runCli } from '../../fixtures/cli.js';
 import { SCHEMAS } from '../../src/mapping/schema.js';
 import { children, child, parseXml, type XmlNode } from '../support/xml.js';
-import { removeDir, tempCwd } from './helpers.js';
+import { removeDir, tempCwd, unstamp } from './helpers.js';
 
 let cwd: string;
 beforeAll(() => {
@@ -145,7 +145,7 @@ describe('svc-sync schema refuses what it must, and writes nothing then', () => 
     fs.mkdirSync(path.join(dir, 'permissionsets', 'Svc_Sync_Integration.permissionset-meta.xml', 'x'), { recursive: true });
     const res = await schema(['--out', 'blocked']);
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/^svc-sync: --out blocked: cannot write there \(\w+\)\n$/);
+    expect(unstamp(res.stderr)).toMatch(/^svc-sync: --out blocked: cannot write there \(\w+\)\n$/);
     expect(tree(dir)).toEqual([]);
   });
 });
