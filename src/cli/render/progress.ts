@@ -7,6 +7,7 @@
  */
 import ora, { type Ora } from 'ora';
 import type { Progress, WriteStep } from '../../model/outcomes.js';
+import { stderrLine } from '../output.js';
 import { fit } from './text.js';
 
 export interface ProgressView {
@@ -126,7 +127,8 @@ export class ProgressTracker {
 export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = process.stderr): ProgressView {
   // A terminal that reports no width (a pty nobody sized) would make the spinner redraw endlessly: treat as none.
   if (!enabled || !stream.isTTY || !(stream.columns > 0)) {
-    return { live: false, update: () => undefined, note: () => undefined, announce: (t) => void stream.write(`${t}\n`), requests: () => undefined, stop: () => undefined };
+    // Without a spinner the line is a log line: in cron mode it carries its time (or is JSON).
+    return { live: false, update: () => undefined, note: () => undefined, announce: (t) => void stream.write(`${stderrLine('warn', t)}\n`), requests: () => undefined, stop: () => undefined };
   }
   // discardStdin: false. ora would put stdin in raw mode, where Ctrl-C is a keypress, never SIGINT.
   const spinner: Ora = ora({ stream, text: 'starting', discardStdin: false }).start();
