@@ -9,6 +9,10 @@ import { ProgressTracker } from '../../src/cli/render/progress.js';
 import { fit } from '../../src/cli/render/text.js';
 import type { Progress, WriteStep } from '../../src/model/outcomes.js';
 import { describeWait } from '../../src/platform/rateLimit.js';
+import { SCHEMA } from '../../src/mapping/schema.js';
+import { RecordCache } from '../../src/sync/cache.js';
+import { RunReport } from '../../src/sync/report.js';
+import { RecordWriter } from '../../src/sync/writer.js';
 import { segments, setup } from '../crm/helpers.js';
 
 let emu: Emulator | undefined;
@@ -48,6 +52,23 @@ describe('write phase steps', () => {
   it('Collections show each batch of 200 against the batches of the write', async () => {
     const lines = await renderedSteps(2000, 450);
     expect(lines).toEqual(['Collections 1/3', 'Collections 2/3', 'Collections 3/3'].map((s) => `write segment 0/450 · ${s} · 0:00`));
+  });
+});
+
+describe('the writer passes the steps on', () => {
+  it('a write of 450 segments over the real sink reports its Bulk job from creation to results', async () => {
+    const s = await setup({}, { bulkThreshold: 10 });
+    emu = s.emu;
+    const steps: string[] = [];
+    const report = new RunReport();
+    await new RecordWriter(s.sink, { dryRun: false, force: false }, report, new RecordCache()).write(SCHEMA.segment, segments(450), new Map(), (step) =>
+      steps.push(step.via === 'bulk' ? step.step : 'collections'),
+    );
+    expect(report.records.filter((r) => r.action === 'insert')).toHaveLength(450);
+    expect(steps[0]).toBe('created');
+    expect(steps[1]).toBe('uploaded');
+    expect(steps.at(-1)).toBe('results');
+    expect(steps.slice(2, -1).every((x) => x === 'processing')).toBe(true);
   });
 });
 
