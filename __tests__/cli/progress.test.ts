@@ -6,12 +6,12 @@ import { RatePacer, type WaitInfo } from '../../src/platform/rateLimit.js';
 
 describe('statusLine', () => {
   it('names the phase and type, counts against the total, elapsed time and the ETA at the type\'s pace', () => {
-    const line = statusLine({ type: 'donation', phase: 'write', done: 25_000, total: 100_000 }, 0, 60_000, 0, '140 API + 55 SF requests', '');
+    const line = statusLine({ type: 'donation', phase: 'write', done: 25_000, total: 100_000 }, 0, 60_000, 60_000, '140 API + 55 SF requests', '');
     expect(line).toBe('write donation 25,000/100,000 · 1:00 · ETA 3:00 · 140 API + 55 SF requests');
   });
 
   it('has no ETA without a total, and a countdown note fits in 80 columns with the rest', () => {
-    const line = statusLine({ type: 'action', phase: 'fetch', done: 12 }, 0, 3_723_000, 0, '9 API + 3 SF requests', 'minute rate limit reached: resuming in 42 s');
+    const line = statusLine({ type: 'action', phase: 'fetch', done: 12 }, 0, 3_723_000, 0, '9 API + 3 SF requests', 'waiting 42 s: platform minute limit');
     expect(line).not.toContain('ETA');
     expect(line).toContain('1:02:03');
     expect([...fit(line, 78)].length).toBeLessThanOrEqual(78);

@@ -12,7 +12,7 @@ import { startFakePlatform, type FakePlatform } from '../../fixtures/platform/se
 import { generateSite, type Site, type SiteOptions } from '../../fixtures/platform/site.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiAction } from '../../src/model/apiRecords.js';
-import { cli, cliJson, donationSynced, keyOf, parseCsv, questionKey, questionSynced, recordCount, removeDir, tempCwd, waitFor, writeCalls, type JsonRun } from './helpers.js';
+import { cli, cliJson, donationSynced, keyOf, parseCsv, questionKey, questionSynced, recordCount, removeDir, tempCwd, unstamp, waitFor, writeCalls, type JsonRun } from './helpers.js';
 
 interface Deletion {
   object: string;
@@ -97,7 +97,7 @@ describe('audit guards', () => {
     expect((await cli(stack, ['audit'], cwd, undefined, { ...stack.env, SVC_SITE_ID: '6' })).code).toBe(0);
     const bad = await cli(stack, ['audit'], cwd, undefined, { ...stack.env, SVC_SITE_ID: 'six' });
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toMatch(/^svc-sync: SVC_SITE_ID: must be a site's id/);
+    expect(unstamp(bad.stderr).trim()).toMatch(/^svc-sync: SVC_SITE_ID: must be a site's id/);
   });
 
   it('a site that lists nothing: refused without a single request by id, and a read-only audit says why', async () => {

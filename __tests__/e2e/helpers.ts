@@ -414,3 +414,6 @@ export async function waitFor<T>(check: () => T | undefined, timeoutMs: number, 
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** Stderr without the UTC time that begins each line of a run without a terminal (cron mode). */
+export const unstamp = (stderr: string): string => stderr.replace(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /gm, '');

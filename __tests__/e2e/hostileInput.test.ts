@@ -10,7 +10,7 @@ import path from 'node:path';
 import { BIN } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
-import { cli, cliJson, donationSynced, keyOf, recordCount, removeDir, tempCwd, waitFor, writeCalls } from './helpers.js';
+import { cli, cliJson, donationSynced, keyOf, recordCount, removeDir, tempCwd, waitFor, writeCalls, unstamp } from './helpers.js';
 
 let stack: Stack;
 let cwd: string;
@@ -277,7 +277,7 @@ describe('standard output that cannot be written', () => {
   it('a full disk (> /dev/full) is one error line on stderr and exit 1', async () => {
     const res = await shell(`'${process.execPath}' '${BIN}' --json --dry-run object donation ${big.platform.site.donation[0].id} > /dev/full`);
     expect(res.status).toBe(1);
-    expect(res.stderr).toBe('svc-sync: cannot write to standard output: no space left on the device (ENOSPC)\n');
+    expect(unstamp(res.stderr)).toBe('svc-sync: cannot write to standard output: no space left on the device (ENOSPC)\n');
     expectNoStack(res.stderr);
   });
 });
@@ -286,7 +286,7 @@ describe('echoed input is cut and escaped', () => {
   it('an id with a line break and a huge type name give one bounded line each', async () => {
     const forged = await cli(stack, ['object', 'donation', '12\nsvc-sync: forged line'], cwd);
     expect(forged.code).toBe(2);
-    expect(forged.stderr).toBe('svc-sync: object id "12\\nsvc-sync: forged line": must be a positive whole number\n');
+    expect(unstamp(forged.stderr)).toBe('svc-sync: object id "12\\nsvc-sync: forged line": must be a positive whole number\n');
     const huge = await cli(stack, ['object', 'x'.repeat(100_000), '1'], cwd);
     expect(huge.code).toBe(2);
     expect(huge.stderr.trim().split('\n')).toHaveLength(1);

@@ -21,6 +21,6 @@ it('paces itself below the limit and reports each wait on stderr, keeping stdout
   const res = await cli(stack, ['--json', 'object', 'donation', String(donation.id)], cwd);
   expect(res.code).toBe(0);
   expect(JSON.parse(res.stdout)).toMatchObject({ status: 0 });
-  expect(res.stderr).toMatch(/rate limit.*resuming in \d+ s/);
+  expect(res.stderr).toMatch(/waiting \d+ s: platform (minute|hourly) limit|waiting \d+ s: platform rate limited/);
   expect(stack.platform.requests.rateLimited).toBe(0);
 });

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { BIN } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import { cli, removeDir, tempCwd, waitFor } from './helpers.js';
+import { cli, removeDir, tempCwd, waitFor, unstamp } from './helpers.js';
 
 let stack: Stack;
 let cwd: string;
@@ -67,6 +67,8 @@ describe('svc-sync serve', () => {
     // Two events for one donation, coalesced into one ref of one batch.
     expect(stderr).toMatch(/webhook batch: 2 events \(2 done, 0 skipped, 0 failed\) for 1 record /);
     expect(stderr).not.toContain(SECRET);
+    // A serve log is read later: every line carries its time (ISO 8601, UTC).
+    for (const line of stderr.split('\n').filter((l) => l !== '')) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /);
 
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
@@ -85,7 +87,7 @@ describe('svc-sync serve', () => {
     fs.writeFileSync(junk, 'meeting notes, not a queue\n'.repeat(200));
     const started = await cli(stack, ['serve', '--host', '127.0.0.1', '--port', '0', '--queue', junk], cwd);
     expect(started.code).toBe(2);
-    expect(started.stderr.trim()).toBe(`svc-sync: queue file ${junk}: is not an svc-sync queue (not a SQLite database): point --queue or SVC_QUEUE_PATH at another path, or move the file away (file is not a database)`);
+    expect(unstamp(started.stderr).trim()).toBe(`svc-sync: queue file ${junk}: is not an svc-sync queue (not a SQLite database): point --queue or SVC_QUEUE_PATH at another path, or move the file away (file is not a database)`);
     const status = await cli(stack, ['queue', '--queue', junk], cwd);
     expect(status.code).toBe(2);
     expect(status.stderr).toContain(`queue file ${junk}: is not an svc-sync queue`);
@@ -97,7 +99,7 @@ describe('svc-sync serve', () => {
     const event = { object_type: 'Donation', object_id: donation.id, event_type: 'donations.update', application: 'Kentaa', site_id: 6 };
     expect((await post(`${base}/webhooks/${SECRET}`, event)).status).toBe(200);
     await waitFor(() => (stack.platform.requests.log.some((e) => e.url.startsWith(`/v1/donations/${donation.id}`) && e.status === 429) ? true : undefined), 15_000, 'the 429');
-    await waitFor(() => (/rate limited: resuming in 600 s/.test(stderr) ? true : undefined), 10_000, 'the wait to be announced');
+    await waitFor(() => (/waiting 600 s: platform rate limited/.test(stderr) ? true : undefined), 10_000, 'the wait to be announced');
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const sent = Date.now();
     child.kill('SIGTERM');
@@ -120,7 +122,7 @@ describe('svc-sync serve', () => {
       const res = await cli(stack, ['serve', '--host', '127.0.0.1', '--port', String(port)], other);
       removeDir(other);
       expect(res.code).toBe(2);
-      expect(res.stderr.trim()).toBe(`svc-sync: --port ${port}: already in use on 127.0.0.1 (another svc-sync serve or another program); choose another port`);
+      expect(unstamp(res.stderr).trim()).toBe(`svc-sync: --port ${port}: already in use on 127.0.0.1 (another svc-sync serve or another program); choose another port`);
     } finally {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }

@@ -79,7 +79,7 @@ describe('429', () => {
     const donation = await client.getById('donation', site.donation[5].id);
     const waited = Date.now() - started;
     expect(donation.id).toBe(site.donation[5].id);
-    expect(waits).toEqual([{ seconds: 1, reason: 'rate_limited', message: 'rate limited: resuming in 1 s' }]);
+    expect(waits).toEqual([{ seconds: 1, reason: 'rate_limited', message: 'waiting 1 s: platform rate limited (429)' }]);
     expect(client.counts()).toMatchObject({ total: 2, retries: 1, rateLimitWaits: 1 });
     // The retry came after the announced second, not before (an outcome, not a speed limit).
     expect(waited).toBeGreaterThanOrEqual(950);

@@ -21,6 +21,7 @@ import { serve } from '../../src/webhook/serve.js';
 import { startReceiver } from '../../src/webhook/server.js';
 import { startWorker, type BatchProcessor, type ProcessResult, type Worker } from '../../src/webhook/worker.js';
 import { donationEvent, pool, postJson, request } from './helpers.js';
+import { unstamp } from '../e2e/helpers.js';
 
 let postgres: TestPostgres;
 let dbUrl: string;
@@ -385,7 +386,7 @@ describe('two `svc-sync serve` processes on one database', () => {
     const login = await serveOnce({ SVC_QUEUE_URL: wrong });
     expect(login.code).toBe(2);
     expect(login.stderr.trim().split('\n')).toHaveLength(1);
-    expect(login.stderr).toMatch(/^svc-sync: SVC_QUEUE_URL \/ SVC_QUEUE_SCHEMA: the database refused the login \(queue database postgres:\/\/<credentials>@127\.0\.0\.1:\d+\/receivers: password authentication failed/);
+    expect(unstamp(login.stderr)).toMatch(/^svc-sync: SVC_QUEUE_URL \/ SVC_QUEUE_SCHEMA: the database refused the login \(queue database postgres:\/\/<credentials>@127\.0\.0\.1:\d+\/receivers: password authentication failed/);
     expect(login.stderr).not.toContain('not-the-password-9f1');
 
     const missing = await serveOnce({ SVC_QUEUE_URL: dbUrl.replace(/\/receivers$/, '/no_such_db') });
@@ -394,7 +395,7 @@ describe('two `svc-sync serve` processes on one database', () => {
 
     const reserved = await serveOnce({ SVC_QUEUE_URL: dbUrl, SVC_QUEUE_SCHEMA: 'pg_queue' });
     expect(reserved.code).toBe(2);
-    expect(reserved.stderr.trim()).toBe('svc-sync: SVC_QUEUE_SCHEMA "pg_queue": names starting with pg_ are reserved by PostgreSQL; use another (default svc_sync)');
+    expect(unstamp(reserved.stderr).trim()).toBe('svc-sync: SVC_QUEUE_SCHEMA "pg_queue": names starting with pg_ are reserved by PostgreSQL; use another (default svc_sync)');
     const shared = await serveOnce({ SVC_QUEUE_URL: dbUrl, SVC_QUEUE_SCHEMA: 'public' });
     expect(shared.code).toBe(2);
     expect(shared.stderr).toMatch(/SVC_QUEUE_SCHEMA "public": is shared with other applications/);

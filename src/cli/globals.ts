@@ -14,6 +14,7 @@ export interface GlobalOptions {
   loginUrl?: string;
   apiVersion?: string;
   bulkThreshold?: string;
+  logFormat?: string;
 }
 
 /**
@@ -29,6 +30,7 @@ const SETTING_FLAGS: Array<{ flag: string; option: keyof GlobalOptions; setting:
   { flag: '--instance-url <url>', option: 'instanceUrl', setting: 'SF_INSTANCE_URL', help: 'Salesforce instance URL (env SF_INSTANCE_URL)' },
   { flag: '--login-url <url>', option: 'loginUrl', setting: 'SF_LOGIN_URL', help: 'Salesforce login URL for OAuth (env SF_LOGIN_URL, default: https://login.salesforce.com)' },
   { flag: '--api-version <v>', option: 'apiVersion', setting: 'SF_API_VERSION', help: 'Salesforce API version (env SF_API_VERSION, default: 62.0)' },
+  { flag: '--log-format <format>', option: 'logFormat', setting: 'SVC_LOG_FORMAT', help: 'stderr lines as text or json, one object a line with time, level and msg (env SVC_LOG_FORMAT, default: text)' },
   { flag: '--bulk-threshold <n>', option: 'bulkThreshold', setting: 'SF_BULK_THRESHOLD', help: 'records of one object above which Bulk API 2.0 is used (env SF_BULK_THRESHOLD, default: 2000)' },
 ];
 

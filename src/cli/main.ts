@@ -1,4 +1,5 @@
 /** Entry point: runs the program; an error that ends a command gets its exit code and next steps from the model's table. */
+import { stderrLine } from './output.js';
 import { CommanderError, type Command } from 'commander';
 import { loadRaw, redact } from '../config/load.js';
 import { EXIT, actionsOf, describeError, exitCodeOf } from '../model/errors.js';
@@ -74,7 +75,7 @@ async function run(argv: string[]): Promise<number> {
       const actions = actionsOf(err).map((a) => (a === 'svc-sync --help' ? `${commandPath(program, argv)} --help` : a));
       writeJsonError(status, err instanceof Error ? err.name : 'Error', message, actions.map((a) => safeRedact(a, argv)));
     } else {
-      process.stderr.write(`svc-sync: ${message}\n`);
+      process.stderr.write(`${stderrLine('error', `svc-sync: ${message}`)}\n`);
     }
     if (process.env.SVC_SYNC_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${safeRedact(err.stack, argv)}\n`);
     return status;

@@ -2,10 +2,24 @@
  * What a command prints. With --json, stdout carries exactly one JSON document in the Salesforce
  * CLI's envelope and nothing else; every message goes to stderr. Secrets are redacted from all of it.
  */
+import { logLine, type LogFormat, type LogLevel } from '../config/log.js';
+
 export interface OutputOptions {
   json: boolean;
   quiet: boolean;
   verbose: boolean;
+  /** Stderr lines as text or one JSON object each (SVC_LOG_FORMAT); text when absent. */
+  logFormat?: LogFormat;
+  /** Text lines on stderr begin with their time: for a log (cron, `serve`), not a terminal. */
+  stamp?: boolean;
+}
+
+/** The last command's log style: the line of an error that ends the process is written alike. */
+let style: { format: LogFormat; stamp: boolean } = { format: 'text', stamp: !process.stderr.isTTY };
+
+/** A stderr line outside any command's Output (the closing error), already masked, in the log style. */
+export function stderrLine(level: LogLevel, masked: string): string {
+  return logLine(style.format, level, masked, style.stamp);
 }
 
 /**
@@ -25,6 +39,7 @@ export class Output {
     redact: (text: string) => string = (t) => t,
   ) {
     this.redact = (t) => terminalSafe(redact(t));
+    style = { format: opts.logFormat ?? 'text', stamp: opts.stamp ?? false };
   }
 
   /** Human result text on stdout (not with --json or --quiet). */
@@ -34,20 +49,25 @@ export class Output {
 
   /** Progress and notices on stderr (not with --quiet). */
   info(text: string): void {
-    if (!this.opts.quiet) process.stderr.write(`${this.redact(text)}\n`);
+    if (!this.opts.quiet) this.log('info', text);
   }
 
   /** A warning that explains a non-zero exit (replay's bad lines, failures under --quiet): never hidden. */
   warn(text: string): void {
-    process.stderr.write(`${this.redact(text)}\n`);
+    this.log('warn', text);
   }
 
   verbose(text: string): void {
-    if (this.opts.verbose && !this.opts.quiet) process.stderr.write(`${this.redact(text)}\n`);
+    if (this.opts.verbose && !this.opts.quiet) this.log('info', text);
   }
 
   error(text: string): void {
-    process.stderr.write(`svc-sync: ${this.redact(text)}\n`);
+    this.log('error', `svc-sync: ${text}`);
+  }
+
+  /** One stderr line, masked, in the log format; `stamp` forces the time on text lines (`serve`). */
+  log(level: LogLevel, text: string, stamp = this.opts.stamp ?? false): void {
+    process.stderr.write(`${logLine(this.opts.logFormat ?? 'text', level, this.redact(text), stamp)}\n`);
   }
 
   /**

@@ -3,6 +3,7 @@
  * and hand back a typed CommandResult, then alone prints it (human text or the --json envelope)
  * and returns the exit code. Commands never print their result nor pick a process exit code.
  */
+import { parseLogFormat } from '../config/log.js';
 import type { Command } from 'commander';
 import { loadRaw, redact, type RawSettings } from '../config/load.js';
 import { oneLine } from '../config/echo.js';
@@ -41,7 +42,9 @@ export type SetExit = (code: number) => void;
 
 export function commandContext(globals: GlobalOptions, readSettings = true, argv: string[] = []): CommandContext {
   const raw = readSettings ? loadRaw({ flags: settingFlags(globals), configPath: globals.config }) : {};
-  const out = new Output({ json: globals.json, quiet: globals.quiet, verbose: globals.verbose }, (t) => redact(t, raw));
+  // Stderr that is not a terminal is a log (cron): its lines carry their time.
+  const logFormat = parseLogFormat(raw.SVC_LOG_FORMAT);
+  const out = new Output({ json: globals.json, quiet: globals.quiet, verbose: globals.verbose, logFormat, stamp: !process.stderr.isTTY }, (t) => redact(t, raw));
   return { globals, raw, out, argv: ['svc-sync', ...argv] };
 }
 

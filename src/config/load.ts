@@ -36,6 +36,7 @@ export const SETTING_NAMES = [
   'SVC_QUEUE_SCHEMA',
   'SVC_QUEUE_LEASE_S',
   'SVC_SETTLE_S',
+  'SVC_LOG_FORMAT',
 ] as const;
 export type SettingName = (typeof SETTING_NAMES)[number];
 

@@ -12,6 +12,7 @@ import { BULK_NULL, parseCsv, toCsv } from './csv.js';
 import { toSalesforceError } from './errors.js';
 import { recordKey, type CrmError, type CrmRecord, type CrmValue, type UpsertOutcome } from '../model/crmRecords.js';
 import { isFatal } from '../model/errors.js';
+import type { WriteStep } from '../model/outcomes.js';
 
 export interface BulkOptions {
   /** First wait between polls; grows by half each poll up to maxPollIntervalMs. */
@@ -94,20 +95,26 @@ function parseBulkError(text: string): CrmError {
   return m ? { code: m[1], message: m[2].trim() } : { code: 'UNKNOWN_ERROR', message: text };
 }
 
-export async function upsertViaBulk(api: SalesforceApi, object: string, records: CrmRecord[], opts: BulkOptions = DEFAULT_BULK): Promise<Map<string, UpsertOutcome>> {
+export async function upsertViaBulk(
+  api: SalesforceApi,
+  object: string,
+  records: CrmRecord[],
+  opts: BulkOptions = DEFAULT_BULK,
+  onStep?: (step: WriteStep) => void,
+): Promise<Map<string, UpsertOutcome>> {
   const outcomes = new Map<string, UpsertOutcome>();
   for (const part of splitBySize(records, opts.maxJobBytes)) {
-    for (const [k, o] of await runJob(api, object, part, opts)) outcomes.set(k, o);
+    for (const [k, o] of await runJob(api, object, part, opts, onStep)) outcomes.set(k, o);
   }
   return outcomes;
 }
 
-async function runJob(api: SalesforceApi, object: string, records: CrmRecord[], opts: BulkOptions): Promise<Map<string, UpsertOutcome>> {
+async function runJob(api: SalesforceApi, object: string, records: CrmRecord[], opts: BulkOptions, onStep?: (step: WriteStep) => void): Promise<Map<string, UpsertOutcome>> {
   const outcomes = new Map<string, UpsertOutcome>();
   const job = await runIngestJob(api, { object, externalIdFieldName: KEY_FIELD, operation: 'upsert' }, toBulkCsv(records), opts, {
     name: 'job',
     rerun: 'it may still complete (see Setup > Bulk Data Load Jobs), run again to confirm',
-  });
+  }, onStep ? { records: records.length, onStep } : undefined);
   if ('error' in job) {
     for (const r of records) outcomes.set(recordKey(r), { key: recordKey(r), status: 'failed', error: job.error });
     return outcomes;
@@ -144,13 +151,19 @@ export async function runIngestJob(
   csv: string,
   opts: BulkOptions,
   words: { name: string; rerun: string },
+  /** Told where the job stands; `records` is the job's row count (rows may span lines). */
+  progress?: { records: number; onStep: (step: WriteStep) => void },
 ): Promise<IngestResult> {
+  const records = progress?.records ?? 0;
+  const onStep = progress?.onStep;
   let jobId: string | undefined;
   try {
     const created = await api.call<JobInfo>({ method: 'POST', url: '/jobs/ingest', body: { ...job, contentType: 'CSV', lineEnding: 'LF', columnDelimiter: 'COMMA' } });
     jobId = created.id;
+    onStep?.({ via: 'bulk', step: 'created', records });
     await api.call<string>({ method: 'PUT', url: `/jobs/ingest/${jobId}/batches`, raw: { contentType: 'text/csv', text: csv }, text: true });
     await api.call<JobInfo>({ method: 'PATCH', url: `/jobs/ingest/${jobId}`, body: { state: 'UploadComplete' } });
+    onStep?.({ via: 'bulk', step: 'uploaded', records });
 
     const started = Date.now();
     let interval = opts.pollIntervalMs;
@@ -158,6 +171,7 @@ export async function runIngestJob(
     for (;;) {
       await sleep(interval);
       info = await api.call<JobInfo>({ method: 'GET', url: `/jobs/ingest/${jobId}` });
+      onStep?.({ via: 'bulk', step: 'processing', processed: info.numberRecordsProcessed ?? 0, records });
       if (info.state === 'JobComplete' || info.state === 'Failed' || info.state === 'Aborted') break;
       if (Date.now() - started + interval > opts.pollTimeoutMs) {
         return {
@@ -173,6 +187,7 @@ export async function runIngestJob(
       return { error: { code: info.state === 'Failed' ? 'BULK_JOB_FAILED' : 'BULK_JOB_ABORTED', message: `Bulk API 2.0 ${words.name} ${jobId} ${info.state}: ${info.errorMessage ?? 'no reason given'}` } };
     }
     // The results echo every uploaded column; only the outcome and the matching key are kept.
+    onStep?.({ via: 'bulk', step: 'results', records });
     const columns = ['sf__Id', 'sf__Created', 'sf__Error', job.externalIdFieldName ?? 'Id'];
     const ok = parseCsv(await api.call<string>({ method: 'GET', url: `/jobs/ingest/${jobId}/successfulResults`, text: true }), { columns });
     const bad = parseCsv(await api.call<string>({ method: 'GET', url: `/jobs/ingest/${jobId}/failedResults`, text: true }), { columns });

@@ -9,6 +9,7 @@ import { recordKey, type CrmError, type CrmRecord, type UpsertOutcome } from '..
 import { SalesforceError, isFatal } from '../model/errors.js';
 import { KEY_FIELD } from '../model/refs.js';
 import { sleep } from '../model/sleep.js';
+import type { WriteStep } from '../model/outcomes.js';
 import { backoff, type SalesforceApi } from './api.js';
 import { isTransientCode, toSalesforceError } from './errors.js';
 
@@ -34,14 +35,16 @@ function firstError(res: SaveResult): CrmError {
   return e.fields?.length ? { code, message: e.message ?? code, fields: e.fields } : { code, message: e.message ?? code };
 }
 
-export async function upsertViaCollections(api: SalesforceApi, object: string, records: CrmRecord[]): Promise<Map<string, UpsertOutcome>> {
+export async function upsertViaCollections(api: SalesforceApi, object: string, records: CrmRecord[], onStep?: (step: WriteStep) => void): Promise<Map<string, UpsertOutcome>> {
   const outcomes = new Map<string, UpsertOutcome>();
   const duplicateRetried = new Set<string>();
   let pending = records;
   for (let round = 0; pending.length > 0; round++) {
     if (round > 0) await sleep(backoff(api.retry, round - 1));
     const again: CrmRecord[] = [];
-    for (const part of chunk(pending, COLLECTION_SIZE)) {
+    const parts = chunk(pending, COLLECTION_SIZE);
+    for (const [i, part] of parts.entries()) {
+      onStep?.({ via: 'collections', batch: i + 1, batches: parts.length });
       let results: SaveResult[];
       try {
         results = await api.call<SaveResult[]>({

@@ -18,6 +18,7 @@ import { queryAll, queryPages, queryUrlPrefix } from './query.js';
 import { DEFAULT_MAX_URL_LENGTH, assertIdentifier, buildInQueries } from './soql.js';
 import type { CrmCallCounts, CrmRecord, DeleteOutcome, StoredRecord, UpsertOutcome } from '../model/crmRecords.js';
 import type { AuditSink } from '../model/ports.js';
+import type { WriteStep } from '../model/outcomes.js';
 import { describeObject, type ObjectDescription } from './describe.js';
 
 export interface SinkOptions {
@@ -68,14 +69,14 @@ export class SalesforceSink implements AuditSink {
     return this.api.apiUsage();
   }
 
-  async upsert(object: SObjectName, records: CrmRecord[]): Promise<UpsertOutcome[]> {
+  async upsert(object: SObjectName, records: CrmRecord[], onStep?: (step: WriteStep) => void): Promise<UpsertOutcome[]> {
     const { merged, missingKey } = mergeByKey(records);
     const out: UpsertOutcome[] = [];
     for (let i = 0; i < missingKey; i++) out.push({ key: '', status: 'failed', error: { code: 'MISSING_KEY', message: `a ${object} record without ${KEY_FIELD} was not sent` } });
     if (merged.length === 0) return out;
 
     const outcomes =
-      merged.length > this.options.bulkThreshold ? await this.bulkWithRetries(object, merged) : await upsertViaCollections(this.api, object, merged);
+      merged.length > this.options.bulkThreshold ? await this.bulkWithRetries(object, merged, onStep) : await upsertViaCollections(this.api, object, merged, onStep);
     for (const r of merged) {
       const key = String(r[KEY_FIELD]);
       out.push(outcomes.get(key) ?? { key, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
@@ -84,8 +85,8 @@ export class SalesforceSink implements AuditSink {
   }
 
   /** Rows of a job that failed transiently are sent again: by Collections when few, else a new job. */
-  private async bulkWithRetries(object: SObjectName, records: CrmRecord[]): Promise<Map<string, UpsertOutcome>> {
-    const outcomes = await upsertViaBulk(this.api, object, records, this.bulkOptions);
+  private async bulkWithRetries(object: SObjectName, records: CrmRecord[], onStep?: (step: WriteStep) => void): Promise<Map<string, UpsertOutcome>> {
+    const outcomes = await upsertViaBulk(this.api, object, records, this.bulkOptions, onStep);
     const byKey = new Map(records.map((r) => [String(r[KEY_FIELD]), r]));
     for (let round = 1; round < this.api.retry.attempts; round++) {
       const again = [...outcomes.values()]
@@ -94,7 +95,7 @@ export class SalesforceSink implements AuditSink {
         .filter((r): r is CrmRecord => r !== undefined);
       if (again.length === 0) break;
       await sleep(backoff(this.api.retry, round - 1));
-      const retried = again.length > this.options.bulkThreshold ? await upsertViaBulk(this.api, object, again, this.bulkOptions) : await upsertViaCollections(this.api, object, again);
+      const retried = again.length > this.options.bulkThreshold ? await upsertViaBulk(this.api, object, again, this.bulkOptions, onStep) : await upsertViaCollections(this.api, object, again, onStep);
       for (const [k, o] of retried) outcomes.set(k, o);
     }
     return outcomes;

@@ -51,10 +51,21 @@ export interface OwnerPair {
   actionId: number;
 }
 
-/** The engine's progress: after each list page (scan), each fetch by id (fetch) and each write batch (write). */
+/**
+ * Where a write to Salesforce stands: a Bulk job's steps (its records processed so far while it
+ * runs), or the Collections request in flight among those of the write.
+ */
+export type WriteStep =
+  | { via: 'bulk'; step: 'created' | 'uploaded' | 'results'; records: number }
+  | { via: 'bulk'; step: 'processing'; processed: number; records: number }
+  | { via: 'collections'; batch: number; batches: number };
+
+/** The engine's progress: after each list page (scan), each fetch by id (fetch), before mapping (map), during and after each write batch (write). */
 export interface Progress {
   type: ObjectType;
-  phase?: 'scan' | 'fetch' | 'write';
+  phase?: 'scan' | 'fetch' | 'map' | 'write';
+  /** During a write: the step Salesforce is at. */
+  step?: WriteStep;
   /** Records of this type scanned, fetched or handled so far in this run (per phase). */
   done: number;
   total?: number;

@@ -7,6 +7,7 @@ import type { ApiRecordOf, ResourceType } from './apiRecords.js';
 import type { CrmCallCounts, CrmRecord, DeleteOutcome, StoredRecord, UpsertOutcome } from './crmRecords.js';
 import type { PlatformError } from './errors.js';
 import type { SObjectName } from './objects.js';
+import type { WriteStep } from './outcomes.js';
 
 export interface FetchResult<T> {
   records: Map<number, T>;
@@ -75,8 +76,8 @@ export interface RecordSource {
 export interface CrmSink {
   /** Reads existing records by SvcId__c with the given fields, batched; unknown keys are absent. */
   readByKeys(object: SObjectName, keys: string[], fields: string[]): Promise<Map<string, StoredRecord>>;
-  /** Upserts on SvcId__c in batches (Collections or Bulk 2.0); one outcome per distinct key. */
-  upsert(object: SObjectName, records: CrmRecord[]): Promise<UpsertOutcome[]>;
+  /** Upserts on SvcId__c in batches (Collections or Bulk 2.0); one outcome per distinct key; `onStep` hears where the write stands. */
+  upsert(object: SObjectName, records: CrmRecord[], onStep?: (step: WriteStep) => void): Promise<UpsertOutcome[]>;
   /** Records whose `lookupField` points at one of `parentIds`, with the given fields (descendant re-link). */
   readChildren(object: SObjectName, lookupField: string, parentIds: string[], fields: string[]): Promise<StoredRecord[]>;
   calls(): CrmCallCounts;

@@ -22,7 +22,7 @@ import type { BudgetReading, RateLimitSnapshot, SharedBudget, SharedTake, WaitRe
 
 export type { BudgetReading, RateLimitSnapshot, SharedBudget, SharedTake, WaitReason };
 
-/** What a waiting run tells the user: "rate limited: resuming in 42 s". */
+/** What a waiting run tells the user: "waiting 42 s: platform minute limit". */
 export interface WaitInfo {
   seconds: number;
   reason: WaitReason;
@@ -110,8 +110,9 @@ export function retryAfterMs(headers: IncomingHttpHeaders, now: number = Date.no
 }
 
 export function describeWait(seconds: number, reason: WaitReason): string {
-  const why = reason === 'rate_limited' ? 'rate limited' : reason === 'minute_limit' ? 'minute rate limit reached' : 'hourly rate limit reached';
-  return `${why}: resuming in ${seconds} s`;
+  // The wait first: an 80-column line cut at its end still shows it.
+  const why = reason === 'rate_limited' ? 'platform rate limited (429)' : reason === 'minute_limit' ? 'platform minute limit' : 'platform hourly limit';
+  return `waiting ${seconds} s: ${why}`;
 }
 
 export class RatePacer {

@@ -424,7 +424,7 @@ export class PlatformSource implements RecordSource {
   }
 }
 
-/** The source the engine uses; hooks let the CLI show waits ("rate limited: resuming in 42 s"). */
+/** The source the engine uses; hooks let the CLI show waits ("waiting 42 s: platform minute limit"). */
 export function createPlatformSource(
   settings: PlatformSettings,
   hooks: PlatformHooks = {},

@@ -22,7 +22,7 @@ export interface Deps {
   sink: CrmSink;
 }
 
-/** Notes for a person ("rate limited: resuming in 42 s"), as one line each. */
+/** Notes for a person ("waiting 42 s: platform minute limit"), as one line each. */
 export type OnNote = (text: string, until?: number) => void;
 
 /** The two sides one run needs: a platform source (its own record cache) and a connected Salesforce sink. */

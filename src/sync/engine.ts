@@ -203,6 +203,7 @@ export class SyncEngine {
 
     // What each record's mapping context needs besides the record: the schema's context rules say.
     const rules = SCHEMA[type].context;
+    this.opts.onProgress?.({ type, phase: 'map', done: this.done.get(type) ?? 0, total: this.totals.get(type) });
     const users = rules.owner ? await this.fetchOwners(type, records) : new Map<number, ApiUser>();
     const results = records.map((record) => {
       const parent = parentOf.get(record);
@@ -333,7 +334,10 @@ export class SyncEngine {
       }
       const records = linked.records.filter((r) => !skipped.has(recordKey(r)));
       this.checkStop();
-      await this.writer.write(schema, records, warnings);
+      const done = this.done.get(type) ?? 0;
+      const total = this.totals.get(type);
+      const onProgress = this.opts.onProgress;
+      await this.writer.write(schema, records, warnings, onProgress && ((step) => onProgress({ type, phase: 'write', done, total, step })));
     }
     this.done.set(type, (this.done.get(type) ?? 0) + results.length);
     this.opts.onProgress?.({ type, phase: 'write', done: this.done.get(type) ?? 0, total: this.totals.get(type) });

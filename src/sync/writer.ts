@@ -7,7 +7,7 @@ import type { FieldType } from '../mapping/fieldTypes.js';
 import { NAME_FIELD, NAME_LENGTH, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
 import { recordKey, type CrmRecord, type StoredRecord, type UpsertOutcome } from '../model/crmRecords.js';
 import type { ObjectType, SObjectName } from '../model/objects.js';
-import type { Changes } from '../model/outcomes.js';
+import type { Changes, WriteStep } from '../model/outcomes.js';
 import type { CrmSink } from '../model/ports.js';
 import { KEY_FIELD } from '../model/refs.js';
 import { pendingId, type RecordCache } from './cache.js';
@@ -39,7 +39,7 @@ export class RecordWriter {
   }
 
   /** diff -> upsert (or, in a dry run, the outcomes it would have) -> re-link of moved records' descendants. */
-  async write(schema: ObjectSchema, records: CrmRecord[], warnings: Map<string, string[]>): Promise<void> {
+  async write(schema: ObjectSchema, records: CrmRecord[], warnings: Map<string, string[]>, onStep?: (step: WriteStep) => void): Promise<void> {
     if (records.length === 0) return;
     const keys = records.map((r) => recordKey(r));
     const toRead = keys.filter((k) => !this.absentInSalesforce.has(k));
@@ -68,7 +68,7 @@ export class RecordWriter {
       ? toWrite.map(({ record, current: cur }) =>
           cur ? { key: recordKey(record), status: 'updated', id: cur.Id } : { key: recordKey(record), status: 'created', id: pendingId(recordKey(record)) },
         )
-      : await this.sink.upsert(schema.apiName, toWrite.map((w) => w.record));
+      : await this.sink.upsert(schema.apiName, toWrite.map((w) => w.record), onStep);
     const byKey = new Map(outcomes.map((o) => [o.key, o]));
     const moved: StoredRecord[] = [];
     const lookupNames = lookupFields(schema).map((f) => f.name);

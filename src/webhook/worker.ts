@@ -9,6 +9,7 @@ import type { ObjectRef } from '../model/objects.js';
 import type { OwnerPair } from '../model/outcomes.js';
 import { keyFor } from '../model/refs.js';
 import type { BackoffPolicy, ClaimedBatch, ClaimedRef, EventOutcome } from './queue.js';
+import { failureReasons } from './failureReasons.js';
 import type { QueueStore } from './queueStore.js';
 import { QueueFaults, WORKER_BACKOFF, type WorkerHealth } from './queueFaults.js';
 import { BatchLedger, type BatchCost, type BatchStats } from './batchCost.js';
@@ -401,7 +402,8 @@ class QueueWorker implements Worker {
       // Events and records are different units: each number says which it counts.
       `webhook batch: ${report.events} events (${report.done} done, ${report.skipped} skipped, ${report.failed} failed) ` +
         `for ${report.refs} record${report.refs === 1 ? '' : 's'} (${report.processed} synced through the engine) in ${report.durationMs} ms${cost}` +
-        (recorded && lost > 0 ? ` (${lost} of them not recorded: claim lost to another receiver)` : ''),
+        (recorded && lost > 0 ? ` (${lost} of them not recorded: claim lost to another receiver)` : '') +
+        failureReasons(outcomes),
     );
     if (recorded) this.opts.onBatch?.(report);
     this.remember(report, recorded);

@@ -51,7 +51,8 @@ export function serveCommand(program: Command, setExit: SetExit): void {
       const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
       const size = batchSize(opts.batchSize);
       const settleMs = opts.settle === undefined ? settings.webhook.settleMs : settleSeconds(opts.settle, '--settle');
-      const log = (line: string): void => ctx.out.info(line);
+      // A serve log is read later: every line carries its time, on a terminal too.
+      const log = (line: string): void => void (ctx.globals.quiet || ctx.out.log('info', line, true));
       const queueUrl = opts.queueUrl ?? settings.webhook.queueUrl;
       if (queueUrl !== undefined && !isPostgresUrl(queueUrl)) throw new ConfigError(`--queue-url ${JSON.stringify(maskQueueUrl(queueUrl))}: must be a postgres:// or postgresql:// URL`);
       // The shared budget is keyed by a hash of the API URL and key: the key itself is never stored.

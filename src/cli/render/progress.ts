@@ -1,11 +1,13 @@
 /**
  * One status line on stderr while working, only when stderr is a terminal (never in cron or
- * --json): the phase (scan / fetch / write) and the type, counts against totals where known,
- * elapsed time and an ETA, requests to each side, and a rate-limit wait as a live countdown.
+ * --json): a rate-limit wait first, as a live countdown; the phase (scan / fetch / map / write) and
+ * the type, counts against totals where known, the write's step (Bulk job, Collections batch),
+ * elapsed time and an ETA without waits, requests to each side.
  * The line is cut to the terminal's width, so it never wraps.
  */
 import ora, { type Ora } from 'ora';
-import type { Progress } from '../../model/outcomes.js';
+import type { Progress, WriteStep } from '../../model/outcomes.js';
+import { stderrLine } from '../output.js';
 import { fit } from './text.js';
 
 export interface ProgressView {
@@ -31,50 +33,109 @@ export function clock(ms: number): string {
 
 const n = (v: number): string => v.toLocaleString('en-US');
 
-/** The status line's text (without the spinner), from what the run reported so far. */
-export function statusLine(p: Progress | undefined, startedAt: number, now: number, typeStartedAt: number, req: string, note: string): string {
+/** What a write step reads as: "Bulk job processing 5,000/20,000", "Collections 3/25". */
+export function describeStep(step: WriteStep): string {
+  if (step.via === 'collections') return `Collections ${n(step.batch)}/${n(step.batches)}`;
+  if (step.step === 'processing') return `Bulk job processing ${n(step.processed)}/${n(step.records)}`;
+  const what = { created: 'created', uploaded: 'uploaded', results: 'reading results' }[step.step];
+  return `Bulk job ${what} (${n(step.records)})`;
+}
+
+/**
+ * The status line's text (without the spinner), from what the run reported so far. A note (a
+ * wait) comes first, so a narrow terminal still shows it; `typeActiveMs` is the time spent on the
+ * current type outside waits, so the ETA does not grow while the run waits.
+ */
+export function statusLine(p: Progress | undefined, startedAt: number, now: number, typeActiveMs: number, req: string, note: string): string {
   const parts: string[] = [];
+  if (note) parts.push(note);
   if (p) {
     const phase = p.phase ?? 'write';
     parts.push(p.total === undefined ? `${phase} ${p.type} ${n(p.done)}` : `${phase} ${p.type} ${n(p.done)}/${n(p.total)}`);
+    if (p.step) parts.push(describeStep(p.step));
   } else parts.push('starting');
   parts.push(clock(now - startedAt));
   if (p?.total !== undefined && p.done > 0 && p.done < p.total) {
     // The current type's own pace: types differ (a segment is not a donation).
-    const eta = ((now - typeStartedAt) / p.done) * (p.total - p.done);
+    const eta = (typeActiveMs / p.done) * (p.total - p.done);
     parts.push(`ETA ${clock(eta)}`);
   }
   if (req) parts.push(req);
-  if (note) parts.push(note);
   return parts.join(' · ');
+}
+
+/**
+ * The status line's state, on an injected clock: progress, requests, and a note whose "waiting N s"
+ * counts down to its end. Time under such a wait is kept out of the current type's pace.
+ */
+export class ProgressTracker {
+  private readonly startedAt: number;
+  private current: Progress | undefined;
+  private typeStartedAt: number;
+  private waitedBeforeType = 0;
+  private waitedMs = 0;
+  private req = '';
+  private note = '';
+  private wait: { from: number; until: number } | undefined;
+
+  constructor(private readonly now: () => number = Date.now) {
+    this.startedAt = now();
+    this.typeStartedAt = this.startedAt;
+  }
+
+  update(p: Progress): void {
+    if (this.current?.type !== p.type) {
+      this.typeStartedAt = this.now();
+      this.waitedBeforeType = this.waited(this.typeStartedAt);
+    }
+    this.current = p;
+  }
+
+  setNote(text: string, until?: number): void {
+    this.endWait(this.now());
+    this.note = text;
+    if (until !== undefined) this.wait = { from: this.now(), until };
+  }
+
+  requests(platform: number, salesforce: number): void {
+    this.req = `${n(platform)} API + ${n(salesforce)} SF requests`;
+  }
+
+  line(): string {
+    const now = this.now();
+    if (this.wait && now >= this.wait.until) {
+      this.endWait(now);
+      this.note = '';
+    }
+    const shown = this.wait ? this.note.replace(/^waiting \d+ s/, `waiting ${Math.ceil((this.wait.until - now) / 1000)} s`) : this.note;
+    const active = now - this.typeStartedAt - (this.waited(now) - this.waitedBeforeType);
+    return statusLine(this.current, this.startedAt, now, Math.max(0, active), this.req, shown);
+  }
+
+  /** Wait time so far, the wait in course included (up to `at`). */
+  private waited(at: number): number {
+    return this.waitedMs + (this.wait ? Math.max(0, Math.min(at, this.wait.until) - this.wait.from) : 0);
+  }
+
+  private endWait(at: number): void {
+    if (!this.wait) return;
+    this.waitedMs = this.waited(at);
+    this.wait = undefined;
+  }
 }
 
 export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = process.stderr): ProgressView {
   // A terminal that reports no width (a pty nobody sized) would make the spinner redraw endlessly: treat as none.
   if (!enabled || !stream.isTTY || !(stream.columns > 0)) {
-    return { live: false, update: () => undefined, note: () => undefined, announce: (t) => void stream.write(`${t}\n`), requests: () => undefined, stop: () => undefined };
+    // Without a spinner the line is a log line: in cron mode it carries its time (or is JSON).
+    return { live: false, update: () => undefined, note: () => undefined, announce: (t) => void stream.write(`${stderrLine('warn', t)}\n`), requests: () => undefined, stop: () => undefined };
   }
   // discardStdin: false. ora would put stdin in raw mode, where Ctrl-C is a keypress, never SIGINT.
   const spinner: Ora = ora({ stream, text: 'starting', discardStdin: false }).start();
-  const startedAt = Date.now();
-  let current: Progress | undefined;
-  let typeStartedAt = startedAt;
-  let req = '';
-  let note = '';
-  let noteUntil: number | undefined;
+  const tracker = new ProgressTracker();
   const render = (): void => {
-    const now = Date.now();
-    let shown = note;
-    if (noteUntil !== undefined) {
-      const left = Math.ceil((noteUntil - now) / 1000);
-      if (left <= 0) {
-        note = '';
-        noteUntil = undefined;
-        shown = '';
-      } else shown = note.replace(/\d+ s$/, `${left} s`);
-    }
     // The spinner and its space take two columns.
-    spinner.text = fit(statusLine(current, startedAt, now, typeStartedAt, req, shown), Math.max(20, (stream.columns || 80) - 2));
+    spinner.text = fit(tracker.line(), Math.max(20, (stream.columns || 80) - 2));
   };
   // Elapsed time, the ETA and a countdown move even while no batch ends.
   const ticker = setInterval(render, 1000);
@@ -82,13 +143,11 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = pr
   return {
     live: true,
     update(p) {
-      if (current?.type !== p.type) typeStartedAt = Date.now();
-      current = p;
+      tracker.update(p);
       render();
     },
     note(text, until) {
-      note = text;
-      noteUntil = until;
+      tracker.setNote(text, until);
       render();
     },
     announce(text) {
@@ -97,7 +156,7 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = pr
       spinner.render();
     },
     requests(platform, salesforce) {
-      req = `${n(platform)} API + ${n(salesforce)} SF requests`;
+      tracker.requests(platform, salesforce);
       render();
     },
     stop() {
