@@ -2,7 +2,7 @@
 import { settingsOf } from '../config/load.js';
 import { echo, oneLine } from '../config/echo.js';
 import { ConfigError, EXIT, InterruptedError, describeError, exitCodeOf, type ExitCode } from '../model/errors.js';
-import { createDeps, createEngine, keepProfile, profileFileFor, type Deps, type SyncEngine } from '../sync/compose.js';
+import { createDeps, createEngine, profileFileFor, type Deps, type SyncEngine } from '../sync/compose.js';
 import { RunReport } from '../sync/report.js';
 import { buildResult, DRY_RUN_NOTICE, type RunResult } from '../sync/result.js';
 import { CsvReport } from './render/csvReport.js';
@@ -68,7 +68,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   // The first Ctrl-C stops the run cleanly, and says so at once (even with --quiet: it explains the exit).
   const interrupt = watchInterrupt((line) => progress.announce(`svc-sync: ${line}`));
   const csv = run.opts.report ? new CsvReport(run.opts.report) : undefined;
-  const learn = { profileFile: profileFileFor(run.stateFile) };
+  const learn = { profileFile: profileFileFor(run.stateFile), save: !globals.dryRun };
   const report = new RunReport(csv ? (o) => csv.write(o) : undefined);
   let deps: Deps | undefined;
   let extra: E | undefined;
@@ -95,7 +95,6 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     progress.stop();
     csv?.close();
     interrupt.dispose();
-    if (deps !== undefined && !globals.dryRun) keepProfile(deps, learn);
   }
   // A stop at any point, even before the first record, ends with the resume line and 130/143.
   if (stopped instanceof InterruptedError) stopped = interruptedLine(stopped, report, globals.dryRun, ctx.argv.map(shellWord).join(' '), run.stateFile);

@@ -83,6 +83,8 @@ export interface LearnOptions {
   profile?: PlatformProfile;
   /** Told once per thing learned, as a line for a person. */
   onLearn?: (text: string) => void;
+  /** Told whenever the profile changes (to keep it at once: a killed run must not pay for it again). */
+  onProfile?: (profile: PlatformProfile) => void;
 }
 
 const timeOf = (value: unknown): number => (typeof value === 'string' ? Date.parse(value) : NaN);
@@ -125,6 +127,10 @@ export class PlatformSource implements RecordSource {
   private collection(type: ResourceType): CollectionProfile {
     const path = RESOURCES[type].path;
     return (this.profileValue.collections[path] ??= {});
+  }
+
+  private changed(): void {
+    this.learn.onProfile?.(this.profile());
   }
 
   private tell(text: string): void {
@@ -313,6 +319,7 @@ export class PlatformSource implements RecordSource {
     const served = page.perPage < MAX_PER_PAGE ? page.perPage : page.currentPage < page.totalPages && page.records.length < MAX_PER_PAGE ? page.records.length : undefined;
     if (served === undefined || served < 1 || served === this.collection(type).pageSize) return;
     this.collection(type).pageSize = served;
+    this.changed();
     const plural = RESOURCES[type].path;
     this.tell(`the platform serves ${plural} lists ${served} a page (asked ${MAX_PER_PAGE}): a full scan of ${page.totalEntries} costs ${Math.ceil(page.totalEntries / served)} requests`);
   }
@@ -334,6 +341,7 @@ export class PlatformSource implements RecordSource {
       if (outside) {
         if (profile[c.field] === 'ignored') continue;
         profile[c.field] = 'ignored';
+        this.changed();
         const plural = RESOURCES[type].path;
         this.tell(`the platform ignores ${c.name} on ${plural} lists: this run reads the whole list (${page.totalEntries} records, ${Math.ceil(page.totalEntries / this.pageSizeOf(type))} requests) and stays exact`);
       } else {
@@ -356,8 +364,9 @@ export class PlatformSource implements RecordSource {
     const byId = outcome.record;
     const missing = this.learn.keysRead(type).filter((k) => Object.hasOwn(byId, k) && !Object.hasOwn(sample, k));
     profile.list = missing.length > 0 ? 'partial' : 'complete';
+    if (missing.length > 0) profile.missing = missing;
+    this.changed();
     if (missing.length === 0) return;
-    profile.missing = missing;
     const plural = RESOURCES[type].path;
     this.tell(`list pages of ${plural} lack ${missing.join(', ')} (the by-id records have them): each record of ${plural} is fetched by id, 1 request a record instead of 1 per ${this.pageSizeOf(type)}`);
   }

@@ -10,7 +10,7 @@ import type { PlatformRequestInfo, RateLimitSnapshot, SharedBudget } from '../mo
 import type { AuditSink, CrmSink, RecordSource } from '../model/ports.js';
 import { assertPlatformApi, checkPlatform, PlatformClient, type PlatformCheck } from '../platform/client.js';
 import { describeWait } from '../platform/rateLimit.js';
-import { createPlatformSource, PlatformSource } from '../platform/source.js';
+import { createPlatformSource, PlatformSource, type LearnOptions } from '../platform/source.js';
 import { keysRead } from '../mapping/keysRead.js';
 import type { PlatformProfile } from '../model/platformProfile.js';
 import { profileFileBeside, readProfile, writeProfile } from './profileFile.js';
@@ -30,16 +30,23 @@ export type OnNote = (text: string, until?: number) => void;
 export interface LearnFrom {
   /** The file an earlier run kept the profile in (beside the run state). */
   profileFile?: string;
+  /** Keep what is learned in that file as it is learned (not in a dry run, which writes nothing). */
+  save?: boolean;
+}
+
+/** The source's learning options for a command: the saved profile, and saving each change at once. */
+function learning(learn: LearnFrom): LearnOptions {
+  const file = learn.profileFile;
+  return {
+    keysRead,
+    ...(file ? { profile: readProfile(file) } : {}),
+    ...(file && learn.save ? { onProfile: (p: PlatformProfile) => void writeProfile(file, p) } : {}),
+  };
 }
 
 /** Where a command keeps the platform profile: beside its state file, or in .svc-sync/. */
 export const profileFileFor = (stateFile: string | undefined): string => profileFileBeside(stateFile ?? '.svc-sync/state.json');
 
-/** Keeps what the run learned of the platform for the next run (not in a dry run: it writes nothing). */
-export function keepProfile(deps: Deps, learn: LearnFrom): void {
-  const profile = deps.source.profile?.();
-  if (learn.profileFile && profile) writeProfile(learn.profileFile, profile);
-}
 
 export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}): Promise<Deps> {
   // A wait's end, so a live view can count down to it.
@@ -48,7 +55,7 @@ export async function createDeps(settings: Settings, onNote: OnNote = () => unde
     { onWait: (w) => onNote(describeWait(w.seconds, w.reason), Date.now() + w.seconds * 1000), ...(stop ? { stop } : {}) },
     undefined,
     // What it learns is reported once, with the run's result (RecordSource.learned).
-    { keysRead, ...(learn.profileFile ? { profile: readProfile(learn.profileFile) } : {}) },
+    learning(learn),
   );
   const sink = await SalesforceSink.connect(settings.salesforce);
   return { source, sink };
@@ -176,12 +183,12 @@ export interface AuditDeps {
   sink: AuditSink;
 }
 
-export async function createAuditDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal): Promise<AuditDeps> {
+export async function createAuditDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}): Promise<AuditDeps> {
   const source = createPlatformSource(
     settings.platform,
     { onWait: (w) => onNote(describeWait(w.seconds, w.reason), Date.now() + w.seconds * 1000), ...(stop ? { stop } : {}) },
     undefined,
-    { keysRead },
+    learning(learn),
   );
   const sink = await SalesforceSink.connect(settings.salesforce);
   return { source, sink };

@@ -5,7 +5,7 @@ import { ConfigError, EXIT, exitCodeOf, messageOf, type ExitCode } from '../../m
 import { SYNC_ORDER } from '../../model/objects.js';
 import { parseLimit } from '../../sync/auditGuard.js';
 import { runAudit, type AuditResult } from '../../sync/auditRun.js';
-import { createAuditDeps, type AuditDeps } from '../../sync/compose.js';
+import { createAuditDeps, profileFileFor, type AuditDeps } from '../../sync/compose.js';
 import { watchInterrupt } from '../interrupt.js';
 import { createProgress } from '../render/progress.js';
 import { renderAudit, writeDriftCsv } from '../render/auditTables.js';
@@ -68,7 +68,10 @@ export function auditCommand(program: Command, setExit: SetExit): void {
         // The first Ctrl-C lets the batch in flight finish and reports what was done; the second quits.
         const interrupt = watchInterrupt((line) => progress.announce(`svc-sync: ${line}`), 'listing what was done');
         try {
-          const deps: AuditDeps = await createAuditDeps(settings, (t, until) => (progress.live ? progress.note(t, until) : ctx.out.info(t)), interrupt.signal);
+          const deps: AuditDeps = await createAuditDeps(settings, (t, until) => (progress.live ? progress.note(t, until) : ctx.out.info(t)), interrupt.signal, {
+            profileFile: profileFileFor(undefined),
+            save: !globals.dryRun,
+          });
           const { result, warnings, failed, stopped } = await runAudit(deps, {
             types,
             fix: Boolean(opts.fix),
