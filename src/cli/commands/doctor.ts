@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import Table from 'cli-table3';
 import { platformSettings, salesforceSettings } from '../../config/load.js';
 import { EXIT } from '../../model/errors.js';
 import { checkSetup } from '../../sync/compose.js';
+import { renderDoctorFindings } from '../render/doctorText.js';
+import { outputColumns, wrap } from '../render/text.js';
 import { runCommand, type SetExit } from '../runner.js';
 
 /**
@@ -20,12 +21,7 @@ export function doctorCommand(program: Command, setExit: SetExit): void {
         const { platformError, findings, actions, requests } = await checkSetup(platformSettings(ctx.raw), salesforceSettings(ctx.raw));
         const platformLine = platformError === undefined ? 'platform API key: ok' : `platform API: FAILED (${platformError})`;
         const status = platformError === undefined && findings.length === 0 ? EXIT.OK : EXIT.PARTIAL;
-        let text = `${platformLine}\nSalesforce org: every object and field is in place`;
-        if (findings.length > 0) {
-          const t = new Table({ head: ['object', 'field', 'problem', 'expected', 'actual'], style: { head: [], border: [] } });
-          for (const f of findings) t.push([f.object, f.field ?? '', f.problem, f.expected, f.actual]);
-          text = `${platformLine}\n${t.toString()}\n${findings.length} problem(s) in the org; to fix:\n${actions.map((a) => `  ${a}`).join('\n')}`;
-        }
+        const text = [wrap(platformLine, outputColumns(), '  '), ...renderDoctorFindings(findings, actions, outputColumns())].join('\n');
         return { status, result: { command: 'doctor', ok: status === EXIT.OK, platform: platformError ?? 'ok', findings, actions, requests }, warnings: [], text };
       }),
     );
