@@ -128,7 +128,7 @@ describe('a base URL that is not the platform API', () => {
   it('doctor reports the wrong base URL', async () => {
     const res = await cli(foreign, ['doctor'], cwd, undefined, typoEnv(foreign));
     expect(res.code).toBe(1);
-    expect(res.stdout).toMatch(/platform API: FAILED \(SVC_API_URL .*\/api-typo is not the platform's API/);
+    expect(res.stdout.replace(/\n\s+/g, ' ')).toMatch(/platform API: FAILED \(SVC_API_URL .*\/api-typo is not the platform's API/);
   });
 
   it('serve refuses to start on it (exit 2)', async () => {
