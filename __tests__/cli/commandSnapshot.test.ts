@@ -46,7 +46,12 @@ it('every command has an example, and every option of a value states its default
   sync.configureOutput({ writeOut: (s) => (syncHelp += s) });
   sync.outputHelp();
   expect(syncHelp).toMatch(/--batch-size <n>[\s\S]*\(default: 5000\)/);
-  expect(syncHelp).toMatch(/--bulk-threshold <n>[\s\S]*SF_BULK_THRESHOLD/);
+  // Global setting flags are described in svc-sync --help and named in the command's help.
+  expect(syncHelp).toMatch(/Global options \(see svc-sync --help\):[\s\S]*--bulk-threshold/);
+  let topHelp = '';
+  program.configureOutput({ writeOut: (s) => (topHelp += s) });
+  program.outputHelp();
+  expect(topHelp).toMatch(/--bulk-threshold <n>[\s\S]*SF_BULK_THRESHOLD/);
   // One cron recipe: the JSON log gets stdout only.
   expect(syncHelp).toContain('svc-sync sync --json --quiet >> /var/log/svc-sync.jsonl');
   expect(syncHelp).not.toContain('2>&1');
