@@ -143,7 +143,8 @@ export const ERROR_TABLE: readonly ErrorRule[] = [
     fatal: true,
     exit: EXIT.USAGE,
     actions: ['check SVC_API_KEY and SVC_API_URL', 'svc-sync doctor'],
-    describe: (m) => `platform API rejected the key or URL: ${m} (check SVC_API_KEY and SVC_API_URL)`,
+    // The hint once: the client's message may already say which setting to check.
+    describe: (m) => `platform API rejected the key or URL: ${m}${/check SVC_/.test(m) ? '' : ' (check SVC_API_KEY and SVC_API_URL)'}`,
   },
   { kind: 'salesforce-auth', matches: (e) => e instanceof SalesforceAuthError, fatal: true, exit: EXIT.USAGE, actions: ['check the SF_* settings', 'svc-sync doctor'] },
   { kind: 'queue', matches: (e) => e instanceof QueueError, fatal: true, exit: EXIT.USAGE, actions: ['check SVC_QUEUE_URL (or SVC_QUEUE_PATH) and that the database is reachable', 'svc-sync queue'] },
