@@ -2,7 +2,6 @@
 import fs from 'node:fs';
 import type { AuditResult } from '../../sync/auditRun.js';
 import type { DriftKind, DriftRow } from '../../sync/auditTypes.js';
-import { SCHEMA } from '../../mapping/schema.js';
 import { grid } from './grid.js';
 import { outputColumns, shorten } from './text.js';
 
@@ -19,8 +18,10 @@ const HEADINGS: Record<DriftKind, string> = {
 
 /** The objects the audit was asked about: --types donations lists Svc_Donation__c alone (questions ride with actions). */
 function askedObjects(result: AuditResult): Set<string> {
-  const asked = new Set<string>(result.types.map((t) => SCHEMA[t].apiName));
-  if (result.types.includes('action')) asked.add(SCHEMA.question.apiName);
+  // The API name is the type in Pascal case (the schema's names; cli/ may not import mapping/).
+  const apiName = (t: string): string => `Svc_${t.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}__c`;
+  const asked = new Set<string>(result.types.map(apiName));
+  if (result.types.includes('action')) asked.add('Svc_ActionQuestion__c');
   return asked;
 }
 

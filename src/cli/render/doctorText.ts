@@ -3,9 +3,18 @@
  * object for fields that are missing, hidden or read-only (159 findings read in a screen, not
  * 647 lines), and a compact table for the few type mismatches. --json keeps every finding.
  */
-import type { DoctorFinding, DoctorProblem } from '../../crm/doctor.js';
 import { cutCell, grid } from './grid.js';
 import { wrap } from './text.js';
+
+/** What doctor finds (crm/doctor.ts's DoctorFinding, as sync/compose.ts hands it on; cli/ may not import crm/). */
+interface DoctorFinding {
+  object: string;
+  field?: string;
+  problem: string;
+  expected: string;
+  actual: string;
+}
+type DoctorProblem = 'missing_object' | 'hidden_fields' | 'missing_field' | 'not_editable' | 'wrong_type' | 'too_short' | 'too_small' | 'wrong_target' | 'not_external_id' | 'not_unique';
 
 const TITLES: Record<DoctorProblem, string> = {
   missing_object: 'Objects missing from the org',
@@ -60,6 +69,9 @@ export function renderDoctorFindings(findings: readonly DoctorFinding[], actions
     const of = findings.filter((f) => f.problem === problem);
     if (of.length > 0) out.push('', ...groupLines(problem, of, columns));
   }
+  // A problem this list does not know yet still shows, as a table of its own.
+  const other = findings.filter((f) => !(ORDER as readonly string[]).includes(f.problem));
+  if (other.length > 0) out.push('', `Other problems (${other.length}):`, ...grid(['object', 'field', 'problem', 'actual'], other.map((f) => [f.object, f.field ?? '', f.problem, f.actual]), { columns: columns - 2 }).map((l) => `  ${l}`));
   out.push('', wrap('Every finding with its message: svc-sync doctor --json', columns));
   return out;
 }
