@@ -47,7 +47,12 @@ describe('settings sources', () => {
     fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), '{ not json');
     expect(errorOf(() => loadRaw({ cwd, env: {} })).message).toMatch(/svc-sync\.config\.json: not valid JSON$/);
     fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify({ SVC_API_UR: 'x' }));
-    expect(errorOf(() => loadRaw({ cwd, env: {} })).message).toMatch(/unknown setting "SVC_API_UR"/);
+    expect(errorOf(() => loadRaw({ cwd, env: {} })).message).toMatch(/unknown setting "SVC_API_UR" \(did you mean SVC_API_URL\?\)$/);
+    // The nearest key only: not the list of every setting.
+    fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify({ 'sf-instance-ur': 'x' }));
+    expect(errorOf(() => loadRaw({ cwd, env: {} })).message).toMatch(/unknown setting "sf-instance-ur" \(did you mean SF_INSTANCE_URL\?\)$/);
+    fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify({ colour: 'x' }));
+    expect(errorOf(() => loadRaw({ cwd, env: {} })).message).toMatch(/unknown setting "colour" \(svc-sync --help lists the settings\)$/);
   });
 });
 

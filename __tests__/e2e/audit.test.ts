@@ -207,7 +207,7 @@ describe('audit', () => {
     const res = await cli(stack, ['audit'], cwd);
     expect(res.code).toBe(1);
     for (const line of res.stdout.split('\n')) expect({ line, width: [...line].length <= 80 }).toEqual({ line, width: true });
-    expect(res.stdout).toMatch(/object\s+│\s+in sync\s+│\s+missing\s+│\s+stale\s+│\s+orphan/);
+    expect(res.stdout).toMatch(/^object\s+in sync\s+missing\s+stale\s+orphan$/m);
     expect(res.stdout).toMatch(/Missing from Salesforce: 3/);
     expect(res.stdout).toMatch(/Stale in Salesforce \(fields that differ\): 4/);
     expect(res.stdout).toMatch(/Orphans in Salesforce: \d+/);

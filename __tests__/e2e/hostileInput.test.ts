@@ -67,11 +67,13 @@ describe('secrets', () => {
       const res = await cli(stack, ['doctor'], cwd, undefined, { ...stack.env, SVC_API_KEY: 'wrong' });
       expect(res.code).toBe(1);
       expect(res.stdout).toMatch(/platform API: FAILED \(.*401/);
-      expect(res.stdout).toContain('wrong_type');
+      expect(res.stdout).toContain('Fields of the wrong type (1):');
       expect(res.stdout).not.toContain('<SVC_API_KEY>');
-      const rows = res.stdout.split('\n').filter((l) => /^[┌│├└]/.test(l));
-      expect(rows.length).toBeGreaterThanOrEqual(4);
-      expect(new Set(rows.map((l) => l.length)).size).toBe(1);
+      const head = res.stdout.split('\n').find((l) => /^\s+object\s+field\s+expected\s+actual$/.test(l));
+      const row = res.stdout.split('\n').find((l) => /^\s+Svc_Donation__c\s+Amount__c\s+/.test(l));
+      expect(head).toBeDefined();
+      // Aligned: the row's "actual" cell starts under its heading.
+      expect(row?.indexOf('boolean')).toBe(head?.indexOf('actual'));
     } finally {
       stack.salesforce.alterField('Svc_Donation__c', 'Amount__c', { type: { kind: 'number', precision: 16, scale: 2 } });
     }
@@ -126,7 +128,7 @@ describe('a base URL that is not the platform API', () => {
   it('doctor reports the wrong base URL', async () => {
     const res = await cli(foreign, ['doctor'], cwd, undefined, typoEnv(foreign));
     expect(res.code).toBe(1);
-    expect(res.stdout).toMatch(/platform API: FAILED \(SVC_API_URL .*\/api-typo is not the platform's API/);
+    expect(res.stdout.replace(/\n\s+/g, ' ')).toMatch(/platform API: FAILED \(SVC_API_URL .*\/api-typo is not the platform's API/);
   });
 
   it('serve refuses to start on it (exit 2)', async () => {

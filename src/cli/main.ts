@@ -64,7 +64,9 @@ async function run(argv: string[]): Promise<number> {
     if (err instanceof CommanderError) {
       // --help and --version end here too, with their own code 0; commander printed its message.
       if (err.exitCode === 0) return EXIT.OK;
-      if (argv.includes('--json')) writeJsonError(EXIT.USAGE, 'UsageError', oneLine(err.message.replace(/^error: /, ''), 300), [`${commandPath(program, argv)} --help`]);
+      // No command given: commander printed the help on stderr and threw its own "(outputHelp)", which says nothing.
+      const message = err.code === 'commander.help' ? 'no command given: name one, e.g. svc-sync sync --all' : oneLine(err.message.replace(/^error: /, ''), 300);
+      if (argv.includes('--json')) writeJsonError(EXIT.USAGE, 'UsageError', message, [`${commandPath(program, argv)} --help`]);
       return EXIT.USAGE;
     }
     const status = exitCodeOf(err);

@@ -1,7 +1,8 @@
 /** The commander program: global options and one file per command. */
-import { Command } from 'commander';
+import { Command, Help } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { oneLine } from '../config/echo.js';
+import { outputColumns, wrap } from './render/text.js';
 import { addGlobalOptions, CRON_RECIPE } from './globals.js';
 import { objectCommand } from './commands/object.js';
 import { replayCommand } from './commands/replay.js';
@@ -26,8 +27,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .description('Keep a Salesforce org an exact, linked mirror of the fundraising platform.')
     .version(version(), '-V, --version')
     .showHelpAfterError('(run svc-sync --help for usage)')
-    // Every subcommand's help lists the global options too: its examples use them.
-    .configureHelp({ showGlobalOptions: true })
+    // Global options are listed once, here; each subcommand's help names them in one line.
+    // A boolean flag's "(default: false)" says nothing: left out.
+    .configureHelp({ optionDescription: (o) => (o.defaultValue === false ? o.description : new Help().optionDescription(o)) })
     .configureOutput({
       writeOut: (s) => process.stdout.write(s),
       writeErr: (s) => process.stderr.write(s),
@@ -36,17 +38,19 @@ export function buildProgram(setExit: (code: number) => void): Command {
     })
     .exitOverride();
   addGlobalOptions(program);
-  program.addHelpText(
-    'after',
-    '\nSettings come from flags, then environment variables, then svc-sync.config.json:\n' +
-      '  SVC_API_URL, SVC_API_KEY, SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_LOGIN_URL + SF_CLIENT_ID + SF_CLIENT_SECRET\n' +
-      '  (+ SF_USERNAME + SF_PASSWORD, or SF_USERNAME + SF_PRIVATE_KEY_FILE for JWT), SF_API_VERSION.\n' +
-      'Exit codes: 0 all done, 1 some records failed (the rest written), 2 usage or configuration error,\n' +
-      '  130 stopped by Ctrl-C, 143 stopped by SIGTERM (run the same command again to resume).\n' +
-      '\nExamples:\n' +
-      '  svc-sync doctor\n' +
-      '  svc-sync --dry-run sync --all\n' +
+  // Prose wrapped to the window when the help is shown; example commands stay whole, to copy.
+  const prose = (text: string, indent = '  '): string => wrap(text, outputColumns(), indent);
+  program.addHelpText('after', () =>
+    [
+      '',
+      prose('Settings come from flags, then environment variables, then svc-sync.config.json: SVC_API_URL, SVC_API_KEY, SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_LOGIN_URL + SF_CLIENT_ID + SF_CLIENT_SECRET (+ SF_USERNAME + SF_PASSWORD, or SF_USERNAME + SF_PRIVATE_KEY_FILE for JWT), SF_API_VERSION.'),
+      prose('Exit codes: 0 all done, 1 some records failed (the rest written), 2 usage or configuration error, 130 stopped by Ctrl-C, 143 stopped by SIGTERM (run the same command again to resume).'),
+      '',
+      'Examples:',
+      '  svc-sync doctor',
+      '  svc-sync --dry-run sync --all',
       `  ${CRON_RECIPE}`,
+    ].join('\n'),
   );
   objectCommand(program, setExit);
   replayCommand(program, setExit);
@@ -65,5 +69,13 @@ export function buildProgram(setExit: (code: number) => void): Command {
     }
   };
   pointToHelp(program, 'svc-sync');
+  const globalNames = program.options.map((o) => o.long ?? o.short ?? '').filter((n) => n !== '--version').join(', ');
+  const nameGlobals = (cmd: Command): void => {
+    for (const sub of cmd.commands) {
+      sub.addHelpText('after', () => `\n${wrap(`Global options (see svc-sync --help): ${globalNames}`, outputColumns(), '  ')}`);
+      nameGlobals(sub);
+    }
+  };
+  nameGlobals(program);
   return program;
 }

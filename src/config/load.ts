@@ -80,7 +80,8 @@ export function readConfigFile(explicitPath: string | undefined, cwd = process.c
   const out: RawSettings = {};
   for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
     if (!isSettingName(k)) {
-      throw new ConfigError(`config file ${file}: unknown setting ${echo(k, 40)} (known: ${SETTING_NAMES.join(', ')})`);
+      const near = nearestSetting(k);
+      throw new ConfigError(`config file ${file}: unknown setting ${echo(k, 40)}${near ? ` (did you mean ${near}?)` : ' (svc-sync --help lists the settings)'}`);
     }
     if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
       throw new ConfigError(`config file ${file}: ${k} must be a string, number or boolean`);
@@ -339,4 +340,26 @@ export function redact(text: string, raw: RawSettings): string {
   for (const p of queueUrlPasswords(raw.SVC_QUEUE_URL)) if (p.length >= 1) out = out.split(`:${p}@`).join(':***@');
   for (const p of queueUrlPasswords(raw.SVC_QUEUE_URL)) if (p.length >= 4) out = out.split(p).join('***');
   return mask(out);
+}
+
+/** Edit distance, for "did you mean": small strings only (setting names). */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/** The known setting nearest a typo (case and - / _ ignored), when near enough to be the one meant. */
+export function nearestSetting(key: string): string | undefined {
+  const norm = (s: string): string => s.toUpperCase().replace(/-/g, '_');
+  let best: { name: string; d: number } | undefined;
+  for (const name of SETTING_NAMES) {
+    const d = distance(norm(key), name);
+    if (!best || d < best.d) best = { name, d };
+  }
+  return best && best.d <= Math.max(2, Math.floor(best.name.length / 4)) ? best.name : undefined;
 }

@@ -158,7 +158,8 @@ export const ERROR_TABLE: readonly ErrorRule[] = [
     fatal: true,
     exit: EXIT.USAGE,
     actions: ['check SVC_API_KEY and SVC_API_URL', 'svc-sync doctor'],
-    describe: (m) => `platform API rejected the key or URL: ${m} (check SVC_API_KEY and SVC_API_URL)`,
+    // The hint once: the client's message may already say which setting to check.
+    describe: (m) => `platform API rejected the key or URL: ${m}${/check SVC_/.test(m) ? '' : ' (check SVC_API_KEY and SVC_API_URL)'}`,
   },
   { kind: 'refused', matches: (e) => e instanceof RefusedError, fatal: true, exit: EXIT.USAGE, actions: ['svc-sync audit   (read-only: see what differs)', 'svc-sync doctor'] },
   { kind: 'salesforce-auth', matches: (e) => e instanceof SalesforceAuthError, fatal: true, exit: EXIT.USAGE, actions: ['check the SF_* settings', 'svc-sync doctor'] },

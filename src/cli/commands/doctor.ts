@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import Table from 'cli-table3';
 import { platformSettings, salesforceSettings } from '../../config/load.js';
 import { EXIT } from '../../model/errors.js';
 import { checkSetup, profileFileFor } from '../../sync/compose.js';
+import { renderDoctorFindings } from '../render/doctorText.js';
 import { profileLines } from '../render/platformProfile.js';
-import { outputColumns } from '../render/text.js';
+import { outputColumns, wrap } from '../render/text.js';
 import { runCommand, type SetExit } from '../runner.js';
 
 /**
@@ -22,13 +22,9 @@ export function doctorCommand(program: Command, setExit: SetExit): void {
         const { platformError, findings, actions, requests, profile } = await checkSetup(platformSettings(ctx.raw), salesforceSettings(ctx.raw), { profileFile: profileFileFor(undefined) });
         const platformLine = platformError === undefined ? 'platform API key: ok' : `platform API: FAILED (${platformError})`;
         const status = platformError === undefined && findings.length === 0 ? EXIT.OK : EXIT.PARTIAL;
-        let text = `${platformLine}\nSalesforce org: every object and field is in place`;
-        if (findings.length > 0) {
-          const t = new Table({ head: ['object', 'field', 'problem', 'expected', 'actual'], style: { head: [], border: [] } });
-          for (const f of findings) t.push([f.object, f.field ?? '', f.problem, f.expected, f.actual]);
-          text = `${platformLine}\n${t.toString()}\n${findings.length} problem(s) in the org; to fix:\n${actions.map((a) => `  ${a}`).join('\n')}`;
-        }
-        if (profile) text = `${platformLine}\n${profileLines(profile, outputColumns()).join('\n')}${text.slice(platformLine.length)}`;
+        const columns = outputColumns();
+        // The org's problems and their fix first; then what the platform's lists do.
+        const text = [wrap(platformLine, columns, '  '), ...renderDoctorFindings(findings, actions, columns), ...(profile ? profileLines(profile, columns) : [])].join('\n');
         return { status, result: { command: 'doctor', ok: status === EXIT.OK, platform: platformError ?? 'ok', ...(profile ? { profile } : {}), findings, actions, requests }, warnings: [], text };
       }),
     );

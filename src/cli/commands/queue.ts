@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import Table from 'cli-table3';
 import { webhookSettings, type RawSettings } from '../../config/load.js';
-import { oneLine } from '../../config/echo.js';
 import { EXIT } from '../../model/errors.js';
 import { storeRetryFailed, storeStatus, type QueueLocation } from '../../webhook/openQueue.js';
+import { renderQueue } from '../render/queueText.js';
+import { outputColumns } from '../render/text.js';
 import { runCommand, type SetExit } from '../runner.js';
 
 interface QueueOptions {
@@ -37,14 +37,7 @@ export function queueCommand(program: Command, setExit: SetExit): void {
         const { location: _location, ...rest } = s;
         const result = { command: 'queue', ...rest, path: where };
         if (!s.exists) return { status: EXIT.OK, result, warnings: [`no queue at ${where} yet`], text: `no queue at ${where} yet (svc-sync serve creates it)` };
-        const counts = Object.entries(s.counts).map(([k, v]) => `${k} ${v}`).join(', ');
-        const lines = [`queue ${where}: ${counts}`];
-        if (s.failed.length > 0) {
-          // Masked before it is cut: a cut secret would no longer match its mask.
-          const t = new Table({ head: ['event', 'type', 'ref', 'attempts', 'next attempt', 'last error'], style: { head: [], border: [] } });
-          for (const f of s.failed) t.push([f.id, f.eventType, `${f.refType} ${f.refId}`, f.attempts, f.nextAttemptAt, oneLine(ctx.out.redact(f.lastError), 80)]);
-          lines.push(t.toString(), '`svc-sync queue retry` queues them again now');
-        }
+        const lines = renderQueue(where, s.counts, s.failed, outputColumns(), (t) => ctx.out.redact(t));
         return { status: EXIT.OK, result, warnings: [], text: lines.join('\n') };
       }),
     );

@@ -1,11 +1,12 @@
 /** Human output of `audit`, readable at 80 columns: a per-object table, then the drift by kind. */
-import Table from 'cli-table3';
 import fs from 'node:fs';
 import type { AuditResult } from '../../sync/auditRun.js';
 import type { DriftKind, DriftRow } from '../../sync/auditTypes.js';
-import { shorten } from './text.js';
+import { grid } from './grid.js';
+import { outputColumns, shorten, wrap } from './text.js';
 
-const WIDTH = 80;
+/** The terminal's width, 80 when unknown (a pipe, cron). */
+const WIDTH = outputColumns();
 /** Rows shown per kind without --verbose; --report and --json carry all of them. */
 const SHOWN = 20;
 
@@ -15,10 +16,20 @@ const HEADINGS: Record<DriftKind, string> = {
   orphan: 'Orphans in Salesforce',
 };
 
-export function auditTable(result: AuditResult): string {
-  const t = new Table({ head: ['object', 'in sync', 'missing', 'stale', 'orphan'], style: { head: [], border: [] }, chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' }, colAligns: ['left', 'right', 'right', 'right', 'right'] });
-  for (const [object, c] of Object.entries(result.summary)) t.push([object, c.inSync, c.missing, c.stale, c.orphan]);
-  return t.toString();
+/** The objects the audit was asked about: --types donations lists Svc_Donation__c alone (questions ride with actions). */
+function askedObjects(result: AuditResult): Set<string> {
+  // The API name is the type in Pascal case (the schema's names; cli/ may not import mapping/).
+  const apiName = (t: string): string => `Svc_${t.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}__c`;
+  const asked = new Set<string>(result.types.map(apiName));
+  if (result.types.includes('action')) asked.add('Svc_ActionQuestion__c');
+  return asked;
+}
+
+export function auditTable(result: AuditResult, columns = WIDTH): string {
+  const asked = askedObjects(result);
+  const n = (v: number): string => v.toLocaleString('en-US');
+  const rows = Object.entries(result.summary).filter(([object]) => asked.has(object)).map(([object, c]) => [object, n(c.inSync), n(c.missing), n(c.stale), n(c.orphan)]);
+  return grid(['object', 'in sync', 'missing', 'stale', 'orphan'], rows, { columns, align: ['left', 'right', 'right', 'right', 'right'] }).join('\n');
 }
 
 function detail(row: DriftRow): string {
@@ -55,8 +66,8 @@ export function renderAudit(result: AuditResult, opts: { verbose: boolean }): st
   if (result.fixes) {
     const done = result.fixes.filter((f) => f.action === 'insert' || f.action === 'update').length;
     const failed = result.fixes.filter((f) => f.action === 'fail');
-    out.push(`${result.dryRun ? 'Would write' : 'Fixed'}: ${done} record(s) written${failed.length ? `, ${failed.length} failed` : ''}`);
-    for (const f of failed.slice(0, opts.verbose ? undefined : SHOWN)) out.push(`  ${f.object} ${f.key}: ${shorten(`${f.error?.code ?? ''} ${f.error?.message ?? ''}`, 40)}`);
+    out.push(`${result.dryRun ? 'Would write' : 'Written'}: ${done} record(s)${failed.length ? `, ${failed.length} failed` : ''}`);
+    for (const f of failed.slice(0, opts.verbose ? undefined : SHOWN)) out.push(`  ${f.object} ${f.key}: ${shorten(`${f.error?.code ?? ''} ${f.error?.message ?? ''}`, Math.max(20, WIDTH - 6 - f.object.length - f.key.length))}`);
   }
   if (result.deletions) {
     out.push(`${result.dryRun ? 'Deletions (dry run: nothing deleted)' : 'Deletions'}: ${result.deletions.length}`);
@@ -71,8 +82,9 @@ export function renderAudit(result: AuditResult, opts: { verbose: boolean }): st
   }
   for (const p of result.problems.slice(0, opts.verbose ? undefined : SHOWN)) out.push(`could not audit: ${p}`);
   if (result.problems.length > SHOWN && !opts.verbose) out.push(`  ... and ${result.problems.length - SHOWN} more (--verbose or --json list all)`);
-  if (result.refused) out.push(result.dryRun ? `Guard: a real run would be ${result.refused}` : `Guard: ${result.refused}`);
-  if (result.stopped) out.push(`Stopped: ${result.stopped}; the deletions and fixes listed above were done, nothing after them.`);
+  // Long sentences: wrapped to the width, never cut (they say what to do next).
+  if (result.refused) out.push(wrap(result.dryRun ? `Guard: a real run would be ${result.refused}` : `Guard: ${result.refused}`, WIDTH, '  '));
+  if (result.stopped) out.push(wrap(`Stopped: ${result.stopped}; the deletions and fixes listed above were done, nothing after them.`, WIDTH, '  '));
   out.push(`requests: platform ${result.requests.platform}, salesforce ${result.requests.salesforce}`);
   return out.join('\n');
 }

@@ -7,6 +7,7 @@
 import type { ObjectCounts, RecordOutcome } from '../../model/outcomes.js';
 import type { RunResult } from '../../sync/result.js';
 import { DRY_RUN_NOTICE } from '../../sync/result.js';
+import { grid } from './grid.js';
 import { fit, shorten, wrap } from './text.js';
 
 export interface HumanOptions {
@@ -39,9 +40,7 @@ export function summaryTable(result: RunResult, columns: number): string {
   const body: string[][] = rows.map(([object, c]) => [object, ...COUNT_COLUMNS.map(([k]) => n(c[k]))]);
   if (rows.length > 1) body.push(['total', ...COUNT_COLUMNS.map(([k]) => n(total[k]))]);
   const head = ['object', ...COUNT_COLUMNS.map(([, h]) => h)];
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string => fit(cells.map((c, i) => (i === 0 ? c.padEnd(widths[0]!) : c.padStart(widths[i]!))).join('  '), columns);
-  return [line(head), ...body.map(line)].join('\n');
+  return grid(head, body, { columns, align: head.map((_, i) => (i === 0 ? 'left' : 'right')) }).join('\n');
 }
 
 /** One block per updated record: its key, then each changed field as old -> new, cut to the width. */
@@ -85,11 +84,16 @@ function groupBy(items: Array<{ object: string; reason: string; example: string 
   return [...groups.values()].sort((a, b) => b.count - a.count || a.object.localeCompare(b.object));
 }
 
-function groupLines(title: string, groups: Group[], total: number, columns: number): string[] {
+function groupLines(title: string, groups: Group[], total: number, opts: HumanOptions): string[] {
+  const { columns } = opts;
   const out = [`${title} (${n(total)}), by reason:`];
   const countWidth = Math.max(...groups.map((g) => n(g.count).length));
   for (const g of groups) {
-    out.push(fit(`  ${n(g.count).padStart(countWidth)}  ${g.object}: ${g.reason}`, columns));
+    // The reason is the point of the line: wrapped whole under the object (cut only without -v when long).
+    const head = `  ${n(g.count).padStart(countWidth)}  ${g.object}: `;
+    const indent = ' '.repeat(countWidth + 4);
+    const reason = wrap(`${head}${g.reason}`, columns, indent).split('\n');
+    out.push(...(opts.verbose || reason.length <= 2 ? reason : [reason[0]!, fit(`${reason[1]!} ${reason.slice(2).join(' ').trim()}`, columns)]));
     const more = g.count > g.examples.length ? ', …' : '';
     out.push(fit(`  ${' '.repeat(countWidth)}    e.g. ${g.examples.join(', ')}${more}`, columns));
   }
@@ -139,17 +143,17 @@ export function renderHuman(result: RunResult, opts: HumanOptions): string {
   const skips = by('skip');
   if (skips.length > 0) {
     const groups = groupBy(skips.map((r) => ({ object: r.object, reason: r.reason ?? 'no reason given', example: r.key })));
-    sections.push(groupLines('Skipped', groups, skips.length, opts.columns));
+    sections.push(groupLines('Skipped', groups, skips.length, opts));
   }
   const failed = by('fail');
   if (failed.length > 0) sections.push(failureLines(failed, opts.columns));
   if (result.missingParents.length > 0) {
     const groups = groupBy(result.missingParents.map((m) => ({ object: m.object, reason: m.reason, example: `${m.key} -> ${m.parent ?? '(none)'}` })));
-    sections.push(groupLines('Missing parents', groups, result.missingParents.length, opts.columns));
+    sections.push(groupLines('Missing parents', groups, result.missingParents.length, opts));
   }
   if (result.outsideParents.length > 0) {
     const groups = groupBy(result.outsideParents.map((m) => ({ object: m.object, reason: `attached to ${m.parent.replace(/ \d+$/, '')}: written with no lookups, TargetSvcId__c blank`, example: m.key })));
-    sections.push(groupLines('Outside the mirrored objects', groups, result.outsideParents.length, opts.columns));
+    sections.push(groupLines('Outside the mirrored objects', groups, result.outsideParents.length, opts));
   }
   if (result.dryRun) sections.push([wrap(DRY_RUN_NOTICE, opts.columns)]);
   const candidates = 'orphanCandidates' in result && Array.isArray(result.orphanCandidates) ? (result.orphanCandidates as Array<{ object: string; key: string; reason: string }>) : [];

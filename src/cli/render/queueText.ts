@@ -1,0 +1,23 @@
+/**
+ * Human output of `svc-sync queue`: the counts on one line, then the failed events in the one
+ * compact table, fitted to the width; the last error is the flexible column (full text in --json).
+ */
+import type { FailedEvent, QueueCounts } from '../../webhook/queue.js';
+import { grid } from './grid.js';
+import { wrap } from './text.js';
+
+/** "11-24 17:45" (UTC, as the heading says): the year and seconds cost room the error needs. */
+const when = (iso: string): string => iso.replace(/^\d{4}-(\d\d-\d\d)T(\d\d:\d\d).*$/, '$1 $2');
+/** The ref's type, short: the event type and full names are in --json. */
+const short = (type: string): string => (type === 'newsletter_subscription' ? 'subscription' : type);
+
+/** `redact` masks secrets before a cell is cut: a cut secret would no longer match its mask. */
+export function renderQueue(where: string, counts: QueueCounts, failed: readonly FailedEvent[], columns: number, redact: (s: string) => string = (s) => s): string[] {
+  const list = Object.entries(counts).map(([k, v]) => `${k} ${v.toLocaleString('en-US')}`).join(', ');
+  const lines = [wrap(`queue ${where}: ${list}`, columns, '  ')];
+  if (failed.length === 0) return lines;
+  const rows = failed.map((f) => [f.id, `${short(f.refType)} ${f.refId}`, f.attempts, when(f.nextAttemptAt), redact(f.lastError)]);
+  lines.push(...grid(['event', 'ref', 'tries', 'next (UTC)', 'last error'], rows, { columns, align: ['right', 'left', 'right', 'left', 'left'], minWidth: 10, flex: 4, flexMin: 24 }));
+  lines.push('`svc-sync queue retry` queues them again now; --json shows each error in full');
+  return lines;
+}
