@@ -95,7 +95,7 @@ describe('npm run stack', () => {
     cwd = tempCwd('stack-fls');
     const doctor = await runCli(['doctor'], { env, cwd });
     expect(doctor.code).toBe(1);
-    expect(doctor.stdout).toMatch(/hidden_fields/);
+    expect(doctor.stdout).toMatch(/Objects whose optional fields are all invisible \(not deployed, or hidden by\s+field-level security\)/);
     expect(doctor.stdout).toContain('sf org assign permset --name Svc_Sync_Integration');
     // A sync against that org stops at the first hidden column and points to doctor.
     const sync = await runCli(['sync', '--all'], { env, cwd });
