@@ -6,6 +6,10 @@
 import type { PlatformSettings } from '../config/settings.js';
 import type { FetchOptions, FetchResult, PlatformRequestCounts, RecordSource, ScanFilter, ScanPage } from '../model/ports.js';
 import { MAX_PER_PAGE, PlatformClient } from './client.js';
+import { ListCoverage } from './coverage.js';
+import { timeOf, valueAt, type LearnOptions } from './learning.js';
+
+export type { LearnOptions };
 import { PlatformError } from '../model/errors.js';
 import type { PlatformHooks, RetryTuning } from './http.js';
 import { chooseFetchPlan, shouldProbe, type FetchPlan } from './planner.js';
@@ -27,46 +31,6 @@ export interface PlanRecord {
 
 type Outcome<T> = { record: T } | { notFound: true } | { error: PlatformError };
 
-/**
- * What this run has read of a collection's complete, unfiltered list: its ids and pages. Once
- * every page is in (each saying the same total, and the ids adding up to it), an id not among
- * them does not exist on the platform, and asking for it by id would only spend budget.
- * Filtered lists (updated_after, created_after) prove nothing; neither does a list whose total
- * changed while it was read (pages shift when records come and go), nor one with pages missing
- * (a scan that failed part-way, or a resumed one that started past page 1).
- */
-class ListCoverage {
-  readonly ids = new Set<number>();
-  private readonly pages = new Set<number>();
-  private total: number | undefined;
-  private totalPages = 0;
-  private changed = false;
-  /** complete(), kept until the next page: it is asked once per requested id. */
-  private proven: boolean | undefined;
-
-  note(page: ListPage<ApiRecord>, pageSize: number): void {
-    this.proven = undefined;
-    if (this.total !== undefined && this.total !== page.totalEntries) this.changed = true;
-    this.total = page.totalEntries;
-    this.totalPages = page.totalPages;
-    // Only pages of the size served line up with the page arithmetic (a smaller per_page is another list).
-    if (page.perPage !== pageSize) return;
-    this.pages.add(page.currentPage);
-    for (const record of page.records) this.ids.add(record.id);
-  }
-
-  complete(): boolean {
-    this.proven ??= this.check();
-    return this.proven;
-  }
-
-  private check(): boolean {
-    if (this.changed || this.total === undefined || this.ids.size !== this.total) return false;
-    for (let p = 1; p <= this.totalPages; p++) if (!this.pages.has(p)) return false;
-    return true;
-  }
-}
-
 const isUnfiltered = (filter: ScanFilter): boolean => !filter.updatedAfter && !filter.createdAfter;
 
 /** A record of a type, as stored in the type-erased cache. */
@@ -74,22 +38,6 @@ function asTyped<T extends ResourceType>(_type: T, record: ApiRecord): ApiRecord
   // The cache is keyed by type, so a record stored under `type` is an ApiRecordOf[type].
   return record as ApiRecordOf[T];
 }
-
-/** How the source learns the platform's list behaviour (see model/platformProfile.ts). */
-export interface LearnOptions {
-  /** The top-level keys the mapping reads of a record of the type: what a partial list page would lack. */
-  keysRead?: (type: ResourceType) => readonly string[];
-  /** What an earlier run learned (used when it is for this base URL and fresh). */
-  profile?: PlatformProfile;
-  /** Told once per thing learned, as a line for a person. */
-  onLearn?: (text: string) => void;
-  /** Told whenever the profile changes (to keep it at once: a killed run must not pay for it again). */
-  onProfile?: (profile: PlatformProfile) => void;
-}
-
-const timeOf = (value: unknown): number => (typeof value === 'string' ? Date.parse(value) : NaN);
-/** A record's own key, read without assuming its type's shape. */
-const valueAt = (record: object, key: string): unknown => (Object.hasOwn(record, key) ? (record as { [k: string]: unknown })[key] : undefined);
 
 export class PlatformSource implements RecordSource {
   private readonly records = new Map<ResourceType, Map<number, ApiRecord>>();

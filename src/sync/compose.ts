@@ -48,15 +48,19 @@ function learning(learn: LearnFrom): LearnOptions {
 export const profileFileFor = (stateFile: string | undefined): string => profileFileBeside(stateFile ?? '.svc-sync/state.json');
 
 
-export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}): Promise<Deps> {
-  // A wait's end, so a live view can count down to it.
-  const source = createPlatformSource(
+/** A command's platform source: waits told with their end (a live view counts down), the profile learned and kept. */
+function commandSource(settings: Settings, onNote: OnNote, stop: AbortSignal | undefined, learn: LearnFrom): PlatformSource {
+  return createPlatformSource(
     settings.platform,
     { onWait: (w) => onNote(describeWait(w.seconds, w.reason), Date.now() + w.seconds * 1000), ...(stop ? { stop } : {}) },
     undefined,
     // What it learns is reported once, with the run's result (RecordSource.learned).
     learning(learn),
   );
+}
+
+export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}): Promise<Deps> {
+  const source = commandSource(settings, onNote, stop, learn);
   const sink = await SalesforceSink.connect(settings.salesforce);
   return { source, sink };
 }
@@ -184,12 +188,7 @@ export interface AuditDeps {
 }
 
 export async function createAuditDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}): Promise<AuditDeps> {
-  const source = createPlatformSource(
-    settings.platform,
-    { onWait: (w) => onNote(describeWait(w.seconds, w.reason), Date.now() + w.seconds * 1000), ...(stop ? { stop } : {}) },
-    undefined,
-    learning(learn),
-  );
+  const source = commandSource(settings, onNote, stop, learn);
   const sink = await SalesforceSink.connect(settings.salesforce);
   return { source, sink };
 }

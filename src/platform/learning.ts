@@ -1,0 +1,19 @@
+/** What the platform source learns with, and small readers of record values it compares. */
+import type { ResourceType } from '../model/apiRecords.js';
+import type { PlatformProfile } from '../model/platformProfile.js';
+
+/** How the source learns the platform's list behaviour (see model/platformProfile.ts). */
+export interface LearnOptions {
+  /** The top-level keys the mapping reads of a record of the type: what a partial list page would lack. */
+  keysRead?: (type: ResourceType) => readonly string[];
+  /** What an earlier run learned (used when it is for this base URL and fresh). */
+  profile?: PlatformProfile;
+  /** Told once per thing learned, as a line for a person. */
+  onLearn?: (text: string) => void;
+  /** Told whenever the profile changes (to keep it at once: a killed run must not pay for it again). */
+  onProfile?: (profile: PlatformProfile) => void;
+}
+
+export const timeOf = (value: unknown): number => (typeof value === 'string' ? Date.parse(value) : NaN);
+/** A record's own key, read without assuming its type's shape. */
+export const valueAt = (record: object, key: string): unknown => (Object.hasOwn(record, key) ? (record as { [k: string]: unknown })[key] : undefined);
