@@ -33,9 +33,9 @@ describe('human output', () => {
     expect(writeCalls(stack)).toBe(0);
   });
 
-  it('object donation <unknown id>: "not found on the platform" without -v', async () => {
+  it('object donation <unknown id>: "not found on the platform" without -v, exit 1 (the one record asked for is not there)', async () => {
     const res = await cli(stack, ['object', 'donation', '999999'], cwd);
-    expect(res.code).toBe(0);
+    expect(res.code).toBe(1);
     expect(res.stdout).toMatch(/1 +Svc_Donation__c: not found on the platform/);
   });
 

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { echo } from '../../config/echo.js';
-import { ConfigError } from '../../model/errors.js';
+import { ConfigError, EXIT, type ExitCode } from '../../model/errors.js';
 import { parseObjectType } from '../../model/objects.js';
-import { parsePositiveId } from '../../model/refs.js';
+import { keyFor, parsePositiveId } from '../../model/refs.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { runEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
@@ -13,19 +13,25 @@ export function objectCommand(program: Command, setExit: SetExit): void {
     .description('sync one record and any parent missing from Salesforce')
     .argument('<type>', 'object type: segment, project, team, company, action, donation, newsletter_subscription (plural, kebab and Pascal forms too)')
     .argument('<id>', 'the platform id')
-    .addHelpText('after', '\nExamples:\n  svc-sync object donation 123\n  svc-sync --dry-run object newsletter-subscriptions 7');
+    .addHelpText('after', '\nExit codes: 0 written or unchanged (or skipped by a rule of the spec); 1 not found on the platform, or failed; 2 usage.\n\nExamples:\n  svc-sync object donation 123\n  svc-sync --dry-run object newsletter-subscriptions 7');
   addRunOptions(cmd).action(async (typeArg: string, idArg: string, opts: RunOptions, c: Command) => {
     const type = parseObjectType(typeArg);
     if (!type) throw new ConfigError(`object type ${echo(typeArg)}: unknown (try donation, action, team, company, project, segment, newsletter_subscription)`);
     const id = parsePositiveId(idArg);
     if (id === undefined) throw new ConfigError(`object id ${echo(idArg)}: must be a positive whole number`);
+    // The one record asked for is not on the platform: the command did not do what was asked (exit 1);
+    // replay and sync, which take many, count such records as skips.
+    let missing = false;
     await runCommand(c, setExit, (ctx) =>
       runEngine(ctx, {
         command: 'object',
         opts,
+        minStatus: (): ExitCode => (missing ? EXIT.PARTIAL : EXIT.OK),
         body: async (engine) => {
           await engine.syncRefs([{ type, id }]);
-          return {};
+          const outcome = engine.report.outcomeOf(keyFor(type, id));
+          missing = outcome?.action === 'skip' && (outcome.reason ?? '').startsWith('not found on the platform');
+          return missing ? { notFound: `${type} ${id}: not found on the platform` } : {};
         },
       }),
     );
