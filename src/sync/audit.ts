@@ -15,7 +15,7 @@
 import type { FieldType } from '../mapping/fieldTypes.js';
 import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
 import { mapInContext, mapNested, ownerIdOf, parentRef } from '../mapping/map.js';
-import { NAME_FIELD, NAME_LENGTH, SCHEMA, SCHEMAS, type ObjectSchema } from '../mapping/schema.js';
+import { SCHEMA, SCHEMAS, type ObjectSchema } from '../mapping/schema.js';
 import type { MapResult, MappedRecord, ParentRef } from '../mapping/types.js';
 import type { ApiRecordOf, ApiUser } from '../model/apiRecords.js';
 import type { StoredRecord } from '../model/crmRecords.js';
@@ -25,7 +25,9 @@ import type { Progress } from '../model/outcomes.js';
 import type { AuditSink, RecordSource } from '../model/ports.js';
 import { keyFor, refOfKey } from '../model/refs.js';
 import { IdSet, PairSet, questionIdsOf } from './auditLedger.js';
-import { emptyAuditCounts, type AuditCounts, type DriftRow } from './auditTypes.js';
+import { emptyAuditCounts, fieldTypesOf, pick, type AuditCounts, type Candidate, type DriftRow, type OrphanRow, type QuestionCandidate } from './auditTypes.js';
+
+export type { OrphanRow };
 import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
 import { pendingId } from './cache.js';
 import { diffRecord } from './diff.js';
@@ -35,12 +37,6 @@ export const GONE = 'gone from the platform: not listed, GET by id 404';
 
 /** Types some other type hangs from: their expected linking fields are kept for the children. */
 const PARENT_TYPES: ReadonlySet<ObjectType> = new Set(SCHEMAS.flatMap((s) => s.parents.map((p) => p.type)));
-
-/** An orphan with the Salesforce Id a deletion needs (the Id stays out of the JSON drift rows). */
-export interface OrphanRow extends DriftRow {
-  kind: 'orphan';
-  id: string;
-}
 
 export interface AuditOptions {
   /** Records compared together (one batch of reads per object per batch). */
@@ -61,18 +57,6 @@ export interface AuditOptions {
    */
   onBatch?: <T extends SyncableType>(type: T, records: ApiRecordOf[T][], drift: DriftRow[]) => Promise<void>;
 }
-
-export function fieldTypesOf(schema: ObjectSchema): Map<string, FieldType> {
-  const types = new Map(schema.fields.map((f) => [f.name, f.type]));
-  types.set(NAME_FIELD, { kind: 'text', length: NAME_LENGTH });
-  return types;
-}
-
-const pick = (record: StoredRecord, fields: string[]): StoredRecord => {
-  const out: Record<string, unknown> = {};
-  for (const f of fields) if (record[f] !== undefined) out[f] = record[f];
-  return out as StoredRecord;
-};
 
 export class Auditor {
   readonly drift: DriftRow[] = [];
@@ -410,17 +394,4 @@ export class Auditor {
       }
     }
   }
-}
-
-interface Candidate {
-  id: number;
-  key: string;
-  sfId: string;
-}
-
-interface QuestionCandidate {
-  actionId: number;
-  questionId: number;
-  key: string;
-  sfId: string;
 }

@@ -1,6 +1,8 @@
 /** The shapes of an audit: drift rows and per-object counts (its Salesforce port is model/ports' AuditSink). */
 import type { SObjectName } from '../model/objects.js';
-import { SCHEMAS } from '../mapping/schema.js';
+import type { FieldType } from '../mapping/fieldTypes.js';
+import { NAME_FIELD, NAME_LENGTH, SCHEMAS, type ObjectSchema } from '../mapping/schema.js';
+import type { StoredRecord } from '../model/crmRecords.js';
 
 export type DriftKind = 'missing' | 'stale' | 'orphan';
 
@@ -30,3 +32,36 @@ export function auditSummary(counts: Map<SObjectName, AuditCounts>): Record<SObj
   for (const s of SCHEMAS) out[s.apiName] = { ...(counts.get(s.apiName) ?? emptyAuditCounts()) };
   return out;
 }
+
+/** An orphan with the Salesforce Id a deletion needs (the Id stays out of the JSON drift rows). */
+export interface OrphanRow extends DriftRow {
+  kind: 'orphan';
+  id: string;
+}
+
+/** A record in Salesforce the scan did not list (or listed as ineligible): judged by id before it can be an orphan. */
+export interface Candidate {
+  id: number;
+  key: string;
+  sfId: string;
+}
+
+export interface QuestionCandidate {
+  actionId: number;
+  questionId: number;
+  key: string;
+  sfId: string;
+}
+
+export function fieldTypesOf(schema: ObjectSchema): Map<string, FieldType> {
+  const types = new Map(schema.fields.map((f) => [f.name, f.type]));
+  types.set(NAME_FIELD, { kind: 'text', length: NAME_LENGTH });
+  return types;
+}
+
+/** The given fields of a record (a parent's linking fields, kept for its children). */
+export const pick = (record: StoredRecord, fields: string[]): StoredRecord => {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) if (record[f] !== undefined) out[f] = record[f];
+  return out as StoredRecord;
+};
