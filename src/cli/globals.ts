@@ -21,7 +21,8 @@ export interface GlobalOptions {
  * The one cron recipe (help and README agree): the JSON document to a log, stderr (notices,
  * warnings, errors) left to cron's mail, so the log stays one JSON document per run.
  */
-export const CRON_RECIPE = '*/15 * * * *  cd /srv/svc-sync && svc-sync sync --json --quiet >> /var/log/svc-sync.jsonl';
+// Fits 80 columns with the help's indent: an example is never wrapped, so it can be copied.
+export const CRON_RECIPE = '*/15 * * * * cd /srv/svc-sync && svc-sync sync --json --quiet >> sync.jsonl';
 
 /** Setting flags: only non-secret settings, since a command line shows in `ps` and shell history. */
 const SETTING_FLAGS: Array<{ flag: string; option: keyof GlobalOptions; setting: SettingName; help: string }> = [

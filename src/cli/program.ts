@@ -2,7 +2,7 @@
 import { Command, Help } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { oneLine } from '../config/echo.js';
-import { outputColumns, wrap } from './render/text.js';
+import { helpAfter } from './helpText.js';
 import { addGlobalOptions, CRON_RECIPE } from './globals.js';
 import { objectCommand } from './commands/object.js';
 import { replayCommand } from './commands/replay.js';
@@ -38,19 +38,15 @@ export function buildProgram(setExit: (code: number) => void): Command {
     })
     .exitOverride();
   addGlobalOptions(program);
-  // Prose wrapped to the window when the help is shown; example commands stay whole, to copy.
-  const prose = (text: string, indent = '  '): string => wrap(text, outputColumns(), indent);
-  program.addHelpText('after', () =>
-    [
-      '',
-      prose('Settings come from flags, then environment variables, then svc-sync.config.json: SVC_API_URL, SVC_API_KEY, SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_LOGIN_URL + SF_CLIENT_ID + SF_CLIENT_SECRET (+ SF_USERNAME + SF_PASSWORD, or SF_USERNAME + SF_PRIVATE_KEY_FILE for JWT), SF_API_VERSION.'),
-      prose('Exit codes: 0 all done, 1 some records failed (the rest written), 2 usage or configuration error, 130 stopped by Ctrl-C, 143 stopped by SIGTERM (run the same command again to resume).'),
-      '',
-      'Examples:',
-      '  svc-sync doctor',
-      '  svc-sync --dry-run sync --all',
-      `  ${CRON_RECIPE}`,
-    ].join('\n'),
+  program.addHelpText(
+    'after',
+    helpAfter({
+      prose: [
+        'Settings come from flags, then environment variables, then svc-sync.config.json: SVC_API_URL, SVC_API_KEY, SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_LOGIN_URL + SF_CLIENT_ID + SF_CLIENT_SECRET (+ SF_USERNAME + SF_PASSWORD, or SF_USERNAME + SF_PRIVATE_KEY_FILE for JWT), SF_API_VERSION.',
+        'Exit codes: 0 all done, 1 some records failed (the rest written), 2 usage or configuration error, 130 stopped by Ctrl-C, 143 stopped by SIGTERM (run the same command again to resume).',
+      ],
+      examples: ['svc-sync doctor', 'svc-sync --dry-run sync --all', CRON_RECIPE],
+    }),
   );
   objectCommand(program, setExit);
   replayCommand(program, setExit);
@@ -72,7 +68,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
   const globalNames = program.options.map((o) => o.long ?? o.short ?? '').filter((n) => n !== '--version').join(', ');
   const nameGlobals = (cmd: Command): void => {
     for (const sub of cmd.commands) {
-      sub.addHelpText('after', () => `\n${wrap(`Global options (see svc-sync --help): ${globalNames}`, outputColumns(), '  ')}`);
+      sub.addHelpText('after', helpAfter({ prose: [`Global options (see svc-sync --help): ${globalNames}`] }));
       nameGlobals(sub);
     }
   };

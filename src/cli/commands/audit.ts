@@ -12,6 +12,7 @@ import { renderAudit, writeDriftCsv } from '../render/auditTables.js';
 import { runCommand, type CommandResult, type SetExit } from '../runner.js';
 import { parseBatchSize } from '../runSync.js';
 import { parseTypes } from './sync.js';
+import { helpAfter } from '../helpText.js';
 
 interface AuditOptions {
   types?: string;
@@ -45,13 +46,15 @@ export function auditCommand(program: Command, setExit: SetExit): void {
     .option('--batch-size <n>', 'records compared together (bounds memory)', undefined)
     .addHelpText(
       'after',
-      '\nKinds of drift: missing (on the platform, not in Salesforce), stale (fields differ from what a sync writes),\n' +
-        'orphan (in Salesforce, but gone from the platform - confirmed by a 404 - or no longer eligible).\n' +
-        'Guards: --delete-orphans and --fix write nothing, and exit 2, when the platform lists none of an object Salesforce\n' +
-        'holds, or when more than --max-delete / --max-fix records of an object would go (a wrong SVC_API_URL or key).\n' +
-        'Exit codes: 0 no drift; 1 drift found (with --fix/--delete-orphans: drift remains or a write failed); 2 usage,\n' +
-        'configuration or refused by a guard; 130 / 143 stopped by Ctrl-C / SIGTERM (deletions done so far are listed).\n\n' +
-        `Examples:\n  svc-sync audit\n  svc-sync audit --types donations --report drift.csv\n  svc-sync audit --fix --delete-orphans\n  svc-sync --dry-run audit --delete-orphans   # list what would be deleted\n\nObject types, in audit order: ${SYNC_ORDER.join(',')}`,
+      helpAfter({
+        prose: [
+          'Kinds of drift: missing (on the platform, not in Salesforce), stale (fields differ from what a sync writes), orphan (in Salesforce, but gone from the platform - confirmed by a 404 - or no longer eligible).',
+          'Guards: --delete-orphans and --fix write nothing, and exit 2, when the platform lists none of an object Salesforce holds, or when more than --max-delete / --max-fix records of an object would go (a wrong SVC_API_URL or key).',
+          'Exit codes: 0 no drift; 1 drift found (with --fix/--delete-orphans: drift remains or a write failed); 2 usage, configuration or refused by a guard; 130 / 143 stopped by Ctrl-C / SIGTERM (deletions done so far are listed).',
+        ],
+        examples: ['svc-sync audit', 'svc-sync audit --types donations --report drift.csv', 'svc-sync audit --fix --delete-orphans', 'svc-sync --dry-run audit --delete-orphans   # list what would be deleted'],
+        after: [`Object types, in audit order: ${SYNC_ORDER.join(', ')}`],
+      }),
     )
     .action((opts: AuditOptions, c: Command) =>
       runCommand(c, setExit, async (ctx): Promise<CommandResult<AuditResult>> => {

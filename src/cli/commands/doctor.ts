@@ -6,6 +6,7 @@ import { renderDoctorFindings } from '../render/doctorText.js';
 import { profileLines } from '../render/platformProfile.js';
 import { outputColumns, wrap } from '../render/text.js';
 import { runCommand, type SetExit } from '../runner.js';
+import { helpAfter } from '../helpText.js';
 
 /**
  * Checks the platform key (one request), probes its lists' behaviour (kept for the runs), and the org: every object and field of the
@@ -16,7 +17,7 @@ export function doctorCommand(program: Command, setExit: SetExit): void {
   program
     .command('doctor')
     .description('check the platform API key, what its lists do (filters, page size, complete or partial: a few requests per collection), and that the org has every object and field, with compatible types, writable by the connected user')
-    .addHelpText('after', '\nExamples:\n  svc-sync doctor\n  svc-sync doctor --json --instance-url https://example.my.salesforce.com')
+    .addHelpText('after', helpAfter({ examples: ['svc-sync doctor', 'svc-sync doctor --json --instance-url https://example.my.salesforce.com'] }))
     .action((_opts: unknown, c: Command) =>
       runCommand(c, setExit, async (ctx) => {
         const { platformError, findings, actions, requests, profile } = await checkSetup(platformSettings(ctx.raw), salesforceSettings(ctx.raw), { profileFile: profileFileFor(undefined) });

@@ -6,6 +6,7 @@ import { keyFor, parsePositiveId } from '../../model/refs.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { runEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
+import { helpAfter } from '../helpText.js';
 
 export function objectCommand(program: Command, setExit: SetExit): void {
   const cmd = program
@@ -13,7 +14,13 @@ export function objectCommand(program: Command, setExit: SetExit): void {
     .description('sync one record and any parent missing from Salesforce')
     .argument('<type>', 'object type: segment, project, team, company, action, donation, newsletter_subscription (plural, kebab and Pascal forms too)')
     .argument('<id>', 'the platform id')
-    .addHelpText('after', '\nExit codes: 0 written or unchanged (or skipped by a rule of the spec); 1 not found on the platform, or failed; 2 usage.\n\nExamples:\n  svc-sync object donation 123\n  svc-sync --dry-run object newsletter-subscriptions 7');
+    .addHelpText(
+      'after',
+      helpAfter({
+        prose: ['Exit codes: 0 written or unchanged (or skipped by a rule of the spec); 1 not found on the platform, or failed; 2 usage.'],
+        examples: ['svc-sync object donation 123', 'svc-sync --dry-run object newsletter-subscriptions 7'],
+      }),
+    );
   addRunOptions(cmd).action(async (typeArg: string, idArg: string, opts: RunOptions, c: Command) => {
     const type = parseObjectType(typeArg);
     if (!type) throw new ConfigError(`object type ${echo(typeArg)}: unknown (try donation, action, team, company, project, segment, newsletter_subscription)`);

@@ -5,6 +5,7 @@ import { storeRetryFailed, storeStatus, type QueueLocation } from '../../webhook
 import { renderQueue } from '../render/queueText.js';
 import { outputColumns } from '../render/text.js';
 import { runCommand, type SetExit } from '../runner.js';
+import { helpAfter } from '../helpText.js';
 
 interface QueueOptions {
   queue?: string;
@@ -28,7 +29,7 @@ export function queueCommand(program: Command, setExit: SetExit): void {
     .description('show the webhook queue: pending, failed (with last error) and done counts')
     .option('--queue <path>', 'queue database (env SVC_QUEUE_PATH, default: .svc-sync/queue.db)')
     .option('--queue-url <url>', 'the queue in PostgreSQL (env SVC_QUEUE_URL, postgres://...)')
-    .addHelpText('after', '\nExamples:\n  svc-sync queue\n  svc-sync queue --json --queue /srv/svc-sync/queue.db\n  SVC_QUEUE_URL=postgres://svc@db/svc svc-sync queue\n  svc-sync queue retry')
+    .addHelpText('after', helpAfter({ examples: ['svc-sync queue', 'svc-sync queue --json --queue /srv/svc-sync/queue.db', 'SVC_QUEUE_URL=postgres://svc@db/svc svc-sync queue', 'svc-sync queue retry'] }))
     .action((opts: QueueOptions, c: Command) =>
       runCommand(c, setExit, async (ctx) => {
         const s = await storeStatus(locate(opts, ctx.raw));
@@ -44,7 +45,7 @@ export function queueCommand(program: Command, setExit: SetExit): void {
   queue
     .command('retry')
     .description('queue failed events again, due now')
-    .addHelpText('after', '\nExample:\n  svc-sync queue retry --queue /srv/svc-sync/queue.db')
+    .addHelpText('after', helpAfter({ examples: ['svc-sync queue retry --queue /srv/svc-sync/queue.db'] }))
     .action((_o: unknown, c: Command) =>
       runCommand(c, setExit, async (ctx) => {
         const n = await storeRetryFailed(locate(c.optsWithGlobals<QueueOptions>(), ctx.raw));

@@ -8,6 +8,7 @@ import { MAX_LISTED_BAD_LINES, readReplay, type BadLine, type IgnoredGroup } fro
 import { runCommand, type SetExit } from '../runner.js';
 import { parseBatchSize, runEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
+import { helpAfter } from '../helpText.js';
 
 /** Opens the file (or stdin) as a stream; a file that cannot be opened is named now, before any work. */
 async function openInput(file: string): Promise<Readable> {
@@ -30,11 +31,14 @@ export function replayCommand(program: Command, setExit: SetExit): void {
     .requiredOption('--file <path>', 'the file to replay; - reads standard input')
     .addHelpText(
       'after',
-      '\nThe file is read as a stream and synced in chunks of --batch-size records, so its size does not matter.\n' +
-        'Ids that a complete list scan of this run did not return are reported not found without a request each.\n' +
-        'JSON lines are read as serve reads a webhook: events serve ignores are counted as ignored (exit 0);\n' +
-        'users.update re-syncs the actions the user owns, found by one scan of the action list for all such lines.\n' +
-        '\nExamples:\n  svc-sync replay --file ids.csv\n  grep donations webhooks.jsonl | svc-sync replay --file - --json',
+      helpAfter({
+        prose: [
+          'The file is read as a stream and synced in chunks of --batch-size records, so its size does not matter.',
+          'Ids that a complete list scan of this run did not return are reported not found without a request each.',
+          'JSON lines are read as serve reads a webhook: events serve ignores are counted as ignored (exit 0); users.update re-syncs the actions the user owns, found by one scan of the action list for all such lines.',
+        ],
+        examples: ['svc-sync replay --file ids.csv', 'grep donations webhooks.jsonl | svc-sync replay --file - --json'],
+      }),
     );
   addRunOptions(cmd).action(async (opts: RunOptions & { file: string }, c: Command) => {
     const where = `--file ${opts.file}`;

@@ -3,6 +3,7 @@ import { apiVersionSetting } from '../../config/load.js';
 import { ConfigError, EXIT } from '../../model/errors.js';
 import { writeSchemaProject, writeSchemaSource, type WrittenSource } from '../../sync/compose.js';
 import { runCommand, type SetExit } from '../runner.js';
+import { helpAfter } from '../helpText.js';
 
 const HELP = ['svc-sync schema --help'];
 
@@ -14,9 +15,13 @@ export function schemaCommand(program: Command, setExit: SetExit): void {
     .option('--out <dir>', 'write bare SFDX source (objects/, permissionsets/) into a package directory of an existing project, e.g. force-app/main/default')
     .addHelpText(
       'after',
-      '\nExamples:\n' +
-        '  svc-sync schema --project svc-org && cd svc-org && sf project deploy start && sf org assign permset --name Svc_Sync_Integration\n' +
-        '  svc-sync schema --out force-app/main/default     # into a project you already have',
+      helpAfter({
+        examples: [
+          'svc-sync schema --project svc-org && cd svc-org && sf project deploy start \\',
+          '  && sf org assign permset --name Svc_Sync_Integration',
+          'svc-sync schema --out force-app/main/default   # into your own project',
+        ],
+      }),
     )
     .action((opts: { project?: string; out?: string }, c: Command) => {
       const { project, out } = opts;

@@ -9,6 +9,7 @@ import { DEFAULT_SERVE, serve } from '../../webhook/serve.js';
 import { DEFAULT_SETTLE_S, settingsOf, settleSeconds } from '../../config/load.js';
 import { EXIT } from '../../model/errors.js';
 import { runCommand, type SetExit } from '../runner.js';
+import { helpAfter } from '../helpText.js';
 
 interface ServeCommandOptions {
   port: string;
@@ -44,7 +45,19 @@ export function serveCommand(program: Command, setExit: SetExit): void {
     .option('--batch-size <n>', 'most distinct records one worker batch syncs (default: 500)')
     .option('--settle <seconds>', `gather events this long after the first pending one, then start a batch when the platform budget allows, 0: at once (env SVC_SETTLE_S, default: ${DEFAULT_SETTLE_S})`)
     .option('--application <name...>', 'sync only events of these applications (the fundraising platform\'s name); others are answered 200 and recorded ignored (default: every application)')
-    .addHelpText('after', '\nThe platform posts to http://HOST:PORT/webhooks/<SVC_WEBHOOK_SECRET> (or with an X-Webhook-Secret header).\nSIGTERM stops accepting, finishes the batch in flight and exits.\nGET /healthz answers 503 while the queue is unreachable; GET /metrics serves Prometheus metrics.\nWith SVC_ADMIN_TOKEN set, GET /status shows a status page for a browser (sign in with the token).\nWith SVC_QUEUE_URL, a batch claimed by a receiver that dies is claimed again after SVC_QUEUE_LEASE_S (default 60).\n\nExample:\n  SVC_WEBHOOK_SECRET=... svc-sync serve --port 8080')
+    .addHelpText(
+      'after',
+      helpAfter({
+        prose: [
+          'The platform posts to http://HOST:PORT/webhooks/<SVC_WEBHOOK_SECRET> (or with an X-Webhook-Secret header).',
+          'SIGTERM stops accepting, finishes the batch in flight and exits.',
+          'GET /healthz answers 503 while the queue is unreachable; GET /metrics serves Prometheus metrics.',
+          'With SVC_ADMIN_TOKEN set, GET /status shows a status page for a browser (sign in with the token).',
+          'With SVC_QUEUE_URL, a batch claimed by a receiver that dies is claimed again after SVC_QUEUE_LEASE_S (default 60).',
+        ],
+        examples: ['SVC_WEBHOOK_SECRET=... svc-sync serve --port 8080'],
+      }),
+    )
     .action((opts: ServeCommandOptions, c: Command) =>
       runCommand(c, setExit, async (ctx) => {
       const settings = settingsOf(ctx.raw);

@@ -10,6 +10,7 @@ import { CRON_RECIPE, type GlobalOptions } from '../globals.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { runEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
+import { helpAfter } from '../helpText.js';
 
 interface SyncOptions extends RunOptions {
   since?: string;
@@ -46,11 +47,16 @@ export function syncCommand(program: Command, setExit: SetExit): void {
     .description('backfill or incremental sync from list scans, resumable; for cron')
     .option('--since <iso8601>', 'sync records updated after this time')
     .option('--all', 'sync every record (a backfill)')
-    .option('--types <list>', `comma-separated object types (default: all, in order ${SYNC_ORDER.join(',')})`)
+    .option('--types <list>', `comma-separated object types (default: all, in order ${SYNC_ORDER.join(', ')})`)
     .option('--state <path>', 'state file for resume and watermark', DEFAULT_STATE_FILE)
     .addHelpText(
       'after',
-      `\nWithout --since or --all, continues from each type\'s watermark (the start of the last completed run that scanned it);\nan interrupted run with the same scope resumes where it stopped; records that failed are synced again by id next time.\n\nExamples:\n  svc-sync sync --all\n  svc-sync sync --since 2026-11-01T00:00:00Z --types donations\n  ${CRON_RECIPE}`,
+      helpAfter({
+        prose: [
+          "Without --since or --all, continues from each type's watermark (the start of the last completed run that scanned it); an interrupted run with the same scope resumes where it stopped; records that failed are synced again by id next time.",
+        ],
+        examples: ['svc-sync sync --all', 'svc-sync sync --since 2026-11-01T00:00:00Z --types donations', CRON_RECIPE],
+      }),
     );
   addRunOptions(cmd).action(async (opts: SyncOptions, c: Command) => {
     if (opts.since !== undefined && opts.all) throw new ConfigError('--since and --all: give one of them, not both');
