@@ -72,18 +72,21 @@ describe('stopping a run', () => {
     expect(code).toBe(130);
     const text = run.output().replace(/\r/g, '');
     expect(text).toMatch(/Ctrl-C: stopping after the batch in flight/);
-    expect(text).toMatch(/stopped by Ctrl-C after \d+ inserted.*progress saved in \.svc-sync\/state\.json; resume with: svc-sync sync --all --batch-size 50/);
+    expect(text).toMatch(/svc-sync: stopped by Ctrl-C after \d+ inserted.*progress saved in \.svc-sync\/state\.json; resume with: svc-sync sync --all --batch-size 50/);
+    // Said once: on stderr, after the report (which does not repeat it).
+    expect(text.match(/stopped by Ctrl-C after/g)).toHaveLength(1);
     const state = readState(run.cwd);
     expect(state?.run?.pagesDone).toEqual({ donation: 2 });
     expect(state?.watermarks).toBeUndefined();
   }, 60_000);
 
-  it('SIGTERM without a terminal stops the same way, exit 143, the line on stderr', async () => {
+  it('SIGTERM without a terminal stops the same way, exit 143, the line on stderr, once', async () => {
     const run = await startStalled((cwd, env) => spawn(process.execPath, [BIN, 'sync', '--all', '--batch-size', '50'], { cwd, env, stdio: 'pipe' }));
     run.child.kill('SIGTERM');
     const code = await run.exited;
     expect(code).toBe(143);
     expect(run.output()).toMatch(/svc-sync: stopped by SIGTERM after .*progress saved in \.svc-sync\/state\.json; resume with: svc-sync sync --all --batch-size 50/);
+    expect(run.output().match(/stopped by SIGTERM after/g)).toHaveLength(1);
     expect(readState(run.cwd)?.run?.pagesDone).toEqual({ donation: 2 });
   }, 60_000);
 });

@@ -9,7 +9,7 @@ import { CsvReport } from './render/csvReport.js';
 import { watchInterrupt } from './interrupt.js';
 import { createProgress } from './render/progress.js';
 import { renderHuman } from './render/tables.js';
-import { outputColumns } from './render/text.js';
+import { formatCount, outputColumns } from './render/text.js';
 import type { CommandContext, CommandResult } from './runner.js';
 
 export interface RunOptions {
@@ -50,7 +50,7 @@ export function shellWord(word: string): string {
 function interruptedLine(stop: InterruptedError, report: RunReport, dryRun: boolean, resume: string, stateFile?: string): InterruptedError {
   const counts = { inserted: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 };
   for (const c of report.summary.values()) for (const k of Object.keys(counts) as Array<keyof typeof counts>) counts[k] += c[k];
-  const done = Object.entries(counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
+  const done = Object.entries(counts).filter(([, n]) => n > 0).map(([k, n]) => `${formatCount(n)} ${k}`).join(', ');
   const saved = dryRun ? 'dry run, nothing was written' : stateFile ? `progress saved in ${stateFile}` : 'what was written stays written';
   const message = `${stop.message} ${done ? `after ${done}` : 'before any record was done'}; ${saved}; resume with: ${resume}`;
   return new InterruptedError(stop.signal, message, [resume]);

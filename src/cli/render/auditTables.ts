@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { AuditResult } from '../../sync/auditRun.js';
 import type { DriftKind, DriftRow } from '../../sync/auditTypes.js';
 import { grid } from './grid.js';
-import { outputColumns, shorten, wrap } from './text.js';
+import { formatCount, outputColumns, shorten, wrap } from './text.js';
 
 /** The terminal's width, 80 when unknown (a pipe, cron). */
 const WIDTH = outputColumns();
@@ -27,7 +27,7 @@ function askedObjects(result: AuditResult): Set<string> {
 
 export function auditTable(result: AuditResult, columns = WIDTH): string {
   const asked = askedObjects(result);
-  const n = (v: number): string => v.toLocaleString('en-US');
+  const n = formatCount;
   const rows = Object.entries(result.summary).filter(([object]) => asked.has(object)).map(([object, c]) => [object, n(c.inSync), n(c.missing), n(c.stale), n(c.orphan)]);
   return grid(['object', 'in sync', 'missing', 'stale', 'orphan'], rows, { columns, align: ['left', 'right', 'right', 'right', 'right'] }).join('\n');
 }
@@ -83,8 +83,9 @@ export function renderAudit(result: AuditResult, opts: { verbose: boolean }): st
   for (const p of result.problems.slice(0, opts.verbose ? undefined : SHOWN)) out.push(`could not audit: ${p}`);
   if (result.problems.length > SHOWN && !opts.verbose) out.push(`  ... and ${result.problems.length - SHOWN} more (--verbose or --json list all)`);
   // Long sentences: wrapped to the width, never cut (they say what to do next).
-  if (result.refused) out.push(wrap(result.dryRun ? `Guard: a real run would be ${result.refused}` : `Guard: ${result.refused}`, WIDTH, '  '));
-  if (result.stopped) out.push(wrap(`Stopped: ${result.stopped}; the deletions and fixes listed above were done, nothing after them.`, WIDTH, '  '));
+  // A real refusal or stop is said once, on stderr (it explains the exit code); the report says what it means here.
+  if (result.refused && result.dryRun) out.push(wrap(`Guard: a real run would be ${result.refused}`, WIDTH, '  '));
+  if (result.stopped) out.push('Stopped part-way: the deletions and fixes listed above were done, nothing after them.');
   out.push(`requests: platform ${result.requests.platform}, salesforce ${result.requests.salesforce}`);
   return out.join('\n');
 }

@@ -1,8 +1,8 @@
 /** `doctor`'s account of the platform's lists: one row per collection, then what it costs in requests. */
 import type { CollectionProfile, PlatformProfile } from '../../model/platformProfile.js';
-import { fit } from './text.js';
+import { fit, formatCount } from './text.js';
 
-const n = (v: number): string => v.toLocaleString('en-US');
+const n = formatCount;
 const requests = (v: number): string => `${n(v)} request${v === 1 ? '' : 's'}`;
 const filter = (f: CollectionProfile['updatedAfter']): string => (f === 'honoured' ? 'ok' : f === 'ignored' ? 'IGNORED' : '?');
 const list = (c: CollectionProfile): string => (c.list === 'partial' ? 'PARTIAL' : c.list === 'complete' ? 'complete' : '?');

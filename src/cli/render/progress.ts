@@ -8,7 +8,7 @@
 import ora, { type Ora } from 'ora';
 import type { Progress, WriteStep } from '../../model/outcomes.js';
 import { stderrLine } from '../output.js';
-import { fit } from './text.js';
+import { fit, formatCount } from './text.js';
 
 export interface ProgressView {
   /** True when a spinner is drawn; otherwise notes are the caller's to print. */
@@ -31,7 +31,7 @@ export function clock(ms: number): string {
   return hh > 0 ? `${hh}:${String(mm).padStart(2, '0')}:${ss}` : `${mm}:${ss}`;
 }
 
-const n = (v: number): string => v.toLocaleString('en-US');
+const n = formatCount;
 
 /** What a write step reads as: "Bulk job processing 5,000/20,000", "Collections 3/25". */
 export function describeStep(step: WriteStep): string {

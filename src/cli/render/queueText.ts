@@ -4,7 +4,7 @@
  */
 import type { FailedEvent, QueueCounts } from '../../webhook/queue.js';
 import { grid } from './grid.js';
-import { wrap } from './text.js';
+import { formatCount, wrap } from './text.js';
 
 /** "11-24 17:45" (UTC, as the heading says): the year and seconds cost room the error needs. */
 const when = (iso: string): string => iso.replace(/^\d{4}-(\d\d-\d\d)T(\d\d:\d\d).*$/, '$1 $2');
@@ -13,7 +13,7 @@ const short = (type: string): string => (type === 'newsletter_subscription' ? 's
 
 /** `redact` masks secrets before a cell is cut: a cut secret would no longer match its mask. */
 export function renderQueue(where: string, counts: QueueCounts, failed: readonly FailedEvent[], columns: number, redact: (s: string) => string = (s) => s): string[] {
-  const list = Object.entries(counts).map(([k, v]) => `${k} ${v.toLocaleString('en-US')}`).join(', ');
+  const list = Object.entries(counts).map(([k, v]) => `${k} ${formatCount(v)}`).join(', ');
   const lines = [wrap(`queue ${where}: ${list}`, columns, '  ')];
   if (failed.length === 0) return lines;
   const rows = failed.map((f) => [f.id, `${short(f.refType)} ${f.refId}`, f.attempts, when(f.nextAttemptAt), redact(f.lastError)]);

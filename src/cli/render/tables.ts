@@ -8,7 +8,7 @@ import type { ObjectCounts, RecordOutcome } from '../../model/outcomes.js';
 import type { RunResult } from '../../sync/result.js';
 import { DRY_RUN_NOTICE } from '../../sync/result.js';
 import { grid } from './grid.js';
-import { fit, shorten, wrap } from './text.js';
+import { fit, formatCount, shorten, wrap } from './text.js';
 
 export interface HumanOptions {
   verbose: boolean;
@@ -29,7 +29,7 @@ const COUNT_COLUMNS: Array<[keyof ObjectCounts, string]> = [
   ['failed', 'failed'],
 ];
 
-const n = (v: number): string => v.toLocaleString('en-US');
+const n = formatCount;
 
 /** The per-object summary: objects with any record, and a total row; never wider than needed. */
 export function summaryTable(result: RunResult, columns: number): string {
@@ -163,6 +163,5 @@ export function renderHuman(result: RunResult, opts: HumanOptions): string {
     if (!opts.verbose && candidates.length > UPDATES_SHOWN) lines.push(`  ... and ${candidates.length - UPDATES_SHOWN} more (--verbose or --json list all)`);
     sections.push(lines);
   }
-  if (result.stopped) sections.push([wrap(`Stopped early: ${result.stopped}`, opts.columns, '  ')]);
   return sections.map((s) => s.join('\n')).join('\n\n');
 }

@@ -3,6 +3,9 @@ import type { CrmValue } from '../../model/crmRecords.js';
 
 export const MAX_CELL = 60;
 
+/** A count as every human output writes it: 8,979. */
+export const formatCount = (v: number): string => v.toLocaleString('en-US');
+
 /** Long values shortened for display, one line. */
 export function shorten(value: CrmValue | undefined, max = MAX_CELL): string {
   if (value === null || value === undefined || value === '') return '(empty)';
