@@ -30,3 +30,27 @@ it('svc-sync --json with no command: a plain usage error, not commander\'s "(out
   expect(body).toMatchObject({ status: 2, message: 'no command given: name one, e.g. svc-sync sync --all' });
   expect(res.stdout).not.toContain('outputHelp');
 });
+
+it('every missing setting in one message, exit 2, before anything else is said', async () => {
+  const res = await cli(stack, ['sync', '--all'], cwd, undefined, { PATH: process.env.PATH ?? '' });
+  expect(res.code).toBe(2);
+  const lines = unstamp(res.stderr).trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^svc-sync: 3 settings are missing: SVC_API_URL .*; SVC_API_KEY .*; a Salesforce login: SF_INSTANCE_URL \+ SF_ACCESS_TOKEN/);
+  // One missing: the same one-line form as before, naming it.
+  const one = await cli(stack, ['doctor'], cwd, undefined, { ...stack.env, SVC_API_KEY: '' });
+  expect(one.code).toBe(2);
+});
+
+it('a run that never started (Salesforce refused the session) leaves no pending run to "resume"', async () => {
+  const dir = tempCwd('never-started');
+  try {
+    const refused = await cli(stack, ['sync', '--all'], dir, undefined, { ...stack.env, SF_ACCESS_TOKEN: 'not-a-session' });
+    expect(refused.code).toBe(2);
+    const again = await cli(stack, ['sync', '--all'], dir);
+    expect(again.code).toBe(0);
+    expect(again.stderr).not.toMatch(/resuming/);
+  } finally {
+    removeDir(dir);
+  }
+});

@@ -37,6 +37,7 @@ describe('human output', () => {
     const res = await cli(stack, ['object', 'donation', '999999'], cwd);
     expect(res.code).toBe(1);
     expect(res.stdout).toMatch(/1 +Svc_Donation__c: not found on the platform/);
+    expect(res.stderr).toMatch(/exit 1: donation \d+ is not on the platform \(deleted or never existed\)/);
   });
 
   it('a dry-run of the whole site: summary first, no line per insert, skips grouped, nothing wider than 80 columns', async () => {

@@ -35,8 +35,12 @@ export interface EngineRun<E extends object> {
   body: (engine: SyncEngine, deps: Deps) => Promise<E>;
   /** Warnings known before the run (replay's bad lines), for the --json envelope. */
   warningsBefore?: string[];
-  /** The least exit code the command gives whatever the run does (replay's bad lines: 1), so the --json status is the exit code; a function is asked after the run (bad lines found while reading). */
-  minStatus?: ExitCode | (() => ExitCode);
+  /**
+   * Asked after the run: what, beside failed records, leaves the command short of what was asked
+   * (replay's bad lines, a record `object` did not find). Any answer makes the exit code (and the
+   * --json status) at least 1, and is named in the closing line that explains it.
+   */
+  shortfall?: () => string | undefined;
   /** Where the run keeps its progress (sync's state file), named when it is stopped. */
   stateFile?: string;
 }
@@ -114,8 +118,8 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   // Exit 2 promises "nothing written": once something was, a stop is a partial run.
   const stopStatus = (): ExitCode =>
     stopped instanceof InterruptedError ? exitCodeOf(stopped) : report.written > 0 ? EXIT.PARTIAL : (Math.max(exitCodeOf(stopped), EXIT.PARTIAL) as ExitCode);
-  const minStatus = typeof run.minStatus === 'function' ? run.minStatus() : run.minStatus ?? EXIT.OK;
-  const status = Math.max(minStatus, stopped !== undefined ? stopStatus() : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK) as ExitCode;
+  const shortfall = run.shortfall?.();
+  const status = Math.max(shortfall === undefined ? EXIT.OK : EXIT.PARTIAL, stopped !== undefined ? stopStatus() : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK) as ExitCode;
   const notes = before.map((w) => `warning: ${w}`);
   // What the run learned of the platform where the spec is silent: said once, and in --json.
   const learned = deps!.source.learned?.() ?? [];
@@ -125,6 +129,11 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   else if (report.warnings.length > 0) notes.push(`${report.warnings.length} warning(s); --verbose lists them`);
   // --quiet hides the report on stdout, never what explains exit 1: each failure, one line.
   const alerts = globals.quiet ? result.records.filter((r) => r.action === 'fail').map((r) => `failed: ${r.object} ${r.key} ${r.error?.code ?? 'ERROR'}: ${r.error?.message ?? ''}`) : [];
+  // Exit 1 closes with one line saying why (a stop says so in its own line).
+  if (status === EXIT.PARTIAL && stopped === undefined) {
+    const why = [...(report.failed > 0 ? [`${formatCount(report.failed)} ${report.failed === 1 ? 'record' : 'records'} failed`] : []), ...(shortfall === undefined ? [] : [shortfall])];
+    alerts.push(`exit 1: ${why.join('; ')}`);
+  }
   return {
     status,
     result,

@@ -161,10 +161,12 @@ export const FLAG_OF: Partial<Record<SettingName, string>> = {
   SF_BULK_THRESHOLD: '--bulk-threshold',
 };
 
-function required(raw: RawSettings, name: SettingName, why: string): string {
+const WHY_REQUIRED = { SVC_API_URL: 'the platform base URL', SVC_API_KEY: 'the platform API key' } as const;
+
+function required(raw: RawSettings, name: keyof typeof WHY_REQUIRED): string {
   const v = raw[name];
   const flag = FLAG_OF[name];
-  if (v === undefined) throw new ConfigError(`${name} is not set (${why}): ${flag ? `give ${flag}, or ` : ''}set it in the environment or ${DEFAULT_CONFIG_FILE}`);
+  if (v === undefined) throw new ConfigError(`${name} is not set (${WHY_REQUIRED[name]}): ${flag ? `give ${flag}, or ` : ''}set it in the environment or ${DEFAULT_CONFIG_FILE}`);
   return v;
 }
 
@@ -177,8 +179,8 @@ function siteIdSetting(raw: RawSettings): { siteId?: number } {
 }
 
 export function platformSettings(raw: RawSettings): PlatformSettings {
-  const apiUrl = url(raw, 'SVC_API_URL') ?? required(raw, 'SVC_API_URL', 'the platform base URL');
-  const apiKey = secretValue(raw, 'SVC_API_KEY') ?? required(raw, 'SVC_API_KEY', 'the platform API key');
+  const apiUrl = url(raw, 'SVC_API_URL') ?? required(raw, 'SVC_API_URL');
+  const apiKey = secretValue(raw, 'SVC_API_KEY') ?? required(raw, 'SVC_API_KEY');
   return {
     apiUrl,
     apiKey,
@@ -194,6 +196,35 @@ export function apiVersionSetting(raw: RawSettings): string {
   const apiVersion = raw.SF_API_VERSION ?? DEFAULT_API_VERSION;
   if (!/^\d{2,3}\.0$/.test(apiVersion)) throw new ConfigError(`SF_API_VERSION: must look like ${DEFAULT_API_VERSION}`);
   return apiVersion;
+}
+
+/** What is missing for one complete way to authenticate (a token, client credentials, a password or JWT), if anything. */
+function loginGap(raw: RawSettings): string | undefined {
+  const has = (name: SettingName): boolean => raw[name] !== undefined && raw[name] !== '';
+  if (has('SF_INSTANCE_URL') && has('SF_ACCESS_TOKEN')) return undefined;
+  if (has('SF_CLIENT_ID') && (has('SF_CLIENT_SECRET') || (has('SF_USERNAME') && has('SF_PRIVATE_KEY_FILE')))) return undefined;
+  if (has('SF_ACCESS_TOKEN')) return 'SF_INSTANCE_URL is not set (needed with SF_ACCESS_TOKEN)';
+  if (has('SF_INSTANCE_URL') && !has('SF_LOGIN_URL') && !has('SF_CLIENT_ID')) return 'SF_ACCESS_TOKEN is not set (needed with SF_INSTANCE_URL)';
+  if (has('SF_LOGIN_URL') && !has('SF_CLIENT_ID')) return 'SF_CLIENT_ID is not set (needed with SF_LOGIN_URL)';
+  if (has('SF_CLIENT_ID')) return 'SF_CLIENT_SECRET is not set (or SF_USERNAME with SF_PRIVATE_KEY_FILE for JWT)';
+  return 'Salesforce connection is not configured: set SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_CLIENT_ID + SF_CLIENT_SECRET (and SF_LOGIN_URL for a My Domain or sandbox)';
+}
+
+/**
+ * Every missing setting a command needs, in one message, before any is validated: a newcomer with
+ * nothing set learns the whole list at once, not one name per attempt.
+ */
+export function requireSettings(raw: RawSettings, sides: { platform: boolean; salesforce: boolean }): void {
+  const missing: string[] = [];
+  if (sides.platform) {
+    for (const name of ['SVC_API_URL', 'SVC_API_KEY'] as const) {
+      if (raw[name] === undefined) missing.push(`${name} (${WHY_REQUIRED[name]}${FLAG_OF[name] ? `, or ${FLAG_OF[name]}` : ''})`);
+    }
+  }
+  const gap = sides.salesforce ? loginGap(raw) : undefined;
+  // In a list, the login is one item among the others.
+  if (gap !== undefined) missing.push(gap.replace(/^Salesforce connection is not configured: set /, 'a Salesforce login: '));
+  if (missing.length > 1) throw new ConfigError(`${missing.length} settings are missing: ${missing.join('; ')}. Set them in the environment or ${DEFAULT_CONFIG_FILE}`);
 }
 
 /** One complete way to authenticate is needed: a token, client credentials, a password or JWT. */
@@ -216,17 +247,11 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
     bulkThreshold: int(raw, 'SF_BULK_THRESHOLD', 2000, 1, 10_000_000),
     maxApiUsage: usage,
   };
+  const gap = loginGap(raw);
+  if (gap !== undefined) throw new ConfigError(gap);
   const token = s.instanceUrl && s.accessToken;
   // OAuth logs in at SF_LOGIN_URL, or at login.salesforce.com when it is not set.
-  const oauth = s.clientId && (s.clientSecret || (s.username && s.privateKeyFile));
-  if (!token && !oauth) {
-    if (s.accessToken && !s.instanceUrl) throw new ConfigError('SF_INSTANCE_URL is not set (needed with SF_ACCESS_TOKEN)');
-    if (s.instanceUrl && !s.accessToken && !s.loginUrl && !s.clientId) throw new ConfigError('SF_ACCESS_TOKEN is not set (needed with SF_INSTANCE_URL)');
-    if (s.loginUrl && !s.clientId) throw new ConfigError('SF_CLIENT_ID is not set (needed with SF_LOGIN_URL)');
-    if (s.clientId) throw new ConfigError('SF_CLIENT_SECRET is not set (or SF_USERNAME with SF_PRIVATE_KEY_FILE for JWT)');
-    throw new ConfigError('Salesforce connection is not configured: set SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_CLIENT_ID + SF_CLIENT_SECRET (and SF_LOGIN_URL for a My Domain or sandbox)');
-  }
-  if (oauth && !token && !s.loginUrl) s.loginUrl = DEFAULT_LOGIN_URL;
+  if (!token && !s.loginUrl) s.loginUrl = DEFAULT_LOGIN_URL;
   if (s.privateKeyFile && !fs.existsSync(s.privateKeyFile)) throw new ConfigError(`SF_PRIVATE_KEY_FILE: ${echo(s.privateKeyFile)} does not exist`);
   return s;
 }
@@ -301,6 +326,7 @@ export function loadRaw(opts: LoadOptions = {}): RawSettings {
 
 /** Every side's settings, validated: the first problem is a ConfigError naming the setting. */
 export function settingsOf(raw: RawSettings): Settings {
+  requireSettings(raw, { platform: true, salesforce: true });
   return { platform: platformSettings(raw), salesforce: salesforceSettings(raw), webhook: webhookSettings(raw) };
 }
 

@@ -99,8 +99,8 @@ export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan, 
   const save = (): void => {
     if (!dryRun) stateFile.write({ ...state, run });
   };
-  // Recorded only now that settings and connections are good: a run that could not start leaves no progress behind.
-  save();
+  // Recorded with the first page done, not before: a run that could not start (a refused login, a
+  // wrong URL) leaves no pending run for the next one to "resume".
   // A full run's scans are complete and unfiltered: the types scanned from their first page in this run show orphans.
   const ledger = since === null && sink !== undefined && isAuditSink(sink) ? new ScanLedger() : undefined;
   const fromStart = new Set<SyncableType>();

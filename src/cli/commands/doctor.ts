@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { platformSettings, salesforceSettings } from '../../config/load.js';
+import { platformSettings, requireSettings, salesforceSettings } from '../../config/load.js';
 import { EXIT } from '../../model/errors.js';
 import { checkSetup, profileFileFor } from '../../sync/compose.js';
 import { renderDoctorFindings } from '../render/doctorText.js';
@@ -20,6 +20,7 @@ export function doctorCommand(program: Command, setExit: SetExit): void {
     .addHelpText('after', helpAfter({ examples: ['svc-sync doctor', 'svc-sync doctor --json --instance-url https://example.my.salesforce.com'] }))
     .action((_opts: unknown, c: Command) =>
       runCommand(c, setExit, async (ctx) => {
+        requireSettings(ctx.raw, { platform: true, salesforce: true });
         const { platformError, findings, actions, requests, profile } = await checkSetup(platformSettings(ctx.raw), salesforceSettings(ctx.raw), { profileFile: profileFileFor(undefined) });
         const platformLine = platformError === undefined ? 'platform API key: ok' : `platform API: FAILED (${platformError})`;
         const status = platformError === undefined && findings.length === 0 ? EXIT.OK : EXIT.PARTIAL;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { echo } from '../../config/echo.js';
-import { ConfigError, EXIT, type ExitCode } from '../../model/errors.js';
+import { ConfigError } from '../../model/errors.js';
 import { parseObjectType } from '../../model/objects.js';
 import { keyFor, parsePositiveId } from '../../model/refs.js';
 import { runCommand, type SetExit } from '../runner.js';
@@ -33,7 +33,7 @@ export function objectCommand(program: Command, setExit: SetExit): void {
       runEngine(ctx, {
         command: 'object',
         opts,
-        minStatus: (): ExitCode => (missing ? EXIT.PARTIAL : EXIT.OK),
+        shortfall: () => (missing ? `${type} ${id} is not on the platform (deleted or never existed)` : undefined),
         body: async (engine) => {
           await engine.syncRefs([{ type, id }]);
           const outcome = engine.report.outcomeOf(keyFor(type, id));

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
-import { ConfigError, EXIT } from '../../model/errors.js';
+import { ConfigError } from '../../model/errors.js';
 import type { ObjectRef } from '../../model/objects.js';
 import { keyFor } from '../../model/refs.js';
 import { MAX_LISTED_BAD_LINES, readReplay, type BadLine, type IgnoredGroup } from '../../sync/replayInput.js';
@@ -9,6 +9,7 @@ import { runCommand, type SetExit } from '../runner.js';
 import { parseBatchSize, runEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
 import { helpAfter } from '../helpText.js';
+import { formatCount } from '../render/text.js';
 
 /** Opens the file (or stdin) as a stream; a file that cannot be opened is named now, before any work. */
 async function openInput(file: string): Promise<Readable> {
@@ -102,7 +103,7 @@ export function replayCommand(program: Command, setExit: SetExit): void {
         },
         warningsBefore: warnings,
         // Bad lines mean part of the input was not synced: not a clean run, in the --json status too.
-        minStatus: () => (stats.badLineCount > 0 ? EXIT.PARTIAL : EXIT.OK),
+        shortfall: () => (stats.badLineCount > 0 ? `${formatCount(stats.badLineCount)} ${stats.badLineCount === 1 ? 'line' : 'lines'} of ${where} could not be read (each named in a warning; not synced)` : undefined),
       });
     });
   });

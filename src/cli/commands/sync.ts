@@ -65,12 +65,13 @@ export function syncCommand(program: Command, setExit: SetExit): void {
     const scope: Scope = opts.all ? { kind: 'all' } : opts.since !== undefined ? { kind: 'since', since: parseSince(opts.since) } : { kind: 'continue' };
     const plan = planIncremental(new StateFile(opts.state), scope, types, globals.dryRun);
     await runCommand(c, setExit, (ctx) => {
-      if (plan.resumed) ctx.out.info(`resuming the run started ${plan.run.startedAt} (done: ${plan.run.completed.join(', ') || 'nothing yet'})`);
       return runEngine(ctx, {
         command: 'sync',
         opts,
         stateFile: opts.state,
         body: async (engine, deps) => {
+          // Said once the settings are valid and the connections made: a run that cannot start resumes nothing.
+          if (plan.resumed) ctx.out.info(`resuming the run started ${plan.run.startedAt} (done: ${plan.run.completed.join(', ') || 'nothing yet'})`);
           // A wrong base URL would make every list look empty or every record deleted: stop first (exit 2).
           await requirePlatformApi(platformSettings(ctx.raw));
           return runIncremental(engine, plan, deps.sink);
