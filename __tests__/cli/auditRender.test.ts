@@ -37,3 +37,24 @@ it('a dry-run fix says what it would write, without "written"', () => {
   expect(text).toContain('Would write: 2 record(s)\n');
   expect(text).not.toContain('written');
 });
+
+it('50 failed fixes and 300 deletions fit 80 columns: 20 of each shown, the rest counted', () => {
+  const long = 'FIELD_CUSTOM_VALIDATION_EXCEPTION ' + 'the value does not pass the org validation rule Svc_Amount_Positive '.repeat(4);
+  const fixes: NonNullable<AuditResult['fixes']> = Array.from({ length: 50 }, (_, i) => ({ object: 'Svc_ActionQuestion__c', key: `ActionQuestion_${1_000_000 + i}.${9_000_000 + i}`, action: 'fail', error: { code: 'FIELD_CUSTOM_VALIDATION_EXCEPTION', message: long } }));
+  const r: AuditResult = {
+    ...result(['action'], fixes),
+    dryRun: false,
+    deletions: Array.from({ length: 300 }, (_, i) => ({ object: 'Svc_ActionQuestion__c', key: `ActionQuestion_${i}.${i}`, outcome: i % 3 === 0 ? 'failed' : 'deleted', ...(i % 3 === 0 ? { error: { code: 'ENTITY_IS_LOCKED', message: long } } : {}) })) as NonNullable<AuditResult['deletions']>,
+    problems: Array.from({ length: 3 }, () => `Svc_Donation__c: ${long}`),
+  };
+  const lines = renderAudit(r, { verbose: false }).split('\n');
+  expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(80);
+  expect(lines).toContain('Written: 0 record(s), 50 failed');
+  expect(lines).toContain('  ... and 30 more (--verbose, --report FILE or --json list all)');
+  expect(lines).toContain('  ... and 280 more (--verbose, --report FILE or --json list all)');
+  expect(lines.length).toBeLessThan(150);
+  // --verbose lists every one, still within the width.
+  const all = renderAudit(r, { verbose: true }).split('\n');
+  expect(all.filter((l) => l.startsWith('  Svc_ActionQuestion__c ActionQuestion_'))).toHaveLength(50);
+  expect(Math.max(...all.map((l) => l.length))).toBeLessThanOrEqual(80);
+});

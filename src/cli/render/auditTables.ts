@@ -32,6 +32,8 @@ export function auditTable(result: AuditResult, columns = WIDTH): string {
   return grid(['object', 'in sync', 'missing', 'stale', 'orphan'], rows, { columns, align: ['left', 'right', 'right', 'right', 'right'] }).join('\n');
 }
 
+const more = (n: number): string => `  ... and ${formatCount(n)} more (--verbose, --report FILE or --json list all)`;
+
 function detail(row: DriftRow): string {
   if (row.kind === 'stale') return (row.fields ?? []).join(', ');
   return row.reason ?? '';
@@ -54,7 +56,7 @@ export function driftByKind(rows: DriftRow[], verbose: boolean): string[] {
     out.push(`${HEADINGS[kind]}: ${of.length}`);
     const shown = verbose ? of : of.slice(0, SHOWN);
     for (const r of shown) out.push(line(r));
-    if (shown.length < of.length) out.push(`  ... and ${of.length - shown.length} more (--verbose, --report FILE or --json list all)`);
+    if (shown.length < of.length) out.push(more(of.length - shown.length));
   }
   return out;
 }
@@ -67,20 +69,25 @@ export function renderAudit(result: AuditResult, opts: { verbose: boolean }): st
     const done = result.fixes.filter((f) => f.action === 'insert' || f.action === 'update').length;
     const failed = result.fixes.filter((f) => f.action === 'fail');
     out.push(`${result.dryRun ? 'Would write' : 'Written'}: ${done} record(s)${failed.length ? `, ${failed.length} failed` : ''}`);
-    for (const f of failed.slice(0, opts.verbose ? undefined : SHOWN)) out.push(`  ${f.object} ${f.key}: ${shorten(`${f.error?.code ?? ''} ${f.error?.message ?? ''}`, Math.max(20, WIDTH - 6 - f.object.length - f.key.length))}`);
+    const shownFailed = opts.verbose ? failed : failed.slice(0, SHOWN);
+    // The reason on its own indented line: any object and key length fits the width.
+    for (const f of shownFailed) out.push(`  ${f.object} ${f.key}\n      ${shorten(`${f.error?.code ?? ''} ${f.error?.message ?? ''}`.trim(), WIDTH - 6)}`);
+    if (shownFailed.length < failed.length) out.push(more(failed.length - shownFailed.length));
   }
   if (result.deletions) {
     out.push(`${result.dryRun ? 'Deletions (dry run: nothing deleted)' : 'Deletions'}: ${result.deletions.length}`);
-    for (const d of result.deletions) {
+    const shown = opts.verbose ? result.deletions : result.deletions.slice(0, SHOWN);
+    for (const d of shown) {
       const why = d.outcome === 'failed' ? `${d.error?.code ?? ''} ${d.error?.message ?? ''}` : d.outcome === 'kept' ? d.reason ?? '' : '';
       const head = `  ${d.outcome}: ${d.object} ${d.key}`;
       out.push(why ? `${head}\n      ${shorten(why, WIDTH - 6)}` : head);
     }
+    if (shown.length < result.deletions.length) out.push(more(result.deletions.length - shown.length));
   }
   if (result.remaining) {
     out.push(result.remaining.length === 0 ? 'Remaining drift: none.' : `Remaining drift: ${result.remaining.length} (missing ${count(result.remaining, 'missing')}, stale ${count(result.remaining, 'stale')}, orphan ${count(result.remaining, 'orphan')})`);
   }
-  for (const p of result.problems.slice(0, opts.verbose ? undefined : SHOWN)) out.push(`could not audit: ${p}`);
+  for (const p of result.problems.slice(0, opts.verbose ? undefined : SHOWN)) out.push(wrap(`could not audit: ${p}`, WIDTH, '    '));
   if (result.problems.length > SHOWN && !opts.verbose) out.push(`  ... and ${result.problems.length - SHOWN} more (--verbose or --json list all)`);
   // Long sentences: wrapped to the width, never cut (they say what to do next).
   // A real refusal or stop is said once, on stderr (it explains the exit code); the report says what it means here.
