@@ -31,6 +31,12 @@ export interface PlanRecord {
 
 type Outcome<T> = { record: T } | { notFound: true } | { error: PlatformError };
 
+/**
+ * By-id requests a run spends per collection to tell partial list pages from records that lack
+ * keys, when a page alone cannot (small filtered pages): the first that is inconclusive settles it.
+ */
+const SHAPE_SAMPLES = 1;
+
 const isUnfiltered = (filter: ScanFilter): boolean => !filter.updatedAfter && !filter.createdAfter;
 
 /** A record of a type, as stored in the type-erased cache. */
@@ -53,6 +59,8 @@ export class PlatformSource implements RecordSource {
 
   private readonly profileValue: PlatformProfile;
   private readonly notes: string[] = [];
+  /** Per collection, the records fetched by id this run to learn the list pages' shape. */
+  private readonly shapeSamples: Partial<Record<ResourceType, Set<number>>> = {};
 
   constructor(
     readonly client: PlatformClient,
@@ -299,22 +307,35 @@ export class PlatformSource implements RecordSource {
   }
 
   /**
-   * One by-id request on a collection's first page tells whether its list records carry what the
-   * by-id records carry (an absent key, not a null value): when not, that collection's records are
-   * fetched by id from then on, and the run says so with the cost.
+   * Whether a collection's list records carry what its by-id records carry (an absent key, not a
+   * null value). A partial list payload leaves a key out of every record, while optional values are
+   * absent here and there: a page on which no key the mapping reads is absent from every record
+   * settles it at no cost. Else one record is fetched by id (at most SHAPE_SAMPLES in a run): when
+   * its by-id form has keys its list form lacks, the list pages are partial, the collection's
+   * records are fetched by id from then on, and the run says so with the cost.
    */
   private async learnListShape<T extends ResourceType>(type: T, listed: ApiRecordOf[T][]): Promise<void> {
     const profile = this.collection(type);
-    const sample = listed[0];
-    if (this.listIdsOnly || profile.list !== undefined || sample === undefined || this.learn.keysRead === undefined) return;
+    if (this.listIdsOnly || profile.list !== undefined || listed.length === 0 || this.learn.keysRead === undefined) return;
+    const read = this.learn.keysRead(type);
+    const settle = (list: 'complete' | 'partial', missing: string[] = []): void => {
+      profile.list = list;
+      if (missing.length > 0) profile.missing = missing;
+      this.changed();
+    };
+    const absentEverywhere = read.filter((k) => listed.every((r) => !Object.hasOwn(r, k)));
+    if (absentEverywhere.length === 0) return settle('complete');
+    const sampled = (this.shapeSamples[type] ??= new Set<number>());
+    const sample = listed.find((r) => !sampled.has(r.id));
+    if (sample === undefined || sampled.size >= SHAPE_SAMPLES) return;
+    sampled.add(sample.id);
     const outcome = await this.fetchOne(type, sample.id);
     if (!('record' in outcome)) return;
     const byId = outcome.record;
-    const missing = this.learn.keysRead(type).filter((k) => Object.hasOwn(byId, k) && !Object.hasOwn(sample, k));
-    profile.list = missing.length > 0 ? 'partial' : 'complete';
-    if (missing.length > 0) profile.missing = missing;
-    this.changed();
-    if (missing.length === 0) return;
+    const missing = read.filter((k) => Object.hasOwn(byId, k) && !Object.hasOwn(sample, k));
+    // The by-id record lacks them too: values this record does not have; a few such records settle it.
+    if (missing.length === 0) return sampled.size >= SHAPE_SAMPLES ? settle('complete') : undefined;
+    settle('partial', missing);
     const plural = RESOURCES[type].path;
     this.tell(`list pages of ${plural} lack ${missing.join(', ')} (the by-id records have them): each record of ${plural} is fetched by id, 1 request a record instead of 1 per ${this.pageSizeOf(type)}`);
   }
