@@ -117,7 +117,7 @@ describe('a base URL that is not the platform API', () => {
       const res = await cli(s, ['sync', '--all'], dir, undefined, typoEnv(s));
       expect(res.code).toBe(2);
       expect(res.stderr.trim().split('\n')).toHaveLength(1);
-      expect(res.stderr).toMatch(/SVC_API_URL http:\/\/127\.0\.0\.1:\d+\/api-typo is not the platform's API: GET \/v1\/segments\?page=1&per_page=1 answered 404/);
+      expect(res.stderr).toMatch(/SVC_API_URL http:\/\/127\.0\.0\.1:\d+\/api-typo is not the platform's API: GET \/v1\/segments\?page=1&per_page=100 answered 404/);
       expect(fs.existsSync(path.join(dir, '.svc-sync', 'state.json'))).toBe(false);
     } finally {
       removeDir(dir);

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FakePlatformBehaviour } from '../../fixtures/platform/server.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
+import { keysRead } from '../../src/mapping/keysRead.js';
 import { cliJson, donationSynced, expectFullMirror, removeDir, tempCwd } from './helpers.js';
 
 const SITE = { seed: 21, segments: 2, projectsPerSegment: 2, teamsPerProject: 2, companiesPerProject: 1, actionsPerParent: 2, donations: 160, newsletterSubscriptions: 30 };
@@ -33,6 +34,45 @@ const MODES: Array<{ name: string; behaviour: FakePlatformBehaviour; learned: Re
   },
 ];
 
+/** The collections a sync reads, by the type their site list holds. */
+const COLLECTIONS = { segments: 'segment', projects: 'project', teams: 'team', companies: 'company', actions: 'action', donations: 'donation', 'newsletter-subscriptions': 'newsletter_subscription' } as const;
+
+/**
+ * The fewest platform requests that give an exact mirror in a mode: per collection, its list pages
+ * at the page size the platform serves (every record, or the changed ones when updated_after is
+ * honoured; one page at least: an empty answer is still a request), the users' list when actions
+ * are read (their owners), plus each record by id where list pages are partial.
+ */
+function cheapestPlan(stack: Stack, behaviour: FakePlatformBehaviour, changedSince?: string): number {
+  const pageSize = Math.min(100, behaviour.maxPerPage ?? 100);
+  const filtered = changedSince !== undefined && !(behaviour.ignoreFilters ?? []).includes('updated_after');
+  let requests = 0;
+  for (const [collection, type] of Object.entries(COLLECTIONS)) {
+    const all = stack.platform.site[type] as Array<{ updated_at: string }>;
+    const read = filtered ? all.filter((r) => r.updated_at > changedSince) : all;
+    requests += Math.max(1, Math.ceil(read.length / pageSize));
+    if (type === 'action' && read.length > 0) requests += Math.ceil(stack.platform.site.user.length / pageSize);
+    if (behaviour.listOmit?.[collection as keyof typeof behaviour.listOmit]) requests += read.length;
+  }
+  return requests;
+}
+
+/**
+ * What learning costs a first run beyond that: one record by id for a collection whose first page
+ * leaves a key the mapping reads out of every record (a partial payload or a sparse key: only the
+ * by-id form tells), where the list is not partial anyway (then that record is needed regardless).
+ */
+function learningRequests(stack: Stack, behaviour: FakePlatformBehaviour): number {
+  const pageSize = Math.min(100, behaviour.maxPerPage ?? 100);
+  let n = 0;
+  for (const [collection, type] of Object.entries(COLLECTIONS)) {
+    if (behaviour.listOmit?.[collection as keyof typeof behaviour.listOmit]) continue;
+    const page = (stack.platform.site[type] as object[]).slice(0, pageSize);
+    if (page.length > 0 && keysRead(type).some((k) => page.every((r) => !Object.hasOwn(r, k)))) n += 1;
+  }
+  return n;
+}
+
 interface RunJson {
   learned?: string[];
   summary: Record<string, { inserted: number; updated: number; failed: number }>;
@@ -53,6 +93,10 @@ describe('the platform as it is', () => {
       cwd = tempCwd('modes');
       const full = await cliJson(stack, ['sync', '--all'], cwd);
       expect(full.code).toBe(0);
+      // Within 10 % of the cheapest plan, plus what learning the platform costs a first run (at most one request a collection).
+      const fullCost = { requests: stack.platform.requests.total, cheapest: cheapestPlan(stack, mode.behaviour), learning: learningRequests(stack, mode.behaviour) };
+      expect(fullCost.learning).toBeLessThanOrEqual(7);
+      expect(fullCost.requests).toBeLessThanOrEqual(Math.floor(fullCost.cheapest * 1.1) + fullCost.learning);
       const learnedFull = (full.body.result as unknown as RunJson).learned ?? [];
       for (const l of mode.learned.filter((r) => !/ignores updated_after/.test(r.source))) expect(learnedFull).toEqual(expect.arrayContaining([expect.stringMatching(l)]));
       if (mode.behaviour.noRateLimitHeaders) expect(stack.platform.requests.total).toBeLessThan(100);
@@ -69,8 +113,12 @@ describe('the platform as it is', () => {
       stack.platform.update('project', project.id, { title: 'Renamed project' });
       stack.platform.add('donation', { ...donation, id: 199_999, updated_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
       stack.platform.resetCounts();
+      const watermark = (JSON.parse(fs.readFileSync(path.join(cwd, '.svc-sync', 'state.json'), 'utf8')) as { watermarks: Record<string, string> }).watermarks.donation!;
       const incremental = await cliJson(stack, ['sync'], cwd);
       expect(incremental.code).toBe(0);
+      const incrementalCost = { requests: stack.platform.requests.total, cheapest: cheapestPlan(stack, mode.behaviour, watermark) };
+      // The second run plans with what the first learned: nothing more to learn.
+      expect(incrementalCost.requests).toBeLessThanOrEqual(Math.floor(incrementalCost.cheapest * 1.1));
       const result = incremental.body.result as unknown as RunJson;
       for (const l of mode.learned.filter((r) => /ignores updated_after/.test(r.source))) expect(result.learned ?? []).toEqual(expect.arrayContaining([expect.stringMatching(l)]));
       expect(result.summary.Svc_Donation__c?.inserted).toBe(1);
@@ -94,4 +142,45 @@ describe('the platform as it is', () => {
     expect(stack.platform.requests.byId.donations).toBe(listed);
     expect(stack.platform.requests.byId['newsletter-subscriptions'] ?? 0).toBeLessThanOrEqual(1);
   }, 60_000);
+});
+
+describe('SVC_INCREMENTAL=new-records where updated_after is ignored', () => {
+  let stack: Stack | undefined;
+  let cwd = '';
+  afterEach(async () => {
+    await stack?.close();
+    removeDir(cwd);
+  });
+
+  it('incremental runs read only new records (created_after), say what they leave to webhooks and audit, and audit --fix completes the mirror', async () => {
+    const behaviour: FakePlatformBehaviour = { ignoreFilters: ['updated_after'] };
+    stack = await startStack({ site: SITE, behaviour });
+    cwd = tempCwd('new-records');
+    const env = { ...stack.env, SVC_INCREMENTAL: 'new-records' };
+    expect((await cliJson(stack, ['sync', '--all'], cwd, undefined, env)).code).toBe(0);
+    // The first incremental run finds the filter ignored (and reads whole lists, exact); the profile keeps it.
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await cliJson(stack, ['sync'], cwd, undefined, env)).code).toBe(0);
+
+    await new Promise((r) => setTimeout(r, 1_100));
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const changed = stack.platform.site.donation.find(donationSynced)!;
+    stack.platform.update('donation', changed.id, { message: 'changed on the platform' });
+    stack.platform.add('donation', { ...changed, id: 199_998, created_at: now, updated_at: now, message: 'new' });
+    stack.platform.resetCounts();
+    const run = await cliJson(stack, ['sync'], cwd, undefined, env);
+    expect(run.code).toBe(0);
+    const result = run.body.result as unknown as RunJson;
+    expect(result.summary.Svc_Donation__c?.inserted).toBe(1);
+    expect(result.learned ?? []).toEqual(expect.arrayContaining([expect.stringMatching(/reads the donations created after .*created_after; SVC_INCREMENTAL=new-records\); changes to existing donations come through serve's webhooks and audit --fix/)]));
+    // Every list asked with created_after, one page each: the cost of the new records, not of the site.
+    const lists = stack.platform.requests.log.filter((e) => e.kind === 'list');
+    expect(lists.every((e) => e.url.includes('created_after=') && !e.url.includes('updated_after='))).toBe(true);
+    expect(stack.platform.requests.total).toBeLessThanOrEqual(Object.keys(COLLECTIONS).length + 1);
+    // The change to an existing donation is left to audit, as said.
+    expect(stack.salesforce.get('Svc_Donation__c', `Donation_${changed.id}`)?.Message__c).not.toBe('changed on the platform');
+    expect((await cliJson(stack, ['audit', '--fix'], cwd, undefined, env)).code).toBe(0);
+    expect(stack.salesforce.get('Svc_Donation__c', `Donation_${changed.id}`)?.Message__c).toBe('changed on the platform');
+    expectFullMirror(stack, stack.platform.site);
+  }, 90_000);
 });

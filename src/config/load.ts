@@ -9,7 +9,7 @@ import { isPostgresUrl, maskQueueUrl, queueUrlPasswords } from './queueUrl.js';
 import { ConfigError } from '../model/errors.js';
 import { echo } from './echo.js';
 import { secretMasker, type Secret } from './redact.js';
-import type { PlatformSettings, SalesforceSettings, Settings, WebhookSettings } from './settings.js';
+import type { IncrementalMode, PlatformSettings, SalesforceSettings, Settings, WebhookSettings } from './settings.js';
 
 export const SETTING_NAMES = [
   'SVC_API_URL',
@@ -17,6 +17,7 @@ export const SETTING_NAMES = [
   'SVC_CONCURRENCY',
   'SVC_TIMEOUT_MS',
   'SVC_LIST_IDS_ONLY',
+  'SVC_INCREMENTAL',
   'SVC_SITE_ID',
   'SF_INSTANCE_URL',
   'SF_ACCESS_TOKEN',
@@ -170,6 +171,13 @@ function required(raw: RawSettings, name: keyof typeof WHY_REQUIRED): string {
   return v;
 }
 
+/** SVC_INCREMENTAL: what an incremental run reads of a collection whose lists ignore updated_after. */
+function incrementalSetting(raw: RawSettings): IncrementalMode {
+  const v = raw.SVC_INCREMENTAL ?? 'exact';
+  if (v === 'exact' || v === 'new-records') return v;
+  throw new ConfigError(`SVC_INCREMENTAL ${echo(v, 40)}: must be exact (read whole lists where updated_after is ignored) or new-records (read what created_after gives; changes come from webhooks and audit)`);
+}
+
 /** SVC_SITE_ID: the platform site the mirror belongs to (a positive whole number), when given. */
 function siteIdSetting(raw: RawSettings): { siteId?: number } {
   const v = raw.SVC_SITE_ID;
@@ -187,6 +195,7 @@ export function platformSettings(raw: RawSettings): PlatformSettings {
     concurrency: int(raw, 'SVC_CONCURRENCY', 4, 1, 16),
     timeoutMs: int(raw, 'SVC_TIMEOUT_MS', 30_000, 1_000, 600_000),
     listIdsOnly: bool(raw, 'SVC_LIST_IDS_ONLY'),
+    incremental: incrementalSetting(raw),
     ...siteIdSetting(raw),
   };
 }

@@ -1,5 +1,12 @@
 /** Resolved settings, after flags > environment > config file and validation (see load.ts). */
 
+/**
+ * `exact`: an incremental run reads the whole list of a collection whose lists ignore updated_after
+ * (every change seen; costs a full scan). `new-records`: it reads what created_after gives (new
+ * records only; changes to existing ones come through `serve` and `audit --fix`).
+ */
+export type IncrementalMode = 'exact' | 'new-records';
+
 export interface PlatformSettings {
   /** Base URL of the platform; the client adds /v1. */
   apiUrl: string;
@@ -9,6 +16,8 @@ export interface PlatformSettings {
   timeoutMs: number;
   /** Use list pages only to discover ids and fetch every record by id (for partial list payloads). */
   listIdsOnly: boolean;
+  /** SVC_INCREMENTAL: what incremental runs read of a collection whose lists ignore updated_after (default exact). */
+  incremental?: IncrementalMode;
   /**
    * SVC_SITE_ID: the site the mirror belongs to. Records of another site (a wrong URL or key) stop
    * every command before anything is written; webhooks of another site are ignored.

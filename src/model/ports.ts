@@ -67,6 +67,11 @@ export interface RecordSource {
   /** A list scan, page by page in page order, so large collections flow through in bounded memory. */
   scan<T extends ResourceType>(type: T, filter: ScanFilter): AsyncIterable<ScanPage<ApiRecordOf[T]>>;
   requests(): PlatformRequestCounts;
+  /**
+   * The first page of the run's first scan, read before anything else: a base URL that is not the
+   * platform's API stops the run (a ConfigError); the page is kept for the scan (no extra request).
+   */
+  openScan?(type: ResourceType, filter: ScanFilter): Promise<void>;
   /** What the run learned of the platform (an ignored filter, a smaller page, partial list pages), one line each. */
   learned?(): string[];
   /** What is known of the platform now, to keep for the next run. */

@@ -137,6 +137,15 @@ export type PlatformCheck =
   /** notPlatform: something answered, but not the platform's API (a wrong SVC_API_URL). */
   | { ok: false; notPlatform: boolean; error: PlatformError; message: string };
 
+function notPlatformMessage(apiUrl: string, error: PlatformError): string {
+  return `SVC_API_URL ${shownBaseUrl(apiUrl)} is not the platform's API: ${error.method} ${error.path} answered ${error.status === undefined ? '' : `${error.status} `}(${error.apiMessage}); give the API's base URL, without /v1`;
+}
+
+/** A list request's failure as the run's first request reports it: a wrong base URL is a configuration error (exit 2). */
+export function asStartError(apiUrl: string, error: unknown): unknown {
+  return error instanceof PlatformError && isNotPlatform(error) ? new ConfigError(notPlatformMessage(apiUrl, error)) : error;
+}
+
 /** What a wrong base URL answers: any 404 or redirect on the list route, or a body that is not its envelope. */
 function isNotPlatform(error: PlatformError): boolean {
   if (error.kind === 'not_found' || error.kind === 'not_platform' || error.kind === 'invalid_response') return true;
@@ -156,9 +165,7 @@ export async function checkPlatform(settings: PlatformSettings, retry: Partial<R
   } catch (error) {
     if (!(error instanceof PlatformError)) throw error;
     const notPlatform = isNotPlatform(error);
-    const message = notPlatform
-      ? `SVC_API_URL ${shownBaseUrl(settings.apiUrl)} is not the platform's API: ${error.method} ${error.path} answered ${error.status === undefined ? '' : `${error.status} `}(${error.apiMessage}); give the API's base URL, without /v1`
-      : error.message;
+    const message = notPlatform ? notPlatformMessage(settings.apiUrl, error) : error.message;
     return { ok: false, notPlatform, error, message };
   }
 }

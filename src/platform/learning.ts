@@ -1,5 +1,6 @@
 /** What the platform source learns with, and small readers of record values it compares. */
 import type { ResourceType } from '../model/apiRecords.js';
+import type { IncrementalMode } from '../config/settings.js';
 import type { PlatformProfile } from '../model/platformProfile.js';
 
 /** How the source learns the platform's list behaviour (see model/platformProfile.ts). */
@@ -10,6 +11,8 @@ export interface LearnOptions {
   profile?: PlatformProfile;
   /** Told once per thing learned, as a line for a person. */
   onLearn?: (text: string) => void;
+  /** What an incremental scan reads of a collection whose lists ignore updated_after (SVC_INCREMENTAL; default exact). */
+  incremental?: IncrementalMode;
   /** Told whenever the profile changes (to keep it at once: a killed run must not pay for it again). */
   onProfile?: (profile: PlatformProfile) => void;
 }

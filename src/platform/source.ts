@@ -5,7 +5,7 @@
  */
 import type { PlatformSettings } from '../config/settings.js';
 import type { FetchOptions, FetchResult, PlatformRequestCounts, RecordSource, ScanFilter, ScanPage } from '../model/ports.js';
-import { MAX_PER_PAGE, PlatformClient } from './client.js';
+import { asStartError, MAX_PER_PAGE, PlatformClient } from './client.js';
 import { ListCoverage } from './coverage.js';
 import { timeOf, valueAt, type LearnOptions } from './learning.js';
 
@@ -59,6 +59,8 @@ export class PlatformSource implements RecordSource {
 
   private readonly profileValue: PlatformProfile;
   private readonly notes: string[] = [];
+  /** The page openScan read, until its scan takes it. */
+  private openedPage: { key: string; page: ListPage<ApiRecord> } | undefined;
   /** Per collection, the records fetched by id this run to learn the list pages' shape. */
   private readonly shapeSamples: Partial<Record<ResourceType, Set<number>>> = {};
 
@@ -159,10 +161,50 @@ export class PlatformSource implements RecordSource {
     return result;
   }
 
-  async *scan<T extends ResourceType>(type: T, filter: ScanFilter): AsyncIterable<ScanPage<ApiRecordOf[T]>> {
+  /**
+   * A run's first request, before anything is written: the first page of its first scan. A base
+   * URL that is not the platform's API (a 404, a redirect, a body that is not the envelope) stops
+   * the run as a configuration error; otherwise the page is kept for that scan, so the check costs
+   * no request of its own.
+   */
+  async openScan(type: ResourceType, asked: ScanFilter): Promise<void> {
+    const filter = this.planned(type, asked);
+    const page = Math.max(1, Math.floor(filter.fromPage ?? 1));
+    try {
+      this.openedPage = { key: `${this.listKey(type, filter)}#${page}`, page: await this.client.listPage(type, page, MAX_PER_PAGE, filter) };
+    } catch (error) {
+      throw asStartError(this.client.baseUrl, error);
+    }
+  }
+
+  /** The page openScan read, once, for the scan it was read for. */
+  private opened<T extends ResourceType>(type: T, page: number, filter: ScanFilter): ListPage<ApiRecordOf[T]> | undefined {
+    const kept = this.openedPage;
+    if (kept === undefined || kept.key !== `${this.listKey(type, filter)}#${page}`) return undefined;
+    this.openedPage = undefined;
+    return kept.page as ListPage<ApiRecordOf[T]>;
+  }
+
+  /**
+   * The filter a scan sends. With SVC_INCREMENTAL=new-records, an incremental scan of a collection
+   * whose lists ignore updated_after asks created_after instead (unless that is known ignored too):
+   * new records only, said once with what it leaves to webhooks and audit.
+   */
+  private planned(type: ResourceType, filter: ScanFilter): ScanFilter {
+    const known = this.collection(type);
+    if (this.learn.incremental !== 'new-records' || filter.updatedAfter === undefined || filter.createdAfter !== undefined) return filter;
+    if (known.updatedAfter !== 'ignored' || known.createdAfter === 'ignored') return filter;
+    const { updatedAfter, ...rest } = filter;
+    const plural = RESOURCES[type].path;
+    this.tell(`the platform ignores updated_after on ${plural} lists: this run reads the ${plural} created after ${updatedAfter} (created_after; SVC_INCREMENTAL=new-records); changes to existing ${plural} come through serve's webhooks and audit --fix`);
+    return { ...rest, createdAfter: updatedAfter };
+  }
+
+  async *scan<T extends ResourceType>(type: T, asked: ScanFilter): AsyncIterable<ScanPage<ApiRecordOf[T]>> {
+    const filter = this.planned(type, asked);
     // One yielded array per list page, in page order: a resumed run counts pages (fromPage).
     let start = Math.max(1, Math.floor(filter.fromPage ?? 1));
-    let first = await this.client.listPage(type, start, MAX_PER_PAGE, filter);
+    let first = this.opened(type, start, filter) ?? (await this.client.listPage(type, start, MAX_PER_PAGE, filter));
     if (start > 1 && start > first.totalPages) {
       // The resume point lies past the end of the list (records were removed, or the state file
       // says more than the list holds): scanning nothing would pass the list as done. Start over.
@@ -409,5 +451,5 @@ export function createPlatformSource(
   retry?: Partial<RetryTuning>,
   learn: LearnOptions = {},
 ): PlatformSource {
-  return new PlatformSource(new PlatformClient(settings, { hooks, retry }), settings.listIdsOnly, learn);
+  return new PlatformSource(new PlatformClient(settings, { hooks, retry }), settings.listIdsOnly, { ...learn, ...(settings.incremental ? { incremental: settings.incremental } : {}) });
 }

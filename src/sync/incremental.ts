@@ -6,7 +6,7 @@
 import { ConfigError } from '../model/errors.js';
 import { keyFor, refOfKey } from '../model/refs.js';
 import { SYNC_ORDER, type ObjectRef, type SyncableType } from '../model/objects.js';
-import type { CrmSink } from '../model/ports.js';
+import type { CrmSink, ScanFilter } from '../model/ports.js';
 import { ScanLedger, isAuditSink, type OrphanCandidate } from './orphanCandidates.js';
 import type { SyncEngine } from './engine.js';
 import type { RunReport } from './report.js';
@@ -74,6 +74,13 @@ export function planIncremental(stateFile: StateFile, scope: Scope, types: Synca
   const resumed = !dryRun && state.run !== undefined && state.run.since === since && sameTypes(state.run.types, types);
   const run: RunProgress = resumed && state.run ? state.run : { startedAt: now.toISOString(), since, types, completed: [], pagesDone: {} };
   return { stateFile, state, since, types, run, resumed, dryRun };
+}
+
+/** The scan a run starts with (its first type not done, from the page it resumes at), if any is left. */
+export function firstScan(plan: IncrementalPlan): { type: SyncableType; filter: ScanFilter } | undefined {
+  const type = plan.types.find((t) => !plan.run.completed.includes(t));
+  if (type === undefined) return undefined;
+  return { type, filter: { ...(plan.since ? { updatedAfter: plan.since } : {}), fromPage: Math.max(1, plan.run.pagesDone[type] ?? 1) } };
 }
 
 /** What `sync` adds to a run's result. */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../model/errors.js';
 import { SYNC_ORDER, parseObjectType, type SyncableType } from '../../model/objects.js';
-import { planIncremental, runIncremental, type Scope } from '../../sync/incremental.js';
+import { firstScan, planIncremental, runIncremental, type Scope } from '../../sync/incremental.js';
 import { StateFile } from '../../sync/state.js';
 import { requirePlatformApi } from '../../sync/compose.js';
 import { platformSettings } from '../../config/load.js';
@@ -73,7 +73,10 @@ export function syncCommand(program: Command, setExit: SetExit): void {
           // Said once the settings are valid and the connections made: a run that cannot start resumes nothing.
           if (plan.resumed) ctx.out.info(`resuming the run started ${plan.run.startedAt} (done: ${plan.run.completed.join(', ') || 'nothing yet'})`);
           // A wrong base URL would make every list look empty or every record deleted: stop first (exit 2).
-          await requirePlatformApi(platformSettings(ctx.raw));
+          // The check is the first page of the first scan, kept for it: no request of its own.
+          const first = firstScan(plan);
+          if (first !== undefined && deps.source.openScan !== undefined) await deps.source.openScan(first.type, first.filter);
+          else await requirePlatformApi(platformSettings(ctx.raw));
           return runIncremental(engine, plan, deps.sink);
         },
       });
