@@ -30,7 +30,7 @@ import { SyncEngine } from '../src/sync/engine.js';
 import { emptyObjectCounts } from '../src/model/outcomes.js';
 import { type ObjectCounts } from '../src/model/outcomes.js';
 import { createEngineProcessor } from '../src/webhook/processor.js';
-import { WebhookQueue, type QueueCounts } from '../src/webhook/queue.js';
+import { SqliteQueue, type QueueCounts } from '../src/webhook/queue.js';
 import { startReceiver } from '../src/webhook/server.js';
 import { startWorker, type BatchHints, type BatchProcessor, type ProcessResult } from '../src/webhook/worker.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
@@ -77,7 +77,7 @@ interface BurstFigures {
 /** Posts the bodies to a fresh receiver + worker + queue and waits until every event is finished. */
 async function runBurst(bodies: string[], processor: BatchProcessor): Promise<BurstFigures> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-bench-'));
-  const queue = new WebhookQueue(path.join(dir, 'queue.db'));
+  const queue = new SqliteQueue(path.join(dir, 'queue.db'));
   const batchLog: string[] = [];
   const worker = startWorker({ queue, processor, log: (line) => batchLog.push(line) });
   const receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue, onEnqueued: () => worker.wake() });

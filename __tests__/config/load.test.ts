@@ -83,7 +83,7 @@ describe('validation', () => {
 
   it('has the documented defaults', () => {
     const s = settingsOf(loadRaw({ cwd: tmp(), env: TOKEN_ENV }));
-    expect(s.platform).toEqual({ apiUrl: 'http://127.0.0.1:1', apiKey: 'k-123456', concurrency: 4, timeoutMs: 30000, listIdsOnly: false });
+    expect(s.platform).toEqual({ apiUrl: 'http://127.0.0.1:1', apiKey: 'k-123456', concurrency: 4, timeoutMs: 30000, listIdsOnly: false, incremental: 'exact' });
     expect(s.salesforce.apiVersion).toBe('62.0');
     expect(s.salesforce.bulkThreshold).toBe(2000);
     expect(s.salesforce.maxApiUsage).toBe(0.9);

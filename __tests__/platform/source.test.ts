@@ -167,3 +167,30 @@ describe('the issue figure: a 3,500-donation site', () => {
     expect(fake.requests.listTotal).toBe(0);
   });
 });
+
+describe('a narrowing filter the profile knows is ignored', () => {
+  let fake: FakePlatform;
+  let site: Site;
+  beforeAll(async () => {
+    ({ fake, site } = await startWith({ seed: 6, segments: 1, projectsPerSegment: 1, teamsPerProject: 0, companiesPerProject: 0, actionsPerParent: 0, donations: 400, newsletterSubscriptions: 0 }));
+    fake.behaviour.ignoreFilters = ['updated_after'];
+  });
+  afterAll(() => fake.close());
+
+  it('prices the scan from the known size: a few records by id without a probe of the list', async () => {
+    const ids = site.donation.slice(0, 3).map((d) => d.id);
+    const hint = { updatedAfter: '2026-01-01T00:00:00Z' };
+    // Not known yet: one probe page (which shows the filter ignored and the collection's size), then by id.
+    fake.resetCounts();
+    const first = createPlatformSource(settingsFor(fake), {}, undefined, { keysRead: () => [] });
+    expect((await first.fetch('donation', ids, hint)).records.size).toBe(3);
+    expect(fake.requests.list.donations ?? 0).toBe(1);
+    const profile = first.profile();
+    expect(profile.collections.donations).toMatchObject({ updatedAfter: 'ignored', records: 400 });
+    // Known: by id at once.
+    fake.resetCounts();
+    const next = createPlatformSource(settingsFor(fake), {}, undefined, { keysRead: () => [], profile });
+    expect((await next.fetch('donation', ids, hint)).records.size).toBe(3);
+    expect({ list: fake.requests.list.donations ?? 0, byId: fake.requests.byId.donations ?? 0 }).toEqual({ list: 0, byId: 3 });
+  });
+});

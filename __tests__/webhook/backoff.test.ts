@@ -7,7 +7,7 @@ import { afterEach, expect, it } from '@jest/globals';
 import Database from 'better-sqlite3';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
-import { WebhookQueue } from '../../src/webhook/queue.js';
+import { SqliteQueue } from '../../src/webhook/queue.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { donationEvent, eventually, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';
 
@@ -20,7 +20,7 @@ afterEach(async () => {
 
 it('backs off on queue errors, logs state changes only, reports them in /healthz, and recovers', async () => {
   tmp = tempQueue();
-  const seed = new WebhookQueue(tmp.db);
+  const seed = new SqliteQueue(tmp.db);
   const message: WebhookMessage = { objectType: 'Donation', objectId: 5, eventType: 'donations.update', application: 'Kentaa' };
   seed.enqueue({ message, intent: classifyEvent(message), raw: JSON.stringify(message) });
   seed.close();
@@ -32,7 +32,7 @@ it('backs off on queue errors, logs state changes only, reports them in /healthz
   let attempts = 0;
   let full = true;
   const claim = service.queue.claimBatch.bind(service.queue);
-  service.queue.claimBatch = (...args: Parameters<WebhookQueue['claimBatch']>) => {
+  service.queue.claimBatch = (...args: Parameters<SqliteQueue['claimBatch']>) => {
     if (!full) return claim(...args);
     attempts++;
     throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
@@ -56,7 +56,7 @@ it('backs off on queue errors, logs state changes only, reports them in /healthz
   expect(failing[0]).toContain(tmp.db);
 
   full = false;
-  await eventually(() => processor.calls.length > 0 && (service!.queue as unknown as WebhookQueue).counts().pending === 0, 'the events to be processed after the disk has room', 15_000);
+  await eventually(() => processor.calls.length > 0 && (service!.queue as unknown as SqliteQueue).counts().pending === 0, 'the events to be processed after the disk has room', 15_000);
   expect(lines.filter((l) => /usable again after \d+ failed attempts/.test(l))).toHaveLength(1);
   const after = JSON.parse((await request(`${service.url}/healthz`, { method: 'GET' })).body) as { status: string; worker: { state: string } };
   expect(after).toMatchObject({ status: 'ok', worker: { state: 'ok' } });

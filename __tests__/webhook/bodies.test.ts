@@ -5,20 +5,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import zlib from 'node:zlib';
-import { WebhookQueue } from '../../src/webhook/queue.js';
+import { SqliteQueue } from '../../src/webhook/queue.js';
 import { ServeMetrics } from '../../src/webhook/metrics.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
 import { donationEvent, postJson, request, tempQueue, type TempDir } from './helpers.js';
 
 const MAX = 65_536;
 let tmp: TempDir;
-let queue: WebhookQueue;
+let queue: SqliteQueue;
 let receiver: Receiver;
 let metrics: ServeMetrics;
 
 beforeAll(async () => {
   tmp = tempQueue();
-  queue = new WebhookQueue(tmp.db);
+  queue = new SqliteQueue(tmp.db);
   metrics = new ServeMetrics();
   metrics.watch(queue);
   receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue, metrics, maxBodyBytes: MAX });

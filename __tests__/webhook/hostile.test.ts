@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { ConfigError } from '../../src/model/errors.js';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
-import { WebhookQueue, type EnqueueInput } from '../../src/webhook/queue.js';
+import { SqliteQueue, type EnqueueInput } from '../../src/webhook/queue.js';
 import { queueFileError } from '../../src/webhook/queueErrors.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
@@ -21,10 +21,10 @@ const input = (objectId: number): EnqueueInput => {
 
 describe('group commit: one bad event cannot fail the others', () => {
   let tmp: TempDir;
-  let queue: WebhookQueue;
+  let queue: SqliteQueue;
   beforeAll(() => {
     tmp = tempQueue();
-    queue = new WebhookQueue(tmp.db);
+    queue = new SqliteQueue(tmp.db);
   });
   afterAll(() => {
     queue.close();
@@ -63,13 +63,13 @@ describe('group commit: one bad event cannot fail the others', () => {
 
 describe('echoed input and encodings', () => {
   let tmp: TempDir;
-  let queue: WebhookQueue;
+  let queue: SqliteQueue;
   let receiver: Receiver;
   let url: string;
   const logged: string[] = [];
   beforeAll(async () => {
     tmp = tempQueue();
-    queue = new WebhookQueue(tmp.db);
+    queue = new SqliteQueue(tmp.db);
     receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue, log: (l) => logged.push(l) });
     url = `${receiver.url}/webhooks`;
   });
@@ -108,7 +108,7 @@ describe('queue files that cannot be used', () => {
     fs.writeFileSync(tmp.db, 'these are notes, not a queue\n'.repeat(100));
     let error: unknown;
     try {
-      new WebhookQueue(tmp.db);
+      new SqliteQueue(tmp.db);
     } catch (e) {
       error = e;
     }
@@ -120,7 +120,7 @@ describe('queue files that cannot be used', () => {
   it('a path that is a directory, and a read-only database: named, with the fix', () => {
     tmp = tempQueue();
     fs.mkdirSync(tmp.db);
-    expect(() => new WebhookQueue(tmp.db)).toThrow(new RegExp(`queue file ${tmp.db}: cannot be opened.*unable to open database file`));
+    expect(() => new SqliteQueue(tmp.db)).toThrow(new RegExp(`queue file ${tmp.db}: cannot be opened.*unable to open database file`));
     // SQLite's own read-only error, as a file it may not write to produces it.
     const file = `${tmp.dir}/ro.db`;
     new Database(file).close();
@@ -142,7 +142,7 @@ describe('queue files that cannot be used', () => {
 describe('a queue that stops taking writes while serving', () => {
   it('answers 503 with a generic reason (no file path over HTTP), and logs the file', async () => {
     const tmp = tempQueue();
-    const queue = new WebhookQueue(tmp.db);
+    const queue = new SqliteQueue(tmp.db);
     const lines: string[] = [];
     const receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue, log: (l) => lines.push(l) });
     try {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import Database from 'better-sqlite3';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
-import { WebhookQueue, queueStatus, retryFailed, type EnqueueInput } from '../../src/webhook/queue.js';
+import { SqliteQueue, queueStatus, retryFailed, type EnqueueInput } from '../../src/webhook/queue.js';
 import { tempQueue, type TempDir } from './helpers.js';
 
 const input = (objectType: string, objectId: number, eventType: string): EnqueueInput => {
@@ -10,12 +10,12 @@ const input = (objectType: string, objectId: number, eventType: string): Enqueue
   return { message, intent: classifyEvent(message), raw: JSON.stringify(message) };
 };
 
-describe('WebhookQueue', () => {
+describe('SqliteQueue', () => {
   let tmp: TempDir;
-  let queue: WebhookQueue;
+  let queue: SqliteQueue;
   beforeEach(() => {
     tmp = tempQueue();
-    queue = new WebhookQueue(tmp.db, { retry: { baseMs: 1000, maxMs: 8000 } });
+    queue = new SqliteQueue(tmp.db, { retry: { baseMs: 1000, maxMs: 8000 } });
   });
   afterEach(() => {
     queue.close();
@@ -74,7 +74,7 @@ describe('WebhookQueue', () => {
     const batch = queue.claimBatch(10);
     expect(batch?.eventCount).toBe(2);
     queue.close();
-    queue = new WebhookQueue(tmp.db);
+    queue = new SqliteQueue(tmp.db);
     expect(queue.recoverInterrupted()).toBe(2);
     expect(queue.counts()).toMatchObject({ pending: 2, processing: 0, done: 0 });
     // An outcome under the old claim token no longer applies.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import Database from 'better-sqlite3';
-import { WebhookQueue } from '../../src/webhook/queue.js';
+import { SqliteQueue } from '../../src/webhook/queue.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
 import { donationEvent, postForm, postJson, request, tempQueue, type TempDir } from './helpers.js';
 
@@ -18,7 +18,7 @@ interface Row {
 
 describe('receiver without a secret', () => {
   let tmp: TempDir;
-  let queue: WebhookQueue;
+  let queue: SqliteQueue;
   let receiver: Receiver;
   let url: string;
   const logged: string[] = [];
@@ -34,7 +34,7 @@ describe('receiver without a secret', () => {
 
   beforeAll(async () => {
     tmp = tempQueue();
-    queue = new WebhookQueue(tmp.db);
+    queue = new SqliteQueue(tmp.db);
     receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue, log: (l) => logged.push(l), onEnqueued: () => wakes++ });
     url = `${receiver.url}/webhooks`;
   });
@@ -129,14 +129,14 @@ describe('receiver without a secret', () => {
 
 describe('receiver with a secret', () => {
   let tmp: TempDir;
-  let queue: WebhookQueue;
+  let queue: SqliteQueue;
   let receiver: Receiver;
   let url: string;
   const logged: string[] = [];
 
   beforeAll(async () => {
     tmp = tempQueue();
-    queue = new WebhookQueue(tmp.db);
+    queue = new SqliteQueue(tmp.db);
     receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: 'hooks/', secret: SECRET, queue, log: (l) => logged.push(l) });
     url = `${receiver.url}/hooks`;
   });

@@ -2,7 +2,7 @@
 import { afterEach, expect, it } from '@jest/globals';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
-import { WebhookQueue, type EnqueueInput } from '../../src/webhook/queue.js';
+import { SqliteQueue, type EnqueueInput } from '../../src/webhook/queue.js';
 import { startWorker, type Worker } from '../../src/webhook/worker.js';
 import { eventually, RecordingProcessor, tempQueue, type TempDir } from './helpers.js';
 
@@ -13,7 +13,7 @@ const input = (objectId: number): EnqueueInput => {
 
 let tmp: TempDir | undefined;
 let worker: Worker | undefined;
-let queue: WebhookQueue | undefined;
+let queue: SqliteQueue | undefined;
 afterEach(async () => {
   await worker?.stop();
   queue?.close();
@@ -22,13 +22,13 @@ afterEach(async () => {
 
 it('hands a batch back when its outcome cannot be stored, and processes it again', async () => {
   tmp = tempQueue();
-  queue = new WebhookQueue(tmp.db);
+  queue = new SqliteQueue(tmp.db);
   queue.enqueue(input(1));
   queue.enqueue(input(2));
   // The first attempt to record an outcome fails, as a locked or full database would.
   const complete = queue.complete.bind(queue);
   let failures = 1;
-  queue.complete = (...args: Parameters<WebhookQueue['complete']>): number => {
+  queue.complete = (...args: Parameters<SqliteQueue['complete']>): number => {
     if (failures-- > 0) throw new Error('SQLITE_BUSY: database is locked');
     return complete(...args);
   };

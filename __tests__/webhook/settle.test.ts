@@ -12,7 +12,7 @@ import { SYNC_ORDER } from '../../src/model/objects.js';
 import { createPlatformSource } from '../../src/platform/source.js';
 import { SyncEngine } from '../../src/sync/engine.js';
 import { createEngineProcessor } from '../../src/webhook/processor.js';
-import { WebhookQueue } from '../../src/webhook/queue.js';
+import { SqliteQueue } from '../../src/webhook/queue.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
 import { startWorker, type Worker, type WorkerStats } from '../../src/webhook/worker.js';
@@ -26,7 +26,7 @@ let stack: Stack | undefined;
 let dir: TempDir | undefined;
 let receiver: Receiver | undefined;
 let worker: Worker | undefined;
-let queue: WebhookQueue | undefined;
+let queue: SqliteQueue | undefined;
 let service: RunningService | undefined;
 
 afterEach(async () => {
@@ -70,7 +70,7 @@ describe('the settle window', () => {
     const { stack: s, settings, dir: d } = await mirrored();
     // The policy's clock runs with the real one, and jumps ahead when the test says.
     let ahead = 0;
-    queue = new WebhookQueue(d.db);
+    queue = new SqliteQueue(d.db);
     const w = startWorker({ queue, processor: createEngineProcessor(settings), loop: false, settleMs: 30_000, now: () => Date.now() + ahead, log: () => undefined });
     worker = w;
     receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue, onEnqueued: () => w.wake() });
@@ -102,7 +102,7 @@ describe('the settle window', () => {
 
   it('settle 0 keeps the old behaviour: a batch starts as soon as an event is pending', async () => {
     const { settings, dir: d } = await mirrored();
-    queue = new WebhookQueue(d.db);
+    queue = new SqliteQueue(d.db);
     const w = startWorker({ queue, processor: createEngineProcessor(settings), loop: false, settleMs: 0, log: () => undefined });
     worker = w;
     receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue });
@@ -128,7 +128,7 @@ describe('the platform budget', () => {
     const before = s.platform.requests.total;
 
     await trickle(s, `${service.url}/webhooks`, ids);
-    await eventually(() => ((service as RunningService).queue as unknown as WebhookQueue).counts().done === events, 'every event done', 60_000);
+    await eventually(() => ((service as RunningService).queue as unknown as SqliteQueue).counts().done === events, 'every event done', 60_000);
 
     const used = s.platform.requests.total - before;
     expect(s.platform.requests.rateLimited).toBe(0);

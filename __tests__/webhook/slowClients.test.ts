@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import net from 'node:net';
-import { WebhookQueue } from '../../src/webhook/queue.js';
+import { SqliteQueue } from '../../src/webhook/queue.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
 import { donationEvent, eventually, postJson, request, tempQueue, type TempDir } from './helpers.js';
 
@@ -13,7 +13,7 @@ const CAP = 16;
 const STALLED = 120;
 
 let tmp: TempDir;
-let queue: WebhookQueue;
+let queue: SqliteQueue;
 let receiver: Receiver;
 const stalled: net.Socket[] = [];
 
@@ -33,7 +33,7 @@ function stall(port: number): Promise<net.Socket> {
 
 beforeAll(async () => {
   tmp = tempQueue();
-  queue = new WebhookQueue(tmp.db);
+  queue = new SqliteQueue(tmp.db);
   receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue, maxConnections: CAP, headersTimeoutMs: 1_500, requestTimeoutMs: 3_000 });
 });
 

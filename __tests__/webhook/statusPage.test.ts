@@ -11,8 +11,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { ObjectRef } from '../../src/model/objects.js';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import { parseWebhookBody } from '../../src/sync/webhookMessage.js';
-import type { BudgetReading } from '../../src/webhook/batchPolicy.js';
-import { WebhookQueue } from '../../src/webhook/queue.js';
+import type { BudgetLeft } from '../../src/webhook/batchPolicy.js';
+import { SqliteQueue } from '../../src/webhook/queue.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { startReceiver } from '../../src/webhook/server.js';
 import { statusRoute } from '../../src/webhook/statusRoute.js';
@@ -22,7 +22,7 @@ import { donationEvent, eventually, postJson, request, tempQueue, type TempDir }
 const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'status-admin-token-0123456789abcdef';
 const FAILING = new Set([10, 11]);
-const BUDGET: BudgetReading = { limitHour: 500, remainingHour: 480, limitMinute: 60, remainingMinute: 55 };
+const BUDGET: BudgetLeft = { limitHour: 500, remainingHour: 480, limitMinute: 60, remainingMinute: 55 };
 // README's picture is taken again only when asked (its times change on every run).
 const SCREENSHOT = process.env.SVC_SYNC_UPDATE_SCREENSHOT === '1' ? path.join(process.cwd(), 'docs', 'status-page.png') : path.join(os.tmpdir(), `svc-sync-status-${process.pid}.png`);
 
@@ -35,7 +35,7 @@ class StatusProcessor {
     };
   }
 
-  budget(): BudgetReading {
+  budget(): BudgetLeft {
     return BUDGET;
   }
 }
@@ -57,7 +57,7 @@ async function health(): Promise<Health> {
 
 /** Five events stored before serve starts: with a batch size of 5 they form a full batch at once. */
 function prefill(file: string): void {
-  const queue = new WebhookQueue(file);
+  const queue = new SqliteQueue(file);
   const inputs = [1, 2, 3, 10, 11].map((id) => {
     const raw = JSON.stringify(donationEvent(id));
     const parsed = parseWebhookBody('application/json', raw);
@@ -206,7 +206,7 @@ test('without SVC_ADMIN_TOKEN the page is off: 404', async () => {
 
 test('a worker backing off is shown with its reason, the queue location left out; an unknown budget says so', async () => {
   const other = tempQueue();
-  const queue = new WebhookQueue(other.db);
+  const queue = new SqliteQueue(other.db);
   const reason = `3 queue errors in a row since 2026-01-01T00:00:00.000Z: could not claim events: SQLITE_FULL in ${queue.location}`;
   const receiver = await startReceiver({
     host: '127.0.0.1',

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { ObjectRef } from '../../src/model/objects.js';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
-import { WebhookQueue } from '../../src/webhook/queue.js';
+import { SqliteQueue } from '../../src/webhook/queue.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
 import { startWorker, type BatchProcessor, type ProcessResult, type Worker } from '../../src/webhook/worker.js';
 import { eventually, pool, postForm, postJson, RecordingProcessor, refKey, tempQueue, type TempDir } from './helpers.js';
@@ -42,7 +42,7 @@ const input = (objectType: string, objectId: number, eventType: string) => {
 
 describe('worker', () => {
   let tmp: TempDir | undefined;
-  let queue: WebhookQueue | undefined;
+  let queue: SqliteQueue | undefined;
   let receiver: Receiver | undefined;
   let worker: Worker | undefined;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 50 });
@@ -58,9 +58,9 @@ describe('worker', () => {
     tmp = undefined;
   });
 
-  const open = (retry = { baseMs: 20, maxMs: 200 }): WebhookQueue => {
+  const open = (retry = { baseMs: 20, maxMs: 200 }): SqliteQueue => {
     tmp = tempQueue();
-    queue = new WebhookQueue(tmp.db, { retry });
+    queue = new SqliteQueue(tmp.db, { retry });
     return queue;
   };
 

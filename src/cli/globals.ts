@@ -1,6 +1,7 @@
 /** Global options shared by every command, and the flags that override settings. */
 import type { Command } from 'commander';
-import type { RawSettings, SettingName } from '../config/load.js';
+import type { RawSettings } from '../config/load.js';
+import { SETTINGS, type SettingName, type SettingRow } from '../config/settingsTable.js';
 
 export interface GlobalOptions {
   json: boolean;
@@ -24,16 +25,13 @@ export interface GlobalOptions {
 // Fits 80 columns with the help's indent: an example is never wrapped, so it can be copied.
 export const CRON_RECIPE = '*/15 * * * * cd /srv/svc-sync && svc-sync sync --json --quiet >> sync.jsonl';
 
-/** Setting flags: only non-secret settings, since a command line shows in `ps` and shell history. */
-const SETTING_FLAGS: Array<{ flag: string; option: keyof GlobalOptions; setting: SettingName; help: string }> = [
-  { flag: '--api-url <url>', option: 'apiUrl', setting: 'SVC_API_URL', help: 'platform base URL, /v1 is added (env SVC_API_URL)' },
-  { flag: '--concurrency <n>', option: 'concurrency', setting: 'SVC_CONCURRENCY', help: 'platform requests in flight (env SVC_CONCURRENCY, default: 4)' },
-  { flag: '--instance-url <url>', option: 'instanceUrl', setting: 'SF_INSTANCE_URL', help: 'Salesforce instance URL (env SF_INSTANCE_URL)' },
-  { flag: '--login-url <url>', option: 'loginUrl', setting: 'SF_LOGIN_URL', help: 'Salesforce login URL for OAuth (env SF_LOGIN_URL, default: https://login.salesforce.com)' },
-  { flag: '--api-version <v>', option: 'apiVersion', setting: 'SF_API_VERSION', help: 'Salesforce API version (env SF_API_VERSION, default: 62.0)' },
-  { flag: '--log-format <format>', option: 'logFormat', setting: 'SVC_LOG_FORMAT', help: 'stderr lines as text or json, one object a line with time, level and msg (env SVC_LOG_FORMAT, default: text)' },
-  { flag: '--bulk-threshold <n>', option: 'bulkThreshold', setting: 'SF_BULK_THRESHOLD', help: 'records of one object above which Bulk API 2.0 is used (env SF_BULK_THRESHOLD, default: 2000)' },
-];
+/** commander's property for a flag: --api-url -> apiUrl. */
+const optionOf = (flag: string): string => (flag.split(' ')[0] ?? '').replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** The global setting flags, from the settings table (only non-secret settings have one). */
+const SETTING_FLAGS: ReadonlyArray<{ flag: string; option: string; setting: SettingName; help: string }> = (SETTINGS as readonly SettingRow[]).flatMap((r) =>
+  r.flag === undefined ? [] : [{ flag: r.flag, option: optionOf(r.flag), setting: r.name as SettingName, help: `${r.help} (env ${r.name}${r.default === undefined ? '' : `, default: ${r.default}`})` }],
+);
 
 export function addGlobalOptions(program: Command): Command {
   program
@@ -48,8 +46,9 @@ export function addGlobalOptions(program: Command): Command {
 
 export function settingFlags(opts: GlobalOptions): RawSettings {
   const out: RawSettings = {};
+  const given = opts as unknown as Record<string, unknown>;
   for (const f of SETTING_FLAGS) {
-    const v = opts[f.option];
+    const v = given[f.option];
     if (typeof v === 'string') out[f.setting] = v;
   }
   return out;

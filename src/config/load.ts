@@ -9,42 +9,19 @@ import { isPostgresUrl, maskQueueUrl, queueUrlPasswords } from './queueUrl.js';
 import { ConfigError } from '../model/errors.js';
 import { echo } from './echo.js';
 import { secretMasker, type Secret } from './redact.js';
+import { SETTINGS, type SettingName, type SettingRow } from './settingsTable.js';
 import type { IncrementalMode, PlatformSettings, SalesforceSettings, Settings, WebhookSettings } from './settings.js';
 
-export const SETTING_NAMES = [
-  'SVC_API_URL',
-  'SVC_API_KEY',
-  'SVC_CONCURRENCY',
-  'SVC_TIMEOUT_MS',
-  'SVC_LIST_IDS_ONLY',
-  'SVC_INCREMENTAL',
-  'SVC_SITE_ID',
-  'SF_INSTANCE_URL',
-  'SF_ACCESS_TOKEN',
-  'SF_LOGIN_URL',
-  'SF_CLIENT_ID',
-  'SF_CLIENT_SECRET',
-  'SF_USERNAME',
-  'SF_PASSWORD',
-  'SF_PRIVATE_KEY_FILE',
-  'SF_API_VERSION',
-  'SF_BULK_THRESHOLD',
-  'SF_MAX_API_USAGE',
-  'SVC_WEBHOOK_SECRET',
-  'SVC_ADMIN_TOKEN',
-  'SVC_QUEUE_PATH',
-  'SVC_QUEUE_URL',
-  'SVC_QUEUE_SCHEMA',
-  'SVC_QUEUE_LEASE_S',
-  'SVC_SETTLE_S',
-  'SVC_LOG_FORMAT',
-] as const;
-export type SettingName = (typeof SETTING_NAMES)[number];
+export const SETTING_NAMES: readonly SettingName[] = SETTINGS.map((r) => r.name);
+export type { SettingName };
 
-export const SECRET_SETTINGS: ReadonlySet<SettingName> = new Set(['SVC_API_KEY', 'SF_ACCESS_TOKEN', 'SF_CLIENT_SECRET', 'SF_PASSWORD', 'SVC_WEBHOOK_SECRET', 'SVC_ADMIN_TOKEN']);
+const rows: readonly SettingRow[] = SETTINGS;
+const namesWhere = (test: (r: SettingRow) => boolean | undefined): ReadonlySet<SettingName> => new Set(rows.filter(test).map((r) => r.name as SettingName));
+
+export const SECRET_SETTINGS: ReadonlySet<SettingName> = namesWhere((r) => r.secret);
 
 /** Settings holding a URL: their user name and password, if any, are masked in every message. */
-export const URL_SETTINGS: ReadonlySet<SettingName> = new Set(['SVC_API_URL', 'SF_INSTANCE_URL', 'SF_LOGIN_URL']);
+export const URL_SETTINGS: ReadonlySet<SettingName> = namesWhere((r) => r.url);
 
 const SETTING_SET: ReadonlySet<string> = new Set(SETTING_NAMES);
 
@@ -153,14 +130,7 @@ function bool(raw: RawSettings, name: SettingName): boolean {
 }
 
 /** The command-line flag of a setting, for those that have one (secrets have none: a command line shows in `ps`). */
-export const FLAG_OF: Partial<Record<SettingName, string>> = {
-  SVC_API_URL: '--api-url',
-  SVC_CONCURRENCY: '--concurrency',
-  SF_INSTANCE_URL: '--instance-url',
-  SF_LOGIN_URL: '--login-url',
-  SF_API_VERSION: '--api-version',
-  SF_BULK_THRESHOLD: '--bulk-threshold',
-};
+export const FLAG_OF: Partial<Record<SettingName, string>> = Object.fromEntries(rows.flatMap((r) => (r.flag ? [[r.name, r.flag.split(' ')[0]]] : [])));
 
 const WHY_REQUIRED = { SVC_API_URL: 'the platform base URL', SVC_API_KEY: 'the platform API key' } as const;
 

@@ -74,7 +74,3 @@ export function secretMasker(secrets: readonly Secret[]): (text: string) => stri
       .join('\n');
   };
 }
-
-export function redactSecrets(text: string, secrets: readonly Secret[]): string {
-  return secretMasker(secrets)(text);
-}

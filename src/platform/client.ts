@@ -66,6 +66,7 @@ export class PlatformClient {
       onWait: options.hooks?.onWait,
       ...(stop ? { sleep: stoppableSleep(stop) } : {}),
       ...(options.sharedBudget === undefined ? {} : { shared: options.sharedBudget }),
+      ...(options.hooks?.onSharedError === undefined ? {} : { onSharedError: options.hooks.onSharedError }),
     });
     this.http = new PlatformHttp(createGot(settings, stop), settings, pacer, options.hooks, { ...PLATFORM_RETRY, ...options.retry });
   }

@@ -36,6 +36,8 @@ export interface PlatformHooks {
   onRequest?: (info: RequestInfo) => void;
   /** After each response that reported the rate-limit budget (metrics). */
   onBudget?: (budget: RateLimitSnapshot) => void;
+  /** The budget shared with other receivers could not be reached (pacing goes on locally meanwhile). */
+  onSharedError?: (error: unknown) => void;
 }
 
 /** Knobs of the retry policy; the defaults suit the real API, tests shorten them. */

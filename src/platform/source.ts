@@ -117,7 +117,10 @@ export class PlatformSource implements RecordSource {
     if (todo.length > 0 && !this.idsOnly(type) && !confirm) {
       const filter: ScanFilter = options.updatedAfter ? { updatedAfter: options.updatedAfter } : {};
       const key = this.listKey(type, filter);
-      let total = this.totals.get(key);
+      // A narrowing filter this platform ignores lists the whole collection: its known size prices the
+      // scan without a probe request.
+      const known = this.collection(type);
+      let total = this.totals.get(key) ?? (filter.updatedAfter !== undefined && known.updatedAfter === 'ignored' ? known.records : undefined);
       if (shouldProbe(todo.length, total !== undefined, false)) {
         log.probed = true;
         total = (await this.readPage(type, 1, filter))?.totalEntries;
@@ -284,11 +287,6 @@ export class PlatformSource implements RecordSource {
     return coverage !== undefined && !coverage.ids.has(id) && coverage.complete();
   }
 
-  /** Whether this run has read the whole unfiltered list of `type`: absence from it is proof. */
-  listedCompletely(type: ResourceType): boolean {
-    return this.coverage.get(type)?.complete() === true;
-  }
-
   private store(type: ResourceType, records: ApiRecord[]): void {
     let byId = this.records.get(type);
     if (!byId) this.records.set(type, (byId = new Map()));
@@ -339,6 +337,8 @@ export class PlatformSource implements RecordSource {
       if (outside) {
         if (profile[c.field] === 'ignored') continue;
         profile[c.field] = 'ignored';
+        // The filter did nothing: the list's total is the collection's size (what a scan costs).
+        profile.records = page.totalEntries;
         this.changed();
         const plural = RESOURCES[type].path;
         this.tell(`the platform ignores ${c.name} on ${plural} lists: this run reads the whole list (${page.totalEntries} records, ${Math.ceil(page.totalEntries / this.pageSizeOf(type))} requests) and stays exact`);

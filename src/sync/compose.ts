@@ -2,6 +2,7 @@
  * The one composition root: the only file that builds the platform client and source, the
  * Salesforce sink and the engine. The doors (cli/, webhook/) call these and build nothing.
  */
+import { describeError } from '../model/errors.js';
 import type { PlatformSettings, SalesforceSettings, Settings } from '../config/settings.js';
 import { checkOrg, fixesFor, type DoctorFinding } from '../crm/doctor.js';
 import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProject.js';
@@ -90,9 +91,17 @@ export type DepsFactory = () => Deps | Promise<Deps>;
  * from the API's headers; a new PlatformSource over that client per batch.
  */
 export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefined, extra: PlatformExtras = {}): DepsFactory {
+  // A shared budget out of reach is said once a minute at most: each request meets it while it lasts.
+  let sharedErrorSaidAt = -Infinity;
+  const onSharedError = (error: unknown): void => {
+    if (Date.now() - sharedErrorSaidAt < 60_000) return;
+    sharedErrorSaidAt = Date.now();
+    onNote(`warning: the shared platform budget in the queue database cannot be reached (${describeError(error)}); this receiver paces on the API's headers alone meanwhile`);
+  };
   const client = new PlatformClient(settings.platform, {
     hooks: {
       onWait: (w) => onNote(describeWait(w.seconds, w.reason)),
+      onSharedError,
       ...(extra.onRequest === undefined ? {} : { onRequest: extra.onRequest }),
       ...(extra.onBudget === undefined ? {} : { onBudget: extra.onBudget }),
       ...(extra.stop === undefined ? {} : { stop: extra.stop }),

@@ -2,7 +2,7 @@
  * What the webhook batches cost: per batch (platform requests, per event, the budget the platform
  * reported after it) and in total since the worker started. For the batch log line and /healthz.
  */
-import type { BudgetReading } from './batchPolicy.js';
+import type { BudgetLeft } from './batchPolicy.js';
 
 /** The figures one batch adds to the worker's BatchReport. */
 export interface BatchCost {
@@ -37,7 +37,7 @@ export class BatchLedger<Report extends BatchCost & { events: number }> {
   }
 
   /** Adds the batch's cost to its report and to the totals; returns the log line's tail. */
-  note(report: Report, requests: number | undefined, budget: BudgetReading | undefined): string {
+  note(report: Report, requests: number | undefined, budget: BudgetLeft | undefined): string {
     if (requests !== undefined) {
       report.requests = requests;
       report.requestsPerEvent = perEvent(requests, report.events);

@@ -16,7 +16,7 @@
  */
 
 /** The platform's last reported figures (X-RateLimit-*), and when the hour renews if known. */
-export interface BudgetReading {
+export interface BudgetLeft {
   limitHour?: number;
   remainingHour?: number;
   limitMinute?: number;
@@ -51,7 +51,6 @@ export type BatchDecision =
   | { start: true; why: 'no settle window' | 'batch full' | 'budget unknown' | 'budget covers by-id' | 'longest wait reached' }
   | { start: false; waitMs: number; why: 'settling' | 'widening: budget cannot cover by-id' };
 
-export const DEFAULT_SETTLE_MS = 30_000;
 /**
  * The longest wait is this many settle windows (5 minutes at the default 30 s): at 3,000 events an
  * hour a narrowed list scan then costs well under 0.1 requests an event.
@@ -65,7 +64,7 @@ const HOUR_MS = 3_600_000;
  * an idle stretch as long as the rest of the hour). The minute window is the pacer's business: a
  * batch over it only waits a minute inside the client.
  */
-export function spendable(budget: BudgetReading, memory: PolicyMemory, now: number): number | undefined {
+export function spendable(budget: BudgetLeft, memory: PolicyMemory, now: number): number | undefined {
   const remaining = budget.remainingHour;
   if (remaining === undefined) return undefined;
   if (memory.lastStartAt === undefined) return remaining;
@@ -74,7 +73,7 @@ export function spendable(budget: BudgetReading, memory: PolicyMemory, now: numb
   return Math.floor(remaining * share);
 }
 
-export function decideBatch(pending: PendingSet, budget: BudgetReading, memory: PolicyMemory, opts: PolicyOptions, now: number): BatchDecision {
+export function decideBatch(pending: PendingSet, budget: BudgetLeft, memory: PolicyMemory, opts: PolicyOptions, now: number): BatchDecision {
   if (opts.settleMs <= 0) return { start: true, why: 'no settle window' };
   if (pending.refs >= opts.batchSize) return { start: true, why: 'batch full' };
   const settled = pending.firstDueAt + opts.settleMs;

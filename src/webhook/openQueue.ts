@@ -5,7 +5,7 @@
 import { isPostgresUrl, maskQueueUrl } from '../config/queueUrl.js';
 import { DEFAULT_LEASE_MS, PgQueue } from './pgQueue.js';
 import { DEFAULT_QUEUE_SCHEMA } from './pgSchema.js';
-import { DEFAULT_QUEUE_PATH, queueStatus, retryFailed, WebhookQueue, type FailedEvent, type QueueCounts, type BackoffPolicy } from './queue.js';
+import { DEFAULT_QUEUE_PATH, queueStatus, retryFailed, SqliteQueue, type FailedEvent, type QueueCounts, type BackoffPolicy } from './queue.js';
 import type { QueueStore } from './queueStore.js';
 
 export interface QueueLocation {
@@ -24,7 +24,7 @@ export interface OpenQueueOptions {
   log?: (line: string) => void;
 }
 
-export function openQueue(where: QueueLocation, opts: OpenQueueOptions = {}): QueueStore & { sharedBudget?: PgQueue['sharedBudget'] } {
+export function openQueue(where: QueueLocation, opts: OpenQueueOptions = {}): QueueStore {
   if (where.url !== undefined && where.url !== '') {
     if (!isPostgresUrl(where.url)) throw new Error('SVC_QUEUE_URL: must be a postgres:// or postgresql:// URL');
     return new PgQueue({
@@ -35,7 +35,7 @@ export function openQueue(where: QueueLocation, opts: OpenQueueOptions = {}): Qu
       ...(opts.log === undefined ? {} : { log: opts.log }),
     });
   }
-  return new WebhookQueue(where.path ?? DEFAULT_QUEUE_PATH, opts.retry === undefined ? {} : { retry: opts.retry });
+  return new SqliteQueue(where.path ?? DEFAULT_QUEUE_PATH, opts.retry === undefined ? {} : { retry: opts.retry });
 }
 
 export interface StoreStatus {

@@ -174,8 +174,12 @@ CREATE INDEX IF NOT EXISTS action_owners_user ON action_owners (user_id);
 
 const DAY_MS = 86_400_000;
 
-export class WebhookQueue {
+export class SqliteQueue {
   readonly path: string;
+  /** One receiver per file: `serve` locks it (QueueStore.receiverLockPath). */
+  get receiverLockPath(): string {
+    return this.path;
+  }
   private readonly db: Database.Database;
   private readonly retry: BackoffPolicy;
   private closed = false;
@@ -457,7 +461,7 @@ export function queueStatus(file: string = DEFAULT_QUEUE_PATH, failedLimit = 100
   if (!existsSync(file)) {
     return { path: file, exists: false, counts: { pending: 0, processing: 0, failed: 0, done: 0, skipped: 0, ignored: 0 }, failed: [] };
   }
-  const queue = new WebhookQueue(file, { mustExist: true, access: 'read' });
+  const queue = new SqliteQueue(file, { mustExist: true, access: 'read' });
   try {
     return { path: file, exists: true, counts: queue.counts(), failed: queue.failedEvents(failedLimit) };
   } finally {
@@ -468,7 +472,7 @@ export function queueStatus(file: string = DEFAULT_QUEUE_PATH, failedLimit = 100
 /** For `svc-sync queue retry`: makes failed events due now; returns how many. */
 export function retryFailed(file: string = DEFAULT_QUEUE_PATH): number {
   if (!existsSync(file)) return 0;
-  const queue = new WebhookQueue(file, { mustExist: true });
+  const queue = new SqliteQueue(file, { mustExist: true });
   try {
     return queue.retryFailed();
   } finally {

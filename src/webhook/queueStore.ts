@@ -4,6 +4,7 @@
  * (pgQueue.ts, asynchronous, shared by several receivers). Every method may answer directly or
  * with a promise, so the SQLite queue fits unchanged and callers simply await.
  */
+import type { SharedBudget } from '../model/budget.js';
 import type { OwnerPair } from '../model/outcomes.js';
 import type { ClaimedBatch, DueSummary, EnqueueInput, EnqueueRejected, EnqueueResult, EventOutcome, FailedEvent, QueueCounts } from './queue.js';
 
@@ -40,4 +41,12 @@ export interface QueueStore {
   dueSummary(now?: number): Awaitable<DueSummary | undefined>;
   prune(keepDays: number, now?: number): Awaitable<number>;
   close(): Awaitable<void>;
+
+  // Capabilities one backend has and the other not, declared here so callers never ask which class it is.
+  /** A file only one receiver may serve from at a time (SQLite): `serve` locks it before its worker starts. */
+  readonly receiverLockPath?: string;
+  /** Creates or upgrades the tables when the database is reachable (PostgreSQL); a file queue does it on open. */
+  migrate?(): Promise<unknown>;
+  /** Platform budget pacing shared with every receiver on this database, for one API key (hashed by the caller). */
+  sharedBudget?(key: string): SharedBudget;
 }

@@ -8,8 +8,8 @@ import { permanentQueueFailure } from './queueErrors.js';
 import type { ClassifyOptions } from '../sync/webhookEvents.js';
 import { ServeMetrics } from './metrics.js';
 import { openQueue, type QueueLocation } from './openQueue.js';
-import { PgQueue } from './pgQueue.js';
-import { DEFAULT_QUEUE_PATH, WebhookQueue, type BackoffPolicy } from './queue.js';
+import type { SharedBudget } from '../model/budget.js';
+import { DEFAULT_QUEUE_PATH, type BackoffPolicy } from './queue.js';
 import type { QueueStore } from './queueStore.js';
 import { acquireReceiverLock } from './receiverLock.js';
 import { startReceiver } from './server.js';
@@ -20,7 +20,7 @@ import { startWorker, type BatchProcessor } from './worker.js';
 export interface ProcessorContext {
   queue: QueueStore;
   /** Present when the queue is in PostgreSQL: pacing shared with the other receivers. */
-  sharedBudget?: PgQueue['sharedBudget'];
+  sharedBudget?: (key: string) => SharedBudget;
   metrics: ServeMetrics;
   /** Aborted when serve stops: platform waits of the batch in flight end at once (its claim is handed back). */
   stop: AbortSignal;
@@ -98,7 +98,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   // receiver's claims back as pending). PostgreSQL is made for several: claims carry leases instead.
   let lock;
   try {
-    lock = queue instanceof WebhookQueue ? acquireReceiverLock(queue.path) : { release: () => undefined };
+    lock = queue.receiverLockPath !== undefined ? acquireReceiverLock(queue.receiverLockPath) : { release: () => undefined };
   } catch (error) {
     await queue.close();
     throw error;
@@ -107,7 +107,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   const keepDays = opts.keepDays ?? DEFAULT_SERVE.keepDays;
   const metrics = new ServeMetrics();
   metrics.watch(queue);
-  if (queue instanceof PgQueue) {
+  if (queue.migrate !== undefined) {
     // Create the tables now when the database is there; when it is not, serve starts anyway
     // (answering 503) and every later call tries again.
     try {
@@ -127,7 +127,7 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   const halt = new AbortController();
   const processor =
     typeof opts.processor === 'function'
-      ? opts.processor({ queue, metrics, stop: halt.signal, ...(queue instanceof PgQueue ? { sharedBudget: queue.sharedBudget.bind(queue) } : {}) })
+      ? opts.processor({ queue, metrics, stop: halt.signal, ...(queue.sharedBudget !== undefined ? { sharedBudget: queue.sharedBudget.bind(queue) } : {}) })
       : opts.processor;
 
   const worker = startWorker({

@@ -3,7 +3,7 @@
  * resource, a meta refresh. It shows event ids, types and reasons only: no secret, no database
  * location, no donor data (the queue keeps the raw bodies; they never reach this page).
  */
-import type { BudgetReading } from './batchPolicy.js';
+import type { BudgetLeft } from './batchPolicy.js';
 import type { FailedEvent, QueueCounts } from './queue.js';
 import type { WorkerSnapshot } from './worker.js';
 
@@ -15,7 +15,7 @@ export interface StatusView {
   counts: QueueCounts;
   failed: FailedEvent[];
   worker: WorkerSnapshot;
-  budget: BudgetReading | undefined;
+  budget: BudgetLeft | undefined;
   csrf?: string;
   /** Failed events made due by the last retry, shown once after the redirect. */
   retried?: number;
@@ -48,7 +48,7 @@ function countsSection(counts: QueueCounts): string {
   return `<section><h2>Queue</h2><div class="counts">${cells}</div></section>`;
 }
 
-function workerSection(w: WorkerSnapshot, budget: BudgetReading | undefined): string {
+function workerSection(w: WorkerSnapshot, budget: BudgetLeft | undefined): string {
   const why = w.why === undefined ? '' : ` <span data-worker-why>(${esc(cut(w.why))})</span>`;
   const last = w.lastSuccessAt === undefined ? 'none since start' : esc(w.lastSuccessAt);
   const window = (name: string, left: number | undefined, limit: number | undefined, key: string): string =>

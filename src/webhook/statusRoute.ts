@@ -4,7 +4,7 @@
  * /status/logout. See statusAuth.ts for the credential and the cross-site protection.
  */
 import type http from 'node:http';
-import type { BudgetReading } from './batchPolicy.js';
+import type { BudgetLeft } from './batchPolicy.js';
 import type { QueueStore } from './queueStore.js';
 import { AdminSessions, csrfMatches, sameOrigin, type Access } from './statusAuth.js';
 import { renderLogin, renderStatus } from './statusPage.js';
@@ -14,7 +14,7 @@ export interface StatusSource {
   token: string;
   queue: QueueStore;
   worker: () => WorkerSnapshot;
-  budget: () => BudgetReading | undefined;
+  budget: () => BudgetLeft | undefined;
   log?: (line: string) => void;
 }
 

@@ -13,7 +13,7 @@ import { failureReasons } from './failureReasons.js';
 import type { QueueStore } from './queueStore.js';
 import { QueueFaults, WORKER_BACKOFF, type WorkerHealth } from './queueFaults.js';
 import { BatchLedger, type BatchCost, type BatchStats } from './batchCost.js';
-import { decideBatch, type BudgetReading, type PolicyMemory } from './batchPolicy.js';
+import { decideBatch, type BudgetLeft, type PolicyMemory } from './batchPolicy.js';
 
 export type ProcessOutcome = { ref: ObjectRef; status: 'done' | 'skipped' | 'failed'; reason?: string };
 
@@ -40,7 +40,7 @@ export interface BatchProcessor {
    */
   process(refs: ObjectRef[], hints?: BatchHints): Promise<ProcessResult>;
   /** The platform's last reported rate-limit figures; undefined before the first response. */
-  budget?(): BudgetReading | undefined;
+  budget?(): BudgetLeft | undefined;
 }
 
 export interface WorkerOptions {

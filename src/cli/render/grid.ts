@@ -4,6 +4,8 @@
  * the widest columns give up room first and their cells end in an ellipsis at a word boundary, so
  * no cell is split mid-word. --json and --report keep the full text.
  */
+import Table from 'cli-table3';
+
 export type Align = 'left' | 'right';
 
 export interface GridOptions {
@@ -46,19 +48,27 @@ function widthsFor(head: string[], rows: string[][], opts: GridOptions): number[
   return widths;
 }
 
-/** The table as lines, every one at most `opts.columns` wide. */
+/** cli-table3 without its box: columns GAP spaces apart, no padding, no colour. */
+const PLAIN: Pick<Table.TableConstructorOptions, 'chars' | 'style'> = {
+  chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' '.repeat(GAP) },
+  style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
+};
+
+/** The table as lines, every one at most `opts.columns` wide: widths and cuts are ours, the layout cli-table3's. */
 export function grid(head: string[], rows: Array<Array<string | number>>, opts: GridOptions): string[] {
   const cells = rows.map((r) => head.map((_, i) => String(r[i] ?? '').replace(/\s+/g, ' ')));
   const widths = widthsFor(head, cells, opts);
-  const line = (r: string[]): string =>
-    r
-      .map((c, i) => {
-        const v = cutCell(c, widths[i]!);
-        const last = i === r.length - 1;
-        if (opts.align?.[i] === 'right') return v.padStart(widths[i]!);
-        return last ? v : v.padEnd(widths[i]!);
-      })
-      .join(' '.repeat(GAP))
-      .trimEnd();
-  return [line(head), ...cells.map(line)].map((l) => (l.length <= opts.columns ? l : `${l.slice(0, opts.columns - 1)}…`));
+  const table = new Table({
+    ...PLAIN,
+    head: head.map((h, i) => cutCell(h, widths[i]!)),
+    colWidths: widths,
+    colAligns: head.map((_, i) => opts.align?.[i] ?? 'left'),
+    wordWrap: false,
+  });
+  for (const r of cells) table.push(r.map((c, i) => cutCell(c, widths[i]!)));
+  return table
+    .toString()
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .map((l) => (l.length <= opts.columns ? l : `${l.slice(0, opts.columns - 1)}…`));
 }

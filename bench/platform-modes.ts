@@ -1,0 +1,189 @@
+/**
+ * The platform as it may really be, on a 5,000-donation site: in each mode (list filters honoured
+ * as assumed, `updated_after` ignored, pages of 25, partial list pages, no rate-limit headers, and
+ * all four at once) a `sync --all`, then 5 % of the donations changed and 1 % added, then an
+ * incremental `sync`, each through the built CLI. Per run it prints the platform requests made,
+ * the cheapest plan that mode allows for an exact mirror, a naive client's cost (every record by
+ * id, after one list page per 100 ids), and whether the mirror is exact (an audit of the same site
+ * served the way svc-sync assumes finds no drift).
+ *
+ *   npm run build && node dist/bench/platform-modes.js [--before DIR]
+ *
+ * --before DIR: also runs the CLI built in DIR (a checkout of an earlier commit, after `npm run
+ * build` there) through the same modes and prints its figures beside ours ("before").
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FakePlatformBehaviour } from '../fixtures/platform/server.js';
+import type { SiteOptions } from '../fixtures/platform/site.js';
+import { startStack, type Stack } from '../fixtures/stack.js';
+import { keysRead } from '../src/mapping/keysRead.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const BIN = path.resolve(HERE, '..', '..', 'bin', 'svc-sync.js');
+const SITE: SiteOptions = { seed: 42, segments: 3, projectsPerSegment: 4, teamsPerProject: 3, companiesPerProject: 2, actionsPerParent: 4, donations: 5_000, newsletterSubscriptions: 200 };
+const COLLECTIONS = { segments: 'segment', projects: 'project', teams: 'team', companies: 'company', actions: 'action', donations: 'donation', 'newsletter-subscriptions': 'newsletter_subscription' } as const;
+
+interface Mode {
+  name: string;
+  behaviour: FakePlatformBehaviour;
+  env?: Record<string, string>;
+}
+
+const MODES: Mode[] = [
+  { name: 'as assumed', behaviour: {} },
+  { name: 'updated_after ignored', behaviour: { ignoreFilters: ['updated_after'] } },
+  { name: 'updated_after ignored, SVC_INCREMENTAL=new-records', behaviour: { ignoreFilters: ['updated_after'] }, env: { SVC_INCREMENTAL: 'new-records' } },
+  { name: 'page size 25', behaviour: { maxPerPage: 25 } },
+  { name: 'partial list pages (donations, projects)', behaviour: { listOmit: { donations: ['consents', 'donation_amount', 'payment_status'], projects: ['segment_id'] } } },
+  { name: 'no rate-limit headers', behaviour: { noRateLimitHeaders: true } },
+  // Partial donations without headers would be 5,000 by-id requests at the documented 500 an hour:
+  // ten hours. All four at once keeps partial pages to the projects.
+  { name: 'all four (partial: projects)', behaviour: { ignoreFilters: ['updated_after'], maxPerPage: 25, listOmit: { projects: ['segment_id'] }, noRateLimitHeaders: true } },
+];
+
+async function cli(bin: string, stack: Stack, cwd: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...stack.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (c) => resolve(c ?? -1));
+  });
+  return { code, stdout, stderr };
+}
+
+/** The fewest requests for an exact mirror in the mode (as the e2e test computes it). */
+function cheapestPlan(stack: Stack, behaviour: FakePlatformBehaviour, since?: string, newOnly = false): number {
+  const pageSize = Math.min(100, behaviour.maxPerPage ?? 100);
+  const ignored = (behaviour.ignoreFilters ?? []).includes('updated_after');
+  let requests = 0;
+  for (const [collection, type] of Object.entries(COLLECTIONS)) {
+    const all = stack.platform.site[type] as Array<{ updated_at: string; created_at?: string }>;
+    const read = since === undefined ? all : !ignored ? all.filter((r) => r.updated_at > since) : newOnly ? all.filter((r) => (r.created_at ?? '') > since) : all;
+    requests += Math.max(1, Math.ceil(read.length / pageSize));
+    if (type === 'action' && read.length > 0) requests += Math.ceil(stack.platform.site.user.length / pageSize);
+    if (behaviour.listOmit?.[collection as keyof typeof behaviour.listOmit]) requests += read.length;
+  }
+  return requests;
+}
+
+/** What learning costs a first run: one by-id record where a page leaves a read key out of every record. */
+function learning(stack: Stack, behaviour: FakePlatformBehaviour): number {
+  const pageSize = Math.min(100, behaviour.maxPerPage ?? 100);
+  let n = 0;
+  for (const [collection, type] of Object.entries(COLLECTIONS)) {
+    if (behaviour.listOmit?.[collection as keyof typeof behaviour.listOmit]) continue;
+    const page = (stack.platform.site[type] as object[]).slice(0, pageSize);
+    if (page.length > 0 && keysRead(type).some((k) => page.every((r) => !Object.hasOwn(r, k)))) n += 1;
+  }
+  return n;
+}
+
+/** A naive client: one list page per 100 ids of the records it reads, then each record by id. */
+function naive(stack: Stack, since?: string): number {
+  let requests = 0;
+  for (const type of Object.values(COLLECTIONS)) {
+    const all = stack.platform.site[type] as Array<{ updated_at: string }>;
+    const read = since === undefined ? all : all.filter((r) => r.updated_at > since);
+    requests += Math.max(1, Math.ceil(all.length / 100)) + read.length;
+  }
+  return requests;
+}
+
+interface Figures {
+  requests: number;
+  exact: boolean;
+  code: number;
+}
+
+/** Full run, 5 % changed and 1 % added, incremental run; the mirror audited after each. */
+async function runMode(bin: string, mode: Mode): Promise<{ full: Figures; incremental: Figures; cheapest: [number, number]; learning: number; naive: [number, number] }> {
+  const stack = await startStack({ site: SITE, behaviour: { ...mode.behaviour } });
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-modes-'));
+  try {
+    const exact = async (): Promise<boolean> => {
+      // Audited against the same site served as svc-sync assumes (the audit's own requests are not counted).
+      const saved = { ...stack.platform.behaviour };
+      for (const k of Object.keys(stack.platform.behaviour) as Array<keyof FakePlatformBehaviour>) delete stack.platform.behaviour[k];
+      const audit = await cli(BIN, stack, mkdtempSync(path.join(os.tmpdir(), 'svc-sync-audit-')), ['audit', '--json', '--quiet']);
+      Object.assign(stack.platform.behaviour, saved);
+      return audit.code === 0;
+    };
+    stack.platform.resetCounts();
+    const full = await cli(bin, stack, cwd, ['sync', '--all', '--json', '--quiet'], mode.env);
+    const fullFigures: Figures = { requests: stack.platform.requests.total, code: full.code, exact: await exact() };
+    const cheapestFull = cheapestPlan(stack, mode.behaviour);
+    const naiveFull = naive(stack);
+    const learnedCost = learning(stack, mode.behaviour);
+    // A second incremental run first, so the one measured plans with what the first learned.
+    await new Promise((r) => setTimeout(r, 1_100));
+    await cli(bin, stack, cwd, ['sync', '--json', '--quiet'], mode.env);
+    await new Promise((r) => setTimeout(r, 1_100));
+    const since = new Date(Date.now() - 500).toISOString();
+    const donations = stack.platform.site.donation;
+    const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    for (let i = 0; i < donations.length; i += 20) stack.platform.update('donation', donations[i]!.id, { message: `changed ${i}` });
+    const added = Math.round(donations.length / 100);
+    const template = donations[1]!;
+    for (let i = 0; i < added; i++) stack.platform.add('donation', { ...template, id: 900_000 + i, created_at: now(), updated_at: now() });
+    stack.platform.resetCounts();
+    const incremental = await cli(bin, stack, cwd, ['sync', '--json', '--quiet'], mode.env);
+    const newOnly = mode.env?.SVC_INCREMENTAL === 'new-records';
+    const incrementalFigures: Figures = { requests: stack.platform.requests.total, code: incremental.code, exact: await exact() };
+    return { full: fullFigures, incremental: incrementalFigures, cheapest: [cheapestFull, cheapestPlan(stack, mode.behaviour, since, newOnly)], learning: learnedCost, naive: [naiveFull, naive(stack, since)] };
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+    await stack.close();
+  }
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const at = process.argv.indexOf('--before');
+  const beforeDir = at > 0 ? process.argv[at + 1] : undefined;
+  const before = beforeDir ? path.resolve(beforeDir, 'bin', 'svc-sync.js') : undefined;
+  console.log(`platform modes: ${SITE.donations} donations (5 % changed and 1 % added between the runs); every run through the built CLI; ${os.cpus().length} cores`);
+  const rows: string[][] = [];
+  for (const mode of MODES) {
+    process.stderr.write(`${mode.name}...\n`);
+    const ours = await runMode(BIN, mode);
+    const old = before ? await runMode(before, mode) : undefined;
+    const pct = (n: number, of: number): string => `${(((n - of) / of) * 100).toFixed(0)} %`;
+    const exact = (f: Figures): string => (f.code > 1 ? `exit ${f.code}` : f.exact ? 'yes' : 'NO');
+    for (const [i, run] of (['sync --all', 'sync (incremental)'] as const).entries()) {
+      const f = i === 0 ? ours.full : ours.incremental;
+      const o = old ? (i === 0 ? old.full : old.incremental) : undefined;
+      const cheapest = ours.cheapest[i]!;
+      rows.push([
+        i === 0 ? mode.name : '',
+        run,
+        String(f.requests),
+        String(cheapest),
+        pct(f.requests, cheapest),
+        i === 0 ? String(ours.learning) : '0',
+        exact(f),
+        o ? String(o.requests) : '-',
+        o ? exact(o) : '-',
+        String(ours.naive[i]),
+      ]);
+    }
+  }
+  console.log(`\n${table(['mode', 'run', 'requests', 'cheapest', 'over', 'of it learning', 'exact', 'before', 'before exact', 'naive by id'], rows)}`);
+  console.log('\ncheapest: list pages at the page size served (changed records only where updated_after is honoured, new ones with new-records), the owners\' users, each record by id where lists are partial. "of it learning": the by-id requests a first run spends to tell partial lists from sparse values (at most one a collection).');
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,51 @@
+/**
+ * Every setting, described once: its name (the environment variable and the config file key), the
+ * flag that overrides it, whether it is a secret or a URL (masked in every message), its default
+ * and one line of help. load.ts validates from it, cli/globals.ts declares the global flags and
+ * their help from it, and a test checks README's settings table against it.
+ */
+export interface SettingRow {
+  readonly name: string;
+  /** The global flag that overrides it, as commander declares it. Secrets have none: a command line shows in `ps`. */
+  readonly flag?: string;
+  /** A flag of the commands that use it (serve, queue) rather than a global one. */
+  readonly commandFlag?: string;
+  /** Masked whole in every message. */
+  readonly secret?: boolean;
+  /** A URL whose user name and password are masked in every message. */
+  readonly url?: boolean;
+  /** The default, as help shows it. */
+  readonly default?: string;
+  readonly help: string;
+}
+
+export const SETTINGS = [
+  { name: 'SVC_API_URL', flag: '--api-url <url>', url: true, help: 'platform base URL, /v1 is added' },
+  { name: 'SVC_API_KEY', secret: true, help: 'platform API key' },
+  { name: 'SVC_CONCURRENCY', flag: '--concurrency <n>', default: '4', help: 'platform requests in flight' },
+  { name: 'SVC_TIMEOUT_MS', default: '30000', help: 'timeout of one platform request' },
+  { name: 'SVC_LIST_IDS_ONLY', default: 'false', help: 'use list pages only to discover ids, every record by id' },
+  { name: 'SVC_INCREMENTAL', default: 'exact', help: 'where lists ignore updated_after: exact (whole lists) or new-records (created_after)' },
+  { name: 'SVC_SITE_ID', help: 'the platform site this mirror belongs to' },
+  { name: 'SF_INSTANCE_URL', flag: '--instance-url <url>', url: true, help: 'Salesforce instance URL' },
+  { name: 'SF_ACCESS_TOKEN', secret: true, help: 'Salesforce session token' },
+  { name: 'SF_LOGIN_URL', flag: '--login-url <url>', url: true, default: 'https://login.salesforce.com', help: 'Salesforce login URL for OAuth' },
+  { name: 'SF_CLIENT_ID', help: 'connected app client id' },
+  { name: 'SF_CLIENT_SECRET', secret: true, help: 'connected app client secret' },
+  { name: 'SF_USERNAME', help: 'Salesforce user name (password or JWT flow)' },
+  { name: 'SF_PASSWORD', secret: true, help: 'Salesforce password (username-password flow)' },
+  { name: 'SF_PRIVATE_KEY_FILE', help: 'private key file of the JWT bearer flow' },
+  { name: 'SF_API_VERSION', flag: '--api-version <v>', default: '62.0', help: 'Salesforce API version' },
+  { name: 'SVC_LOG_FORMAT', flag: '--log-format <format>', default: 'text', help: 'stderr lines as text or json, one object a line with time, level and msg' },
+  { name: 'SF_BULK_THRESHOLD', flag: '--bulk-threshold <n>', default: '2000', help: 'records of one object above which Bulk API 2.0 is used' },
+  { name: 'SF_MAX_API_USAGE', default: '0.9', help: "share of the org's daily API allowance a run may use" },
+  { name: 'SVC_WEBHOOK_SECRET', secret: true, help: 'shared secret the webhook receiver requires' },
+  { name: 'SVC_ADMIN_TOKEN', secret: true, help: "sign-in token of serve's status page" },
+  { name: 'SVC_QUEUE_PATH', commandFlag: '--queue <path>', default: '.svc-sync/queue.db', help: 'webhook queue database' },
+  { name: 'SVC_QUEUE_URL', commandFlag: '--queue-url <url>', help: 'the webhook queue in PostgreSQL' },
+  { name: 'SVC_QUEUE_SCHEMA', default: 'svc_sync', help: "PostgreSQL schema of the queue's tables" },
+  { name: 'SVC_QUEUE_LEASE_S', default: '60', help: 'seconds before a dead receiver’s claim is taken over' },
+  { name: 'SVC_SETTLE_S', commandFlag: '--settle <seconds>', default: '30', help: 'seconds the webhook worker gathers events' },
+] as const satisfies readonly SettingRow[];
+
+export type SettingName = (typeof SETTINGS)[number]['name'];
