@@ -84,9 +84,8 @@ function listenError(error: unknown, host: string, port: number): unknown {
   return error;
 }
 
-export async function serve(opts: ServeOptions): Promise<RunningService> {
-  const log = opts.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
-  const path = opts.path ?? DEFAULT_SERVE.path;
+/** The queue opened, locked (SQLite: one receiver per file) and migrated (PostgreSQL) for a receiver. */
+async function openStore(opts: ServeOptions, log: (line: string) => void): Promise<{ queue: QueueStore; held: { release(): void } }> {
   const where: QueueLocation = {
     path: opts.queuePath ?? DEFAULT_QUEUE_PATH,
     ...(opts.queueUrl === undefined ? {} : { url: opts.queueUrl }),
@@ -104,9 +103,6 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     throw error;
   }
   const held = lock;
-  const keepDays = opts.keepDays ?? DEFAULT_SERVE.keepDays;
-  const metrics = new ServeMetrics();
-  metrics.watch(queue);
   if (queue.migrate !== undefined) {
     // Create the tables now when the database is there; when it is not, serve starts anyway
     // (answering 503) and every later call tries again.
@@ -124,6 +120,88 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
       }
     }
   }
+  return { queue, held };
+}
+
+/** Finished events older than `keepDays` pruned now and every hour (a failure is logged, never fatal). */
+async function startPruning(queue: QueueStore, keepDays: number, log: (line: string) => void): Promise<NodeJS.Timeout> {
+  const prune = async (): Promise<void> => {
+    try {
+      const removed = await queue.prune(keepDays);
+      if (removed > 0) log(`webhook queue: pruned ${removed} finished events older than ${keepDays} days`);
+    } catch (error) {
+      log(`webhook queue: prune failed: ${(error as Error).message}`);
+    }
+  };
+  await prune();
+  const timer = setInterval(() => void prune(), 60 * 60_000);
+  timer.unref();
+  return timer;
+}
+
+/** What a running service is made of, for stopping it in order. */
+interface ServiceParts {
+  halt: AbortController;
+  pruneTimer: NodeJS.Timeout;
+  receiver: { close(): Promise<void> };
+  worker: { stop(): Promise<void> };
+  queue: QueueStore;
+  held: { release(): void };
+}
+
+/** Stop, once: the platform waits of the batch in flight end, receiver and worker stop, the queue closes; SIGTERM / SIGINT do it, a second one exits at once. */
+function lifecycle(parts: ServiceParts, log: (line: string) => void, handleSignals: boolean): { stop: () => Promise<void>; closed: Promise<StopSignal | undefined> } {
+  let resolveClosed: (by: StopSignal | undefined) => void = () => undefined;
+  const closed = new Promise<StopSignal | undefined>((resolve) => {
+    resolveClosed = resolve;
+  });
+  let stopping: Promise<void> | undefined;
+  let stoppedBy: StopSignal | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      clearInterval(parts.pruneTimer);
+      // Ends any platform wait (a Retry-After of 10 minutes, a spent hour) of the batch in flight:
+      // the worker hands its claim back, and the events are processed on the next start.
+      parts.halt.abort(new InterruptedError(stoppedBy ?? 'SIGTERM'));
+      await Promise.all([parts.receiver.close(), parts.worker.stop()]);
+      await parts.queue.close();
+      parts.held.release();
+      removeSignals();
+      log('svc-sync serve: stopped');
+      resolveClosed(stoppedBy);
+    })();
+    return stopping;
+  };
+
+  const onSignal = (signal: StopSignal): void => {
+    if (stopping !== undefined) {
+      // Second signal: the operator insists. Claimed events are recovered on the next start.
+      log(`svc-sync serve: ${signal} again, exiting now`);
+      process.exit(signal === 'SIGTERM' ? EXIT.TERMINATED : EXIT.INTERRUPTED);
+    }
+    stoppedBy = signal;
+    log(`svc-sync serve: ${signal}: no longer accepting; ending the batch in flight and handing its events back`);
+    void stop();
+  };
+  const removeSignals = (): void => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  };
+  if (handleSignals) {
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  }
+
+  return { stop, closed };
+}
+
+export async function serve(opts: ServeOptions): Promise<RunningService> {
+  const log = opts.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const path = opts.path ?? DEFAULT_SERVE.path;
+  const { queue, held } = await openStore(opts, log);
+  const keepDays = opts.keepDays ?? DEFAULT_SERVE.keepDays;
+  const metrics = new ServeMetrics();
+  metrics.watch(queue);
   const halt = new AbortController();
   const processor =
     typeof opts.processor === 'function'
@@ -173,58 +251,9 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   }
   const started = receiver;
 
-  const prune = async (): Promise<void> => {
-    try {
-      const removed = await queue.prune(keepDays);
-      if (removed > 0) log(`webhook queue: pruned ${removed} finished events older than ${keepDays} days`);
-    } catch (error) {
-      log(`webhook queue: prune failed: ${(error as Error).message}`);
-    }
-  };
-  await prune();
-  const pruneTimer = setInterval(() => void prune(), 60 * 60_000);
-  pruneTimer.unref();
+  const pruneTimer = await startPruning(queue, keepDays, log);
 
-  let resolveClosed: (by: StopSignal | undefined) => void = () => undefined;
-  const closed = new Promise<StopSignal | undefined>((resolve) => {
-    resolveClosed = resolve;
-  });
-  let stopping: Promise<void> | undefined;
-  let stoppedBy: StopSignal | undefined;
-  const stop = (): Promise<void> => {
-    stopping ??= (async () => {
-      clearInterval(pruneTimer);
-      // Ends any platform wait (a Retry-After of 10 minutes, a spent hour) of the batch in flight:
-      // the worker hands its claim back, and the events are processed on the next start.
-      halt.abort(new InterruptedError(stoppedBy ?? 'SIGTERM'));
-      await Promise.all([started.close(), worker.stop()]);
-      await queue.close();
-      held.release();
-      removeSignals();
-      log('svc-sync serve: stopped');
-      resolveClosed(stoppedBy);
-    })();
-    return stopping;
-  };
-
-  const onSignal = (signal: StopSignal): void => {
-    if (stopping !== undefined) {
-      // Second signal: the operator insists. Claimed events are recovered on the next start.
-      log(`svc-sync serve: ${signal} again, exiting now`);
-      process.exit(signal === 'SIGTERM' ? EXIT.TERMINATED : EXIT.INTERRUPTED);
-    }
-    stoppedBy = signal;
-    log(`svc-sync serve: ${signal}: no longer accepting; ending the batch in flight and handing its events back`);
-    void stop();
-  };
-  const removeSignals = (): void => {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
-  };
-  if (opts.handleSignals !== false) {
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  }
+  const { stop, closed } = lifecycle({ halt, pruneTimer, receiver: started, worker, queue, held }, log, opts.handleSignals !== false);
 
   log(`svc-sync serve: listening on ${started.url}${path} (secret ${opts.secret ? 'required' : 'not set'}; status page ${opts.adminToken ? '/status' : 'off'}), queue ${queue.location}`);
   return { url: started.url, port: started.port, queue, metrics, stop, closed };
