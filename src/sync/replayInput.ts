@@ -124,6 +124,125 @@ interface CsvRow {
   raw: string;
 }
 
+/** The CSV parser replay reads with: comments, blank lines and bad records skipped, records bounded. */
+function csvParser(): ReturnType<typeof parseCsv> {
+  return parseCsv({
+    comment: '#',
+    comment_no_infix: true,
+    trim: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+    relax_quotes: true,
+    skip_records_with_error: true,
+    // A quoted field may span lines: the record as a whole is bounded too.
+    max_record_size: MAX_LINE_BYTES,
+    info: true,
+    raw: true,
+  });
+}
+
+/** What a fatal line (too long, unreadable input) leaves for the reader to throw. */
+interface Fatal {
+  error?: Error;
+}
+
+/**
+ * Feeds the input to the parser line by line. Quote parity tells whether a line starts a record or
+ * continues a quoted field; a record that starts with `{` is a webhook body (JSON lines, or one
+ * mixed into a CSV file): it goes to `json` with its line number, and the parser gets an empty
+ * line in its place to keep its line count.
+ */
+async function feed(input: Readable, where: string, parser: ReturnType<typeof parseCsv>, json: Candidate[], fatal: Fatal): Promise<void> {
+  const write = async (text: string): Promise<void> => {
+    if (parser.write(text)) return;
+    // Wait for room, or for the parser's end: destroyed (a fatal line) it never drains.
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        parser.off('drain', done);
+        parser.off('close', done);
+        resolve();
+      };
+      parser.once('drain', done);
+      parser.once('close', done);
+    });
+  };
+  try {
+    let quoted = false;
+    let lineNo = 0;
+    // Decided by the first record: JSON lines throughout, or CSV (JSON bodies may be mixed in).
+    let jsonFile: boolean | undefined;
+    for await (const raw of linesOf(input as AsyncIterable<Buffer>, where)) {
+      if (parser.destroyed) return;
+      lineNo++;
+      const line = lineNo === 1 ? raw.replace(/^\uFEFF/, '') : raw;
+      const text = line.trim();
+      if (!quoted && jsonFile === undefined && text !== '' && !text.startsWith('#')) jsonFile = text.startsWith('{');
+      if (!quoted && (text.startsWith('{') || (jsonFile === true && text !== ''))) {
+        json.push({ line: lineNo, ref: fromJson(text) });
+        await write('\n');
+        continue;
+      }
+      if ((line.match(/"/g)?.length ?? 0) % 2 === 1) quoted = !quoted;
+      await write(`${line}\n`);
+    }
+    parser.end();
+  } catch (error) {
+    fatal.error ??= error as Error;
+    parser.destroy(fatal.error);
+  }
+}
+
+/** Every line's candidate ref (or why it is bad), in line order: parsed CSV records merged with JSON lines and skipped records. */
+async function* candidatesOf(input: Readable, where: string): AsyncGenerator<Candidate> {
+  // Lines outside the CSV parser's view, each queue in line order: JSON lines (diverted before
+  // the parser) and records the parser skipped. Merged with the parsed records by line number.
+  const json: Candidate[] = [];
+  const skipped: Candidate[] = [];
+  const next = (upTo: number): Candidate | undefined => {
+    const a = json[0];
+    const b = skipped[0];
+    const first = a !== undefined && (b === undefined || a.line <= b.line) ? json : skipped;
+    const head = first[0];
+    return head !== undefined && head.line < upTo ? first.shift() : undefined;
+  };
+  const fatal: Fatal = {};
+  const parser = csvParser();
+  parser.on('skip', (error: CsvError) => {
+    const line = typeof error.lines === 'number' ? error.lines : 0;
+    if (error.code === 'CSV_MAX_RECORD_SIZE') {
+      // Skipping would read on forever: stop with one clear line.
+      fatal.error = tooLong(where, line);
+      parser.destroy(fatal.error);
+      return;
+    }
+    skipped.push({ line, ref: `not valid CSV (${error.message.split(':')[0]?.toLowerCase() ?? 'parse error'})` });
+  });
+  const feeding = feed(input, where, parser, json, fatal);
+  let columns = { type: 0, id: 1 };
+  try {
+    for await (const row of parser as AsyncIterable<CsvRow>) {
+      // The line a record starts on: a quoted field may span several, and raw carries the blank
+      // and comment lines before the record too.
+      const own = row.raw.replace(/^(?:[ \t]*(?:#[^\n]*)?\r?\n)*/, '').replace(/\s+$/, '');
+      const line = row.info.lines - (own.match(/\n/g)?.length ?? 0);
+      for (let c = next(line); c !== undefined; c = next(line)) yield c;
+      const cells = row.record;
+      const lower = cells.map((c) => c.toLowerCase());
+      if (lower.includes('object_type') && lower.includes('object_id')) {
+        columns = { type: lower.indexOf('object_type'), id: lower.indexOf('object_id') };
+        continue; // a header row, wherever the columns stand
+      }
+      yield { line, ref: toRef({ type: cells[columns.type], id: cells[columns.id] }) };
+    }
+  } catch (error) {
+    throw fatal.error ?? error;
+  } finally {
+    await feeding;
+  }
+  if (fatal.error) throw fatal.error;
+  for (let c = next(Infinity); c !== undefined; c = next(Infinity)) yield c;
+}
+
 /**
  * Reads `input` (a file's or stdin's bytes) and yields its distinct refs in chunks of at most
  * `chunkSize`. Duplicates inside a chunk are dropped here; the caller skips refs an earlier chunk
@@ -142,112 +261,10 @@ export function readReplay(input: Readable, where: string, chunkSize: number): R
     if (stats.badLines.length < MAX_LISTED_BAD_LINES) stats.badLines.push({ line, reason });
   };
 
-  async function* candidates(): AsyncGenerator<Candidate> {
-    // Lines outside the CSV parser's view, each queue in line order: JSON lines (diverted before
-    // the parser) and records the parser skipped. Merged with the parsed records by line number.
-    const json: Candidate[] = [];
-    const skipped: Candidate[] = [];
-    const next = (upTo: number): Candidate | undefined => {
-      const a = json[0];
-      const b = skipped[0];
-      const first = a !== undefined && (b === undefined || a.line <= b.line) ? json : skipped;
-      const head = first[0];
-      return head !== undefined && head.line < upTo ? first.shift() : undefined;
-    };
-    let fatal: Error | undefined;
-    const parser = parseCsv({
-      comment: '#',
-      comment_no_infix: true,
-      trim: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-      relax_quotes: true,
-      skip_records_with_error: true,
-      // A quoted field may span lines: the record as a whole is bounded too.
-      max_record_size: MAX_LINE_BYTES,
-      info: true,
-      raw: true,
-    });
-    parser.on('skip', (error: CsvError) => {
-      const line = typeof error.lines === 'number' ? error.lines : 0;
-      if (error.code === 'CSV_MAX_RECORD_SIZE') {
-        // Skipping would read on forever: stop with one clear line.
-        fatal = tooLong(where, line);
-        parser.destroy(fatal);
-        return;
-      }
-      skipped.push({ line, ref: `not valid CSV (${error.message.split(':')[0]?.toLowerCase() ?? 'parse error'})` });
-    });
-    const write = async (text: string): Promise<void> => {
-      if (parser.write(text)) return;
-      // Wait for room, or for the parser's end: destroyed (a fatal line) it never drains.
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          parser.off('drain', done);
-          parser.off('close', done);
-          resolve();
-        };
-        parser.once('drain', done);
-        parser.once('close', done);
-      });
-    };
-    const feeding = (async () => {
-      try {
-        // Quote parity tells whether a line starts a record or continues a quoted field; a record
-        // that starts with `{` is a webhook body (JSON lines, or one mixed into a CSV file).
-        let quoted = false;
-        let lineNo = 0;
-        // Decided by the first record: JSON lines throughout, or CSV (JSON bodies may be mixed in).
-        let jsonFile: boolean | undefined;
-        for await (const raw of linesOf(input as AsyncIterable<Buffer>, where)) {
-          if (parser.destroyed) return;
-          lineNo++;
-          const line = lineNo === 1 ? raw.replace(/^\uFEFF/, '') : raw;
-          const text = line.trim();
-          if (!quoted && jsonFile === undefined && text !== '' && !text.startsWith('#')) jsonFile = text.startsWith('{');
-          if (!quoted && (text.startsWith('{') || (jsonFile === true && text !== ''))) {
-            json.push({ line: lineNo, ref: fromJson(text) });
-            await write('\n'); // keeps the parser's line count
-            continue;
-          }
-          if ((line.match(/"/g)?.length ?? 0) % 2 === 1) quoted = !quoted;
-          await write(`${line}\n`);
-        }
-        parser.end();
-      } catch (error) {
-        fatal ??= error as Error;
-        parser.destroy(fatal);
-      }
-    })();
-    let columns = { type: 0, id: 1 };
-    try {
-      for await (const row of parser as AsyncIterable<CsvRow>) {
-        // The line a record starts on: a quoted field may span several, and raw carries the blank
-        // and comment lines before the record too.
-        const own = row.raw.replace(/^(?:[ \t]*(?:#[^\n]*)?\r?\n)*/, '').replace(/\s+$/, '');
-        const line = row.info.lines - (own.match(/\n/g)?.length ?? 0);
-        for (let c = next(line); c !== undefined; c = next(line)) yield c;
-        const cells = row.record;
-        const lower = cells.map((c) => c.toLowerCase());
-        if (lower.includes('object_type') && lower.includes('object_id')) {
-          columns = { type: lower.indexOf('object_type'), id: lower.indexOf('object_id') };
-          continue; // a header row, wherever the columns stand
-        }
-        yield { line, ref: toRef({ type: cells[columns.type], id: cells[columns.id] }) };
-      }
-    } catch (error) {
-      throw fatal ?? error;
-    } finally {
-      await feeding;
-    }
-    if (fatal) throw fatal;
-    for (let c = next(Infinity); c !== undefined; c = next(Infinity)) yield c;
-  }
-
   async function* chunks(): AsyncGenerator<ObjectRef[]> {
     let chunk: ObjectRef[] = [];
     let seen = new Set<string>();
-    for await (const { line, ref } of candidates()) {
+    for await (const { line, ref } of candidatesOf(input, where)) {
       if (typeof ref === 'string') {
         bad(line, ref);
         continue;
