@@ -7,15 +7,16 @@ import type { PlatformSettings } from '../config/settings.js';
 import type { FetchOptions, FetchResult, PlatformRequestCounts, RecordSource, ScanFilter, ScanPage } from '../model/ports.js';
 import { asStartError, MAX_PER_PAGE, PlatformClient } from './client.js';
 import { ListCoverage } from './coverage.js';
-import { timeOf, valueAt, type LearnOptions } from './learning.js';
+import { valueAt, type LearnOptions } from './learning.js';
+import { ProfileLearner } from './profileLearner.js';
 
 export type { LearnOptions };
 import { PlatformError } from '../model/errors.js';
 import type { PlatformHooks, RetryTuning } from './http.js';
 import { chooseFetchPlan, shouldProbe, type FetchPlan } from './planner.js';
 import type { RateLimitSnapshot } from './rateLimit.js';
-import { RESOURCES, type ApiRecord, type ApiRecordOf, type ListPage, type ResourceType } from '../model/apiRecords.js';
-import { profileFor, type CollectionProfile, type PlatformProfile } from '../model/platformProfile.js';
+import type { ApiRecord, ApiRecordOf, ListPage, ResourceType } from '../model/apiRecords.js';
+import type { CollectionProfile, PlatformProfile } from '../model/platformProfile.js';
 
 export type { FetchOptions };
 
@@ -30,12 +31,6 @@ export interface PlanRecord {
 }
 
 type Outcome<T> = { record: T } | { notFound: true } | { error: PlatformError };
-
-/**
- * By-id requests a run spends per collection to tell partial list pages from records that lack
- * keys, when a page alone cannot (small filtered pages): the first that is inconclusive settles it.
- */
-const SHAPE_SAMPLES = 1;
 
 const isUnfiltered = (filter: ScanFilter): boolean => !filter.updatedAfter && !filter.createdAfter;
 
@@ -57,49 +52,35 @@ export class PlatformSource implements RecordSource {
   /** Per type, what the run has read of its unfiltered list: the proof of absence. */
   private readonly coverage = new Map<ResourceType, ListCoverage>();
 
-  private readonly profileValue: PlatformProfile;
-  private readonly notes: string[] = [];
+  /** What the run learns of the platform's lists, and what it knew from earlier runs. */
+  private readonly learner: ProfileLearner;
   /** The page openScan read, until its scan takes it. */
   private openedPage: { key: string; page: ListPage<ApiRecord> } | undefined;
-  /** Per collection, the records fetched by id this run to learn the list pages' shape. */
-  private readonly shapeSamples: Partial<Record<ResourceType, Set<number>>> = {};
 
   constructor(
     readonly client: PlatformClient,
     private readonly listIdsOnly: boolean,
-    private readonly learn: LearnOptions = {},
+    learn: LearnOptions = {},
   ) {
-    this.profileValue = profileFor(learn.profile, client.baseUrl);
+    this.learner = new ProfileLearner(learn, client.baseUrl, () => client.limitsReported(), listIdsOnly);
   }
 
   /** What is known of the platform now (for the run state, doctor and the batch policy). */
   profile(): PlatformProfile {
-    const reported = this.client.limitsReported();
-    return { ...structuredClone(this.profileValue), ...(reported === undefined ? {} : { rateLimitHeaders: reported }) };
+    return this.learner.profile();
   }
 
   learned(): string[] {
-    return [...this.notes];
-  }
-
-  private collection(type: ResourceType): CollectionProfile {
-    const path = RESOURCES[type].path;
-    return (this.profileValue.collections[path] ??= {});
-  }
-
-  private changed(): void {
-    this.learn.onProfile?.(this.profile());
-  }
-
-  private tell(text: string): void {
-    if (this.notes.includes(text)) return;
-    this.notes.push(text);
-    this.learn.onLearn?.(text);
+    return this.learner.learned();
   }
 
   /** Records per list page as this platform serves them (100 asked). */
   pageSizeOf(type: ResourceType): number {
-    return this.collection(type).pageSize ?? MAX_PER_PAGE;
+    return this.learner.pageSizeOf(type);
+  }
+
+  private collection(type: ResourceType): CollectionProfile {
+    return this.learner.collection(type);
   }
 
   /** Lists give ids only: by setting (SVC_LIST_IDS_ONLY) or because this collection's list pages are partial. */
@@ -171,7 +152,7 @@ export class PlatformSource implements RecordSource {
    * no request of its own.
    */
   async openScan(type: ResourceType, asked: ScanFilter): Promise<void> {
-    const filter = this.planned(type, asked);
+    const filter = this.learner.planned(type, asked);
     const page = Math.max(1, Math.floor(filter.fromPage ?? 1));
     try {
       this.openedPage = { key: `${this.listKey(type, filter)}#${page}`, page: await this.client.listPage(type, page, MAX_PER_PAGE, filter) };
@@ -188,23 +169,8 @@ export class PlatformSource implements RecordSource {
     return kept.page as ListPage<ApiRecordOf[T]>;
   }
 
-  /**
-   * The filter a scan sends. With SVC_INCREMENTAL=new-records, an incremental scan of a collection
-   * whose lists ignore updated_after asks created_after instead (unless that is known ignored too):
-   * new records only, said once with what it leaves to webhooks and audit.
-   */
-  private planned(type: ResourceType, filter: ScanFilter): ScanFilter {
-    const known = this.collection(type);
-    if (this.learn.incremental !== 'new-records' || filter.updatedAfter === undefined || filter.createdAfter !== undefined) return filter;
-    if (known.updatedAfter !== 'ignored' || known.createdAfter === 'ignored') return filter;
-    const { updatedAfter, ...rest } = filter;
-    const plural = RESOURCES[type].path;
-    this.tell(`the platform ignores updated_after on ${plural} lists: this run reads the ${plural} created after ${updatedAfter} (created_after; SVC_INCREMENTAL=new-records); changes to existing ${plural} come through serve's webhooks and audit --fix`);
-    return { ...rest, createdAfter: updatedAfter };
-  }
-
   async *scan<T extends ResourceType>(type: T, asked: ScanFilter): AsyncIterable<ScanPage<ApiRecordOf[T]>> {
-    const filter = this.planned(type, asked);
+    const filter = this.learner.planned(type, asked);
     // One yielded array per list page, in page order: a resumed run counts pages (fromPage).
     let start = Math.max(1, Math.floor(filter.fromPage ?? 1));
     let first = this.opened(type, start, filter) ?? (await this.client.listPage(type, start, MAX_PER_PAGE, filter));
@@ -294,10 +260,8 @@ export class PlatformSource implements RecordSource {
   }
 
   private notePage<T extends ResourceType>(type: T, filter: ScanFilter, page: ListPage<ApiRecordOf[T]>): void {
-    this.notePageSize(type, page);
-    this.noteFilters(type, filter, page);
+    this.learner.notePage(type, filter, page);
     if (isUnfiltered(filter)) {
-      this.collection(type).records = page.totalEntries;
       let coverage = this.coverage.get(type);
       if (!coverage) this.coverage.set(type, (coverage = new ListCoverage()));
       coverage.note(page, this.pageSizeOf(type));
@@ -310,76 +274,11 @@ export class PlatformSource implements RecordSource {
     if (page.perPage === this.pageSizeOf(type)) read.add(page.currentPage);
   }
 
-  /** A page smaller than asked (its per_page, or fewer records with a next page): the size this platform serves. */
-  private notePageSize<T extends ResourceType>(type: T, page: ListPage<ApiRecordOf[T]>): void {
-    const served = page.perPage < MAX_PER_PAGE ? page.perPage : page.currentPage < page.totalPages && page.records.length < MAX_PER_PAGE ? page.records.length : undefined;
-    if (served === undefined || served < 1 || served === this.collection(type).pageSize) return;
-    this.collection(type).pageSize = served;
-    this.changed();
-    const plural = RESOURCES[type].path;
-    this.tell(`the platform serves ${plural} lists ${served} a page (asked ${MAX_PER_PAGE}): a full scan of ${page.totalEntries} costs ${Math.ceil(page.totalEntries / served)} requests`);
-  }
-
-  /**
-   * A filtered list holding a record outside its filter: this platform ignores the filter. The run
-   * stays exact (the whole list is read and skip-unchanged writes nothing extra); it says so once.
-   */
-  private noteFilters<T extends ResourceType>(type: T, filter: ScanFilter, page: ListPage<ApiRecordOf[T]>): void {
-    const checks = [
-      { value: filter.updatedAfter, key: 'updated_at', name: 'updated_after', field: 'updatedAfter' },
-      { value: filter.createdAfter, key: 'created_at', name: 'created_after', field: 'createdAfter' },
-    ] as const;
-    for (const c of checks) {
-      if (c.value === undefined || page.records.length === 0) continue;
-      const after = timeOf(c.value);
-      const outside = page.records.some((r) => timeOf(valueAt(r, c.key)) <= after);
-      const profile = this.collection(type);
-      if (outside) {
-        if (profile[c.field] === 'ignored') continue;
-        profile[c.field] = 'ignored';
-        // The filter did nothing: the list's total is the collection's size (what a scan costs).
-        profile.records = page.totalEntries;
-        this.changed();
-        const plural = RESOURCES[type].path;
-        this.tell(`the platform ignores ${c.name} on ${plural} lists: this run reads the whole list (${page.totalEntries} records, ${Math.ceil(page.totalEntries / this.pageSizeOf(type))} requests) and stays exact`);
-      } else {
-        profile[c.field] ??= 'honoured';
-      }
-    }
-  }
-
-  /**
-   * Whether a collection's list records carry what its by-id records carry (an absent key, not a
-   * null value). A partial list payload leaves a key out of every record, while optional values are
-   * absent here and there: a page on which no key the mapping reads is absent from every record
-   * settles it at no cost. Else one record is fetched by id (at most SHAPE_SAMPLES in a run): when
-   * its by-id form has keys its list form lacks, the list pages are partial, the collection's
-   * records are fetched by id from then on, and the run says so with the cost.
-   */
-  private async learnListShape<T extends ResourceType>(type: T, listed: ApiRecordOf[T][]): Promise<void> {
-    const profile = this.collection(type);
-    if (this.listIdsOnly || profile.list !== undefined || listed.length === 0 || this.learn.keysRead === undefined) return;
-    const read = this.learn.keysRead(type);
-    const settle = (list: 'complete' | 'partial', missing: string[] = []): void => {
-      profile.list = list;
-      if (missing.length > 0) profile.missing = missing;
-      this.changed();
-    };
-    const absentEverywhere = read.filter((k) => listed.every((r) => !Object.hasOwn(r, k)));
-    if (absentEverywhere.length === 0) return settle('complete');
-    const sampled = (this.shapeSamples[type] ??= new Set<number>());
-    const sample = listed.find((r) => !sampled.has(r.id));
-    if (sample === undefined || sampled.size >= SHAPE_SAMPLES) return;
-    sampled.add(sample.id);
-    const outcome = await this.fetchOne(type, sample.id);
-    if (!('record' in outcome)) return;
-    const byId = outcome.record;
-    const missing = read.filter((k) => Object.hasOwn(byId, k) && !Object.hasOwn(sample, k));
-    // The by-id record lacks them too: values this record does not have; a few such records settle it.
-    if (missing.length === 0) return sampled.size >= SHAPE_SAMPLES ? settle('complete') : undefined;
-    settle('partial', missing);
-    const plural = RESOURCES[type].path;
-    this.tell(`list pages of ${plural} lack ${missing.join(', ')} (the by-id records have them): each record of ${plural} is fetched by id, 1 request a record instead of 1 per ${this.pageSizeOf(type)}`);
+  private learnListShape<T extends ResourceType>(type: T, listed: ApiRecordOf[T][]): Promise<void> {
+    return this.learner.learnListShape(type, listed, async (id) => {
+      const outcome = await this.fetchOne(type, id);
+      return 'record' in outcome ? outcome.record : undefined;
+    });
   }
 
   /** A list page into the cache; a non-fatal failure leaves its ids to the by-id pass. */
