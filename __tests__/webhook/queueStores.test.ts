@@ -8,7 +8,7 @@ import { startPostgres, type TestPostgres } from '../../fixtures/postgres.js';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import { openQueue, storeRetryFailed, storeStatus, type QueueLocation } from '../../src/webhook/openQueue.js';
-import type { EnqueueInput, BackoffPolicy } from '../../src/webhook/queue.js';
+import type { EnqueueInput, BackoffPolicy } from '../../src/webhook/queueStore.js';
 import type { QueueStore } from '../../src/webhook/queueStore.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
 import { startWorker, type Worker } from '../../src/webhook/worker.js';

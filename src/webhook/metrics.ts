@@ -8,7 +8,7 @@ import client from 'prom-client';
 import type { PlatformRequestInfo, RateLimitSnapshot } from '../model/budget.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
 import type { RunReport } from '../sync/report.js';
-import type { QueueCounts } from './queue.js';
+import type { QueueCounts } from './queueStore.js';
 import type { QueueStore } from './queueStore.js';
 import type { ReceiverMetrics } from './server.js';
 import type { BatchReport } from './worker.js';

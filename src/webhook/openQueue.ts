@@ -5,7 +5,8 @@
 import { isPostgresUrl, maskQueueUrl } from '../config/queueUrl.js';
 import { DEFAULT_LEASE_MS, PgQueue } from './pgQueue.js';
 import { DEFAULT_QUEUE_SCHEMA } from './pgSchema.js';
-import { DEFAULT_QUEUE_PATH, queueStatus, retryFailed, SqliteQueue, type FailedEvent, type QueueCounts, type BackoffPolicy } from './queue.js';
+import { DEFAULT_QUEUE_PATH, queueStatus, retryFailed, SqliteQueue } from './queue.js';
+import { type FailedEvent, type QueueCounts, type BackoffPolicy } from './queueStore.js';
 import type { QueueStore } from './queueStore.js';
 
 export interface QueueLocation {

@@ -19,22 +19,7 @@ import { maskQueueUrl, queueUrlPasswords } from '../config/queueUrl.js';
 import { QueueError } from '../model/errors.js';
 import { PgBudget } from './pgBudget.js';
 import { DEFAULT_QUEUE_SCHEMA, migrate, type MigrationResult } from './pgSchema.js';
-import {
-  QUEUE_BACKOFF,
-  countsOf,
-  type EventStatus,
-  type ClaimedBatch,
-  type ClaimedRef,
-  type DueSummary,
-  type EnqueueInput,
-  type EnqueueRejected,
-  type EnqueueResult,
-  type EventOutcome,
-  type FailedEvent,
-  type QueueCounts,
-  type QueueRefType,
-  type BackoffPolicy,
-} from './queue.js';
+import { QUEUE_BACKOFF, countsOf, type EventStatus, type ClaimedBatch, type ClaimedRef, type DueSummary, type EnqueueInput, type EnqueueRejected, type EnqueueResult, type EventOutcome, type FailedEvent, type QueueCounts, type QueueRefType, type BackoffPolicy } from './queueStore.js';
 import type { QueueStore } from './queueStore.js';
 import type { OwnerPair } from '../model/outcomes.js';
 

@@ -15,106 +15,13 @@ import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { SyncableType } from '../model/objects.js';
 import type { OwnerPair } from '../model/outcomes.js';
 import { isStorageFailure, queueFileError } from './queueErrors.js';
-import type { EventIntent } from '../sync/webhookEvents.js';
-import type { WebhookMessage } from '../sync/webhookMessage.js';
+import { countsOf, QUEUE_BACKOFF, type EventStatus, type QueueRefType, type EnqueueInput, type EnqueueResult, type EnqueueRejected, type ClaimedRef, type ClaimedBatch, type DueSummary, type EventOutcome, type QueueCounts, type FailedEvent, type BackoffPolicy } from './queueStore.js';
 
 import { DEFAULT_QUEUE_PATH } from '../config/load.js';
 
 export { DEFAULT_QUEUE_PATH };
-
-export type EventStatus = 'pending' | 'processing' | 'done' | 'failed' | 'ignored';
-/** What the worker hands the engine: a mirrored type, or a user whose actions are re-synced. */
-export type QueueRefType = SyncableType | 'user';
-
-export interface EnqueueInput {
-  message: WebhookMessage;
-  intent: EventIntent;
-  /** The body as received, kept for diagnosis. */
-  raw: string;
-}
-
-export interface EnqueueResult {
-  id: number;
-  status: 'pending' | 'ignored';
-}
-
-/** One event of a group commit that could not be stored; the others of the commit were. */
-export interface EnqueueRejected {
-  error: Error;
-}
-
-/** All due events of one ref, claimed together: the worker processes the ref once. */
-export interface ClaimedRef {
-  refType: QueueRefType;
-  refId: number;
-  eventIds: number[];
-}
-
-export interface ClaimedBatch {
-  token: string;
-  refs: ClaimedRef[];
-  eventCount: number;
-  /** When the oldest claimed event arrived (ms): its object changed no earlier than shortly before. */
-  oldestReceivedAt: number;
-}
-
-export interface DueSummary {
-  events: number;
-  refs: number;
-  firstDueAt: number;
-  /** Some of them are claims whose lease ran out (a receiver died): taken over at once, whatever the settle window. */
-  expiredClaims?: boolean;
-}
-
-export type EventOutcome =
-  | { eventIds: number[]; status: 'done' | 'skipped'; reason?: string }
-  | { eventIds: number[]; status: 'failed'; error: string };
-
-/** Events by state: disjoint, so they add up to the events held (a skipped event is not also done). */
-export interface QueueCounts {
-  pending: number;
-  processing: number;
-  failed: number;
-  /** Synced (written or found unchanged). */
-  done: number;
-  /** Finished without a write by a rule of the spec (a pending donation, a record gone from the platform). */
-  skipped: number;
-  ignored: number;
-}
-
-/** The one rule both queues count by: a finished event is done or skipped by its outcome, never both. */
-export function countsOf(rows: ReadonlyArray<{ status: EventStatus; outcome: string | null; n: number }>): QueueCounts {
-  const counts: QueueCounts = { pending: 0, processing: 0, failed: 0, done: 0, skipped: 0, ignored: 0 };
-  for (const row of rows) {
-    if (row.status === 'done' && row.outcome === 'skipped') counts.skipped += Number(row.n);
-    else counts[row.status] += Number(row.n);
-  }
-  return counts;
-}
-
-export interface FailedEvent {
-  id: number;
-  eventType: string;
-  refType: QueueRefType;
-  refId: number;
-  attempts: number;
-  lastError: string;
-  receivedAt: string;
-  nextAttemptAt: string;
-}
-
-/** A doubling wait: the first delay, doubled after each further failure up to the cap. */
-export interface BackoffPolicy {
-  /** Delay after the first failure; doubles with each further failure. */
-  baseMs: number;
-  maxMs: number;
-}
-
-/** How failed events come back: after 5 s, then 10 s, 20 s ... up to an hour. */
-export const QUEUE_BACKOFF: BackoffPolicy = { baseMs: 5_000, maxMs: 60 * 60_000 };
 
 export interface QueueOptions {
   retry?: Partial<BackoffPolicy>;

@@ -13,7 +13,7 @@ import type { ClassifyOptions } from '../sync/webhookEvents.js';
 import { oneLine } from '../config/echo.js';
 import { guardConnections } from './connectionGuard.js';
 import { queueReason } from './publicReason.js';
-import type { QueueCounts } from './queue.js';
+import type { QueueCounts } from './queueStore.js';
 import { digest, send, webhookIntake, type RouteContext } from './intake.js';
 import type { QueueStore } from './queueStore.js';
 

@@ -8,7 +8,7 @@ import { messageOf } from '../model/errors.js';
 import type { ObjectRef } from '../model/objects.js';
 import type { OwnerPair } from '../model/outcomes.js';
 import { keyFor } from '../model/refs.js';
-import type { BackoffPolicy, ClaimedBatch, ClaimedRef, EventOutcome } from './queue.js';
+import type { BackoffPolicy, ClaimedBatch, ClaimedRef, EventOutcome } from './queueStore.js';
 import { failureReasons } from './failureReasons.js';
 import type { QueueStore } from './queueStore.js';
 import { QueueFaults, WORKER_BACKOFF, type WorkerHealth } from './queueFaults.js';
