@@ -2,7 +2,7 @@
  * The one place that decides where the webhook queue lives: a postgres:// or postgresql:// URL
  * (SVC_QUEUE_URL, --queue-url) opens the PostgreSQL queue; otherwise the SQLite file.
  */
-import { isPostgresUrl, maskQueueUrl } from '../config/queueUrl.js';
+import { isPostgresUrl } from '../config/queueUrl.js';
 import { DEFAULT_LEASE_MS, PgQueue } from './pgQueue.js';
 import { DEFAULT_QUEUE_SCHEMA } from './pgSchema.js';
 import { DEFAULT_QUEUE_PATH, queueStatus, retryFailed, SqliteQueue } from './queue.js';

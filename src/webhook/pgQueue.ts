@@ -15,12 +15,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { maskQueueUrl, queueUrlPasswords } from '../config/queueUrl.js';
-import { QueueError } from '../model/errors.js';
+import { maskQueueUrl } from '../config/queueUrl.js';
+import { PgDatabase, PgQueueError } from './pgDatabase.js';
 import { PgBudget } from './pgBudget.js';
 import { DEFAULT_QUEUE_SCHEMA, migrate, type MigrationResult } from './pgSchema.js';
-import { QUEUE_BACKOFF, countsOf, type EventStatus, type ClaimedBatch, type ClaimedRef, type DueSummary, type EnqueueInput, type EnqueueRejected, type EnqueueResult, type EventOutcome, type FailedEvent, type QueueCounts, type QueueRefType, type BackoffPolicy } from './queueStore.js';
-import type { QueueStore } from './queueStore.js';
+import { FAILED_COLUMNS, QUEUE_BACKOFF, countsOf, eventRowOf, failedEventOf, type FailedRow, type QueueStore, type EventStatus, type ClaimedBatch, type ClaimedRef, type DueSummary, type EnqueueInput, type EnqueueRejected, type EnqueueResult, type EventOutcome, type FailedEvent, type QueueCounts, type QueueRefType, type BackoffPolicy } from './queueStore.js';
 import type { OwnerPair } from '../model/outcomes.js';
 
 export const DEFAULT_LEASE_MS = 60_000;
@@ -39,8 +38,6 @@ export interface PgQueueOptions {
 
 const DAY_MS = 86_400_000;
 const INTERRUPTED = 'interrupted: the process stopped before the outcome was recorded';
-/** Deadlock and serialization failures: the transaction is safe to run again. */
-const RETRYABLE = new Set(['40P01', '40001']);
 
 /** The database refused a value of the event (data exception, integrity violation), not the storage. */
 function refusedValue(error: unknown): boolean {
@@ -48,25 +45,15 @@ function refusedValue(error: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
 }
 
-interface FailedRow {
-  id: string;
-  event_type: string;
-  ref_type: QueueRefType;
-  ref_id: string;
-  attempts: number;
-  last_error: string | null;
-  received_at: string;
-  next_attempt_at: string;
-}
 
 export class PgQueue implements QueueStore {
   readonly location: string;
   readonly schema: string;
   readonly leaseMs: number;
-  private readonly pool: pg.Pool;
+  /** The connections, their transactions and the error wrapping (the password never passes). */
+  private readonly db: PgDatabase;
   private readonly retry: BackoffPolicy;
   private readonly log: (line: string) => void;
-  private readonly passwords: string[];
   private readonly s: string;
   private ready: Promise<MigrationResult> | undefined;
   /** Claims of this process being renewed, by token. */
@@ -75,31 +62,17 @@ export class PgQueue implements QueueStore {
 
   constructor(opts: PgQueueOptions) {
     this.location = maskQueueUrl(opts.url);
-    this.passwords = queueUrlPasswords(opts.url);
     this.schema = opts.schema ?? DEFAULT_QUEUE_SCHEMA;
     this.s = `"${this.schema}"`;
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
     this.retry = { ...QUEUE_BACKOFF, ...opts.retry };
     this.log = opts.log ?? (() => undefined);
-    this.pool = new pg.Pool({
-      connectionString: opts.url,
-      max: opts.poolSize ?? 10,
-      connectionTimeoutMillis: 5_000,
-      idleTimeoutMillis: 30_000,
-      // A database that stops answering must not hold a webhook request for minutes.
-      query_timeout: 20_000,
-      application_name: 'svc-sync',
-      // Part of the connection itself: a server that refuses the setting refuses the connection,
-      // so no commit can ever be answered 200 before it is durable.
-      options: '-c synchronous_commit=on',
-    });
-    // An idle connection dropped by the server: logged, and the pool opens a new one when needed.
-    this.pool.on('error', (error) => this.log(`webhook queue: connection lost: ${this.scrub(error.message)}`));
+    this.db = new PgDatabase(opts.url, this.location, opts.poolSize ?? 10, this.log);
   }
 
   /** Creates or migrates the tables (once per process; again after a failed attempt). */
   migrate(): Promise<MigrationResult> {
-    this.ready ??= this.withClient((c) => migrate(c, this.schema)).catch((error: unknown) => {
+    this.ready ??= this.db.withClient((c) => migrate(c, this.schema)).catch((error: unknown) => {
       this.ready = undefined;
       throw error;
     });
@@ -111,7 +84,7 @@ export class PgQueue implements QueueStore {
     return new PgBudget(
       async (sql, params) => {
         await this.migrate();
-        return (await this.query(sql, params)).rows;
+        return (await this.db.query(sql, params)).rows;
       },
       this.s,
       key,
@@ -120,10 +93,7 @@ export class PgQueue implements QueueStore {
 
   async enqueueMany(inputs: readonly EnqueueInput[], now: number = Date.now()): Promise<EnqueueResult[]> {
     if (inputs.length === 0) return [];
-    const rows = inputs.map(({ message, intent, raw }) => {
-      const ref = intent.kind === 'sync' ? { type: intent.ref.type as string, id: intent.ref.id } : intent.kind === 'owner' ? { type: 'user', id: intent.userId } : undefined;
-      return { message, raw, ref, status: intent.kind === 'ignored' ? 'ignored' : 'pending', reason: intent.kind === 'ignored' ? intent.reason : null };
-    });
+    const rows = inputs.map(eventRowOf);
     const refs = new Map<string, { type: string; id: number }>();
     for (const r of rows) if (r.ref !== undefined && r.status === 'pending') refs.set(`${r.ref.type}:${r.ref.id}`, r.ref);
     // Sorted, so concurrent receivers lock refs rows in one order and cannot deadlock.
@@ -164,7 +134,7 @@ export class PgQueue implements QueueStore {
     });
     // Ids come from one sequence in input order: sorted ids line up with the inputs.
     const ids = inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
-    return rows.map((r, i) => ({ id: ids[i] as number, status: r.status as 'pending' | 'ignored' }));
+    return rows.map((r, i) => ({ id: ids[i] as number, status: r.status }));
   }
 
   /**
@@ -341,20 +311,10 @@ export class PgQueue implements QueueStore {
 
   async failedEvents(limit = 100): Promise<FailedEvent[]> {
     const res = await this.run<FailedRow>(
-      `SELECT id, event_type, ref_type, ref_id, attempts, last_error, received_at, next_attempt_at
-         FROM ${this.s}.events WHERE status = 'failed' ORDER BY id LIMIT $1`,
+      `SELECT ${FAILED_COLUMNS} FROM ${this.s}.events WHERE status = 'failed' ORDER BY id LIMIT $1`,
       [limit],
     );
-    return res.rows.map((r) => ({
-      id: Number(r.id),
-      eventType: r.event_type,
-      refType: r.ref_type,
-      refId: Number(r.ref_id),
-      attempts: r.attempts,
-      lastError: r.last_error ?? '',
-      receivedAt: new Date(Number(r.received_at)).toISOString(),
-      nextAttemptAt: new Date(Number(r.next_attempt_at)).toISOString(),
-    }));
+    return res.rows.map(failedEventOf);
   }
 
   async retryFailed(now: number = Date.now()): Promise<number> {
@@ -409,7 +369,7 @@ export class PgQueue implements QueueStore {
 
   /** What the durability promise rests on, as the server reports it (tests, doctor). */
   async durability(): Promise<{ synchronousCommit: string; fsync: string }> {
-    return this.withClient(async (c) => {
+    return this.db.withClient(async (c) => {
       const sync = await c.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
       const fsync = await c.query<{ fsync: string }>('SHOW fsync');
       return { synchronousCommit: sync.rows[0]?.synchronous_commit ?? '', fsync: fsync.rows[0]?.fsync ?? '' };
@@ -421,7 +381,7 @@ export class PgQueue implements QueueStore {
     this.closed = true;
     for (const timer of this.leases.values()) clearInterval(timer);
     this.leases.clear();
-    await this.pool.end();
+    await this.db.close();
   }
 
   private holdLease(token: string): void {
@@ -433,7 +393,7 @@ export class PgQueue implements QueueStore {
             this.dropLease(token);
           }
         },
-        (error: unknown) => this.log(`webhook queue: could not renew a claim: ${this.messageOf(error)}`),
+        (error: unknown) => this.log(`webhook queue: could not renew a claim: ${this.db.messageOf(error)}`),
       );
     };
     const timer = setInterval(renew, Math.max(100, Math.floor(this.leaseMs / 3)));
@@ -472,88 +432,18 @@ export class PgQueue implements QueueStore {
 
   private async run<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
     await this.migrate().catch((error: unknown) => {
-      throw this.wrap(error);
+      throw this.db.wrap(error);
     });
-    return this.query<R>(sql, params);
+    return this.db.query<R>(sql, params);
   }
 
-  private async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
-    try {
-      return await this.pool.query<R>(sql, params);
-    } catch (error) {
-      throw this.wrap(error);
-    }
-  }
-
-  private async withClient<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw this.wrap(error);
-    }
-    let broken = false;
-    // A checked-out client's connection errors are ours to catch (unhandled, they end the process).
-    const onError = (): void => {
-      broken = true;
-    };
-    client.on('error', onError);
-    try {
-      return await fn(client);
-    } catch (error) {
-      // A connection that failed mid-transaction is not given back to the pool.
-      broken ||= !(error instanceof pg.DatabaseError);
-      throw this.wrap(error);
-    } finally {
-      client.off('error', onError);
-      client.release(broken);
-    }
-  }
-
-  /** One transaction; run again (up to 3 times) after a deadlock or serialization failure. */
+  /** One transaction, once the tables are there. */
   private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     await this.migrate().catch((error: unknown) => {
-      throw this.wrap(error);
+      throw this.db.wrap(error);
     });
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.withClient(async (c) => {
-          await c.query('BEGIN');
-          try {
-            const result = await fn(c);
-            await c.query('COMMIT');
-            return result;
-          } catch (error) {
-            await c.query('ROLLBACK').catch(() => undefined);
-            throw error;
-          }
-        });
-      } catch (error) {
-        const code = (error as { code?: string }).code;
-        if (attempt < 3 && code !== undefined && RETRYABLE.has(code)) continue;
-        throw error;
-      }
-    }
-  }
-
-  private messageOf(error: unknown): string {
-    return this.scrub(error instanceof Error ? error.message : String(error));
-  }
-
-  private scrub(text: string): string {
-    let out = text;
-    for (const p of this.passwords) if (p.length > 0) out = out.split(p).join('***');
-    return out;
-  }
-
-  /** Errors name the database (masked) and keep the SQLSTATE code; the password never passes. */
-  private wrap(error: unknown): Error {
-    if (error instanceof PgQueueError) return error;
-    return new PgQueueError(`queue database ${this.location}: ${this.messageOf(error)}`, (error as { code?: string }).code);
+    return this.db.tx(fn);
   }
 }
 
-/** A queue database failure: exit code 2 for the commands, 503 for the receiver. */
-export class PgQueueError extends QueueError {
-  override readonly name = 'PgQueueError';
-}
+export { PgQueueError };

@@ -18,6 +18,7 @@ import path from 'node:path';
 import type { OwnerPair } from '../model/outcomes.js';
 import { isStorageFailure, queueFileError } from './queueErrors.js';
 import { countsOf, QUEUE_BACKOFF, type EventStatus, type QueueRefType, type EnqueueInput, type EnqueueResult, type EnqueueRejected, type ClaimedRef, type ClaimedBatch, type DueSummary, type EventOutcome, type QueueCounts, type FailedEvent, type BackoffPolicy } from './queueStore.js';
+import { FAILED_COLUMNS, eventRowOf, failedEventOf, type FailedRow } from './queueStore.js';
 
 import { DEFAULT_QUEUE_PATH } from '../config/load.js';
 
@@ -36,16 +37,6 @@ interface DueRefRow {
   ref_id: number;
 }
 
-interface FailedRow {
-  id: number;
-  event_type: string;
-  ref_type: QueueRefType;
-  ref_id: number;
-  attempts: number;
-  last_error: string | null;
-  received_at: number;
-  next_attempt_at: number;
-}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -146,15 +137,14 @@ export class SqliteQueue {
     return all(inputs);
   }
 
-  private insertEvent({ message, intent, raw }: EnqueueInput, now: number): EnqueueResult {
+  private insertEvent(input: EnqueueInput, now: number): EnqueueResult {
     const insert = this.stmt(
       `INSERT INTO events (received_at, raw, object_type, object_id, event_type, application, site_id,
          ref_type, ref_id, status, reason, next_attempt_at, finished_at)
        VALUES (@receivedAt, @raw, @objectType, @objectId, @eventType, @application, @siteId,
          @refType, @refId, @status, @reason, @receivedAt, @finishedAt)`,
     );
-    const ref = intent.kind === 'sync' ? { type: intent.ref.type, id: intent.ref.id } : intent.kind === 'owner' ? { type: 'user', id: intent.userId } : undefined;
-    const status = intent.kind === 'ignored' ? 'ignored' : 'pending';
+    const { message, raw, ref, status, reason } = eventRowOf(input);
     const info = insert.run({
       receivedAt: now,
       raw,
@@ -166,8 +156,8 @@ export class SqliteQueue {
       refType: ref?.type ?? null,
       refId: ref?.id ?? null,
       status,
-      reason: intent.kind === 'ignored' ? intent.reason : null,
-      finishedAt: intent.kind === 'ignored' ? now : null,
+      reason,
+      finishedAt: status === 'ignored' ? now : null,
     });
     return { id: Number(info.lastInsertRowid), status };
   }
@@ -287,20 +277,10 @@ export class SqliteQueue {
   failedEvents(limit = 100): FailedEvent[] {
     const rows = this.db
       .prepare(
-        `SELECT id, event_type, ref_type, ref_id, attempts, last_error, received_at, next_attempt_at
-           FROM events WHERE status = 'failed' ORDER BY id LIMIT ?`,
+        `SELECT ${FAILED_COLUMNS} FROM events WHERE status = 'failed' ORDER BY id LIMIT ?`,
       )
       .all(limit) as FailedRow[];
-    return rows.map((r) => ({
-      id: r.id,
-      eventType: r.event_type,
-      refType: r.ref_type,
-      refId: r.ref_id,
-      attempts: r.attempts,
-      lastError: r.last_error ?? '',
-      receivedAt: new Date(r.received_at).toISOString(),
-      nextAttemptAt: new Date(r.next_attempt_at).toISOString(),
-    }));
+    return rows.map(failedEventOf);
   }
 
   /** Makes every failed event due now (attempt counts are kept for the record). */

@@ -102,6 +102,50 @@ export interface BackoffPolicy {
 /** How failed events come back: after 5 s, then 10 s, 20 s ... up to an hour. */
 export const QUEUE_BACKOFF: BackoffPolicy = { baseMs: 5_000, maxMs: 60 * 60_000 };
 
+/** An event as both databases store it: the record it names (a user for users.update), open or ignored. */
+export interface EventRow {
+  message: WebhookMessage;
+  raw: string;
+  ref: { type: QueueRefType; id: number } | undefined;
+  status: 'pending' | 'ignored';
+  reason: string | null;
+}
+
+/** The one mapping of a received event to its row, for both backends. */
+export function eventRowOf({ message, intent, raw }: EnqueueInput): EventRow {
+  const ref = intent.kind === 'sync' ? { type: intent.ref.type, id: intent.ref.id } : intent.kind === 'owner' ? { type: 'user' as const, id: intent.userId } : undefined;
+  return { message, raw, ref, status: intent.kind === 'ignored' ? 'ignored' : 'pending', reason: intent.kind === 'ignored' ? intent.reason : null };
+}
+
+/** A failed event's row as both databases return it (PostgreSQL gives bigints as strings). */
+export interface FailedRow {
+  id: number | string;
+  event_type: string;
+  ref_type: QueueRefType;
+  ref_id: number | string;
+  attempts: number;
+  last_error: string | null;
+  received_at: number | string;
+  next_attempt_at: number | string;
+}
+
+/** The one mapping of a failed event's row, for both backends. */
+export function failedEventOf(r: FailedRow): FailedEvent {
+  return {
+    id: Number(r.id),
+    eventType: r.event_type,
+    refType: r.ref_type,
+    refId: Number(r.ref_id),
+    attempts: r.attempts,
+    lastError: r.last_error ?? '',
+    receivedAt: new Date(Number(r.received_at)).toISOString(),
+    nextAttemptAt: new Date(Number(r.next_attempt_at)).toISOString(),
+  };
+}
+
+/** The SELECT list of a failed event's row. */
+export const FAILED_COLUMNS = 'id, event_type, ref_type, ref_id, attempts, last_error, received_at, next_attempt_at';
+
 export type Awaitable<T> = T | Promise<T>;
 
 export interface QueueStore {
