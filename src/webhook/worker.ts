@@ -7,167 +7,18 @@
 import { messageOf } from '../model/errors.js';
 import type { ObjectRef } from '../model/objects.js';
 import type { OwnerPair } from '../model/outcomes.js';
-import { keyFor } from '../model/refs.js';
-import type { BackoffPolicy, ClaimedBatch, ClaimedRef, EventOutcome } from './queueStore.js';
+import type { ClaimedBatch, EventOutcome } from './queueStore.js';
 import { failureReasons } from './failureReasons.js';
 import type { QueueStore } from './queueStore.js';
 import { QueueFaults, WORKER_BACKOFF, type WorkerHealth } from './queueFaults.js';
-import { BatchLedger, type BatchCost, type BatchStats } from './batchCost.js';
-import { decideBatch, type BudgetLeft, type PolicyMemory } from './batchPolicy.js';
+import { BatchLedger } from './batchCost.js';
+import { decideBatch, type PolicyMemory } from './batchPolicy.js';
+import { engineRefsOf, outcomeForRef, refKey, worse } from './batchTranslation.js';
+import { CHANGE_MARGIN_MS, DEFAULT_GATHER_MS, DEFAULT_POLL_MS, RECENT_BATCHES, WEBHOOK_BATCH_SIZE, type BatchReport, type ProcessOutcome, type RecentBatch, type Worker, type WorkerOptions, type WorkerSnapshot, type WorkerStats } from './workerTypes.js';
 
-export type ProcessOutcome = { ref: ObjectRef; status: 'done' | 'skipped' | 'failed'; reason?: string };
+export * from './workerTypes.js';
 
-export interface ProcessResult {
-  /** One outcome per ref given; a ref without one is treated as failed and retried. */
-  outcomes: ProcessOutcome[];
-  /** action -> owner pairs seen while syncing, so a later users.update can find the actions. */
-  owners?: OwnerPair[];
-  /** Platform requests the batch spent (for the log line, /healthz and the budget policy). */
-  requests?: number;
-}
-
-export interface BatchHints {
-  changedSince?: string;
-}
-
-/** The platform stamps updated_at before it sends the webhook; this covers clock skew and slow delivery. */
-export const CHANGE_MARGIN_MS = 10 * 60 * 1000;
-
-export interface BatchProcessor {
-  /**
-   * `hints.changedSince`: every object of the batch changed after this time, give or take clock
-   * skew (the oldest event's arrival, less a margin), so a list scan may be narrowed to it.
-   */
-  process(refs: ObjectRef[], hints?: BatchHints): Promise<ProcessResult>;
-  /** The platform's last reported rate-limit figures; undefined before the first response. */
-  budget?(): BudgetLeft | undefined;
-}
-
-export interface WorkerOptions {
-  queue: QueueStore;
-  processor: BatchProcessor;
-  /** Distinct refs claimed per batch (users.update may expand to more actions). */
-  batchSize?: number;
-  /** After waking on new events, wait this long so a burst lands in one batch. */
-  gatherMs?: number;
-  /** Longest idle sleep: failed events become due on their own and must be picked up. */
-  pollMs?: number;
-  log?: (line: string) => void;
-  /** false: no background loop, the caller drives runOnce() (tests, a one-shot drain). */
-  loop?: boolean;
-  /** Wait after a queue (database) error: doubles with each further error, up to maxMs. */
-  backoff?: Partial<BackoffPolicy>;
-  /**
-   * Gather events this long after the first pending one, then start when the platform budget
-   * allows (batchPolicy.ts). 0 (the default here; `serve` defaults to 30 s): claim at once.
-   */
-  settleMs?: number;
-  /** After each batch whose outcome was recorded (metrics). */
-  onBatch?: (report: BatchReport) => void;
-  /** Longest wait after the first pending event (default ten settle windows). */
-  maxWaitMs?: number;
-  /** Injectable clock for the policy (tests). */
-  now?: () => number;
-}
-
-/** A batch's events and outcomes. */
-export interface BatchCounts {
-  events: number;
-  /** Refs claimed (coalesced), users included. */
-  refs: number;
-  /** Refs handed to the processor after users were expanded to their actions. */
-  processed: number;
-  done: number;
-  skipped: number;
-  failed: number;
-  durationMs: number;
-}
-
-/** A batch's report with what it cost: requests, per event, the budget left after it. */
-export type BatchReport = BatchCounts & BatchCost;
-export type WorkerStats = BatchStats<BatchReport>;
-
-/** A finished batch as the status page lists it. */
-export type RecentBatch = BatchReport & { finishedAt: string; outcome: 'ok' | 'some failed' | 'not recorded' };
-
-/** A read-only view of the worker for the status page: what it does now and why, its last batches. */
-export interface WorkerSnapshot {
-  state: 'idle' | 'processing' | 'settling' | 'widening' | 'backing-off';
-  why?: string;
-  /** Newest first, at most RECENT_BATCHES. */
-  recent: RecentBatch[];
-  /** The end of the last batch recorded with no failed event. */
-  lastSuccessAt?: string;
-}
-
-/** Batches the status page lists. */
-export const RECENT_BATCHES = 10;
-
-export interface Worker {
-  /** New events were stored: claim soon (after the gather delay). */
-  wake(): void;
-  /** Claims and processes one batch; undefined when nothing is due. Never rejects. */
-  runOnce(): Promise<BatchReport | undefined>;
-  /** Finishes the batch in flight, then resolves; no new batch is claimed after the call. */
-  stop(): Promise<void>;
-  health(): WorkerHealth;
-  /** The batches' cost so far and why the worker holds back, if it does (/healthz). */
-  stats(): WorkerStats;
-  snapshot(): WorkerSnapshot;
-}
-
-/** Distinct refs one webhook batch claims, and the records of one type the engine takes together in it. */
-export const WEBHOOK_BATCH_SIZE = 500;
-export const DEFAULT_GATHER_MS = 250;
-export const DEFAULT_POLL_MS = 1_000;
-/** Shortest idle nap: a queue that says "due now" without a batch to claim must not make the loop spin. */
 const MIN_NAP_MS = 100;
-
-const refKey = (ref: ObjectRef): string => keyFor(ref.type, ref.id);
-
-/** failed > done > skipped: if the engine reports a ref twice, the worse outcome counts. */
-function worse(a: ProcessOutcome | undefined, b: ProcessOutcome): ProcessOutcome {
-  if (a === undefined) return b;
-  const rank = { failed: 2, done: 1, skipped: 0 } as const;
-  return rank[b.status] > rank[a.status] ? b : a;
-}
-
-function outcomeForRef(claimed: ClaimedRef, outcomes: Map<string, ProcessOutcome>, actionsOf: Map<number, number[]>): EventOutcome {
-  const eventIds = claimed.eventIds;
-  if (claimed.refType === 'user') {
-    const actions = actionsOf.get(claimed.refId) ?? [];
-    if (actions.length === 0) return { eventIds, status: 'skipped', reason: `no known actions owned by user ${claimed.refId}` };
-    const failures: string[] = [];
-    for (const id of actions) {
-      const o = outcomes.get(keyFor('action', id));
-      if (o === undefined) failures.push(`action ${id}: no outcome returned`);
-      else if (o.status === 'failed') failures.push(`action ${id}: ${o.reason ?? 'failed'}`);
-    }
-    if (failures.length > 0) return { eventIds, status: 'failed', error: failures.join('; ') };
-    return { eventIds, status: 'done', reason: `re-synced actions ${actions.join(', ')}` };
-  }
-  const o = outcomes.get(keyFor(claimed.refType, claimed.refId));
-  if (o === undefined) return { eventIds, status: 'failed', error: 'the processor returned no outcome for this ref' };
-  if (o.status === 'failed') return { eventIds, status: 'failed', error: o.reason ?? 'failed without a reason' };
-  return o.reason === undefined ? { eventIds, status: o.status } : { eventIds, status: o.status, reason: o.reason };
-}
-
-/** The engine's refs of a claimed batch: a users.update stands for the actions that user owns. */
-async function engineRefsOf(batch: ClaimedBatch, queue: QueueStore): Promise<{ refs: Map<string, ObjectRef>; actionsOf: Map<number, number[]> }> {
-  const refs = new Map<string, ObjectRef>();
-  const actionsOf = new Map<number, number[]>();
-  for (const claimed of batch.refs) {
-    if (claimed.refType === 'user') {
-      const actions = await queue.actionsOwnedBy(claimed.refId);
-      actionsOf.set(claimed.refId, actions);
-      for (const id of actions) refs.set(keyFor('action', id), { type: 'action', id });
-    } else {
-      const ref: ObjectRef = { type: claimed.refType, id: claimed.refId };
-      refs.set(refKey(ref), ref);
-    }
-  }
-  return { refs, actionsOf };
-}
 
 /** An idle wait that wake() and stop() can cut short. */
 class Nap {

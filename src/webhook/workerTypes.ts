@@ -1,0 +1,118 @@
+/**
+ * The worker's contract: what a batch processor takes and gives, the worker's options, and what it
+ * reports (batches, health, the status page's snapshot).
+ */
+import type { ObjectRef } from '../model/objects.js';
+import type { OwnerPair } from '../model/outcomes.js';
+import type { BatchCost, BatchStats } from './batchCost.js';
+import type { BudgetLeft } from './batchPolicy.js';
+import type { WorkerHealth } from './queueFaults.js';
+import type { BackoffPolicy } from './queueStore.js';
+import type { QueueStore } from './queueStore.js';
+
+export type ProcessOutcome = { ref: ObjectRef; status: 'done' | 'skipped' | 'failed'; reason?: string };
+
+export interface ProcessResult {
+  /** One outcome per ref given; a ref without one is treated as failed and retried. */
+  outcomes: ProcessOutcome[];
+  /** action -> owner pairs seen while syncing, so a later users.update can find the actions. */
+  owners?: OwnerPair[];
+  /** Platform requests the batch spent (for the log line, /healthz and the budget policy). */
+  requests?: number;
+}
+
+export interface BatchHints {
+  changedSince?: string;
+}
+
+/** The platform stamps updated_at before it sends the webhook; this covers clock skew and slow delivery. */
+export const CHANGE_MARGIN_MS = 10 * 60 * 1000;
+
+export interface BatchProcessor {
+  /**
+   * `hints.changedSince`: every object of the batch changed after this time, give or take clock
+   * skew (the oldest event's arrival, less a margin), so a list scan may be narrowed to it.
+   */
+  process(refs: ObjectRef[], hints?: BatchHints): Promise<ProcessResult>;
+  /** The platform's last reported rate-limit figures; undefined before the first response. */
+  budget?(): BudgetLeft | undefined;
+}
+
+export interface WorkerOptions {
+  queue: QueueStore;
+  processor: BatchProcessor;
+  /** Distinct refs claimed per batch (users.update may expand to more actions). */
+  batchSize?: number;
+  /** After waking on new events, wait this long so a burst lands in one batch. */
+  gatherMs?: number;
+  /** Longest idle sleep: failed events become due on their own and must be picked up. */
+  pollMs?: number;
+  log?: (line: string) => void;
+  /** false: no background loop, the caller drives runOnce() (tests, a one-shot drain). */
+  loop?: boolean;
+  /** Wait after a queue (database) error: doubles with each further error, up to maxMs. */
+  backoff?: Partial<BackoffPolicy>;
+  /**
+   * Gather events this long after the first pending one, then start when the platform budget
+   * allows (batchPolicy.ts). 0 (the default here; `serve` defaults to 30 s): claim at once.
+   */
+  settleMs?: number;
+  /** After each batch whose outcome was recorded (metrics). */
+  onBatch?: (report: BatchReport) => void;
+  /** Longest wait after the first pending event (default ten settle windows). */
+  maxWaitMs?: number;
+  /** Injectable clock for the policy (tests). */
+  now?: () => number;
+}
+
+/** A batch's events and outcomes. */
+export interface BatchCounts {
+  events: number;
+  /** Refs claimed (coalesced), users included. */
+  refs: number;
+  /** Refs handed to the processor after users were expanded to their actions. */
+  processed: number;
+  done: number;
+  skipped: number;
+  failed: number;
+  durationMs: number;
+}
+
+/** A batch's report with what it cost: requests, per event, the budget left after it. */
+export type BatchReport = BatchCounts & BatchCost;
+export type WorkerStats = BatchStats<BatchReport>;
+
+/** A finished batch as the status page lists it. */
+export type RecentBatch = BatchReport & { finishedAt: string; outcome: 'ok' | 'some failed' | 'not recorded' };
+
+/** A read-only view of the worker for the status page: what it does now and why, its last batches. */
+export interface WorkerSnapshot {
+  state: 'idle' | 'processing' | 'settling' | 'widening' | 'backing-off';
+  why?: string;
+  /** Newest first, at most RECENT_BATCHES. */
+  recent: RecentBatch[];
+  /** The end of the last batch recorded with no failed event. */
+  lastSuccessAt?: string;
+}
+
+/** Batches the status page lists. */
+export const RECENT_BATCHES = 10;
+
+export interface Worker {
+  /** New events were stored: claim soon (after the gather delay). */
+  wake(): void;
+  /** Claims and processes one batch; undefined when nothing is due. Never rejects. */
+  runOnce(): Promise<BatchReport | undefined>;
+  /** Finishes the batch in flight, then resolves; no new batch is claimed after the call. */
+  stop(): Promise<void>;
+  health(): WorkerHealth;
+  /** The batches' cost so far and why the worker holds back, if it does (/healthz). */
+  stats(): WorkerStats;
+  snapshot(): WorkerSnapshot;
+}
+
+/** Distinct refs one webhook batch claims, and the records of one type the engine takes together in it. */
+export const WEBHOOK_BATCH_SIZE = 500;
+export const DEFAULT_GATHER_MS = 250;
+export const DEFAULT_POLL_MS = 1_000;
+/** Shortest idle nap: a queue that says "due now" without a batch to claim must not make the loop spin. */
