@@ -47,6 +47,15 @@ export class PgDatabase {
     return this.pool.end();
   }
 
+  /** What a commit's durability rests on, as a connection of the pool sees it. */
+  durability(): Promise<{ synchronousCommit: string; fsync: string }> {
+    return this.withClient(async (c) => {
+      const sync = await c.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+      const fsync = await c.query<{ fsync: string }>('SHOW fsync');
+      return { synchronousCommit: sync.rows[0]?.synchronous_commit ?? '', fsync: fsync.rows[0]?.fsync ?? '' };
+    });
+  }
+
   async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
     try {
       return await this.pool.query<R>(sql, params);

@@ -17,6 +17,8 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { maskQueueUrl } from '../config/queueUrl.js';
 import { PgDatabase, PgQueueError } from './pgDatabase.js';
+import { ClaimLeases } from './pgLeases.js';
+import { refusedValue, releaseRefs, upsertOwners } from './pgStatements.js';
 import { PgBudget } from './pgBudget.js';
 import { DEFAULT_QUEUE_SCHEMA, migrate, type MigrationResult } from './pgSchema.js';
 import { FAILED_COLUMNS, QUEUE_BACKOFF, countsOf, eventRowOf, failedEventOf, type FailedRow, type QueueStore, type EventStatus, type ClaimedBatch, type ClaimedRef, type DueSummary, type EnqueueInput, type EnqueueRejected, type EnqueueResult, type EventOutcome, type FailedEvent, type QueueCounts, type QueueRefType, type BackoffPolicy } from './queueStore.js';
@@ -39,13 +41,6 @@ export interface PgQueueOptions {
 const DAY_MS = 86_400_000;
 const INTERRUPTED = 'interrupted: the process stopped before the outcome was recorded';
 
-/** The database refused a value of the event (data exception, integrity violation), not the storage. */
-function refusedValue(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
-}
-
-
 export class PgQueue implements QueueStore {
   readonly location: string;
   readonly schema: string;
@@ -56,8 +51,8 @@ export class PgQueue implements QueueStore {
   private readonly log: (line: string) => void;
   private readonly s: string;
   private ready: Promise<MigrationResult> | undefined;
-  /** Claims of this process being renewed, by token. */
-  private readonly leases = new Map<string, NodeJS.Timeout>();
+  /** Claims of this process being renewed. */
+  private readonly leases: ClaimLeases;
   private closed = false;
 
   constructor(opts: PgQueueOptions) {
@@ -68,6 +63,12 @@ export class PgQueue implements QueueStore {
     this.retry = { ...QUEUE_BACKOFF, ...opts.retry };
     this.log = opts.log ?? (() => undefined);
     this.db = new PgDatabase(opts.url, this.location, opts.poolSize ?? 10, this.log);
+    this.leases = new ClaimLeases(
+      async (token) => (await this.run(`UPDATE ${this.s}.refs SET lease_until = now() + $2 * interval '1 millisecond' WHERE claim_token = $1`, [token, this.leaseMs])).rowCount ?? 0,
+      this.leaseMs,
+      this.log,
+      (error) => this.db.messageOf(error),
+    );
   }
 
   /** Creates or migrates the tables (once per process; again after a failed attempt). */
@@ -214,7 +215,7 @@ export class PgQueue implements QueueStore {
       }));
       return { token, refs, eventCount: claimed.rows.length, oldestReceivedAt };
     });
-    if (batch !== undefined) this.holdLease(token);
+    if (batch !== undefined) this.leases.hold(token);
     return batch;
   }
 
@@ -249,11 +250,11 @@ export class PgQueue implements QueueStore {
         );
         n += res.rowCount ?? 0;
       }
-      await this.upsertOwners(c, owners, now);
-      await this.releaseRefs(c, token);
+      await upsertOwners(c, this.s, owners, now);
+      await releaseRefs(c, this.s, token);
       return n;
     });
-    this.dropLease(token);
+    this.leases.drop(token);
     return recorded;
   }
 
@@ -264,10 +265,10 @@ export class PgQueue implements QueueStore {
           WHERE claim_token = $1 AND status = 'processing'`,
         [token, reason.slice(0, 2000), now],
       );
-      await this.releaseRefs(c, token);
+      await releaseRefs(c, this.s, token);
       return res.rowCount ?? 0;
     });
-    this.dropLease(token);
+    this.leases.drop(token);
     return n;
   }
 
@@ -368,66 +369,15 @@ export class PgQueue implements QueueStore {
   }
 
   /** What the durability promise rests on, as the server reports it (tests, doctor). */
-  async durability(): Promise<{ synchronousCommit: string; fsync: string }> {
-    return this.db.withClient(async (c) => {
-      const sync = await c.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
-      const fsync = await c.query<{ fsync: string }>('SHOW fsync');
-      return { synchronousCommit: sync.rows[0]?.synchronous_commit ?? '', fsync: fsync.rows[0]?.fsync ?? '' };
-    });
+  durability(): Promise<{ synchronousCommit: string; fsync: string }> {
+    return this.db.durability();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const timer of this.leases.values()) clearInterval(timer);
-    this.leases.clear();
+    this.leases.dropAll();
     await this.db.close();
-  }
-
-  private holdLease(token: string): void {
-    const renew = (): void => {
-      this.run(`UPDATE ${this.s}.refs SET lease_until = now() + $2 * interval '1 millisecond' WHERE claim_token = $1`, [token, this.leaseMs]).then(
-        (res) => {
-          if (res.rowCount === 0 && this.leases.has(token)) {
-            this.log('webhook queue: a claim was taken over by another receiver (its lease ran out); its outcome will not be recorded here');
-            this.dropLease(token);
-          }
-        },
-        (error: unknown) => this.log(`webhook queue: could not renew a claim: ${this.db.messageOf(error)}`),
-      );
-    };
-    const timer = setInterval(renew, Math.max(100, Math.floor(this.leaseMs / 3)));
-    timer.unref();
-    this.leases.set(token, timer);
-  }
-
-  private dropLease(token: string): void {
-    const timer = this.leases.get(token);
-    if (timer !== undefined) clearInterval(timer);
-    this.leases.delete(token);
-  }
-
-  /** Ends a claim: its records may be claimed again (rows locked in key order: no deadlock with enqueue). */
-  private async releaseRefs(c: pg.PoolClient, token: string): Promise<void> {
-    await c.query(
-      `UPDATE ${this.s}.refs SET claim_token = NULL, lease_until = NULL
-        WHERE (ref_type, ref_id) IN (SELECT ref_type, ref_id FROM ${this.s}.refs WHERE claim_token = $1 ORDER BY ref_type, ref_id FOR UPDATE)`,
-      [token],
-    );
-  }
-
-  private async upsertOwners(c: pg.PoolClient, owners: readonly OwnerPair[], now: number): Promise<void> {
-    if (owners.length === 0) return;
-    // One row per action (a statement may not update a row twice): the last pair wins, as in SQLite.
-    const byAction = new Map<number, number>();
-    for (const p of owners) byAction.set(p.actionId, p.userId);
-    const actions = [...byAction.keys()].sort((a, b) => a - b);
-    await c.query(
-      `INSERT INTO ${this.s}.action_owners (action_id, user_id, updated_at)
-         SELECT a, u, $3 FROM unnest($1::bigint[], $2::bigint[]) AS x(a, u)
-       ON CONFLICT (action_id) DO UPDATE SET user_id = EXCLUDED.user_id, updated_at = EXCLUDED.updated_at`,
-      [actions, actions.map((a) => byAction.get(a)), now],
-    );
   }
 
   private async run<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
