@@ -17,7 +17,7 @@ import { createPlatformSource } from '../src/platform/source.js';
 import { runAudit } from '../src/sync/auditRun.js';
 import { SYNC_ORDER } from '../src/model/objects.js';
 import { SyncEngine } from '../src/sync/engine.js';
-import { generateSite, type SiteOptions } from '../fixtures/platform/site.js';
+import type { SiteOptions } from '../fixtures/platform/site.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 
 type Mode = 'seed' | 'audit' | 'naive' | 'floor';

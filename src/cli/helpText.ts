@@ -1,7 +1,7 @@
 /** Help text after a command's options: prose wrapped to the window when shown, examples kept whole. */
 import { outputColumns, wrap } from './render/text.js';
 
-export interface HelpSections {
+interface HelpSections {
   /** Paragraphs, each wrapped to the width at display time (the window may have changed since start). */
   prose?: readonly string[];
   /** Commands to copy: never wrapped, so each must fit 80 columns on its own (a test checks). */

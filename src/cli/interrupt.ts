@@ -5,7 +5,7 @@
  */
 import { EXIT, InterruptedError, type StopSignal } from '../model/errors.js';
 
-export interface Interrupt {
+interface Interrupt {
   /** Aborted, with an InterruptedError as its reason, on the first signal. */
   readonly signal: AbortSignal;
   dispose(): void;

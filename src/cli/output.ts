@@ -4,7 +4,7 @@
  */
 import { logLine, type LogFormat, type LogLevel } from '../config/log.js';
 
-export interface OutputOptions {
+interface OutputOptions {
   json: boolean;
   quiet: boolean;
   verbose: boolean;
@@ -27,7 +27,7 @@ export function stderrLine(level: LogLevel, masked: string): string {
  * outside input (a path, an id, a record's text) on success paths too, and a raw ESC sequence in
  * it would recolour, move or clear the operator's terminal. (The JSON envelope escapes them itself.)
  */
-export function terminalSafe(text: string): string {
+function terminalSafe(text: string): string {
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

@@ -28,7 +28,7 @@ export function parseBatchSize(raw: string | undefined): number {
   return Number(raw);
 }
 
-export interface EngineRun<E extends object> {
+interface EngineRun<E extends object> {
   command: string;
   opts: RunOptions;
   /** The run itself; what it returns joins the result (sync's watermarks, replay's input). */
@@ -46,7 +46,7 @@ export interface EngineRun<E extends object> {
 }
 
 /** A word as a POSIX shell reads it back unchanged. */
-export function shellWord(word: string): string {
+function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 

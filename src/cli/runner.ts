@@ -40,7 +40,7 @@ export interface CommandContext {
 
 export type SetExit = (code: number) => void;
 
-export function commandContext(globals: GlobalOptions, readSettings = true, argv: string[] = []): CommandContext {
+function commandContext(globals: GlobalOptions, readSettings = true, argv: string[] = []): CommandContext {
   const raw = readSettings ? loadRaw({ flags: settingFlags(globals), configPath: globals.config }) : {};
   // Stderr that is not a terminal is a log (cron): its lines carry their time.
   const logFormat = parseLogFormat(raw.SVC_LOG_FORMAT);
@@ -49,7 +49,7 @@ export function commandContext(globals: GlobalOptions, readSettings = true, argv
 }
 
 /** Prints a command's result the one way every command does, and gives its exit code. */
-export function render<T>(out: Output, r: CommandResult<T>): ExitCode {
+function render<T>(out: Output, r: CommandResult<T>): ExitCode {
   if (out.opts.json) {
     out.json(r.status, r.result, r.warnings, r.stopped === undefined ? undefined : actionsOf(r.stopped));
     return r.status;

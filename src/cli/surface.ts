@@ -5,7 +5,7 @@
  */
 import type { Command, Option } from 'commander';
 
-export interface OptionSurface {
+interface OptionSurface {
   flags: string;
   /** The environment variable the option overrides, as its help names it. */
   env?: string;
@@ -13,7 +13,7 @@ export interface OptionSurface {
   default?: string | number | boolean | string[];
 }
 
-export interface CommandSurface {
+interface CommandSurface {
   command: string;
   arguments: string[];
   options: OptionSurface[];

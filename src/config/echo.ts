@@ -4,7 +4,7 @@
  * a second log line.
  */
 
-export const DEFAULT_ECHO_CHARS = 60;
+const DEFAULT_ECHO_CHARS = 60;
 
 /**
  * A JSON-style quoted, single-line rendering of `value`, at most `max` characters of it: control

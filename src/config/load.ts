@@ -12,16 +12,15 @@ import { secretMasker, type Secret } from './redact.js';
 import { SETTINGS, type SettingName, type SettingRow } from './settingsTable.js';
 import type { IncrementalMode, PlatformSettings, SalesforceSettings, Settings, WebhookSettings } from './settings.js';
 
-export const SETTING_NAMES: readonly SettingName[] = SETTINGS.map((r) => r.name);
-export type { SettingName };
+const SETTING_NAMES: readonly SettingName[] = SETTINGS.map((r) => r.name);
 
 const rows: readonly SettingRow[] = SETTINGS;
 const namesWhere = (test: (r: SettingRow) => boolean | undefined): ReadonlySet<SettingName> => new Set(rows.filter(test).map((r) => r.name as SettingName));
 
-export const SECRET_SETTINGS: ReadonlySet<SettingName> = namesWhere((r) => r.secret);
+const SECRET_SETTINGS: ReadonlySet<SettingName> = namesWhere((r) => r.secret);
 
 /** Settings holding a URL: their user name and password, if any, are masked in every message. */
-export const URL_SETTINGS: ReadonlySet<SettingName> = namesWhere((r) => r.url);
+const URL_SETTINGS: ReadonlySet<SettingName> = namesWhere((r) => r.url);
 
 const SETTING_SET: ReadonlySet<string> = new Set(SETTING_NAMES);
 
@@ -29,16 +28,16 @@ function isSettingName(name: string): name is SettingName {
   return SETTING_SET.has(name);
 }
 
-export const DEFAULT_CONFIG_FILE = 'svc-sync.config.json';
-export const DEFAULT_API_VERSION = '62.0';
+const DEFAULT_CONFIG_FILE = 'svc-sync.config.json';
+const DEFAULT_API_VERSION = '62.0';
 export const DEFAULT_QUEUE_PATH = '.svc-sync/queue.db';
-export const MIN_ADMIN_TOKEN_LENGTH = 16;
+const MIN_ADMIN_TOKEN_LENGTH = 16;
 export const DEFAULT_LOGIN_URL = 'https://login.salesforce.com';
 
 export type RawSettings = Partial<Record<SettingName, string>>;
 
 /** Reads the config file: explicit path must exist; the default one is optional. */
-export function readConfigFile(explicitPath: string | undefined, cwd = process.cwd()): RawSettings {
+function readConfigFile(explicitPath: string | undefined, cwd = process.cwd()): RawSettings {
   const file = explicitPath ?? path.join(cwd, DEFAULT_CONFIG_FILE);
   let text: string;
   try {
@@ -70,7 +69,7 @@ export function readConfigFile(explicitPath: string | undefined, cwd = process.c
 }
 
 /** Flags win over the environment, which wins over the config file. Blank values count as unset. */
-export function mergeSources(flags: RawSettings, env: NodeJS.ProcessEnv, file: RawSettings): RawSettings {
+function mergeSources(flags: RawSettings, env: NodeJS.ProcessEnv, file: RawSettings): RawSettings {
   const out: RawSettings = {};
   for (const name of SETTING_NAMES) {
     const v = [flags[name], env[name], file[name]].find((x) => x !== undefined && x.trim() !== '');
@@ -130,7 +129,7 @@ function bool(raw: RawSettings, name: SettingName): boolean {
 }
 
 /** The command-line flag of a setting, for those that have one (secrets have none: a command line shows in `ps`). */
-export const FLAG_OF: Partial<Record<SettingName, string>> = Object.fromEntries(rows.flatMap((r) => (r.flag ? [[r.name, r.flag.split(' ')[0]]] : [])));
+const FLAG_OF: Partial<Record<SettingName, string>> = Object.fromEntries(rows.flatMap((r) => (r.flag ? [[r.name, r.flag.split(' ')[0]]] : [])));
 
 const WHY_REQUIRED = { SVC_API_URL: 'the platform base URL', SVC_API_KEY: 'the platform API key' } as const;
 
@@ -237,7 +236,7 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
 
 /** The webhook worker's default settle window: long enough for a trickle, short enough to feel live. */
 export const DEFAULT_SETTLE_S = 30;
-export const MAX_SETTLE_S = 3600;
+const MAX_SETTLE_S = 3600;
 
 /** Seconds (fractions allowed) from 0 to MAX_SETTLE_S, as milliseconds; `name` says where it came from. */
 export function settleSeconds(value: string, name: string): number {
@@ -249,7 +248,7 @@ export function settleSeconds(value: string, name: string): number {
  * would take "0x10" (16), "1e3" (1000) and "" (0); and a positive value below the millisecond
  * would round to 0, silently turning a setting off: both are refused.
  */
-export function plainSeconds(value: string, name: string, min: number, max: number): number {
+function plainSeconds(value: string, name: string, min: number, max: number): number {
   const v = value.trim();
   const n = Number(v);
   if (!/^\d+(\.\d+)?$/.test(v) || n < min || n > max) {
@@ -292,7 +291,7 @@ export function webhookSettings(raw: RawSettings): WebhookSettings {
   return s;
 }
 
-export interface LoadOptions {
+interface LoadOptions {
   flags?: RawSettings;
   configPath?: string;
   env?: NodeJS.ProcessEnv;
@@ -310,7 +309,7 @@ export function settingsOf(raw: RawSettings): Settings {
 }
 
 /** The secrets to mask: the secret settings, and the user name and password of every URL setting. */
-export function secretsOf(raw: RawSettings): Secret[] {
+function secretsOf(raw: RawSettings): Secret[] {
   const out: Secret[] = [];
   for (const name of SECRET_SETTINGS) {
     const v = raw[name];
@@ -359,7 +358,7 @@ function distance(a: string, b: string): number {
 }
 
 /** The known setting nearest a typo (case and - / _ ignored), when near enough to be the one meant. */
-export function nearestSetting(key: string): string | undefined {
+function nearestSetting(key: string): string | undefined {
   const norm = (s: string): string => s.toUpperCase().replace(/-/g, '_');
   let best: { name: string; d: number } | undefined;
   for (const name of SETTING_NAMES) {

@@ -7,8 +7,7 @@
 import { ConfigError } from '../model/errors.js';
 import { echo } from './echo.js';
 
-export const LOG_FORMATS = ['text', 'json'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
+export type LogFormat = 'text' | 'json';
 export type LogLevel = 'info' | 'warn' | 'error';
 
 /** SVC_LOG_FORMAT as given (flag > environment > file); text when unset. */

@@ -7,7 +7,7 @@
  */
 
 /** Shorter values are not masked (see above). */
-export const MIN_SECRET_LENGTH = 8;
+const MIN_SECRET_LENGTH = 8;
 
 export interface Secret {
   /** The setting that holds it: the mask reads <NAME>. */

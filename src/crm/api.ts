@@ -19,7 +19,7 @@ export interface RetryPolicy {
 
 export const SALESFORCE_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 8000 };
 
-export interface ApiRequest {
+interface ApiRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Relative to /services/data/vXX.X (e.g. /query?q=...), or a /services/... path. */
   url: string;
@@ -48,7 +48,7 @@ function kindOf(url: string): Kind {
 }
 
 /** How long a Sforce-Limit-Info reading is trusted to refuse calls. */
-export const USAGE_READING_TTL_MS = 15 * 60 * 1000;
+const USAGE_READING_TTL_MS = 15 * 60 * 1000;
 
 export class SalesforceApi {
   private readonly counts = { query: 0, collections: 0, bulk: 0, describe: 0, other: 0 };

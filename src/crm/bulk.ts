@@ -41,13 +41,13 @@ function cell(v: CrmValue | undefined): string {
 }
 
 /** Columns shared by every row: the key first, then every field any record carries. */
-export function bulkColumns(records: CrmRecord[]): string[] {
+function bulkColumns(records: CrmRecord[]): string[] {
   const cols = new Set<string>([KEY_FIELD]);
   for (const r of records) for (const k of Object.keys(r)) cols.add(k);
   return [...cols];
 }
 
-export function toBulkCsv(records: CrmRecord[]): string {
+function toBulkCsv(records: CrmRecord[]): string {
   const columns = bulkColumns(records);
   // Rows made one at a time as the CSV is joined: no second copy of the batch as string arrays.
   return toCsv(columns, (function* () {
@@ -137,7 +137,7 @@ async function runJob(api: SalesforceApi, object: string, records: CrmRecord[], 
 type ResultRow = Record<string, string>;
 
 /** An ingest job's result rows, or the one error that every record of it fails with. */
-export type IngestResult = { jobId: string; ok: ResultRow[]; bad: ResultRow[] } | { error: CrmError };
+type IngestResult = { jobId: string; ok: ResultRow[]; bad: ResultRow[] } | { error: CrmError };
 
 /**
  * One Bulk API 2.0 ingest job (upsert or delete): create, upload the CSV, close, poll at growing

@@ -13,7 +13,7 @@ import { SalesforceError } from '../model/errors.js';
 import type { QueryRow } from './query.js';
 
 /** Rows per results call: bounds the memory of one page (Salesforce's default is 50,000). */
-export const BULK_QUERY_PAGE = 10_000;
+const BULK_QUERY_PAGE = 10_000;
 
 interface JobInfo {
   id: string;

@@ -12,9 +12,9 @@ import { SalesforceAuthError } from '../model/errors.js';
 import { signJwtAssertion } from './jwt.js';
 import { DEFAULT_LOGIN_URL } from '../config/load.js';
 
-export type AuthMethod = 'access_token' | 'client_credentials' | 'password' | 'jwt';
+type AuthMethod = 'access_token' | 'client_credentials' | 'password' | 'jwt';
 
-export type ResponseListener = (req: HttpRequest, res: HttpResponse | undefined, err: unknown) => void;
+type ResponseListener = (req: HttpRequest, res: HttpResponse | undefined, err: unknown) => void;
 
 export interface SalesforceSession {
   connection: Connection;

@@ -7,7 +7,7 @@
 /** Bulk CSV: an empty cell leaves a field unchanged, `#N/A` sets it to null. */
 export const BULK_NULL = '#N/A';
 
-export function csvCell(value: string): string {
+function csvCell(value: string): string {
   return `"${value.replace(/"/g, '""')}"`;
 }
 
@@ -34,7 +34,7 @@ const enum Form {
   Mixed,
 }
 
-export interface ParseCsvOptions {
+interface ParseCsvOptions {
   /** Keep only these columns (others are never decoded); all columns when absent. */
   columns?: readonly string[];
 }

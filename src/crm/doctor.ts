@@ -9,7 +9,7 @@ import { NAME_FIELD, NAME_LENGTH, SCHEMAS } from '../mapping/schema.js';
 import type { FieldDescription, ObjectDescription } from './describe.js';
 import { ASSIGN_PERMISSION_SET, PERMISSION_SET, takesFieldPermission } from './permissionSet.js';
 
-export type DoctorProblem =
+type DoctorProblem =
   | 'missing_object'
   | 'missing_field'
   /** Every optional field of an object is invisible: not deployed, or hidden by field-level security. */
@@ -46,7 +46,7 @@ export interface DoctorFinding {
 }
 
 /** Anything that can describe an object: SalesforceSink has this method. */
-export interface Describer {
+interface Describer {
   describe(object: string): Promise<ObjectDescription | undefined>;
 }
 

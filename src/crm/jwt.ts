@@ -1,7 +1,7 @@
 /** JWT bearer assertion for Salesforce's OAuth JWT flow, signed RS256 with node:crypto. */
 import { createPrivateKey, createSign } from 'node:crypto';
 
-export interface JwtClaims {
+interface JwtClaims {
   /** Connected app consumer key. */
   iss: string;
   /** Salesforce username. */

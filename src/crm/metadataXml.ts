@@ -4,7 +4,7 @@ const NS = 'http://soap.sforce.com/2006/04/metadata';
 
 export type XmlNode = [string, string | number | boolean | XmlNode[]];
 
-export function xmlEscape(s: string): string {
+function xmlEscape(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 

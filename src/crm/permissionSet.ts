@@ -7,7 +7,7 @@ import { SCHEMAS, type ObjectSchema } from '../mapping/schema.js';
 import { metadataDoc, type XmlNode } from './metadataXml.js';
 
 export const PERMISSION_SET = 'Svc_Sync_Integration';
-export const PERMISSION_SET_LABEL = 'Svc Sync Integration';
+const PERMISSION_SET_LABEL = 'Svc Sync Integration';
 export const ASSIGN_PERMISSION_SET = `sf org assign permset --name ${PERMISSION_SET}`;
 
 /**
@@ -21,7 +21,7 @@ export function takesFieldPermission(f: FieldDef): boolean {
 }
 
 /** `Object.Field` of every field the permission set grants read and edit on. */
-export function grantedFields(schemas: readonly ObjectSchema[] = SCHEMAS): string[] {
+function grantedFields(schemas: readonly ObjectSchema[] = SCHEMAS): string[] {
   return schemas.flatMap((s) => s.fields.filter(takesFieldPermission).map((f) => `${s.apiName}.${f.name}`));
 }
 

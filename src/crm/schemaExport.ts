@@ -7,7 +7,7 @@ import { SCHEMAS, schemaByApiName, type ObjectSchema } from '../mapping/schema.j
 import { metadataDoc as doc, type XmlNode as Node } from './metadataXml.js';
 import { PERMISSION_SET, permissionSetXml } from './permissionSet.js';
 
-export function objectXml(s: ObjectSchema): string {
+function objectXml(s: ObjectSchema): string {
   return doc('CustomObject', [
     ['deploymentStatus', 'Deployed'],
     ['enableActivities', false],
@@ -25,7 +25,7 @@ function relationship(child: ObjectSchema): { name: string; label: string } {
   return { name: `${child.apiName.replace(/__c$/, '')}s`, label: child.pluralLabel };
 }
 
-export function fieldXml(s: ObjectSchema, f: FieldDef): string {
+function fieldXml(s: ObjectSchema, f: FieldDef): string {
   const nodes: Node[] = [['fullName', f.name]];
   const t = f.type;
   if (t.kind === 'text' || t.kind === 'number') nodes.push(['externalId', !!f.externalId]);

@@ -11,9 +11,9 @@ import { SCHEMAS } from '../mapping/schema.js';
 import { ASSIGN_PERMISSION_SET, PERMISSION_SET } from './permissionSet.js';
 import { schemaSource, type SourceFile } from './schemaExport.js';
 
-export const PROJECT_FILE = 'sfdx-project.json';
+const PROJECT_FILE = 'sfdx-project.json';
 /** The `name` in sfdx-project.json that marks a project this command wrote (and may update). */
-export const PROJECT_NAME = 'svc-sync';
+const PROJECT_NAME = 'svc-sync';
 const DEFAULT_PACKAGE_DIR = 'force-app';
 const SOURCE_SUBDIR = 'main/default';
 

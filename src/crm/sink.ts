@@ -30,7 +30,7 @@ export interface SinkOptions {
 }
 
 /** Merges records sharing a key, in order, later fields over earlier (last write wins). */
-export function mergeByKey(records: CrmRecord[]): { merged: CrmRecord[]; missingKey: number } {
+function mergeByKey(records: CrmRecord[]): { merged: CrmRecord[]; missingKey: number } {
   const byKey = new Map<string, CrmRecord>();
   let missingKey = 0;
   for (const r of records) {

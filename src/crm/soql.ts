@@ -29,7 +29,7 @@ export function escapeSoqlString(value: string): string {
 
 export const soqlLiteral = (value: string): string => `'${escapeSoqlString(value)}'`;
 
-export interface InQuery {
+interface InQuery {
   fields: string[];
   object: string;
   field: string;

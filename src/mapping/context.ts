@@ -1,5 +1,5 @@
 /** The mapping context: what a schema source path (record.*, user.*, consent.* ...) reads from. */
-import type { ApiConsent, ApiUser } from '../model/apiRecords.js';
+import type { ApiConsent } from '../model/apiRecords.js';
 import { isBlank } from './convert.js';
 
 export type Context = Record<string, unknown>;
@@ -36,4 +36,3 @@ export function selectConsent(consents: unknown, type: string): ApiConsent | und
   return (consents as ApiConsent[]).find((c) => is(c?.consent_status, 'granted') && is(c?.consent_type, type));
 }
 
-export type { ApiUser };

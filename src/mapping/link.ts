@@ -11,7 +11,7 @@ import { SCHEMAS, lookupFields, schemaByApiName, type ObjectSchema } from './sch
 import type { MappedRecord } from './types.js';
 
 /** A child whose parent record was not given: it is written unlinked (or skipped) by the engine. */
-export interface MissingLink {
+interface MissingLink {
   /** The child's SvcId__c. */
   key: string;
   /** The parent's SvcId__c. */

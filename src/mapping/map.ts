@@ -12,7 +12,7 @@ import { deriveParent, readSubscriptionEntity, type DerivedParent, type Subscrip
 import { NAME_FIELD, NAME_LENGTH, SCHEMA, type ObjectSchema } from './schema.js';
 import type { MapResult, ParentRef } from './types.js';
 
-export interface MapExtras {
+interface MapExtras {
   /** Actions: the owner's full user record; null when it could not be fetched (404). */
   user?: ApiUser | null;
   /** Donations and subscriptions: the external_reference of the target entity, when known. */

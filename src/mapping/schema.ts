@@ -19,7 +19,7 @@ export interface ParentRule {
   inherit: string[];
 }
 
-export interface FilterRule {
+interface FilterRule {
   path: SourcePath;
   /** The value must be one of these ... */
   oneOf?: string[];
@@ -34,7 +34,7 @@ export interface FilterRule {
  * What a record's mapping context holds beyond `record.*` and `consent.*`, per type: the parts the
  * engine fetches or reads for it. The mapping and the engine read these rules; neither names a type.
  */
-export interface ContextRules {
+interface ContextRules {
   /** `user.*` is the record's owner, fetched from the platform by the id at this path (SPEC 2.5). */
   owner?: { idPath: SourcePath };
   /** `target.*` is the parent's record in Salesforce (its ExternalReference__c) (SPEC 2.7, 2.9). */

@@ -4,7 +4,7 @@
  * Every key is optional and nullable: the real API omits keys freely (older list payloads do).
  */
 
-export type Maybe<T> = T | null | undefined;
+type Maybe<T> = T | null | undefined;
 
 /** The collections of the read API, by the singular name that wraps a single record. */
 export const RESOURCES = {
@@ -65,7 +65,7 @@ export interface ApiCompany extends ApiEntity {
   package?: Maybe<{ id?: Maybe<number>; title?: Maybe<string> }>;
 }
 
-export interface ApiOwner {
+interface ApiOwner {
   id?: Maybe<number>;
   first_name?: Maybe<string>;
   infix?: Maybe<string>;
@@ -171,7 +171,7 @@ export interface ApiDonation extends ApiBase {
 }
 
 /** A subscription's entity as SPEC.md 2.9 describes it: `{ "entity_type": "Project", "entity_id": 2 }`. */
-export interface ApiEntityLink {
+interface ApiEntityLink {
   entity_type?: Maybe<string>;
   entity_id?: Maybe<number | string>;
 }

@@ -135,7 +135,7 @@ export class InterruptedError extends Error {
   }
 }
 
-export interface ErrorRule {
+interface ErrorRule {
   /** What went wrong, in a word (the --json error's `name` stays the class name). */
   kind: string;
   matches(error: unknown): boolean;
@@ -150,7 +150,7 @@ export interface ErrorRule {
 }
 
 /** Every error that means more than "this record failed", first match wins; the rest: OTHER_ERROR. */
-export const ERROR_TABLE: readonly ErrorRule[] = [
+const ERROR_TABLE: readonly ErrorRule[] = [
   { kind: 'usage', matches: (e) => e instanceof ConfigError, fatal: true, exit: EXIT.USAGE, actions: ['svc-sync --help'] },
   {
     kind: 'platform-auth',
@@ -182,9 +182,9 @@ export const ERROR_TABLE: readonly ErrorRule[] = [
 ];
 
 /** Anything else: the records it touched failed, the run's other records stand. */
-export const OTHER_ERROR: ErrorRule = { kind: 'error', matches: () => true, fatal: false, exit: EXIT.PARTIAL, actions: [] };
+const OTHER_ERROR: ErrorRule = { kind: 'error', matches: () => true, fatal: false, exit: EXIT.PARTIAL, actions: [] };
 
-export function ruleOf(error: unknown): ErrorRule {
+function ruleOf(error: unknown): ErrorRule {
   return ERROR_TABLE.find((r) => r.matches(error)) ?? OTHER_ERROR;
 }
 

@@ -4,7 +4,7 @@
  * list pages carry what the by-id records carry, whether rate limits are reported. Kept beside the
  * run state and used to cost plans; learned again for another base URL or after a day.
  */
-export type FilterSupport = 'honoured' | 'ignored';
+type FilterSupport = 'honoured' | 'ignored';
 
 export interface CollectionProfile {
   updatedAfter?: FilterSupport;
@@ -31,7 +31,7 @@ export interface PlatformProfile {
 }
 
 /** A profile older than this is learned again. */
-export const PROFILE_MAX_AGE_MS = 24 * 3_600_000;
+const PROFILE_MAX_AGE_MS = 24 * 3_600_000;
 
 /** The profile to start a run with: the saved one when it is for this base URL and fresh, else an empty one. */
 export function profileFor(saved: PlatformProfile | undefined, baseUrl: string, now: number = Date.now()): PlatformProfile {

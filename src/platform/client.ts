@@ -12,7 +12,7 @@ import { RESOURCES, type ApiRecordOf, type ListPage, type ResourceType } from '.
 /** The API serves at most 100 records per page; fewer pages means fewer requests. */
 export const MAX_PER_PAGE = 100;
 
-export interface ClientOptions {
+interface ClientOptions {
   hooks?: PlatformHooks;
   retry?: Partial<RetryTuning>;
   /** Budget shared with other processes on the same key (receivers on one PostgreSQL queue). */
@@ -39,7 +39,7 @@ function toInt(value: unknown): number | undefined {
  * site, another charity of the same agency). Nothing may be written from it, so the run stops here,
  * before the record reaches the engine or the audit. Records without a site_id are not judged.
  */
-export function checkSite(expected: number | undefined, type: ResourceType, records: readonly ApiRecordOf[ResourceType][], baseUrl: string): void {
+function checkSite(expected: number | undefined, type: ResourceType, records: readonly ApiRecordOf[ResourceType][], baseUrl: string): void {
   if (expected === undefined) return;
   for (const r of records) {
     const site = (r as { site_id?: unknown }).site_id;

@@ -15,7 +15,7 @@ import { PlatformError, type PlatformErrorKind } from '../model/errors.js';
 import { sleep } from '../model/sleep.js';
 import { RatePacer, retryAfterMs, stoppableSleep, type OnWait, type RateLimitSnapshot } from './rateLimit.js';
 
-export type RequestKind = 'byId' | 'list';
+type RequestKind = 'byId' | 'list';
 
 /** Reported after every attempt, for progress output and tests. */
 export interface RequestInfo {
@@ -66,7 +66,7 @@ export const PLATFORM_RETRY: RetryTuning = {
 
 export type SearchParams = Record<string, string | number>;
 
-export function emptyRequestCounts(): PlatformRequestCounts {
+function emptyRequestCounts(): PlatformRequestCounts {
   return { total: 0, byId: 0, list: 0, retries: 0, rateLimitWaits: 0, waitedMs: 0 };
 }
 
@@ -117,7 +117,7 @@ function apiMessageOf(parsed: ParsedBody, status: number): string {
  * other shape comes from something else at that URL (a proxy, a maintenance page, a typo in the
  * path) and must not be taken to mean the record is gone.
  */
-export function isPlatformNotFound(parsed: { json?: unknown }): boolean {
+function isPlatformNotFound(parsed: { json?: unknown }): boolean {
   const body = parsed.json;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
   const keys = Object.keys(body);

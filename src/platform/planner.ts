@@ -4,9 +4,9 @@
  */
 
 /** Below this many ids a probe page cannot pay for itself often enough to be worth its request. */
-export const PROBE_MIN_IDS = 3;
+const PROBE_MIN_IDS = 3;
 
-export interface PlanInput {
+interface PlanInput {
   /** Ids still needed (not cached, not found on pages already read). */
   needed: number;
   /** total_entries of the (possibly narrowed) list, from its first page. */

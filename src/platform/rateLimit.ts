@@ -18,9 +18,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { sleep } from '../model/sleep.js';
 
-import type { BudgetReading, RateLimitSnapshot, SharedBudget, SharedTake, WaitReason } from '../model/budget.js';
+import type { RateLimitSnapshot, SharedBudget, WaitReason } from '../model/budget.js';
 
-export type { BudgetReading, RateLimitSnapshot, SharedBudget, SharedTake, WaitReason };
+export type { RateLimitSnapshot, SharedBudget };
 
 /** What a waiting run tells the user: "waiting 42 s: platform minute limit". */
 export interface WaitInfo {
@@ -37,12 +37,12 @@ export const MAX_WAIT_MS = 15 * 60_000;
 export const DOCUMENTED_LIMITS = { minute: 100, hour: 500 } as const;
 
 /** The next boundary of a fixed window of `lengthMs` (on the minute, on the hour) after `now`. */
-export function nextBoundary(now: number, lengthMs: number): number {
+function nextBoundary(now: number, lengthMs: number): number {
   return (Math.floor(now / lengthMs) + 1) * lengthMs;
 }
 
 
-export interface PacerOptions {
+interface PacerOptions {
   /** Requests in flight at once. */
   concurrency: number;
   onWait?: OnWait;
@@ -64,7 +64,7 @@ interface WindowState {
 }
 
 /** Handed out by acquire() and given back to settle(), so stale responses can be recognised. */
-export interface PacerTicket {
+interface PacerTicket {
   readonly epoch: number;
   readonly seq: number;
   /** The shared budget's grant, when there is one. */

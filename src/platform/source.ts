@@ -18,10 +18,9 @@ import type { RateLimitSnapshot } from './rateLimit.js';
 import type { ApiRecord, ApiRecordOf, ListPage, ResourceType } from '../model/apiRecords.js';
 import type { CollectionProfile, PlatformProfile } from '../model/platformProfile.js';
 
-export type { FetchOptions };
 
 /** One planning decision, kept for the run report, the bench and tests. */
-export interface PlanRecord {
+interface PlanRecord {
   type: ResourceType;
   requested: number;
   /** Ids that needed the network (not cached). */

@@ -33,12 +33,12 @@ import { pendingId } from './cache.js';
 import { diffRecord } from './diff.js';
 import { compareFields } from './writer.js';
 
-export const GONE = 'gone from the platform: not listed, GET by id 404';
+const GONE = 'gone from the platform: not listed, GET by id 404';
 
 /** Types some other type hangs from: their expected linking fields are kept for the children. */
 const PARENT_TYPES: ReadonlySet<ObjectType> = new Set(SCHEMAS.flatMap((s) => s.parents.map((p) => p.type)));
 
-export interface AuditOptions {
+interface AuditOptions {
   /** Records compared together (one batch of reads per object per batch). */
   batchSize: number;
   /**

@@ -10,7 +10,7 @@ import type { SObjectName } from '../model/objects.js';
 import type { AuditSink } from '../model/ports.js';
 import type { OrphanRow } from './audit.js';
 
-export type DeletionOutcome = 'deleted' | 'would delete' | 'kept' | 'failed';
+type DeletionOutcome = 'deleted' | 'would delete' | 'kept' | 'failed';
 
 export interface DeletionRow {
   object: SObjectName;
@@ -34,7 +34,7 @@ const level = (object: SObjectName): number => LEVEL[schemaByApiName(object)?.ty
 /** Deletions sent together between two looks at the stop signal (a Collections call takes 200). */
 const CHUNK = 200;
 
-export interface DeleteOptions {
+interface DeleteOptions {
   /** Each row as it is decided: a stopped run still reports every deletion done. */
   onRow?: (row: DeletionRow) => void;
   /** Ctrl-C / SIGTERM: the chunk in flight completes, no new one starts (the reason is thrown). */

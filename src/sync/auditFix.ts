@@ -54,7 +54,7 @@ class PrimedSource implements RecordSource {
 }
 
 /** Records of drift kept from the comparison for the fix (about 2 KB each); the rest is fetched again. */
-export const HOLD_LIMIT = 5000;
+const HOLD_LIMIT = 5000;
 
 export class AuditFixer {
   readonly engine: SyncEngine;

@@ -10,8 +10,8 @@ import type { SObjectName } from '../model/objects.js';
 import type { AuditCounts } from './auditTypes.js';
 
 /** At most this share of an object's mirror, and at most MAX_DEFAULT records, unless raised explicitly. */
-export const SHARE_DEFAULT = 10;
-export const MAX_DEFAULT = 500;
+const SHARE_DEFAULT = 10;
+const MAX_DEFAULT = 500;
 
 /** An explicit --max-delete / --max-fix: a number of records, or a share of the object's mirror. */
 export type Limit = { kind: 'count'; n: number } | { kind: 'share'; percent: number };
@@ -33,7 +33,7 @@ export function allowed(limit: Limit | undefined, mirrored: number): number {
 /** An explicit limit that lets every record of an object go: then even an empty platform list is believed. */
 export const allowsAll = (limit: Limit | undefined): boolean => limit !== undefined && (limit.kind === 'share' ? limit.percent >= 100 : false);
 
-export interface GuardFigures {
+interface GuardFigures {
   /** Records each object's complete scan listed (absent for questions: they come inside actions). */
   listed: ReadonlyMap<SObjectName, number>;
   mirrored: ReadonlyMap<SObjectName, number>;
@@ -42,7 +42,7 @@ export interface GuardFigures {
   unconfirmed: ReadonlyMap<SObjectName, { candidates: number; why: 'empty' | 'limit' }>;
 }
 
-export interface GuardRequest {
+interface GuardRequest {
   deleteOrphans: boolean;
   fix: boolean;
   maxDelete?: Limit;

@@ -14,7 +14,7 @@ import { allowed, allowsAll, refusalOf, type Limit } from './auditGuard.js';
 import { auditSummary, type AuditCounts, type DriftRow } from './auditTypes.js';
 import type { AuditDeps } from './compose.js';
 
-export interface AuditRunOptions {
+interface AuditRunOptions {
   types: SyncableType[];
   fix: boolean;
   deleteOrphans: boolean;
@@ -54,7 +54,7 @@ export interface AuditResult {
   [extra: string]: unknown;
 }
 
-export interface AuditOutcome {
+interface AuditOutcome {
   result: AuditResult;
   warnings: string[];
   failed: boolean;

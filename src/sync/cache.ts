@@ -33,7 +33,7 @@ function linkingFields(record: StoredRecord): StoredRecord {
  * A missing key is either absent (404, or left out by a rule: children are written unlinked with
  * a warning) or failed (a fetch or write error: children fail too, so they are tried again).
  */
-export type CacheEntry = { state: 'present'; record: StoredRecord } | { state: 'missing'; reason: string; failed: boolean };
+type CacheEntry = { state: 'present'; record: StoredRecord } | { state: 'missing'; reason: string; failed: boolean };
 
 export class RecordCache {
   private readonly entries = new Map<string, CacheEntry>();

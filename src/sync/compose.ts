@@ -28,7 +28,7 @@ export type OnNote = (text: string, until?: number) => void;
 
 /** The two sides one run needs: a platform source (its own record cache) and a connected Salesforce sink. */
 /** What the platform source needs to learn the platform's list behaviour (model/platformProfile.ts). */
-export interface LearnFrom {
+interface LearnFrom {
   /** The file an earlier run kept the profile in (beside the run state). */
   profileFile?: string;
   /** Keep what is learned in that file as it is learned (not in a dry run, which writes nothing). */
@@ -132,7 +132,7 @@ export function platformBudget(deps: Deps): RateLimitSnapshot | undefined {
   return deps.source instanceof PlatformSource ? deps.source.rateLimit() : undefined;
 }
 
-export interface SetupCheck {
+interface SetupCheck {
   /** undefined when the base URL is the platform's API and the key works; what is wrong otherwise. */
   platformError?: string;
   findings: DoctorFinding[];
@@ -188,7 +188,7 @@ export const writeSchemaSource = (outDir: string): Promise<WrittenSource> => exp
 /** `schema --project`: a complete SFDX project, sourceApiVersion = the configured API version. */
 export const writeSchemaProject = (dir: string, apiVersion: string): Promise<WrittenSource> => exportProject(dir, apiVersion);
 
-export type { DoctorFinding, SyncEngine, WrittenSource };
+export type { SyncEngine, WrittenSource };
 
 /** What `audit` needs: a platform source and a Salesforce sink that can also walk keys and delete. */
 export interface AuditDeps {

@@ -32,7 +32,7 @@ export interface EngineOptions {
   stop?: AbortSignal;
 }
 
-export interface ScanHooks {
+interface ScanHooks {
   /** Page to start a type at (resume); 1 when absent. */
   startPage?(type: SyncableType): number;
   /** Called after the records of pages up to `page` are written. */
@@ -44,8 +44,8 @@ export interface ScanHooks {
 
 const NOT_FOUND = 'not found on the platform (deleted or never existed)';
 /** How the absence was established: a request that answered 404, or a complete list scan (no request). */
-export const NOT_FOUND_BY_ID = `${NOT_FOUND}: 404 by id`;
-export const NOT_FOUND_IN_SCAN = `${NOT_FOUND}: not in a complete list scan`;
+const NOT_FOUND_BY_ID = `${NOT_FOUND}: 404 by id`;
+const NOT_FOUND_IN_SCAN = `${NOT_FOUND}: not in a complete list scan`;
 
 export class SyncEngine {
   readonly report: RunReport;

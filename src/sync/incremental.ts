@@ -29,7 +29,7 @@ export function startingPoint(scope: Scope, state: SyncState, types: SyncableTyp
   return types.map((t) => state.watermarks?.[t] as string).sort()[0] ?? null;
 }
 
-export const sameTypes = (a: SyncableType[], b: SyncableType[]): boolean => a.length === b.length && a.every((t) => b.includes(t));
+const sameTypes = (a: SyncableType[], b: SyncableType[]): boolean => a.length === b.length && a.every((t) => b.includes(t));
 
 /** Earlier failures to sync again by id in this run: those of its types the scan did not handle. */
 export function retriesDue(state: SyncState, types: SyncableType[], report: RunReport): ObjectRef[] {
@@ -53,7 +53,7 @@ export function completedState(state: SyncState, run: RunProgress, report: RunRe
   return { version: 1, watermarks, ...(retry.size > 0 ? { retry: [...retry.values()] } : {}) };
 }
 
-export interface IncrementalPlan {
+interface IncrementalPlan {
   stateFile: StateFile;
   /** The state as read before the run. */
   state: SyncState;
@@ -84,7 +84,7 @@ export function firstScan(plan: IncrementalPlan): { type: SyncableType; filter: 
 }
 
 /** What `sync` adds to a run's result. */
-export interface IncrementalResult {
+interface IncrementalResult {
   since: string | null;
   types: SyncableType[];
   watermarks: Partial<Record<SyncableType, string>>;

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CollectionProfile, PlatformProfile } from '../model/platformProfile.js';
 
-export const PROFILE_FILE = 'platform-profile.json';
+const PROFILE_FILE = 'platform-profile.json';
 
 /** The profile file beside a state file (`.svc-sync/state.json` -> `.svc-sync/platform-profile.json`). */
 export const profileFileBeside = (stateFile: string): string => path.join(path.dirname(stateFile), PROFILE_FILE);

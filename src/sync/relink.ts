@@ -9,7 +9,7 @@ import type { ObjectType } from '../model/objects.js';
 import { KEY_FIELD } from '../model/refs.js';
 import { SCHEMAS, lookupFields, type ObjectSchema, type ParentRule } from '../mapping/schema.js';
 
-export interface RelinkUpdate {
+interface RelinkUpdate {
   schema: ObjectSchema;
   current: StoredRecord;
   next: CrmRecord;

@@ -35,7 +35,7 @@ export interface IgnoredGroup {
   /** The first MAX_IGNORED_EXAMPLES line numbers. */
   lines: number[];
 }
-export const MAX_IGNORED_EXAMPLES = 5;
+const MAX_IGNORED_EXAMPLES = 5;
 
 /** What the read found, besides the refs; complete once the chunks are exhausted. */
 export interface ReplayStats {
@@ -49,7 +49,7 @@ export interface ReplayStats {
   badLineCount: number;
 }
 
-export interface ReplayChunks {
+interface ReplayChunks {
   chunks: AsyncIterable<ObjectRef[]>;
   stats: ReplayStats;
 }

@@ -7,7 +7,7 @@ import { emptyObjectCounts } from '../model/outcomes.js';
 import { type RunReport } from './report.js';
 import { type MissingParent, type ObjectCounts, type OutsideParent, type RecordOutcome } from '../model/outcomes.js';
 
-export interface RunResultBase {
+interface RunResultBase {
   command: string;
   dryRun: boolean;
   summary: Record<SObjectName, ObjectCounts>;

@@ -79,7 +79,7 @@ export class StateFile {
  * Pages of one list a run can have done: 100 records a page, so a billion records. More is a
  * damaged file, and taking it as is would skip the whole list and move the watermark as if done.
  */
-export const MAX_PAGES_DONE = 10_000_000;
+const MAX_PAGES_DONE = 10_000_000;
 
 /** ISO 8601 date-time as this tool writes it (and as the API accepts in updated_after). */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
@@ -105,7 +105,7 @@ function shown(v: unknown): string {
 }
 
 /** The first problem of a parsed state file, or undefined when every field is valid. */
-export function stateProblem(v: unknown): Problem | undefined {
+function stateProblem(v: unknown): Problem | undefined {
   if (!isRecord(v) || v.version !== 1) return { what: 'not a svc-sync state file (version 1)', fix: START_OVER };
   if (v.watermarks !== undefined) {
     if (!isRecord(v.watermarks)) return { what: 'watermarks must be an object', fix: START_OVER };

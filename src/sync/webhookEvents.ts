@@ -25,7 +25,7 @@ export interface ClassifyOptions {
 }
 
 /** Every event type SPEC.md 6.2 and 6.3 name (both applications): the fixed set a metric label may take. */
-export const SPEC_EVENT_TYPES: ReadonlySet<string> = new Set([
+const SPEC_EVENT_TYPES: ReadonlySet<string> = new Set([
   'actions.create', 'actions.move', 'actions.update', 'companies.create', 'companies.update', 'counters.update',
   'donations.move', 'donations.update', 'donation_forms.create', 'donation_forms.publish', 'donation_forms.update',
   'news.create', 'news.update', 'newsletter_subscriptions.update', 'orders.update', 'projects.confirm', 'projects.create',

@@ -17,7 +17,7 @@ export interface WebhookMessage {
   siteId?: number;
 }
 
-export type ParseResult = { ok: true; message: WebhookMessage } | { ok: false; reason: string };
+type ParseResult = { ok: true; message: WebhookMessage } | { ok: false; reason: string };
 
 type BodyFormat = 'form' | 'json';
 

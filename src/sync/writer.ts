@@ -15,7 +15,7 @@ import { diffRecord } from './diff.js';
 import { planRelink } from './relink.js';
 import type { RunReport } from './report.js';
 
-export interface WriterOptions {
+interface WriterOptions {
   dryRun: boolean;
   /** Write records even when Salesforce already holds the same values. */
   force: boolean;

@@ -25,7 +25,7 @@ export interface BudgetLeft {
   hourResetInMs?: number;
 }
 
-export interface PendingSet {
+interface PendingSet {
   /** Due events and the distinct refs they name (a ref fetched by id costs one request). */
   events: number;
   refs: number;
@@ -47,7 +47,7 @@ export interface PolicyMemory {
   lastStartAt?: number;
 }
 
-export type BatchDecision =
+type BatchDecision =
   | { start: true; why: 'no settle window' | 'batch full' | 'budget unknown' | 'budget covers by-id' | 'longest wait reached' }
   | { start: false; waitMs: number; why: 'settling' | 'widening: budget cannot cover by-id' };
 
@@ -55,7 +55,7 @@ export type BatchDecision =
  * The longest wait is this many settle windows (5 minutes at the default 30 s): at 3,000 events an
  * hour a narrowed list scan then costs well under 0.1 requests an event.
  */
-export const MAX_WAIT_SETTLES = 10;
+const MAX_WAIT_SETTLES = 10;
 const HOUR_MS = 3_600_000;
 
 /**

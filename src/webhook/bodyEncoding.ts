@@ -7,7 +7,7 @@
  */
 import zlib from 'node:zlib';
 
-export type Decoded = { ok: true; body: Buffer } | { ok: false; status: 400 | 413 | 415; error: string };
+type Decoded = { ok: true; body: Buffer } | { ok: false; status: 400 | 413 | 415; error: string };
 
 const SUPPORTED = new Set(['gzip', 'x-gzip', 'deflate']);
 

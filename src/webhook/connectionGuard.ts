@@ -10,7 +10,7 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 
-export interface ConnectionGuardStats {
+interface ConnectionGuardStats {
   open: number;
   /** Connections closed to make room for new ones since the start. */
   evicted: number;
@@ -18,7 +18,7 @@ export interface ConnectionGuardStats {
   refused: number;
 }
 
-export interface ConnectionGuard {
+interface ConnectionGuard {
   stats(): ConnectionGuardStats;
 }
 

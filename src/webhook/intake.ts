@@ -13,14 +13,14 @@ import { queueReason } from './publicReason.js';
 import type { EnqueueInput, EnqueueRejected, EnqueueResult } from './queueStore.js';
 import type { QueueStore } from './queueStore.js';
 
-export const SECRET_HEADER = 'x-webhook-secret';
+const SECRET_HEADER = 'x-webhook-secret';
 
 /** An event the group commit refused alone (the others were stored): answered 400, never 503. */
-export class EventRejected extends Error {
+class EventRejected extends Error {
   override readonly name = 'EventRejected';
 }
 
-export type JsonBody = Record<string, unknown>;
+type JsonBody = Record<string, unknown>;
 
 export function send(res: http.ServerResponse, status: number, body: JsonBody, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -97,7 +97,7 @@ export interface RouteContext {
   refuse: (req: http.IncomingMessage, res: http.ServerResponse, status: number, error: string, headers?: Record<string, string>) => void;
 }
 
-export interface IntakeOptions {
+interface IntakeOptions {
   maxBody: number;
   /** The secret's digest; undefined: no secret required. */
   expected: Buffer | undefined;

@@ -20,7 +20,7 @@ export interface QueueLocation {
   leaseMs?: number;
 }
 
-export interface OpenQueueOptions {
+interface OpenQueueOptions {
   retry?: Partial<BackoffPolicy>;
   log?: (line: string) => void;
 }
@@ -39,7 +39,7 @@ export function openQueue(where: QueueLocation, opts: OpenQueueOptions = {}): Qu
   return new SqliteQueue(where.path ?? DEFAULT_QUEUE_PATH, opts.retry === undefined ? {} : { retry: opts.retry });
 }
 
-export interface StoreStatus {
+interface StoreStatus {
   /** The file path, or the database URL without its password. */
   location: string;
   exists: boolean;

@@ -11,7 +11,7 @@ import { queueUrlPasswords } from '../config/queueUrl.js';
 const RETRYABLE = new Set(['40P01', '40001']);
 
 /** A queue database failure: exit code 2 for the commands, 503 for the receiver. */
-export class PgQueueError extends QueueError {
+class PgQueueError extends QueueError {
   override readonly name = 'PgQueueError';
 }
 

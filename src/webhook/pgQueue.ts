@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { maskQueueUrl } from '../config/queueUrl.js';
-import { PgDatabase, PgQueueError } from './pgDatabase.js';
+import { PgDatabase } from './pgDatabase.js';
 import { ClaimLeases } from './pgLeases.js';
 import { refusedValue, releaseRefs, upsertOwners } from './pgStatements.js';
 import { PgBudget } from './pgBudget.js';
@@ -26,7 +26,7 @@ import type { OwnerPair } from '../model/outcomes.js';
 
 export const DEFAULT_LEASE_MS = 60_000;
 
-export interface PgQueueOptions {
+interface PgQueueOptions {
   url: string;
   /** SVC_QUEUE_SCHEMA (default svc_sync). */
   schema?: string;
@@ -396,4 +396,3 @@ export class PgQueue implements QueueStore {
   }
 }
 
-export { PgQueueError };

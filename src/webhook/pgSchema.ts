@@ -8,7 +8,7 @@ import type pg from 'pg';
 export const DEFAULT_QUEUE_SCHEMA = 'svc_sync';
 
 /** Lowercase identifiers only: the name is interpolated into SQL (quoted), so it is checked first. */
-export function checkSchemaName(name: string): string {
+function checkSchemaName(name: string): string {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) {
     throw new Error(`SVC_QUEUE_SCHEMA ${JSON.stringify(name)}: must be a lowercase PostgreSQL identifier (letters, digits, _; at most 63)`);
   }
@@ -16,19 +16,19 @@ export function checkSchemaName(name: string): string {
 }
 
 /** What marks a schema as the queue's own (a comment on the schema). */
-export const SCHEMA_MARK = 'svc-sync webhook queue';
+const SCHEMA_MARK = 'svc-sync webhook queue';
 
 /** The queue's tables: a schema holding any other was not made by it. */
 const OWN_TABLES = new Set(['schema_migrations', 'events', 'refs', 'action_owners', 'rate_budget']);
 
 /** The queue refuses a schema that holds tables it did not create (another application's): it would write into them. */
-export class ForeignSchemaError extends Error {
+class ForeignSchemaError extends Error {
   override readonly name = 'ForeignSchemaError';
   /** Kept through the queue's error wrapping, so the start can tell it is permanent. */
   readonly code = FOREIGN_SCHEMA;
 }
 
-export const FOREIGN_SCHEMA = 'SVC_FOREIGN_SCHEMA';
+const FOREIGN_SCHEMA = 'SVC_FOREIGN_SCHEMA';
 
 /**
  * A schema the queue may use: new (created and marked here), marked as the queue's, empty, or made

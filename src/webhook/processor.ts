@@ -18,7 +18,7 @@ import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory
 import type { RunReport } from '../sync/report.js';
 import { WEBHOOK_BATCH_SIZE, type BatchHints, type BatchProcessor, type ProcessOutcome, type ProcessResult } from './worker.js';
 
-export interface EngineProcessorOptions {
+interface EngineProcessorOptions {
   /** Records of one type that go through the engine together (default 500, the worker's batch size). */
   batchSize?: number;
   /** Write records even when Salesforce already holds the same values. */

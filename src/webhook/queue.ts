@@ -24,7 +24,7 @@ import { DEFAULT_QUEUE_PATH } from '../config/load.js';
 
 export { DEFAULT_QUEUE_PATH };
 
-export interface QueueOptions {
+interface QueueOptions {
   retry?: Partial<BackoffPolicy>;
   /** Open an existing file only (status commands must not create a queue as a side effect). */
   mustExist?: boolean;
@@ -336,7 +336,7 @@ export class SqliteQueue {
   }
 }
 
-export interface QueueStatus {
+interface QueueStatus {
   path: string;
   exists: boolean;
   counts: QueueCounts;

@@ -103,7 +103,7 @@ export interface BackoffPolicy {
 export const QUEUE_BACKOFF: BackoffPolicy = { baseMs: 5_000, maxMs: 60 * 60_000 };
 
 /** An event as both databases store it: the record it names (a user for users.update), open or ignored. */
-export interface EventRow {
+interface EventRow {
   message: WebhookMessage;
   raw: string;
   ref: { type: QueueRefType; id: number } | undefined;
@@ -146,7 +146,7 @@ export function failedEventOf(r: FailedRow): FailedEvent {
 /** The SELECT list of a failed event's row. */
 export const FAILED_COLUMNS = 'id, event_type, ref_type, ref_id, attempts, last_error, received_at, next_attempt_at';
 
-export type Awaitable<T> = T | Promise<T>;
+type Awaitable<T> = T | Promise<T>;
 
 export interface QueueStore {
   /** Where the queue lives, fit for output: a file path, or a database URL without its password. */

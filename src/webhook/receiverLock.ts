@@ -8,12 +8,12 @@ import Database from 'better-sqlite3';
 import { ConfigError } from '../model/errors.js';
 import { queueFileError } from './queueErrors.js';
 
-export interface ReceiverLock {
+interface ReceiverLock {
   path: string;
   release(): void;
 }
 
-export const lockPathOf = (queuePath: string): string => `${queuePath}.receiver-lock`;
+const lockPathOf = (queuePath: string): string => `${queuePath}.receiver-lock`;
 
 export function acquireReceiverLock(queuePath: string): ReceiverLock {
   const file = lockPathOf(queuePath);

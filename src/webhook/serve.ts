@@ -18,7 +18,7 @@ import { statusRoute } from './statusRoute.js';
 import { startWorker, type BatchProcessor } from './worker.js';
 
 /** What a processor may use of the running service: the shared budget (PostgreSQL) and the metrics. */
-export interface ProcessorContext {
+interface ProcessorContext {
   queue: QueueStore;
   /** Present when the queue is in PostgreSQL: pacing shared with the other receivers. */
   sharedBudget?: (key: string) => SharedBudget;
@@ -27,7 +27,7 @@ export interface ProcessorContext {
   stop: AbortSignal;
 }
 
-export interface ServeOptions {
+interface ServeOptions {
   host?: string;
   port?: number;
   path?: string;

@@ -17,15 +17,14 @@ import type { QueueCounts } from './queueStore.js';
 import { digest, send, webhookIntake, type RouteContext } from './intake.js';
 import type { QueueStore } from './queueStore.js';
 
-export { EventRejected, SECRET_HEADER } from './intake.js';
 
-export const DEFAULT_MAX_BODY_BYTES = 65_536;
+const DEFAULT_MAX_BODY_BYTES = 65_536;
 /** Enough for the platform's parallel deliveries many times over, far below a file descriptor limit. */
-export const DEFAULT_MAX_CONNECTIONS = 256;
-export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_CONNECTIONS = 256;
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
-export interface ReceiverOptions {
+interface ReceiverOptions {
   host: string;
   port: number;
   /** Path the platform posts to, e.g. /webhooks; <path>/<secret> is accepted when a secret is set. */

@@ -8,13 +8,13 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 
-export const SESSION_COOKIE = 'svc_admin';
+const SESSION_COOKIE = 'svc_admin';
 /** A session outlives a working day, not a week: a lost laptop's cookie stops working. */
-export const SESSION_TTL_MS = 8 * 3_600_000;
+const SESSION_TTL_MS = 8 * 3_600_000;
 /** At most this many live sessions: an older one is dropped first (logins cannot fill memory). */
 const MAX_SESSIONS = 100;
 
-export interface AdminSession {
+interface AdminSession {
   id: string;
   csrf: string;
   expiresAt: number;

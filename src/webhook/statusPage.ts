@@ -7,11 +7,11 @@ import type { BudgetLeft } from './batchPolicy.js';
 import type { FailedEvent, QueueCounts } from './queueStore.js';
 import type { WorkerSnapshot } from './worker.js';
 
-export const REFRESH_S = 15;
+const REFRESH_S = 15;
 /** A reason is cut here: the queue keeps up to 2,000 characters, a phone shows a few lines. */
 const REASON_CHARS = 300;
 
-export interface StatusView {
+interface StatusView {
   counts: QueueCounts;
   failed: FailedEvent[];
   worker: WorkerSnapshot;

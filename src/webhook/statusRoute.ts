@@ -10,7 +10,7 @@ import { AdminSessions, csrfMatches, sameOrigin, type Access } from './statusAut
 import { renderLogin, renderStatus } from './statusPage.js';
 import type { WorkerSnapshot } from './worker.js';
 
-export interface StatusSource {
+interface StatusSource {
   token: string;
   queue: QueueStore;
   worker: () => WorkerSnapshot;

@@ -16,7 +16,8 @@ import { decideBatch, type PolicyMemory } from './batchPolicy.js';
 import { engineRefsOf, outcomeForRef, refKey, worse } from './batchTranslation.js';
 import { CHANGE_MARGIN_MS, DEFAULT_GATHER_MS, DEFAULT_POLL_MS, RECENT_BATCHES, WEBHOOK_BATCH_SIZE, type BatchReport, type ProcessOutcome, type RecentBatch, type Worker, type WorkerOptions, type WorkerSnapshot, type WorkerStats } from './workerTypes.js';
 
-export * from './workerTypes.js';
+export { WEBHOOK_BATCH_SIZE } from './workerTypes.js';
+export type { BatchHints, BatchProcessor, BatchReport, ProcessOutcome, ProcessResult, Worker, WorkerSnapshot, WorkerStats } from './workerTypes.js';
 
 const MIN_NAP_MS = 100;
 

@@ -66,7 +66,7 @@ export interface WorkerOptions {
 }
 
 /** A batch's events and outcomes. */
-export interface BatchCounts {
+interface BatchCounts {
   events: number;
   /** Refs claimed (coalesced), users included. */
   refs: number;

@@ -19,7 +19,7 @@ interface SyncOptions extends RunOptions {
   state: string;
 }
 
-export const DEFAULT_STATE_FILE = '.svc-sync/state.json';
+const DEFAULT_STATE_FILE = '.svc-sync/state.json';
 
 export function parseTypes(list: string | undefined): SyncableType[] {
   if (list === undefined) return [...SYNC_ORDER];

@@ -25,7 +25,7 @@ function askedObjects(result: AuditResult): Set<string> {
   return asked;
 }
 
-export function auditTable(result: AuditResult, columns = WIDTH): string {
+function auditTable(result: AuditResult, columns = WIDTH): string {
   const asked = askedObjects(result);
   const n = formatCount;
   const rows = Object.entries(result.summary).filter(([object]) => asked.has(object)).map(([object, c]) => [object, n(c.inSync), n(c.missing), n(c.stale), n(c.orphan)]);
@@ -48,7 +48,7 @@ function line(row: DriftRow): string {
   return head.length + 2 + d.length <= WIDTH ? `${head}: ${d}` : `${head}\n      ${shorten(d, WIDTH - 6)}`;
 }
 
-export function driftByKind(rows: DriftRow[], verbose: boolean): string[] {
+function driftByKind(rows: DriftRow[], verbose: boolean): string[] {
   const out: string[] = [];
   for (const kind of ['missing', 'stale', 'orphan'] as const) {
     const of = rows.filter((r) => r.kind === kind);

@@ -6,9 +6,9 @@
  */
 import Table from 'cli-table3';
 
-export type Align = 'left' | 'right';
+type Align = 'left' | 'right';
 
-export interface GridOptions {
+interface GridOptions {
   columns: number;
   align?: Align[];
   /** Each column keeps at least this much (or its header's length, if shorter). */

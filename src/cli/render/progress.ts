@@ -10,7 +10,7 @@ import type { Progress, WriteStep } from '../../model/outcomes.js';
 import { stderrLine } from '../output.js';
 import { fit, formatCount } from './text.js';
 
-export interface ProgressView {
+interface ProgressView {
   /** True when a spinner is drawn; otherwise notes are the caller's to print. */
   readonly live: boolean;
   update(p: Progress): void;
@@ -34,7 +34,7 @@ export function clock(ms: number): string {
 const n = formatCount;
 
 /** What a write step reads as: "Bulk job processing 5,000/20,000", "Collections 3/25". */
-export function describeStep(step: WriteStep): string {
+function describeStep(step: WriteStep): string {
   if (step.via === 'collections') return `Collections ${n(step.batch)}/${n(step.batches)}`;
   if (step.step === 'processing') return `Bulk job processing ${n(step.processed)}/${n(step.records)}`;
   const what = { created: 'created', uploaded: 'uploaded', results: 'reading results' }[step.step];

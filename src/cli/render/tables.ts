@@ -10,7 +10,7 @@ import { DRY_RUN_NOTICE } from '../../sync/result.js';
 import { grid } from './grid.js';
 import { fit, formatCount, shorten, wrap } from './text.js';
 
-export interface HumanOptions {
+interface HumanOptions {
   verbose: boolean;
   /** Width to fit: the terminal's, 80 when not a terminal. */
   columns: number;
@@ -19,7 +19,7 @@ export interface HumanOptions {
 /** Update blocks shown without --verbose: enough to read, never a screen of thousands. */
 export const UPDATES_SHOWN = 20;
 /** Example keys per group of skips or missing parents. */
-export const EXAMPLES = 3;
+const EXAMPLES = 3;
 
 const COUNT_COLUMNS: Array<[keyof ObjectCounts, string]> = [
   ['inserted', 'inserted'],
@@ -32,7 +32,7 @@ const COUNT_COLUMNS: Array<[keyof ObjectCounts, string]> = [
 const n = formatCount;
 
 /** The per-object summary: objects with any record, and a total row; never wider than needed. */
-export function summaryTable(result: RunResult, columns: number): string {
+function summaryTable(result: RunResult, columns: number): string {
   const rows = Object.entries(result.summary).filter(([, c]) => COUNT_COLUMNS.some(([k]) => c[k] > 0));
   if (rows.length === 0) return 'No records.';
   const total = { inserted: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 } as ObjectCounts;
@@ -126,7 +126,7 @@ function insertLines(inserts: RecordOutcome[], columns: number): string[] {
 }
 
 /** The requests line: per side, with the platform's rate-limit waits when there were any. */
-export function requestsLine(result: RunResult): string {
+function requestsLine(result: RunResult): string {
   const p = result.requests.platformByKind;
   const waits = p.rateLimitWaits > 0 ? ` (${n(p.rateLimitWaits)} rate-limit wait${p.rateLimitWaits === 1 ? '' : 's'}${p.waitedMs ? `, ${Math.round(p.waitedMs / 1000)} s waited` : ''})` : '';
   return `requests: platform ${n(result.requests.platform)}${waits}, salesforce ${n(result.requests.salesforce)}`;

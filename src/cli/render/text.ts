@@ -1,7 +1,7 @@
 /** Display helpers shared by the tables. */
 import type { CrmValue } from '../../model/crmRecords.js';
 
-export const MAX_CELL = 60;
+const MAX_CELL = 60;
 
 /** A count as every human output writes it: 8,979. */
 export const formatCount = (v: number): string => v.toLocaleString('en-US');
