@@ -26,8 +26,8 @@ import { fileURLToPath } from 'node:url';
 import { startPostgres } from '../fixtures/postgres.js';
 import { classifyEvent } from '../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../src/sync/webhookMessage.js';
-import { openQueue, type QueueLocation } from '../src/webhook/openQueue.js';
-import type { EnqueueInput } from '../src/webhook/queueStore.js';
+import { openQueue, type QueueLocation } from '../src/webhook/queue/open.js';
+import type { EnqueueInput } from '../src/webhook/queue/store.js';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/webhook/serve-child.js');
 const EVENTS = Number(process.argv[2] ?? 4000);

@@ -10,7 +10,7 @@ import { renderHuman } from '../../src/cli/render/tables.js';
 import type { RecordOutcome } from '../../src/model/outcomes.js';
 import { emptyObjectCounts } from '../../src/model/outcomes.js';
 import type { RunResult } from '../../src/sync/result.js';
-import type { FailedEvent } from '../../src/webhook/queueStore.js';
+import type { FailedEvent } from '../../src/webhook/queue/store.js';
 import { cli, cliJson, removeDir, tempCwd } from '../e2e/helpers.js';
 
 const widest = (text: string): number => Math.max(...text.split('\n').map((l) => [...l].length));

@@ -7,7 +7,7 @@ import { afterEach, expect, it } from '@jest/globals';
 import Database from 'better-sqlite3';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
-import { SqliteQueue } from '../../src/webhook/queue.js';
+import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { donationEvent, eventually, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';
 

@@ -11,7 +11,7 @@ import { SyncEngine } from '../../src/sync/engine.js';
 import { SYNC_ORDER } from '../../src/model/objects.js';
 import { createEngineProcessor } from '../../src/webhook/processor.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
-import type { SqliteQueue } from '../../src/webhook/queue.js';
+import type { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { eventually, postJson, tempQueue, type TempDir } from './helpers.js';
 

@@ -16,7 +16,7 @@ import { startStack, type Stack } from '../../fixtures/stack.js';
 import { loadRaw, settingsOf } from '../../src/config/load.js';
 import type { ObjectRef } from '../../src/model/objects.js';
 import { PlatformClient } from '../../src/platform/client.js';
-import { PgQueue } from '../../src/webhook/pgQueue.js';
+import { PgQueue } from '../../src/webhook/queue/postgres.js';
 import { serve } from '../../src/webhook/serve.js';
 import { startReceiver } from '../../src/webhook/server.js';
 import { startWorker, type BatchProcessor, type ProcessResult, type Worker } from '../../src/webhook/worker.js';

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import Database from 'better-sqlite3';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
-import { SqliteQueue, queueStatus, retryFailed } from '../../src/webhook/queue.js';
-import { type EnqueueInput } from '../../src/webhook/queueStore.js';
+import { SqliteQueue, queueStatus, retryFailed } from '../../src/webhook/queue/sqlite.js';
+import { type EnqueueInput } from '../../src/webhook/queue/store.js';
 import { tempQueue, type TempDir } from './helpers.js';
 
 const input = (objectType: string, objectId: number, eventType: string): EnqueueInput => {

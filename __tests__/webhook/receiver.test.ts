@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import Database from 'better-sqlite3';
-import { SqliteQueue } from '../../src/webhook/queue.js';
+import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
 import { donationEvent, postForm, postJson, request, tempQueue, type TempDir } from './helpers.js';
 

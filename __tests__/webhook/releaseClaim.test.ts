@@ -2,8 +2,8 @@
 import { afterEach, expect, it } from '@jest/globals';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
-import { SqliteQueue } from '../../src/webhook/queue.js';
-import { type EnqueueInput } from '../../src/webhook/queueStore.js';
+import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
+import { type EnqueueInput } from '../../src/webhook/queue/store.js';
 import { startWorker, type Worker } from '../../src/webhook/worker.js';
 import { eventually, RecordingProcessor, tempQueue, type TempDir } from './helpers.js';
 

@@ -12,7 +12,7 @@ import { SYNC_ORDER } from '../../src/model/objects.js';
 import { createPlatformSource } from '../../src/platform/source.js';
 import { SyncEngine } from '../../src/sync/engine.js';
 import { createEngineProcessor } from '../../src/webhook/processor.js';
-import { SqliteQueue } from '../../src/webhook/queue.js';
+import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
 import { startWorker, type Worker, type WorkerStats } from '../../src/webhook/worker.js';

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import net from 'node:net';
-import { SqliteQueue } from '../../src/webhook/queue.js';
+import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
 import { donationEvent, eventually, postJson, request, tempQueue, type TempDir } from './helpers.js';
 

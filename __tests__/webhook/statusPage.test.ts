@@ -12,7 +12,7 @@ import type { ObjectRef } from '../../src/model/objects.js';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import { parseWebhookBody } from '../../src/sync/webhookMessage.js';
 import type { BudgetLeft } from '../../src/webhook/batchPolicy.js';
-import { SqliteQueue } from '../../src/webhook/queue.js';
+import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { startReceiver } from '../../src/webhook/server.js';
 import { statusRoute } from '../../src/webhook/statusRoute.js';

@@ -5,8 +5,8 @@
  */
 import type { ObjectRef } from '../model/objects.js';
 import { keyFor } from '../model/refs.js';
-import type { ClaimedBatch, ClaimedRef, EventOutcome } from './queueStore.js';
-import type { QueueStore } from './queueStore.js';
+import type { ClaimedBatch, ClaimedRef, EventOutcome } from './queue/store.js';
+import type { QueueStore } from './queue/store.js';
 import type { ProcessOutcome } from './workerTypes.js';
 
 export const refKey = (ref: ObjectRef): string => keyFor(ref.type, ref.id);

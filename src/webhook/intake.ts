@@ -10,8 +10,8 @@ import { classifyEvent, type ClassifyOptions } from '../sync/webhookEvents.js';
 import { parseWebhookBody } from '../sync/webhookMessage.js';
 import { decodeBody, encodingOf } from './bodyEncoding.js';
 import { queueReason } from './publicReason.js';
-import type { EnqueueInput, EnqueueRejected, EnqueueResult } from './queueStore.js';
-import type { QueueStore } from './queueStore.js';
+import type { EnqueueInput, EnqueueRejected, EnqueueResult } from './queue/store.js';
+import type { QueueStore } from './queue/store.js';
 
 const SECRET_HEADER = 'x-webhook-secret';
 

@@ -8,8 +8,8 @@ import client from 'prom-client';
 import type { PlatformRequestInfo, RateLimitSnapshot } from '../model/budget.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
 import type { RunReport } from '../sync/report.js';
-import type { QueueCounts } from './queueStore.js';
-import type { QueueStore } from './queueStore.js';
+import type { QueueCounts } from './queue/store.js';
+import type { QueueStore } from './queue/store.js';
 import type { ReceiverMetrics } from './server.js';
 import type { BatchReport } from './worker.js';
 

@@ -4,7 +4,7 @@
  */
 import { messageOf } from '../model/errors.js';
 import { publicReason } from './publicReason.js';
-import type { BackoffPolicy } from './queueStore.js';
+import type { BackoffPolicy } from './queue/store.js';
 
 /** The worker's wait after queue errors: 1 s, doubling, up to a minute. */
 export const WORKER_BACKOFF: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000 };

@@ -4,15 +4,15 @@
  * accepting, finish the batch in flight, close the database).
  */
 import { ConfigError, EXIT, InterruptedError, messageOf, QueueError, type StopSignal } from '../model/errors.js';
-import { permanentQueueFailure } from './queueErrors.js';
+import { permanentQueueFailure } from './queue/errors.js';
 import type { ClassifyOptions } from '../sync/webhookEvents.js';
 import { ServeMetrics } from './metrics.js';
-import { openQueue, type QueueLocation } from './openQueue.js';
+import { openQueue, type QueueLocation } from './queue/open.js';
 import type { SharedBudget } from '../model/budget.js';
-import { DEFAULT_QUEUE_PATH } from './queue.js';
-import { type BackoffPolicy } from './queueStore.js';
-import type { QueueStore } from './queueStore.js';
-import { acquireReceiverLock } from './receiverLock.js';
+import { DEFAULT_QUEUE_PATH } from './queue/sqlite.js';
+import { type BackoffPolicy } from './queue/store.js';
+import type { QueueStore } from './queue/store.js';
+import { acquireReceiverLock } from './queue/receiverLock.js';
 import { startReceiver } from './server.js';
 import { statusRoute } from './statusRoute.js';
 import { startWorker, type BatchProcessor } from './worker.js';

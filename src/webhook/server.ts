@@ -13,9 +13,9 @@ import type { ClassifyOptions } from '../sync/webhookEvents.js';
 import { oneLine } from '../config/echo.js';
 import { guardConnections } from './connectionGuard.js';
 import { queueReason } from './publicReason.js';
-import type { QueueCounts } from './queueStore.js';
+import type { QueueCounts } from './queue/store.js';
 import { digest, send, webhookIntake, type RouteContext } from './intake.js';
-import type { QueueStore } from './queueStore.js';
+import type { QueueStore } from './queue/store.js';
 
 
 const DEFAULT_MAX_BODY_BYTES = 65_536;

@@ -4,7 +4,7 @@
  * location, no donor data (the queue keeps the raw bodies; they never reach this page).
  */
 import type { BudgetLeft } from './batchPolicy.js';
-import type { FailedEvent, QueueCounts } from './queueStore.js';
+import type { FailedEvent, QueueCounts } from './queue/store.js';
 import type { WorkerSnapshot } from './worker.js';
 
 const REFRESH_S = 15;

@@ -5,7 +5,7 @@
  */
 import type http from 'node:http';
 import type { BudgetLeft } from './batchPolicy.js';
-import type { QueueStore } from './queueStore.js';
+import type { QueueStore } from './queue/store.js';
 import { AdminSessions, csrfMatches, sameOrigin, type Access } from './statusAuth.js';
 import { renderLogin, renderStatus } from './statusPage.js';
 import type { WorkerSnapshot } from './worker.js';

@@ -7,9 +7,9 @@
 import { messageOf } from '../model/errors.js';
 import type { ObjectRef } from '../model/objects.js';
 import type { OwnerPair } from '../model/outcomes.js';
-import type { ClaimedBatch, EventOutcome } from './queueStore.js';
+import type { ClaimedBatch, EventOutcome } from './queue/store.js';
 import { failureReasons } from './failureReasons.js';
-import type { QueueStore } from './queueStore.js';
+import type { QueueStore } from './queue/store.js';
 import { QueueFaults, WORKER_BACKOFF, type WorkerHealth } from './queueFaults.js';
 import { BatchLedger } from './batchCost.js';
 import { decideBatch, type PolicyMemory } from './batchPolicy.js';

@@ -7,8 +7,8 @@ import type { OwnerPair } from '../model/outcomes.js';
 import type { BatchCost, BatchStats } from './batchCost.js';
 import type { BudgetLeft } from './batchPolicy.js';
 import type { WorkerHealth } from './queueFaults.js';
-import type { BackoffPolicy } from './queueStore.js';
-import type { QueueStore } from './queueStore.js';
+import type { BackoffPolicy } from './queue/store.js';
+import type { QueueStore } from './queue/store.js';
 
 export type ProcessOutcome = { ref: ObjectRef; status: 'done' | 'skipped' | 'failed'; reason?: string };
 

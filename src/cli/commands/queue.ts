@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { webhookSettings, type RawSettings } from '../../config/load.js';
 import { EXIT } from '../../model/errors.js';
-import { storeRetryFailed, storeStatus, type QueueLocation } from '../../webhook/openQueue.js';
+import { storeRetryFailed, storeStatus, type QueueLocation } from '../../webhook/queue/open.js';
 import { renderQueue } from '../render/queueText.js';
 import { outputColumns } from '../render/text.js';
 import { runCommand, type SetExit } from '../runner.js';

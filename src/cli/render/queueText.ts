@@ -2,7 +2,7 @@
  * Human output of `svc-sync queue`: the counts on one line, then the failed events in the one
  * compact table, fitted to the width; the last error is the flexible column (full text in --json).
  */
-import type { FailedEvent, QueueCounts } from '../../webhook/queueStore.js';
+import type { FailedEvent, QueueCounts } from '../../webhook/queue/store.js';
 import { grid } from './grid.js';
 import { formatCount, wrap } from './text.js';
 

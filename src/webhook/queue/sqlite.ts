@@ -15,12 +15,12 @@ import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { OwnerPair } from '../model/outcomes.js';
-import { isStorageFailure, queueFileError } from './queueErrors.js';
-import { countsOf, QUEUE_BACKOFF, type EventStatus, type QueueRefType, type EnqueueInput, type EnqueueResult, type EnqueueRejected, type ClaimedRef, type ClaimedBatch, type DueSummary, type EventOutcome, type QueueCounts, type FailedEvent, type BackoffPolicy } from './queueStore.js';
-import { FAILED_COLUMNS, eventRowOf, failedEventOf, type FailedRow } from './queueStore.js';
+import type { OwnerPair } from '../../model/outcomes.js';
+import { isStorageFailure, queueFileError } from './errors.js';
+import { countsOf, QUEUE_BACKOFF, type EventStatus, type QueueRefType, type EnqueueInput, type EnqueueResult, type EnqueueRejected, type ClaimedRef, type ClaimedBatch, type DueSummary, type EventOutcome, type QueueCounts, type FailedEvent, type BackoffPolicy } from './store.js';
+import { FAILED_COLUMNS, eventRowOf, failedEventOf, type FailedRow } from './store.js';
 
-import { DEFAULT_QUEUE_PATH } from '../config/load.js';
+import { DEFAULT_QUEUE_PATH } from '../../config/load.js';
 
 export { DEFAULT_QUEUE_PATH };
 

@@ -2,12 +2,12 @@
  * The one place that decides where the webhook queue lives: a postgres:// or postgresql:// URL
  * (SVC_QUEUE_URL, --queue-url) opens the PostgreSQL queue; otherwise the SQLite file.
  */
-import { isPostgresUrl } from '../config/queueUrl.js';
-import { DEFAULT_LEASE_MS, PgQueue } from './pgQueue.js';
+import { isPostgresUrl } from '../../config/queueUrl.js';
+import { DEFAULT_LEASE_MS, PgQueue } from './postgres.js';
 import { DEFAULT_QUEUE_SCHEMA } from './pgSchema.js';
-import { DEFAULT_QUEUE_PATH, queueStatus, retryFailed, SqliteQueue } from './queue.js';
-import { type FailedEvent, type QueueCounts, type BackoffPolicy } from './queueStore.js';
-import type { QueueStore } from './queueStore.js';
+import { DEFAULT_QUEUE_PATH, queueStatus, retryFailed, SqliteQueue } from './sqlite.js';
+import { type FailedEvent, type QueueCounts, type BackoffPolicy } from './store.js';
+import type { QueueStore } from './store.js';
 
 export interface QueueLocation {
   /** SVC_QUEUE_URL: when set (postgres://...), the queue is in PostgreSQL. */

@@ -5,11 +5,11 @@
  * (pgQueue.ts, asynchronous, shared by several receivers). Every method may answer directly or
  * with a promise, so the SQLite queue fits unchanged and callers simply await.
  */
-import type { SharedBudget } from '../model/budget.js';
-import type { OwnerPair } from '../model/outcomes.js';
-import type { SyncableType } from '../model/objects.js';
-import type { EventIntent } from '../sync/webhookEvents.js';
-import type { WebhookMessage } from '../sync/webhookMessage.js';
+import type { SharedBudget } from '../../model/budget.js';
+import type { OwnerPair } from '../../model/outcomes.js';
+import type { SyncableType } from '../../model/objects.js';
+import type { EventIntent } from '../../sync/webhookEvents.js';
+import type { WebhookMessage } from '../../sync/webhookMessage.js';
 
 export type EventStatus = 'pending' | 'processing' | 'done' | 'failed' | 'ignored';
 /** What the worker hands the engine: a mirrored type, or a user whose actions are re-synced. */

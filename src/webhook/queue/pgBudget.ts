@@ -5,7 +5,7 @@
  * later reset time starts the next window). A window whose reset time has passed is unknown again
  * until the next reading.
  */
-import type { BudgetReading, SharedBudget, SharedTake, WaitReason } from '../model/budget.js';
+import type { BudgetReading, SharedBudget, SharedTake, WaitReason } from '../../model/budget.js';
 
 type Run = (sql: string, params: unknown[]) => Promise<Array<Record<string, unknown>>>;
 

@@ -5,8 +5,8 @@
  * drops it when the process ends, however it ends, so a crash never leaves a stale lock behind.
  */
 import Database from 'better-sqlite3';
-import { ConfigError } from '../model/errors.js';
-import { queueFileError } from './queueErrors.js';
+import { ConfigError } from '../../model/errors.js';
+import { queueFileError } from './errors.js';
 
 interface ReceiverLock {
   path: string;

@@ -1,6 +1,6 @@
 /** Statements of the PostgreSQL queue used inside its transactions (`s`: the quoted schema). */
 import type pg from 'pg';
-import type { OwnerPair } from '../model/outcomes.js';
+import type { OwnerPair } from '../../model/outcomes.js';
 
 /** The database refused a value of the event (data exception, integrity violation), not the storage. */
 export function refusedValue(error: unknown): boolean {

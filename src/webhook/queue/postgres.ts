@@ -15,14 +15,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { maskQueueUrl } from '../config/queueUrl.js';
+import { maskQueueUrl } from '../../config/queueUrl.js';
 import { PgDatabase } from './pgDatabase.js';
 import { ClaimLeases } from './pgLeases.js';
 import { refusedValue, releaseRefs, upsertOwners } from './pgStatements.js';
 import { PgBudget } from './pgBudget.js';
 import { DEFAULT_QUEUE_SCHEMA, migrate, type MigrationResult } from './pgSchema.js';
-import { FAILED_COLUMNS, QUEUE_BACKOFF, countsOf, eventRowOf, failedEventOf, type FailedRow, type QueueStore, type EventStatus, type ClaimedBatch, type ClaimedRef, type DueSummary, type EnqueueInput, type EnqueueRejected, type EnqueueResult, type EventOutcome, type FailedEvent, type QueueCounts, type QueueRefType, type BackoffPolicy } from './queueStore.js';
-import type { OwnerPair } from '../model/outcomes.js';
+import { FAILED_COLUMNS, QUEUE_BACKOFF, countsOf, eventRowOf, failedEventOf, type FailedRow, type QueueStore, type EventStatus, type ClaimedBatch, type ClaimedRef, type DueSummary, type EnqueueInput, type EnqueueRejected, type EnqueueResult, type EventOutcome, type FailedEvent, type QueueCounts, type QueueRefType, type BackoffPolicy } from './store.js';
+import type { OwnerPair } from '../../model/outcomes.js';
 
 export const DEFAULT_LEASE_MS = 60_000;
 

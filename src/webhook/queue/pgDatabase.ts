@@ -4,8 +4,8 @@
  * database (masked) and keep their SQLSTATE, the password never passing.
  */
 import pg from 'pg';
-import { QueueError } from '../model/errors.js';
-import { queueUrlPasswords } from '../config/queueUrl.js';
+import { QueueError } from '../../model/errors.js';
+import { queueUrlPasswords } from '../../config/queueUrl.js';
 
 /** Deadlock and serialization failures: the transaction is safe to run again. */
 const RETRYABLE = new Set(['40P01', '40001']);

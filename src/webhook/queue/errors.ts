@@ -3,7 +3,7 @@
  * the file nor the fix. These turn them into one line that does both; a file that cannot serve as
  * the queue is a configuration problem (exit 2), not a failed run.
  */
-import { ConfigError } from '../model/errors.js';
+import { ConfigError } from '../../model/errors.js';
 
 /** SQLite result codes (better-sqlite3 puts them in `code`) that mean the file itself is unusable. */
 const FILE_PROBLEMS: Array<[RegExp, string]> = [
