@@ -4,6 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import Database from 'better-sqlite3';
+import { openDatabase } from '../../src/webhook/queue/sqliteKeep.js';
 import fs from 'node:fs';
 import { ConfigError } from '../../src/model/errors.js';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
@@ -124,8 +125,8 @@ describe('queue files that cannot be used', () => {
     expect(() => new SqliteQueue(tmp.db)).toThrow(new RegExp(`queue file ${tmp.db}: cannot be opened.*unable to open database file`));
     // SQLite's own read-only error, as a file it may not write to produces it.
     const file = `${tmp.dir}/ro.db`;
-    new Database(file).close();
-    const ro = new Database(file, { readonly: true });
+    openDatabase(file).close();
+    const ro = openDatabase(file, { readonly: true });
     let sqliteError: unknown;
     try {
       ro.exec('CREATE TABLE t (x)');

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import { openDatabase, pragma } from '../../src/webhook/queue/sqliteKeep.js';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import { SqliteQueue, queueStatus, retryFailed } from '../../src/webhook/queue/sqlite.js';
@@ -26,8 +26,8 @@ describe('SqliteQueue', () => {
   it('uses WAL with synchronous FULL', () => {
     expect(queue.durability()).toEqual({ journalMode: 'wal', synchronous: 'full' });
     // The journal mode is stored in the file: another connection sees it too.
-    const db = new Database(tmp.db);
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    const db = openDatabase(tmp.db);
+    expect(pragma(db, 'journal_mode')).toBe('wal');
     db.close();
   });
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import { openDatabase, statement } from '../../src/webhook/queue/sqliteKeep.js';
 import http from 'node:http';
 import type { ObjectRef } from '../../src/model/objects.js';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
@@ -135,8 +135,8 @@ describe('worker', () => {
     // same record coalesced.
     await eventually(() => q.counts().failed === 0 && q.counts().pending === 0 && q.counts().done === 3, 'failures retried to completion');
     expect(q.counts()).toMatchObject({ done: 3, skipped: 1, failed: 0 });
-    const db = new Database(tmp?.db ?? '', { readonly: true });
-    const attempts = db.prepare('SELECT ref_type, ref_id, attempts, status, outcome, reason FROM events ORDER BY id').all();
+    const db = openDatabase(tmp?.db ?? '', { readonly: true });
+    const attempts = statement(db, 'SELECT ref_type, ref_id, attempts, status, outcome, reason FROM events ORDER BY id').all();
     db.close();
     expect(attempts).toEqual([
       { ref_type: 'donation', ref_id: 1, attempts: 2, status: 'done', outcome: 'done', reason: null },
@@ -170,8 +170,8 @@ describe('worker', () => {
     const report = await worker.runOnce();
     expect(report).toMatchObject({ events: 4, refs: 3, processed: 2, done: 3, skipped: 1 });
     expect(processor.calls[1]?.map(refKey).sort()).toEqual(['action:10', 'action:11']);
-    const db = new Database(tmp?.db ?? '', { readonly: true });
-    const user6 = db.prepare(`SELECT outcome, reason FROM events WHERE ref_type = 'user' AND ref_id = 6`).get();
+    const db = openDatabase(tmp?.db ?? '', { readonly: true });
+    const user6 = statement(db, `SELECT outcome, reason FROM events WHERE ref_type = 'user' AND ref_id = 6`).get();
     db.close();
     expect(user6).toEqual({ outcome: 'skipped', reason: 'no known actions owned by user 6' });
   });

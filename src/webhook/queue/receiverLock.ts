@@ -4,7 +4,8 @@
  * exclusive SQLite transaction held open on a small file beside the queue: the operating system
  * drops it when the process ends, however it ends, so a crash never leaves a stale lock behind.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from './sqliteKeep.js';
 import { ConfigError } from '../../model/errors.js';
 import { queueFileError } from './errors.js';
 
@@ -20,7 +21,7 @@ export function acquireReceiverLock(queuePath: string): ReceiverLock {
   let db: Database.Database;
   try {
     // No busy timeout: a held lock must be reported at once, not waited for.
-    db = new Database(file, { timeout: 0 });
+    db = openDatabase(file, { timeout: 0 });
   } catch (error) {
     throw queueFileError(file, error);
   }

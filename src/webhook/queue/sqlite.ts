@@ -11,7 +11,8 @@
  * flight; a worker starting up returns every 'processing' row of an earlier process to 'pending'
  * (recoverInterrupted), which is what makes a crash mid-batch lose nothing.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase, pragma, statement } from './sqliteKeep.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -81,7 +82,6 @@ export class SqliteQueue {
   private readonly db: Database.Database;
   private readonly retry: BackoffPolicy;
   private closed = false;
-  private readonly statements = new Map<string, Database.Statement>();
 
   /** QueueStore's name for where the queue lives. */
   get location(): string {
@@ -95,11 +95,11 @@ export class SqliteQueue {
     let db: Database.Database | undefined;
     try {
       mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-      db = new Database(file, { fileMustExist: options.mustExist ?? false });
+      db = openDatabase(file, { fileMustExist: options.mustExist ?? false });
       // A CLI `queue` command may read while `serve` writes: wait for the lock instead of failing.
-      db.pragma('busy_timeout = 5000');
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
+      pragma(db, 'busy_timeout = 5000');
+      pragma(db, 'journal_mode = WAL');
+      pragma(db, 'synchronous = FULL');
       db.exec(SCHEMA);
       // A read-only file opens fine and fails only at the first event: find out now, not at a 503.
       if ((options.access ?? 'write') === 'write') db.exec('BEGIN IMMEDIATE; ROLLBACK');
@@ -313,20 +313,15 @@ export class SqliteQueue {
 
   /** The settings the durability promise rests on, as SQLite reports them (for tests and doctor). */
   durability(): { journalMode: string; synchronous: 'off' | 'normal' | 'full' | 'extra' } {
-    const journalMode = String(this.db.pragma('journal_mode', { simple: true }));
-    const level = Number(this.db.pragma('synchronous', { simple: true }));
+    const journalMode = String(pragma(this.db, 'journal_mode'));
+    const level = Number(pragma(this.db, 'synchronous'));
     const synchronous = (['off', 'normal', 'full', 'extra'] as const)[level] ?? 'off';
     return { journalMode, synchronous };
   }
 
   /** Prepared statements are cached: the receiver's insert runs once per request. */
   private stmt(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (statement === undefined) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
+    return statement(this.db, sql);
   }
 
   close(): void {
