@@ -16,7 +16,7 @@ const held = ((globalThis as { [HELD]?: object[] })[HELD] ??= []);
 const prepared = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
 /** Keeps a Database or Statement reachable for the rest of the process. */
-export function keepAlive<T extends object>(value: T): T {
+function keepAlive<T extends object>(value: T): T {
   held.push(value);
   return value;
 }
