@@ -82,6 +82,29 @@ async function requestToken(loginUrl: string, params: Record<string, string>): P
   return { access_token: body.access_token, instance_url: body.instance_url };
 }
 
+/** One OAuth token request for the configured method (an access token alone cannot be renewed). */
+function loginWith(method: AuthMethod, settings: SalesforceSettings, loginUrl: string, privateKey: string | undefined): Promise<TokenResponse> {
+  switch (method) {
+    case 'client_credentials':
+      return requestToken(loginUrl, { grant_type: 'client_credentials', client_id: settings.clientId!, client_secret: settings.clientSecret! });
+    case 'password':
+      return requestToken(loginUrl, {
+        grant_type: 'password',
+        client_id: settings.clientId!,
+        client_secret: settings.clientSecret!,
+        username: settings.username!,
+        password: settings.password!,
+      });
+    case 'jwt':
+      return requestToken(loginUrl, {
+        grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        assertion: signJwtAssertion({ iss: settings.clientId!, sub: settings.username!, aud: loginUrl }, privateKey!),
+      });
+    case 'access_token':
+      return Promise.reject(new SalesforceAuthError('the access token expired or is invalid, and no OAuth credentials are configured to renew it'));
+  }
+}
+
 export async function connectSalesforce(settings: SalesforceSettings): Promise<SalesforceSession> {
   const method = chooseMethod(settings);
   const loginUrl = settings.loginUrl ?? DEFAULT_LOGIN_URL;
@@ -90,25 +113,7 @@ export async function connectSalesforce(settings: SalesforceSettings): Promise<S
 
   const login = async (): Promise<TokenResponse> => {
     authCalls++;
-    switch (method) {
-      case 'client_credentials':
-        return requestToken(loginUrl, { grant_type: 'client_credentials', client_id: settings.clientId!, client_secret: settings.clientSecret! });
-      case 'password':
-        return requestToken(loginUrl, {
-          grant_type: 'password',
-          client_id: settings.clientId!,
-          client_secret: settings.clientSecret!,
-          username: settings.username!,
-          password: settings.password!,
-        });
-      case 'jwt':
-        return requestToken(loginUrl, {
-          grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
-          assertion: signJwtAssertion({ iss: settings.clientId!, sub: settings.username!, aud: loginUrl }, privateKey!),
-        });
-      case 'access_token':
-        throw new SalesforceAuthError('the access token expired or is invalid, and no OAuth credentials are configured to renew it');
-    }
+    return loginWith(method, settings, loginUrl, privateKey);
   };
 
   // Set by the response observer: a re-authorisation is allowed again once a call has succeeded.
