@@ -5,13 +5,16 @@
  * better-sqlite3 13 (Node-API) no longer does this but requires Node 22, and Node 20 is still
  * supported. So every Database and Statement svc-sync creates stays reachable until the process
  * ends: a bounded set (one queue per process, a fixed set of statements per queue, pragmas
- * prepared once). The set lives on globalThis so that a test runner's per-file module registry
- * cannot turn it into garbage either.
+ * prepared once).
  */
 import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
 
 const HELD = Symbol.for('svc-sync.sqlite.held');
-const held = ((globalThis as { [HELD]?: object[] })[HELD] ??= []);
+// The set hangs on better-sqlite3's module as Node's own module cache holds it: one object per
+// process, however many realms load this file (a test runner gives each test file its own globalThis).
+const processWide = createRequire(import.meta.url)('better-sqlite3') as { [HELD]?: object[] };
+const held = (processWide[HELD] ??= []);
 /** Statements by SQL text, per database. */
 const prepared = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
