@@ -7,14 +7,15 @@
  * ends: a bounded set (one queue per process, a fixed set of statements per queue, pragmas
  * prepared once).
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
 
 const HELD = Symbol.for('svc-sync.sqlite.held');
-// The set hangs on better-sqlite3's module as Node's own module cache holds it: one object per
-// process, however many realms load this file (a test runner gives each test file its own globalThis).
-const processWide = createRequire(import.meta.url)('better-sqlite3') as { [HELD]?: object[] };
-const held = (processWide[HELD] ??= []);
+// better-sqlite3 as Node's own module cache holds it: one per process, however many realms load
+// this file (a test runner gives each test file its own globals and module registry). Its
+// transactions' BEGIN/COMMIT statements live in a map of that module, and the held set hangs on it.
+const SqliteDatabase = createRequire(import.meta.url)('better-sqlite3') as typeof Database & { [HELD]?: object[] };
+const held = (SqliteDatabase[HELD] ??= []);
 /** Statements by SQL text, per database. */
 const prepared = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
@@ -26,7 +27,7 @@ function keepAlive<T extends object>(value: T): T {
 
 /** Opens a database kept reachable for the rest of the process (closing it still releases the file). */
 export function openDatabase(file: string, options?: Database.Options): Database.Database {
-  return keepAlive(new Database(file, options));
+  return keepAlive(new SqliteDatabase(file, options));
 }
 
 /** A statement prepared once per database and kept: never garbage to collect. */
