@@ -239,16 +239,16 @@ export class SqliteQueue {
    * write): its events become pending again, so they are processed again, not left stuck.
    */
   releaseClaim(token: string, reason: string, now: number = Date.now()): number {
-    const info = this.db
-      .prepare(`UPDATE events SET status = 'pending', claim_token = NULL, last_error = ?, next_attempt_at = ? WHERE claim_token = ? AND status = 'processing'`)
+    const info = this
+      .stmt(`UPDATE events SET status = 'pending', claim_token = NULL, last_error = ?, next_attempt_at = ? WHERE claim_token = ? AND status = 'processing'`)
       .run(reason.slice(0, 2000), now, token);
     return info.changes;
   }
 
   /** Returns events claimed by a process that stopped before recording their outcome. */
   recoverInterrupted(now: number = Date.now()): number {
-    const info = this.db
-      .prepare(
+    const info = this
+      .stmt(
         `UPDATE events SET status = 'pending', claim_token = NULL, attempts = attempts + 1,
            last_error = 'interrupted: the process stopped before the outcome was recorded',
            next_attempt_at = MIN(next_attempt_at, ?)
@@ -275,8 +275,8 @@ export class SqliteQueue {
   }
 
   failedEvents(limit = 100): FailedEvent[] {
-    const rows = this.db
-      .prepare(
+    const rows = this
+      .stmt(
         `SELECT ${FAILED_COLUMNS} FROM events WHERE status = 'failed' ORDER BY id LIMIT ?`,
       )
       .all(limit) as FailedRow[];
