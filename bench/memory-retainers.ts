@@ -8,7 +8,7 @@
  * references from the GC roots is printed, edge names included. Run it at two sizes: what grows
  * in proportion to the site is what doubles when the site does.
  *
- *   npx tsc -p tsconfig.json && node --max-old-space-size=4096 dist/bench/memory-retainers.js [--size 20000] [--json] [--heavy] [--at 0.5,1] [--top 25] [--show SyncEngine,RunReport]
+ *   npx tsc -p tsconfig.json && node --max-old-space-size=4096 dist/bench/memory-retainers.js [--size 20000] [--json] [--heavy] [--run second|audit|fix] [--at 0.5,1] [--top 25] [--show SyncEngine,RunReport]
  *   node --max-old-space-size=4096 dist/bench/memory-retainers.js --snapshot FILE.heapsnapshot   # analyse an existing snapshot
  */
 import { spawn } from 'node:child_process';
@@ -16,14 +16,19 @@ import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } 
 import os from 'node:os';
 import path from 'node:path';
 import { BIN } from '../fixtures/cli.js';
-import { startStack } from '../fixtures/stack.js';
-import { siteFor } from './sites.js';
+import { startStack, type Stack } from '../fixtures/stack.js';
+import { changeShare, siteFor } from './sites.js';
 
 interface Args {
   size: number;
   json: boolean;
   /** The heavy site shape (bench/sites.ts, fixtures/platform/site.ts `heavy`). */
   heavy: boolean;
+  /**
+   * The run observed: a first `sync --all` (none), or after an unobserved first sync and 5 % of the
+   * records changed, a second `sync --all`, `audit` or `audit --fix` (backfill.js --shape heavy's runs).
+   */
+  run?: 'second' | 'audit' | 'fix';
   /** Shares of all list pages of the run (ascending): one snapshot when each is reached. */
   at: number[];
   top: number;
@@ -39,6 +44,11 @@ function parseArgs(argv: string[]): Args {
     if (a === '--size') args.size = Number(argv[++i]);
     else if (a === '--json') args.json = true;
     else if (a === '--heavy') args.heavy = true;
+    else if (a === '--run') {
+      const run = argv[++i];
+      if (run !== 'second' && run !== 'audit' && run !== 'fix') throw new Error(`--run: second, audit or fix, not ${JSON.stringify(run)}`);
+      args.run = run;
+    }
     else if (a === '--at') args.at = String(argv[++i]).split(',').map(Number).sort((x, y) => x - y);
     else if (a === '--top') args.top = Number(argv[++i]);
     else if (a === '--snapshot') args.snapshot = argv[++i];
@@ -309,6 +319,19 @@ export function analyse(file: string, top: number, show: string[]): void {
   }
 }
 
+/** An unobserved first `sync --all` into the org, then 5 % of the records changed: the command to observe. */
+async function prepare(stack: Stack, run: 'second' | 'audit' | 'fix'): Promise<string[]> {
+  // A directory of its own, as backfill.js gives each run: the observed run finds no state file.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-first-'));
+  const child = spawn(process.execPath, [BIN, 'sync', '--all'], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...stack.env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
+  rmSync(dir, { recursive: true, force: true });
+  if (code !== 0) throw new Error(`the first sync --all exited ${code}`);
+  changeShare(stack, 0.05, 1);
+  // --max-fix 100%: a fix that writes (5 % of a large object passes the default guard).
+  return run === 'second' ? ['sync', '--all'] : run === 'audit' ? ['audit'] : ['audit', '--fix', '--max-fix', '100%'];
+}
+
 async function capture(args: Args): Promise<string[]> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-heap-'));
   const options = siteFor(args.size, 0.02, args.heavy);
@@ -316,7 +339,9 @@ async function capture(args: Args): Promise<string[]> {
   try {
     // Every collection is scanned once in 100-record pages (users too, as owners' details).
     const pages = Object.values(stack.platform.site).reduce((n, list) => n + Math.ceil(list.length / 100), 0);
-    const child = spawn(process.execPath, ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`, BIN, ...(args.json ? ['--json'] : []), 'sync', '--all'], {
+    const command = args.run === undefined ? ['sync', '--all'] : await prepare(stack, args.run);
+    stack.platform.resetCounts();
+    const child = spawn(process.execPath, ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`, BIN, ...(args.json ? ['--json'] : []), ...command], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', HOME: dir, ...stack.env },
       stdio: ['ignore', 'ignore', 'ignore'],
@@ -344,7 +369,7 @@ async function capture(args: Args): Promise<string[]> {
       return keep;
     });
     const records = Object.values(stack.platform.site).reduce((n, l) => n + l.length, 0);
-    console.log(`sync --all${args.json ? ' --json' : ''} of ${records} records (exit ${code}); snapshots when ${taken.join(', ')} of the ${pages} list pages were served:`);
+    console.log(`${command.join(' ')}${args.json ? ' --json' : ''} of ${records} records (exit ${code}); snapshots when ${taken.join(', ')} of the ${pages} list pages were served:`);
     for (const f of kept) console.log(`  ${f} (${mib(statSync(f).size)})`);
     return kept;
   } finally {

@@ -1,5 +1,7 @@
 /** Generated sites shared by the benches. */
-import type { SiteOptions } from '../fixtures/platform/site.js';
+import { prng, type SiteOptions } from '../fixtures/platform/site.js';
+import type { Stack } from '../fixtures/stack.js';
+import type { ResourceType } from '../src/model/apiRecords.js';
 
 /**
  * A site of about `size` records (questions, which ride inside actions, not counted): the shape of
@@ -18,4 +20,20 @@ export function siteFor(size: number, dangling: number, heavy = false): SiteOpti
   const newsletterSubscriptions = Math.round(size * 0.02);
   const donations = Math.max(100, size - parents - actions - users - newsletterSubscriptions);
   return { seed: 42, segments, projectsPerSegment, teamsPerProject: 3, companiesPerProject: 2, actionsPerParent, donations, newsletterSubscriptions, danglingParents: dangling, heavy };
+}
+
+/** Changes about `share` of every type's records on the platform (a title or a surname; updated_at bumps to now). */
+export function changeShare(stack: Stack, share: number, seed: number): number {
+  const rnd = prng(seed);
+  const site = stack.platform.site;
+  let changed = 0;
+  for (const type of Object.keys(site) as ResourceType[]) {
+    for (const record of [...site[type]] as unknown as Record<string, unknown>[]) {
+      if (rnd() >= share) continue;
+      const field = typeof record.title === 'string' ? 'title' : 'last_name';
+      stack.platform.update(type, record.id as number, { [field]: `${String(record[field] ?? '')} (changed ${seed})` });
+      changed++;
+    }
+  }
+  return changed;
 }

@@ -39,8 +39,16 @@ class PrimedSource implements RecordSource {
     const inHand = this.primed.get(type);
     const rest = inHand ? ids.filter((id) => !inHand.has(id)) : ids;
     const res: FetchResult<ApiRecordOf[T]> = rest.length > 0 ? await this.inner.fetch(type, rest, options) : { records: new Map(), notFound: [], failed: new Map() };
-    // Primed under `type`, so each is an ApiRecordOf[T].
-    if (inHand) for (const id of ids) if (inHand.has(id)) res.records.set(id, inHand.get(id) as ApiRecordOf[T]);
+    if (!inHand) return res;
+    for (const id of ids) {
+      const record = inHand.get(id);
+      if (record === undefined) continue;
+      // Primed under `type`, so each is an ApiRecordOf[T].
+      res.records.set(id, record as ApiRecordOf[T]);
+      // The engine asks for each record once (a written one is in its cache): handed over, it is
+      // not held here for the rest of the fix (a fundraising page's HTML alone can be 30 KB).
+      inHand.delete(id);
+    }
     return res;
   }
 

@@ -10,6 +10,9 @@ const COUNTER: Record<OutcomeAction, keyof ObjectCounts> = {
   fail: 'failed',
 };
 
+/** What outcomeOf answers for every unchanged record (one shared object). */
+const UNCHANGED = Object.freeze({ action: 'unchanged' as const });
+
 export class RunReport {
   /** Every outcome but "unchanged" (those are only counted, so a quiet re-run stays small). */
   readonly records: RecordOutcome[] = [];
@@ -18,8 +21,13 @@ export class RunReport {
   /** Records attached to a parent outside the spec's objects, written with no lookups (not a problem). */
   readonly outsideParents: OutsideParent[] = [];
   readonly warnings: string[] = [];
-  /** Last outcome per key: how the webhook worker learns what became of each ref. The outcome itself, not a copy: a million-id replay keeps one object per record, not two. */
-  private readonly byKey = new Map<string, RecordOutcome>();
+  /**
+   * Last outcome per key: how the webhook worker learns what became of each ref. The outcome
+   * itself, not a copy: a million-id replay keeps one object per record, not two. An unchanged
+   * one is kept as UNCHANGED: nothing else of it is asked, and a quiet re-run of 100,000 records
+   * would otherwise hold 100,000 outcomes it never lists.
+   */
+  private readonly byKey = new Map<string, RecordOutcome | typeof UNCHANGED>();
 
   constructor(private readonly onOutcome?: (o: RecordOutcome) => void) {}
 
@@ -28,7 +36,7 @@ export class RunReport {
     counts[COUNTER[outcome.action]]++;
     this.summary.set(outcome.object, counts);
     if (outcome.action !== 'unchanged') this.records.push(outcome);
-    this.byKey.set(outcome.key, outcome);
+    this.byKey.set(outcome.key, outcome.action === 'unchanged' ? UNCHANGED : outcome);
     this.onOutcome?.(outcome);
   }
 
@@ -42,7 +50,8 @@ export class RunReport {
 
   outcomeOf(key: string): { action: OutcomeAction; reason?: string } | undefined {
     const o = this.byKey.get(key);
-    return o === undefined ? undefined : { action: o.action, reason: o.reason ?? o.error?.message };
+    if (o === undefined) return undefined;
+    return 'key' in o ? { action: o.action, reason: o.reason ?? o.error?.message } : { action: o.action };
   }
 
   get failed(): number {
