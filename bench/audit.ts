@@ -139,7 +139,9 @@ async function size(records: number): Promise<string[][]> {
     const site = stack.platform.site;
     const total = Object.values(site).reduce((n, list) => n + list.length, 0);
     const questions = site.action.reduce((n, a) => n + (a.questions?.length ?? 0), 0);
-    process.stderr.write(`${total} platform records (${site.donation.length} donations, ${site.action.length} actions, ${questions} questions, ${site.user.length} users): seeding with a full sync...\n`);
+    process.stderr.write(
+      `${total} platform records (${site.donation.length} donations, ${site.action.length} actions, ${questions} questions, ${site.user.length} users): seeding with a full sync...\n`,
+    );
     await measure(stack, 'seed');
     // Drift: 0.2% of the donations deleted on the platform (orphans, each confirmed by one GET by
     // id), 0.2% edited by hand in Salesforce (stale).
@@ -179,25 +181,25 @@ async function parent(sizes: number[]): Promise<void> {
   console.log(`audit bench: fake platform API (rate limit off) + Salesforce emulator on 127.0.0.1, ${os.cpus().length} cores; bulk threshold 2,000, batch 5,000`);
   const rows: string[][] = [];
   for (const n of sizes) rows.push(...(await size(n)));
+  console.log(table(['run', 'wall s', 'platform req', '(list/byId)', 'req/record', 'SF calls', 'calls/1,000', 'peak RSS MiB', 'above floor', 'inSync/missing/stale/orphan'], rows));
   console.log(
-    table(['run', 'wall s', 'platform req', '(list/byId)', 'req/record', 'SF calls', 'calls/1,000', 'peak RSS MiB', 'above floor', 'inSync/missing/stale/orphan'], rows),
-  );
-  console.log(
-    'budgets: platform <= 0.015 requests per record; Salesforce <= 12 calls per 1,000 records. ' +
-      'A per-record check would cost 1,000 Salesforce calls per 1,000 records (arithmetic, not run).',
+    'budgets: platform <= 0.015 requests per record; Salesforce <= 12 calls per 1,000 records. ' + 'A per-record check would cost 1,000 Salesforce calls per 1,000 records (arithmetic, not run).',
   );
 }
 
 const args = process.argv.slice(2);
 if (args[0] === '--child') {
   child(args[1] as Mode, JSON.parse(args[2] as string) as Target).catch((error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(1);
   });
 } else {
-  const sizes = (args[0] ?? '5000,100000').split(',').map(Number).filter((n) => Number.isFinite(n) && n > 0);
+  const sizes = (args[0] ?? '5000,100000')
+    .split(',')
+    .map(Number)
+    .filter((n) => Number.isFinite(n) && n > 0);
   parent(sizes).catch((error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(1);
   });
 }

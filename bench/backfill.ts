@@ -63,7 +63,9 @@ function parseArgs(argv: string[]): Args {
       args.extra = argv.slice(i + 1);
       break;
     } else if (a === '--size') {
-      args.sizes = String(argv[++i] ?? '').split(',').map((s) => Number(s.replace(/_/g, '')));
+      args.sizes = String(argv[++i] ?? '')
+        .split(',')
+        .map((s) => Number(s.replace(/_/g, '')));
       if (args.sizes.some((n) => !Number.isInteger(n) || n < 500)) throw new Error('--size: comma-separated record counts of at least 500, e.g. 5000,100000');
     } else if (a === '--dangling') {
       args.dangling = Number(argv[++i]);
@@ -75,8 +77,7 @@ function parseArgs(argv: string[]): Args {
       const shape = argv[++i];
       if (shape !== 'heavy' && shape !== 'standard') throw new Error(`--shape: heavy or standard, not ${JSON.stringify(shape)}`);
       args.heavy = shape === 'heavy';
-    }
-    else throw new Error(`unknown argument ${JSON.stringify(a)} (see the header of bench/backfill.ts)`);
+    } else throw new Error(`unknown argument ${JSON.stringify(a)} (see the header of bench/backfill.ts)`);
   }
   return args;
 }
@@ -190,7 +191,16 @@ async function heavyRuns(size: number, args: Args): Promise<string[][]> {
     const before = today === undefined ? '-' : String(today);
     if (run.code !== 0) process.stderr.write(`  ${label}: exit ${run.code}: ${run.stderrTail}\n`);
     console.log(`  ${label}: exit ${run.code}, peak RSS ${run.peakRssMb.toFixed(0)} MiB (today's: ${before}), ${run.wallSeconds.toFixed(1)} s, ${run.requests} platform requests; ${run.result}`);
-    rows.push([`${records} heavy`, label, String(run.code), run.peakRssMb.toFixed(0), before, run.peakRssMb * 1.048576 <= TARGET_RSS_MB ? 'met' : 'NOT met', run.wallSeconds.toFixed(1), String(run.requests)]);
+    rows.push([
+      `${records} heavy`,
+      label,
+      String(run.code),
+      run.peakRssMb.toFixed(0),
+      before,
+      run.peakRssMb * 1.048576 <= TARGET_RSS_MB ? 'met' : 'NOT met',
+      run.wallSeconds.toFixed(1),
+      String(run.requests),
+    ]);
   };
   for (const mode of ['text', 'json'] as const) {
     const stack = await startStack({ site: options });
@@ -201,7 +211,9 @@ async function heavyRuns(size: number, args: Args): Promise<string[][]> {
         const html = [...site.segment, ...site.project, ...site.team, ...site.company, ...site.action].reduce((n, r) => n + (r.description?.length ?? 0), 0);
         const questions = site.action.reduce((n, a) => n + (a.questions?.length ?? 0), 0);
         console.log(
-          `\nheavy shape, ${records} records (${Object.entries(site).map(([k, v]) => `${v.length} ${k}`).join(', ')}; ${questions} questions; ${(html / 1024 / 1024).toFixed(0)} MiB of description HTML)`,
+          `\nheavy shape, ${records} records (${Object.entries(site)
+            .map(([k, v]) => `${v.length} ${k}`)
+            .join(', ')}; ${questions} questions; ${(html / 1024 / 1024).toFixed(0)} MiB of description HTML)`,
         );
       }
       const label = `sync --all${MODE_LABEL[mode]}`;
@@ -258,13 +270,25 @@ async function main(): Promise<void> {
         if (run.code !== 0) process.stderr.write(`  exit ${run.code}: ${run.stderrTail}\n`);
         const per = run.requests / records;
         console.log(
-          `\n${records} records (${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}; ${questions} questions inside the actions), sync --all${label}: exit ${run.code}`,
+          `\n${records} records (${Object.entries(counts)
+            .map(([k, v]) => `${v} ${k}`)
+            .join(', ')}; ${questions} questions inside the actions), sync --all${label}: exit ${run.code}`,
         );
         console.log(
           table(
             ['', 'platform requests', 'list', 'by id', '404', 'per record', 'at 500/h', 'peak RSS MiB', 'wall s'],
             [
-              [`ours${label}`, String(run.requests), String(run.list), String(run.byId), String(run.notFound), per.toFixed(4), hours(run.requests), run.peakRssMb.toFixed(0), run.wallSeconds.toFixed(1)],
+              [
+                `ours${label}`,
+                String(run.requests),
+                String(run.list),
+                String(run.byId),
+                String(run.notFound),
+                per.toFixed(4),
+                hours(run.requests),
+                run.peakRssMb.toFixed(0),
+                run.wallSeconds.toFixed(1),
+              ],
               ['floor: list pages only (arithmetic)', String(floor), String(floor), '0', '0', (floor / records).toFixed(4), hours(floor), '-', '-'],
               ['naive: 1 GET per record + owner (arithmetic)', String(naive), '0', String(naive), '-', (naive / records).toFixed(4), hours(naive), '-', '-'],
             ],

@@ -38,7 +38,14 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { size: 20_000, json: false, heavy: false, at: [0.5, 1], top: 25, show: ['SyncEngine', 'RunReport', 'RecordCache', 'PlatformSource', 'PlatformClient', 'SalesforceSink', 'StateFile'] };
+  const args: Args = {
+    size: 20_000,
+    json: false,
+    heavy: false,
+    at: [0.5, 1],
+    top: 25,
+    show: ['SyncEngine', 'RunReport', 'RecordCache', 'PlatformSource', 'PlatformClient', 'SalesforceSink', 'StateFile'],
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--size') args.size = Number(argv[++i]);
@@ -48,8 +55,11 @@ function parseArgs(argv: string[]): Args {
       const run = argv[++i];
       if (run !== 'second' && run !== 'audit' && run !== 'fix') throw new Error(`--run: second, audit or fix, not ${JSON.stringify(run)}`);
       args.run = run;
-    }
-    else if (a === '--at') args.at = String(argv[++i]).split(',').map(Number).sort((x, y) => x - y);
+    } else if (a === '--at')
+      args.at = String(argv[++i])
+        .split(',')
+        .map(Number)
+        .sort((x, y) => x - y);
     else if (a === '--top') args.top = Number(argv[++i]);
     else if (a === '--snapshot') args.snapshot = argv[++i];
     else if (a === '--show') args.show = String(argv[++i]).split(',');
@@ -287,7 +297,7 @@ export function analyse(file: string, top: number, show: string[]): void {
   for (const [key, e] of [...groups].sort((a, b) => b[1].size - a[1].size).slice(0, 15)) console.log(`  ${mib(e.size).padStart(10)}  ${String(e.count).padStart(9)}  ${key}`);
 
   // The run's own holders, whatever their size: each instance, its retained size, and what it holds most.
-  console.log('\nthe run\'s holders (retained size; its largest direct references)');
+  console.log("\nthe run's holders (retained size; its largest direct references)");
   for (let v = 1; v < g.count; v++) {
     if (g.nodeTypes[g.type[v] as number] !== 'object' || !show.includes(g.strings[g.name[v] as number] ?? '')) continue;
     const parts: Array<[string, number]> = [];
@@ -297,7 +307,12 @@ export function analyse(file: string, top: number, show: string[]): void {
       if (idom[w] === v) parts.push([`${edgeLabel(g, e)} ${nodeLabel(g, w)}`, retained[w] as number]);
     }
     parts.sort((a, b) => b[1] - a[1]);
-    console.log(`  ${mib(retained[v] as number).padStart(10)}  ${nodeLabel(g, v)}: ${parts.slice(0, 6).map(([n, r]) => `${n} ${mib(r)}`).join(', ')}`);
+    console.log(
+      `  ${mib(retained[v] as number).padStart(10)}  ${nodeLabel(g, v)}: ${parts
+        .slice(0, 6)
+        .map(([n, r]) => `${n} ${mib(r)}`)
+        .join(', ')}`,
+    );
   }
 
   // The largest retainers: objects (not the synthetic roots) by retained size, skipping one that
@@ -314,7 +329,9 @@ export function analyse(file: string, top: number, show: string[]): void {
     const chain: string[] = [];
     for (let u = v; u !== 0 && chain.length < 14; u = from[u] as number) chain.push(`${edgeLabel(g, via[u] as number)} -> ${nodeLabel(g, u)}`);
     const dom = idom[v] as number;
-    console.log(`\n  ${mib(retained[v] as number).padStart(10)}  ${nodeLabel(g, v)} (self ${(g.selfSize[v] as number).toFixed(0)} B, ${g.firstEdge[v + 1]! - g.firstEdge[v]!} edges; dominated by ${nodeLabel(g, dom)} ${mib(retained[dom] as number)})`);
+    console.log(
+      `\n  ${mib(retained[v] as number).padStart(10)}  ${nodeLabel(g, v)} (self ${(g.selfSize[v] as number).toFixed(0)} B, ${g.firstEdge[v + 1]! - g.firstEdge[v]!} edges; dominated by ${nodeLabel(g, dom)} ${mib(retained[dom] as number)})`,
+    );
     console.log(`      ${chain.reverse().join('\n      ')}`);
   }
 }

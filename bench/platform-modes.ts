@@ -25,7 +25,15 @@ import { keysRead } from '../src/mapping/keysRead.js';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(HERE, '..', '..', 'bin', 'svc-sync.js');
 const SITE: SiteOptions = { seed: 42, segments: 3, projectsPerSegment: 4, teamsPerProject: 3, companiesPerProject: 2, actionsPerParent: 4, donations: 5_000, newsletterSubscriptions: 200 };
-const COLLECTIONS = { segments: 'segment', projects: 'project', teams: 'team', companies: 'company', actions: 'action', donations: 'donation', 'newsletter-subscriptions': 'newsletter_subscription' } as const;
+const COLLECTIONS = {
+  segments: 'segment',
+  projects: 'project',
+  teams: 'team',
+  companies: 'company',
+  actions: 'action',
+  donations: 'donation',
+  'newsletter-subscriptions': 'newsletter_subscription',
+} as const;
 
 interface Mode {
   name: string;
@@ -136,7 +144,13 @@ async function runMode(bin: string, mode: Mode): Promise<{ full: Figures; increm
     const incremental = await cli(bin, stack, cwd, ['sync', '--json', '--quiet'], mode.env);
     const newOnly = mode.env?.SVC_INCREMENTAL === 'new-records';
     const incrementalFigures: Figures = { requests: stack.platform.requests.total, code: incremental.code, exact: await exact() };
-    return { full: fullFigures, incremental: incrementalFigures, cheapest: [cheapestFull, cheapestPlan(stack, mode.behaviour, since, newOnly)], learning: learnedCost, naive: [naiveFull, naive(stack, since)] };
+    return {
+      full: fullFigures,
+      incremental: incrementalFigures,
+      cheapest: [cheapestFull, cheapestPlan(stack, mode.behaviour, since, newOnly)],
+      learning: learnedCost,
+      naive: [naiveFull, naive(stack, since)],
+    };
   } finally {
     rmSync(cwd, { recursive: true, force: true });
     await stack.close();
@@ -161,8 +175,7 @@ async function main(): Promise<void> {
     const old = before ? await runMode(before, mode) : undefined;
     const pct = (n: number, of: number): string => `${(((n - of) / of) * 100).toFixed(0)} %`;
     const newOnly = mode.env?.SVC_INCREMENTAL === 'new-records';
-    const exact = (f: Figures, incremental = false): string =>
-      f.code > 1 ? `exit ${f.code}` : f.exact ? 'yes' : incremental && newOnly ? 'no: changes left to serve/audit (by design)' : 'NO';
+    const exact = (f: Figures, incremental = false): string => (f.code > 1 ? `exit ${f.code}` : f.exact ? 'yes' : incremental && newOnly ? 'no: changes left to serve/audit (by design)' : 'NO');
     for (const [i, run] of (['sync --all', 'sync (incremental)'] as const).entries()) {
       const f = i === 0 ? ours.full : ours.incremental;
       const o = old ? (i === 0 ? old.full : old.incremental) : undefined;
@@ -182,7 +195,9 @@ async function main(): Promise<void> {
     }
   }
   console.log(`\n${table(['mode', 'run', 'requests', 'cheapest', 'over', 'of it learning', 'exact', 'before', 'before exact', 'naive by id'], rows)}`);
-  console.log('\ncheapest: list pages at the page size served (changed records only where updated_after is honoured, new ones with new-records), the owners\' users, each record by id where lists are partial. "of it learning": the by-id requests a first run spends to tell partial lists from sparse values (at most one a collection).');
+  console.log(
+    '\ncheapest: list pages at the page size served (changed records only where updated_after is honoured, new ones with new-records), the owners\' users, each record by id where lists are partial. "of it learning": the by-id requests a first run spends to tell partial lists from sparse values (at most one a collection).',
+  );
 }
 
 main().catch((error: unknown) => {

@@ -49,8 +49,7 @@ async function main(): Promise<void> {
   await run('donations + parents + owners', false, async (s) => {
     const donations = await s.fetch('donation', allIds);
     const records = [...donations.records.values()];
-    const pick = (key: 'action_id' | 'team_id' | 'company_id' | 'project_id' | 'segment_id'): number[] =>
-      records.map((d) => d[key]).filter((id): id is number => typeof id === 'number');
+    const pick = (key: 'action_id' | 'team_id' | 'company_id' | 'project_id' | 'segment_id'): number[] => records.map((d) => d[key]).filter((id): id is number => typeof id === 'number');
     let n = donations.records.size;
     const actions = await s.fetch('action', pick('action_id'));
     n += actions.records.size;

@@ -468,9 +468,7 @@ async function latencyParent(donations: number, latencyMs: number): Promise<void
       ),
     );
     console.log(`naive / CLI wall time: ${ratio(naive.child.wallMs, cli.wallMs)}; naive / engine: ${ratio(naive.child.wallMs, engine.child.wallMs)}`);
-    console.log(
-      `CLI fixed cost: first platform request after ${s(cli.firstPlatformMs)} s, first Salesforce request after ${s(cli.firstSalesforceMs)} s from spawn (start-up, settings, auth)`,
-    );
+    console.log(`CLI fixed cost: first platform request after ${s(cli.firstPlatformMs)} s, first Salesforce request after ${s(cli.firstSalesforceMs)} s from spawn (start-up, settings, auth)`);
   } finally {
     await Promise.all(stacks.map((st) => st.close()));
     rmSync(dir, { recursive: true, force: true });

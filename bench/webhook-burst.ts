@@ -53,7 +53,6 @@ class CountingProcessor implements BatchProcessor {
   }
 }
 
-
 /** The burst's event bodies: `events` donations.update over `ids.length` donations, seeded. */
 function burstBodies(ids: number[]): string[] {
   let seed = 20240601;

@@ -220,7 +220,9 @@ async function main(): Promise<void> {
         String(h.backlog),
         minutes(quantile(lags, 0.5)),
         minutes(quantile(lags, 0.95)),
-        unresolved > 0 ? `> ${minutes(performance.now() - Math.min(...of.filter((e) => e.mirroredAt === undefined).map((e) => e.postedAt)))} (${unresolved} never mirrored)` : minutes(Math.max(...lags)),
+        unresolved > 0
+          ? `> ${minutes(performance.now() - Math.min(...of.filter((e) => e.mirroredAt === undefined).map((e) => e.postedAt)))} (${unresolved} never mirrored)`
+          : minutes(Math.max(...lags)),
       ];
     });
     const widths = [7, 7, 9, 9, 5, 14, 11, 11, 12];
@@ -239,7 +241,9 @@ async function main(): Promise<void> {
           `the schedule allows ${spacingMs.toFixed(0)} ms): the stream was thinner than ${args.eventsPerHour}/h; use a lower --compression`,
       );
     }
-    console.log(`accepted (200): ${accepted} of ${total}, answered in ${(answerMs / Math.max(1, total)).toFixed(1)} ms on average; worker batches: ${batches.length}; rate-limit waits logged by serve: ${waits}`);
+    console.log(
+      `accepted (200): ${accepted} of ${total}, answered in ${(answerMs / Math.max(1, total)).toFixed(1)} ms on average; worker batches: ${batches.length}; rate-limit waits logged by serve: ${waits}`,
+    );
     console.log(`platform requests in all: ${all.total} (list ${all.listTotal}, by id ${all.byIdTotal}, 429 ${all.rateLimited}) = ${(all.total / Math.max(1, accepted)).toFixed(3)} per event`);
     console.log(
       `naive (1 fetch per event, arithmetic): ${args.eventsPerHour} requests per hour against a budget of ${args.perHour}: ` +

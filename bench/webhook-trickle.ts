@@ -147,9 +147,7 @@ async function main(): Promise<void> {
     console.log(`  platform requests:           ${p.total} (list ${p.listTotal}, by id ${p.byIdTotal}, 404 ${p.status[404] ?? 0}) = ${perEvent.toFixed(3)} per event (target <= 0.1)`);
     console.log(`  naive (1 fetch per event):   ${accepted} = 1.000 per event`);
     console.log(`  Salesforce calls:            ${s.total} (query ${s.query}, collections ${s.collections}, bulk ${s.bulk}) = ${(s.total / Math.max(1, accepted)).toFixed(3)} per event`);
-    console.log(
-      `  last event -> mirror caught up: ${behind === 0 ? `${lagSeconds.toFixed(1)} s` : `NOT caught up after ${lagSeconds.toFixed(0)} s (${behind} records behind)`} (target <= 60 s)`,
-    );
+    console.log(`  last event -> mirror caught up: ${behind === 0 ? `${lagSeconds.toFixed(1)} s` : `NOT caught up after ${lagSeconds.toFixed(0)} s (${behind} records behind)`} (target <= 60 s)`);
     console.log(`  whole mirror exact:          ${verify.exact ? 'yes' : 'NO'} (${verify.text})`);
     console.log(`  serve exit code:             ${code}`);
     const sizes = batches.map((l) => Number(/(\d+) events/.exec(l)?.[1] ?? 0));

@@ -53,7 +53,7 @@ const exportsOf = (sf) => {
   return symbol ? checker.getExportsOfModule(symbol).map((s) => s.getName()) : [];
 };
 // A name used through `export * from` is used in the file it comes from.
-for (let changed = true; changed; ) {
+for (let changed = true; changed;) {
   changed = false;
   for (const [from, to] of stars) {
     const target = program.getSourceFile(to);

@@ -13,7 +13,12 @@ function result(types: AuditResult['types'], fixes?: AuditResult['fixes']): Audi
     types,
     drift: [],
     summary: auditSummary(counts),
-    requests: { platform: 3, salesforce: 2, platformByKind: { total: 3, byId: 0, list: 3, retries: 0, rateLimitWaits: 0, waitedMs: 0 }, salesforceByKind: { total: 2, query: 2, collections: 0, bulk: 0, describe: 0, auth: 0 } },
+    requests: {
+      platform: 3,
+      salesforce: 2,
+      platformByKind: { total: 3, byId: 0, list: 3, retries: 0, rateLimitWaits: 0, waitedMs: 0 },
+      salesforceByKind: { total: 2, query: 2, collections: 0, bulk: 0, describe: 0, auth: 0 },
+    },
     problems: [],
     ...(fixes ? { fixes } : {}),
   };
@@ -29,22 +34,46 @@ it('--types segments lists Svc_Segment__c alone, in a plain table within 80 colu
 
 it('--types action brings its questions along', () => {
   const text = renderAudit(result(['action']), { verbose: false });
-  expect(text.split('\n').slice(1, 3).map((l) => l.split(' ')[0])).toEqual(['Svc_Action__c', 'Svc_ActionQuestion__c']);
+  expect(
+    text
+      .split('\n')
+      .slice(1, 3)
+      .map((l) => l.split(' ')[0]),
+  ).toEqual(['Svc_Action__c', 'Svc_ActionQuestion__c']);
 });
 
 it('a dry-run fix says what it would write, without "written"', () => {
-  const text = renderAudit(result(['segment'], [{ object: 'Svc_Segment__c', key: 'Segment_1', action: 'insert' }, { object: 'Svc_Segment__c', key: 'Segment_2', action: 'update' }]), { verbose: false });
+  const text = renderAudit(
+    result(
+      ['segment'],
+      [
+        { object: 'Svc_Segment__c', key: 'Segment_1', action: 'insert' },
+        { object: 'Svc_Segment__c', key: 'Segment_2', action: 'update' },
+      ],
+    ),
+    { verbose: false },
+  );
   expect(text).toContain('Would write: 2 record(s)\n');
   expect(text).not.toContain('written');
 });
 
 it('50 failed fixes and 300 deletions fit 80 columns: 20 of each shown, the rest counted', () => {
   const long = 'FIELD_CUSTOM_VALIDATION_EXCEPTION ' + 'the value does not pass the org validation rule Svc_Amount_Positive '.repeat(4);
-  const fixes: NonNullable<AuditResult['fixes']> = Array.from({ length: 50 }, (_, i) => ({ object: 'Svc_ActionQuestion__c', key: `ActionQuestion_${1_000_000 + i}.${9_000_000 + i}`, action: 'fail', error: { code: 'FIELD_CUSTOM_VALIDATION_EXCEPTION', message: long } }));
+  const fixes: NonNullable<AuditResult['fixes']> = Array.from({ length: 50 }, (_, i) => ({
+    object: 'Svc_ActionQuestion__c',
+    key: `ActionQuestion_${1_000_000 + i}.${9_000_000 + i}`,
+    action: 'fail',
+    error: { code: 'FIELD_CUSTOM_VALIDATION_EXCEPTION', message: long },
+  }));
   const r: AuditResult = {
     ...result(['action'], fixes),
     dryRun: false,
-    deletions: Array.from({ length: 300 }, (_, i) => ({ object: 'Svc_ActionQuestion__c', key: `ActionQuestion_${i}.${i}`, outcome: i % 3 === 0 ? 'failed' : 'deleted', ...(i % 3 === 0 ? { error: { code: 'ENTITY_IS_LOCKED', message: long } } : {}) })) as NonNullable<AuditResult['deletions']>,
+    deletions: Array.from({ length: 300 }, (_, i) => ({
+      object: 'Svc_ActionQuestion__c',
+      key: `ActionQuestion_${i}.${i}`,
+      outcome: i % 3 === 0 ? 'failed' : 'deleted',
+      ...(i % 3 === 0 ? { error: { code: 'ENTITY_IS_LOCKED', message: long } } : {}),
+    })) as NonNullable<AuditResult['deletions']>,
     problems: Array.from({ length: 3 }, () => `Svc_Donation__c: ${long}`),
   };
   const lines = renderAudit(r, { verbose: false }).split('\n');

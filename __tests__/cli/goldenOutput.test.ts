@@ -27,7 +27,10 @@ describe('doctor against an org where the permission set is not assigned', () =>
     removeDir(cwd);
   });
   const start = async (fieldAccess: 'read' | 'none'): Promise<Stack> => {
-    const s = await startStack({ site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 0, companiesPerProject: 0, actionsPerParent: 0, donations: 1, newsletterSubscriptions: 0 }, salesforce: { fieldAccess } });
+    const s = await startStack({
+      site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 0, companiesPerProject: 0, actionsPerParent: 0, donations: 1, newsletterSubscriptions: 0 },
+      salesforce: { fieldAccess },
+    });
     stacks.push(s);
     return s;
   };
@@ -76,7 +79,7 @@ describe('queue with 50 failed events', () => {
     expect(lines(text)).toBe(2 + 1 + 50 + 1);
     expect(text).toMatch(/^ {1,4}1000 {2}subscription 700000 {2}\s*12 {2}11-24 18:04 {2}network error .*…$/m);
     // Never a word split: the cut cell ends in a whole word of the message.
-    const cut = text.split("\n")[3]!.split('  ').pop()!.replace('…', '');
+    const cut = text.split('\n')[3]!.split('  ').pop()!.replace('…', '');
     expect(failed[0]!.lastError.startsWith(cut)).toBe(true);
     expect(failed[0]!.lastError[cut.length]).toMatch(/[\s,:]/);
   });
@@ -110,7 +113,12 @@ describe('sync summary of a site of 20,000 records', () => {
       command: 'sync',
       dryRun: false,
       summary,
-      requests: { platform: 412, salesforce: 37, platformByKind: { total: 412, byId: 0, list: 412, retries: 0, rateLimitWaits: 3, waitedMs: 95_000 }, salesforceByKind: { total: 37, query: 12, collections: 0, bulk: 25, describe: 0, auth: 0 } },
+      requests: {
+        platform: 412,
+        salesforce: 37,
+        platformByKind: { total: 412, byId: 0, list: 412, retries: 0, rateLimitWaits: 3, waitedMs: 95_000 },
+        salesforceByKind: { total: 37, query: 12, collections: 0, bulk: 25, describe: 0, auth: 0 },
+      },
       records,
       missingParents: [],
       outsideParents: [],

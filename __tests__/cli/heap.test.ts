@@ -14,7 +14,7 @@ describe('the heap growth bound set at start', () => {
     [['--heap-growing-percent=50'], ''],
     [['--max-heap-size=1024'], ''],
     [[], '--enable-source-maps --max-old-space-size=1024'],
-  ])('leaves the user\'s own choice alone: node %j, NODE_OPTIONS %j', (execArgv, nodeOptions) => {
+  ])("leaves the user's own choice alone: node %j, NODE_OPTIONS %j", (execArgv, nodeOptions) => {
     expect(boundHeapGrowth(execArgv, nodeOptions)).toBe(false);
   });
 });

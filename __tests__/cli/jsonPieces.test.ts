@@ -3,7 +3,23 @@ import { jsonPieces } from '../../src/cli/output.js';
 
 describe('the --json document written in pieces', () => {
   it.each([
-    ['an envelope with nested lists and objects', { status: 1, result: { command: 'replay', records: [{ key: 'Donation_1', action: 'skip', reason: 'x\ny' }, { key: 'A', changes: { F: { from: null, to: 2 } } }], empty: [], none: {}, skipped: undefined }, warnings: ['w'] }],
+    [
+      'an envelope with nested lists and objects',
+      {
+        status: 1,
+        result: {
+          command: 'replay',
+          records: [
+            { key: 'Donation_1', action: 'skip', reason: 'x\ny' },
+            { key: 'A', changes: { F: { from: null, to: 2 } } },
+          ],
+          empty: [],
+          none: {},
+          skipped: undefined,
+        },
+        warnings: ['w'],
+      },
+    ],
     ['values JSON.stringify drops or maps', { a: [undefined, () => 1, null, NaN], b: new Date(0), c: { toJSON: () => 'custom' }, d: 'quote " and \\ backslash' }],
     ['a scalar', 42],
   ])('%s: exactly the text of JSON.stringify(value, null, 2)', (_name, value) => {

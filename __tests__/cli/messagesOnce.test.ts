@@ -17,7 +17,9 @@ afterAll(async () => {
 it('a refused API key: one error line naming SVC_API_KEY once, exit 2', async () => {
   const res = await cli(stack, ['sync', '--all'], cwd, undefined, { ...stack.env, SVC_API_KEY: 'not-the-key-at-all' });
   expect(res.code).toBe(2);
-  const line = unstamp(res.stderr).split('\n').find((l) => l.startsWith('svc-sync: platform API rejected the key or URL'));
+  const line = unstamp(res.stderr)
+    .split('\n')
+    .find((l) => l.startsWith('svc-sync: platform API rejected the key or URL'));
   expect(line).toBeDefined();
   expect(line!.match(/check SVC_API_KEY/g)).toHaveLength(1);
   expect(res.stderr).not.toContain('not-the-key-at-all');

@@ -5,7 +5,7 @@ import { fit } from '../../src/cli/render/text.js';
 import { RatePacer, type WaitInfo } from '../../src/platform/rateLimit.js';
 
 describe('statusLine', () => {
-  it('names the phase and type, counts against the total, elapsed time and the ETA at the type\'s pace', () => {
+  it("names the phase and type, counts against the total, elapsed time and the ETA at the type's pace", () => {
     const line = statusLine({ type: 'donation', phase: 'write', done: 25_000, total: 100_000 }, 0, 60_000, 60_000, '140 API + 55 SF requests', '');
     expect(line).toBe('write donation 25,000/100,000 · 1:00 · ETA 3:00 · 140 API + 55 SF requests');
   });

@@ -78,7 +78,9 @@ describe('validation', () => {
     expect(salesforceSettings({ SF_LOGIN_URL: 'http://l/', SF_CLIENT_ID: 'c', SF_CLIENT_SECRET: 's' }).loginUrl).toBe('http://l');
     expect(salesforceSettings({ SF_CLIENT_ID: 'c', SF_CLIENT_SECRET: 's' }).loginUrl).toBe('https://login.salesforce.com');
     expect(errorOf(() => salesforceSettings({ SF_CLIENT_ID: 'c' })).message).toMatch(/^SF_CLIENT_SECRET is not set/);
-    expect(errorOf(() => salesforceSettings({ SF_LOGIN_URL: 'http://l', SF_CLIENT_ID: 'c', SF_USERNAME: 'u', SF_PRIVATE_KEY_FILE: '/no/such.key' })).message).toMatch(/SF_PRIVATE_KEY_FILE: "\/no\/such\.key" does not exist/);
+    expect(errorOf(() => salesforceSettings({ SF_LOGIN_URL: 'http://l', SF_CLIENT_ID: 'c', SF_USERNAME: 'u', SF_PRIVATE_KEY_FILE: '/no/such.key' })).message).toMatch(
+      /SF_PRIVATE_KEY_FILE: "\/no\/such\.key" does not exist/,
+    );
   });
 
   it('has the documented defaults', () => {
@@ -93,7 +95,7 @@ describe('validation', () => {
   it('never puts a secret in an error message', () => {
     const secret = 'sk live with space';
     const e = errorOf(() => platformSettings({ SVC_API_URL: 'http://x', SVC_API_KEY: secret }));
-    expect(e.message).toBe("SVC_API_KEY: contains white space; set it again without it");
+    expect(e.message).toBe('SVC_API_KEY: contains white space; set it again without it');
     expect(e.message).not.toContain('live');
   });
 });
@@ -123,7 +125,10 @@ describe('the PostgreSQL queue settings', () => {
 describe('number settings', () => {
   it('take plain decimals only: hexadecimal, exponents and blanks are refused, not read as 16, 1000 or 0', () => {
     for (const v of ['0x10', '1e3', '1E2', '', ' ', '-1', '+5', '.5', '5.', 'Infinity', 'NaN', '0b11']) {
-      expect({ v, message: errorOf(() => settleSeconds(v, 'SVC_SETTLE_S')).message }).toEqual({ v, message: expect.stringMatching(/^SVC_SETTLE_S: must be a number of seconds from 0 to 3600, written as a plain decimal/) });
+      expect({ v, message: errorOf(() => settleSeconds(v, 'SVC_SETTLE_S')).message }).toEqual({
+        v,
+        message: expect.stringMatching(/^SVC_SETTLE_S: must be a number of seconds from 0 to 3600, written as a plain decimal/),
+      });
     }
     expect(settleSeconds('30', 'SVC_SETTLE_S')).toBe(30_000);
     expect(settleSeconds('0.5', 'SVC_SETTLE_S')).toBe(500);

@@ -102,7 +102,12 @@ describe('delete by Id', () => {
     e.resetCalls();
     const keys: string[] = [];
     for await (const rows of sink.scanKeys('Svc_Segment__c', [], 4500)) keys.push(...rows.map((r) => r.SvcId__c));
-    expect(keys.sort()).toEqual(e.records('Svc_Segment__c').map((r) => r.SvcId__c).sort());
+    expect(keys.sort()).toEqual(
+      e
+        .records('Svc_Segment__c')
+        .map((r) => r.SvcId__c)
+        .sort(),
+    );
     expect(e.calls().query).toBe(0);
     // create, two polls (the emulator answers InProgress once), one results page of up to 10,000 rows.
     expect(e.calls().bulk).toBe(4);

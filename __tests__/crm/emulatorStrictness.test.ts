@@ -75,7 +75,9 @@ describe('Salesforce emulator Bulk API 2.0 strictness', () => {
     emu = s.emu;
     const base = `${emu.url}/services/data/v${emu.apiVersion}/jobs/ingest`;
     const headers = { Authorization: `Bearer ${emu.accessToken}`, 'Content-Type': 'application/json' };
-    const created = (await (await fetch(base, { method: 'POST', headers, body: JSON.stringify({ object: 'Svc_Segment__c', operation: 'upsert', externalIdFieldName: 'SvcId__c', contentType: 'CSV', lineEnding }) })).json()) as { id: string };
+    const created = (await (
+      await fetch(base, { method: 'POST', headers, body: JSON.stringify({ object: 'Svc_Segment__c', operation: 'upsert', externalIdFieldName: 'SvcId__c', contentType: 'CSV', lineEnding }) })
+    ).json()) as { id: string };
     await fetch(`${base}/${created.id}/batches`, { method: 'PUT', headers: { ...headers, 'Content-Type': 'text/csv' }, body: csv });
     await fetch(`${base}/${created.id}`, { method: 'PATCH', headers, body: JSON.stringify({ state: 'UploadComplete' }) });
     let job: { state: string; errorMessage?: string } = { state: 'Open' };

@@ -39,10 +39,7 @@ function mapped(type: ObjectType, key: string, parent?: { type: ObjectType; key:
     object: schema.apiName,
     key,
     fields: { SvcId__c: key, Name: key },
-    parent:
-      parent && rule
-        ? { type: rule.type, object: SCHEMA[rule.type].apiName, id: 1, key: parent.key, direct: rule.direct, inherit: rule.inherit }
-        : null,
+    parent: parent && rule ? { type: rule.type, object: SCHEMA[rule.type].apiName, id: 1, key: parent.key, direct: rule.direct, inherit: rule.inherit } : null,
     warnings: [],
   };
 }
@@ -141,12 +138,7 @@ describe('lookup cascade', () => {
 
   it('reads parents in one query per parent object with just the linking fields', async () => {
     emu.resetCalls();
-    const recs = [
-      mapped('donation', 'D1', CHAIN.action),
-      mapped('donation', 'D2', CHAIN.action),
-      mapped('donation', 'D3', CHAIN.team),
-      mapped('donation', 'D4', CHAIN.segment),
-    ];
+    const recs = [mapped('donation', 'D1', CHAIN.action), mapped('donation', 'D2', CHAIN.action), mapped('donation', 'D3', CHAIN.team), mapped('donation', 'D4', CHAIN.segment)];
     await linkFromSalesforce(sink, recs);
     expect(emu.calls().query).toBe(3);
     expect(parentFieldsToRead('Svc_Action__c').sort()).toEqual(['ExternalReference__c', 'Id', 'SvcId__c', 'Svc_Project__c', 'Svc_Segment__c', 'Svc_Team__c']);

@@ -51,7 +51,10 @@ describe('readByKeys and readChildren', () => {
     const s = await setup();
     emu = s.emu;
     const nasty = ["Segment_O'Brien", 'Segment_back\\slash', "Segment_\\' OR SvcId__c != null OR SvcId__c = '"];
-    const out = await s.sink.upsert('Svc_Segment__c', nasty.map((k) => ({ SvcId__c: k, Name: 'n' })));
+    const out = await s.sink.upsert(
+      'Svc_Segment__c',
+      nasty.map((k) => ({ SvcId__c: k, Name: 'n' })),
+    );
     expect(out.every((o) => o.status === 'created')).toBe(true);
     await s.sink.upsert('Svc_Segment__c', segments(5));
     const got = await s.sink.readByKeys('Svc_Segment__c', nasty, ['Name']);
@@ -67,7 +70,11 @@ describe('readByKeys and readChildren', () => {
     const recs = segments(2500, 1, (i) => ({ SvcId__c: `Segment_${i}_${'k'.repeat(30)}` }));
     await s.sink.upsert('Svc_Segment__c', recs);
     emu.resetCalls();
-    const got = await s.sink.readByKeys('Svc_Segment__c', recs.map((r) => String(r.SvcId__c)), ['Title__c']);
+    const got = await s.sink.readByKeys(
+      'Svc_Segment__c',
+      recs.map((r) => String(r.SvcId__c)),
+      ['Title__c'],
+    );
     expect(got.size).toBe(2500);
     const statements = emu.queries().length;
     expect(statements).toBeGreaterThan(1);

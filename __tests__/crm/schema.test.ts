@@ -41,9 +41,19 @@ describe('schema export', () => {
     expect(obj.tag).toBe('CustomObject');
     expect(child(obj, 'label')).toBe('Svc Company');
     expect(child(obj, 'pluralLabel')).toBe('Svc Companies');
-    expect(child(obj.children.find((c) => c.tag === 'nameField')!, 'label')).toBe('Svc Company Name');
+    expect(
+      child(
+        obj.children.find((c) => c.tag === 'nameField')!,
+        'label',
+      ),
+    ).toBe('Svc Company Name');
     expect(xml('Svc_Donation__c', 'SvcId__c').children.map((c) => [c.tag, c.text])).toEqual(
-      expect.arrayContaining([['type', 'Text'], ['length', '50'], ['externalId', 'true'], ['unique', 'true']]),
+      expect.arrayContaining([
+        ['type', 'Text'],
+        ['length', '50'],
+        ['externalId', 'true'],
+        ['unique', 'true'],
+      ]),
     );
     expect(child(xml('Svc_Donation__c', 'Amount__c'), 'precision')).toBe('10');
     expect(child(xml('Svc_Donation__c', 'Amount__c'), 'scale')).toBe('2');

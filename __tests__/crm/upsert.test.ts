@@ -27,7 +27,10 @@ describe('Collections upsert', () => {
     expect(sink.calls().collections).toBe(3);
     expect(emu!.records('Svc_Segment__c')).toHaveLength(450);
 
-    const second = await sink.upsert('Svc_Segment__c', segments(450, 1, () => ({ Title__c: 'renamed' })));
+    const second = await sink.upsert(
+      'Svc_Segment__c',
+      segments(450, 1, () => ({ Title__c: 'renamed' })),
+    );
     expect(second.every((o) => o.status === 'updated')).toBe(true);
     expect(second.map((o) => (o.status !== 'failed' ? o.id : ''))).toEqual(first.map((o) => (o.status !== 'failed' ? o.id : '')));
     expect(emu!.get('Svc_Segment__c', 'Segment_7')?.Title__c).toBe('renamed');
@@ -45,7 +48,12 @@ describe('Collections upsert', () => {
     expect(codes).toEqual([null, 'STRING_TOO_LONG', null, 'NUMBER_OUTSIDE_VALID_RANGE', null]);
     const tooLong = out[1];
     expect(tooLong.status === 'failed' && tooLong.error.message).toContain('max length=255');
-    expect(emu!.records('Svc_Segment__c').map((r) => r.SvcId__c).sort()).toEqual(['Segment_1', 'Segment_3', 'Segment_5']);
+    expect(
+      emu!
+        .records('Svc_Segment__c')
+        .map((r) => r.SvcId__c)
+        .sort(),
+    ).toEqual(['Segment_1', 'Segment_3', 'Segment_5']);
   });
 
   it.each([
@@ -154,7 +162,10 @@ describe('Bulk API 2.0 upsert', () => {
     expect(emu!.bulkJobs()).toHaveLength(1);
     expect(emu!.bulkJobs()[0]).toMatchObject({ state: 'JobComplete', rows: 5000 });
     expect(emu!.calls().collections).toBe(0);
-    const second = await sink.upsert('Svc_Segment__c', segments(5000, 1, (i) => ({ Title__c: i % 2 ? null : 'even' })));
+    const second = await sink.upsert(
+      'Svc_Segment__c',
+      segments(5000, 1, (i) => ({ Title__c: i % 2 ? null : 'even' })),
+    );
     expect(second.every((o) => o.status === 'updated')).toBe(true);
     // #N/A cleared the odd titles; the even ones changed
     expect(emu!.get('Svc_Segment__c', 'Segment_1')?.Title__c).toBeNull();
@@ -165,7 +176,10 @@ describe('Bulk API 2.0 upsert', () => {
 
   it('gives every row the same columns and keeps absent fields unchanged', async () => {
     const sink = await start({}, { bulkThreshold: 2 });
-    await sink.upsert('Svc_Segment__c', segments(3, 1, () => ({ URL__c: 'https://x.example/a,b;c|d' })));
+    await sink.upsert(
+      'Svc_Segment__c',
+      segments(3, 1, () => ({ URL__c: 'https://x.example/a,b;c|d' })),
+    );
     await sink.upsert('Svc_Segment__c', [{ SvcId__c: 'Segment_1', Title__c: 'only title' }, { SvcId__c: 'Segment_2', URL__c: 'new "url"' }, { SvcId__c: 'Segment_3' }]);
     expect(emu!.get('Svc_Segment__c', 'Segment_1')).toMatchObject({ Title__c: 'only title', URL__c: 'https://x.example/a,b;c|d' });
     expect(emu!.get('Svc_Segment__c', 'Segment_2')).toMatchObject({ Title__c: 'Title 2', URL__c: 'new "url"' });
@@ -186,7 +200,10 @@ describe('Bulk API 2.0 upsert', () => {
 
   it('fails every record of a job Salesforce fails, with its reason', async () => {
     const sink = await start({}, { bulkThreshold: 1 });
-    const out = await sink.upsert('Svc_Segment__c', segments(3, 1, () => ({ Nope__c: 'x' })));
+    const out = await sink.upsert(
+      'Svc_Segment__c',
+      segments(3, 1, () => ({ Nope__c: 'x' })),
+    );
     expect(out.every((o) => o.status === 'failed' && o.error.code === 'BULK_JOB_FAILED' && /Nope__c/.test(o.error.message))).toBe(true);
   });
 

@@ -40,8 +40,7 @@ interface AuditJson {
 const resultOf = (run: JsonRun): AuditJson => run.body.result as unknown as AuditJson;
 
 /** Drift rows as comparable strings: kind, object, key, and the differing fields or the reason's gist. */
-const rows = (drift: Drift[]): string[] =>
-  drift.map((d) => `${d.kind} ${d.object} ${d.key}${d.fields ? ` [${[...d.fields].sort().join(',')}]` : ''}`).sort();
+const rows = (drift: Drift[]): string[] => drift.map((d) => `${d.kind} ${d.object} ${d.key}${d.fields ? ` [${[...d.fields].sort().join(',')}]` : ''}`).sort();
 
 describe('audit', () => {
   let stack: Stack;
@@ -61,7 +60,11 @@ describe('audit', () => {
   });
 
   it('usage errors exit 2 before any request', async () => {
-    for (const args of [['audit', '--types', 'widgets'], ['audit', '--batch-size', '0'], ['audit', '--report', path.join(cwd, 'no', 'such', 'dir', 'r.csv')]]) {
+    for (const args of [
+      ['audit', '--types', 'widgets'],
+      ['audit', '--batch-size', '0'],
+      ['audit', '--report', path.join(cwd, 'no', 'such', 'dir', 'r.csv')],
+    ]) {
       const res = await cli(stack, args, cwd);
       expect({ args, code: res.code }).toEqual({ args, code: 2 });
       expect(res.stderr.trim().split('\n')).toHaveLength(1);
@@ -200,7 +203,12 @@ describe('audit', () => {
     // --report: every drift row as CSV.
     const csv = parseCsv(fs.readFileSync(report, 'utf8'));
     expect(csv[0]).toEqual(['object', 'key', 'kind', 'fields', 'reason', 'outcome']);
-    expect(csv.slice(1).map((r) => `${r[2]} ${r[0]} ${r[1]}${r[3] ? ` [${r[3].split(' ').sort().join(',')}]` : ''}`).sort()).toEqual([...planted].sort());
+    expect(
+      csv
+        .slice(1)
+        .map((r) => `${r[2]} ${r[0]} ${r[1]}${r[3] ? ` [${r[3].split(' ').sort().join(',')}]` : ''}`)
+        .sort(),
+    ).toEqual([...planted].sort());
   });
 
   it('human output: a per-object table and the drift grouped by kind, within 80 columns', async () => {
@@ -230,8 +238,16 @@ describe('audit', () => {
     const result = resultOf(run);
     expect(rows(result.remaining ?? [])).toEqual(planted.filter((p) => p.startsWith('orphan ')).sort());
     expect(rows(result.drift)).toEqual([...planted].sort());
-    const written = (result.fixes ?? []).filter((f) => f.action === 'insert' || f.action === 'update').map((f) => f.key).sort();
-    expect(written).toEqual(planted.filter((p) => !p.startsWith('orphan ')).map((p) => p.split(' ')[2]).sort());
+    const written = (result.fixes ?? [])
+      .filter((f) => f.action === 'insert' || f.action === 'update')
+      .map((f) => f.key)
+      .sort();
+    expect(written).toEqual(
+      planted
+        .filter((p) => !p.startsWith('orphan '))
+        .map((p) => p.split(' ')[2])
+        .sort(),
+    );
     const again = await cliJson(stack, ['audit'], cwd);
     expect(rows(resultOf(again).drift)).toEqual(planted.filter((p) => p.startsWith('orphan ')).sort());
   });

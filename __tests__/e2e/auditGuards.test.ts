@@ -86,7 +86,11 @@ describe('audit guards', () => {
   it('SVC_SITE_ID: records of another site stop audit and sync before anything is written', async () => {
     const before = recordCount(stack);
     stack.salesforce.resetCalls();
-    for (const args of [['audit', '--delete-orphans', '--max-delete', '100%'], ['audit', '--fix', '--max-fix', '100%'], ['sync', '--all']]) {
+    for (const args of [
+      ['audit', '--delete-orphans', '--max-delete', '100%'],
+      ['audit', '--fix', '--max-fix', '100%'],
+      ['sync', '--all'],
+    ]) {
       const run = await cli(stack, args, cwd, undefined, { ...otherEnv(), SVC_SITE_ID: '6' });
       expect({ args, code: run.code }).toEqual({ args, code: 2 });
       expect(run.stderr).toMatch(/SVC_SITE_ID is 6, but http:\/\/127\.0\.0\.1:\d+ serves records of site 7 \(segment \d+\): wrong SVC_API_URL or SVC_API_KEY\?/);
@@ -172,7 +176,10 @@ describe('audit --delete-orphans stopped by Ctrl-C', () => {
 
   it('the chunk in flight completes; stdout, --json and --report list every deletion done; exit 130', async () => {
     // Orphans in two objects: donations are deleted first (children), the subscriptions after them.
-    const donations = stack.platform.site.donation.filter(donationSynced).slice(0, 30).map((d) => d.id);
+    const donations = stack.platform.site.donation
+      .filter(donationSynced)
+      .slice(0, 30)
+      .map((d) => d.id);
     const subscriptions = stack.platform.site.newsletter_subscription.slice(0, 5).map((s) => s.id);
     for (const id of donations) stack.platform.remove('donation', id);
     for (const id of subscriptions) stack.platform.remove('newsletter_subscription', id);
@@ -203,6 +210,11 @@ describe('audit --delete-orphans stopped by Ctrl-C', () => {
     expect(stack.salesforce.records('Svc_Donation__c')).toHaveLength(heldBefore - donations.length);
     for (const id of subscriptions) expect(stack.salesforce.get('Svc_NewsletterSubscription__c', keyOf('newsletter_subscription', id))).toBeDefined();
     const csv = parseCsv(fs.readFileSync(report, 'utf8'));
-    expect(csv.filter((r) => r[5] === 'deleted').map((r) => r[1]).sort()).toEqual(donations.map((id) => keyOf('donation', id)).sort());
+    expect(
+      csv
+        .filter((r) => r[5] === 'deleted')
+        .map((r) => r[1])
+        .sort(),
+    ).toEqual(donations.map((id) => keyOf('donation', id)).sort());
   }, 60_000);
 });

@@ -40,7 +40,10 @@ describe('--dry-run', () => {
     expect(run.body.warnings.filter(isNotice)).toHaveLength(1);
     const want = expectedKeys(stack.platform.site);
     for (const o of OBJECTS) {
-      const inserts = run.body.result.records.filter((r) => r.object === o && r.action === 'insert').map((r) => r.key).sort();
+      const inserts = run.body.result.records
+        .filter((r) => r.object === o && r.action === 'insert')
+        .map((r) => r.key)
+        .sort();
       expect({ o, inserts }).toEqual({ o, inserts: want[o] });
       expect(run.body.result.summary[o].inserted).toBe(want[o].length);
     }

@@ -106,7 +106,10 @@ describe('exit codes', () => {
       expect(stack.salesforce.get('Svc_Donation__c', keyOf('donation', victim.id))).toBeUndefined();
       // The rest: everything else the spec syncs is there.
       const want = expectedKeys(stack.platform.site);
-      const donations = stack.salesforce.records('Svc_Donation__c').map((r) => r.SvcId__c).sort();
+      const donations = stack.salesforce
+        .records('Svc_Donation__c')
+        .map((r) => r.SvcId__c)
+        .sort();
       expect(donations).toEqual(want.Svc_Donation__c.filter((k) => k !== keyOf('donation', victim.id)));
       expect(stack.salesforce.records('Svc_Action__c')).toHaveLength(want.Svc_Action__c.length);
       // The watermark moves on; the failed record is kept to be synced again by id.

@@ -60,7 +60,13 @@ export interface Result {
   retried?: number;
   retryNextRun?: number;
   /** replay */
-  input?: { records: number; duplicates: number; badLines: Array<{ line: number; reason: string }>; ignored?: Array<{ reason: string; count: number; lines: number[] }>; usersUpdate?: { users: number; actions: number } };
+  input?: {
+    records: number;
+    duplicates: number;
+    badLines: Array<{ line: number; reason: string }>;
+    ignored?: Array<{ reason: string; count: number; lines: number[] }>;
+    usersUpdate?: { users: number; actions: number };
+  };
 }
 
 export interface Envelope {
@@ -76,16 +82,7 @@ export interface JsonRun {
   stderr: string;
 }
 
-export const OBJECTS = [
-  'Svc_Segment__c',
-  'Svc_Project__c',
-  'Svc_Team__c',
-  'Svc_Company__c',
-  'Svc_Action__c',
-  'Svc_ActionQuestion__c',
-  'Svc_Donation__c',
-  'Svc_NewsletterSubscription__c',
-] as const;
+export const OBJECTS = ['Svc_Segment__c', 'Svc_Project__c', 'Svc_Team__c', 'Svc_Company__c', 'Svc_Action__c', 'Svc_ActionQuestion__c', 'Svc_Donation__c', 'Svc_NewsletterSubscription__c'] as const;
 export type ObjectName = (typeof OBJECTS)[number];
 
 type Synced = Exclude<ResourceType, 'user'>;
@@ -355,7 +352,10 @@ export function expectedKeys(site: Site): Record<ObjectName, string[]> {
 export function expectFullMirror(stack: Stack, site: Site): void {
   const want = expectedKeys(site);
   for (const o of OBJECTS) {
-    const have = stack.salesforce.records(o).map((r) => r.SvcId__c).sort();
+    const have = stack.salesforce
+      .records(o)
+      .map((r) => r.SvcId__c)
+      .sort();
     expect({ object: o, keys: have }).toEqual({ object: o, keys: want[o] });
   }
   for (const type of Object.keys(OBJECT_OF) as Synced[]) {

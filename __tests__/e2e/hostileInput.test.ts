@@ -52,7 +52,13 @@ describe('secrets', () => {
   });
 
   it('a password inside SF_LOGIN_URL is never printed', async () => {
-    const env = { SVC_API_URL: stack.env.SVC_API_URL, SVC_API_KEY: stack.env.SVC_API_KEY, SF_LOGIN_URL: 'https://admin:Hunter2-Secret@127.0.0.1:9/', SF_CLIENT_ID: 'client-id-1', SF_CLIENT_SECRET: 'client-secret-1' };
+    const env = {
+      SVC_API_URL: stack.env.SVC_API_URL,
+      SVC_API_KEY: stack.env.SVC_API_KEY,
+      SF_LOGIN_URL: 'https://admin:Hunter2-Secret@127.0.0.1:9/',
+      SF_CLIENT_ID: 'client-id-1',
+      SF_CLIENT_SECRET: 'client-secret-1',
+    };
     for (const args of [['object', 'donation', String(victim.id)], ['--json', 'sync', '--all'], ['doctor']]) {
       const res = await cli(stack, args, cwd, undefined, env);
       expect(res.code).toBe(2);
@@ -83,7 +89,10 @@ describe('secrets', () => {
 describe('a base URL that is not the platform API', () => {
   let foreign: Stack;
   beforeAll(async () => {
-    foreign = await startStack({ site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 0, companiesPerProject: 0, actionsPerParent: 0, donations: 5, newsletterSubscriptions: 0 }, unknownPaths: 'html' });
+    foreign = await startStack({
+      site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 0, companiesPerProject: 0, actionsPerParent: 0, donations: 5, newsletterSubscriptions: 0 },
+      unknownPaths: 'html',
+    });
   });
   afterAll(async () => {
     await foreign.close();
@@ -239,8 +248,16 @@ describe('the state file is validated', () => {
       const res = await cliJson(stack, ['sync', '--all', '--types', 'donations', '--state', file], dir);
       expect(res.code).toBe(0);
       expect(res.body.result.resumed).toBe(true);
-      const synced = stack.platform.site.donation.filter(donationSynced).map((d) => keyOf('donation', d.id)).sort();
-      expect(stack.salesforce.records('Svc_Donation__c').map((r) => r.SvcId__c).sort()).toEqual(synced);
+      const synced = stack.platform.site.donation
+        .filter(donationSynced)
+        .map((d) => keyOf('donation', d.id))
+        .sort();
+      expect(
+        stack.salesforce
+          .records('Svc_Donation__c')
+          .map((r) => r.SvcId__c)
+          .sort(),
+      ).toEqual(synced);
       expect(res.body.result.summary.Svc_Donation__c.inserted).toBe(synced.length);
     } finally {
       removeDir(dir);
@@ -270,7 +287,7 @@ describe('standard output that cannot be written', () => {
       child.on('close', (status) => resolve({ status, stdout, stderr }));
     });
 
-  it('a pipe closed early (| head -c 20) ends quietly with the run\'s own exit code', async () => {
+  it("a pipe closed early (| head -c 20) ends quietly with the run's own exit code", async () => {
     const res = await shell(`'${process.execPath}' '${BIN}' --json --dry-run sync --all | head -c 20; echo " rc=\${PIPESTATUS[0]}"`);
     expect(res.stdout).toMatch(/^\{\n {2}"status": 0,[^]* rc=0\n$/);
     expect(res.stderr).toBe('');
@@ -293,7 +310,7 @@ describe('echoed input is cut and escaped', () => {
     expect(huge.code).toBe(2);
     expect(huge.stderr.trim().split('\n')).toHaveLength(1);
     expect(huge.stderr.length).toBeLessThan(400);
-    expect(huge.stderr).toContain("…\" (100000 characters)");
+    expect(huge.stderr).toContain('…" (100000 characters)');
   });
 
   it('an unknown command with a line break is one line too', async () => {

@@ -84,8 +84,19 @@ describe('serve with SVC_LOG_FORMAT=json and the platform refusing connections',
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    const msgs = (): LogObject[] => stderr.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as LogObject);
-    const base = await waitFor(() => msgs().map((o) => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(o.msg)?.[1]).find(Boolean), 10_000, 'serve to listen');
+    const msgs = (): LogObject[] =>
+      stderr
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as LogObject);
+    const base = await waitFor(
+      () =>
+        msgs()
+          .map((o) => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(o.msg)?.[1])
+          .find(Boolean),
+      10_000,
+      'serve to listen',
+    );
     for (const id of [1, 2]) {
       const event = { object_type: 'Donation', object_id: id, event_type: 'donations.update', application: 'Kentaa', site_id: 6 };
       const res = await fetch(`${base}/webhooks/${SECRET}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(event) });

@@ -39,7 +39,9 @@ describe('object <type> <id>', () => {
     if (!found) throw new Error('site has no donation to a team action with answered questions');
     a = found;
     // B: a donation to a company under another project of the same segment (the segment will be in Salesforce).
-    const toCompany = site.donation.find((x) => donationSynced(x) && x.action_id == null && x.team_id == null && typeof x.company_id === 'number' && x.segment_id === a.segment_id && x.project_id !== a.project_id);
+    const toCompany = site.donation.find(
+      (x) => donationSynced(x) && x.action_id == null && x.team_id == null && typeof x.company_id === 'number' && x.segment_id === a.segment_id && x.project_id !== a.project_id,
+    );
     if (!toCompany) throw new Error('site has no company donation in the same segment');
     b = toCompany;
     // Subscriptions name their entity in any of the platform's forms: read it as the spec says.

@@ -42,7 +42,7 @@ describe('svc-sync schema --out DIR', () => {
 });
 
 describe('svc-sync doctor', () => {
-  it('passes on a complete org with a working key, and reports what the platform\'s lists do in a few requests per collection', async () => {
+  it("passes on a complete org with a working key, and reports what the platform's lists do in a few requests per collection", async () => {
     stack.platform.resetCounts();
     const res = await cli(stack, ['doctor'], cwd);
     expect(res.code).toBe(0);

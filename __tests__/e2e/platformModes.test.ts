@@ -35,7 +35,15 @@ const MODES: Array<{ name: string; behaviour: FakePlatformBehaviour; learned: Re
 ];
 
 /** The collections a sync reads, by the type their site list holds. */
-const COLLECTIONS = { segments: 'segment', projects: 'project', teams: 'team', companies: 'company', actions: 'action', donations: 'donation', 'newsletter-subscriptions': 'newsletter_subscription' } as const;
+const COLLECTIONS = {
+  segments: 'segment',
+  projects: 'project',
+  teams: 'team',
+  companies: 'company',
+  actions: 'action',
+  donations: 'donation',
+  'newsletter-subscriptions': 'newsletter_subscription',
+} as const;
 
 /**
  * The fewest platform requests that give an exact mirror in a mode: per collection, its list pages
@@ -172,7 +180,11 @@ describe('SVC_INCREMENTAL=new-records where updated_after is ignored', () => {
     expect(run.code).toBe(0);
     const result = run.body.result as unknown as RunJson;
     expect(result.summary.Svc_Donation__c?.inserted).toBe(1);
-    expect(result.learned ?? []).toEqual(expect.arrayContaining([expect.stringMatching(/reads the donations created after .*created_after; SVC_INCREMENTAL=new-records\); changes to existing donations come through serve's webhooks and audit --fix/)]));
+    expect(result.learned ?? []).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/reads the donations created after .*created_after; SVC_INCREMENTAL=new-records\); changes to existing donations come through serve's webhooks and audit --fix/),
+      ]),
+    );
     // Every list asked with created_after, one page each: the cost of the new records, not of the site.
     const lists = stack.platform.requests.log.filter((e) => e.kind === 'list');
     expect(lists.every((e) => e.url.includes('created_after=') && !e.url.includes('updated_after='))).toBe(true);

@@ -8,7 +8,10 @@ let cwd: string;
 beforeAll(async () => {
   // Two requests per (shortened) two-second window: one donation and its parents need several windows,
   // so the run waits even on a loaded machine where a window may roll over between two slow requests.
-  stack = await startStack({ site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, donations: 5, newsletterSubscriptions: 0 }, rateLimit: { perMinute: 2, perHour: 1000, windowMs: 2000 } });
+  stack = await startStack({
+    site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, donations: 5, newsletterSubscriptions: 0 },
+    rateLimit: { perMinute: 2, perHour: 1000, windowMs: 2000 },
+  });
   cwd = tempCwd('rate-limit');
 });
 afterAll(async () => {

@@ -77,8 +77,7 @@ describe('replay --file', () => {
   it('JSON lines of webhook bodies on stdin (`--file -`)', async () => {
     const d = donations[3];
     const subscription = stack.platform.site.newsletter_subscription[0];
-    const body = (type: string, id: number | string, event: string): string =>
-      JSON.stringify({ object_type: type, object_id: id, event_type: event, application: 'Kentaa', site_id: 6 });
+    const body = (type: string, id: number | string, event: string): string => JSON.stringify({ object_type: type, object_id: id, event_type: event, application: 'Kentaa', site_id: 6 });
     const input = [
       body('donations', d.id, 'donations.update'),
       body('newsletter_subscriptions', subscription.id, 'newsletter_subscriptions.update'),

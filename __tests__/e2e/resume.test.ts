@@ -57,10 +57,14 @@ describe('sync resume after a kill', () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     let killed: StateOnDisk;
     try {
-      killed = await waitFor(() => {
-        const s = readState();
-        return s?.run && (s.run.pagesDone.donation ?? 0) >= 2 ? s : undefined;
-      }, 20_000, 'donation page 2 in the state file');
+      killed = await waitFor(
+        () => {
+          const s = readState();
+          return s?.run && (s.run.pagesDone.donation ?? 0) >= 2 ? s : undefined;
+        },
+        20_000,
+        'donation page 2 in the state file',
+      );
     } finally {
       child.kill('SIGKILL');
       // The stalled request arrived before the kill, so the fake's timer ends before this.

@@ -35,8 +35,7 @@ afterAll(async () => {
   removeDir(cwd);
 });
 
-const post = (url: string, body: Record<string, string | number>): Promise<Response> =>
-  fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url: string, body: Record<string, string | number>): Promise<Response> => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
 interface QueueJson {
   result: { counts: { pending: number; done: number; failed: number; ignored: number } };
@@ -87,7 +86,9 @@ describe('svc-sync serve', () => {
     fs.writeFileSync(junk, 'meeting notes, not a queue\n'.repeat(200));
     const started = await cli(stack, ['serve', '--host', '127.0.0.1', '--port', '0', '--queue', junk], cwd);
     expect(started.code).toBe(2);
-    expect(unstamp(started.stderr).trim()).toBe(`svc-sync: queue file ${junk}: is not an svc-sync queue (not a SQLite database): point --queue or SVC_QUEUE_PATH at another path, or move the file away (file is not a database)`);
+    expect(unstamp(started.stderr).trim()).toBe(
+      `svc-sync: queue file ${junk}: is not an svc-sync queue (not a SQLite database): point --queue or SVC_QUEUE_PATH at another path, or move the file away (file is not a database)`,
+    );
     const status = await cli(stack, ['queue', '--queue', junk], cwd);
     expect(status.code).toBe(2);
     expect(status.stderr).toContain(`queue file ${junk}: is not an svc-sync queue`);

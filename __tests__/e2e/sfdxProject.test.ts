@@ -23,7 +23,12 @@ afterAll(() => removeDir(cwd));
 
 const schema = (args: string[], env: Record<string, string> = {}) => runCli(['schema', ...args], { env, cwd });
 const tree = (dir: string): string[] =>
-  fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort() : [];
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+        .sort()
+    : [];
 
 interface Converted {
   packageXml: XmlNode;

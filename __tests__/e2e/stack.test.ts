@@ -53,7 +53,10 @@ function readExports(line: string): Record<string, string> {
 async function exportsOf(r: Running): Promise<Record<string, string>> {
   const until = Date.now() + 20_000;
   for (;;) {
-    const line = r.stdout().split('\n').find((l) => l.startsWith('export '));
+    const line = r
+      .stdout()
+      .split('\n')
+      .find((l) => l.startsWith('export '));
     if (line) return readExports(line);
     if (r.child.exitCode !== null) throw new Error(`stack exited ${r.child.exitCode}: ${r.stderr()}`);
     if (Date.now() > until) throw new Error(`no export line; stdout so far:\n${r.stdout()}`);

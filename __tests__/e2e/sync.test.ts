@@ -71,7 +71,10 @@ describe('sync', () => {
     const t = totals(run.body.result);
     expect(body).toHaveLength(t.inserted + t.updated + t.unchanged + t.skipped + t.failed);
     for (const o of OBJECTS) {
-      const inserted = body.filter((r) => r[0] === o && r[2] === 'insert').map((r) => r[1]).sort();
+      const inserted = body
+        .filter((r) => r[0] === o && r[2] === 'insert')
+        .map((r) => r[1])
+        .sort();
       expect({ o, inserted }).toEqual({ o, inserted: want[o] });
     }
     const skips = body.filter((r) => r[2] === 'skip');
@@ -102,9 +105,7 @@ describe('sync', () => {
     const run = await cliJson(stack, ['sync'], cwd);
     expect(run.code).toBe(0);
     expect(run.body.result.since).toBe(before);
-    expect(run.body.result.records).toEqual([
-      expect.objectContaining({ object: 'Svc_Donation__c', key: keyOf('donation', donation.id), action: 'update' }),
-    ]);
+    expect(run.body.result.records).toEqual([expect.objectContaining({ object: 'Svc_Donation__c', key: keyOf('donation', donation.id), action: 'update' })]);
     expect(Object.keys(run.body.result.records[0].changes ?? {}).sort()).toEqual(['Message__c', 'UpdatedAt__c']);
     expect(stack.salesforce.get('Svc_Donation__c', keyOf('donation', donation.id))?.Message__c).toBe('Changed after the backfill');
     // Every list request was narrowed to the watermark.

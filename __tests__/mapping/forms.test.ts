@@ -136,7 +136,7 @@ describe('ids and keys', () => {
 });
 
 describe('filters and selections read every spelling of their values', () => {
-  const donation = (over: Json): MapResult => mapRecord('donation', { ...BASE.donation, ...over } as unknown as ApiRecordOf["donation"]);
+  const donation = (over: Json): MapResult => mapRecord('donation', { ...BASE.donation, ...over } as unknown as ApiRecordOf['donation']);
 
   it('payment_status matches whatever its case and surrounding blanks', () => {
     for (const status of ['paid', 'Paid', ' REFUNDED ', 'Chargedback']) expect(donation({ payment_status: status }).kind).toBe('record');
@@ -154,8 +154,7 @@ describe('filters and selections read every spelling of their values', () => {
   });
 
   it('URL__c of an action is sent when fundraiser_page is true in any spelling, not otherwise', () => {
-    const action = (fundraiser_page: unknown): MapResult =>
-      mapRecord('action', { id: 1, team_id: 4, url: 'https://x.test/a', fundraiser_page } as unknown as ApiAction, { user: { id: 9 } });
+    const action = (fundraiser_page: unknown): MapResult => mapRecord('action', { id: 1, team_id: 4, url: 'https://x.test/a', fundraiser_page } as unknown as ApiAction, { user: { id: 9 } });
     for (const yes of [true, 'true', 1, '1']) expect(asRecord(action(yes)).fields.URL__c).toBe('https://x.test/a');
     for (const no of [false, 'false', 0, null, undefined]) expect(asRecord(action(no)).fields.URL__c).toBeUndefined();
   });

@@ -131,7 +131,11 @@ describe('Svc_NewsletterSubscription__c (2.9): the entity in every form', () => 
   });
 
   it.each<[string, string, string]>([
-    ['an unknown nested entity_type', '{"id":1,"entity":{"entity_type":"Action","entity_id":9},"segment_id":2}', 'unknown entity.entity_type "Action": a subscription\'s entity is a Project or a Segment'],
+    [
+      'an unknown nested entity_type',
+      '{"id":1,"entity":{"entity_type":"Action","entity_id":9},"segment_id":2}',
+      'unknown entity.entity_type "Action": a subscription\'s entity is a Project or a Segment',
+    ],
     ['an unknown top-level entity_type', '{"id":1,"entity_type":"Site","entity_id":6}', 'unknown entity_type "Site": a subscription\'s entity is a Project or a Segment'],
     ['a team is not an entity of a subscription', '{"id":1,"entity_type":"team","entity_id":4}', 'unknown entity_type "team": a subscription\'s entity is a Project or a Segment'],
     ['a malformed nested entity_id', '{"id":1,"entity":{"entity_type":"project","entity_id":"12abc"}}', 'malformed entity.entity_id "12abc": not a positive whole number'],

@@ -24,12 +24,29 @@ describe('parseObjectType', () => {
     expect(parseObjectType(input)).toBe(expected);
   });
 
-  it.each(['', 'donor', 'users', 'user', 'orders', 'question', 'questions', 'teamss', 'segmentation', 'newsletter', 'subscription', 'donation_forms', 'constructor', 'constructors', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'isPrototypeOf'])(
-    'rejects %j',
-    (input) => {
-      expect(parseObjectType(input)).toBeUndefined();
-    },
-  );
+  it.each([
+    '',
+    'donor',
+    'users',
+    'user',
+    'orders',
+    'question',
+    'questions',
+    'teamss',
+    'segmentation',
+    'newsletter',
+    'subscription',
+    'donation_forms',
+    'constructor',
+    'constructors',
+    'toString',
+    '__proto__',
+    'hasOwnProperty',
+    'valueOf',
+    'isPrototypeOf',
+  ])('rejects %j', (input) => {
+    expect(parseObjectType(input)).toBeUndefined();
+  });
 });
 
 describe('LEVEL', () => {

@@ -183,9 +183,7 @@ describe('HTML: only Description__c is stripped, before truncation', () => {
   it('strips the hostile HTML description exactly: entities, scripts, headings, lists, links, images, spaces, long line', () => {
     const r = asRecord(mapRecord('project', hostile('project_html', 'project')));
     const longLine = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
-    expect(r.fields.Description__c).toBe(
-      ['Big & Bold', 'Café €5 <tag> "quoted" \'single\' nbsp', 'first', 'second', 'uno', 'dos', 'Visit our site now.', 'lots of spaces', longLine].join('\n'),
-    );
+    expect(r.fields.Description__c).toBe(['Big & Bold', 'Café €5 <tag> "quoted" \'single\' nbsp', 'first', 'second', 'uno', 'dos', 'Visit our site now.', 'lots of spaces', longLine].join('\n'));
   });
 
   it('keeps HTML in every other text field: Title__c, ExternalReference__c, Message__c, ConsentText__c', () => {
@@ -399,9 +397,7 @@ describe('donation filter: paid/refunded/chargedback and a non-zero total_amount
   });
 
   it('skips a donation without a payment status', () => {
-    expect(asSkip(mapRecord('donation', donation({ payment_status: null }))).reason).toBe(
-      'payment status not synced: payment_status is blank (synced: paid, refunded, chargedback)',
-    );
+    expect(asSkip(mapRecord('donation', donation({ payment_status: null }))).reason).toBe('payment status not synced: payment_status is blank (synced: paid, refunded, chargedback)');
   });
 
   it('skips a zero total_amount, as a string or a number, and a missing one', () => {

@@ -337,7 +337,9 @@ describe('schema = SPEC.md section 2', () => {
     });
 
     it('sets every lookup field through a parent rule, and every parent rule names a lookup of the object', () => {
-      const lookups = lookupFields(schema).map((f) => f.name).sort();
+      const lookups = lookupFields(schema)
+        .map((f) => f.name)
+        .sort();
       const byRules = [...new Set(schema.parents.flatMap((p) => [p.direct, ...p.inherit]))].sort();
       expect(byRules).toEqual(lookups);
       for (const f of lookupFields(schema)) {

@@ -54,9 +54,7 @@ describe('envelopes', () => {
     for await (const page of source.scan('donation', {})) seen.push(...page.records.map((d) => d.id));
     expect(seen).toEqual(site.donation.map((d) => d.id));
     expect(fake.requests.list.donations).toBe(3);
-    expect(fake.requests.log.map((e) => e.url).sort()).toEqual(
-      [1, 2, 3].map((p) => `/v1/donations?page=${p}&per_page=100`),
-    );
+    expect(fake.requests.log.map((e) => e.url).sort()).toEqual([1, 2, 3].map((p) => `/v1/donations?page=${p}&per_page=100`));
     expect(source.requests()).toMatchObject({ total: 3, list: 3, byId: 0, retries: 0 });
   });
 });

@@ -108,7 +108,10 @@ describe('pacing from the rate-limit headers', () => {
       const waits: WaitInfo[] = [];
       // listIdsOnly: every record by id, the most request-hungry plan.
       const source = createPlatformSource(settingsFor(limited, { listIdsOnly: true }), { onWait: (w) => waits.push(w) }, FAST_RETRY);
-      const result = await source.fetch('donation', big.donation.map((d) => d.id));
+      const result = await source.fetch(
+        'donation',
+        big.donation.map((d) => d.id),
+      );
       expect(result.records.size).toBe(300);
       expect(limited.requests.byIdTotal).toBe(300);
       expect(limited.requests.rateLimited).toBe(0);

@@ -8,7 +8,10 @@ import { settingsFor } from './helpers.js';
 
 let fake: FakePlatform;
 beforeAll(async () => {
-  fake = await startFakePlatform({ site: generateSite({ segments: 1, projectsPerSegment: 1, teamsPerProject: 0, companiesPerProject: 0, actionsPerParent: 0, donations: 0, newsletterSubscriptions: 0 }), apiKey: 'right-key-123' });
+  fake = await startFakePlatform({
+    site: generateSite({ segments: 1, projectsPerSegment: 1, teamsPerProject: 0, companiesPerProject: 0, actionsPerParent: 0, donations: 0, newsletterSubscriptions: 0 }),
+    apiKey: 'right-key-123',
+  });
 });
 afterAll(async () => {
   await fake.close();

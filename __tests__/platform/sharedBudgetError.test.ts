@@ -25,7 +25,11 @@ it('the receiver logs that the shared budget is out of reach (once), and its req
   const notes: string[] = [];
   const factory = depsPerBatch(settingsOf({ ...stack.env }), (t) => notes.push(t), { sharedBudget: unreachable });
   const { source } = await factory();
-  const fetched = await source.fetch('segment', stack.platform.site.segment.map((s) => s.id), { byId: true });
+  const fetched = await source.fetch(
+    'segment',
+    stack.platform.site.segment.map((s) => s.id),
+    { byId: true },
+  );
   expect(fetched.records.size).toBe(2);
   expect(takes).toBeGreaterThanOrEqual(2);
   const said = notes.filter((n) => n.includes('shared platform budget'));

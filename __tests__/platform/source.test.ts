@@ -39,17 +39,32 @@ describe('PlatformSource over the fake', () => {
     const actions = site.action.slice(0, 2);
     const ownerIds = actions.map((a) => a.owner?.id as number);
     // Two ids are below the probe threshold: by id. The same ids asked concurrently share requests.
-    const [a, b] = await Promise.all([source.fetch('action', actions.map((x) => x.id)), source.fetch('action', actions.map((x) => x.id))]);
+    const [a, b] = await Promise.all([
+      source.fetch(
+        'action',
+        actions.map((x) => x.id),
+      ),
+      source.fetch(
+        'action',
+        actions.map((x) => x.id),
+      ),
+    ]);
     expect(a.records.size).toBe(2);
     expect(b.records.size).toBe(2);
     await source.fetch('user', [...ownerIds, ...ownerIds]);
     await source.fetch('user', ownerIds);
     // Parents of many donations: the same project asked for over and over.
-    const projectIds = site.donation.slice(0, 60).map((d) => d.project_id).filter((id): id is number => typeof id === 'number');
+    const projectIds = site.donation
+      .slice(0, 60)
+      .map((d) => d.project_id)
+      .filter((id): id is number => typeof id === 'number');
     const projects = await source.fetch('project', projectIds);
     expect(projects.records.size).toBe(new Set(projectIds).size);
     await source.fetch('project', projectIds);
-    await source.fetch('action', actions.map((x) => x.id));
+    await source.fetch(
+      'action',
+      actions.map((x) => x.id),
+    );
     // A 404 is remembered too.
     await source.fetch('team', [424_242]);
     await source.fetch('team', [424_242]);
@@ -81,7 +96,10 @@ describe('PlatformSource over the fake', () => {
     expect(fake.requests.listTotal).toBe(4);
     expect(source.plans()).toEqual([{ type: 'donation', requested: 300, uncached: 300, probed: true, plan: { kind: 'scan', requests: 3, byIdRequests: 220 } }]);
     // Everything scanned is cached: a second ask costs nothing.
-    await source.fetch('donation', site.donation.map((d) => d.id));
+    await source.fetch(
+      'donation',
+      site.donation.map((d) => d.id),
+    );
     expect(fake.requests.total).toBe(4);
   });
 
@@ -110,7 +128,10 @@ describe('PlatformSource over the fake', () => {
     expect(fake.requests.byId['newsletter-subscriptions']).toBe(10);
     // And fetch never scans in that mode.
     fake.resetCounts();
-    await source.fetch('segment', site.segment.map((s) => s.id));
+    await source.fetch(
+      'segment',
+      site.segment.map((s) => s.id),
+    );
     expect(fake.requests.listTotal).toBe(0);
     expect(fake.requests.byIdTotal).toBe(site.segment.length);
   });
@@ -127,7 +148,10 @@ describe('the issue figure: a 3,500-donation site', () => {
   it('3,000 of the donations cost 35 requests, not 3,000', async () => {
     fake.resetCounts();
     const source = createPlatformSource(settingsFor(fake));
-    const ids = site.donation.filter((_, i) => i % 7 !== 0).slice(0, 3_000).map((d) => d.id);
+    const ids = site.donation
+      .filter((_, i) => i % 7 !== 0)
+      .slice(0, 3_000)
+      .map((d) => d.id);
     const result = await source.fetch('donation', ids);
     expect(result.records.size).toBe(3_000);
     expect(source.requests()).toMatchObject({ total: 35, list: 35, byId: 0 });
@@ -144,7 +168,10 @@ describe('the issue figure: a 3,500-donation site', () => {
     expect(fake.requests.byIdTotal).toBe(20);
     expect(source.plans()[0].plan).toEqual({ kind: 'byId', requests: 20, scanRequests: 34 });
     // The collection's size is now known: the next few ids need no second probe.
-    await source.fetch('donation', site.donation.slice(1_000, 1_004).map((d) => d.id));
+    await source.fetch(
+      'donation',
+      site.donation.slice(1_000, 1_004).map((d) => d.id),
+    );
     expect(fake.requests.listTotal).toBe(1);
     expect(fake.requests.byIdTotal).toBe(24);
   });

@@ -8,7 +8,12 @@ import { diffRecord } from '../../src/sync/diff.js';
 
 describe('canonicalValue / sameValue', () => {
   it.each<[string, FieldType, Array<string | number | boolean | null>, string | number | boolean | null]>([
-    ['DateTime as Salesforce answers it, as the platform writes it, with an offset', dateTime(), ['2026-01-05T10:00:00.000+0000', '2026-01-05T10:00:00Z', '2026-01-05T11:00:00+01:00', '2026-01-05T10:00:00.000Z'], '2026-01-05T10:00:00.000Z'],
+    [
+      'DateTime as Salesforce answers it, as the platform writes it, with an offset',
+      dateTime(),
+      ['2026-01-05T10:00:00.000+0000', '2026-01-05T10:00:00Z', '2026-01-05T11:00:00+01:00', '2026-01-05T10:00:00.000Z'],
+      '2026-01-05T10:00:00.000Z',
+    ],
     ['a bare date in a DateTime field is midnight UTC', dateTime(), ['1990-05-01', '1990-05-01T00:00:00.000+0000'], '1990-05-01T00:00:00.000Z'],
     ['Date', date(), ['1990-05-01', '1990-05-01T00:00:00Z', ' 1990-05-01 '], '1990-05-01'],
     ['Number(18,0)', number(18, 0), [20, 20.0, '20', '20.0', ' 20.00 '], 20],
@@ -53,6 +58,12 @@ describe('diffRecord shows a change in the canonical form on both sides', () => 
   });
 
   it('a value unchanged in meaning is no change at all', () => {
-    expect(diffRecord({ SvcId__c: 'Donation_1', CreatedAt__c: '2026-01-05T10:00:00.000Z', Amount__c: 20, Birthday__c: '1990-05-01T00:00:00.000Z' }, stored({ CreatedAt__c: '2026-01-05T10:00:00.000+0000', Amount__c: 20.0, Birthday__c: '1990-05-01T00:00:00.000+0000' }), types)).toEqual({});
+    expect(
+      diffRecord(
+        { SvcId__c: 'Donation_1', CreatedAt__c: '2026-01-05T10:00:00.000Z', Amount__c: 20, Birthday__c: '1990-05-01T00:00:00.000Z' },
+        stored({ CreatedAt__c: '2026-01-05T10:00:00.000+0000', Amount__c: 20.0, Birthday__c: '1990-05-01T00:00:00.000+0000' }),
+        types,
+      ),
+    ).toEqual({});
   });
 });

@@ -29,7 +29,13 @@ describe('incremental sync bookkeeping', () => {
     report.add({ object: 'Svc_Donation__c', key: 'Donation_5', action: 'fail', error: { code: 'X', message: 'x' } });
     report.add({ object: 'Svc_ActionQuestion__c', key: 'ActionQuestion_7.2', action: 'fail', error: { code: 'X', message: 'x' } });
     report.add({ object: 'Svc_Donation__c', key: 'Donation_6', action: 'insert' });
-    const state: SyncState = { version: 1, retry: [{ type: 'team', id: 3 }, { type: 'donation', id: 6 }] };
+    const state: SyncState = {
+      version: 1,
+      retry: [
+        { type: 'team', id: 3 },
+        { type: 'donation', id: 6 },
+      ],
+    };
     expect(completedState(state, run(['donation', 'action']), report).retry).toEqual([
       { type: 'team', id: 3 },
       { type: 'donation', id: 5 },
@@ -40,7 +46,14 @@ describe('incremental sync bookkeeping', () => {
   it('retries earlier failures the scan did not already handle', () => {
     const report = new RunReport();
     report.add({ object: 'Svc_Donation__c', key: 'Donation_6', action: 'update' });
-    const state: SyncState = { version: 1, retry: [{ type: 'donation', id: 6 }, { type: 'donation', id: 9 }, { type: 'team', id: 3 }] };
+    const state: SyncState = {
+      version: 1,
+      retry: [
+        { type: 'donation', id: 6 },
+        { type: 'donation', id: 9 },
+        { type: 'team', id: 3 },
+      ],
+    };
     expect(retriesDue(state, ['donation'], report)).toEqual([{ type: 'donation', id: 9 }]);
   });
 });

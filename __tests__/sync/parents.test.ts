@@ -43,7 +43,13 @@ describe('parents of a synced record', () => {
     const sf = stack.salesforce;
     const action = sf.get('Svc_Action__c', `Action_${actionId}`);
     expect(action).toBeDefined();
-    expect(sf.get('Svc_Donation__c', `Donation_${donation.id}`)).toMatchObject({ Svc_Action__c: action!.Id, Svc_Team__c: action!.Svc_Team__c, Svc_Project__c: action!.Svc_Project__c, Svc_Segment__c: action!.Svc_Segment__c, TargetSvcId__c: `Action_${actionId}` });
+    expect(sf.get('Svc_Donation__c', `Donation_${donation.id}`)).toMatchObject({
+      Svc_Action__c: action!.Id,
+      Svc_Team__c: action!.Svc_Team__c,
+      Svc_Project__c: action!.Svc_Project__c,
+      Svc_Segment__c: action!.Svc_Segment__c,
+      TargetSvcId__c: `Action_${actionId}`,
+    });
     expect(e.report.missingParents).toEqual([]);
   });
 

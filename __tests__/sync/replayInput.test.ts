@@ -46,7 +46,9 @@ describe('replay input', () => {
   });
 
   it('reads JSON lines of webhook bodies, ids as numbers or strings', async () => {
-    const r = await read('{"object_type":"donation","object_id":9,"event_type":"donations.update","application":"Kentaa"}\n{"object_type":"Project","object_id":"4","event_type":"projects.create","application":"Kentaa"}\n');
+    const r = await read(
+      '{"object_type":"donation","object_id":9,"event_type":"donations.update","application":"Kentaa"}\n{"object_type":"Project","object_id":"4","event_type":"projects.create","application":"Kentaa"}\n',
+    );
     expect(r.refs).toEqual([
       { type: 'donation', id: 9 },
       { type: 'project', id: 4 },

@@ -11,7 +11,11 @@ describe('sync state file', () => {
   it('starts empty when the file does not exist, and round-trips what it writes', () => {
     const f = new StateFile(tmpFile());
     expect(f.read()).toEqual({ version: 1 });
-    const state = { version: 1 as const, watermarks: { donation: '2026-11-01T00:00:00.000Z' }, run: { startedAt: '2026-11-02T00:00:00.000Z', since: null, types: ['donation' as const], completed: [], pagesDone: { donation: 3 } } };
+    const state = {
+      version: 1 as const,
+      watermarks: { donation: '2026-11-01T00:00:00.000Z' },
+      run: { startedAt: '2026-11-02T00:00:00.000Z', since: null, types: ['donation' as const], completed: [], pagesDone: { donation: 3 } },
+    };
     f.write(state);
     expect(f.read()).toEqual(state);
     expect(fs.readdirSync(path.dirname(f.file))).toEqual(['state.json']);

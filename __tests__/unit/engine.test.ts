@@ -19,7 +19,15 @@ const action = (id: number, teamId: number, projectId: number, segmentId: number
   segment_id: segmentId,
   questions: [{ id: 1, question: 'Shirt size?', answer: 'M' }],
 });
-const donation = (id: number, actionId: number): ApiDonation => ({ id, action_id: actionId, first_name: 'Bo', last_name: 'Giver', payment_status: 'paid', total_amount: '25.00', donation_amount: '25.00' });
+const donation = (id: number, actionId: number): ApiDonation => ({
+  id,
+  action_id: actionId,
+  first_name: 'Bo',
+  last_name: 'Giver',
+  payment_status: 'paid',
+  total_amount: '25.00',
+  donation_amount: '25.00',
+});
 
 /** One site: segment 1 > project 1 > team 1 > action 1 > donation 1, and project 2 under segment 1. */
 function site(): FakeSource {
@@ -73,7 +81,11 @@ describe('engine on in-memory ports: parent order', () => {
   it('syncs each distinct ref once, parents that were asked for too included', async () => {
     const source = site();
     const e = engine(source, new FakeSink());
-    await e.syncRefs([{ type: 'donation', id: 1 }, { type: 'segment', id: 1 }, { type: 'donation', id: 1 }]);
+    await e.syncRefs([
+      { type: 'donation', id: 1 },
+      { type: 'segment', id: 1 },
+      { type: 'donation', id: 1 },
+    ]);
     expect(source.fetches.filter((f) => f.type === 'segment').flatMap((f) => f.ids)).toEqual([1]);
     expect(e.report.summary.get('Svc_Segment__c')).toMatchObject({ inserted: 1, unchanged: 0 });
   });
@@ -87,7 +99,13 @@ describe('engine on in-memory ports: skip-unchanged', () => {
     const writes = sink.upserts().length;
 
     const again = engine(source, sink);
-    await again.syncRefs([{ type: 'segment', id: 1 }, { type: 'project', id: 1 }, { type: 'team', id: 1 }, { type: 'action', id: 1 }, { type: 'donation', id: 1 }]);
+    await again.syncRefs([
+      { type: 'segment', id: 1 },
+      { type: 'project', id: 1 },
+      { type: 'team', id: 1 },
+      { type: 'action', id: 1 },
+      { type: 'donation', id: 1 },
+    ]);
     expect(sink.upserts()).toHaveLength(writes);
     expect(again.report.records).toEqual([]);
     expect([...again.report.summary.values()].reduce((n, c) => n + c.unchanged, 0)).toBe(6);
@@ -101,9 +119,7 @@ describe('engine on in-memory ports: skip-unchanged', () => {
 
     const changed = engine(source, sink);
     await changed.syncRefs([{ type: 'segment', id: 1 }]);
-    expect(changed.report.records).toEqual([
-      { object: 'Svc_Segment__c', key: 'Segment_1', action: 'update', changes: { Name: { from: 'Segment 1', to: 'Segment one, renamed' } } },
-    ]);
+    expect(changed.report.records).toEqual([{ object: 'Svc_Segment__c', key: 'Segment_1', action: 'update', changes: { Name: { from: 'Segment 1', to: 'Segment one, renamed' } } }]);
 
     const forced = engine(source, sink, { force: true });
     await forced.syncRefs([{ type: 'segment', id: 1 }]);
@@ -123,7 +139,10 @@ describe('engine on in-memory ports: relink', () => {
   it('carries a moved team down to its actions and their donations, through Salesforce alone', async () => {
     const source = site();
     const sink = new FakeSink();
-    await engine(source, sink).syncRefs([{ type: 'donation', id: 1 }, { type: 'project', id: 2 }]);
+    await engine(source, sink).syncRefs([
+      { type: 'donation', id: 1 },
+      { type: 'project', id: 2 },
+    ]);
     source.add('team', team(1, 2, 1));
     source.fetches.length = 0;
 
@@ -159,7 +178,7 @@ describe('engine on in-memory ports: failure propagation', () => {
     expect(e.report.records.find((r) => r.key === 'Donation_1')?.error?.code).toBe('PARENT_FAILED');
   });
 
-  it('fails a child whose parent Salesforce refused, and reports the parent with Salesforce\'s error', async () => {
+  it("fails a child whose parent Salesforce refused, and reports the parent with Salesforce's error", async () => {
     const sink = new FakeSink().failKey('Action_1', { code: 'FIELD_CUSTOM_VALIDATION_EXCEPTION', message: 'rejected by a rule' });
     const e = engine(site(), sink);
     await e.syncRefs([{ type: 'donation', id: 1 }]);
@@ -199,7 +218,10 @@ describe('engine on in-memory ports: failure propagation', () => {
     const source = site().add('donation', donation(2, 1));
     const sink = new FakeSink().failKey('Donation_1', { code: 'STRING_TOO_LONG', message: 'too long' });
     const e = engine(source, sink);
-    await e.syncRefs([{ type: 'donation', id: 1 }, { type: 'donation', id: 2 }]);
+    await e.syncRefs([
+      { type: 'donation', id: 1 },
+      { type: 'donation', id: 2 },
+    ]);
     expect(e.report.outcomeOf('Donation_1')?.action).toBe('fail');
     expect(e.report.outcomeOf('Donation_2')?.action).toBe('insert');
     expect(e.report.failed).toBe(1);
@@ -208,7 +230,9 @@ describe('engine on in-memory ports: failure propagation', () => {
 
 describe('engine on in-memory ports: owners', () => {
   it('hands out the action owners it saw as a copy, never its own list', async () => {
-    const source = site().add('action', { ...action(1, 1, 1, 1), owner: { id: 7 } }).add('user', { id: 7, first_name: 'Ada' });
+    const source = site()
+      .add('action', { ...action(1, 1, 1, 1), owner: { id: 7 } })
+      .add('user', { id: 7, first_name: 'Ada' });
     const e = engine(source, new FakeSink());
     await e.syncRefs([{ type: 'action', id: 1 }]);
     const owners = e.ownersSeen();

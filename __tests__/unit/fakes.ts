@@ -67,9 +67,7 @@ export class FakeSource implements RecordSource {
 }
 
 const KNOWN_FIELDS = new Map<string, Set<string>>(SCHEMAS.map((s) => [s.apiName, new Set(writableFieldNames(s))]));
-const LOOKUP_TARGETS = new Map<string, Map<string, SObjectName>>(
-  SCHEMAS.map((s) => [s.apiName, new Map(lookupFields(s).map((f) => [f.name, (f.type as { to: SObjectName }).to]))]),
-);
+const LOOKUP_TARGETS = new Map<string, Map<string, SObjectName>>(SCHEMAS.map((s) => [s.apiName, new Map(lookupFields(s).map((f) => [f.name, (f.type as { to: SObjectName }).to]))]));
 
 export type SinkCall =
   | { op: 'readByKeys'; object: SObjectName; keys: string[]; fields: string[] }

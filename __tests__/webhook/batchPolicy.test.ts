@@ -46,7 +46,7 @@ describe('decideBatch', () => {
 });
 
 describe('spendable', () => {
-  it('spreads the hour\'s remaining budget over the rest of the hour, using the reported reset when known', () => {
+  it("spreads the hour's remaining budget over the rest of the hour, using the reported reset when known", () => {
     expect(spendable({}, {}, T0)).toBeUndefined();
     expect(spendable({ remainingHour: 360 }, { lastStartAt: T0 }, T0 + 60_000)).toBe(6);
     // 100 left, the hour renews in 10 minutes, 5 minutes since the last batch: half of it.

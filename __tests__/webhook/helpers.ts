@@ -24,10 +24,7 @@ export interface Reply {
 }
 
 /** A request over node:http, so bodies, lengths and chunking are exactly what the test says. */
-export function request(
-  url: string,
-  opts: { method?: string; headers?: Record<string, string | number>; body?: string | Buffer; chunks?: Buffer[]; agent?: http.Agent } = {},
-): Promise<Reply> {
+export function request(url: string, opts: { method?: string; headers?: Record<string, string | number>; body?: string | Buffer; chunks?: Buffer[]; agent?: http.Agent } = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = http.request(url, { method: opts.method ?? 'POST', headers: opts.headers ?? {}, agent: opts.agent ?? false }, (res) => {

@@ -83,7 +83,7 @@ describe('classifyEvent', () => {
     expect(classifyEvent(msg(objectType, eventType))).toEqual({ kind: 'sync', ref: { type, id: 4 } });
   });
 
-  it('users.update re-syncs the owner\'s actions', () => {
+  it("users.update re-syncs the owner's actions", () => {
     expect(classifyEvent(msg('User', 'users.update', 77))).toEqual({ kind: 'owner', userId: 77 });
   });
 

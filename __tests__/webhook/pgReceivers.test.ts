@@ -103,7 +103,10 @@ describe('PostgreSQL queue shared by receivers', () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 40 });
     // 400 events for 60 donations, each donation sent to both receivers in turn, all at once.
     const burst = (offset: number): Promise<Array<{ status: number }>> =>
-      pool(Array.from({ length: 400 }, (_, i) => () => postJson(`${parts[(i + offset) % 2]?.receiver.url}/webhooks`, donationEvent(1 + (i % 60)), {}, agent)), 40);
+      pool(
+        Array.from({ length: 400 }, (_, i) => () => postJson(`${parts[(i + offset) % 2]?.receiver.url}/webhooks`, donationEvent(1 + (i % 60)), {}, agent)),
+        40,
+      );
     try {
       expect((await burst(0)).every((r) => r.status === 200)).toBe(true);
       for (const p of parts) p.worker = startWorker({ queue: p.queue, processor: processor(), batchSize: 20, gatherMs: 20, pollMs: 50 });
@@ -157,11 +160,17 @@ describe('PostgreSQL queue shared by receivers', () => {
     };
     try {
       const ids = Array.from({ length: 100 }, (_, i) => 7000 + i);
-      const first = await pool(ids.slice(0, 30).map((id) => () => send(id)), 10);
+      const first = await pool(
+        ids.slice(0, 30).map((id) => () => send(id)),
+        10,
+      );
       expect(first.every((s) => s === 200)).toBe(true);
 
       // Mid-burst: the server goes away while the rest of the burst keeps coming.
-      const during = pool(ids.slice(30).map((id) => () => send(id)), 10);
+      const during = pool(
+        ids.slice(30).map((id) => () => send(id)),
+        10,
+      );
       await new Promise((r) => setTimeout(r, 30));
       await postgres.stop();
       const statuses = await during;
@@ -205,7 +214,10 @@ describe('PostgreSQL queue shared by receivers', () => {
 
   it('shares the platform budget: two clients on one key together stay within it', async () => {
     const schema = freshSchema();
-    const stack = await startStack({ site: { donations: 80, segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, newsletterSubscriptions: 0 }, rateLimit: { perMinute: 24, perHour: 10_000, windowMs: 2_000 } });
+    const stack = await startStack({
+      site: { donations: 80, segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, newsletterSubscriptions: 0 },
+      rateLimit: { perMinute: 24, perHour: 10_000, windowMs: 2_000 },
+    });
     const queues = [new PgQueue({ url: dbUrl, schema }), new PgQueue({ url: dbUrl, schema })];
     try {
       const settings = settingsOf(loadRaw({ env: { ...stack.env, SVC_CONCURRENCY: '4' }, cwd: os.tmpdir() }));
@@ -297,7 +309,7 @@ describe('two `svc-sync serve` processes on one database', () => {
     expect(donationReadsBefore).toBe(0);
 
     // After the 2 s lease, B claims A's records again and syncs them.
-    await eventually(async () => (await countRows(schema, `ref_type = 'donation' AND status = 'done'`)) === 10, 'B finishes A\'s events', 20_000);
+    await eventually(async () => (await countRows(schema, `ref_type = 'donation' AND status = 'done'`)) === 10, "B finishes A's events", 20_000);
     const events = await postgres.query<{ attempts: number; outcome: string }>(dbUrl, `SELECT attempts, outcome FROM "${schema}".events WHERE ref_type = 'donation'`);
     // The interrupted attempt is counted; the outcome recorded once, as done.
     expect(events.every((e) => e.attempts === 1 && e.outcome === 'done')).toBe(true);
@@ -329,7 +341,7 @@ describe('two `svc-sync serve` processes on one database', () => {
     expect(await b.exited).toBe(143);
   });
 
-  it('default settle window: a dead receiver\'s claim is taken over after the lease, and an idle receiver does not spin', async () => {
+  it("default settle window: a dead receiver's claim is taken over after the lease, and an idle receiver does not spin", async () => {
     const schema = freshSchema();
     const paid = stack.platform.site.donation.filter((d) => d.payment_status === 'paid' && Number(d.total_amount) !== 0).slice(5, 8);
     stack.platform.faults.next(50, 'slow', { path: '/donations', delayMs: 120_000 });
@@ -350,12 +362,15 @@ describe('two `svc-sync serve` processes on one database', () => {
     stack.platform.faults.clear();
     const killed = Date.now();
     // Taken over once the 2 s lease ran out, not after the settle window, nor never.
-    await eventually(async () => (await countRows(schema, `ref_type = 'donation' AND status = 'done'`)) === paid.length, 'B takes over A\'s claim', 15_000);
+    await eventually(async () => (await countRows(schema, `ref_type = 'donation' AND status = 'done'`)) === paid.length, "B takes over A's claim", 15_000);
     expect(Date.now() - killed).toBeLessThan(15_000);
 
     // Idle now: almost no CPU and a handful of database transactions over 3 s (a spinning loop: ~2 s CPU, thousands).
     const ticks = (): number => {
-      const fields = readFileSync(`/proc/${b.proc.pid ?? 0}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      const fields =
+        readFileSync(`/proc/${b.proc.pid ?? 0}/stat`, 'utf8')
+          .split(') ')[1]
+          ?.split(' ') ?? [];
       return Number(fields[11]) + Number(fields[12]);
     };
     const commits = async (): Promise<number> => Number((await postgres.query<{ n: string }>(dbUrl, `SELECT xact_commit AS n FROM pg_stat_database WHERE datname = 'receivers'`))[0]?.n ?? 0);
@@ -386,7 +401,9 @@ describe('two `svc-sync serve` processes on one database', () => {
     const login = await serveOnce({ SVC_QUEUE_URL: wrong });
     expect(login.code).toBe(2);
     expect(login.stderr.trim().split('\n')).toHaveLength(1);
-    expect(unstamp(login.stderr)).toMatch(/^svc-sync: SVC_QUEUE_URL \/ SVC_QUEUE_SCHEMA: the database refused the login \(queue database postgres:\/\/<credentials>@127\.0\.0\.1:\d+\/receivers: password authentication failed/);
+    expect(unstamp(login.stderr)).toMatch(
+      /^svc-sync: SVC_QUEUE_URL \/ SVC_QUEUE_SCHEMA: the database refused the login \(queue database postgres:\/\/<credentials>@127\.0\.0\.1:\d+\/receivers: password authentication failed/,
+    );
     expect(login.stderr).not.toContain('not-the-password-9f1');
 
     const missing = await serveOnce({ SVC_QUEUE_URL: dbUrl.replace(/\/receivers$/, '/no_such_db') });
@@ -401,7 +418,7 @@ describe('two `svc-sync serve` processes on one database', () => {
     expect(shared.stderr).toMatch(/SVC_QUEUE_SCHEMA "public": is shared with other applications/);
   });
 
-  it('a schema holding another application\'s tables is refused and left untouched', async () => {
+  it("a schema holding another application's tables is refused and left untouched", async () => {
     await postgres.query(dbUrl, 'CREATE SCHEMA app');
     await postgres.query(dbUrl, 'CREATE TABLE app.schema_migrations (version VARCHAR PRIMARY KEY)');
     await postgres.query(dbUrl, 'CREATE TABLE app.events (id SERIAL PRIMARY KEY, name TEXT)');

@@ -32,7 +32,16 @@ describe('SqliteQueue', () => {
   });
 
   it('claims all open events of a ref together, oldest refs first, up to the batch size', () => {
-    queue.enqueueMany([input('Donation', 1, 'donations.update'), input('Donation', 2, 'donations.update'), input('Donation', 1, 'donations.update'), input('Action', 1, 'actions.update'), input('Donation', 1, 'donations.move')], 1000);
+    queue.enqueueMany(
+      [
+        input('Donation', 1, 'donations.update'),
+        input('Donation', 2, 'donations.update'),
+        input('Donation', 1, 'donations.update'),
+        input('Action', 1, 'actions.update'),
+        input('Donation', 1, 'donations.move'),
+      ],
+      1000,
+    );
     const batch = queue.claimBatch(2, 1000);
     expect(batch?.refs).toEqual([
       { refType: 'donation', refId: 1, eventIds: [1, 3, 5] },
@@ -85,7 +94,15 @@ describe('SqliteQueue', () => {
 
   it('records action owners, one owner per action', () => {
     // Owners arrive with a batch's outcome; no batch claimed here, so the token matches no event.
-    queue.complete('', [], [{ userId: 5, actionId: 10 }, { userId: 5, actionId: 11 }, { userId: 6, actionId: 12 }]);
+    queue.complete(
+      '',
+      [],
+      [
+        { userId: 5, actionId: 10 },
+        { userId: 5, actionId: 11 },
+        { userId: 6, actionId: 12 },
+      ],
+    );
     queue.complete('', [], [{ userId: 6, actionId: 11 }]);
     expect(queue.actionsOwnedBy(5)).toEqual([10]);
     expect(queue.actionsOwnedBy(6)).toEqual([11, 12]);
@@ -95,10 +112,15 @@ describe('SqliteQueue', () => {
     const day = 86_400_000;
     queue.enqueueMany([input('Donation', 1, 'donations.update'), input('News', 1, 'news.create'), input('Donation', 2, 'donations.update')], 0);
     const batch = queue.claimBatch(10, 0);
-    queue.complete(batch?.token ?? '', [
-      { eventIds: [1], status: 'skipped', reason: 'payment pending' },
-      { eventIds: [3], status: 'failed', error: 'x' },
-    ], [], 0);
+    queue.complete(
+      batch?.token ?? '',
+      [
+        { eventIds: [1], status: 'skipped', reason: 'payment pending' },
+        { eventIds: [3], status: 'failed', error: 'x' },
+      ],
+      [],
+      0,
+    );
     // States are disjoint: the skipped event is not also done.
     expect(queue.counts()).toMatchObject({ done: 0, skipped: 1, ignored: 1, failed: 1 });
     expect(queue.prune(7, 6 * day)).toBe(0);

@@ -95,7 +95,16 @@ describe.each(backends)('$name queue', (backend) => {
   });
 
   it('claims all open events of a ref together, oldest refs first, up to the batch size', async () => {
-    await queue.enqueueMany([input('Donation', 1, 'donations.update'), input('Donation', 2, 'donations.update'), input('Donation', 1, 'donations.update'), input('Action', 1, 'actions.update'), input('Donation', 1, 'donations.move')], 1000);
+    await queue.enqueueMany(
+      [
+        input('Donation', 1, 'donations.update'),
+        input('Donation', 2, 'donations.update'),
+        input('Donation', 1, 'donations.update'),
+        input('Action', 1, 'actions.update'),
+        input('Donation', 1, 'donations.move'),
+      ],
+      1000,
+    );
     const batch = await queue.claimBatch(2, 1000);
     expect(batch?.refs).toEqual([
       { refType: 'donation', refId: 1, eventIds: [1, 3, 5] },
@@ -180,7 +189,11 @@ describe.each(backends)('$name queue', (backend) => {
       await queue.complete(b?.token ?? '', [{ eventIds: b?.refs[0]?.eventIds ?? [], status: 'done' }], owners);
     };
     await queue.enqueueMany([input('Action', 10, 'actions.update')]);
-    await finish([{ userId: 5, actionId: 10 }, { userId: 5, actionId: 11 }, { userId: 6, actionId: 12 }]);
+    await finish([
+      { userId: 5, actionId: 10 },
+      { userId: 5, actionId: 11 },
+      { userId: 6, actionId: 12 },
+    ]);
     await queue.enqueueMany([input('Action', 11, 'actions.update')]);
     await finish([{ userId: 6, actionId: 11 }]);
     expect(await queue.actionsOwnedBy(5)).toEqual([10]);
@@ -191,10 +204,15 @@ describe.each(backends)('$name queue', (backend) => {
     const day = 86_400_000;
     await queue.enqueueMany([input('Donation', 1, 'donations.update'), input('News', 1, 'news.create'), input('Donation', 2, 'donations.update')], 0);
     const batch = await queue.claimBatch(10, 0);
-    await queue.complete(batch?.token ?? '', [
-      { eventIds: [1], status: 'skipped', reason: 'payment pending' },
-      { eventIds: [3], status: 'failed', error: 'x' },
-    ], [], 0);
+    await queue.complete(
+      batch?.token ?? '',
+      [
+        { eventIds: [1], status: 'skipped', reason: 'payment pending' },
+        { eventIds: [3], status: 'failed', error: 'x' },
+      ],
+      [],
+      0,
+    );
     // States are disjoint: the skipped event is not also done.
     expect(await queue.counts()).toMatchObject({ done: 0, skipped: 1, ignored: 1, failed: 1 });
     expect(await queue.prune(7, 6 * day)).toBe(0);
@@ -232,8 +250,16 @@ describe.each(backends)('$name queue', (backend) => {
       const processor = new RecordingProcessor();
       receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue });
       const url = `${receiver.url}/webhooks`;
-      const events = Array.from({ length: 600 }, (_, i) => ({ object_type: i % 3 === 0 ? 'News' : 'Donation', object_id: 1 + (i % 150), event_type: i % 3 === 0 ? 'news.create' : 'donations.update', application: 'Kentaa' }));
-      const replies = await pool(events.map((e) => () => postJson(url, e, {}, agent)), 40);
+      const events = Array.from({ length: 600 }, (_, i) => ({
+        object_type: i % 3 === 0 ? 'News' : 'Donation',
+        object_id: 1 + (i % 150),
+        event_type: i % 3 === 0 ? 'news.create' : 'donations.update',
+        application: 'Kentaa',
+      }));
+      const replies = await pool(
+        events.map((e) => () => postJson(url, e, {}, agent)),
+        40,
+      );
       expect(replies.filter((r) => r.status === 200)).toHaveLength(600);
       // The worker starts once the burst has landed: no record can rightly be synced twice.
       worker = startWorker({ queue, processor, batchSize: 40, gatherMs: 0, pollMs: 50 });
@@ -280,7 +306,10 @@ describe.each(backends)('$name queue', (backend) => {
 
     it('re-syncs the actions a user owns on users.update', async () => {
       await queue.enqueueMany([input('Action', 10, 'actions.update'), input('Action', 11, 'sign_ups.create')]);
-      const owners = [{ userId: 5, actionId: 10 }, { userId: 5, actionId: 11 }];
+      const owners = [
+        { userId: 5, actionId: 10 },
+        { userId: 5, actionId: 11 },
+      ];
       const processor = new RecordingProcessor((ref) => ({ ref, status: 'done' }), owners);
       worker = startWorker({ queue, processor, loop: false });
       await worker.runOnce();

@@ -65,7 +65,11 @@ describe('receiver without a secret', () => {
     const order = await postForm(url, { object_type: 'Order', object_id: 4, event_type: 'orders.update', application: 'Kentaa', site_id: 1 });
     expect([news.status, order.status]).toEqual([200, 200]);
     expect(JSON.parse(news.body)).toMatchObject({ status: 'ignored', reason: 'object type News is not mirrored' });
-    expect(rows().slice(-2).map((r) => [r.status, r.ref_type])).toEqual([
+    expect(
+      rows()
+        .slice(-2)
+        .map((r) => [r.status, r.ref_type]),
+    ).toEqual([
       ['ignored', null],
       ['ignored', null],
     ]);

@@ -61,7 +61,12 @@ function rows(db: string): Row[] {
   }
 }
 
-const journalOf = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') : []);
+const journalOf = (file: string): string[] =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+    : [];
 
 describe('serve process', () => {
   let tmp: TempDir | undefined;

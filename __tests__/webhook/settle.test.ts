@@ -54,7 +54,10 @@ async function mirrored(rateLimit?: FakeRateLimit): Promise<{ stack: Stack; sett
 
 /** Paid donations to announce: each is changed on the platform just before its event. */
 function paidDonations(s: Stack, n: number): number[] {
-  return s.platform.site.donation.filter((d) => d.payment_status === 'paid' && Number(d.total_amount) !== 0).slice(0, n).map((d) => d.id);
+  return s.platform.site.donation
+    .filter((d) => d.payment_status === 'paid' && Number(d.total_amount) !== 0)
+    .slice(0, n)
+    .map((d) => d.id);
 }
 
 async function trickle(s: Stack, url: string, ids: number[]): Promise<void> {
@@ -113,7 +116,7 @@ describe('the settle window', () => {
 });
 
 describe('the platform budget', () => {
-  it('a stream stays inside the budget the fake platform\'s headers give: no 429, no pacing wait', async () => {
+  it("a stream stays inside the budget the fake platform's headers give: no 429, no pacing wait", async () => {
     // Windows of 60 s (the hour is 60 of them): what the mirror leaves of the hour is the stream's budget.
     const { stack: s, settings, dir: d } = await mirrored({ perMinute: 1_000, perHour: 45, windowMs: 60_000 });
     const left = 45 - s.platform.requests.total;

@@ -68,7 +68,10 @@ describe('worker', () => {
     const q = open();
     receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue: q });
     const url = `${receiver.url}/webhooks`;
-    const replies = await pool(burst().map((e) => () => postJson(url, e, {}, agent)), 50);
+    const replies = await pool(
+      burst().map((e) => () => postJson(url, e, {}, agent)),
+      50,
+    );
     expect(replies.filter((r) => r.status === 200)).toHaveLength(1000);
     expect(q.counts().pending).toBe(1000);
 
@@ -93,7 +96,10 @@ describe('worker', () => {
     const w = worker;
     receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue: q, onEnqueued: () => w.wake() });
     const url = `${receiver.url}/webhooks`;
-    const replies = await pool(burst().map((e) => () => postForm(url, e)), 50);
+    const replies = await pool(
+      burst().map((e) => () => postForm(url, e)),
+      50,
+    );
     expect(replies.every((r) => r.status === 200)).toBe(true);
     await eventually(() => q.counts().done === 1000, 'all 1,000 events done');
     const seen = processor.seen();
@@ -182,7 +188,13 @@ describe('worker', () => {
     const processor = new RecordingProcessor();
     worker = startWorker({ queue: q, processor, loop: false });
     await worker.runOnce();
-    expect(processor.calls).toEqual([[{ type: 'project', id: 8 }, { type: 'team', id: 9 }, { type: 'donation', id: 9 }]]);
+    expect(processor.calls).toEqual([
+      [
+        { type: 'project', id: 8 },
+        { type: 'team', id: 9 },
+        { type: 'donation', id: 9 },
+      ],
+    ]);
   });
 
   it('stop() finishes the batch in flight before resolving and claims nothing after', async () => {

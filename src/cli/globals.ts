@@ -30,7 +30,9 @@ const optionOf = (flag: string): string => (flag.split(' ')[0] ?? '').replace(/^
 
 /** The global setting flags, from the settings table (only non-secret settings have one). */
 const SETTING_FLAGS: ReadonlyArray<{ flag: string; option: string; setting: SettingName; help: string }> = (SETTINGS as readonly SettingRow[]).flatMap((r) =>
-  r.flag === undefined ? [] : [{ flag: r.flag, option: optionOf(r.flag), setting: r.name as SettingName, help: `${r.help} (env ${r.name}${r.default === undefined ? '' : `, default: ${r.default}`})` }],
+  r.flag === undefined
+    ? []
+    : [{ flag: r.flag, option: optionOf(r.flag), setting: r.name as SettingName, help: `${r.help} (env ${r.name}${r.default === undefined ? '' : `, default: ${r.default}`})` }],
 );
 
 export function addGlobalOptions(program: Command): Command {

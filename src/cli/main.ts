@@ -70,12 +70,20 @@ async function run(argv: string[]): Promise<number> {
       return EXIT.USAGE;
     }
     const status = exitCodeOf(err);
-    const message = oneLine(describeError(err, (t) => safeRedact(t, argv)), 1000);
+    const message = oneLine(
+      describeError(err, (t) => safeRedact(t, argv)),
+      1000,
+    );
     const json = argv.includes('--json');
     if (json) {
       // "svc-sync --help" names the help of the command that was run.
       const actions = actionsOf(err).map((a) => (a === 'svc-sync --help' ? `${commandPath(program, argv)} --help` : a));
-      writeJsonError(status, err instanceof Error ? err.name : 'Error', message, actions.map((a) => safeRedact(a, argv)));
+      writeJsonError(
+        status,
+        err instanceof Error ? err.name : 'Error',
+        message,
+        actions.map((a) => safeRedact(a, argv)),
+      );
     } else {
       process.stderr.write(`${stderrLine('error', `svc-sync: ${message}`)}\n`);
     }

@@ -65,7 +65,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
     }
   };
   pointToHelp(program, 'svc-sync');
-  const globalNames = program.options.map((o) => o.long ?? o.short ?? '').filter((n) => n !== '--version').join(', ');
+  const globalNames = program.options
+    .map((o) => o.long ?? o.short ?? '')
+    .filter((n) => n !== '--version')
+    .join(', ');
   const nameGlobals = (cmd: Command): void => {
     for (const sub of cmd.commands) {
       sub.addHelpText('after', helpAfter({ prose: [`Global options (see svc-sync --help): ${globalNames}`] }));

@@ -54,10 +54,26 @@ function shellWord(word: string): string {
 function interruptedLine(stop: InterruptedError, report: RunReport, dryRun: boolean, resume: string, stateFile?: string): InterruptedError {
   const counts = { inserted: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 };
   for (const c of report.summary.values()) for (const k of Object.keys(counts) as Array<keyof typeof counts>) counts[k] += c[k];
-  const done = Object.entries(counts).filter(([, n]) => n > 0).map(([k, n]) => `${formatCount(n)} ${k}`).join(', ');
+  const done = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${formatCount(n)} ${k}`)
+    .join(', ');
   const saved = dryRun ? 'dry run, nothing was written' : stateFile ? `progress saved in ${stateFile}` : 'what was written stays written';
   const message = `${stop.message} ${done ? `after ${done}` : 'before any record was done'}; ${saved}; resume with: ${resume}`;
   return new InterruptedError(stop.signal, message, [resume]);
+}
+
+/**
+ * What explains a non-zero exit, never hidden: under --quiet each failure (the report is not
+ * shown), and an exit 1 closes with one line saying why (a stop says so in its own line).
+ */
+function alertsOf(result: RunResult<object>, quiet: boolean, partial: boolean, failed: number, shortfall: string | undefined): string[] {
+  const alerts = quiet ? result.records.filter((r) => r.action === 'fail').map((r) => `failed: ${r.object} ${r.key} ${r.error?.code ?? 'ERROR'}: ${r.error?.message ?? ''}`) : [];
+  if (partial) {
+    const why = [...(failed > 0 ? [`${formatCount(failed)} ${failed === 1 ? 'record' : 'records'} failed`] : []), ...(shortfall === undefined ? [] : [shortfall])];
+    alerts.push(`exit 1: ${why.join('; ')}`);
+  }
+  return alerts;
 }
 
 /**
@@ -81,17 +97,21 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     // Rate-limit waits: in the spinner on a terminal, as a line on stderr otherwise (cron logs).
     deps = await createDeps(settings, (t, until) => (progress.live ? progress.note(t, until) : out.info(t)), interrupt.signal, learn);
     const d = deps;
-    const engine = createEngine(d, {
-      dryRun: globals.dryRun,
-      force: Boolean(run.opts.force),
-      strictParents: Boolean(run.opts.strictParents),
-      batchSize,
-      stop: interrupt.signal,
-      onProgress: (p) => {
-        progress.update(p);
-        progress.requests(d.source.requests().total, d.sink.calls().total);
+    const engine = createEngine(
+      d,
+      {
+        dryRun: globals.dryRun,
+        force: Boolean(run.opts.force),
+        strictParents: Boolean(run.opts.strictParents),
+        batchSize,
+        stop: interrupt.signal,
+        onProgress: (p) => {
+          progress.update(p);
+          progress.requests(d.source.requests().total, d.sink.calls().total);
+        },
       },
-    }, report);
+      report,
+    );
     extra = await run.body(engine, d);
   } catch (err) {
     stopped = err;
@@ -116,8 +136,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   const warnings = [...before, ...report.warnings];
   if (globals.dryRun) warnings.push(DRY_RUN_NOTICE);
   // Exit 2 promises "nothing written": once something was, a stop is a partial run.
-  const stopStatus = (): ExitCode =>
-    stopped instanceof InterruptedError ? exitCodeOf(stopped) : report.written > 0 ? EXIT.PARTIAL : (Math.max(exitCodeOf(stopped), EXIT.PARTIAL) as ExitCode);
+  const stopStatus = (): ExitCode => (stopped instanceof InterruptedError ? exitCodeOf(stopped) : report.written > 0 ? EXIT.PARTIAL : (Math.max(exitCodeOf(stopped), EXIT.PARTIAL) as ExitCode));
   const shortfall = run.shortfall?.();
   const status = Math.max(shortfall === undefined ? EXIT.OK : EXIT.PARTIAL, stopped !== undefined ? stopStatus() : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK) as ExitCode;
   const notes = before.map((w) => `warning: ${w}`);
@@ -127,13 +146,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   notes.push(...learned.map((l) => `platform: ${l}`));
   if (globals.verbose) notes.push(...report.warnings.map((w) => `warning: ${w}`));
   else if (report.warnings.length > 0) notes.push(`${report.warnings.length} warning(s); --verbose lists them`);
-  // --quiet hides the report on stdout, never what explains exit 1: each failure, one line.
-  const alerts = globals.quiet ? result.records.filter((r) => r.action === 'fail').map((r) => `failed: ${r.object} ${r.key} ${r.error?.code ?? 'ERROR'}: ${r.error?.message ?? ''}`) : [];
-  // Exit 1 closes with one line saying why (a stop says so in its own line).
-  if (status === EXIT.PARTIAL && stopped === undefined) {
-    const why = [...(report.failed > 0 ? [`${formatCount(report.failed)} ${report.failed === 1 ? 'record' : 'records'} failed`] : []), ...(shortfall === undefined ? [] : [shortfall])];
-    alerts.push(`exit 1: ${why.join('; ')}`);
-  }
+  const alerts = alertsOf(result, globals.quiet, status === EXIT.PARTIAL && stopped === undefined, report.failed, shortfall);
   return {
     status,
     result,

@@ -66,12 +66,7 @@ function render<T>(out: Output, r: CommandResult<T>): ExitCode {
  * Runs one command: context from its options (`readSettings: false` for a command that needs no
  * settings, so a broken config file cannot stop it), the work, the rendering, the exit code.
  */
-export async function runCommand<T>(
-  command: Command,
-  setExit: SetExit,
-  work: (ctx: CommandContext) => Promise<CommandResult<T>>,
-  opts: { readSettings?: boolean } = {},
-): Promise<void> {
+export async function runCommand<T>(command: Command, setExit: SetExit, work: (ctx: CommandContext) => Promise<CommandResult<T>>, opts: { readSettings?: boolean } = {}): Promise<void> {
   let root = command;
   while (root.parent) root = root.parent;
   // commander keeps the whole argv (node, script, then the words typed).

@@ -144,7 +144,9 @@ function required(raw: RawSettings, name: keyof typeof WHY_REQUIRED): string {
 function incrementalSetting(raw: RawSettings): IncrementalMode {
   const v = raw.SVC_INCREMENTAL ?? 'exact';
   if (v === 'exact' || v === 'new-records') return v;
-  throw new ConfigError(`SVC_INCREMENTAL ${echo(v, 40)}: must be exact (read whole lists where updated_after is ignored) or new-records (read what created_after gives; changes come from webhooks and audit)`);
+  throw new ConfigError(
+    `SVC_INCREMENTAL ${echo(v, 40)}: must be exact (read whole lists where updated_after is ignored) or new-records (read what created_after gives; changes come from webhooks and audit)`,
+  );
 }
 
 /** SVC_SITE_ID: the platform site the mirror belongs to (a positive whole number), when given. */
@@ -265,7 +267,8 @@ export function webhookSettings(raw: RawSettings): WebhookSettings {
   const adminToken = secretValue(raw, 'SVC_ADMIN_TOKEN');
   if (adminToken !== undefined) {
     // The page can make every failed event due again: a guessable token would be a door left open.
-    if (adminToken.length < MIN_ADMIN_TOKEN_LENGTH) throw new ConfigError(`SVC_ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 16), got ${adminToken.length}`);
+    if (adminToken.length < MIN_ADMIN_TOKEN_LENGTH)
+      throw new ConfigError(`SVC_ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 16), got ${adminToken.length}`);
     s.adminToken = adminToken;
   }
   const url = raw.SVC_QUEUE_URL?.trim();
@@ -283,7 +286,8 @@ export function webhookSettings(raw: RawSettings): WebhookSettings {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: must be a lowercase PostgreSQL identifier (letters, digits, _; at most 63)`);
     // PostgreSQL reserves pg_ names; public and information_schema belong to everyone: the queue needs a schema of its own.
     if (schema.startsWith('pg_')) throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: names starting with pg_ are reserved by PostgreSQL; use another (default svc_sync)`);
-    if (schema === 'public' || schema === 'information_schema') throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: is shared with other applications; give the queue a schema of its own (default svc_sync)`);
+    if (schema === 'public' || schema === 'information_schema')
+      throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: is shared with other applications; give the queue a schema of its own (default svc_sync)`);
     s.queueSchema = schema;
   }
   const lease = raw.SVC_QUEUE_LEASE_S?.trim();

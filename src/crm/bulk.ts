@@ -50,9 +50,12 @@ function bulkColumns(records: CrmRecord[]): string[] {
 function toBulkCsv(records: CrmRecord[]): string {
   const columns = bulkColumns(records);
   // Rows made one at a time as the CSV is joined: no second copy of the batch as string arrays.
-  return toCsv(columns, (function* () {
-    for (const r of records) yield columns.map((c) => cell(r[c]));
-  })());
+  return toCsv(
+    columns,
+    (function* () {
+      for (const r of records) yield columns.map((c) => cell(r[c]));
+    })(),
+  );
 }
 
 /**
@@ -111,10 +114,17 @@ export async function upsertViaBulk(
 
 async function runJob(api: SalesforceApi, object: string, records: CrmRecord[], opts: BulkOptions, onStep?: (step: WriteStep) => void): Promise<Map<string, UpsertOutcome>> {
   const outcomes = new Map<string, UpsertOutcome>();
-  const job = await runIngestJob(api, { object, externalIdFieldName: KEY_FIELD, operation: 'upsert' }, toBulkCsv(records), opts, {
-    name: 'job',
-    rerun: 'it may still complete (see Setup > Bulk Data Load Jobs), run again to confirm',
-  }, onStep ? { records: records.length, onStep } : undefined);
+  const job = await runIngestJob(
+    api,
+    { object, externalIdFieldName: KEY_FIELD, operation: 'upsert' },
+    toBulkCsv(records),
+    opts,
+    {
+      name: 'job',
+      rerun: 'it may still complete (see Setup > Bulk Data Load Jobs), run again to confirm',
+    },
+    onStep ? { records: records.length, onStep } : undefined,
+  );
   if ('error' in job) {
     for (const r of records) outcomes.set(recordKey(r), { key: recordKey(r), status: 'failed', error: job.error });
     return outcomes;
@@ -184,7 +194,9 @@ export async function runIngestJob(
       interval = Math.min(opts.maxPollIntervalMs, Math.round(interval * 1.5));
     }
     if (info.state !== 'JobComplete') {
-      return { error: { code: info.state === 'Failed' ? 'BULK_JOB_FAILED' : 'BULK_JOB_ABORTED', message: `Bulk API 2.0 ${words.name} ${jobId} ${info.state}: ${info.errorMessage ?? 'no reason given'}` } };
+      return {
+        error: { code: info.state === 'Failed' ? 'BULK_JOB_FAILED' : 'BULK_JOB_ABORTED', message: `Bulk API 2.0 ${words.name} ${jobId} ${info.state}: ${info.errorMessage ?? 'no reason given'}` },
+      };
     }
     // The results echo every uploaded column; only the outcome and the matching key are kept.
     onStep?.({ via: 'bulk', step: 'results', records });

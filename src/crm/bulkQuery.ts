@@ -48,8 +48,10 @@ export async function* bulkQueryPages(api: SalesforceApi, soql: string, opts: Bu
     await sleep(interval);
     const info = await api.call<JobInfo>({ method: 'GET', url: `/jobs/query/${job.id}` });
     if (info.state === 'JobComplete') break;
-    if (info.state === 'Failed' || info.state === 'Aborted') throw new SalesforceError('BULK_QUERY_FAILED', `Bulk API 2.0 query job ${job.id} ${info.state}: ${info.errorMessage ?? 'no reason given'}`);
-    if (Date.now() - started + interval > opts.pollTimeoutMs) throw new SalesforceError('BULK_JOB_PENDING', `Bulk API 2.0 query job ${job.id} is still ${info.state} after ${Math.round((Date.now() - started) / 1000)} s`);
+    if (info.state === 'Failed' || info.state === 'Aborted')
+      throw new SalesforceError('BULK_QUERY_FAILED', `Bulk API 2.0 query job ${job.id} ${info.state}: ${info.errorMessage ?? 'no reason given'}`);
+    if (Date.now() - started + interval > opts.pollTimeoutMs)
+      throw new SalesforceError('BULK_JOB_PENDING', `Bulk API 2.0 query job ${job.id} is still ${info.state} after ${Math.round((Date.now() - started) / 1000)} s`);
     interval = Math.min(opts.maxPollIntervalMs, Math.round(interval * 1.5));
   }
   let locator: string | undefined;

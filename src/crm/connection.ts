@@ -35,7 +35,6 @@ interface TransportLike {
   httpRequest(req: HttpRequest, options?: HttpRequestOptions): StreamPromise<HttpResponse>;
 }
 
-
 function chooseMethod(s: SalesforceSettings): AuthMethod {
   if (s.privateKeyFile) {
     if (!s.clientId || !s.username) throw new SalesforceAuthError('JWT bearer needs SF_CLIENT_ID and SF_USERNAME next to SF_PRIVATE_KEY_FILE');
@@ -54,9 +53,7 @@ function chooseMethod(s: SalesforceSettings): AuthMethod {
     return 'client_credentials';
   }
   if (s.instanceUrl && s.accessToken) return 'access_token';
-  throw new SalesforceAuthError(
-    'no Salesforce credentials: set SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_LOGIN_URL + SF_CLIENT_ID + SF_CLIENT_SECRET, or a username/password, or SF_PRIVATE_KEY_FILE',
-  );
+  throw new SalesforceAuthError('no Salesforce credentials: set SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_LOGIN_URL + SF_CLIENT_ID + SF_CLIENT_SECRET, or a username/password, or SF_PRIVATE_KEY_FILE');
 }
 
 /** Posts one OAuth token request. Error text comes from Salesforce's error fields, never from our parameters. */

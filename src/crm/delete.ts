@@ -66,10 +66,19 @@ export async function deleteViaCollections(api: SalesforceApi, ids: string[]): P
 export async function deleteViaBulk(api: SalesforceApi, object: string, ids: string[], opts: BulkOptions): Promise<Map<string, DeleteOutcome>> {
   const unique = [...new Set(ids)];
   const outcomes = new Map<string, DeleteOutcome>();
-  const job = await runIngestJob(api, { object, operation: 'delete' }, toCsv(['Id'], unique.map((id) => [id])), opts, {
-    name: 'delete job',
-    rerun: 'it may still complete, run the audit again to confirm',
-  });
+  const job = await runIngestJob(
+    api,
+    { object, operation: 'delete' },
+    toCsv(
+      ['Id'],
+      unique.map((id) => [id]),
+    ),
+    opts,
+    {
+      name: 'delete job',
+      rerun: 'it may still complete, run the audit again to confirm',
+    },
+  );
   if ('error' in job) {
     for (const id of unique) outcomes.set(id, { id, status: 'failed', error: job.error });
     return outcomes;

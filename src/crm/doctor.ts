@@ -101,12 +101,63 @@ function checkField(object: string, name: string, t: FieldType, d: FieldDescript
   return [];
 }
 
+/** What is wrong with one field of an object in the org, if anything (`hidden`: the object's optional fields are all hidden, said once). */
+function fieldFindings(apiName: string, f: (typeof SCHEMAS)[number]['fields'][number], fd: FieldDescription | undefined, hidden: boolean): DoctorFinding[] {
+  const out: DoctorFinding[] = [];
+  if (!fd) {
+    if (hidden && takesFieldPermission(f)) return out;
+    const why = takesFieldPermission(f) ? `does not exist, or field-level security hides it from the connected user (${ASSIGN_PERMISSION_SET})` : 'does not exist';
+    out.push({
+      object: apiName,
+      field: f.name,
+      problem: 'missing_field',
+      expected: expectedText(f.type),
+      actual: 'absent',
+      message: `field ${apiName}.${f.name} (${expectedText(f.type)}) ${why}`,
+    });
+    return out;
+  }
+  const wrong = checkField(apiName, f.name, f.type, fd);
+  out.push(...wrong);
+  if (wrong.length === 0 && (!fd.createable || !fd.updateable)) {
+    const actual = !fd.createable && !fd.updateable ? 'read-only' : !fd.createable ? 'not createable' : 'not updateable';
+    out.push({
+      object: apiName,
+      field: f.name,
+      problem: 'not_editable',
+      expected: 'createable, updateable',
+      actual,
+      message: `${apiName}.${f.name} is ${actual} for the connected user (field-level security): assign the permission set ${PERMISSION_SET} (${ASSIGN_PERMISSION_SET})`,
+    });
+  }
+  if (f.externalId && !fd.externalId) {
+    out.push({
+      object: apiName,
+      field: f.name,
+      problem: 'not_external_id',
+      expected: 'external id',
+      actual: 'not an external id',
+      message: `${apiName}.${f.name} must be an external id${f.name === KEY_FIELD ? ' (upserts match on it)' : ''}`,
+    });
+  }
+  if (f.unique && !fd.unique) {
+    out.push({ object: apiName, field: f.name, problem: 'not_unique', expected: 'unique', actual: 'not unique', message: `${apiName}.${f.name} must be unique` });
+  }
+  return out;
+}
+
 export async function checkOrg(org: Describer): Promise<DoctorFinding[]> {
   const findings: DoctorFinding[] = [];
   for (const s of SCHEMAS) {
     const d = await org.describe(s.apiName);
     if (!d) {
-      findings.push({ object: s.apiName, problem: 'missing_object', expected: s.label, actual: 'absent', message: `object ${s.apiName} does not exist in the org (deploy the output of \`svc-sync schema\`)` });
+      findings.push({
+        object: s.apiName,
+        problem: 'missing_object',
+        expected: s.label,
+        actual: 'absent',
+        message: `object ${s.apiName} does not exist in the org (deploy the output of \`svc-sync schema\`)`,
+      });
       continue;
     }
     const byName = new Map(d.fields.map((f) => [f.name, f]));
@@ -125,36 +176,16 @@ export async function checkOrg(org: Describer): Promise<DoctorFinding[]> {
     }
     const name = byName.get(NAME_FIELD);
     if (name && name.length < NAME_LENGTH) {
-      findings.push({ object: s.apiName, field: NAME_FIELD, problem: 'too_short', expected: `Text(${NAME_LENGTH})`, actual: actualText(name), message: `${s.apiName}.Name holds ${name.length} characters, ${NAME_LENGTH} are needed` });
+      findings.push({
+        object: s.apiName,
+        field: NAME_FIELD,
+        problem: 'too_short',
+        expected: `Text(${NAME_LENGTH})`,
+        actual: actualText(name),
+        message: `${s.apiName}.Name holds ${name.length} characters, ${NAME_LENGTH} are needed`,
+      });
     }
-    for (const f of s.fields) {
-      const fd = byName.get(f.name);
-      if (!fd) {
-        if (hidden && takesFieldPermission(f)) continue;
-        const why = takesFieldPermission(f) ? `does not exist, or field-level security hides it from the connected user (${ASSIGN_PERMISSION_SET})` : 'does not exist';
-        findings.push({ object: s.apiName, field: f.name, problem: 'missing_field', expected: expectedText(f.type), actual: 'absent', message: `field ${s.apiName}.${f.name} (${expectedText(f.type)}) ${why}` });
-        continue;
-      }
-      const wrong = checkField(s.apiName, f.name, f.type, fd);
-      findings.push(...wrong);
-      if (wrong.length === 0 && (!fd.createable || !fd.updateable)) {
-        const actual = !fd.createable && !fd.updateable ? 'read-only' : !fd.createable ? 'not createable' : 'not updateable';
-        findings.push({
-          object: s.apiName,
-          field: f.name,
-          problem: 'not_editable',
-          expected: 'createable, updateable',
-          actual,
-          message: `${s.apiName}.${f.name} is ${actual} for the connected user (field-level security): assign the permission set ${PERMISSION_SET} (${ASSIGN_PERMISSION_SET})`,
-        });
-      }
-      if (f.externalId && !fd.externalId) {
-        findings.push({ object: s.apiName, field: f.name, problem: 'not_external_id', expected: 'external id', actual: 'not an external id', message: `${s.apiName}.${f.name} must be an external id${f.name === KEY_FIELD ? ' (upserts match on it)' : ''}` });
-      }
-      if (f.unique && !fd.unique) {
-        findings.push({ object: s.apiName, field: f.name, problem: 'not_unique', expected: 'unique', actual: 'not unique', message: `${s.apiName}.${f.name} must be unique` });
-      }
-    }
+    for (const f of s.fields) findings.push(...fieldFindings(s.apiName, f, byName.get(f.name), hidden));
   }
   return findings;
 }

@@ -40,7 +40,9 @@ export function toSalesforceError(err: unknown): SalesforceError {
     return new SalesforceAuthError(`the Salesforce session expired and could not be renewed: ${message.replace(/^Unable to refresh session due to:\s*/, '')}`);
   }
   if (code === 'INVALID_SESSION_ID') {
-    return new SalesforceAuthError('the Salesforce session is invalid or expired, and no credentials are configured to renew it (set SF_CLIENT_ID/SF_CLIENT_SECRET, a username and password, or a JWT key)');
+    return new SalesforceAuthError(
+      'the Salesforce session is invalid or expired, and no credentials are configured to renew it (set SF_CLIENT_ID/SF_CLIENT_SECRET, a username and password, or a JWT key)',
+    );
   }
   if (code === 'UNKNOWN_EXCEPTION' || /^ERROR_HTTP_5\d\d$/.test(code)) {
     // Said plainly: a bare "An unexpected error occurred" could come from anywhere.

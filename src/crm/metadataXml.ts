@@ -9,9 +9,7 @@ function xmlEscape(s: string): string {
 }
 
 function render(nodes: XmlNode[], indent: string): string {
-  return nodes
-    .map(([tag, v]) => (Array.isArray(v) ? `${indent}<${tag}>\n${render(v, indent + '    ')}${indent}</${tag}>\n` : `${indent}<${tag}>${xmlEscape(String(v))}</${tag}>\n`))
-    .join('');
+  return nodes.map(([tag, v]) => (Array.isArray(v) ? `${indent}<${tag}>\n${render(v, indent + '    ')}${indent}</${tag}>\n` : `${indent}<${tag}>${xmlEscape(String(v))}</${tag}>\n`)).join('');
 }
 
 export function metadataDoc(root: string, nodes: XmlNode[]): string {

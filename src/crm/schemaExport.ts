@@ -14,7 +14,13 @@ function objectXml(s: ObjectSchema): string {
     ['enableHistory', false],
     ['enableReports', true],
     ['label', s.label],
-    ['nameField', [['label', `${s.label} Name`], ['type', 'Text']]],
+    [
+      'nameField',
+      [
+        ['label', `${s.label} Name`],
+        ['type', 'Text'],
+      ],
+    ],
     ['pluralLabel', s.pluralLabel],
     ['sharingModel', 'ReadWrite'],
   ]);

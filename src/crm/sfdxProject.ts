@@ -153,10 +153,7 @@ export async function exportProject(dir: string, apiVersion: string): Promise<Wr
     sourceApiVersion: apiVersion,
   };
   const prefix = `${packageDir.replace(/\\/g, '/').replace(/\/+$/, '')}/${SOURCE_SUBDIR}`;
-  const files: SourceFile[] = [
-    { path: PROJECT_FILE, content: `${JSON.stringify(project, null, 2)}\n` },
-    ...schemaSource().map((f) => ({ path: `${prefix}/${f.path}`, content: f.content })),
-  ];
+  const files: SourceFile[] = [{ path: PROJECT_FILE, content: `${JSON.stringify(project, null, 2)}\n` }, ...schemaSource().map((f) => ({ path: `${prefix}/${f.path}`, content: f.content }))];
   const written = await writeAll(dir, files, '--project', existed);
   const next = [`cd ${/^[\w./@%+=:,-]+$/.test(dir) ? dir : `'${dir.replace(/'/g, `'\\''`)}'`}`, 'sf project deploy start', ASSIGN_PERMISSION_SET];
   return { ...describeWritten(dir, path.join(dir, ...prefix.split('/')), written, next), projectFile: written[0], apiVersion };

@@ -75,8 +75,7 @@ export class SalesforceSink implements AuditSink {
     for (let i = 0; i < missingKey; i++) out.push({ key: '', status: 'failed', error: { code: 'MISSING_KEY', message: `a ${object} record without ${KEY_FIELD} was not sent` } });
     if (merged.length === 0) return out;
 
-    const outcomes =
-      merged.length > this.options.bulkThreshold ? await this.bulkWithRetries(object, merged, onStep) : await upsertViaCollections(this.api, object, merged, onStep);
+    const outcomes = merged.length > this.options.bulkThreshold ? await this.bulkWithRetries(object, merged, onStep) : await upsertViaCollections(this.api, object, merged, onStep);
     for (const r of merged) {
       const key = String(r[KEY_FIELD]);
       out.push(outcomes.get(key) ?? { key, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });

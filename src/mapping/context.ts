@@ -35,4 +35,3 @@ export function selectConsent(consents: unknown, type: string): ApiConsent | und
   const is = (v: unknown, want: string): boolean => typeof v === 'string' && v.trim().toLowerCase() === want;
   return (consents as ApiConsent[]).find((c) => is(c?.consent_status, 'granted') && is(c?.consent_type, type));
 }
-

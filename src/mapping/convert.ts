@@ -7,7 +7,10 @@ import type { FieldType } from './fieldTypes.js';
 import { stripHtml } from './html.js';
 
 export class ConversionError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -65,7 +68,7 @@ function decimalParts(value: unknown): { negative: boolean; int: string; frac: s
 export function toNumber(value: unknown, precision: number, scale: number): number {
   const { negative, int, frac } = decimalParts(value);
   let digits = (int + frac.padEnd(scale, '0').slice(0, scale)).split('').map(Number);
-  if ((Number(frac[scale] ?? '0')) >= 5) {
+  if (Number(frac[scale] ?? '0') >= 5) {
     let i = digits.length - 1;
     while (i >= 0 && digits[i] === 9) digits[i--] = 0;
     if (i >= 0) digits[i] = (digits[i] ?? 0) + 1;

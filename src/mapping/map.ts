@@ -155,17 +155,12 @@ export function mapRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T
  * (from `users`, which the caller fetched) and the external reference of its target's Salesforce
  * record. The engine and the audit both map through here, so they compare like with like.
  */
-export function mapInContext<T extends SyncableType>(
-  type: T,
-  record: ApiRecordOf[T],
-  users: ReadonlyMap<number, ApiUser>,
-  target: Readonly<Record<string, unknown>> | null | undefined,
-): MapResult {
+export function mapInContext<T extends SyncableType>(type: T, record: ApiRecordOf[T], users: ReadonlyMap<number, ApiUser>, target: Readonly<Record<string, unknown>> | null | undefined): MapResult {
   const rules = SCHEMA[type].context;
   const extras: MapExtras = {};
   if (rules.owner) {
     const ownerId = ownerIdOf(type, record);
-    extras.user = ownerId === undefined ? null : users.get(ownerId) ?? null;
+    extras.user = ownerId === undefined ? null : (users.get(ownerId) ?? null);
   }
   if (rules.target) {
     const ref = target?.ExternalReference__c;
@@ -179,9 +174,7 @@ export function mapNested<T extends SyncableType>(type: T, record: ApiRecordOf[T
   const rule = SCHEMA[type].context.nested;
   if (!rule) return [];
   const items = getPath({ record }, rule.path);
-  return (Array.isArray(items) ? items : []).map((item: { id?: unknown }) =>
-    mapWith(SCHEMA[rule.type], { record: withId(item), [rule.as]: withId(record) }, [], item?.id),
-  );
+  return (Array.isArray(items) ? items : []).map((item: { id?: unknown }) => mapWith(SCHEMA[rule.type], { record: withId(item), [rule.as]: withId(record) }, [], item?.id));
 }
 
 /** The questions of an action: its nested records. */

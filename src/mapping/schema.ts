@@ -84,10 +84,7 @@ const field = (name: string, label: string, type: FieldDef['type'], source?: Sou
 });
 
 const keyField = (): FieldDef => field(KEY_FIELD, 'Svc Id', text(50), 'key', { externalId: true, unique: true, required: true });
-const stamps = (): FieldDef[] => [
-  field('CreatedAt__c', 'Created At', dateTime(), 'record.created_at'),
-  field('UpdatedAt__c', 'Updated At', dateTime(), 'record.updated_at'),
-];
+const stamps = (): FieldDef[] => [field('CreatedAt__c', 'Created At', dateTime(), 'record.created_at'), field('UpdatedAt__c', 'Updated At', dateTime(), 'record.updated_at')];
 
 /** SPEC 2.1: fields common to segments, projects, companies and teams. */
 const commonEntityFields = (): FieldDef[] => [
@@ -103,10 +100,7 @@ const commonEntityFields = (): FieldDef[] => [
   field('TotalDonations__c', 'Total Donations', number(18, 0), 'record.total_donations'),
 ];
 
-const visibleClosed = (visibleDefault = false): FieldDef[] => [
-  field('Visible__c', 'Visible', checkbox(visibleDefault), 'record.visible'),
-  field('Closed__c', 'Closed', checkbox(), 'record.closed'),
-];
+const visibleClosed = (visibleDefault = false): FieldDef[] => [field('Visible__c', 'Visible', checkbox(visibleDefault), 'record.visible'), field('Closed__c', 'Closed', checkbox(), 'record.closed')];
 
 const consentFields = (): FieldDef[] => [
   field('ConsentURL__c', 'Consent URL', longText(), 'consent.url'),
@@ -133,7 +127,16 @@ const addressFields = (from: 'user' | 'record.address'): FieldDef[] => [
 ];
 
 const lookups = (...targets: SObjectName[]): FieldDef[] =>
-  targets.map((to) => field(to, to.replace(/^Svc_/, 'Svc ').replace(/__c$/, '').replace(/([a-z])([A-Z])/g, '$1 $2'), lookup(to)));
+  targets.map((to) =>
+    field(
+      to,
+      to
+        .replace(/^Svc_/, 'Svc ')
+        .replace(/__c$/, '')
+        .replace(/([a-z])([A-Z])/g, '$1 $2'),
+      lookup(to),
+    ),
+  );
 
 /** SPEC 2.4-2.9 cascade rows for a child of a team/company level object. */
 const projectOrSegmentParents = (): ParentRule[] => [
@@ -214,9 +217,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
     name: [PERSON_NAME],
     consentType: 'terms_conditions',
     filters: [],
-    parents: [
-      ...teamOrCompanyParents(),
-    ],
+    parents: [...teamOrCompanyParents()],
     context: { owner: { idPath: 'record.owner.id' }, nested: { type: 'question', path: 'record.questions', as: 'action' } },
     fields: [
       keyField(),
@@ -276,10 +277,7 @@ export const SCHEMA: Record<ObjectType, ObjectSchema> = {
       { path: 'record.payment_status', oneOf: ['paid', 'refunded', 'chargedback'], reason: 'payment status not synced' },
       { path: 'record.total_amount', nonZero: true, reason: 'zero total amount' },
     ],
-    parents: [
-      { type: 'action', idPath: 'record.action_id', direct: 'Svc_Action__c', inherit: ['Svc_Team__c', 'Svc_Project__c', 'Svc_Segment__c'] },
-      ...teamOrCompanyParents(),
-    ],
+    parents: [{ type: 'action', idPath: 'record.action_id', direct: 'Svc_Action__c', inherit: ['Svc_Team__c', 'Svc_Project__c', 'Svc_Segment__c'] }, ...teamOrCompanyParents()],
     outside: [{ idPath: 'record.donation_form_id', what: 'donation form' }, { what: 'the site' }],
     context: { target: true },
     fields: [

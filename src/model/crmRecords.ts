@@ -15,9 +15,7 @@ export interface CrmError {
   fields?: string[];
 }
 
-export type UpsertOutcome =
-  | { key: string; status: 'created' | 'updated'; id: string }
-  | { key: string; status: 'failed'; error: CrmError };
+export type UpsertOutcome = { key: string; status: 'created' | 'updated'; id: string } | { key: string; status: 'failed'; error: CrmError };
 
 /** What became of one record deleted by Id (an Id already gone counts as deleted). */
 export type DeleteOutcome = { id: string; status: 'deleted' } | { id: string; status: 'failed'; error: CrmError };

@@ -1,26 +1,9 @@
 /** The eight mirrored object types, in the order a run writes them (parents before children: the schema's test holds it). */
-export const OBJECT_TYPES = [
-  'segment',
-  'project',
-  'team',
-  'company',
-  'action',
-  'question',
-  'donation',
-  'newsletter_subscription',
-] as const;
+export const OBJECT_TYPES = ['segment', 'project', 'team', 'company', 'action', 'question', 'donation', 'newsletter_subscription'] as const;
 export type ObjectType = (typeof OBJECT_TYPES)[number];
 
 /** Salesforce API names of the mirrored objects. */
-export type SObjectName =
-  | 'Svc_Segment__c'
-  | 'Svc_Project__c'
-  | 'Svc_Team__c'
-  | 'Svc_Company__c'
-  | 'Svc_Action__c'
-  | 'Svc_ActionQuestion__c'
-  | 'Svc_Donation__c'
-  | 'Svc_NewsletterSubscription__c';
+export type SObjectName = 'Svc_Segment__c' | 'Svc_Project__c' | 'Svc_Team__c' | 'Svc_Company__c' | 'Svc_Action__c' | 'Svc_ActionQuestion__c' | 'Svc_Donation__c' | 'Svc_NewsletterSubscription__c';
 
 /** Types a run can be asked to sync by id; questions come inside their action. */
 export type SyncableType = Exclude<ObjectType, 'question'>;
@@ -50,7 +33,10 @@ const ALIASES: ReadonlyMap<string, SyncableType> = new Map([
  * people (donation, donations, newsletter-subscriptions, NewsletterSubscription ...).
  */
 export function parseObjectType(input: string): SyncableType | undefined {
-  const flat = input.trim().toLowerCase().replace(/[-_\s]/g, '');
+  const flat = input
+    .trim()
+    .toLowerCase()
+    .replace(/[-_\s]/g, '');
   // A Map: "constructor" or "__proto__" from a webhook body never reaches a prototype.
   return ALIASES.get(flat) ?? ALIASES.get(flat.replace(/s$/, '')) ?? ALIASES.get(flat.replace(/ies$/, 'y'));
 }

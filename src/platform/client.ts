@@ -44,10 +44,10 @@ function checkSite(expected: number | undefined, type: ResourceType, records: re
   for (const r of records) {
     const site = (r as { site_id?: unknown }).site_id;
     if (typeof site === 'number' && site !== expected) {
-      throw new ConfigError(
-        `SVC_SITE_ID is ${expected}, but ${shownBaseUrl(baseUrl)} serves records of site ${site} (${type} ${r.id}): wrong SVC_API_URL or SVC_API_KEY? Nothing was written`,
-        ['check SVC_API_URL, SVC_API_KEY and SVC_SITE_ID', 'svc-sync doctor'],
-      );
+      throw new ConfigError(`SVC_SITE_ID is ${expected}, but ${shownBaseUrl(baseUrl)} serves records of site ${site} (${type} ${r.id}): wrong SVC_API_URL or SVC_API_KEY? Nothing was written`, [
+        'check SVC_API_URL, SVC_API_KEY and SVC_SITE_ID',
+        'svc-sync doctor',
+      ]);
     }
   }
 }

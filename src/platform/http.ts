@@ -264,8 +264,14 @@ export class PlatformHttp {
     const message = apiMessageOf(parsed, status);
     if (errorKind === 'not_platform') {
       // Retried and kept like a 5xx: a proxy or maintenance page may pass, and nothing is lost meanwhile.
-      const what = parsed.notJson ?? 'JSON that is not the platform\'s not-found answer';
-      const error = new PlatformError('not_platform', 'GET', shown, status, `HTTP 404 with ${what} from ${shownBaseUrl(this.settings.apiUrl)}${shown}: not the platform API's answer (check SVC_API_URL)`);
+      const what = parsed.notJson ?? "JSON that is not the platform's not-found answer";
+      const error = new PlatformError(
+        'not_platform',
+        'GET',
+        shown,
+        status,
+        `HTTP 404 with ${what} from ${shownBaseUrl(this.settings.apiUrl)}${shown}: not the platform API's answer (check SVC_API_URL)`,
+      );
       return { kind: 'transient', status, error };
     }
     if (errorKind === 'rate_limited') {

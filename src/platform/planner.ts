@@ -18,9 +18,7 @@ interface PlanInput {
   listIdsOnly: boolean;
 }
 
-export type FetchPlan =
-  | { kind: 'byId'; requests: number; scanRequests: number }
-  | { kind: 'scan'; requests: number; byIdRequests: number };
+export type FetchPlan = { kind: 'byId'; requests: number; scanRequests: number } | { kind: 'scan'; requests: number; byIdRequests: number };
 
 /** Compares request counts: by id costs one per id, a scan the pages not read yet. */
 export function chooseFetchPlan(input: PlanInput): FetchPlan {

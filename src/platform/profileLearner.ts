@@ -71,7 +71,9 @@ export class ProfileLearner {
     if (known.updatedAfter !== 'ignored' || known.createdAfter === 'ignored') return filter;
     const { updatedAfter, ...rest } = filter;
     const plural = RESOURCES[type].path;
-    this.tell(`the platform ignores updated_after on ${plural} lists: this run reads the ${plural} created after ${updatedAfter} (created_after; SVC_INCREMENTAL=new-records); changes to existing ${plural} come through serve's webhooks and audit --fix`);
+    this.tell(
+      `the platform ignores updated_after on ${plural} lists: this run reads the ${plural} created after ${updatedAfter} (created_after; SVC_INCREMENTAL=new-records); changes to existing ${plural} come through serve's webhooks and audit --fix`,
+    );
     return { ...rest, createdAfter: updatedAfter };
   }
 
@@ -113,7 +115,9 @@ export class ProfileLearner {
         profile.records = page.totalEntries;
         this.changed();
         const plural = RESOURCES[type].path;
-        this.tell(`the platform ignores ${c.name} on ${plural} lists: this run reads the whole list (${page.totalEntries} records, ${Math.ceil(page.totalEntries / this.pageSizeOf(type))} requests) and stays exact`);
+        this.tell(
+          `the platform ignores ${c.name} on ${plural} lists: this run reads the whole list (${page.totalEntries} records, ${Math.ceil(page.totalEntries / this.pageSizeOf(type))} requests) and stays exact`,
+        );
       } else {
         profile[c.field] ??= 'honoured';
       }
@@ -150,6 +154,8 @@ export class ProfileLearner {
     if (missing.length === 0) return sampled.size >= SHAPE_SAMPLES ? settle('complete') : undefined;
     settle('partial', missing);
     const plural = RESOURCES[type].path;
-    this.tell(`list pages of ${plural} lack ${missing.join(', ')} (the by-id records have them): each record of ${plural} is fetched by id, 1 request a record instead of 1 per ${this.pageSizeOf(type)}`);
+    this.tell(
+      `list pages of ${plural} lack ${missing.join(', ')} (the by-id records have them): each record of ${plural} is fetched by id, 1 request a record instead of 1 per ${this.pageSizeOf(type)}`,
+    );
   }
 }

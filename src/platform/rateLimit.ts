@@ -41,7 +41,6 @@ function nextBoundary(now: number, lengthMs: number): number {
   return (Math.floor(now / lengthMs) + 1) * lengthMs;
 }
 
-
 interface PacerOptions {
   /** Requests in flight at once. */
   concurrency: number;
@@ -83,10 +82,13 @@ export function stoppableSleep(signal: AbortSignal): (ms: number) => Promise<voi
         clearTimeout(timer);
         reject(signal.reason);
       };
-      const timer = setTimeout(() => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.max(0, ms));
+      const timer = setTimeout(
+        () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        Math.max(0, ms),
+      );
       signal.addEventListener('abort', onAbort, { once: true });
     });
 }
@@ -221,7 +223,10 @@ export class RatePacer {
 
   /** Counts a request in its wall-clock minute and hour (the documented windows). */
   private countSent(now: number): void {
-    for (const [key, length] of [['minute', 60_000], ['hour', 3_600_000]] as const) {
+    for (const [key, length] of [
+      ['minute', 60_000],
+      ['hour', 3_600_000],
+    ] as const) {
       const c = this.sent[key];
       const window = Math.floor(now / length);
       if (c.window !== window) Object.assign(c, { window, count: 0 });
@@ -267,8 +272,7 @@ export class RatePacer {
     if (reset !== undefined && reset >= 0) {
       // The gateway reports the reset of the window with the fewest requests left; a reset past
       // MAX_WAIT_MS (30 days, 1e12) is bounded: the pacer looks again then.
-      const constrained =
-        remainingHour !== undefined && (remainingMinute === undefined || remainingHour < remainingMinute) ? this.hour : this.minute;
+      const constrained = remainingHour !== undefined && (remainingMinute === undefined || remainingHour < remainingMinute) ? this.hour : this.minute;
       constrained.resetAt = this.now() + Math.min(reset * 1000, MAX_WAIT_MS);
     }
     // With a grant, the shared record discounts every process's later grants itself.

@@ -18,7 +18,6 @@ import type { RateLimitSnapshot } from './rateLimit.js';
 import type { ApiRecord, ApiRecordOf, ListPage, ResourceType } from '../model/apiRecords.js';
 import type { CollectionProfile, PlatformProfile } from '../model/platformProfile.js';
 
-
 /** One planning decision, kept for the run report, the bench and tests. */
 interface PlanRecord {
   type: ResourceType;
@@ -92,7 +91,6 @@ export class PlatformSource implements RecordSource {
     const confirm = options.byId === true;
     let todo = wanted.filter((id) => !this.known(type, id, confirm));
     const log: PlanRecord = { type, requested: wanted.length, uncached: todo.length, probed: false };
-
 
     if (todo.length > 0 && !this.idsOnly(type) && !confirm) {
       const filter: ScanFilter = options.updatedAfter ? { updatedAfter: options.updatedAfter } : {};
@@ -219,7 +217,10 @@ export class PlatformSource implements RecordSource {
         .map((r) => valueAt(r, key))
         .filter((v): v is string => typeof v === 'string' && !Number.isNaN(Date.parse(v)))
         .sort((a, b) => Date.parse(a) - Date.parse(b));
-    for (const [key, filter] of [['updated_at', 'updatedAfter'], ['created_at', 'createdAfter']] as const) {
+    for (const [key, filter] of [
+      ['updated_at', 'updatedAfter'],
+      ['created_at', 'createdAfter'],
+    ] as const) {
       const sorted = stamps(key);
       const middle = sorted[Math.floor(sorted.length / 2)];
       // Two distinct times at least: otherwise no record could show the filter ignored.
@@ -343,11 +344,6 @@ export class PlatformSource implements RecordSource {
 }
 
 /** The source the engine uses; hooks let the CLI show waits ("waiting 42 s: platform minute limit"). */
-export function createPlatformSource(
-  settings: PlatformSettings,
-  hooks: PlatformHooks = {},
-  retry?: Partial<RetryTuning>,
-  learn: LearnOptions = {},
-): PlatformSource {
+export function createPlatformSource(settings: PlatformSettings, hooks: PlatformHooks = {}, retry?: Partial<RetryTuning>, learn: LearnOptions = {}): PlatformSource {
   return new PlatformSource(new PlatformClient(settings, { hooks, retry }), settings.listIdsOnly, { ...learn, ...(settings.incremental ? { incremental: settings.incremental } : {}) });
 }

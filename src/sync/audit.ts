@@ -27,7 +27,6 @@ import { keyFor, refOfKey } from '../model/refs.js';
 import { IdSet, PairSet, questionIdsOf } from './auditLedger.js';
 import { emptyAuditCounts, fieldTypesOf, pick, type AuditCounts, type Candidate, type DriftRow, type OrphanRow, type QuestionCandidate } from './auditTypes.js';
 
-export type { OrphanRow };
 import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
 import { pendingId } from './cache.js';
 import { diffRecord } from './diff.js';
@@ -315,7 +314,11 @@ export class Auditor {
   private async confirm<T extends SyncableType>(type: T, candidates: Candidate[]): Promise<void> {
     if (candidates.length === 0) return;
     this.checkStop();
-    const res = await this.source.fetch(type, candidates.map((c) => c.id), { byId: true });
+    const res = await this.source.fetch(
+      type,
+      candidates.map((c) => c.id),
+      { byId: true },
+    );
     const gone = new Set(res.notFound);
     for (const c of candidates) {
       if (gone.has(c.id)) this.add({ object: SCHEMA[type].apiName, key: c.key, kind: 'orphan', reason: GONE }, c.sfId);

@@ -8,7 +8,7 @@ import { LEVEL, SCHEMAS, schemaByApiName } from '../mapping/schema.js';
 import type { CrmError } from '../model/crmRecords.js';
 import type { SObjectName } from '../model/objects.js';
 import type { AuditSink } from '../model/ports.js';
-import type { OrphanRow } from './audit.js';
+import type { OrphanRow } from './auditTypes.js';
 
 type DeletionOutcome = 'deleted' | 'would delete' | 'kept' | 'failed';
 
@@ -98,7 +98,14 @@ export async function deleteOrphans(sink: AuditSink, orphans: OrphanRow[], dryRu
 }
 
 async function deleteChunk(sink: AuditSink, object: SObjectName, free: OrphanRow[], gone: Set<string>, report: (row: DeletionRow) => void): Promise<void> {
-  const outcomes = new Map((await sink.deleteByIds(object, free.map((o) => o.id))).map((d) => [d.id, d]));
+  const outcomes = new Map(
+    (
+      await sink.deleteByIds(
+        object,
+        free.map((o) => o.id),
+      )
+    ).map((d) => [d.id, d]),
+  );
   for (const o of free) {
     const d = outcomes.get(o.id);
     if (d?.status === 'deleted') {

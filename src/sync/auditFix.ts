@@ -86,7 +86,10 @@ export class AuditFixer {
       if (ref && ref.type === type) ids.add(ref.id);
     }
     if (ids.size === 0 || this.primed.size + ids.size > HOLD_LIMIT) return;
-    this.primed.add(type, records.filter((r) => ids.has(r.id)));
+    this.primed.add(
+      type,
+      records.filter((r) => ids.has(r.id)),
+    );
   }
 
   /** Writes every missing and stale record of the audit, parents first. */

@@ -78,7 +78,13 @@ export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<
     await auditor.run(opts.types);
     refused = refusalOf(
       { listed: auditor.listedCount, mirrored: auditor.mirrorCount, counts: auditor.counts, unconfirmed: auditor.unconfirmed },
-      { deleteOrphans: opts.deleteOrphans, fix: opts.fix, ...(opts.maxDelete ? { maxDelete: opts.maxDelete } : {}), ...(opts.maxFix ? { maxFix: opts.maxFix } : {}), platform: opts.platform ?? 'the platform' },
+      {
+        deleteOrphans: opts.deleteOrphans,
+        fix: opts.fix,
+        ...(opts.maxDelete ? { maxDelete: opts.maxDelete } : {}),
+        ...(opts.maxFix ? { maxFix: opts.maxFix } : {}),
+        platform: opts.platform ?? 'the platform',
+      },
     );
     if (refused && !opts.dryRun) stopped = new RefusedError(refused);
     if (!stopped) {
@@ -96,7 +102,8 @@ export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<
 
   const warnings = [...auditor.warnings, ...(fixer?.engine.report.warnings ?? [])];
   for (const [object, un] of auditor.unconfirmed) {
-    if (un.why === 'empty') auditor.problems.push(`${object}: the platform lists none, Salesforce holds ${auditor.mirrorCount.get(object) ?? un.candidates}: not confirmed one by one (wrong SVC_API_URL or SVC_API_KEY?)`);
+    if (un.why === 'empty')
+      auditor.problems.push(`${object}: the platform lists none, Salesforce holds ${auditor.mirrorCount.get(object) ?? un.candidates}: not confirmed one by one (wrong SVC_API_URL or SVC_API_KEY?)`);
     else auditor.problems.push(`${object}: ${un.candidates} orphan candidates pass the deletion limit: not confirmed one by one`);
   }
   if (refused && opts.dryRun) warnings.push(`a real run would be ${refused}`);

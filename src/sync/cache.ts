@@ -19,9 +19,7 @@ const PARENT_TYPES: ReadonlySet<ObjectType> = new Set(SCHEMAS.flatMap((s) => s.p
  * parent keeps just these: a fundraising page's description alone can be 30 KB, and parents are
  * kept for the whole run.
  */
-const READ_BY_CHILDREN: readonly string[] = [
-  ...new Set(['Id', KEY_FIELD, 'ExternalReference__c', ...SCHEMAS.flatMap((s) => s.parents.flatMap((p) => p.inherit))]),
-];
+const READ_BY_CHILDREN: readonly string[] = [...new Set(['Id', KEY_FIELD, 'ExternalReference__c', ...SCHEMAS.flatMap((s) => s.parents.flatMap((p) => p.inherit))])];
 
 function linkingFields(record: StoredRecord): StoredRecord {
   const kept: Record<string, unknown> = {};

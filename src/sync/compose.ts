@@ -48,7 +48,6 @@ function learning(learn: LearnFrom): LearnOptions {
 /** Where a command keeps the platform profile: beside its state file, or in .svc-sync/. */
 export const profileFileFor = (stateFile: string | undefined): string => profileFileBeside(stateFile ?? '.svc-sync/state.json');
 
-
 /** A command's platform source: waits told with their end (a live view counts down), the profile learned and kept. */
 function commandSource(settings: Settings, onNote: OnNote, stop: AbortSignal | undefined, learn: LearnFrom): PlatformSource {
   return createPlatformSource(

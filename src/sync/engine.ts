@@ -265,12 +265,20 @@ export class SyncEngine {
       const wanted = [...(byType.get(type) ?? new Map<string, number>())].filter(([key]) => !this.cache.has(key));
       if (wanted.length === 0) continue;
       const schema = SCHEMA[type];
-      const found = await this.sink.readByKeys(schema.apiName, wanted.map(([key]) => key), parentFieldsToRead(schema.apiName));
+      const found = await this.sink.readByKeys(
+        schema.apiName,
+        wanted.map(([key]) => key),
+        parentFieldsToRead(schema.apiName),
+      );
       for (const record of found.values()) this.cache.put(type, record);
       const missing = wanted.filter(([key]) => !found.has(key));
       if (missing.length === 0) continue;
       this.writer.knownAbsent(missing.map(([key]) => key));
-      const records = await this.fetch(type, missing.map(([, id]) => id), false);
+      const records = await this.fetch(
+        type,
+        missing.map(([, id]) => id),
+        false,
+      );
       await this.processRecords(type, records);
     }
   }

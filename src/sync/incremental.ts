@@ -111,27 +111,34 @@ export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan, 
   // A full run's scans are complete and unfiltered: the types scanned from their first page in this run show orphans.
   const ledger = since === null && sink !== undefined && isAuditSink(sink) ? new ScanLedger() : undefined;
   const fromStart = new Set<SyncableType>();
-  await engine.syncScan(types.filter((t) => !run.completed.includes(t)), since ? { updatedAfter: since } : {}, {
-    // One page back: a record removed before the resume point would shift the pages.
-    startPage: (t) => {
-      const page = Math.max(1, run.pagesDone[t] ?? 1);
-      if (page === 1) fromStart.add(t);
-      return page;
+  await engine.syncScan(
+    types.filter((t) => !run.completed.includes(t)),
+    since ? { updatedAfter: since } : {},
+    {
+      // One page back: a record removed before the resume point would shift the pages.
+      startPage: (t) => {
+        const page = Math.max(1, run.pagesDone[t] ?? 1);
+        if (page === 1) fromStart.add(t);
+        return page;
+      },
+      pageRecords: ledger ? (t, records, failed) => ledger.page(t, records, failed) : undefined,
+      pageDone: (t, page) => {
+        run.pagesDone[t] = page;
+        save();
+      },
+      typeDone: (t) => {
+        run.completed.push(t);
+        delete run.pagesDone[t];
+        save();
+      },
     },
-    pageRecords: ledger ? (t, records, failed) => ledger.page(t, records, failed) : undefined,
-    pageDone: (t, page) => {
-      run.pagesDone[t] = page;
-      save();
-    },
-    typeDone: (t) => {
-      run.completed.push(t);
-      delete run.pagesDone[t];
-      save();
-    },
-  });
+  );
   let orphanCandidates: OrphanCandidate[] | undefined;
   if (ledger && sink !== undefined && isAuditSink(sink)) {
-    orphanCandidates = await ledger.candidates(sink, SYNC_ORDER.filter((t) => fromStart.has(t) && run.completed.includes(t)));
+    orphanCandidates = await ledger.candidates(
+      sink,
+      SYNC_ORDER.filter((t) => fromStart.has(t) && run.completed.includes(t)),
+    );
     if (orphanCandidates.length > 0) engine.report.warn(`${orphanCandidates.length} orphan candidate(s) in Salesforce: \`svc-sync audit\` confirms them, \`audit --delete-orphans\` removes them`);
   }
   const again = retriesDue(state, types, engine.report);
@@ -140,6 +147,6 @@ export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan, 
   if (!dryRun) stateFile.write(next);
   const retryCount = next.retry?.length ?? 0;
   if (retryCount > 0) engine.report.warn(`${retryCount} record(s) failed and will be synced again by id on the next run`);
-  const watermarks = dryRun ? state.watermarks ?? {} : next.watermarks ?? {};
+  const watermarks = dryRun ? (state.watermarks ?? {}) : (next.watermarks ?? {});
   return { since, types, watermarks, resumed: plan.resumed, retried: again.length, retryNextRun: retryCount, ...(orphanCandidates ? { orphanCandidates } : {}) };
 }

@@ -65,10 +65,12 @@ export class RecordWriter {
     if (toWrite.length === 0) return;
 
     const outcomes: UpsertOutcome[] = this.opts.dryRun
-      ? toWrite.map(({ record, current: cur }) =>
-          cur ? { key: recordKey(record), status: 'updated', id: cur.Id } : { key: recordKey(record), status: 'created', id: pendingId(recordKey(record)) },
-        )
-      : await this.sink.upsert(schema.apiName, toWrite.map((w) => w.record), onStep);
+      ? toWrite.map(({ record, current: cur }) => (cur ? { key: recordKey(record), status: 'updated', id: cur.Id } : { key: recordKey(record), status: 'created', id: pendingId(recordKey(record)) }))
+      : await this.sink.upsert(
+          schema.apiName,
+          toWrite.map((w) => w.record),
+          onStep,
+        );
     const byKey = new Map(outcomes.map((o) => [o.key, o]));
     const moved: StoredRecord[] = [];
     const lookupNames = lookupFields(schema).map((f) => f.name);
@@ -106,7 +108,10 @@ export class RecordWriter {
     for (const [object, list] of byObject) {
       const outcomes: UpsertOutcome[] = this.opts.dryRun
         ? list.map((u) => ({ key: u.current[KEY_FIELD], status: 'updated', id: u.current.Id }))
-        : await this.sink.upsert(object, list.map((u) => u.next));
+        : await this.sink.upsert(
+            object,
+            list.map((u) => u.next),
+          );
       const byKey = new Map(outcomes.map((o) => [o.key, o]));
       for (const u of list) {
         const key = u.current[KEY_FIELD];
@@ -137,4 +142,3 @@ export class RecordWriter {
 export function compareFields(schema: ObjectSchema): string[] {
   return ['Id', ...writableFieldNames(schema)];
 }
-

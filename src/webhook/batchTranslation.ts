@@ -54,4 +54,3 @@ export async function engineRefsOf(batch: ClaimedBatch, queue: QueueStore): Prom
   }
   return { refs, actionsOf };
 }
-

@@ -13,8 +13,11 @@ const SUPPORTED = new Set(['gzip', 'x-gzip', 'deflate']);
 
 /** The encoding named by the header ('' for none), or an answer refusing it. */
 export function encodingOf(header: string | string[] | undefined): { ok: true; encoding: string } | { ok: false; status: 415; error: string } {
-  const raw = (Array.isArray(header) ? header.join(',') : header ?? '').toLowerCase();
-  const codings = raw.split(',').map((c) => c.trim()).filter((c) => c !== '' && c !== 'identity');
+  const raw = (Array.isArray(header) ? header.join(',') : (header ?? '')).toLowerCase();
+  const codings = raw
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '' && c !== 'identity');
   if (codings.length === 0) return { ok: true, encoding: '' };
   if (codings.length === 1 && SUPPORTED.has(codings[0] as string)) return { ok: true, encoding: codings[0] as string };
   return { ok: false, status: 415, error: `Content-Encoding ${JSON.stringify(raw.slice(0, 40))} is not supported (gzip, deflate or none)` };

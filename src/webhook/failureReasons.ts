@@ -7,7 +7,10 @@ export function failureReasons(outcomes: readonly EventOutcome[]): string {
   for (const o of outcomes) {
     if (o.status !== 'failed') continue;
     // The request line ("GET /v1/donations/1: ") differs per record; the reason after it is what groups.
-    const reason = (o.error || 'no reason given').replace(/\s+/g, ' ').replace(/^[A-Z]+ \/\S*: /, '').trim();
+    const reason = (o.error || 'no reason given')
+      .replace(/\s+/g, ' ')
+      .replace(/^[A-Z]+ \/\S*: /, '')
+      .trim();
     counts.set(reason, (counts.get(reason) ?? 0) + o.eventIds.length);
   }
   if (counts.size === 0) return '';

@@ -39,7 +39,6 @@ function secretMatches(expected: Buffer, given: string | undefined): boolean {
   return timingSafeEqual(expected, digest(given));
 }
 
-
 /**
  * Commits all requests that arrive in one event-loop turn in one transaction: with
  * synchronous=FULL each commit costs an fsync, and a burst would otherwise pay one per request.
@@ -129,24 +128,29 @@ export function webhookIntake(ctx: RouteContext, opts: IntakeOptions): (req: htt
     if (!coding.ok) return refuse(req, res, coding.status, coding.error, { Connection: 'close' });
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > opts.maxBody) return refuse(req, res, 413, `body over ${opts.maxBody} bytes`, { Connection: 'close' });
-    readBody(req, opts.maxBody, () => refuse(req, res, 413, `body over ${opts.maxBody} bytes`, { Connection: 'close' }), (body) => {
-      const decoded = decodeBody(coding.encoding, body, opts.maxBody);
-      if (!decoded.ok) return refuse(req, res, decoded.status, decoded.error);
-      const raw = decoded.body.toString('utf8');
-      const parsed = parseWebhookBody(req.headers['content-type'], raw);
-      if (!parsed.ok) return refuse(req, res, 400, parsed.reason);
-      eventType = parsed.message.eventType;
-      const intent = classifyEvent(parsed.message, opts.classify);
-      committer.add({ message: parsed.message, intent, raw }).then(
-        (stored) => send(res, 200, stored.status === 'ignored' && intent.kind === 'ignored' ? { status: 'ignored', id: stored.id, reason: intent.reason } : { status: 'queued', id: stored.id }),
-        (error: Error) => {
-          if (error instanceof EventRejected) return refuse(req, res, 400, `event cannot be stored: ${oneLine(error.message, 200)}`);
-          // The detail (database, file) to the log only; the answer says what kind of trouble it is.
-          ctx.log(`webhook 503: queue ${ctx.queue.location}: ${oneLine(error.message, 300)}`);
-          send(res, 503, { error: queueReason(error) });
-        },
-      );
-    });
+    readBody(
+      req,
+      opts.maxBody,
+      () => refuse(req, res, 413, `body over ${opts.maxBody} bytes`, { Connection: 'close' }),
+      (body) => {
+        const decoded = decodeBody(coding.encoding, body, opts.maxBody);
+        if (!decoded.ok) return refuse(req, res, decoded.status, decoded.error);
+        const raw = decoded.body.toString('utf8');
+        const parsed = parseWebhookBody(req.headers['content-type'], raw);
+        if (!parsed.ok) return refuse(req, res, 400, parsed.reason);
+        eventType = parsed.message.eventType;
+        const intent = classifyEvent(parsed.message, opts.classify);
+        committer.add({ message: parsed.message, intent, raw }).then(
+          (stored) => send(res, 200, stored.status === 'ignored' && intent.kind === 'ignored' ? { status: 'ignored', id: stored.id, reason: intent.reason } : { status: 'queued', id: stored.id }),
+          (error: Error) => {
+            if (error instanceof EventRejected) return refuse(req, res, 400, `event cannot be stored: ${oneLine(error.message, 200)}`);
+            // The detail (database, file) to the log only; the answer says what kind of trouble it is.
+            ctx.log(`webhook 503: queue ${ctx.queue.location}: ${oneLine(error.message, 300)}`);
+            send(res, 503, { error: queueReason(error) });
+          },
+        );
+      },
+    );
   };
 }
 

@@ -65,7 +65,9 @@ export class QueueFaults {
 
   recovered(): void {
     if (this.fault === undefined) return;
-    this.log(`webhook worker: queue ${this.queuePath} usable again after ${this.fault.failures} failed ${this.fault.failures === 1 ? 'attempt' : 'attempts'} over ${Math.round((Date.now() - this.fault.since) / 1000)} s`);
+    this.log(
+      `webhook worker: queue ${this.queuePath} usable again after ${this.fault.failures} failed ${this.fault.failures === 1 ? 'attempt' : 'attempts'} over ${Math.round((Date.now() - this.fault.since) / 1000)} s`,
+    );
     this.fault = undefined;
   }
 

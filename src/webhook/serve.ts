@@ -259,4 +259,3 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   log(`svc-sync serve: listening on ${started.url}${path} (secret ${opts.secret ? 'required' : 'not set'}; status page ${opts.adminToken ? '/status' : 'off'}), queue ${queue.location}`);
   return { url: started.url, port: started.port, queue, metrics, stop, closed };
 }
-

@@ -17,7 +17,6 @@ import type { QueueCounts } from './queue/store.js';
 import { digest, send, webhookIntake, type RouteContext } from './intake.js';
 import type { QueueStore } from './queue/store.js';
 
-
 const DEFAULT_MAX_BODY_BYTES = 65_536;
 /** Enough for the platform's parallel deliveries many times over, far below a file descriptor limit. */
 const DEFAULT_MAX_CONNECTIONS = 256;
@@ -76,7 +75,12 @@ function onlyGet(ctx: RouteContext, req: http.IncomingMessage, res: http.ServerR
 }
 
 /** GET /healthz: the queue's counts (the SQLite queue answers at once, PostgreSQL asynchronously; either may fail: 503). */
-function health(ctx: RouteContext, req: http.IncomingMessage, res: http.ServerResponse, state: () => { connections: unknown; worker: { degraded: boolean; details: Record<string, unknown> } | undefined }): void {
+function health(
+  ctx: RouteContext,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  state: () => { connections: unknown; worker: { degraded: boolean; details: Record<string, unknown> } | undefined },
+): void {
   if (!onlyGet(ctx, req, res)) return;
   Promise.resolve()
     .then(() => ctx.queue.counts())

@@ -74,13 +74,14 @@ function batchesSection(w: WorkerSnapshot): string {
 function failedSection(failed: FailedEvent[], total: number, csrf: string | undefined): string {
   if (total === 0) return '<section><h2>Failed events</h2><p class="muted">None.</p></section>';
   const rows = failed
-    .map((e) => `<tr data-failed="${e.id}"><td class="n">${e.id}</td><td>${esc(e.eventType)}</td><td class="n">${e.attempts}</td><td class="wide">${esc(e.nextAttemptAt)}</td><td>${esc(cut(e.lastError))}</td></tr>`)
+    .map(
+      (e) =>
+        `<tr data-failed="${e.id}"><td class="n">${e.id}</td><td>${esc(e.eventType)}</td><td class="n">${e.attempts}</td><td class="wide">${esc(e.nextAttemptAt)}</td><td>${esc(cut(e.lastError))}</td></tr>`,
+    )
     .join('');
   const more = total > failed.length ? `<p class="muted">${num(total - failed.length)} more not listed.</p>` : '';
   const button =
-    csrf === undefined
-      ? ''
-      : `<form method="post" action="/status/retry"><input type="hidden" name="csrf" value="${esc(csrf)}"><button type="submit">Retry ${num(total)} failed now</button></form>`;
+    csrf === undefined ? '' : `<form method="post" action="/status/retry"><input type="hidden" name="csrf" value="${esc(csrf)}"><button type="submit">Retry ${num(total)} failed now</button></form>`;
   return `<section><h2>Failed events</h2><div class="scroll"><table><tr><th class="n">Id</th><th>Type</th><th class="n">Tries</th><th class="wide">Next try</th><th>Reason</th></tr>${rows}</table></div>${more}${button}</section>`;
 }
 

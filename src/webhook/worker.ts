@@ -14,7 +14,20 @@ import { QueueFaults, WORKER_BACKOFF, type WorkerHealth } from './queueFaults.js
 import { BatchLedger } from './batchCost.js';
 import { decideBatch, type PolicyMemory } from './batchPolicy.js';
 import { engineRefsOf, outcomeForRef, refKey, worse } from './batchTranslation.js';
-import { CHANGE_MARGIN_MS, DEFAULT_GATHER_MS, DEFAULT_POLL_MS, RECENT_BATCHES, WEBHOOK_BATCH_SIZE, type BatchReport, type ProcessOutcome, type RecentBatch, type Worker, type WorkerOptions, type WorkerSnapshot, type WorkerStats } from './workerTypes.js';
+import {
+  CHANGE_MARGIN_MS,
+  DEFAULT_GATHER_MS,
+  DEFAULT_POLL_MS,
+  RECENT_BATCHES,
+  WEBHOOK_BATCH_SIZE,
+  type BatchReport,
+  type ProcessOutcome,
+  type RecentBatch,
+  type Worker,
+  type WorkerOptions,
+  type WorkerSnapshot,
+  type WorkerStats,
+} from './workerTypes.js';
 
 export { WEBHOOK_BATCH_SIZE } from './workerTypes.js';
 export type { BatchHints, BatchProcessor, BatchReport, ProcessOutcome, ProcessResult, Worker, WorkerSnapshot, WorkerStats } from './workerTypes.js';

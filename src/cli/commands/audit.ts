@@ -33,6 +33,22 @@ function checkWritable(file: string): void {
   }
 }
 
+/** Help after audit's options. */
+const AUDIT_HELP = helpAfter({
+  prose: [
+    'Kinds of drift: missing (on the platform, not in Salesforce), stale (fields differ from what a sync writes), orphan (in Salesforce, but gone from the platform - confirmed by a 404 - or no longer eligible).',
+    'Guards: --delete-orphans and --fix write nothing, and exit 2, when the platform lists none of an object Salesforce holds, or when more than --max-delete / --max-fix records of an object would go (a wrong SVC_API_URL or key).',
+    'Exit codes: 0 no drift; 1 drift found (with --fix/--delete-orphans: drift remains or a write failed); 2 usage, configuration or refused by a guard; 130 / 143 stopped by Ctrl-C / SIGTERM (deletions done so far are listed).',
+  ],
+  examples: [
+    'svc-sync audit',
+    'svc-sync audit --types donations --report drift.csv',
+    'svc-sync audit --fix --delete-orphans',
+    'svc-sync --dry-run audit --delete-orphans   # list what would be deleted',
+  ],
+  after: [`Object types, in audit order: ${SYNC_ORDER.join(', ')}`],
+});
+
 export function auditCommand(program: Command, setExit: SetExit): void {
   program
     .command('audit')
@@ -44,18 +60,7 @@ export function auditCommand(program: Command, setExit: SetExit): void {
     .option('--max-fix <n|p%>', 'with --fix: most stale records overwritten per object, a number or a share (default: 10 %, at most 500)')
     .option('--report <file>', 'write every drift row as CSV to this file')
     .option('--batch-size <n>', 'records compared together (bounds memory)', undefined)
-    .addHelpText(
-      'after',
-      helpAfter({
-        prose: [
-          'Kinds of drift: missing (on the platform, not in Salesforce), stale (fields differ from what a sync writes), orphan (in Salesforce, but gone from the platform - confirmed by a 404 - or no longer eligible).',
-          'Guards: --delete-orphans and --fix write nothing, and exit 2, when the platform lists none of an object Salesforce holds, or when more than --max-delete / --max-fix records of an object would go (a wrong SVC_API_URL or key).',
-          'Exit codes: 0 no drift; 1 drift found (with --fix/--delete-orphans: drift remains or a write failed); 2 usage, configuration or refused by a guard; 130 / 143 stopped by Ctrl-C / SIGTERM (deletions done so far are listed).',
-        ],
-        examples: ['svc-sync audit', 'svc-sync audit --types donations --report drift.csv', 'svc-sync audit --fix --delete-orphans', 'svc-sync --dry-run audit --delete-orphans   # list what would be deleted'],
-        after: [`Object types, in audit order: ${SYNC_ORDER.join(', ')}`],
-      }),
-    )
+    .addHelpText('after', AUDIT_HELP)
     .action((opts: AuditOptions, c: Command) =>
       runCommand(c, setExit, async (ctx): Promise<CommandResult<AuditResult>> => {
         const { globals } = ctx;

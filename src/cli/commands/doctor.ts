@@ -16,7 +16,9 @@ import { helpAfter } from '../helpText.js';
 export function doctorCommand(program: Command, setExit: SetExit): void {
   program
     .command('doctor')
-    .description('check the platform API key, what its lists do (filters, page size, complete or partial: a few requests per collection), and that the org has every object and field, with compatible types, writable by the connected user')
+    .description(
+      'check the platform API key, what its lists do (filters, page size, complete or partial: a few requests per collection), and that the org has every object and field, with compatible types, writable by the connected user',
+    )
     .addHelpText('after', helpAfter({ examples: ['svc-sync doctor', 'svc-sync doctor --json --instance-url https://example.my.salesforce.com'] }))
     .action((_opts: unknown, c: Command) =>
       runCommand(c, setExit, async (ctx) => {

@@ -29,7 +29,10 @@ export function queueCommand(program: Command, setExit: SetExit): void {
     .description('show the webhook queue: pending, failed (with last error) and done counts')
     .option('--queue <path>', 'queue database (env SVC_QUEUE_PATH, default: .svc-sync/queue.db)')
     .option('--queue-url <url>', 'the queue in PostgreSQL (env SVC_QUEUE_URL, postgres://...)')
-    .addHelpText('after', helpAfter({ examples: ['svc-sync queue', 'svc-sync queue --json --queue /srv/svc-sync/queue.db', 'SVC_QUEUE_URL=postgres://svc@db/svc svc-sync queue', 'svc-sync queue retry'] }))
+    .addHelpText(
+      'after',
+      helpAfter({ examples: ['svc-sync queue', 'svc-sync queue --json --queue /srv/svc-sync/queue.db', 'SVC_QUEUE_URL=postgres://svc@db/svc svc-sync queue', 'svc-sync queue retry'] }),
+    )
     .action((opts: QueueOptions, c: Command) =>
       runCommand(c, setExit, async (ctx) => {
         const s = await storeStatus(locate(opts, ctx.raw));

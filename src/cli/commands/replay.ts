@@ -23,7 +23,8 @@ async function openInput(file: string): Promise<Readable> {
 }
 
 const describeBad = (b: BadLine): string => `line ${b.line}: ${b.reason} (skipped)`;
-const describeIgnored = (g: IgnoredGroup): string => `ignored ${g.count} ${g.count === 1 ? 'line' : 'lines'} (as serve does): ${g.reason} (line ${g.lines.join(', ')}${g.count > g.lines.length ? ', ...' : ''})`;
+const describeIgnored = (g: IgnoredGroup): string =>
+  `ignored ${g.count} ${g.count === 1 ? 'line' : 'lines'} (as serve does): ${g.reason} (line ${g.lines.join(', ')}${g.count > g.lines.length ? ', ...' : ''})`;
 
 /** Help after replay's options. */
 const REPLAY_HELP = helpAfter({
@@ -81,7 +82,9 @@ export function replayCommand(program: Command, setExit: SetExit): void {
           let ownedActions = 0;
           if (stats.ownerUsers.size > 0) {
             ownedActions = await engine.syncActionsOwnedBy(stats.ownerUsers);
-            ctx.out.info(`users.update: ${stats.ownerUsers.size} ${stats.ownerUsers.size === 1 ? 'user owns' : 'users own'} ${ownedActions} ${ownedActions === 1 ? 'action' : 'actions'} (one scan of the action list)`);
+            ctx.out.info(
+              `users.update: ${stats.ownerUsers.size} ${stats.ownerUsers.size === 1 ? 'user owns' : 'users own'} ${ownedActions} ${ownedActions === 1 ? 'action' : 'actions'} (one scan of the action list)`,
+            );
           }
           for (const g of stats.ignored) ctx.out.info(describeIgnored(g));
           const notListed = stats.badLineCount - stats.badLines.length;
@@ -103,7 +106,8 @@ export function replayCommand(program: Command, setExit: SetExit): void {
         },
         warningsBefore: warnings,
         // Bad lines mean part of the input was not synced: not a clean run, in the --json status too.
-        shortfall: () => (stats.badLineCount > 0 ? `${formatCount(stats.badLineCount)} ${stats.badLineCount === 1 ? 'line' : 'lines'} of ${where} could not be read (each named in a warning; not synced)` : undefined),
+        shortfall: () =>
+          stats.badLineCount > 0 ? `${formatCount(stats.badLineCount)} ${stats.badLineCount === 1 ? 'line' : 'lines'} of ${where} could not be read (each named in a warning; not synced)` : undefined,
       });
     });
   });

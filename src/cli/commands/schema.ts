@@ -11,7 +11,10 @@ export function schemaCommand(program: Command, setExit: SetExit): void {
   program
     .command('schema')
     .description('write the eight objects, their fields and the Svc_Sync_Integration permission set as Salesforce metadata, ready for `sf project deploy start`')
-    .option('--project <dir>', 'write a complete SFDX project (sfdx-project.json with sourceApiVersion = SF_API_VERSION, source under force-app/); a new or empty folder, or one written by this command before')
+    .option(
+      '--project <dir>',
+      'write a complete SFDX project (sfdx-project.json with sourceApiVersion = SF_API_VERSION, source under force-app/); a new or empty folder, or one written by this command before',
+    )
     .option('--out <dir>', 'write bare SFDX source (objects/, permissionsets/) into a package directory of an existing project, e.g. force-app/main/default')
     .addHelpText(
       'after',

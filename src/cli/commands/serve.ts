@@ -33,82 +33,85 @@ function batchSize(raw: string | undefined): number | undefined {
   return Number(raw);
 }
 
+/** Help after serve's options. */
+const SERVE_HELP = helpAfter({
+  prose: [
+    'The platform posts to http://HOST:PORT/webhooks/<SVC_WEBHOOK_SECRET> (or with an X-Webhook-Secret header).',
+    'SIGTERM stops accepting, finishes the batch in flight and exits.',
+    'GET /healthz answers 503 while the queue is unreachable; GET /metrics serves Prometheus metrics.',
+    'With SVC_ADMIN_TOKEN set, GET /status shows a status page for a browser (sign in with the token).',
+    'With SVC_QUEUE_URL, a batch claimed by a receiver that dies is claimed again after SVC_QUEUE_LEASE_S (default 60).',
+  ],
+  examples: ['SVC_WEBHOOK_SECRET=... svc-sync serve --port 8080'],
+});
+
 export function serveCommand(program: Command, setExit: SetExit): void {
   program
     .command('serve')
-    .description('receive the platform\'s webhooks: store each event durably, then sync in coalesced batches')
+    .description("receive the platform's webhooks: store each event durably, then sync in coalesced batches")
     .addOption(new Option('--port <n>', 'port to listen on').default(String(DEFAULT_SERVE.port), String(DEFAULT_SERVE.port)))
     .option('--host <addr>', 'address to listen on', DEFAULT_SERVE.host)
     .option('--path <path>', 'URL path the platform posts to', DEFAULT_SERVE.path)
     .option('--queue <path>', 'queue database (env SVC_QUEUE_PATH, default: .svc-sync/queue.db)')
     .option('--queue-url <url>', 'keep the queue in PostgreSQL instead; receivers sharing one database share the queue (env SVC_QUEUE_URL, postgres://...)')
     .option('--batch-size <n>', 'most distinct records one worker batch syncs (default: 500)')
-    .option('--settle <seconds>', `gather events this long after the first pending one, then start a batch when the platform budget allows, 0: at once (env SVC_SETTLE_S, default: ${DEFAULT_SETTLE_S})`)
-    .option('--application <name...>', 'sync only events of these applications (the fundraising platform\'s name); others are answered 200 and recorded ignored (default: every application)')
-    .addHelpText(
-      'after',
-      helpAfter({
-        prose: [
-          'The platform posts to http://HOST:PORT/webhooks/<SVC_WEBHOOK_SECRET> (or with an X-Webhook-Secret header).',
-          'SIGTERM stops accepting, finishes the batch in flight and exits.',
-          'GET /healthz answers 503 while the queue is unreachable; GET /metrics serves Prometheus metrics.',
-          'With SVC_ADMIN_TOKEN set, GET /status shows a status page for a browser (sign in with the token).',
-          'With SVC_QUEUE_URL, a batch claimed by a receiver that dies is claimed again after SVC_QUEUE_LEASE_S (default 60).',
-        ],
-        examples: ['SVC_WEBHOOK_SECRET=... svc-sync serve --port 8080'],
-      }),
+    .option(
+      '--settle <seconds>',
+      `gather events this long after the first pending one, then start a batch when the platform budget allows, 0: at once (env SVC_SETTLE_S, default: ${DEFAULT_SETTLE_S})`,
     )
+    .option('--application <name...>', "sync only events of these applications (the fundraising platform's name); others are answered 200 and recorded ignored (default: every application)")
+    .addHelpText('after', SERVE_HELP)
     .action((opts: ServeCommandOptions, c: Command) =>
       runCommand(c, setExit, async (ctx) => {
-      const settings = settingsOf(ctx.raw);
-      const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
-      const size = batchSize(opts.batchSize);
-      const settleMs = opts.settle === undefined ? settings.webhook.settleMs : settleSeconds(opts.settle, '--settle');
-      // A serve log is read later: every line carries its time, on a terminal too.
-      const log = (line: string): void => void (ctx.globals.quiet || ctx.out.log('info', line, true));
-      const queueUrl = opts.queueUrl ?? settings.webhook.queueUrl;
-      if (queueUrl !== undefined && !isPostgresUrl(queueUrl)) throw new ConfigError(`--queue-url ${JSON.stringify(maskQueueUrl(queueUrl))}: must be a postgres:// or postgresql:// URL`);
-      // The shared budget is keyed by a hash of the API URL and key: the key itself is never stored.
-      const budgetKey = createHash('sha256').update(`${settings.platform.apiUrl}\n${settings.platform.apiKey}`).digest('hex').slice(0, 32);
-      // A wrong base URL would fail every event: refuse to start (exit 2). An API that is only
-      // down for now is no reason to drop webhooks: events are stored and synced once it answers.
-      const check = await probePlatformApi(settings.platform);
-      if (!check.ok && check.notPlatform) throw new ConfigError(check.message);
-      if (!check.ok && check.error.fatal) throw check.error;
-      if (!check.ok) log(`svc-sync serve: warning: the platform API did not answer at start (${check.message}); events are stored and synced once it does`);
-      const service = await serve({
-        processor: ({ sharedBudget, metrics, stop }) =>
-          createEngineProcessor(settings, {
-            ...(size === undefined ? {} : { batchSize: size }),
-            onNote: log,
-            platform: {
-              stop,
-              onRequest: (info) => metrics.platformRequest(info),
-              onBudget: (b) => metrics.platformBudget(b),
-              ...(sharedBudget === undefined ? {} : { sharedBudget: sharedBudget(budgetKey) }),
-            },
-            onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
-          }),
-        host: opts.host,
-        port: port(opts.port),
-        path,
-        queuePath: opts.queue ?? settings.webhook.queuePath,
-        ...(queueUrl === undefined ? {} : { queueUrl }),
-        ...(settings.webhook.queueSchema === undefined ? {} : { queueSchema: settings.webhook.queueSchema }),
-        ...(settings.webhook.leaseMs === undefined ? {} : { leaseMs: settings.webhook.leaseMs }),
-        ...(settings.webhook.secret === undefined ? {} : { secret: settings.webhook.secret }),
-        ...(settings.webhook.adminToken === undefined ? {} : { adminToken: settings.webhook.adminToken }),
-        ...(size === undefined ? {} : { batchSize: size }),
-        settleMs,
-        ...(opts.application === undefined ? {} : { applications: opts.application }),
-        ...(settings.platform.siteId === undefined ? {} : { siteId: settings.platform.siteId }),
-        log,
-      });
-      const by = await service.closed;
-      // Everything was said on stderr while serving; --json gets the one document it promises.
-      // Stopped by a signal: 130 / 143, as every command (a service manager reads it).
-      const status = by === 'SIGINT' ? EXIT.INTERRUPTED : by === 'SIGTERM' ? EXIT.TERMINATED : EXIT.OK;
-      return { status, result: { command: 'serve', ...(by ? { stoppedBy: by } : {}) }, warnings: [] };
-    }),
+        const settings = settingsOf(ctx.raw);
+        const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
+        const size = batchSize(opts.batchSize);
+        const settleMs = opts.settle === undefined ? settings.webhook.settleMs : settleSeconds(opts.settle, '--settle');
+        // A serve log is read later: every line carries its time, on a terminal too.
+        const log = (line: string): void => void (ctx.globals.quiet || ctx.out.log('info', line, true));
+        const queueUrl = opts.queueUrl ?? settings.webhook.queueUrl;
+        if (queueUrl !== undefined && !isPostgresUrl(queueUrl)) throw new ConfigError(`--queue-url ${JSON.stringify(maskQueueUrl(queueUrl))}: must be a postgres:// or postgresql:// URL`);
+        // The shared budget is keyed by a hash of the API URL and key: the key itself is never stored.
+        const budgetKey = createHash('sha256').update(`${settings.platform.apiUrl}\n${settings.platform.apiKey}`).digest('hex').slice(0, 32);
+        // A wrong base URL would fail every event: refuse to start (exit 2). An API that is only
+        // down for now is no reason to drop webhooks: events are stored and synced once it answers.
+        const check = await probePlatformApi(settings.platform);
+        if (!check.ok && check.notPlatform) throw new ConfigError(check.message);
+        if (!check.ok && check.error.fatal) throw check.error;
+        if (!check.ok) log(`svc-sync serve: warning: the platform API did not answer at start (${check.message}); events are stored and synced once it does`);
+        const service = await serve({
+          processor: ({ sharedBudget, metrics, stop }) =>
+            createEngineProcessor(settings, {
+              ...(size === undefined ? {} : { batchSize: size }),
+              onNote: log,
+              platform: {
+                stop,
+                onRequest: (info) => metrics.platformRequest(info),
+                onBudget: (b) => metrics.platformBudget(b),
+                ...(sharedBudget === undefined ? {} : { sharedBudget: sharedBudget(budgetKey) }),
+              },
+              onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
+            }),
+          host: opts.host,
+          port: port(opts.port),
+          path,
+          queuePath: opts.queue ?? settings.webhook.queuePath,
+          ...(queueUrl === undefined ? {} : { queueUrl }),
+          ...(settings.webhook.queueSchema === undefined ? {} : { queueSchema: settings.webhook.queueSchema }),
+          ...(settings.webhook.leaseMs === undefined ? {} : { leaseMs: settings.webhook.leaseMs }),
+          ...(settings.webhook.secret === undefined ? {} : { secret: settings.webhook.secret }),
+          ...(settings.webhook.adminToken === undefined ? {} : { adminToken: settings.webhook.adminToken }),
+          ...(size === undefined ? {} : { batchSize: size }),
+          settleMs,
+          ...(opts.application === undefined ? {} : { applications: opts.application }),
+          ...(settings.platform.siteId === undefined ? {} : { siteId: settings.platform.siteId }),
+          log,
+        });
+        const by = await service.closed;
+        // Everything was said on stderr while serving; --json gets the one document it promises.
+        // Stopped by a signal: 130 / 143, as every command (a service manager reads it).
+        const status = by === 'SIGINT' ? EXIT.INTERRUPTED : by === 'SIGTERM' ? EXIT.TERMINATED : EXIT.OK;
+        return { status, result: { command: 'serve', ...(by ? { stoppedBy: by } : {}) }, warnings: [] };
+      }),
     );
 }

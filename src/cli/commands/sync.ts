@@ -24,7 +24,10 @@ const DEFAULT_STATE_FILE = '.svc-sync/state.json';
 export function parseTypes(list: string | undefined): SyncableType[] {
   if (list === undefined) return [...SYNC_ORDER];
   const out: SyncableType[] = [];
-  for (const word of list.split(',').map((w) => w.trim()).filter(Boolean)) {
+  for (const word of list
+    .split(',')
+    .map((w) => w.trim())
+    .filter(Boolean)) {
     const t = parseObjectType(word);
     if (!t) throw new ConfigError(`--types: unknown object type ${echo(word)}`);
     if (!out.includes(t)) out.push(t);
@@ -39,7 +42,6 @@ function parseSince(since: string): string {
   }
   return new Date(Date.parse(since)).toISOString();
 }
-
 
 export function syncCommand(program: Command, setExit: SetExit): void {
   const cmd = program

@@ -19,7 +19,11 @@ const HEADINGS: Record<DriftKind, string> = {
 /** The objects the audit was asked about: --types donations lists Svc_Donation__c alone (questions ride with actions). */
 function askedObjects(result: AuditResult): Set<string> {
   // The API name is the type in Pascal case (the schema's names; cli/ may not import mapping/).
-  const apiName = (t: string): string => `Svc_${t.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}__c`;
+  const apiName = (t: string): string =>
+    `Svc_${t
+      .split('_')
+      .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+      .join('')}__c`;
   const asked = new Set<string>(result.types.map(apiName));
   if (result.types.includes('action')) asked.add('Svc_ActionQuestion__c');
   return asked;
@@ -28,7 +32,9 @@ function askedObjects(result: AuditResult): Set<string> {
 function auditTable(result: AuditResult, columns = WIDTH): string {
   const asked = askedObjects(result);
   const n = formatCount;
-  const rows = Object.entries(result.summary).filter(([object]) => asked.has(object)).map(([object, c]) => [object, n(c.inSync), n(c.missing), n(c.stale), n(c.orphan)]);
+  const rows = Object.entries(result.summary)
+    .filter(([object]) => asked.has(object))
+    .map(([object, c]) => [object, n(c.inSync), n(c.missing), n(c.stale), n(c.orphan)]);
   return grid(['object', 'in sync', 'missing', 'stale', 'orphan'], rows, { columns, align: ['left', 'right', 'right', 'right', 'right'] }).join('\n');
 }
 
@@ -78,14 +84,18 @@ export function renderAudit(result: AuditResult, opts: { verbose: boolean }): st
     out.push(`${result.dryRun ? 'Deletions (dry run: nothing deleted)' : 'Deletions'}: ${result.deletions.length}`);
     const shown = opts.verbose ? result.deletions : result.deletions.slice(0, SHOWN);
     for (const d of shown) {
-      const why = d.outcome === 'failed' ? `${d.error?.code ?? ''} ${d.error?.message ?? ''}` : d.outcome === 'kept' ? d.reason ?? '' : '';
+      const why = d.outcome === 'failed' ? `${d.error?.code ?? ''} ${d.error?.message ?? ''}` : d.outcome === 'kept' ? (d.reason ?? '') : '';
       const head = `  ${d.outcome}: ${d.object} ${d.key}`;
       out.push(why ? `${head}\n      ${shorten(why, WIDTH - 6)}` : head);
     }
     if (shown.length < result.deletions.length) out.push(more(result.deletions.length - shown.length));
   }
   if (result.remaining) {
-    out.push(result.remaining.length === 0 ? 'Remaining drift: none.' : `Remaining drift: ${result.remaining.length} (missing ${count(result.remaining, 'missing')}, stale ${count(result.remaining, 'stale')}, orphan ${count(result.remaining, 'orphan')})`);
+    out.push(
+      result.remaining.length === 0
+        ? 'Remaining drift: none.'
+        : `Remaining drift: ${result.remaining.length} (missing ${count(result.remaining, 'missing')}, stale ${count(result.remaining, 'stale')}, orphan ${count(result.remaining, 'orphan')})`,
+    );
   }
   for (const p of result.problems.slice(0, opts.verbose ? undefined : SHOWN)) out.push(wrap(`could not audit: ${p}`, WIDTH, '    '));
   if (result.problems.length > SHOWN && !opts.verbose) out.push(`  ... and ${result.problems.length - SHOWN} more (--verbose or --json list all)`);

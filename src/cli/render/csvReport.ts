@@ -13,16 +13,7 @@ export class CsvReport {
   }
 
   write(o: RecordOutcome): void {
-    const row = [
-      o.object,
-      o.key,
-      o.action,
-      Object.keys(o.changes ?? {}).join(' '),
-      o.reason ?? '',
-      o.error?.code ?? '',
-      o.error?.message ?? '',
-      (o.warnings ?? []).join(' | '),
-    ];
+    const row = [o.object, o.key, o.action, Object.keys(o.changes ?? {}).join(' '), o.reason ?? '', o.error?.code ?? '', o.error?.message ?? '', (o.warnings ?? []).join(' | ')];
     fs.writeSync(this.fd, `${row.map(cell).join(',')}\n`);
   }
 

@@ -47,16 +47,32 @@ function groupLines(problem: DoctorProblem, of: DoctorFinding[], columns: number
   const out = [wrap(`${TITLES[problem]} (${of.length}):`, columns, '  ')];
   if (BY_OBJECT.includes(problem)) return [...out, ...objectLines(of, columns)];
   if (problem === 'missing_object' || problem === 'hidden_fields') {
-    return [...out, ...grid(['object', 'expected', 'actual'], of.map((f) => [f.object, f.expected, f.actual]), { columns: columns - 2 }).map((l) => `  ${l}`)];
+    return [
+      ...out,
+      ...grid(
+        ['object', 'expected', 'actual'],
+        of.map((f) => [f.object, f.expected, f.actual]),
+        { columns: columns - 2 },
+      ).map((l) => `  ${l}`),
+    ];
   }
-  return [...out, ...grid(['object', 'field', 'expected', 'actual'], of.map((f) => [f.object, f.field ?? '', f.expected, f.actual]), { columns: columns - 2 }).map((l) => `  ${l}`)];
+  return [
+    ...out,
+    ...grid(
+      ['object', 'field', 'expected', 'actual'],
+      of.map((f) => [f.object, f.field ?? '', f.expected, f.actual]),
+      { columns: columns - 2 },
+    ).map((l) => `  ${l}`),
+  ];
 }
 
 /** "what: command" as the what, then the command on its own line, whole, to copy and paste. */
 function actionLines(action: string, n: number, columns: number): string[] {
   const at = action.indexOf(': ');
   const [what, command] = at < 0 ? [action, ''] : [action.slice(0, at), action.slice(at + 2)];
-  const lines = wrap(`${n}. ${what}${command ? ':' : ''}`, columns - 2, '   ').split('\n').map((l) => `  ${l}`);
+  const lines = wrap(`${n}. ${what}${command ? ':' : ''}`, columns - 2, '   ')
+    .split('\n')
+    .map((l) => `  ${l}`);
   return command ? [...lines, `     ${command}`] : lines;
 }
 
@@ -71,7 +87,16 @@ export function renderDoctorFindings(findings: readonly DoctorFinding[], actions
   }
   // A problem this list does not know yet still shows, as a table of its own.
   const other = findings.filter((f) => !(ORDER as readonly string[]).includes(f.problem));
-  if (other.length > 0) out.push('', `Other problems (${other.length}):`, ...grid(['object', 'field', 'problem', 'actual'], other.map((f) => [f.object, f.field ?? '', f.problem, f.actual]), { columns: columns - 2 }).map((l) => `  ${l}`));
+  if (other.length > 0)
+    out.push(
+      '',
+      `Other problems (${other.length}):`,
+      ...grid(
+        ['object', 'field', 'problem', 'actual'],
+        other.map((f) => [f.object, f.field ?? '', f.problem, f.actual]),
+        { columns: columns - 2 },
+      ).map((l) => `  ${l}`),
+    );
   out.push('', wrap('Every finding with its message: svc-sync doctor --json', columns));
   return out;
 }

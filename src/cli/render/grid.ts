@@ -50,7 +50,23 @@ function widthsFor(head: string[], rows: string[][], opts: GridOptions): number[
 
 /** cli-table3 without its box: columns GAP spaces apart, no padding, no colour. */
 const PLAIN: Pick<Table.TableConstructorOptions, 'chars' | 'style'> = {
-  chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' '.repeat(GAP) },
+  chars: {
+    top: '',
+    'top-mid': '',
+    'top-left': '',
+    'top-right': '',
+    bottom: '',
+    'bottom-mid': '',
+    'bottom-left': '',
+    'bottom-right': '',
+    left: '',
+    'left-mid': '',
+    mid: '',
+    'mid-mid': '',
+    right: '',
+    'right-mid': '',
+    middle: ' '.repeat(GAP),
+  },
   style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
 };
 

@@ -13,7 +13,9 @@ const short = (type: string): string => (type === 'newsletter_subscription' ? 's
 
 /** `redact` masks secrets before a cell is cut: a cut secret would no longer match its mask. */
 export function renderQueue(where: string, counts: QueueCounts, failed: readonly FailedEvent[], columns: number, redact: (s: string) => string = (s) => s): string[] {
-  const list = Object.entries(counts).map(([k, v]) => `${k} ${formatCount(v)}`).join(', ');
+  const list = Object.entries(counts)
+    .map(([k, v]) => `${k} ${formatCount(v)}`)
+    .join(', ');
   const lines = [wrap(`queue ${where}: ${list}`, columns, '  ')];
   if (failed.length === 0) return lines;
   const rows = failed.map((f) => [f.id, `${short(f.refType)} ${f.refId}`, f.attempts, when(f.nextAttemptAt), redact(f.lastError)]);

@@ -152,7 +152,9 @@ export function renderHuman(result: RunResult, opts: HumanOptions): string {
     sections.push(groupLines('Missing parents', groups, result.missingParents.length, opts));
   }
   if (result.outsideParents.length > 0) {
-    const groups = groupBy(result.outsideParents.map((m) => ({ object: m.object, reason: `attached to ${m.parent.replace(/ \d+$/, '')}: written with no lookups, TargetSvcId__c blank`, example: m.key })));
+    const groups = groupBy(
+      result.outsideParents.map((m) => ({ object: m.object, reason: `attached to ${m.parent.replace(/ \d+$/, '')}: written with no lookups, TargetSvcId__c blank`, example: m.key })),
+    );
     sections.push(groupLines('Outside the mirrored objects', groups, result.outsideParents.length, opts));
   }
   if (result.dryRun) sections.push([wrap(DRY_RUN_NOTICE, opts.columns)]);

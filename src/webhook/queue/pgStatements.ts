@@ -1,9 +1,10 @@
 /** Statements of the PostgreSQL queue used inside its transactions (`s`: the quoted schema). */
 import type pg from 'pg';
 import type { OwnerPair } from '../../model/outcomes.js';
+import type { EnqueueInput, EnqueueRejected, EnqueueResult } from './store.js';
 
 /** The database refused a value of the event (data exception, integrity violation), not the storage. */
-export function refusedValue(error: unknown): boolean {
+function refusedValue(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
 }
@@ -30,4 +31,28 @@ export async function upsertOwners(c: pg.PoolClient, s: string, owners: readonly
      ON CONFLICT (action_id) DO UPDATE SET user_id = EXCLUDED.user_id, updated_at = EXCLUDED.updated_at`,
     [actions, actions.map((a) => byAction.get(a)), now],
   );
+}
+
+/**
+ * The whole group in one transaction; when the database refuses a value (SQLSTATE class 22, data,
+ * or 23, integrity: a NUL character, a number out of range), each event is stored in a transaction
+ * of its own, so only the refused one is answered 400 and the others are kept.
+ */
+export async function enqueueIsolating(enqueue: (group: readonly EnqueueInput[]) => Promise<EnqueueResult[]>, inputs: readonly EnqueueInput[]): Promise<Array<EnqueueResult | EnqueueRejected>> {
+  try {
+    return await enqueue(inputs);
+  } catch (error) {
+    if (!refusedValue(error)) throw error;
+  }
+  const results: Array<EnqueueResult | EnqueueRejected> = [];
+  for (const input of inputs) {
+    try {
+      const [stored] = await enqueue([input]);
+      results.push(stored ?? { error: new Error('the queue returned no row') });
+    } catch (error) {
+      if (!refusedValue(error)) throw error;
+      results.push({ error: error instanceof Error ? error : new Error(String(error)) });
+    }
+  }
+  return results;
 }

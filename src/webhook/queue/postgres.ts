@@ -18,10 +18,30 @@ import pg from 'pg';
 import { maskQueueUrl } from '../../config/queueUrl.js';
 import { PgDatabase } from './pgDatabase.js';
 import { ClaimLeases } from './pgLeases.js';
-import { refusedValue, releaseRefs, upsertOwners } from './pgStatements.js';
+import { enqueueIsolating, releaseRefs, upsertOwners } from './pgStatements.js';
 import { PgBudget } from './pgBudget.js';
 import { DEFAULT_QUEUE_SCHEMA, migrate, type MigrationResult } from './pgSchema.js';
-import { FAILED_COLUMNS, QUEUE_BACKOFF, countsOf, eventRowOf, failedEventOf, type FailedRow, type QueueStore, type EventStatus, type ClaimedBatch, type ClaimedRef, type DueSummary, type EnqueueInput, type EnqueueRejected, type EnqueueResult, type EventOutcome, type FailedEvent, type QueueCounts, type QueueRefType, type BackoffPolicy } from './store.js';
+import {
+  FAILED_COLUMNS,
+  QUEUE_BACKOFF,
+  countsOf,
+  eventRowOf,
+  failedEventOf,
+  type FailedRow,
+  type QueueStore,
+  type EventStatus,
+  type ClaimedBatch,
+  type ClaimedRef,
+  type DueSummary,
+  type EnqueueInput,
+  type EnqueueRejected,
+  type EnqueueResult,
+  type EventOutcome,
+  type FailedEvent,
+  type QueueCounts,
+  type QueueRefType,
+  type BackoffPolicy,
+} from './store.js';
 import type { OwnerPair } from '../../model/outcomes.js';
 
 export const DEFAULT_LEASE_MS = 60_000;
@@ -73,10 +93,12 @@ export class PgQueue implements QueueStore {
 
   /** Creates or migrates the tables (once per process; again after a failed attempt). */
   migrate(): Promise<MigrationResult> {
-    this.ready ??= this.db.withClient((c) => migrate(c, this.schema)).catch((error: unknown) => {
-      this.ready = undefined;
-      throw error;
-    });
+    this.ready ??= this.db
+      .withClient((c) => migrate(c, this.schema))
+      .catch((error: unknown) => {
+        this.ready = undefined;
+        throw error;
+      });
     return this.ready;
   }
 
@@ -138,28 +160,9 @@ export class PgQueue implements QueueStore {
     return rows.map((r, i) => ({ id: ids[i] as number, status: r.status }));
   }
 
-  /**
-   * The whole group in one transaction; when the database refuses a value (SQLSTATE class 22,
-   * data, or 23, integrity: a NUL character, a number out of range), each event is stored in a
-   * transaction of its own, so only the refused one is answered 400 and the others are kept.
-   */
-  async enqueueEach(inputs: readonly EnqueueInput[], now: number = Date.now()): Promise<Array<EnqueueResult | EnqueueRejected>> {
-    try {
-      return await this.enqueueMany(inputs, now);
-    } catch (error) {
-      if (!refusedValue(error)) throw error;
-    }
-    const results: Array<EnqueueResult | EnqueueRejected> = [];
-    for (const input of inputs) {
-      try {
-        const [stored] = await this.enqueueMany([input], now);
-        results.push(stored ?? { error: new Error('the queue returned no row') });
-      } catch (error) {
-        if (!refusedValue(error)) throw error;
-        results.push({ error: error instanceof Error ? error : new Error(String(error)) });
-      }
-    }
-    return results;
+  /** The group in one transaction, or each event alone when the database refuses a value (pgStatements.ts). */
+  enqueueEach(inputs: readonly EnqueueInput[], now: number = Date.now()): Promise<Array<EnqueueResult | EnqueueRejected>> {
+    return enqueueIsolating((group) => this.enqueueMany(group, now), inputs);
   }
 
   async claimBatch(maxRefs: number, now: number = Date.now()): Promise<ClaimedBatch | undefined> {
@@ -304,17 +307,12 @@ export class PgQueue implements QueueStore {
   }
 
   async counts(): Promise<QueueCounts> {
-    const res = await this.run<{ status: EventStatus; outcome: string | null; n: number }>(
-      `SELECT status, outcome, COUNT(*)::int AS n FROM ${this.s}.events GROUP BY status, outcome`,
-    );
+    const res = await this.run<{ status: EventStatus; outcome: string | null; n: number }>(`SELECT status, outcome, COUNT(*)::int AS n FROM ${this.s}.events GROUP BY status, outcome`);
     return countsOf(res.rows);
   }
 
   async failedEvents(limit = 100): Promise<FailedEvent[]> {
-    const res = await this.run<FailedRow>(
-      `SELECT ${FAILED_COLUMNS} FROM ${this.s}.events WHERE status = 'failed' ORDER BY id LIMIT $1`,
-      [limit],
-    );
+    const res = await this.run<FailedRow>(`SELECT ${FAILED_COLUMNS} FROM ${this.s}.events WHERE status = 'failed' ORDER BY id LIMIT $1`, [limit]);
     return res.rows.map(failedEventOf);
   }
 
@@ -395,4 +393,3 @@ export class PgQueue implements QueueStore {
     return this.db.tx(fn);
   }
 }
-

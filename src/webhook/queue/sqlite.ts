@@ -18,7 +18,22 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { OwnerPair } from '../../model/outcomes.js';
 import { isStorageFailure, queueFileError } from './errors.js';
-import { countsOf, QUEUE_BACKOFF, type EventStatus, type QueueRefType, type EnqueueInput, type EnqueueResult, type EnqueueRejected, type ClaimedRef, type ClaimedBatch, type DueSummary, type EventOutcome, type QueueCounts, type FailedEvent, type BackoffPolicy } from './store.js';
+import {
+  countsOf,
+  QUEUE_BACKOFF,
+  type EventStatus,
+  type QueueRefType,
+  type EnqueueInput,
+  type EnqueueResult,
+  type EnqueueRejected,
+  type ClaimedRef,
+  type ClaimedBatch,
+  type DueSummary,
+  type EventOutcome,
+  type QueueCounts,
+  type FailedEvent,
+  type BackoffPolicy,
+} from './store.js';
 import { FAILED_COLUMNS, eventRowOf, failedEventOf, type FailedRow } from './store.js';
 
 import { DEFAULT_QUEUE_PATH } from '../../config/load.js';
@@ -37,7 +52,6 @@ interface DueRefRow {
   ref_type: QueueRefType;
   ref_id: number;
 }
-
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -239,22 +253,22 @@ export class SqliteQueue {
    * write): its events become pending again, so they are processed again, not left stuck.
    */
   releaseClaim(token: string, reason: string, now: number = Date.now()): number {
-    const info = this
-      .stmt(`UPDATE events SET status = 'pending', claim_token = NULL, last_error = ?, next_attempt_at = ? WHERE claim_token = ? AND status = 'processing'`)
-      .run(reason.slice(0, 2000), now, token);
+    const info = this.stmt(`UPDATE events SET status = 'pending', claim_token = NULL, last_error = ?, next_attempt_at = ? WHERE claim_token = ? AND status = 'processing'`).run(
+      reason.slice(0, 2000),
+      now,
+      token,
+    );
     return info.changes;
   }
 
   /** Returns events claimed by a process that stopped before recording their outcome. */
   recoverInterrupted(now: number = Date.now()): number {
-    const info = this
-      .stmt(
-        `UPDATE events SET status = 'pending', claim_token = NULL, attempts = attempts + 1,
+    const info = this.stmt(
+      `UPDATE events SET status = 'pending', claim_token = NULL, attempts = attempts + 1,
            last_error = 'interrupted: the process stopped before the outcome was recorded',
            next_attempt_at = MIN(next_attempt_at, ?)
           WHERE status = 'processing'`,
-      )
-      .run(now);
+    ).run(now);
     return info.changes;
   }
 
@@ -275,11 +289,7 @@ export class SqliteQueue {
   }
 
   failedEvents(limit = 100): FailedEvent[] {
-    const rows = this
-      .stmt(
-        `SELECT ${FAILED_COLUMNS} FROM events WHERE status = 'failed' ORDER BY id LIMIT ?`,
-      )
-      .all(limit) as FailedRow[];
+    const rows = this.stmt(`SELECT ${FAILED_COLUMNS} FROM events WHERE status = 'failed' ORDER BY id LIMIT ?`).all(limit) as FailedRow[];
     return rows.map(failedEventOf);
   }
 

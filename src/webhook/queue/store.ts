@@ -55,9 +55,7 @@ export interface DueSummary {
   expiredClaims?: boolean;
 }
 
-export type EventOutcome =
-  | { eventIds: number[]; status: 'done' | 'skipped'; reason?: string }
-  | { eventIds: number[]; status: 'failed'; error: string };
+export type EventOutcome = { eventIds: number[]; status: 'done' | 'skipped'; reason?: string } | { eventIds: number[]; status: 'failed'; error: string };
 
 /** Events by state: disjoint, so they add up to the events held (a skipped event is not also done). */
 export interface QueueCounts {
