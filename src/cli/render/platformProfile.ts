@@ -31,7 +31,7 @@ export function profileLines(profile: PlatformProfile, columns: number): string[
   if (profile.rateLimitHeaders === false) meaning.push('no rate-limit headers: paced at the documented 100 requests a minute, 500 an hour');
   // The way out when whole-list incremental runs cost too much: new records by created_after.
   if (entries.some(([, c]) => c.updatedAfter === 'ignored' && c.createdAfter === 'honoured')) {
-    meaning.push('SVC_INCREMENTAL=new-records: incremental runs read only new records there (created_after); changes then come from serve and audit --fix');
+    meaning.push('SVC_INCREMENTAL=new-records: incremental runs read new records only there');
   }
   if (meaning.length > 0) out.push('what this means:', ...meaning.map((m) => fit(`  ${m}`, columns)));
   return out;
