@@ -34,6 +34,8 @@ export type { BatchHints, BatchProcessor, BatchReport, ProcessOutcome, ProcessRe
 
 const MIN_NAP_MS = 100;
 
+type LoopState = 'idle' | 'processing' | 'gathering' | 'holding' | 'backing-off' | 'stopping';
+
 /** An idle wait that wake() and stop() can cut short. */
 class Nap {
   private interrupt: (() => void) | undefined;
@@ -64,10 +66,13 @@ class QueueWorker implements Worker {
   private readonly log: (line: string) => void;
   private readonly faults: QueueFaults;
   private readonly nap = new Nap();
-  private stopping = false;
+  /**
+   * What the loop is doing, one value: `gathering` and `holding` let new events join without
+   * cutting the nap short, `backing-off` waits out a failing database whatever arrives, and
+   * `stopping` is final. (`woken` below is a latch, not a state: an event arrived since the nap began.)
+   */
+  private state: LoopState = 'idle';
   private woken = false;
-  private gathering = false;
-  private backingOff = false;
   private inFlight: Promise<BatchReport | undefined> | undefined;
   /** Claims whose outcome could not be recorded, handed back as soon as the database allows. */
   private readonly unreleased: string[] = [];
@@ -109,7 +114,16 @@ class QueueWorker implements Worker {
 
   wake(): void {
     this.woken = true;
-    if (!this.gathering && !this.backingOff) this.nap.cut();
+    if (this.state === 'idle' || this.state === 'processing') this.nap.cut();
+  }
+
+  /** Moves the loop to `next`; nothing leaves `stopping`. */
+  private enter(next: LoopState): void {
+    if (this.state !== 'stopping') this.state = next;
+  }
+
+  private get stopping(): boolean {
+    return this.state === 'stopping';
   }
 
   async runOnce(): Promise<BatchReport | undefined> {
@@ -125,7 +139,7 @@ class QueueWorker implements Worker {
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
+    this.state = 'stopping';
     this.nap.cut();
     await this.running;
     while (this.inFlight !== undefined) await this.inFlight;
@@ -300,14 +314,14 @@ class QueueWorker implements Worker {
 
   private async loop(): Promise<void> {
     while (!this.stopping) {
+      this.enter('processing');
       const report = await this.runOnce();
       if (this.stopping) break;
       const retryAt = this.faults.retryAt;
       if (retryAt !== undefined) {
         // New events must not cut the wait short: the database that failed is the same.
-        this.backingOff = true;
+        this.enter('backing-off');
         await this.nap.for(retryAt - Date.now());
-        this.backingOff = false;
         continue;
       }
       if (report !== undefined) continue;
@@ -322,9 +336,8 @@ class QueueWorker implements Worker {
   /** Settling or widening (batchPolicy.ts): new events join the batch, they do not start it. */
   private async hold(ms: number): Promise<void> {
     this.holdMs = undefined;
-    this.gathering = true;
+    this.enter('holding');
     await this.nap.for(ms);
-    this.gathering = false;
   }
 
   /** Nothing due: sleep until the next event is due (at most pollMs), then gather a burst that woke us. */
@@ -338,12 +351,12 @@ class QueueWorker implements Worker {
       // The queue is closing; stop() follows.
     }
     this.woken = false;
+    this.enter('idle');
     await this.nap.for(wait);
     if (this.woken && !this.stopping && this.gatherMs > 0 && this.settleMs === 0) {
       // Further wakes must not cut the gather short: the point is to let the burst land.
-      this.gathering = true;
+      this.enter('gathering');
       await this.nap.for(this.gatherMs);
-      this.gathering = false;
     }
   }
 }
