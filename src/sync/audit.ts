@@ -12,12 +12,11 @@
  * lists nothing of while Salesforce holds records, or whose candidates pass the deletion limit,
  * is not confirmed one by one (that would spend the hourly budget proving a wrong setting).
  */
-import type { FieldType } from '../mapping/fieldTypes.js';
-import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
-import { mapInContext, mapNested, ownerIdOf, parentRef } from '../mapping/map.js';
-import { SCHEMA, SCHEMAS, type ObjectSchema } from '../mapping/schema.js';
+import { parentFieldsToRead } from '../mapping/link.js';
+import { mapNested } from '../mapping/map.js';
+import { SCHEMA, type ObjectSchema } from '../mapping/schema.js';
 import type { MapResult, MappedRecord, ParentRef } from '../mapping/types.js';
-import type { ApiRecordOf, ApiUser } from '../model/apiRecords.js';
+import type { ApiRecordOf } from '../model/apiRecords.js';
 import type { StoredRecord } from '../model/crmRecords.js';
 import { InterruptedError, isFatal } from '../model/errors.js';
 import { SYNC_ORDER, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
@@ -25,17 +24,12 @@ import type { Progress } from '../model/outcomes.js';
 import type { AuditSink, RecordSource } from '../model/ports.js';
 import { keyFor, refOfKey } from '../model/refs.js';
 import { IdSet, PairSet, questionIdsOf } from './auditLedger.js';
-import { emptyAuditCounts, fieldTypesOf, pick, type AuditCounts, type Candidate, type DriftRow, type OrphanRow, type QuestionCandidate } from './auditTypes.js';
-
+import { emptyAuditCounts, type AuditCounts, type Candidate, type DriftRow, type OrphanRow, type QuestionCandidate } from './auditTypes.js';
 import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
-import { pendingId } from './cache.js';
-import { diffRecord } from './diff.js';
-import { compareFields } from './writer.js';
+import { pendingId, RecordCache } from './cache.js';
+import { changesOf, Projection } from './projection.js';
 
 const GONE = 'gone from the platform: not listed, GET by id 404';
-
-/** Types some other type hangs from: their expected linking fields are kept for the children. */
-const PARENT_TYPES: ReadonlySet<ObjectType> = new Set(SCHEMAS.flatMap((s) => s.parents.map((p) => p.type)));
 
 interface AuditOptions {
   /** Records compared together (one batch of reads per object per batch). */
@@ -68,8 +62,8 @@ export class Auditor {
    * Parents' linking fields as they will be once drift is fixed (a parent missing from Salesforce
    * has a stand-in Id): children are compared with what a sync would write, parents first.
    */
-  private readonly parents = new Map<string, StoredRecord | null>();
-  private readonly fieldTypes = new Map<SObjectName, Map<string, FieldType>>();
+  private readonly parents = new RecordCache();
+  private readonly projection: Projection;
   private readonly done = new Map<ObjectType, number>();
   private readonly questionsSeen = new PairSet();
   /** Per object: records the complete scan listed, and records Salesforce holds (the guards' figures). */
@@ -88,7 +82,12 @@ export class Auditor {
     private readonly source: RecordSource,
     private readonly sink: AuditSink,
     private readonly opts: AuditOptions,
-  ) {}
+  ) {
+    this.projection = new Projection(source, sink, this.parents, {
+      ensureParents: (refs) => this.loadParents(refs),
+      warn: (text) => this.warnings.push(text),
+    });
+  }
 
   /** Audits the given types (an action's questions with it), parents first. */
   async run(types: SyncableType[]): Promise<void> {
@@ -157,60 +156,40 @@ export class Auditor {
     return row;
   }
 
-  /** Maps, links and compares one batch; returns its drift (also kept in `drift`). */
+  /** Projects one batch (projection.ts, as a sync would) and compares it; returns its drift (also kept in `drift`). */
   private async compare<T extends SyncableType>(type: T, records: ApiRecordOf[T][], confirmed: boolean, onlyNested?: ReadonlySet<string>): Promise<DriftRow[]> {
-    const parentOf = new Map(records.map((r) => [r, parentRef(type, r)] as const));
-    await this.loadParents([...parentOf.values()].filter((p): p is ParentRef => p !== null));
-    // The same inputs as the engine's processRecords, by the schema's context rules: owner, target's external reference.
-    const rules = SCHEMA[type].context;
-    const users = rules.owner ? await this.owners(type, records) : new Map<number, ApiUser>();
-    const results: MapResult[] = records.map((record) => {
-      const parent = parentOf.get(record);
-      return mapInContext(type, record, users, parent ? this.parents.get(parent.key) : undefined);
-    });
     // Questions judged again from a by-id action: the action itself was compared already.
-    const drift = onlyNested ? [] : await this.classify(SCHEMA[type], results, confirmed);
-    if (rules.nested) {
+    const drift = onlyNested ? [] : await this.classify(SCHEMA[type], (await this.projection.map(type, records)).results, confirmed);
+    const nestedRule = SCHEMA[type].context.nested;
+    if (nestedRule) {
       // An action's questions: compared after their action, whose expected Id they link to.
       const nested = records.flatMap((r) => mapNested(type, r)).filter((q) => !onlyNested || onlyNested.has(q.key));
       for (const q of nested) {
         const ids = questionIdsOf(q.key);
         if (ids && !onlyNested) this.questionsSeen.add(ids.actionId, ids.questionId);
       }
-      drift.push(...(await this.classify(SCHEMA[rules.nested.type], nested, confirmed)));
+      drift.push(...(await this.classify(SCHEMA[nestedRule.type], nested, confirmed)));
     }
     return drift;
   }
 
   /** Parents not met yet in this run are read from Salesforce (a sync links to what is there). */
   private async loadParents(refs: ParentRef[]): Promise<void> {
-    const byObject = new Map<SObjectName, Set<string>>();
+    const byType = new Map<SyncableType, Set<string>>();
     for (const ref of refs) {
       if (this.parents.has(ref.key)) continue;
-      const keys = byObject.get(ref.object) ?? new Set<string>();
-      byObject.set(ref.object, keys.add(ref.key));
+      const keys = byType.get(ref.type) ?? new Set<string>();
+      byType.set(ref.type, keys.add(ref.key));
     }
-    for (const [object, keys] of byObject) {
+    for (const [type, keys] of byType) {
+      const object = SCHEMA[type].apiName;
       const found = await this.sink.readByKeys(object, [...keys], parentFieldsToRead(object));
-      for (const key of keys) this.parents.set(key, found.get(key) ?? null);
+      for (const key of keys) {
+        const record = found.get(key);
+        if (record) this.parents.put(type, record);
+        else this.parents.markMissing(type, key, 'not in Salesforce');
+      }
     }
-  }
-
-  private async owners<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<Map<number, ApiUser>> {
-    const ids = [...new Set(records.map((r) => ownerIdOf(type, r)).filter((id): id is number => id !== undefined))];
-    if (ids.length === 0) return new Map();
-    const res = await this.source.fetch('user', ids);
-    for (const [id, err] of res.failed) {
-      if (isFatal(err)) throw err;
-      this.warnings.push(`user ${id}: ${err.message}`);
-    }
-    return res.records;
-  }
-
-  private typesOf(schema: ObjectSchema): Map<string, FieldType> {
-    let t = this.fieldTypes.get(schema.apiName);
-    if (!t) this.fieldTypes.set(schema.apiName, (t = fieldTypesOf(schema)));
-    return t;
   }
 
   /** Sorts mapped results into in sync / missing / stale, and filtered-out ones Salesforce still holds into orphans. */
@@ -224,26 +203,20 @@ export class Auditor {
     }
     const keys = [...mapped.map((m) => m.key), ...skipped.map((s) => s.key)];
     if (keys.length === 0) return [];
-    const current = await this.sink.readByKeys(schema.apiName, keys, compareFields(schema));
-    const parents = new Map<string, StoredRecord>();
-    for (const m of mapped) {
-      const p = m.parent ? this.parents.get(m.parent.key) : undefined;
-      if (m.parent && p) parents.set(m.parent.key, p);
-    }
-    const linked = linkRecords(mapped, parents).records;
-    const types = this.typesOf(schema);
-    const keep = PARENT_TYPES.has(schema.type) ? parentFieldsToRead(schema.apiName) : undefined;
+    const current = await this.projection.current(schema, keys);
+    const linked = this.projection.link(mapped).records;
     const drift: DriftRow[] = [];
     mapped.forEach((m, i) => {
       const record = linked[i];
       const cur = current.get(m.key);
       if (!cur) drift.push(this.add({ object: schema.apiName, key: m.key, kind: 'missing' }));
       else {
-        const fields = Object.keys(diffRecord(record, cur, types));
+        const fields = Object.keys(changesOf(schema, record, cur));
         if (fields.length > 0) drift.push(this.add({ object: schema.apiName, key: m.key, kind: 'stale', fields }));
         else this.count(schema.apiName, 'inSync');
       }
-      if (keep) this.parents.set(m.key, pick({ ...(cur ?? {}), ...record, Id: cur?.Id ?? pendingId(m.key), SvcId__c: m.key } as StoredRecord, keep));
+      // What a sync will leave in Salesforce: the children that follow link to it (the cache keeps parents' linking fields only).
+      this.parents.put(schema.type, { ...(cur ?? {}), ...record, Id: cur?.Id ?? pendingId(m.key), SvcId__c: m.key } as StoredRecord);
     });
     for (const s of skipped) {
       const cur = current.get(s.key);

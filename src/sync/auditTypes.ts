@@ -1,8 +1,6 @@
 /** The shapes of an audit: drift rows and per-object counts (its Salesforce port is model/ports' AuditSink). */
 import type { SObjectName } from '../model/objects.js';
-import type { FieldType } from '../mapping/fieldTypes.js';
-import { NAME_FIELD, NAME_LENGTH, SCHEMAS, type ObjectSchema } from '../mapping/schema.js';
-import type { StoredRecord } from '../model/crmRecords.js';
+import { SCHEMAS } from '../mapping/schema.js';
 
 export type DriftKind = 'missing' | 'stale' | 'orphan';
 
@@ -52,16 +50,3 @@ export interface QuestionCandidate {
   key: string;
   sfId: string;
 }
-
-export function fieldTypesOf(schema: ObjectSchema): Map<string, FieldType> {
-  const types = new Map(schema.fields.map((f) => [f.name, f.type]));
-  types.set(NAME_FIELD, { kind: 'text', length: NAME_LENGTH });
-  return types;
-}
-
-/** The given fields of a record (a parent's linking fields, kept for its children). */
-export const pick = (record: StoredRecord, fields: string[]): StoredRecord => {
-  const out: Record<string, unknown> = {};
-  for (const f of fields) if (record[f] !== undefined) out[f] = record[f];
-  return out as StoredRecord;
-};

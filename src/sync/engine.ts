@@ -1,14 +1,14 @@
 /**
- * The engine: refs -> plan -> fetch -> map -> link -> write, level by level, parents first.
- * It talks to the platform and Salesforce only through RecordSource and CrmSink (writing through
+ * The engine: refs -> plan -> fetch -> map -> link -> write, level by level, parents first; the
+ * projection (parents, users, map, link, compare) is projection.ts, shared with the audit. It talks to the platform and Salesforce only through RecordSource and CrmSink (writing through
  * writer.ts), and reports every per-record outcome to a RunReport; it never prints.
  */
-import { linkRecords, parentFieldsToRead } from '../mapping/link.js';
-import { filteredOut, mapInContext, mapNested, ownerIdOf, parentRef } from '../mapping/map.js';
+import { parentFieldsToRead } from '../mapping/link.js';
+import { mapNested, ownerIdOf } from '../mapping/map.js';
 import { LEVEL, SCHEMA } from '../mapping/schema.js';
 import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
-import type { ApiRecordOf, ApiUser } from '../model/apiRecords.js';
-import { recordKey, type StoredRecord } from '../model/crmRecords.js';
+import type { ApiRecordOf } from '../model/apiRecords.js';
+import { recordKey } from '../model/crmRecords.js';
 import { isFatal, type PlatformError } from '../model/errors.js';
 import { SYNC_ORDER, type ObjectRef, type ObjectType, type SyncableType } from '../model/objects.js';
 import type { MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
@@ -16,6 +16,7 @@ import type { CrmSink, RecordSource, ScanFilter } from '../model/ports.js';
 import { keyFor } from '../model/refs.js';
 import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
 import { RecordCache } from './cache.js';
+import { Projection } from './projection.js';
 import { RunReport } from './report.js';
 import { RecordWriter } from './writer.js';
 
@@ -58,6 +59,7 @@ export class SyncEngine {
   /** Progress totals: ids asked for, or the scanned list's total_entries. */
   private readonly totals = new Map<ObjectType, number>();
   private readonly writer: RecordWriter;
+  private readonly projection: Projection;
 
   constructor(
     private readonly source: RecordSource,
@@ -67,6 +69,12 @@ export class SyncEngine {
   ) {
     this.report = report ?? new RunReport();
     this.writer = new RecordWriter(sink, opts, this.report, this.cache);
+    this.projection = new Projection(source, sink, this.cache, {
+      ensureParents: (refs) => this.ensureParents(refs),
+      mapping: (type) => this.opts.onProgress?.({ type, phase: 'map', done: this.done.get(type) ?? 0, total: this.totals.get(type) }),
+      warn: (text) => this.report.warn(text),
+      owner: (pair) => this.owners.push(pair),
+    });
   }
 
   /** The action -> owner pairs seen so far in this run, a copy. */
@@ -183,34 +191,12 @@ export class SyncEngine {
     }
   }
 
-  private async processRecords<T extends SyncableType>(type: T, all: ApiRecordOf[T][]): Promise<void> {
-    if (all.length === 0) return;
-    // Records a filter leaves out on their own fields are skipped before any parent is looked at.
-    const early: MapResult[] = [];
-    const records: ApiRecordOf[T][] = [];
-    for (const record of all) {
-      const skip = filteredOut(type, record);
-      if (skip) early.push(skip);
-      else records.push(record);
-    }
-    if (records.length === 0) {
-      await this.writeResults(type, early);
-      return;
-    }
-    // Each record's parent once: ensured first, then read back for the target's reference.
-    const parentOf = new Map(records.map((r) => [r, parentRef(type, r)] as const));
-    await this.ensureParents([...parentOf.values()].filter((p): p is ParentRef => p !== null));
-
-    // What each record's mapping context needs besides the record: the schema's context rules say.
-    const rules = SCHEMA[type].context;
-    this.opts.onProgress?.({ type, phase: 'map', done: this.done.get(type) ?? 0, total: this.totals.get(type) });
-    const users = rules.owner ? await this.fetchOwners(type, records) : new Map<number, ApiUser>();
-    const results = records.map((record) => {
-      const parent = parentOf.get(record);
-      return mapInContext(type, record, users, parent ? this.cache.record(parent.key) : undefined);
-    });
-    await this.writeResults(type, [...early, ...results]);
-    if (rules.nested) await this.writeNested(type, rules.nested.type, records);
+  private async processRecords<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<void> {
+    if (records.length === 0) return;
+    const { results, eligible } = await this.projection.map(type, records);
+    await this.writeResults(type, results);
+    const nested = SCHEMA[type].context.nested;
+    if (nested && eligible.length > 0) await this.writeNested(type, nested.type, eligible);
   }
 
   /** Records nested in those just written (an action's questions): written after their holder, or skipped with it. */
@@ -227,25 +213,6 @@ export class SyncEngine {
       }
     }
     await this.writeResults(nestedType, nested);
-  }
-
-  /** The owners' user records of a batch, fetched once per run (the source caches). */
-  private async fetchOwners<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<Map<number, ApiUser>> {
-    const ids = new Set<number>();
-    for (const r of records) {
-      const ownerId = ownerIdOf(type, r);
-      if (ownerId !== undefined) {
-        ids.add(ownerId);
-        this.owners.push({ userId: ownerId, actionId: r.id });
-      }
-    }
-    if (ids.size === 0) return new Map();
-    const res = await this.source.fetch('user', [...ids]);
-    for (const [id, err] of res.failed) {
-      if (isFatal(err)) throw err;
-      this.report.warn(`user ${id}: ${err.message}`);
-    }
-    return res.records;
   }
 
   /**
@@ -311,12 +278,7 @@ export class SyncEngine {
       }
     }
     if (mapped.size > 0) {
-      const parents = new Map<string, StoredRecord>();
-      for (const m of mapped.values()) {
-        const rec = m.parent ? this.cache.record(m.parent.key) : undefined;
-        if (m.parent && rec) parents.set(m.parent.key, rec);
-      }
-      const linked = linkRecords([...mapped.values()], parents);
+      const linked = this.projection.link([...mapped.values()]);
       const warnings = new Map<string, string[]>([...mapped.values()].map((m) => [m.key, [...m.warnings]]));
       const skipped = new Set<string>();
       for (const miss of linked.missing) {

@@ -3,15 +3,14 @@
  * batched upserts with per-record outcomes, and the re-link of descendants when a record's
  * lookups change. Talks to Salesforce only through the CrmSink port.
  */
-import type { FieldType } from '../mapping/fieldTypes.js';
-import { NAME_FIELD, NAME_LENGTH, lookupFields, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
+import { lookupFields, type ObjectSchema } from '../mapping/schema.js';
 import { recordKey, type CrmRecord, type StoredRecord, type UpsertOutcome } from '../model/crmRecords.js';
 import type { ObjectType, SObjectName } from '../model/objects.js';
 import type { Changes, WriteStep } from '../model/outcomes.js';
 import type { CrmSink } from '../model/ports.js';
 import { KEY_FIELD } from '../model/refs.js';
 import { pendingId, type RecordCache } from './cache.js';
-import { diffRecord } from './diff.js';
+import { changesOf, currentOf } from './projection.js';
 import { planRelink } from './relink.js';
 import type { RunReport } from './report.js';
 
@@ -22,7 +21,6 @@ interface WriterOptions {
 }
 
 export class RecordWriter {
-  private readonly fieldTypes = new Map<SObjectName, Map<string, FieldType>>();
   /** Parents just read and not found in Salesforce: writing them needs no second read. */
   private readonly absentInSalesforce = new Set<string>();
 
@@ -44,15 +42,14 @@ export class RecordWriter {
     const keys = records.map((r) => recordKey(r));
     const toRead = keys.filter((k) => !this.absentInSalesforce.has(k));
     for (const k of keys) this.absentInSalesforce.delete(k);
-    const current = toRead.length > 0 ? await this.sink.readByKeys(schema.apiName, toRead, compareFields(schema)) : new Map<string, StoredRecord>();
-    const types = this.typesOf(schema);
+    const current = toRead.length > 0 ? await currentOf(this.sink, schema, toRead) : new Map<string, StoredRecord>();
     const toWrite: Array<{ record: CrmRecord; current?: StoredRecord; changes: Changes }> = [];
     for (const record of records) {
       const key = recordKey(record);
       const cur = current.get(key);
       // A record Salesforce does not hold is an insert: its field-by-field diff is only made if the
       // upsert says it updated after all (a batch of 5,000 new records would build 100,000 of them).
-      const changes = cur ? diffRecord(record, cur, types) : {};
+      const changes = cur ? changesOf(schema, record, cur) : {};
       const w = warnings.get(key) ?? [];
       for (const text of w) this.report.warn(`${key}: ${text}`);
       if (cur && Object.keys(changes).length === 0 && !this.opts.force) {
@@ -89,7 +86,7 @@ export class RecordWriter {
       if (outcome.status === 'created' && !cur) {
         this.report.add({ object: schema.apiName, key, action: 'insert', ...extra });
       } else {
-        this.report.add({ object: schema.apiName, key, action: 'update', changes: cur ? changes : diffRecord(record, undefined, types), ...extra });
+        this.report.add({ object: schema.apiName, key, action: 'update', changes: cur ? changes : changesOf(schema, record, undefined), ...extra });
         if (cur && lookupNames.some((f) => f in changes)) moved.push(stored);
       }
     }
@@ -126,19 +123,4 @@ export class RecordWriter {
       }
     }
   }
-
-  private typesOf(schema: ObjectSchema): Map<string, FieldType> {
-    let types = this.fieldTypes.get(schema.apiName);
-    if (!types) {
-      types = new Map(schema.fields.map((f) => [f.name, f.type]));
-      types.set(NAME_FIELD, { kind: 'text', length: NAME_LENGTH });
-      this.fieldTypes.set(schema.apiName, types);
-    }
-    return types;
-  }
-}
-
-/** What the diff compares: every field the mapping can send, lookups included. */
-export function compareFields(schema: ObjectSchema): string[] {
-  return ['Id', ...writableFieldNames(schema)];
 }
