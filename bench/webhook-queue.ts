@@ -26,7 +26,9 @@ import { fileURLToPath } from 'node:url';
 import { startPostgres } from '../fixtures/postgres.js';
 import { classifyEvent } from '../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../src/sync/webhookMessage.js';
-import { openQueue, type QueueLocation } from '../src/webhook/queue/open.js';
+import { DEFAULT_LEASE_MS } from '../src/config/load.js';
+import type { QueueLocation } from '../src/config/settings.js';
+import { openQueue } from '../src/webhook/queue/open.js';
 import type { EnqueueInput } from '../src/webhook/queue/store.js';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/webhook/serve-child.js');
@@ -136,9 +138,9 @@ const rows: Array<[string, string, string]> = [];
 try {
   const url = await pg.createDatabase('bench');
   const runs: Array<{ label: string; receivers: number; where: (tag: string) => { loc: QueueLocation; arg: string; schema?: string } }> = [
-    { label: 'SQLite, 1 receiver', receivers: 1, where: (tag) => ({ loc: { path: path.join(dir, `${tag}.db`) }, arg: path.join(dir, `${tag}.db`) }) },
-    { label: 'PostgreSQL, 1 receiver', receivers: 1, where: (tag) => ({ loc: { url, schema: `${tag}_1` }, arg: url, schema: `${tag}_1` }) },
-    { label: 'PostgreSQL, 2 receivers', receivers: 2, where: (tag) => ({ loc: { url, schema: `${tag}_2` }, arg: url, schema: `${tag}_2` }) },
+    { label: 'SQLite, 1 receiver', receivers: 1, where: (tag) => ({ loc: { kind: 'sqlite', path: path.join(dir, `${tag}.db`) }, arg: path.join(dir, `${tag}.db`) }) },
+    { label: 'PostgreSQL, 1 receiver', receivers: 1, where: (tag) => ({ loc: { kind: 'postgres', url, schema: `${tag}_1`, leaseMs: DEFAULT_LEASE_MS }, arg: url, schema: `${tag}_1` }) },
+    { label: 'PostgreSQL, 2 receivers', receivers: 2, where: (tag) => ({ loc: { kind: 'postgres', url, schema: `${tag}_2`, leaseMs: DEFAULT_LEASE_MS }, arg: url, schema: `${tag}_2` }) },
   ];
   for (const run of runs) {
     const a = run.where('accept');

@@ -89,7 +89,7 @@ describe('validation', () => {
     expect(s.salesforce.apiVersion).toBe('62.0');
     expect(s.salesforce.bulkThreshold).toBe(2000);
     expect(s.salesforce.maxApiUsage).toBe(0.9);
-    expect(s.webhook.queuePath).toBe('.svc-sync/queue.db');
+    expect(s.webhook.queue).toEqual({ kind: 'sqlite', path: '.svc-sync/queue.db' });
   });
 
   it('never puts a secret in an error message', () => {
@@ -110,8 +110,13 @@ describe('redact', () => {
 describe('the PostgreSQL queue settings', () => {
   it('reads SVC_QUEUE_URL, SVC_QUEUE_SCHEMA and SVC_QUEUE_LEASE_S', () => {
     const w = webhookSettings({ SVC_QUEUE_URL: 'postgresql://svc:p%40ss@db.internal:5432/svc?sslmode=require', SVC_QUEUE_SCHEMA: 'svc_queue', SVC_QUEUE_LEASE_S: '90' });
-    expect(w).toMatchObject({ queueUrl: 'postgresql://svc:p%40ss@db.internal:5432/svc?sslmode=require', queueSchema: 'svc_queue', leaseMs: 90_000 });
-    expect(webhookSettings({})).toEqual({ queuePath: '.svc-sync/queue.db', secret: undefined, settleMs: 30_000 });
+    expect(w.queue).toEqual({ kind: 'postgres', url: 'postgresql://svc:p%40ss@db.internal:5432/svc?sslmode=require', schema: 'svc_queue', leaseMs: 90_000 });
+    expect(webhookSettings({})).toEqual({ queue: { kind: 'sqlite', path: '.svc-sync/queue.db' }, secret: undefined, settleMs: 30_000 });
+    expect(webhookSettings({ SVC_QUEUE_URL: 'postgres://db/svc' }).queue).toEqual({ kind: 'postgres', url: 'postgres://db/svc', schema: 'svc_sync', leaseMs: 60_000 });
+    // The flags of serve and queue win over their settings, and are named in an error.
+    expect(webhookSettings({ SVC_QUEUE_URL: 'postgres://db/svc' }, { url: 'postgres://other/q' }).queue).toMatchObject({ kind: 'postgres', url: 'postgres://other/q' });
+    expect(webhookSettings({ SVC_QUEUE_PATH: 'a.db' }, { path: 'b.db' }).queue).toEqual({ kind: 'sqlite', path: 'b.db' });
+    expect(errorOf(() => webhookSettings({}, { url: 'mysql://u:hunter22@db/x' })).message).toBe('--queue-url "mysql://u:***@db/x": must be a postgres:// or postgresql:// URL');
   });
 
   it('refuses bad values in one line, without the password', () => {

@@ -136,7 +136,7 @@ describe('audit guards', () => {
       expect(stack.platform.requests.byId.donations).toBe(held);
       expect(recordCount(stack)).toBe(before);
     } finally {
-      stack.platform.behaviour.listOmit = undefined;
+      delete stack.platform.behaviour.listOmit;
     }
   });
 

@@ -27,7 +27,17 @@ it('backs off on queue errors, logs state changes only, reports them in /healthz
 
   const lines: string[] = [];
   const processor = new RecordingProcessor();
-  service = await serve({ host: '127.0.0.1', port: 0, queuePath: tmp.db, processor, handleSignals: false, pollMs: 10, gatherMs: 0, backoff: { baseMs: 100, maxMs: 400 }, log: (l) => lines.push(l) });
+  service = await serve({
+    host: '127.0.0.1',
+    port: 0,
+    queue: { kind: 'sqlite', path: tmp.db },
+    processor,
+    handleSignals: false,
+    pollMs: 10,
+    gatherMs: 0,
+    backoff: { baseMs: 100, maxMs: 400 },
+    log: (l) => lines.push(l),
+  });
   // From now on the disk is full: every claim fails as SQLite reports it.
   let attempts = 0;
   let full = true;

@@ -175,7 +175,7 @@ describe('one receiver per queue file', () => {
 
   it('a second serve on the same queue is refused with the path; after the first stops it may start', async () => {
     tmp = tempQueue();
-    const options = { host: '127.0.0.1', port: 0, queuePath: tmp.db, processor: new RecordingProcessor(), handleSignals: false, log: () => undefined };
+    const options = { host: '127.0.0.1', port: 0, queue: { kind: 'sqlite' as const, path: tmp.db }, processor: new RecordingProcessor(), handleSignals: false, log: () => undefined };
     first = await serve(options);
     await expect(serve(options)).rejects.toThrow(new RegExp(`queue file ${tmp.db}: another svc-sync serve is already using it`));
     // The first one is untouched by the refused start.

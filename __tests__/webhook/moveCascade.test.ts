@@ -32,7 +32,7 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: 0,
     path: '/webhooks',
-    queuePath: dir.db,
+    queue: { kind: 'sqlite', path: dir.db },
     gatherMs: 20,
     pollMs: 20,
     handleSignals: false,

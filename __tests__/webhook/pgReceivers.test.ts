@@ -143,8 +143,7 @@ describe('PostgreSQL queue shared by receivers', () => {
     const service = await serve({
       host: '127.0.0.1',
       port: 0,
-      queueUrl: dbUrl,
-      queueSchema: schema,
+      queue: { kind: 'postgres', url: dbUrl, schema, leaseMs: 60_000 },
       processor: { process: async (refs) => ({ outcomes: refs.map((ref) => (processed.push(`${ref.type}:${ref.id}`), { ref, status: 'done' as const })) }) },
       gatherMs: 20,
       pollMs: 100,

@@ -19,7 +19,7 @@ function settingsOf(s: Stack, apiKey = s.env.SVC_API_KEY as string): Settings {
   return {
     platform: { apiUrl: s.platform.url, apiKey, concurrency: 4, timeoutMs: 5_000, listIdsOnly: false },
     salesforce: { instanceUrl: s.salesforce.url, accessToken: s.salesforce.accessToken, apiVersion: s.salesforce.apiVersion, bulkThreshold: 2_000, maxApiUsage: 0.95 },
-    webhook: { queuePath: ':memory:', settleMs: 0 },
+    webhook: { queue: { kind: 'sqlite', path: ':memory:' }, settleMs: 0 },
   };
 }
 

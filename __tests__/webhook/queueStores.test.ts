@@ -7,7 +7,8 @@ import http from 'node:http';
 import { startPostgres, type TestPostgres } from '../../fixtures/postgres.js';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
-import { openQueue, storeRetryFailed, storeStatus, type QueueLocation } from '../../src/webhook/queue/open.js';
+import type { QueueLocation } from '../../src/config/settings.js';
+import { openQueue, storeRetryFailed, storeStatus } from '../../src/webhook/queue/open.js';
 import type { EnqueueInput, BackoffPolicy } from '../../src/webhook/queue/store.js';
 import type { QueueStore } from '../../src/webhook/queue/store.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
@@ -52,7 +53,7 @@ const backends: Backend[] = [
     async teardown() {
       tmp?.cleanup();
     },
-    fresh: () => ({ path: `${tmp?.dir}/q${++schemas}.db` }),
+    fresh: () => ({ kind: 'sqlite', path: `${tmp?.dir}/q${++schemas}.db` }),
     async expireClaims() {
       // Nothing to wait for: a new process returns every claim of the file.
     },
@@ -67,8 +68,9 @@ const backends: Backend[] = [
       await postgres?.close();
     },
     // One schema per test: SVC_QUEUE_SCHEMA keeps queues apart in one database.
-    fresh: () => ({ url: pgUrl, schema: `t${++schemas}`, leaseMs: 60_000 }),
+    fresh: () => ({ kind: 'postgres', url: pgUrl, schema: `t${++schemas}`, leaseMs: 60_000 }),
     async expireClaims(where) {
+      if (where.kind !== 'postgres') throw new Error('a PostgreSQL queue was expected');
       await postgres?.query(pgUrl, `UPDATE "${where.schema}".refs SET lease_until = now() - interval '1 second' WHERE claim_token IS NOT NULL`);
     },
   },

@@ -127,7 +127,17 @@ describe('the platform budget', () => {
     expect(events).toBeGreaterThan(left);
     const lines: string[] = [];
     const processor = createEngineProcessor(settings);
-    service = await serve({ processor, host: '127.0.0.1', port: 0, path: '/webhooks', queuePath: d.db, settleMs: 300, pollMs: 50, handleSignals: false, log: (l) => lines.push(l) });
+    service = await serve({
+      processor,
+      host: '127.0.0.1',
+      port: 0,
+      path: '/webhooks',
+      queue: { kind: 'sqlite', path: d.db },
+      settleMs: 300,
+      pollMs: 50,
+      handleSignals: false,
+      log: (l) => lines.push(l),
+    });
     const before = s.platform.requests.total;
 
     await trickle(s, `${service.url}/webhooks`, ids);

@@ -90,7 +90,7 @@ beforeAll(async () => {
   service = await serve({
     host: '127.0.0.1',
     port: 0,
-    queuePath: tmp.db,
+    queue: { kind: 'sqlite', path: tmp.db },
     processor: new StatusProcessor(),
     adminToken: TOKEN,
     handleSignals: false,
@@ -194,7 +194,7 @@ test('a script may send the token as a bearer; a wrong one gets 401', async () =
 
 test('without SVC_ADMIN_TOKEN the page is off: 404', async () => {
   const other = tempQueue();
-  const off = await serve({ host: '127.0.0.1', port: 0, queuePath: other.db, processor: new StatusProcessor(), handleSignals: false, log: () => undefined });
+  const off = await serve({ host: '127.0.0.1', port: 0, queue: { kind: 'sqlite', path: other.db }, processor: new StatusProcessor(), handleSignals: false, log: () => undefined });
   try {
     expect((await request(`${off.url}/status`, { method: 'GET' })).status).toBe(404);
     expect((await request(`${off.url}/status/retry`, { headers: { 'Content-Length': 0 }, body: '' })).status).toBe(404);

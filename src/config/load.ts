@@ -10,7 +10,7 @@ import { ConfigError } from '../model/errors.js';
 import { echo } from './echo.js';
 import { secretMasker, type Secret } from './redact.js';
 import { SETTINGS, type SettingName, type SettingRow } from './settingsTable.js';
-import type { IncrementalMode, PlatformSettings, SalesforceSettings, Settings, WebhookSettings } from './settings.js';
+import type { IncrementalMode, PlatformSettings, QueueLocation, SalesforceSettings, Settings, WebhookSettings } from './settings.js';
 
 const SETTING_NAMES: readonly SettingName[] = SETTINGS.map((r) => r.name);
 
@@ -31,10 +31,14 @@ function isSettingName(name: string): name is SettingName {
 const DEFAULT_CONFIG_FILE = 'svc-sync.config.json';
 const DEFAULT_API_VERSION = '62.0';
 export const DEFAULT_QUEUE_PATH = '.svc-sync/queue.db';
+export const DEFAULT_QUEUE_SCHEMA = 'svc_sync';
+/** How long a receiver's claim on a PostgreSQL batch lasts without renewal (SVC_QUEUE_LEASE_S). */
+export const DEFAULT_LEASE_MS = 60_000;
 const MIN_ADMIN_TOKEN_LENGTH = 16;
 export const DEFAULT_LOGIN_URL = 'https://login.salesforce.com';
 
-export type RawSettings = Partial<Record<SettingName, string>>;
+/** Settings as read (flags, environment, config file): a name absent and one set to undefined are the same. */
+export type RawSettings = { [K in SettingName]?: string | undefined };
 
 /** Reads the config file: explicit path must exist; the default one is optional. */
 function readConfigFile(explicitPath: string | undefined, cwd = process.cwd()): RawSettings {
@@ -261,9 +265,9 @@ function plainSeconds(value: string, name: string, min: number, max: number): nu
   return ms;
 }
 
-export function webhookSettings(raw: RawSettings): WebhookSettings {
+export function webhookSettings(raw: RawSettings, flags: QueueFlags = {}): WebhookSettings {
   const settleMs = raw.SVC_SETTLE_S === undefined ? DEFAULT_SETTLE_S * 1000 : settleSeconds(raw.SVC_SETTLE_S, 'SVC_SETTLE_S');
-  const s: WebhookSettings = { secret: secretValue(raw, 'SVC_WEBHOOK_SECRET'), queuePath: raw.SVC_QUEUE_PATH ?? DEFAULT_QUEUE_PATH, settleMs };
+  const s: WebhookSettings = { secret: secretValue(raw, 'SVC_WEBHOOK_SECRET'), queue: queueLocation(raw, flags), settleMs };
   const adminToken = secretValue(raw, 'SVC_ADMIN_TOKEN');
   if (adminToken !== undefined) {
     // The page can make every failed event due again: a guessable token would be a door left open.
@@ -271,35 +275,53 @@ export function webhookSettings(raw: RawSettings): WebhookSettings {
       throw new ConfigError(`SVC_ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 16), got ${adminToken.length}`);
     s.adminToken = adminToken;
   }
-  const url = raw.SVC_QUEUE_URL?.trim();
-  if (url) {
-    if (!isPostgresUrl(url)) throw new ConfigError(`SVC_QUEUE_URL ${JSON.stringify(maskQueueUrl(url))}: must be a postgres:// or postgresql:// URL`);
-    try {
-      new URL(url);
-    } catch {
-      throw new ConfigError(`SVC_QUEUE_URL ${JSON.stringify(maskQueueUrl(url))}: not a valid URL (percent-encode special characters in the password)`);
-    }
-    s.queueUrl = url;
-  }
-  const schema = raw.SVC_QUEUE_SCHEMA?.trim();
-  if (schema) {
-    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: must be a lowercase PostgreSQL identifier (letters, digits, _; at most 63)`);
-    // PostgreSQL reserves pg_ names; public and information_schema belong to everyone: the queue needs a schema of its own.
-    if (schema.startsWith('pg_')) throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: names starting with pg_ are reserved by PostgreSQL; use another (default svc_sync)`);
-    if (schema === 'public' || schema === 'information_schema')
-      throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: is shared with other applications; give the queue a schema of its own (default svc_sync)`);
-    s.queueSchema = schema;
-  }
-  const lease = raw.SVC_QUEUE_LEASE_S?.trim();
-  if (lease) s.leaseMs = plainSeconds(lease, 'SVC_QUEUE_LEASE_S', 1, 86_400);
   return s;
 }
 
+/** The queue flags of `serve` and `queue`; each wins over its setting. */
+interface QueueFlags {
+  /** --queue */
+  path?: string | undefined;
+  /** --queue-url */
+  url?: string | undefined;
+}
+
+/**
+ * Where the queue lives: a PostgreSQL URL (--queue-url, SVC_QUEUE_URL) puts it there, with its
+ * schema and lease; otherwise the SQLite file (--queue, SVC_QUEUE_PATH). The PostgreSQL settings
+ * are checked even when unused, so a wrong one is found before the day it matters.
+ */
+function queueLocation(raw: RawSettings, flags: QueueFlags): QueueLocation {
+  const schema = queueSchema(raw.SVC_QUEUE_SCHEMA?.trim());
+  const lease = raw.SVC_QUEUE_LEASE_S?.trim();
+  const leaseMs = lease ? plainSeconds(lease, 'SVC_QUEUE_LEASE_S', 1, 86_400) : DEFAULT_LEASE_MS;
+  const [name, url] = flags.url !== undefined ? ['--queue-url', flags.url.trim()] : ['SVC_QUEUE_URL', raw.SVC_QUEUE_URL?.trim()];
+  // An empty SVC_QUEUE_URL is unset (an empty line in a service file); an empty --queue-url was meant.
+  if (url === undefined || (url === '' && flags.url === undefined)) return { kind: 'sqlite', path: flags.path ?? raw.SVC_QUEUE_PATH ?? DEFAULT_QUEUE_PATH };
+  if (!isPostgresUrl(url)) throw new ConfigError(`${name} ${JSON.stringify(maskQueueUrl(url))}: must be a postgres:// or postgresql:// URL`);
+  try {
+    new URL(url);
+  } catch {
+    throw new ConfigError(`${name} ${JSON.stringify(maskQueueUrl(url))}: not a valid URL (percent-encode special characters in the password)`);
+  }
+  return { kind: 'postgres', url, schema, leaseMs };
+}
+
+function queueSchema(schema: string | undefined): string {
+  if (!schema) return DEFAULT_QUEUE_SCHEMA;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: must be a lowercase PostgreSQL identifier (letters, digits, _; at most 63)`);
+  // PostgreSQL reserves pg_ names; public and information_schema belong to everyone: the queue needs a schema of its own.
+  if (schema.startsWith('pg_')) throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: names starting with pg_ are reserved by PostgreSQL; use another (default svc_sync)`);
+  if (schema === 'public' || schema === 'information_schema')
+    throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: is shared with other applications; give the queue a schema of its own (default svc_sync)`);
+  return schema;
+}
+
 interface LoadOptions {
-  flags?: RawSettings;
-  configPath?: string;
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
+  flags?: RawSettings | undefined;
+  configPath?: string | undefined;
+  env?: NodeJS.ProcessEnv | undefined;
+  cwd?: string | undefined;
 }
 
 export function loadRaw(opts: LoadOptions = {}): RawSettings {

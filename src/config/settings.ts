@@ -26,14 +26,14 @@ export interface PlatformSettings {
 }
 
 export interface SalesforceSettings {
-  instanceUrl?: string;
-  accessToken?: string;
-  loginUrl?: string;
-  clientId?: string;
-  clientSecret?: string;
-  username?: string;
-  password?: string;
-  privateKeyFile?: string;
+  instanceUrl?: string | undefined;
+  accessToken?: string | undefined;
+  loginUrl?: string | undefined;
+  clientId?: string | undefined;
+  clientSecret?: string | undefined;
+  username?: string | undefined;
+  password?: string | undefined;
+  privateKeyFile?: string | undefined;
   apiVersion: string;
   /** Records of one object above which a Bulk API 2.0 job is used instead of Collections. */
   bulkThreshold: number;
@@ -41,17 +41,18 @@ export interface SalesforceSettings {
   maxApiUsage: number;
 }
 
+/**
+ * Where the webhook queue lives, resolved once with every default in place: the SQLite file, or a
+ * PostgreSQL database (SVC_QUEUE_URL) with the schema of its tables and the lease of a claim.
+ */
+export type QueueLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; schema: string; leaseMs: number };
+
 export interface WebhookSettings {
-  secret?: string;
+  secret?: string | undefined;
   /** SVC_ADMIN_TOKEN: turns on serve's status page (GET /status). */
-  adminToken?: string;
-  queuePath: string;
-  /** SVC_QUEUE_URL: the queue in PostgreSQL instead of the SQLite file. */
-  queueUrl?: string;
-  /** SVC_QUEUE_SCHEMA (default svc_sync). */
-  queueSchema?: string;
-  /** SVC_QUEUE_LEASE_S, in ms (default 60 s). */
-  leaseMs?: number;
+  adminToken?: string | undefined;
+  /** Where the webhook queue lives (SVC_QUEUE_PATH, or SVC_QUEUE_URL with its schema and lease). */
+  queue: QueueLocation;
   /** serve: gather events this long after the first pending one before a batch (SVC_SETTLE_S). */
   settleMs: number;
 }

@@ -61,7 +61,7 @@ async function entries(dir: string, flag: string): Promise<string[] | undefined>
 async function writeAll(dir: string, files: SourceFile[], flag: string, existed: boolean): Promise<string[]> {
   let staging: string | undefined;
   const at = (root: string, rel: string): string => path.join(root, ...rel.split('/'));
-  const moved: Array<{ to: string; backup?: string; createdDir?: string }> = [];
+  const moved: Array<{ to: string; backup?: string; createdDir?: string | undefined }> = [];
   try {
     await mkdir(dir, { recursive: true });
     // Inside the target, so the moves below are renames on one file system.
@@ -72,7 +72,7 @@ async function writeAll(dir: string, files: SourceFile[], flag: string, existed:
     }
     for (const f of files) {
       const to = at(dir, f.path);
-      const step: { to: string; backup?: string; createdDir?: string } = { to };
+      const step: { to: string; backup?: string; createdDir?: string | undefined } = { to };
       step.createdDir = await mkdir(path.dirname(to), { recursive: true });
       moved.push(step);
       if ((await stat(to).catch(() => undefined))?.isFile()) {

@@ -34,7 +34,7 @@ export interface FieldDef {
   name: string;
   label: string;
   type: FieldType;
-  source?: SourcePath;
+  source?: SourcePath | undefined;
   /** The value is only sent when this path is `true` (action URL__c needs fundraiser_page). */
   onlyIf?: SourcePath;
   externalId?: boolean;

@@ -7,12 +7,12 @@ export type WaitReason = 'minute_limit' | 'hour_limit' | 'rate_limited';
 
 /** The last rate-limit figures the API reported (undefined: never reported). */
 export interface RateLimitSnapshot {
-  limitMinute?: number;
-  remainingMinute?: number;
-  limitHour?: number;
-  remainingHour?: number;
+  limitMinute?: number | undefined;
+  remainingMinute?: number | undefined;
+  limitHour?: number | undefined;
+  remainingHour?: number | undefined;
   /** Milliseconds until the hour window renews, when the API said (RateLimit-Reset of the hour). */
-  hourResetInMs?: number;
+  hourResetInMs?: number | undefined;
 }
 
 /** A reading of the budget from one response's headers (absolute times in ms). */
@@ -44,5 +44,5 @@ export interface SharedBudget {
 export interface PlatformRequestInfo {
   kind: 'byId' | 'list';
   /** HTTP status; undefined after a network error or timeout. */
-  status?: number;
+  status?: number | undefined;
 }

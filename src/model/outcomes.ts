@@ -68,5 +68,5 @@ export interface Progress {
   step?: WriteStep;
   /** Records of this type scanned, fetched or handled so far in this run (per phase). */
   done: number;
-  total?: number;
+  total?: number | undefined;
 }

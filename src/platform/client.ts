@@ -13,10 +13,10 @@ import { RESOURCES, type ApiRecordOf, type ListPage, type ResourceType } from '.
 export const MAX_PER_PAGE = 100;
 
 interface ClientOptions {
-  hooks?: PlatformHooks;
-  retry?: Partial<RetryTuning>;
+  hooks?: PlatformHooks | undefined;
+  retry?: Partial<RetryTuning> | undefined;
   /** Budget shared with other processes on the same key (receivers on one PostgreSQL queue). */
-  sharedBudget?: SharedBudget;
+  sharedBudget?: SharedBudget | undefined;
 }
 
 type JsonObject = Record<string, unknown>;

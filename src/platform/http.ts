@@ -24,20 +24,20 @@ export interface RequestInfo {
   kind: RequestKind;
   attempt: number;
   /** HTTP status; undefined after a network error or timeout. */
-  status?: number;
+  status?: number | undefined;
   /** The attempt will be repeated (5xx, network, timeout, 429). */
   willRetry: boolean;
 }
 
 export interface PlatformHooks {
-  onWait?: OnWait;
+  onWait?: OnWait | undefined;
   /** The run's stop signal: a rate-limit wait ends at once when it fires. */
-  stop?: AbortSignal;
-  onRequest?: (info: RequestInfo) => void;
+  stop?: AbortSignal | undefined;
+  onRequest?: ((info: RequestInfo) => void) | undefined;
   /** After each response that reported the rate-limit budget (metrics). */
-  onBudget?: (budget: RateLimitSnapshot) => void;
+  onBudget?: ((budget: RateLimitSnapshot) => void) | undefined;
   /** The budget shared with other receivers could not be reached (pacing goes on locally meanwhile). */
-  onSharedError?: (error: unknown) => void;
+  onSharedError?: ((error: unknown) => void) | undefined;
 }
 
 /** Knobs of the retry policy; the defaults suit the real API, tests shorten them. */
@@ -166,7 +166,7 @@ type Verdict =
 export class PlatformHttp {
   readonly counts: PlatformRequestCounts = emptyRequestCounts();
   /** Set after a 401/403: every later request of the run would fail the same way, so none is sent. */
-  private fatal?: PlatformError;
+  private fatal: PlatformError | undefined;
 
   /** A new run may try again (a long-lived `serve` outlives a key rotation or a gateway hiccup). */
   clearFatal(): void {

@@ -6,15 +6,15 @@ import type { PlatformProfile } from '../model/platformProfile.js';
 /** How the source learns the platform's list behaviour (see model/platformProfile.ts). */
 export interface LearnOptions {
   /** The top-level keys the mapping reads of a record of the type: what a partial list page would lack. */
-  keysRead?: (type: ResourceType) => readonly string[];
+  keysRead?: ((type: ResourceType) => readonly string[]) | undefined;
   /** What an earlier run learned (used when it is for this base URL and fresh). */
-  profile?: PlatformProfile;
+  profile?: PlatformProfile | undefined;
   /** Told once per thing learned, as a line for a person. */
-  onLearn?: (text: string) => void;
+  onLearn?: ((text: string) => void) | undefined;
   /** What an incremental scan reads of a collection whose lists ignore updated_after (SVC_INCREMENTAL; default exact). */
-  incremental?: IncrementalMode;
+  incremental?: IncrementalMode | undefined;
   /** Told whenever the profile changes (to keep it at once: a killed run must not pay for it again). */
-  onProfile?: (profile: PlatformProfile) => void;
+  onProfile?: ((profile: PlatformProfile) => void) | undefined;
 }
 
 export const timeOf = (value: unknown): number => (typeof value === 'string' ? Date.parse(value) : NaN);

@@ -44,22 +44,22 @@ function nextBoundary(now: number, lengthMs: number): number {
 interface PacerOptions {
   /** Requests in flight at once. */
   concurrency: number;
-  onWait?: OnWait;
-  shared?: SharedBudget;
+  onWait?: OnWait | undefined;
+  shared?: SharedBudget | undefined;
   /** Told when the shared budget cannot be reached (pacing then goes on locally). */
-  onSharedError?: (error: unknown) => void;
+  onSharedError?: ((error: unknown) => void) | undefined;
   /** Injectable for tests; real timers otherwise. */
-  sleep?: (ms: number) => Promise<void>;
-  now?: () => number;
+  sleep?: ((ms: number) => Promise<void>) | undefined;
+  now?: (() => number) | undefined;
 }
 
 interface WindowState {
   readonly reason: WaitReason;
   readonly lengthMs: number;
   /** Requests we may still send in this window; undefined = not known (no header seen yet). */
-  remaining?: number;
+  remaining?: number | undefined;
   /** When the window renews; undefined = not reported. */
-  resetAt?: number;
+  resetAt?: number | undefined;
 }
 
 /** Handed out by acquire() and given back to settle(), so stale responses can be recognised. */
@@ -119,11 +119,11 @@ export function describeWait(seconds: number, reason: WaitReason): string {
 
 export class RatePacer {
   private readonly limiter: LimitFunction;
-  private readonly onWait?: OnWait;
+  private readonly onWait: OnWait | undefined;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
-  private readonly shared?: SharedBudget;
-  private readonly onSharedError?: (error: unknown) => void;
+  private readonly shared: SharedBudget | undefined;
+  private readonly onSharedError: ((error: unknown) => void) | undefined;
   private readonly minute: WindowState = { reason: 'minute_limit', lengthMs: 60_000 };
   private readonly hour: WindowState = { reason: 'hour_limit', lengthMs: 3_600_000 };
   private inFlight = 0;

@@ -18,7 +18,7 @@ export interface DeletionRow {
   /** Salesforce Id. */
   id: string;
   outcome: DeletionOutcome;
-  reason?: string;
+  reason?: string | undefined;
   error?: CrmError;
 }
 

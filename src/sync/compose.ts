@@ -72,10 +72,10 @@ export function createEngine(deps: Deps, opts: EngineOptions, report?: RunReport
 /** What a long-lived worker adds to its platform client: metrics hooks and a budget shared with other receivers. */
 export interface PlatformExtras {
   /** The receiver's stop: a rate-limit wait or backoff of the batch in flight ends at once when it fires. */
-  stop?: AbortSignal;
-  onRequest?: (info: PlatformRequestInfo) => void;
-  onBudget?: (budget: RateLimitSnapshot) => void;
-  sharedBudget?: SharedBudget;
+  stop?: AbortSignal | undefined;
+  onRequest?: ((info: PlatformRequestInfo) => void) | undefined;
+  onBudget?: ((budget: RateLimitSnapshot) => void) | undefined;
+  sharedBudget?: SharedBudget | undefined;
 }
 
 /**
@@ -101,11 +101,11 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     hooks: {
       onWait: (w) => onNote(describeWait(w.seconds, w.reason)),
       onSharedError,
-      ...(extra.onRequest === undefined ? {} : { onRequest: extra.onRequest }),
-      ...(extra.onBudget === undefined ? {} : { onBudget: extra.onBudget }),
-      ...(extra.stop === undefined ? {} : { stop: extra.stop }),
+      onRequest: extra.onRequest,
+      onBudget: extra.onBudget,
+      stop: extra.stop,
     },
-    ...(extra.sharedBudget === undefined ? {} : { sharedBudget: extra.sharedBudget }),
+    sharedBudget: extra.sharedBudget,
   });
   let sink: Promise<SalesforceSink> | undefined;
   const sources: PlatformSource[] = [];

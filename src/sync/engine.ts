@@ -40,7 +40,7 @@ interface ScanHooks {
   pageDone?(type: SyncableType, page: number): void | Promise<void>;
   typeDone?(type: SyncableType): void | Promise<void>;
   /** Each scanned page as listed (and the ids that could not be fetched), before it is written. */
-  pageRecords?<T extends SyncableType>(type: T, records: ApiRecordOf[T][], failedIds: number[]): void;
+  pageRecords?: (<T extends SyncableType>(type: T, records: ApiRecordOf[T][], failedIds: number[]) => void) | undefined;
 }
 
 const NOT_FOUND = 'not found on the platform (deleted or never existed)';

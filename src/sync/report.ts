@@ -48,7 +48,7 @@ export class RunReport {
     this.warnings.push(message);
   }
 
-  outcomeOf(key: string): { action: OutcomeAction; reason?: string } | undefined {
+  outcomeOf(key: string): { action: OutcomeAction; reason?: string | undefined } | undefined {
     const o = this.byKey.get(key);
     if (o === undefined) return undefined;
     return 'key' in o ? { action: o.action, reason: o.reason ?? o.error?.message } : { action: o.action };

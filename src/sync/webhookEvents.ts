@@ -19,9 +19,9 @@ export interface ClassifyOptions {
    * Undefined accepts every application. Set it when the collection platform posts to the same
    * URL: its donation ids are not ids of the fundraising API this tool reads.
    */
-  applications?: readonly string[];
+  applications?: readonly string[] | undefined;
   /** SVC_SITE_ID: events that name another site are recorded ignored (events without site_id pass). */
-  siteId?: number;
+  siteId?: number | undefined;
 }
 
 /** Every event type SPEC.md 6.2 and 6.3 name (both applications): the fixed set a metric label may take. */

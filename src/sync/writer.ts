@@ -43,7 +43,7 @@ export class RecordWriter {
     const toRead = keys.filter((k) => !this.absentInSalesforce.has(k));
     for (const k of keys) this.absentInSalesforce.delete(k);
     const current = toRead.length > 0 ? await currentOf(this.sink, schema, toRead) : new Map<string, StoredRecord>();
-    const toWrite: Array<{ record: CrmRecord; current?: StoredRecord; changes: Changes }> = [];
+    const toWrite: Array<{ record: CrmRecord; current: StoredRecord | undefined; changes: Changes }> = [];
     for (const record of records) {
       const key = recordKey(record);
       const cur = current.get(key);

@@ -8,14 +8,14 @@ import type { BudgetLeft } from './batchPolicy.js';
 export interface BatchCost {
   requests?: number;
   requestsPerEvent?: number;
-  budgetLeft?: { hour?: number; minute?: number };
+  budgetLeft?: { hour?: number | undefined; minute?: number | undefined };
 }
 
 /** What /healthz shows of the batches: the last one and the totals since the worker started. */
 export interface BatchStats<Report> {
   settleMs: number;
   /** Why the worker is holding back, while it is. */
-  waiting?: string;
+  waiting?: string | undefined;
   batches: number;
   events: number;
   requests: number;

@@ -17,12 +17,12 @@
 
 /** The platform's last reported figures (X-RateLimit-*), and when the hour renews if known. */
 export interface BudgetLeft {
-  limitHour?: number;
-  remainingHour?: number;
-  limitMinute?: number;
-  remainingMinute?: number;
+  limitHour?: number | undefined;
+  remainingHour?: number | undefined;
+  limitMinute?: number | undefined;
+  remainingMinute?: number | undefined;
   /** Milliseconds until the hour window renews; unknown: assume a whole hour (the cautious guess). */
-  hourResetInMs?: number;
+  hourResetInMs?: number | undefined;
 }
 
 interface PendingSet {

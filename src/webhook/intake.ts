@@ -100,8 +100,8 @@ interface IntakeOptions {
   maxBody: number;
   /** The secret's digest; undefined: no secret required. */
   expected: Buffer | undefined;
-  classify?: ClassifyOptions;
-  onEnqueued?: () => void;
+  classify?: ClassifyOptions | undefined;
+  onEnqueued?: (() => void) | undefined;
   answered?: (eventType: string | undefined, status: number) => void;
 }
 

@@ -20,17 +20,17 @@ import { WEBHOOK_BATCH_SIZE, type BatchHints, type BatchProcessor, type ProcessO
 
 interface EngineProcessorOptions {
   /** Records of one type that go through the engine together (default 500, the worker's batch size). */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /** Write records even when Salesforce already holds the same values. */
-  force?: boolean;
+  force?: boolean | undefined;
   /** Skip children whose parent cannot be found instead of writing them unlinked. */
-  strictParents?: boolean;
+  strictParents?: boolean | undefined;
   /** Settings form only: rate-limit waits of the platform client, one line each. */
-  onNote?: OnNote;
+  onNote?: OnNote | undefined;
   /** Settings form only: metrics hooks and the platform budget shared with other receivers. */
-  platform?: PlatformExtras;
+  platform?: PlatformExtras | undefined;
   /** After each batch, with the engine's report and the Salesforce calls it made (logging, benches, metrics). */
-  onBatch?: (info: { refs: number; report: RunReport; crmCalls: CrmCallCounts; error?: unknown }) => void;
+  onBatch?: ((info: { refs: number; report: RunReport; crmCalls: CrmCallCounts; error?: unknown }) => void) | undefined;
 }
 
 /** What the worker learns from the engine's outcome for one ref. */

@@ -7,9 +7,10 @@ import { ConfigError, EXIT, InterruptedError, messageOf, QueueError, type StopSi
 import { permanentQueueFailure } from './queue/errors.js';
 import type { ClassifyOptions } from '../sync/webhookEvents.js';
 import { ServeMetrics } from './metrics.js';
-import { openQueue, type QueueLocation } from './queue/open.js';
+import type { QueueLocation } from '../config/settings.js';
+import { openQueue } from './queue/open.js';
 import type { SharedBudget } from '../model/budget.js';
-import { DEFAULT_QUEUE_PATH } from './queue/sqlite.js';
+import { DEFAULT_QUEUE_PATH } from '../config/load.js';
 import { type BackoffPolicy } from './queue/store.js';
 import type { QueueStore } from './queue/store.js';
 import { acquireReceiverLock } from './queue/receiverLock.js';
@@ -28,39 +29,35 @@ interface ProcessorContext {
 }
 
 interface ServeOptions {
-  host?: string;
-  port?: number;
-  path?: string;
+  host?: string | undefined;
+  port?: number | undefined;
+  path?: string | undefined;
   /** SVC_WEBHOOK_SECRET: required as header X-Webhook-Secret or as the last path segment. */
-  secret?: string;
+  secret?: string | undefined;
   /** SVC_ADMIN_TOKEN: turns on the status page at GET /status (off, 404, without it). */
-  adminToken?: string;
-  queuePath?: string;
-  /** SVC_QUEUE_URL: a postgres:// URL puts the queue in PostgreSQL (then queuePath is unused). */
-  queueUrl?: string;
-  /** SVC_QUEUE_SCHEMA and SVC_QUEUE_LEASE_S (ms here), PostgreSQL only. */
-  queueSchema?: string;
-  leaseMs?: number;
+  adminToken?: string | undefined;
+  /** Where the queue lives (default: the SQLite file .svc-sync/queue.db). */
+  queue?: QueueLocation | undefined;
   /** The processor, or a factory given the opened queue and the metrics. */
   processor: BatchProcessor | ((ctx: ProcessorContext) => BatchProcessor);
-  batchSize?: number;
-  gatherMs?: number;
-  pollMs?: number;
+  batchSize?: number | undefined;
+  gatherMs?: number | undefined;
+  pollMs?: number | undefined;
   /** The worker's settle window (0, the default here: claim at once); see batchPolicy.ts. */
-  settleMs?: number;
-  maxBodyBytes?: number;
+  settleMs?: number | undefined;
+  maxBodyBytes?: number | undefined;
   /** See ClassifyOptions.applications. */
-  applications?: ClassifyOptions['applications'];
+  applications?: ClassifyOptions['applications'] | undefined;
   /** SVC_SITE_ID: webhooks of another site are answered 200 and recorded ignored. */
-  siteId?: number;
-  retry?: Partial<BackoffPolicy>;
+  siteId?: number | undefined;
+  retry?: Partial<BackoffPolicy> | undefined;
   /** The worker's wait after queue errors (doubling, capped). */
-  backoff?: Partial<BackoffPolicy>;
+  backoff?: Partial<BackoffPolicy> | undefined;
   /** Done and ignored events are deleted after this many days (checked hourly). */
-  keepDays?: number;
-  log?: (line: string) => void;
+  keepDays?: number | undefined;
+  log?: ((line: string) => void) | undefined;
   /** Install SIGTERM/SIGINT handlers (default true; tests embedding serve pass false). */
-  handleSignals?: boolean;
+  handleSignals?: boolean | undefined;
 }
 
 export interface RunningService {
@@ -87,13 +84,7 @@ function listenError(error: unknown, host: string, port: number): unknown {
 
 /** The queue opened, locked (SQLite: one receiver per file) and migrated (PostgreSQL) for a receiver. */
 async function openStore(opts: ServeOptions, log: (line: string) => void): Promise<{ queue: QueueStore; held: { release(): void } }> {
-  const where: QueueLocation = {
-    path: opts.queuePath ?? DEFAULT_QUEUE_PATH,
-    ...(opts.queueUrl === undefined ? {} : { url: opts.queueUrl }),
-    ...(opts.queueSchema === undefined ? {} : { schema: opts.queueSchema }),
-    ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
-  };
-  const queue = openQueue(where, { log, ...(opts.retry === undefined ? {} : { retry: opts.retry }) });
+  const queue = openQueue(opts.queue ?? { kind: 'sqlite', path: DEFAULT_QUEUE_PATH }, { log, retry: opts.retry });
   // SQLite: one receiver per file, locked before the worker starts (its recovery would hand another
   // receiver's claims back as pending). PostgreSQL is made for several: claims carry leases instead.
   let lock;
@@ -214,11 +205,11 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     processor,
     log,
     onBatch: (report) => metrics.batch(report),
-    ...(opts.batchSize === undefined ? {} : { batchSize: opts.batchSize }),
-    ...(opts.gatherMs === undefined ? {} : { gatherMs: opts.gatherMs }),
-    ...(opts.pollMs === undefined ? {} : { pollMs: opts.pollMs }),
-    ...(opts.settleMs === undefined ? {} : { settleMs: opts.settleMs }),
-    ...(opts.backoff === undefined ? {} : { backoff: opts.backoff }),
+    batchSize: opts.batchSize,
+    gatherMs: opts.gatherMs,
+    pollMs: opts.pollMs,
+    settleMs: opts.settleMs,
+    backoff: opts.backoff,
   });
 
   let receiver;
@@ -235,13 +226,10 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
         const state = worker.health();
         return { degraded: state.state !== 'ok', details: { worker: state, batches: worker.stats() } };
       },
-      ...(opts.secret ? { secret: opts.secret } : {}),
+      secret: opts.secret,
       ...(opts.adminToken ? { status: statusRoute({ token: opts.adminToken, queue, log, worker: () => worker.snapshot(), budget: () => processor.budget?.() }) } : {}),
-      ...(opts.maxBodyBytes === undefined ? {} : { maxBodyBytes: opts.maxBodyBytes }),
-      classify: {
-        ...(opts.applications === undefined ? {} : { applications: opts.applications }),
-        ...(opts.siteId === undefined ? {} : { siteId: opts.siteId }),
-      },
+      maxBodyBytes: opts.maxBodyBytes,
+      classify: { applications: opts.applications, siteId: opts.siteId },
     });
   } catch (error) {
     // Port taken and the like: leave nothing running behind.

@@ -28,24 +28,24 @@ interface ReceiverOptions {
   port: number;
   /** Path the platform posts to, e.g. /webhooks; <path>/<secret> is accepted when a secret is set. */
   path: string;
-  secret?: string;
+  secret?: string | undefined;
   queue: QueueStore;
-  maxBodyBytes?: number;
-  log?: (line: string) => void;
-  classify?: ClassifyOptions;
+  maxBodyBytes?: number | undefined;
+  log?: ((line: string) => void) | undefined;
+  classify?: ClassifyOptions | undefined;
   /** Called after each commit that stored at least one pending event (wakes the worker). */
-  onEnqueued?: () => void;
+  onEnqueued?: (() => void) | undefined;
   /** Most connections open at once; at the cap the longest-waiting idle or stalled one is closed. */
-  maxConnections?: number;
+  maxConnections?: number | undefined;
   /** A client must send its request headers within this time, and the whole request within requestTimeoutMs. */
-  headersTimeoutMs?: number;
-  requestTimeoutMs?: number;
+  headersTimeoutMs?: number | undefined;
+  requestTimeoutMs?: number | undefined;
   /** The worker's state for /healthz; degraded turns its status to "degraded" (still 200: events are still stored). */
-  health?: () => { degraded: boolean; details: Record<string, unknown> };
+  health?: (() => { degraded: boolean; details: Record<string, unknown> }) | undefined;
   /** Counts every answer to the webhook path and serves GET /metrics. */
-  metrics?: ReceiverMetrics;
+  metrics?: ReceiverMetrics | undefined;
   /** The status page (statusRoute.ts) for /status and below; absent: those paths answer 404. */
-  status?: (req: http.IncomingMessage, res: http.ServerResponse, pathname: string) => void;
+  status?: ((req: http.IncomingMessage, res: http.ServerResponse, pathname: string) => void) | undefined;
 }
 
 export interface ReceiverMetrics {
@@ -143,8 +143,8 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
   const webhook = webhookIntake(ctx, {
     maxBody: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     expected,
-    ...(opts.classify === undefined ? {} : { classify: opts.classify }),
-    ...(opts.onEnqueued === undefined ? {} : { onEnqueued: opts.onEnqueued }),
+    classify: opts.classify,
+    onEnqueued: opts.onEnqueued,
     ...(metrics === undefined ? {} : { answered: (t: string | undefined, status: number) => metrics.answered(t, status) }),
   });
 

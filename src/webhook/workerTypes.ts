@@ -16,9 +16,9 @@ export interface ProcessResult {
   /** One outcome per ref given; a ref without one is treated as failed and retried. */
   outcomes: ProcessOutcome[];
   /** action -> owner pairs seen while syncing, so a later users.update can find the actions. */
-  owners?: OwnerPair[];
+  owners?: OwnerPair[] | undefined;
   /** Platform requests the batch spent (for the log line, /healthz and the budget policy). */
-  requests?: number;
+  requests?: number | undefined;
 }
 
 export interface BatchHints {
@@ -42,27 +42,27 @@ export interface WorkerOptions {
   queue: QueueStore;
   processor: BatchProcessor;
   /** Distinct refs claimed per batch (users.update may expand to more actions). */
-  batchSize?: number;
+  batchSize?: number | undefined;
   /** After waking on new events, wait this long so a burst lands in one batch. */
-  gatherMs?: number;
+  gatherMs?: number | undefined;
   /** Longest idle sleep: failed events become due on their own and must be picked up. */
-  pollMs?: number;
-  log?: (line: string) => void;
+  pollMs?: number | undefined;
+  log?: ((line: string) => void) | undefined;
   /** false: no background loop, the caller drives runOnce() (tests, a one-shot drain). */
-  loop?: boolean;
+  loop?: boolean | undefined;
   /** Wait after a queue (database) error: doubles with each further error, up to maxMs. */
-  backoff?: Partial<BackoffPolicy>;
+  backoff?: Partial<BackoffPolicy> | undefined;
   /**
    * Gather events this long after the first pending one, then start when the platform budget
    * allows (batchPolicy.ts). 0 (the default here; `serve` defaults to 30 s): claim at once.
    */
-  settleMs?: number;
+  settleMs?: number | undefined;
   /** After each batch whose outcome was recorded (metrics). */
-  onBatch?: (report: BatchReport) => void;
+  onBatch?: ((report: BatchReport) => void) | undefined;
   /** Longest wait after the first pending event (default ten settle windows). */
-  maxWaitMs?: number;
+  maxWaitMs?: number | undefined;
   /** Injectable clock for the policy (tests). */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** A batch's events and outcomes. */

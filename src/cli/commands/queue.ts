@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { webhookSettings, type RawSettings } from '../../config/load.js';
 import { EXIT } from '../../model/errors.js';
-import { storeRetryFailed, storeStatus, type QueueLocation } from '../../webhook/queue/open.js';
+import type { QueueLocation } from '../../config/settings.js';
+import { storeRetryFailed, storeStatus } from '../../webhook/queue/open.js';
 import { renderQueue } from '../render/queueText.js';
 import { outputColumns } from '../render/text.js';
 import { runCommand, type SetExit } from '../runner.js';
@@ -13,15 +14,7 @@ interface QueueOptions {
 }
 
 /** The queue the flags and settings name: --queue-url / SVC_QUEUE_URL wins over the file. */
-function locate(opts: QueueOptions, raw: RawSettings): QueueLocation {
-  const w = webhookSettings(raw);
-  const url = opts.queueUrl ?? w.queueUrl;
-  return {
-    path: opts.queue ?? w.queuePath,
-    ...(url === undefined ? {} : { url }),
-    ...(w.queueSchema === undefined ? {} : { schema: w.queueSchema }),
-  };
-}
+const locate = (opts: QueueOptions, raw: RawSettings): QueueLocation => webhookSettings(raw, { path: opts.queue, url: opts.queueUrl }).queue;
 
 export function queueCommand(program: Command, setExit: SetExit): void {
   const queue = program

@@ -1,12 +1,11 @@
 import { Option, type Command } from 'commander';
 import { createHash } from 'node:crypto';
-import { isPostgresUrl, maskQueueUrl } from '../../config/queueUrl.js';
 import { ConfigError } from '../../model/errors.js';
 import { echo } from '../../config/echo.js';
 import { probePlatformApi } from '../../sync/compose.js';
 import { createEngineProcessor } from '../../webhook/processor.js';
 import { DEFAULT_SERVE, serve } from '../../webhook/serve.js';
-import { DEFAULT_SETTLE_S, settingsOf, settleSeconds } from '../../config/load.js';
+import { DEFAULT_SETTLE_S, settingsOf, settleSeconds, webhookSettings } from '../../config/load.js';
 import { EXIT } from '../../model/errors.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { helpAfter } from '../helpText.js';
@@ -69,8 +68,7 @@ export function serveCommand(program: Command, setExit: SetExit): void {
         const settleMs = opts.settle === undefined ? settings.webhook.settleMs : settleSeconds(opts.settle, '--settle');
         // A serve log is read later: every line carries its time, on a terminal too.
         const log = (line: string): void => void (ctx.globals.quiet || ctx.out.log('info', line, true));
-        const queueUrl = opts.queueUrl ?? settings.webhook.queueUrl;
-        if (queueUrl !== undefined && !isPostgresUrl(queueUrl)) throw new ConfigError(`--queue-url ${JSON.stringify(maskQueueUrl(queueUrl))}: must be a postgres:// or postgresql:// URL`);
+        const { queue } = webhookSettings(ctx.raw, { path: opts.queue, url: opts.queueUrl });
         // The shared budget is keyed by a hash of the API URL and key: the key itself is never stored.
         const budgetKey = createHash('sha256').update(`${settings.platform.apiUrl}\n${settings.platform.apiKey}`).digest('hex').slice(0, 32);
         // A wrong base URL would fail every event: refuse to start (exit 2). An API that is only
@@ -82,29 +80,26 @@ export function serveCommand(program: Command, setExit: SetExit): void {
         const service = await serve({
           processor: ({ sharedBudget, metrics, stop }) =>
             createEngineProcessor(settings, {
-              ...(size === undefined ? {} : { batchSize: size }),
+              batchSize: size,
               onNote: log,
               platform: {
                 stop,
                 onRequest: (info) => metrics.platformRequest(info),
                 onBudget: (b) => metrics.platformBudget(b),
-                ...(sharedBudget === undefined ? {} : { sharedBudget: sharedBudget(budgetKey) }),
+                sharedBudget: sharedBudget?.(budgetKey),
               },
               onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
             }),
           host: opts.host,
           port: port(opts.port),
           path,
-          queuePath: opts.queue ?? settings.webhook.queuePath,
-          ...(queueUrl === undefined ? {} : { queueUrl }),
-          ...(settings.webhook.queueSchema === undefined ? {} : { queueSchema: settings.webhook.queueSchema }),
-          ...(settings.webhook.leaseMs === undefined ? {} : { leaseMs: settings.webhook.leaseMs }),
-          ...(settings.webhook.secret === undefined ? {} : { secret: settings.webhook.secret }),
-          ...(settings.webhook.adminToken === undefined ? {} : { adminToken: settings.webhook.adminToken }),
-          ...(size === undefined ? {} : { batchSize: size }),
+          queue,
+          secret: settings.webhook.secret,
+          adminToken: settings.webhook.adminToken,
+          batchSize: size,
           settleMs,
-          ...(opts.application === undefined ? {} : { applications: opts.application }),
-          ...(settings.platform.siteId === undefined ? {} : { siteId: settings.platform.siteId }),
+          applications: opts.application,
+          siteId: settings.platform.siteId,
           log,
         });
         const by = await service.closed;

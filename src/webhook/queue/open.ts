@@ -1,42 +1,20 @@
 /**
- * The one place that decides where the webhook queue lives: a postgres:// or postgresql:// URL
- * (SVC_QUEUE_URL, --queue-url) opens the PostgreSQL queue; otherwise the SQLite file.
+ * The one place that opens the webhook queue where the settings put it (config's QueueLocation,
+ * resolved with its defaults): the PostgreSQL queue, or the SQLite file.
  */
-import { isPostgresUrl } from '../../config/queueUrl.js';
-import { DEFAULT_LEASE_MS, PgQueue } from './postgres.js';
-import { DEFAULT_QUEUE_SCHEMA } from './pgSchema.js';
-import { DEFAULT_QUEUE_PATH, queueStatus, retryFailed, SqliteQueue } from './sqlite.js';
-import { type FailedEvent, type QueueCounts, type BackoffPolicy } from './store.js';
-import type { QueueStore } from './store.js';
-
-export interface QueueLocation {
-  /** SVC_QUEUE_URL: when set (postgres://...), the queue is in PostgreSQL. */
-  url?: string;
-  /** SVC_QUEUE_PATH: the SQLite file otherwise. */
-  path?: string;
-  /** SVC_QUEUE_SCHEMA (PostgreSQL only). */
-  schema?: string;
-  /** SVC_QUEUE_LEASE_S in ms (PostgreSQL only). */
-  leaseMs?: number;
-}
+import type { QueueLocation } from '../../config/settings.js';
+import { PgQueue } from './postgres.js';
+import { queueStatus, retryFailed, SqliteQueue } from './sqlite.js';
+import type { BackoffPolicy, FailedEvent, QueueCounts, QueueStore } from './store.js';
 
 interface OpenQueueOptions {
-  retry?: Partial<BackoffPolicy>;
-  log?: (line: string) => void;
+  retry?: Partial<BackoffPolicy> | undefined;
+  log?: ((line: string) => void) | undefined;
 }
 
 export function openQueue(where: QueueLocation, opts: OpenQueueOptions = {}): QueueStore {
-  if (where.url !== undefined && where.url !== '') {
-    if (!isPostgresUrl(where.url)) throw new Error('SVC_QUEUE_URL: must be a postgres:// or postgresql:// URL');
-    return new PgQueue({
-      url: where.url,
-      schema: where.schema ?? DEFAULT_QUEUE_SCHEMA,
-      leaseMs: where.leaseMs ?? DEFAULT_LEASE_MS,
-      ...(opts.retry === undefined ? {} : { retry: opts.retry }),
-      ...(opts.log === undefined ? {} : { log: opts.log }),
-    });
-  }
-  return new SqliteQueue(where.path ?? DEFAULT_QUEUE_PATH, opts.retry === undefined ? {} : { retry: opts.retry });
+  if (where.kind === 'postgres') return new PgQueue({ url: where.url, schema: where.schema, leaseMs: where.leaseMs, retry: opts.retry, log: opts.log });
+  return new SqliteQueue(where.path, { retry: opts.retry });
 }
 
 interface StoreStatus {
@@ -49,8 +27,8 @@ interface StoreStatus {
 
 /** For `svc-sync queue`: counts and failed events with their last error; never creates a SQLite file. */
 export async function storeStatus(where: QueueLocation, failedLimit = 100): Promise<StoreStatus> {
-  if (!where.url) {
-    const s = queueStatus(where.path ?? DEFAULT_QUEUE_PATH, failedLimit);
+  if (where.kind === 'sqlite') {
+    const s = queueStatus(where.path, failedLimit);
     return { location: s.path, exists: s.exists, counts: s.counts, failed: s.failed };
   }
   const queue = openQueue(where);
@@ -63,7 +41,7 @@ export async function storeStatus(where: QueueLocation, failedLimit = 100): Prom
 
 /** For `svc-sync queue retry`: makes failed events due now; returns how many. */
 export async function storeRetryFailed(where: QueueLocation): Promise<number> {
-  if (!where.url) return retryFailed(where.path ?? DEFAULT_QUEUE_PATH);
+  if (where.kind === 'sqlite') return retryFailed(where.path);
   const queue = openQueue(where);
   try {
     return await queue.retryFailed();

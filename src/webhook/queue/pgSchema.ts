@@ -4,8 +4,7 @@
  * one process migrates and the others wait, then find every step applied and do nothing.
  */
 import type pg from 'pg';
-
-export const DEFAULT_QUEUE_SCHEMA = 'svc_sync';
+import { DEFAULT_QUEUE_SCHEMA } from '../../config/load.js';
 
 /** Lowercase identifiers only: the name is interpolated into SQL (quoted), so it is checked first. */
 function checkSchemaName(name: string): string {

@@ -20,7 +20,8 @@ import { PgDatabase } from './pgDatabase.js';
 import { ClaimLeases } from './pgLeases.js';
 import { enqueueIsolating, releaseRefs, upsertOwners } from './pgStatements.js';
 import { PgBudget } from './pgBudget.js';
-import { DEFAULT_QUEUE_SCHEMA, migrate, type MigrationResult } from './pgSchema.js';
+import { DEFAULT_LEASE_MS, DEFAULT_QUEUE_SCHEMA } from '../../config/load.js';
+import { migrate, type MigrationResult } from './pgSchema.js';
 import {
   FAILED_COLUMNS,
   QUEUE_BACKOFF,
@@ -44,18 +45,16 @@ import {
 } from './store.js';
 import type { OwnerPair } from '../../model/outcomes.js';
 
-export const DEFAULT_LEASE_MS = 60_000;
-
 interface PgQueueOptions {
   url: string;
   /** SVC_QUEUE_SCHEMA (default svc_sync). */
   schema?: string;
   /** SVC_QUEUE_LEASE_S in ms: how long a claim outlives a receiver that stopped renewing it. */
   leaseMs?: number;
-  retry?: Partial<BackoffPolicy>;
+  retry?: Partial<BackoffPolicy> | undefined;
   /** Connections per process (default 10). */
-  poolSize?: number;
-  log?: (line: string) => void;
+  poolSize?: number | undefined;
+  log?: ((line: string) => void) | undefined;
 }
 
 const DAY_MS = 86_400_000;

@@ -36,12 +36,8 @@ import {
 } from './store.js';
 import { FAILED_COLUMNS, eventRowOf, failedEventOf, type FailedRow } from './store.js';
 
-import { DEFAULT_QUEUE_PATH } from '../../config/load.js';
-
-export { DEFAULT_QUEUE_PATH };
-
 interface QueueOptions {
-  retry?: Partial<BackoffPolicy>;
+  retry?: Partial<BackoffPolicy> | undefined;
   /** Open an existing file only (status commands must not create a queue as a side effect). */
   mustExist?: boolean;
   /** 'read': reporting only, a read-only file is fine. Default 'write': the file must take writes. */
@@ -102,7 +98,7 @@ export class SqliteQueue {
     return this.path;
   }
 
-  constructor(file: string = DEFAULT_QUEUE_PATH, options: QueueOptions = {}) {
+  constructor(file: string, options: QueueOptions = {}) {
     this.path = file;
     this.retry = { ...QUEUE_BACKOFF, ...options.retry };
     if (options.mustExist && !existsSync(file)) throw queueFileError(file, new Error('no such file'));
@@ -349,7 +345,7 @@ interface QueueStatus {
 }
 
 /** For `svc-sync queue`: counts and failed events with their last error; never creates a file. */
-export function queueStatus(file: string = DEFAULT_QUEUE_PATH, failedLimit = 100): QueueStatus {
+export function queueStatus(file: string, failedLimit = 100): QueueStatus {
   if (!existsSync(file)) {
     return { path: file, exists: false, counts: { pending: 0, processing: 0, failed: 0, done: 0, skipped: 0, ignored: 0 }, failed: [] };
   }
@@ -362,7 +358,7 @@ export function queueStatus(file: string = DEFAULT_QUEUE_PATH, failedLimit = 100
 }
 
 /** For `svc-sync queue retry`: makes failed events due now; returns how many. */
-export function retryFailed(file: string = DEFAULT_QUEUE_PATH): number {
+export function retryFailed(file: string): number {
   if (!existsSync(file)) return 0;
   const queue = new SqliteQueue(file, { mustExist: true });
   try {
