@@ -14,6 +14,7 @@ import { QueueFaults, WORKER_BACKOFF, type WorkerHealth } from './queueFaults.js
 import { BatchLedger } from './batchCost.js';
 import { decideBatch, type PolicyMemory } from './batchPolicy.js';
 import { engineRefsOf, outcomeForRef, refKey, worse } from './batchTranslation.js';
+import { afterRound, gatherAfterIdle, idleWait, wakeCutsNap, type LoopState } from './loopSteps.js';
 import {
   CHANGE_MARGIN_MS,
   DEFAULT_GATHER_MS,
@@ -31,10 +32,6 @@ import {
 
 export { WEBHOOK_BATCH_SIZE } from './workerTypes.js';
 export type { BatchHints, BatchProcessor, BatchReport, ProcessOutcome, ProcessResult, Worker, WorkerSnapshot, WorkerStats } from './workerTypes.js';
-
-const MIN_NAP_MS = 100;
-
-type LoopState = 'idle' | 'processing' | 'gathering' | 'holding' | 'backing-off' | 'stopping';
 
 /** An idle wait that wake() and stop() can cut short. */
 class Nap {
@@ -114,7 +111,7 @@ class QueueWorker implements Worker {
 
   wake(): void {
     this.woken = true;
-    if (this.state === 'idle' || this.state === 'processing') this.nap.cut();
+    if (wakeCutsNap(this.state)) this.nap.cut();
   }
 
   /** Moves the loop to `next`; nothing leaves `stopping`. */
@@ -312,51 +309,40 @@ class QueueWorker implements Worker {
     if (outcome === 'ok') this.lastSuccessAt = finishedAt;
   }
 
+  /** Performs what loopSteps.ts decides: a round, then a nap of the kind and length it says. */
   private async loop(): Promise<void> {
     while (!this.stopping) {
       this.enter('processing');
       const report = await this.runOnce();
-      if (this.stopping) break;
-      const retryAt = this.faults.retryAt;
-      if (retryAt !== undefined) {
-        // New events must not cut the wait short: the database that failed is the same.
-        this.enter('backing-off');
-        await this.nap.for(retryAt - Date.now());
+      const step = afterRound({ stopping: this.stopping, batchDone: report !== undefined, retryAt: this.faults.retryAt, holdMs: this.holdMs, now: Date.now() });
+      if (step.state === 'stopping') break;
+      if (step.state === 'processing') continue;
+      if (step.state === 'idle') {
+        await this.idle();
         continue;
       }
-      if (report !== undefined) continue;
-      if (this.holdMs !== undefined) {
-        await this.hold(this.holdMs);
-        continue;
-      }
-      await this.idle();
+      if (step.state === 'holding') this.holdMs = undefined;
+      this.enter(step.state);
+      await this.nap.for(step.waitMs);
     }
-  }
-
-  /** Settling or widening (batchPolicy.ts): new events join the batch, they do not start it. */
-  private async hold(ms: number): Promise<void> {
-    this.holdMs = undefined;
-    this.enter('holding');
-    await this.nap.for(ms);
   }
 
   /** Nothing due: sleep until the next event is due (at most pollMs), then gather a burst that woke us. */
   private async idle(): Promise<void> {
-    let wait = this.pollMs;
+    let next: number | undefined;
     try {
-      const next = await this.queue.nextDueAt();
-      // "Due now" right after a round that found nothing to do would spin: nap at least MIN_NAP_MS.
-      if (next !== undefined) wait = Math.min(this.pollMs, Math.max(MIN_NAP_MS, next - Date.now()));
+      next = await this.queue.nextDueAt();
     } catch {
       // The queue is closing; stop() follows.
     }
     this.woken = false;
     this.enter('idle');
-    await this.nap.for(wait);
-    if (this.woken && !this.stopping && this.gatherMs > 0 && this.settleMs === 0) {
+    await this.nap.for(idleWait(this.pollMs, next, Date.now()));
+    const gather = gatherAfterIdle({ woken: this.woken, stopping: this.stopping, gatherMs: this.gatherMs, settleMs: this.settleMs });
+    if (gather !== undefined) {
       // Further wakes must not cut the gather short: the point is to let the burst land.
       this.enter('gathering');
-      await this.nap.for(this.gatherMs);
+      await this.nap.for(gather);
     }
   }
 }
