@@ -1,15 +1,18 @@
-/** Shared by object, replay and sync: build the engine (through sync/compose), run it, and hand back a typed result. */
+/**
+ * Shared by object, replay and sync: build the engine (through sync/compose) inside a run session,
+ * run it, and hand back a typed result; its exit code is runStatus.ts's, its text render/runOutput.ts's.
+ */
 import { settingsOf } from '../config/load.js';
 import { echo, oneLine } from '../config/echo.js';
-import { ConfigError, EXIT, InterruptedError, describeError, exitCodeOf, type ExitCode } from '../model/errors.js';
+import { ConfigError, InterruptedError, describeError } from '../model/errors.js';
 import { createDeps, createEngine, profileFileFor, type Deps, type SyncEngine } from '../sync/compose.js';
 import { RunReport } from '../sync/report.js';
-import { buildResult, DRY_RUN_NOTICE, type RunResult } from '../sync/result.js';
+import { buildResult, type RunResult } from '../sync/result.js';
 import { CsvReport } from './render/csvReport.js';
-import { watchInterrupt } from './interrupt.js';
-import { createProgress } from './render/progress.js';
-import { renderHuman } from './render/tables.js';
-import { formatCount, outputColumns } from './render/text.js';
+import { renderRun } from './render/runOutput.js';
+import { formatCount } from './render/text.js';
+import { RunSession } from './runSession.js';
+import { engineRunStatus } from './runStatus.js';
 import type { CommandContext, CommandResult } from './runner.js';
 
 export interface RunOptions {
@@ -64,29 +67,14 @@ function interruptedLine(stop: InterruptedError, report: RunReport, dryRun: bool
 }
 
 /**
- * What explains a non-zero exit, never hidden: under --quiet each failure (the report is not
- * shown), and an exit 1 closes with one line saying why (a stop says so in its own line).
- */
-function alertsOf(result: RunResult<object>, quiet: boolean, partial: boolean, failed: number, shortfall: string | undefined): string[] {
-  const alerts = quiet ? result.records.filter((r) => r.action === 'fail').map((r) => `failed: ${r.object} ${r.key} ${r.error?.code ?? 'ERROR'}: ${r.error?.message ?? ''}`) : [];
-  if (partial) {
-    const why = [...(failed > 0 ? [`${formatCount(failed)} ${failed === 1 ? 'record' : 'records'} failed`] : []), ...(shortfall === undefined ? [] : [shortfall])];
-    alerts.push(`exit 1: ${why.join('; ')}`);
-  }
-  return alerts;
-}
-
-/**
  * Runs `body` with an engine and returns the outcome to render. Options are checked first and may
  * throw usage errors (exit 2) before any connection is made, so nothing is half-written.
  */
 export async function runEngine<E extends object>(ctx: CommandContext, run: EngineRun<E>): Promise<CommandResult<RunResult<E>>> {
-  const { globals, out } = ctx;
+  const { globals } = ctx;
   const batchSize = parseBatchSize(run.opts.batchSize);
   const settings = settingsOf(ctx.raw);
-  const progress = createProgress(!globals.json && !globals.quiet);
-  // The first Ctrl-C stops the run cleanly, and says so at once (even with --quiet: it explains the exit).
-  const interrupt = watchInterrupt((line) => progress.announce(`svc-sync: ${line}`));
+  const session = new RunSession(ctx);
   const csv = run.opts.report ? new CsvReport(run.opts.report) : undefined;
   const learn = { profileFile: profileFileFor(run.stateFile), save: !globals.dryRun };
   const report = new RunReport(csv ? (o) => csv.write(o) : undefined);
@@ -94,31 +82,14 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   let extra: E | undefined;
   let stopped: unknown;
   try {
-    // Rate-limit waits: in the spinner on a terminal, as a line on stderr otherwise (cron logs).
-    deps = await createDeps(settings, (t, until) => (progress.live ? progress.note(t, until) : out.info(t)), interrupt.signal, learn);
-    const d = deps;
-    const engine = createEngine(
-      d,
-      {
-        dryRun: globals.dryRun,
-        force: Boolean(run.opts.force),
-        strictParents: Boolean(run.opts.strictParents),
-        batchSize,
-        stop: interrupt.signal,
-        onProgress: (p) => {
-          progress.update(p);
-          progress.requests(d.source.requests().total, d.sink.calls().total);
-        },
-      },
-      report,
-    );
-    extra = await run.body(engine, d);
+    deps = await createDeps(settings, session.onWait, session.signal, learn);
+    const options = { dryRun: globals.dryRun, force: Boolean(run.opts.force), strictParents: Boolean(run.opts.strictParents), batchSize, stop: session.signal, onProgress: session.progressOf(deps) };
+    extra = await run.body(createEngine(deps, options, report), deps);
   } catch (err) {
     stopped = err;
   } finally {
-    progress.stop();
+    session.dispose();
     csv?.close();
-    interrupt.dispose();
   }
   // A stop at any point, even before the first record, ends with the resume line and 130/143.
   if (stopped instanceof InterruptedError) stopped = interruptedLine(stopped, report, globals.dryRun, ctx.argv.map(shellWord).join(' '), run.stateFile);
@@ -127,33 +98,13 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   if (stopped !== undefined && !(stopped instanceof InterruptedError) && (deps === undefined || (report.records.length === 0 && report.summary.size === 0))) {
     throw stopped;
   }
-  const result = {
-    ...buildResult(run.command, globals.dryRun, report, deps!.source.requests(), deps!.sink.calls()),
-    ...(extra ?? ({} as E)),
-  } as RunResult<E>;
+  const ran = deps as Deps;
+  const result = { ...buildResult(run.command, globals.dryRun, report, ran.source.requests(), ran.sink.calls()), ...(extra ?? ({} as E)) } as RunResult<E>;
   if (stopped !== undefined) result.stopped = oneLine(describeError(stopped, ctx.out.redact), 1000);
-  const before = run.warningsBefore ?? [];
-  const warnings = [...before, ...report.warnings];
-  if (globals.dryRun) warnings.push(DRY_RUN_NOTICE);
-  // Exit 2 promises "nothing written": once something was, a stop is a partial run.
-  const stopStatus = (): ExitCode => (stopped instanceof InterruptedError ? exitCodeOf(stopped) : report.written > 0 ? EXIT.PARTIAL : (Math.max(exitCodeOf(stopped), EXIT.PARTIAL) as ExitCode));
-  const shortfall = run.shortfall?.();
-  const status = Math.max(shortfall === undefined ? EXIT.OK : EXIT.PARTIAL, stopped !== undefined ? stopStatus() : report.failed > 0 ? EXIT.PARTIAL : EXIT.OK) as ExitCode;
-  const notes = before.map((w) => `warning: ${w}`);
   // What the run learned of the platform where the spec is silent: said once, and in --json.
-  const learned = deps!.source.learned?.() ?? [];
-  result.learned = learned;
-  notes.push(...learned.map((l) => `platform: ${l}`));
-  if (globals.verbose) notes.push(...report.warnings.map((w) => `warning: ${w}`));
-  else if (report.warnings.length > 0) notes.push(`${report.warnings.length} warning(s); --verbose lists them`);
-  const alerts = alertsOf(result, globals.quiet, status === EXIT.PARTIAL && stopped === undefined, report.failed, shortfall);
-  return {
-    status,
-    result,
-    warnings,
-    alerts,
-    text: renderHuman(result, { verbose: globals.verbose, columns: outputColumns() }),
-    notes,
-    ...(stopped === undefined ? {} : { stopped }),
-  };
+  result.learned = ran.source.learned?.() ?? [];
+  const shortfall = run.shortfall?.();
+  const status = engineRunStatus({ stopped, written: report.written, failed: report.failed, shortfall });
+  const shown = renderRun(result, report, { globals, status, stopped, shortfall, warningsBefore: run.warningsBefore ?? [] });
+  return { status, result, ...shown, ...(stopped === undefined ? {} : { stopped }) };
 }

@@ -45,8 +45,8 @@ interface GuardFigures {
 interface GuardRequest {
   deleteOrphans: boolean;
   fix: boolean;
-  maxDelete?: Limit;
-  maxFix?: Limit;
+  maxDelete?: Limit | undefined;
+  maxFix?: Limit | undefined;
   /** The platform's base URL as shown (credentials masked), for the message. */
   platform: string;
 }

@@ -21,8 +21,8 @@ interface AuditRunOptions {
   dryRun: boolean;
   batchSize: number;
   /** Explicit --max-delete / --max-fix; the defaults of auditGuard.ts otherwise. */
-  maxDelete?: Limit;
-  maxFix?: Limit;
+  maxDelete?: Limit | undefined;
+  maxFix?: Limit | undefined;
   /** The platform's base URL as shown to a person (for the refusal). */
   platform?: string;
   /** Ctrl-C / SIGTERM: the batch in flight completes, then the run stops and reports what was done. */
@@ -81,8 +81,8 @@ export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<
       {
         deleteOrphans: opts.deleteOrphans,
         fix: opts.fix,
-        ...(opts.maxDelete ? { maxDelete: opts.maxDelete } : {}),
-        ...(opts.maxFix ? { maxFix: opts.maxFix } : {}),
+        maxDelete: opts.maxDelete,
+        maxFix: opts.maxFix,
         platform: opts.platform ?? 'the platform',
       },
     );

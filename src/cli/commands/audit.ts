@@ -1,15 +1,15 @@
 import type { Command } from 'commander';
 import fs from 'node:fs';
 import { settingsOf } from '../../config/load.js';
-import { ConfigError, EXIT, exitCodeOf, messageOf, type ExitCode } from '../../model/errors.js';
+import { ConfigError, messageOf } from '../../model/errors.js';
 import { SYNC_ORDER } from '../../model/objects.js';
 import { parseLimit } from '../../sync/auditGuard.js';
 import { runAudit, type AuditResult } from '../../sync/auditRun.js';
 import { createAuditDeps, profileFileFor, type AuditDeps } from '../../sync/compose.js';
-import { watchInterrupt } from '../interrupt.js';
-import { createProgress } from '../render/progress.js';
 import { renderAudit, writeDriftCsv } from '../render/auditTables.js';
 import { runCommand, type CommandResult, type SetExit } from '../runner.js';
+import { RunSession } from '../runSession.js';
+import { auditRunStatus } from '../runStatus.js';
 import { parseBatchSize } from '../runSync.js';
 import { parseTypes } from './sync.js';
 import { helpAfter } from '../helpText.js';
@@ -72,33 +72,25 @@ export function auditCommand(program: Command, setExit: SetExit): void {
         const maxFix = opts.maxFix === undefined ? undefined : parseLimit(opts.maxFix, '--max-fix');
         const settings = settingsOf(ctx.raw);
         if (opts.report) checkWritable(opts.report);
-        const progress = createProgress(!globals.json && !globals.quiet);
         // The first Ctrl-C lets the batch in flight finish and reports what was done; the second quits.
-        const interrupt = watchInterrupt((line) => progress.announce(`svc-sync: ${line}`), 'listing what was done');
+        const session = new RunSession(ctx, 'listing what was done');
         try {
-          const deps: AuditDeps = await createAuditDeps(settings, (t, until) => (progress.live ? progress.note(t, until) : ctx.out.info(t)), interrupt.signal, {
-            profileFile: profileFileFor(undefined),
-            save: !globals.dryRun,
-          });
+          const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, { profileFile: profileFileFor(undefined), save: !globals.dryRun });
           const { result, warnings, failed, stopped } = await runAudit(deps, {
             types,
             fix: Boolean(opts.fix),
             deleteOrphans: Boolean(opts.deleteOrphans),
             dryRun: globals.dryRun,
             batchSize,
-            ...(maxDelete ? { maxDelete } : {}),
-            ...(maxFix ? { maxFix } : {}),
+            maxDelete,
+            maxFix,
             platform: settings.platform.apiUrl,
-            stop: interrupt.signal,
-            onProgress: (p) => {
-              progress.update(p);
-              progress.requests(deps.source.requests().total, deps.sink.calls().total);
-            },
+            stop: session.signal,
+            onProgress: session.progressOf(deps),
           });
-          progress.stop();
+          session.stopProgress();
           if (opts.report) writeDriftCsv(opts.report, result);
-          const open = result.remaining ?? result.drift;
-          const status: ExitCode = stopped ? exitCodeOf(stopped) : open.length > 0 || failed || result.problems.length > 0 ? EXIT.PARTIAL : EXIT.OK;
+          const status = auditRunStatus({ stopped, open: (result.remaining ?? result.drift).length, failed, problems: result.problems.length });
           const notes = globals.verbose ? [] : warnings.length > 0 ? [`${warnings.length} warning(s); --verbose lists them`] : [];
           return {
             status,
@@ -110,8 +102,7 @@ export function auditCommand(program: Command, setExit: SetExit): void {
             ...(stopped ? { stopped } : {}),
           };
         } finally {
-          progress.stop();
-          interrupt.dispose();
+          session.dispose();
         }
       }),
     );
