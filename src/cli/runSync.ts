@@ -19,14 +19,14 @@ export interface RunOptions {
   force?: boolean;
   strictParents?: boolean;
   report?: string;
-  batchSize?: string;
+  /** Parsed on the command line (parseBatchSize), CLI_BATCH_SIZE when not given. */
+  batchSize: number;
 }
 
 /** Records of one type a CLI run maps and writes together (the webhook worker's batches are smaller: see webhook/processor). */
 export const CLI_BATCH_SIZE = 5000;
 
-export function parseBatchSize(raw: string | undefined): number {
-  if (raw === undefined) return CLI_BATCH_SIZE;
+export function parseBatchSize(raw: string): number {
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) throw new ConfigError(`--batch-size: must be a whole number from 1 to 100000, got ${echo(raw)}`);
   return Number(raw);
 }
@@ -72,7 +72,7 @@ function interruptedLine(stop: InterruptedError, report: RunReport, dryRun: bool
  */
 export async function runEngine<E extends object>(ctx: CommandContext, run: EngineRun<E>): Promise<CommandResult<RunResult<E>>> {
   const { globals } = ctx;
-  const batchSize = parseBatchSize(run.opts.batchSize);
+  const { batchSize } = run.opts;
   const settings = settingsOf(ctx.raw);
   const session = new RunSession(ctx);
   const csv = run.opts.report ? new CsvReport(run.opts.report) : undefined;

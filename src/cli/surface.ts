@@ -22,7 +22,8 @@ interface CommandSurface {
 const optionOf = (o: Option): OptionSurface => {
   const env = /\benv ([A-Z][A-Z0-9_]+)/.exec(o.description)?.[1];
   const stated = /\bdefault: ([^)]+)\)/.exec(o.description)?.[1];
-  const value = (o.defaultValue as OptionSurface['default'] | undefined) ?? stated;
+  // A parsed option's default is its parsed value (a number): the surface keeps the text help shows.
+  const value = o.defaultValueDescription ?? (o.defaultValue as OptionSurface['default'] | undefined) ?? stated;
   return { flags: o.flags, ...(env === undefined ? {} : { env }), ...(value === undefined ? {} : { default: value }) };
 };
 

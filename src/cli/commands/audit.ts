@@ -2,26 +2,28 @@ import type { Command } from 'commander';
 import fs from 'node:fs';
 import { settingsOf } from '../../config/load.js';
 import { ConfigError, messageOf } from '../../model/errors.js';
-import { SYNC_ORDER } from '../../model/objects.js';
-import { parseLimit } from '../../sync/auditGuard.js';
+import { SYNC_ORDER, type SyncableType } from '../../model/objects.js';
+import { parseLimit, type Limit } from '../../sync/auditGuard.js';
 import { runAudit, type AuditResult } from '../../sync/auditRun.js';
 import { createAuditDeps, profileFileFor, type AuditDeps } from '../../sync/compose.js';
 import { renderAudit, writeDriftCsv } from '../render/auditTables.js';
 import { runCommand, type CommandResult, type SetExit } from '../runner.js';
 import { RunSession } from '../runSession.js';
 import { auditRunStatus } from '../runStatus.js';
-import { parseBatchSize } from '../runSync.js';
+import { CLI_BATCH_SIZE, parseBatchSize } from '../runSync.js';
+import { optionRules, parsedOption } from './optionRules.js';
 import { parseTypes } from './sync.js';
 import { helpAfter } from '../helpText.js';
 
+/** As commander hands them over, parsed (optionRules.ts). */
 interface AuditOptions {
-  types?: string;
+  types?: SyncableType[];
   fix?: boolean;
   deleteOrphans?: boolean;
   report?: string;
-  batchSize?: string;
-  maxDelete?: string;
-  maxFix?: string;
+  batchSize: number;
+  maxDelete?: Limit;
+  maxFix?: Limit;
 }
 
 /** Fails before any request when the report file cannot be written: nothing half-done. */
@@ -50,60 +52,62 @@ const AUDIT_HELP = helpAfter({
 });
 
 export function auditCommand(program: Command, setExit: SetExit): void {
-  program
+  const cmd = program
     .command('audit')
     .description('compare every platform record with Salesforce: missing, stale and orphaned records (read-only unless --fix or --delete-orphans)')
-    .option('--types <list>', `comma-separated object types (default: all; questions come with actions)`)
+    .addOption(parsedOption('--types <list>', `comma-separated object types (default: all; questions come with actions)`, parseTypes))
     .option('--fix', 'write the missing and stale records through the normal sync engine')
     .option('--delete-orphans', 'delete orphans from Salesforce, children before parents (with --dry-run: list them)')
-    .option('--max-delete <n|p%>', 'with --delete-orphans: most orphans deleted per object, a number or a share of its mirror (default: 10 %, at most 500)')
-    .option('--max-fix <n|p%>', 'with --fix: most stale records overwritten per object, a number or a share (default: 10 %, at most 500)')
+    .addOption(
+      parsedOption('--max-delete <n|p%>', 'with --delete-orphans: most orphans deleted per object, a number or a share of its mirror (default: 10 %, at most 500)', (raw) =>
+        parseLimit(raw, '--max-delete'),
+      ),
+    )
+    .addOption(parsedOption('--max-fix <n|p%>', 'with --fix: most stale records overwritten per object, a number or a share (default: 10 %, at most 500)', (raw) => parseLimit(raw, '--max-fix')))
     .option('--report <file>', 'write every drift row as CSV to this file')
-    .option('--batch-size <n>', 'records compared together (bounds memory)', undefined)
-    .addHelpText('after', AUDIT_HELP)
-    .action((opts: AuditOptions, c: Command) =>
-      runCommand(c, setExit, async (ctx): Promise<CommandResult<AuditResult>> => {
-        const { globals } = ctx;
-        const types = parseTypes(opts.types);
-        const batchSize = parseBatchSize(opts.batchSize);
-        if (opts.maxDelete !== undefined && !opts.deleteOrphans) throw new ConfigError('--max-delete: goes with --delete-orphans');
-        if (opts.maxFix !== undefined && !opts.fix) throw new ConfigError('--max-fix: goes with --fix');
-        const maxDelete = opts.maxDelete === undefined ? undefined : parseLimit(opts.maxDelete, '--max-delete');
-        const maxFix = opts.maxFix === undefined ? undefined : parseLimit(opts.maxFix, '--max-fix');
-        const settings = settingsOf(ctx.raw);
-        if (opts.report) checkWritable(opts.report);
-        // The first Ctrl-C lets the batch in flight finish and reports what was done; the second quits.
-        const session = new RunSession(ctx, 'listing what was done');
-        try {
-          const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, { profileFile: profileFileFor(undefined), save: !globals.dryRun });
-          const { result, warnings, failed, stopped } = await runAudit(deps, {
-            types,
-            fix: Boolean(opts.fix),
-            deleteOrphans: Boolean(opts.deleteOrphans),
-            dryRun: globals.dryRun,
-            batchSize,
-            maxDelete,
-            maxFix,
-            platform: settings.platform.apiUrl,
-            stop: session.signal,
-            onProgress: session.progressOf(deps),
-          });
-          session.stopProgress();
-          if (opts.report) writeDriftCsv(opts.report, result);
-          const status = auditRunStatus({ stopped, open: (result.remaining ?? result.drift).length, failed, problems: result.problems.length });
-          const notes = globals.verbose ? [] : warnings.length > 0 ? [`${warnings.length} warning(s); --verbose lists them`] : [];
-          return {
-            status,
-            result,
-            warnings,
-            text: renderAudit(result, { verbose: globals.verbose }),
-            notes,
-            verbose: warnings.map((w) => `warning: ${w}`),
-            ...(stopped ? { stopped } : {}),
-          };
-        } finally {
-          session.dispose();
-        }
-      }),
-    );
+    .addOption(parsedOption('--batch-size <n>', 'records compared together (bounds memory)', parseBatchSize))
+    .addHelpText('after', AUDIT_HELP);
+  optionRules(cmd, [
+    { kind: 'requires', flag: '--max-delete', other: '--delete-orphans' },
+    { kind: 'requires', flag: '--max-fix', other: '--fix' },
+  ]).action((opts: AuditOptions, c: Command) =>
+    runCommand(c, setExit, async (ctx): Promise<CommandResult<AuditResult>> => {
+      const { globals } = ctx;
+      const { types = [...SYNC_ORDER], batchSize = CLI_BATCH_SIZE, maxDelete, maxFix } = opts;
+      const settings = settingsOf(ctx.raw);
+      if (opts.report) checkWritable(opts.report);
+      // The first Ctrl-C lets the batch in flight finish and reports what was done; the second quits.
+      const session = new RunSession(ctx, 'listing what was done');
+      try {
+        const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, { profileFile: profileFileFor(undefined), save: !globals.dryRun });
+        const { result, warnings, failed, stopped } = await runAudit(deps, {
+          types,
+          fix: Boolean(opts.fix),
+          deleteOrphans: Boolean(opts.deleteOrphans),
+          dryRun: globals.dryRun,
+          batchSize,
+          maxDelete,
+          maxFix,
+          platform: settings.platform.apiUrl,
+          stop: session.signal,
+          onProgress: session.progressOf(deps),
+        });
+        session.stopProgress();
+        if (opts.report) writeDriftCsv(opts.report, result);
+        const status = auditRunStatus({ stopped, open: (result.remaining ?? result.drift).length, failed, problems: result.problems.length });
+        const notes = globals.verbose ? [] : warnings.length > 0 ? [`${warnings.length} warning(s); --verbose lists them`] : [];
+        return {
+          status,
+          result,
+          warnings,
+          text: renderAudit(result, { verbose: globals.verbose }),
+          notes,
+          verbose: warnings.map((w) => `warning: ${w}`),
+          ...(stopped ? { stopped } : {}),
+        };
+      } finally {
+        session.dispose();
+      }
+    }),
+  );
 }

@@ -6,7 +6,7 @@ import type { ObjectRef } from '../../model/objects.js';
 import { keyFor } from '../../model/refs.js';
 import { MAX_LISTED_BAD_LINES, readReplay, type BadLine, type IgnoredGroup } from '../../sync/replayInput.js';
 import { runCommand, type SetExit } from '../runner.js';
-import { parseBatchSize, runEngine, type RunOptions } from '../runSync.js';
+import { runEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
 import { helpAfter } from '../helpText.js';
 import { formatCount } from '../render/text.js';
@@ -44,7 +44,7 @@ export function replayCommand(program: Command, setExit: SetExit): void {
     .addHelpText('after', REPLAY_HELP);
   addRunOptions(cmd).action(async (opts: RunOptions & { file: string }, c: Command) => {
     const where = `--file ${opts.file}`;
-    const { chunks, stats } = readReplay(await openInput(opts.file), where, parseBatchSize(opts.batchSize));
+    const { chunks, stats } = readReplay(await openInput(opts.file), where, opts.batchSize);
     const iterator = chunks[Symbol.asyncIterator]();
     await runCommand(c, setExit, async (ctx) => {
       // Bad lines are shown as they are found (a person sees them while it works) or gathered for --json.

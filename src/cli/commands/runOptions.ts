@@ -1,5 +1,6 @@
-import { Option, type Command } from 'commander';
-import { CLI_BATCH_SIZE } from '../runSync.js';
+import type { Command } from 'commander';
+import { CLI_BATCH_SIZE, parseBatchSize } from '../runSync.js';
+import { parsedOption } from './optionRules.js';
 
 /** Options of every command that runs the engine (object, replay, sync). */
 export function addRunOptions(cmd: Command): Command {
@@ -7,5 +8,5 @@ export function addRunOptions(cmd: Command): Command {
     .option('--force', 'write records even when Salesforce already holds the same values')
     .option('--strict-parents', 'skip records whose parent cannot be found, instead of writing them unlinked')
     .option('--report <file>', 'write every per-record outcome as CSV to this file')
-    .addOption(new Option('--batch-size <n>', 'records of one type processed together (bounds memory)').default(String(CLI_BATCH_SIZE), String(CLI_BATCH_SIZE)));
+    .addOption(parsedOption('--batch-size <n>', 'records of one type processed together (bounds memory)', parseBatchSize, { value: CLI_BATCH_SIZE, shown: String(CLI_BATCH_SIZE) }));
 }

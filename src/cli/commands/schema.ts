@@ -4,11 +4,12 @@ import { ConfigError, EXIT } from '../../model/errors.js';
 import { writeSchemaProject, writeSchemaSource, type WrittenSource } from '../../sync/compose.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { helpAfter } from '../helpText.js';
+import { optionRules } from './optionRules.js';
 
 const HELP = ['svc-sync schema --help'];
 
 export function schemaCommand(program: Command, setExit: SetExit): void {
-  program
+  const cmd = program
     .command('schema')
     .description('write the eight objects, their fields and the Svc_Sync_Integration permission set as Salesforce metadata, ready for `sf project deploy start`')
     .option(
@@ -25,30 +26,29 @@ export function schemaCommand(program: Command, setExit: SetExit): void {
           'svc-sync schema --out force-app/main/default   # into your own project',
         ],
       }),
-    )
-    .action((opts: { project?: string; out?: string }, c: Command) => {
-      const { project, out } = opts;
-      if (project !== undefined && out !== undefined) throw new ConfigError('--project and --out: give one of them, not both', HELP);
-      if (project === undefined && out === undefined) throw new ConfigError('give --project DIR (a complete SFDX project) or --out DIR (bare source for a project you have)', HELP);
-      return runCommand(
-        c,
-        setExit,
-        async (ctx) => {
-          // The project's sourceApiVersion follows SF_API_VERSION (flag, environment or config file).
-          const written: WrittenSource = project !== undefined ? await writeSchemaProject(project, apiVersionSetting(ctx.raw)) : await writeSchemaSource(out as string);
-          const { dir, sourceDir, files, objects, permissionSet, projectFile, apiVersion, next } = written;
-          const where = project !== undefined ? { projectDir: dir, projectFile, apiVersion } : { outDir: dir };
-          const place = projectFile ? `an SFDX project in ${dir} (sourceApiVersion ${apiVersion})` : dir;
-          return {
-            status: EXIT.OK,
-            result: { command: 'schema', ...where, sourceDir, objects, permissionSet, files, next },
-            warnings: [],
-            text: `wrote ${files.length} files for ${objects.length} objects and the ${permissionSet} permission set to ${place}\nnext (the permission set goes to the user svc-sync connects as): ${next.join(' && ')}`,
-            verbose: files,
-          };
-        },
-        // Bare source needs no settings: a half-configured checkout can still write it.
-        { readSettings: project !== undefined },
-      );
-    });
+    );
+  optionRules(cmd, [{ kind: 'excludes', flag: '--project', other: '--out', actions: HELP }]).action((opts: { project?: string; out?: string }, c: Command) => {
+    const { project, out } = opts;
+    if (project === undefined && out === undefined) throw new ConfigError('give --project DIR (a complete SFDX project) or --out DIR (bare source for a project you have)', HELP);
+    return runCommand(
+      c,
+      setExit,
+      async (ctx) => {
+        // The project's sourceApiVersion follows SF_API_VERSION (flag, environment or config file).
+        const written: WrittenSource = project !== undefined ? await writeSchemaProject(project, apiVersionSetting(ctx.raw)) : await writeSchemaSource(out as string);
+        const { dir, sourceDir, files, objects, permissionSet, projectFile, apiVersion, next } = written;
+        const where = project !== undefined ? { projectDir: dir, projectFile, apiVersion } : { outDir: dir };
+        const place = projectFile ? `an SFDX project in ${dir} (sourceApiVersion ${apiVersion})` : dir;
+        return {
+          status: EXIT.OK,
+          result: { command: 'schema', ...where, sourceDir, objects, permissionSet, files, next },
+          warnings: [],
+          text: `wrote ${files.length} files for ${objects.length} objects and the ${permissionSet} permission set to ${place}\nnext (the permission set goes to the user svc-sync connects as): ${next.join(' && ')}`,
+          verbose: files,
+        };
+      },
+      // Bare source needs no settings: a half-configured checkout can still write it.
+      { readSettings: project !== undefined },
+    );
+  });
 }

@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { createHash } from 'node:crypto';
 import { ConfigError } from '../../model/errors.js';
 import { echo } from '../../config/echo.js';
@@ -9,15 +9,18 @@ import { DEFAULT_SETTLE_S, settingsOf, settleSeconds, webhookSettings } from '..
 import { EXIT } from '../../model/errors.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { helpAfter } from '../helpText.js';
+import { parsedOption } from './optionRules.js';
 
+/** As commander hands them over, parsed (optionRules.ts). */
 interface ServeCommandOptions {
-  port: string;
+  port: number;
   host: string;
   path: string;
   queue?: string;
   queueUrl?: string;
-  batchSize?: string;
-  settle?: string;
+  batchSize?: number;
+  /** --settle in ms. */
+  settle?: number;
   application?: string[];
 }
 
@@ -26,8 +29,7 @@ function port(raw: string): number {
   return Number(raw);
 }
 
-function batchSize(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
+function batchSize(raw: string): number {
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 10_000) throw new ConfigError(`--batch-size ${echo(raw)}: must be a whole number from 1 to 10000`);
   return Number(raw);
 }
@@ -48,15 +50,18 @@ export function serveCommand(program: Command, setExit: SetExit): void {
   program
     .command('serve')
     .description("receive the platform's webhooks: store each event durably, then sync in coalesced batches")
-    .addOption(new Option('--port <n>', 'port to listen on').default(String(DEFAULT_SERVE.port), String(DEFAULT_SERVE.port)))
+    .addOption(parsedOption('--port <n>', 'port to listen on', port, { value: DEFAULT_SERVE.port, shown: String(DEFAULT_SERVE.port) }))
     .option('--host <addr>', 'address to listen on', DEFAULT_SERVE.host)
     .option('--path <path>', 'URL path the platform posts to', DEFAULT_SERVE.path)
     .option('--queue <path>', 'queue database (env SVC_QUEUE_PATH, default: .svc-sync/queue.db)')
     .option('--queue-url <url>', 'keep the queue in PostgreSQL instead; receivers sharing one database share the queue (env SVC_QUEUE_URL, postgres://...)')
-    .option('--batch-size <n>', 'most distinct records one worker batch syncs (default: 500)')
-    .option(
-      '--settle <seconds>',
-      `gather events this long after the first pending one, then start a batch when the platform budget allows, 0: at once (env SVC_SETTLE_S, default: ${DEFAULT_SETTLE_S})`,
+    .addOption(parsedOption('--batch-size <n>', 'most distinct records one worker batch syncs (default: 500)', batchSize))
+    .addOption(
+      parsedOption(
+        '--settle <seconds>',
+        `gather events this long after the first pending one, then start a batch when the platform budget allows, 0: at once (env SVC_SETTLE_S, default: ${DEFAULT_SETTLE_S})`,
+        (raw) => settleSeconds(raw, '--settle'),
+      ),
     )
     .option('--application <name...>', "sync only events of these applications (the fundraising platform's name); others are answered 200 and recorded ignored (default: every application)")
     .addHelpText('after', SERVE_HELP)
@@ -64,8 +69,8 @@ export function serveCommand(program: Command, setExit: SetExit): void {
       runCommand(c, setExit, async (ctx) => {
         const settings = settingsOf(ctx.raw);
         const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
-        const size = batchSize(opts.batchSize);
-        const settleMs = opts.settle === undefined ? settings.webhook.settleMs : settleSeconds(opts.settle, '--settle');
+        const size = opts.batchSize;
+        const settleMs = opts.settle ?? settings.webhook.settleMs;
         // A serve log is read later: every line carries its time, on a terminal too.
         const log = (line: string): void => void (ctx.globals.quiet || ctx.out.log('info', line, true));
         const { queue } = webhookSettings(ctx.raw, { path: opts.queue, url: opts.queueUrl });
@@ -91,7 +96,7 @@ export function serveCommand(program: Command, setExit: SetExit): void {
               onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
             }),
           host: opts.host,
-          port: port(opts.port),
+          port: opts.port,
           path,
           queue,
           secret: settings.webhook.secret,

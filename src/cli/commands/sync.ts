@@ -10,19 +10,21 @@ import { CRON_RECIPE, type GlobalOptions } from '../globals.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { runEngine, type RunOptions } from '../runSync.js';
 import { addRunOptions } from './runOptions.js';
+import { optionRules, parsedOption } from './optionRules.js';
 import { helpAfter } from '../helpText.js';
 
+/** As commander hands them over, parsed (optionRules.ts). */
 interface SyncOptions extends RunOptions {
+  /** ISO 8601, normalised to UTC. */
   since?: string;
   all?: boolean;
-  types?: string;
+  types?: SyncableType[];
   state: string;
 }
 
 const DEFAULT_STATE_FILE = '.svc-sync/state.json';
 
-export function parseTypes(list: string | undefined): SyncableType[] {
-  if (list === undefined) return [...SYNC_ORDER];
+export function parseTypes(list: string): SyncableType[] {
   const out: SyncableType[] = [];
   for (const word of list
     .split(',')
@@ -47,9 +49,9 @@ export function syncCommand(program: Command, setExit: SetExit): void {
   const cmd = program
     .command('sync')
     .description('backfill or incremental sync from list scans, resumable; for cron')
-    .option('--since <iso8601>', 'sync records updated after this time')
+    .addOption(parsedOption('--since <iso8601>', 'sync records updated after this time', parseSince))
     .option('--all', 'sync every record (a backfill)')
-    .option('--types <list>', `comma-separated object types (default: all, in order ${SYNC_ORDER.join(', ')})`)
+    .addOption(parsedOption('--types <list>', `comma-separated object types (default: all, in order ${SYNC_ORDER.join(', ')})`, parseTypes))
     .option('--state <path>', 'state file for resume and watermark', DEFAULT_STATE_FILE)
     .addHelpText(
       'after',
@@ -60,11 +62,10 @@ export function syncCommand(program: Command, setExit: SetExit): void {
         examples: ['svc-sync sync --all', 'svc-sync sync --since 2026-11-01T00:00:00Z --types donations', CRON_RECIPE],
       }),
     );
-  addRunOptions(cmd).action(async (opts: SyncOptions, c: Command) => {
-    if (opts.since !== undefined && opts.all) throw new ConfigError('--since and --all: give one of them, not both');
-    const types = parseTypes(opts.types);
+  optionRules(addRunOptions(cmd), [{ kind: 'excludes', flag: '--since', other: '--all' }]).action(async (opts: SyncOptions, c: Command) => {
+    const types = opts.types ?? [...SYNC_ORDER];
     const globals = c.optsWithGlobals<GlobalOptions>();
-    const scope: Scope = opts.all ? { kind: 'all' } : opts.since !== undefined ? { kind: 'since', since: parseSince(opts.since) } : { kind: 'continue' };
+    const scope: Scope = opts.all ? { kind: 'all' } : opts.since !== undefined ? { kind: 'since', since: opts.since } : { kind: 'continue' };
     const plan = planIncremental(new StateFile(opts.state), scope, types, globals.dryRun);
     await runCommand(c, setExit, (ctx) => {
       return runEngine(ctx, {
