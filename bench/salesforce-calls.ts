@@ -13,7 +13,12 @@ const records = (n: number, tag: string): CrmRecord[] =>
 async function measure(label: string, n: number, bulkThreshold: number): Promise<string> {
   const emu = await startSalesforceEmulator({ bulkPollsBeforeComplete: 2 });
   try {
-    const session = await connectSalesforce({ instanceUrl: emu.url, accessToken: emu.accessToken, apiVersion: emu.apiVersion, bulkThreshold, maxApiUsage: 0.9 });
+    const session = await connectSalesforce({
+      login: { method: 'access_token', session: { instanceUrl: emu.url, accessToken: emu.accessToken } },
+      apiVersion: emu.apiVersion,
+      bulkThreshold,
+      maxApiUsage: 0.9,
+    });
     const sink = new SalesforceSink(session, { bulkThreshold, maxApiUsage: 0.9, bulk: { pollIntervalMs: 10, maxPollIntervalMs: 50, pollTimeoutMs: 60000 } });
     const out = await sink.upsert('Svc_Segment__c', records(n, label));
     const failed = out.filter((o) => o.status === 'failed').length;

@@ -257,7 +257,12 @@ function spawnChild(mode: Mode, target: Target): Promise<ChildReport> {
 function targetOf(stack: Stack, extra: Pick<Target, 'idsFile' | 'batchSize'> = {}): Target {
   return {
     platform: { apiUrl: stack.platform.url, apiKey: stack.env.SVC_API_KEY as string, concurrency: 4, timeoutMs: 30_000, listIdsOnly: false },
-    salesforce: { instanceUrl: stack.salesforce.url, accessToken: stack.salesforce.accessToken, apiVersion: stack.salesforce.apiVersion, bulkThreshold: 2_000, maxApiUsage: 0.95 },
+    salesforce: {
+      login: { method: 'access_token', session: { instanceUrl: stack.salesforce.url, accessToken: stack.salesforce.accessToken } },
+      apiVersion: stack.salesforce.apiVersion,
+      bulkThreshold: 2_000,
+      maxApiUsage: 0.95,
+    },
     ...extra,
   };
 }

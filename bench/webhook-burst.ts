@@ -138,7 +138,12 @@ const stack: Stack = await startStack({
 try {
   const settings: Settings = {
     platform: { apiUrl: stack.platform.url, apiKey: stack.env.SVC_API_KEY as string, concurrency: 4, timeoutMs: 30_000, listIdsOnly: false },
-    salesforce: { instanceUrl: stack.salesforce.url, accessToken: stack.salesforce.accessToken, apiVersion: stack.salesforce.apiVersion, bulkThreshold: 2_000, maxApiUsage: 0.95 },
+    salesforce: {
+      login: { method: 'access_token', session: { instanceUrl: stack.salesforce.url, accessToken: stack.salesforce.accessToken } },
+      apiVersion: stack.salesforce.apiVersion,
+      bulkThreshold: 2_000,
+      maxApiUsage: 0.95,
+    },
     webhook: { queue: { kind: 'sqlite', path: ':unused:' }, settleMs: 0 },
   };
 

@@ -75,8 +75,14 @@ describe('validation', () => {
     expect(errorOf(() => salesforceSettings({ SF_ACCESS_TOKEN: 't' })).message).toMatch(/^SF_INSTANCE_URL is not set/);
     expect(errorOf(() => salesforceSettings({ SF_LOGIN_URL: 'http://l' })).message).toMatch(/^SF_CLIENT_ID is not set/);
     expect(errorOf(() => salesforceSettings({ SF_LOGIN_URL: 'http://l', SF_CLIENT_ID: 'c' })).message).toMatch(/^SF_CLIENT_SECRET is not set/);
-    expect(salesforceSettings({ SF_LOGIN_URL: 'http://l/', SF_CLIENT_ID: 'c', SF_CLIENT_SECRET: 's' }).loginUrl).toBe('http://l');
-    expect(salesforceSettings({ SF_CLIENT_ID: 'c', SF_CLIENT_SECRET: 's' }).loginUrl).toBe('https://login.salesforce.com');
+    expect(salesforceSettings({ SF_LOGIN_URL: 'http://l/', SF_CLIENT_ID: 'c', SF_CLIENT_SECRET: 's' }).login).toEqual({
+      method: 'client_credentials',
+      loginUrl: 'http://l',
+      clientId: 'c',
+      clientSecret: 's',
+      session: undefined,
+    });
+    expect(salesforceSettings({ SF_CLIENT_ID: 'c', SF_CLIENT_SECRET: 's' }).login).toMatchObject({ method: 'client_credentials', loginUrl: 'https://login.salesforce.com' });
     expect(errorOf(() => salesforceSettings({ SF_CLIENT_ID: 'c' })).message).toMatch(/^SF_CLIENT_SECRET is not set/);
     expect(errorOf(() => salesforceSettings({ SF_LOGIN_URL: 'http://l', SF_CLIENT_ID: 'c', SF_USERNAME: 'u', SF_PRIVATE_KEY_FILE: '/no/such.key' })).message).toMatch(
       /SF_PRIVATE_KEY_FILE: "\/no\/such\.key" does not exist/,
@@ -190,9 +196,30 @@ describe('secrets at load time', () => {
     expect(redact(`token ${token} refused`, { SVC_ADMIN_TOKEN: token })).toBe('token <SVC_ADMIN_TOKEN> refused');
   });
 
+  it('resolves the one login the SF_* settings make, whole, or names what it lacks', () => {
+    const token = { SF_INSTANCE_URL: 'https://org.my.salesforce.com', SF_ACCESS_TOKEN: 'tok-abcdef' };
+    expect(salesforceSettings(token).login).toEqual({ method: 'access_token', session: { instanceUrl: 'https://org.my.salesforce.com', accessToken: 'tok-abcdef' } });
+    // A given session is used first; OAuth settings beside it renew it (at login.salesforce.com by default).
+    expect(salesforceSettings({ ...token, SF_CLIENT_ID: 'c', SF_CLIENT_SECRET: 's' }).login).toMatchObject({
+      method: 'client_credentials',
+      loginUrl: 'https://login.salesforce.com',
+      session: { accessToken: 'tok-abcdef' },
+    });
+    expect(errorOf(() => salesforceSettings({ SF_CLIENT_ID: 'c', SF_CLIENT_SECRET: 's', SF_USERNAME: 'u@x' })).message).toBe(
+      'SF_USERNAME: username-password OAuth needs SF_USERNAME, SF_PASSWORD, SF_CLIENT_ID and SF_CLIENT_SECRET',
+    );
+    expect(errorOf(() => salesforceSettings({ ...token, SF_PRIVATE_KEY_FILE: 'package.json' })).message).toBe('SF_PRIVATE_KEY_FILE: JWT bearer needs SF_CLIENT_ID and SF_USERNAME next to it');
+    expect(salesforceSettings({ SF_CLIENT_ID: 'c', SF_USERNAME: 'u@x', SF_PRIVATE_KEY_FILE: 'package.json' }).login).toMatchObject({
+      method: 'jwt',
+      clientId: 'c',
+      username: 'u@x',
+      privateKeyFile: 'package.json',
+    });
+  });
+
   it('a password may hold spaces', () => {
     const s = salesforceSettings({ SF_CLIENT_ID: 'client-id', SF_CLIENT_SECRET: 'client-secret', SF_USERNAME: 'u@x', SF_PASSWORD: 'correct horse battery', SF_LOGIN_URL: 'https://login.example.com' });
-    expect(s.password).toBe('correct horse battery');
+    expect(s.login).toMatchObject({ method: 'password', password: 'correct horse battery' });
   });
 
   it('Salesforce URLs with a user name or password are refused without echoing them', () => {

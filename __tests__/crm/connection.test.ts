@@ -4,6 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startSalesforceEmulator, type Emulator } from '../../fixtures/salesforce/emulator.js';
+import type { SalesforceLogin, SalesforceSettings } from '../../src/config/settings.js';
 import { connectSalesforce } from '../../src/crm/connection.js';
 import { SalesforceAuthError } from '../../src/model/errors.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
@@ -16,6 +17,9 @@ afterEach(async () => {
 });
 
 const base = (e: Emulator) => ({ apiVersion: e.apiVersion, bulkThreshold: 2000, maxApiUsage: 0.9 });
+/** The settings of one login method, as config resolves them (its checks: __tests__/config). */
+const oauth = (e: Emulator, login: DistributiveOmit<SalesforceLogin, 'loginUrl'>): SalesforceSettings => ({ ...base(e), login: { ...login, loginUrl: e.url } as SalesforceLogin });
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 describe('connectSalesforce', () => {
   it('uses an instance URL and access token as given', async () => {
@@ -29,7 +33,7 @@ describe('connectSalesforce', () => {
 
   it('recovers an expired client-credentials session transparently, once', async () => {
     emu = await startSalesforceEmulator({ clients: [CLIENT] });
-    const sink = await SalesforceSink.connect({ ...base(emu), loginUrl: emu.url, ...CLIENT }, FAST);
+    const sink = await SalesforceSink.connect(oauth(emu, { method: 'client_credentials', ...CLIENT }), FAST);
     expect(sink.session.method).toBe('client_credentials');
     await sink.upsert('Svc_Segment__c', segments(2));
     emu.expireSession();
@@ -42,7 +46,7 @@ describe('connectSalesforce', () => {
 
   it('logs in with username-password OAuth and re-authorises after expiry', async () => {
     emu = await startSalesforceEmulator({ clients: [CLIENT], users: [USER] });
-    const sink = await SalesforceSink.connect({ ...base(emu), loginUrl: emu.url, ...CLIENT, ...USER }, FAST);
+    const sink = await SalesforceSink.connect(oauth(emu, { method: 'password', ...CLIENT, ...USER }), FAST);
     expect(sink.session.method).toBe('password');
     emu.expireSession();
     const got = await sink.readByKeys('Svc_Segment__c', ['Segment_1'], ['Name']);
@@ -56,7 +60,7 @@ describe('connectSalesforce', () => {
     const keyFile = path.join(dir, 'server.key');
     await writeFile(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
     emu = await startSalesforceEmulator({ users: [USER], jwtClients: [{ clientId: CLIENT.clientId, publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() }] });
-    const sink = await SalesforceSink.connect({ ...base(emu), loginUrl: emu.url, clientId: CLIENT.clientId, username: USER.username, privateKeyFile: keyFile }, FAST);
+    const sink = await SalesforceSink.connect(oauth(emu, { method: 'jwt', clientId: CLIENT.clientId, username: USER.username, privateKeyFile: keyFile }), FAST);
     expect(sink.session.method).toBe('jwt');
     emu.expireSession();
     expect((await sink.upsert('Svc_Segment__c', segments(1)))[0].status).toBe('created');
@@ -66,7 +70,7 @@ describe('connectSalesforce', () => {
   it('names the problem without printing secrets when a login is refused', async () => {
     emu = await startSalesforceEmulator({ clients: [CLIENT], users: [USER] });
     const wrong = { clientId: CLIENT.clientId, clientSecret: 'wrong-secret-789' };
-    const err = await connectSalesforce({ ...base(emu), loginUrl: emu.url, ...wrong, username: USER.username, password: 'pw-wrong-000' }).catch((e: unknown) => e);
+    const err = await connectSalesforce(oauth(emu, { method: 'password', ...wrong, username: USER.username, password: 'pw-wrong-000' })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SalesforceAuthError);
     const text = `${(err as Error).message} ${JSON.stringify(err)}`;
     expect(text).toMatch(/refused the password login.*invalid_client/);
@@ -85,7 +89,7 @@ describe('connectSalesforce', () => {
 
   it('fails, not loops, when the renewed session is rejected too', async () => {
     emu = await startSalesforceEmulator({ clients: [CLIENT] });
-    const sink = await SalesforceSink.connect({ ...base(emu), loginUrl: emu.url, ...CLIENT }, FAST);
+    const sink = await SalesforceSink.connect(oauth(emu, { method: 'client_credentials', ...CLIENT }), FAST);
     // every token is dropped as soon as it is issued
     const e = emu;
     sink.session.connection.on('refresh', () => e.expireSession());
@@ -95,8 +99,13 @@ describe('connectSalesforce', () => {
     expect(sink.calls().auth).toBe(2);
   });
 
-  it('refuses incomplete credential sets with a clear message', async () => {
-    await expect(connectSalesforce({ apiVersion: '62.0', bulkThreshold: 2000, maxApiUsage: 0.9, clientId: 'x' })).rejects.toThrow(/SF_LOGIN_URL.*SF_CLIENT_SECRET/);
-    await expect(connectSalesforce({ apiVersion: '62.0', bulkThreshold: 2000, maxApiUsage: 0.9 })).rejects.toThrow(/no Salesforce credentials/);
+  it('takes a given session first, and renews it by OAuth when the settings allow', async () => {
+    emu = await startSalesforceEmulator({ clients: [CLIENT] });
+    const sink = await SalesforceSink.connect(oauth(emu, { method: 'client_credentials', ...CLIENT, session: { instanceUrl: emu.url, accessToken: emu.accessToken } }), FAST);
+    await sink.upsert('Svc_Segment__c', segments(1));
+    expect(sink.calls().auth).toBe(0);
+    emu.expireSession();
+    await sink.upsert('Svc_Segment__c', segments(1, 2));
+    expect(sink.calls().auth).toBe(1);
   });
 });

@@ -14,7 +14,7 @@ export const FAST: Partial<SinkOptions> = {
 };
 
 export function settingsFor(emu: Emulator, extra: Partial<SalesforceSettings> = {}): SalesforceSettings {
-  return { instanceUrl: emu.url, accessToken: emu.accessToken, apiVersion: emu.apiVersion, bulkThreshold: 2000, maxApiUsage: 0.9, ...extra };
+  return { login: { method: 'access_token', session: { instanceUrl: emu.url, accessToken: emu.accessToken } }, apiVersion: emu.apiVersion, bulkThreshold: 2000, maxApiUsage: 0.9, ...extra };
 }
 
 export async function setup(opts: EmulatorOptions = {}, sinkOpts: Partial<SinkOptions> = {}): Promise<{ emu: Emulator; sink: SalesforceSink }> {

@@ -18,7 +18,12 @@ let settings: Settings;
 function settingsOf(s: Stack, apiKey = s.env.SVC_API_KEY as string): Settings {
   return {
     platform: { apiUrl: s.platform.url, apiKey, concurrency: 4, timeoutMs: 5_000, listIdsOnly: false },
-    salesforce: { instanceUrl: s.salesforce.url, accessToken: s.salesforce.accessToken, apiVersion: s.salesforce.apiVersion, bulkThreshold: 2_000, maxApiUsage: 0.95 },
+    salesforce: {
+      login: { method: 'access_token', session: { instanceUrl: s.salesforce.url, accessToken: s.salesforce.accessToken } },
+      apiVersion: s.salesforce.apiVersion,
+      bulkThreshold: 2_000,
+      maxApiUsage: 0.95,
+    },
     webhook: { queue: { kind: 'sqlite', path: ':memory:' }, settleMs: 0 },
   };
 }
@@ -119,7 +124,7 @@ describe('createEngineProcessor', () => {
   });
 
   it('fails the whole batch when Salesforce refuses the session (auth error)', async () => {
-    const broken: Settings = { ...settings, salesforce: { ...settings.salesforce, accessToken: 'expired-token' } };
+    const broken: Settings = { ...settings, salesforce: { ...settings.salesforce, login: { method: 'access_token', session: { instanceUrl: stack.salesforce.url, accessToken: 'expired-token' } } } };
     const d = stack.platform.site.donation.filter(syncable)[3] as ApiDonation;
     const result = await createEngineProcessor(broken).process([{ type: 'donation', id: d.id }]);
     expect(result.outcomes).toEqual([{ ref: { type: 'donation', id: d.id }, status: 'failed', reason: expect.stringMatching(/session/i) }]);

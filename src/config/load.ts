@@ -10,7 +10,7 @@ import { ConfigError } from '../model/errors.js';
 import { echo } from './echo.js';
 import { secretMasker, type Secret } from './redact.js';
 import { SETTINGS, type SettingName, type SettingRow } from './settingsTable.js';
-import type { IncrementalMode, PlatformSettings, QueueLocation, SalesforceSettings, Settings, WebhookSettings } from './settings.js';
+import type { IncrementalMode, PlatformSettings, QueueLocation, SalesforceLogin, SalesforceSettings, Settings, WebhookSettings } from './settings.js';
 
 const SETTING_NAMES: readonly SettingName[] = SETTINGS.map((r) => r.name);
 
@@ -35,7 +35,7 @@ export const DEFAULT_QUEUE_SCHEMA = 'svc_sync';
 /** How long a receiver's claim on a PostgreSQL batch lasts without renewal (SVC_QUEUE_LEASE_S). */
 export const DEFAULT_LEASE_MS = 60_000;
 const MIN_ADMIN_TOKEN_LENGTH = 16;
-export const DEFAULT_LOGIN_URL = 'https://login.salesforce.com';
+const DEFAULT_LOGIN_URL = 'https://login.salesforce.com';
 
 /** Settings as read (flags, environment, config file): a name absent and one set to undefined are the same. */
 export type RawSettings = { [K in SettingName]?: string | undefined };
@@ -218,26 +218,43 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
   if ((raw.SF_MAX_API_USAGE !== undefined && !/^\d+(\.\d+)?$/.test(raw.SF_MAX_API_USAGE)) || !Number.isFinite(usage) || usage <= 0 || usage > 1) {
     throw new ConfigError('SF_MAX_API_USAGE: must be a share from 0 to 1 written as a plain decimal, such as 0.9');
   }
-  const s: SalesforceSettings = {
-    instanceUrl: urlWithoutCredentials(raw, 'SF_INSTANCE_URL'),
-    accessToken: secretValue(raw, 'SF_ACCESS_TOKEN'),
-    loginUrl: urlWithoutCredentials(raw, 'SF_LOGIN_URL'),
-    clientId: secretValue(raw, 'SF_CLIENT_ID'),
-    clientSecret: secretValue(raw, 'SF_CLIENT_SECRET'),
-    username: raw.SF_USERNAME,
-    password: secretValue(raw, 'SF_PASSWORD', true),
-    privateKeyFile: raw.SF_PRIVATE_KEY_FILE,
-    apiVersion,
-    bulkThreshold: int(raw, 'SF_BULK_THRESHOLD', 2000, 1, 10_000_000),
-    maxApiUsage: usage,
-  };
   const gap = loginGap(raw);
   if (gap !== undefined) throw new ConfigError(gap);
-  const token = s.instanceUrl && s.accessToken;
-  // OAuth logs in at SF_LOGIN_URL, or at login.salesforce.com when it is not set.
-  if (!token && !s.loginUrl) s.loginUrl = DEFAULT_LOGIN_URL;
-  if (s.privateKeyFile && !fs.existsSync(s.privateKeyFile)) throw new ConfigError(`SF_PRIVATE_KEY_FILE: ${echo(s.privateKeyFile)} does not exist`);
-  return s;
+  return { login: loginOf(raw), apiVersion, bulkThreshold: int(raw, 'SF_BULK_THRESHOLD', 2000, 1, 10_000_000), maxApiUsage: usage };
+}
+
+/**
+ * Which of the four logins the SF_* settings make, checked whole: a key file means JWT bearer, a
+ * username or password the username-password flow, a client id or secret client credentials, and
+ * an instance URL with an access token alone a given session. OAuth logs in at SF_LOGIN_URL, or at
+ * login.salesforce.com when it is not set.
+ */
+function loginOf(raw: RawSettings): SalesforceLogin {
+  const instanceUrl = urlWithoutCredentials(raw, 'SF_INSTANCE_URL');
+  const accessToken = secretValue(raw, 'SF_ACCESS_TOKEN');
+  const session = instanceUrl && accessToken ? { instanceUrl, accessToken } : undefined;
+  const loginUrl = urlWithoutCredentials(raw, 'SF_LOGIN_URL') ?? DEFAULT_LOGIN_URL;
+  const clientId = secretValue(raw, 'SF_CLIENT_ID');
+  const clientSecret = secretValue(raw, 'SF_CLIENT_SECRET');
+  const username = raw.SF_USERNAME || undefined;
+  const password = secretValue(raw, 'SF_PASSWORD', true);
+  const privateKeyFile = raw.SF_PRIVATE_KEY_FILE || undefined;
+  if (privateKeyFile) {
+    if (!clientId || !username) throw new ConfigError('SF_PRIVATE_KEY_FILE: JWT bearer needs SF_CLIENT_ID and SF_USERNAME next to it');
+    if (!fs.existsSync(privateKeyFile)) throw new ConfigError(`SF_PRIVATE_KEY_FILE: ${echo(privateKeyFile)} does not exist`);
+    return { method: 'jwt', loginUrl, clientId, username, privateKeyFile, session };
+  }
+  if (username || password) {
+    if (!username || !password || !clientId || !clientSecret) throw new ConfigError('SF_USERNAME: username-password OAuth needs SF_USERNAME, SF_PASSWORD, SF_CLIENT_ID and SF_CLIENT_SECRET');
+    return { method: 'password', loginUrl, clientId, clientSecret, username, password, session };
+  }
+  if (clientId || clientSecret) {
+    if (!clientId || !clientSecret) throw new ConfigError('SF_CLIENT_SECRET: OAuth client credentials need SF_CLIENT_ID and SF_CLIENT_SECRET');
+    return { method: 'client_credentials', loginUrl, clientId, clientSecret, session };
+  }
+  if (session) return { method: 'access_token', session };
+  // loginGap has named what is missing before this point.
+  throw new ConfigError('Salesforce connection is not configured: set SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_CLIENT_ID + SF_CLIENT_SECRET');
 }
 
 /** The webhook worker's default settle window: long enough for a trickle, short enough to feel live. */

@@ -25,15 +25,24 @@ export interface PlatformSettings {
   siteId?: number;
 }
 
+/** A session given as is (SF_INSTANCE_URL + SF_ACCESS_TOKEN): used first, also when OAuth settings can renew it. */
+interface GivenSession {
+  instanceUrl: string;
+  accessToken: string;
+}
+
+/**
+ * The one way this run logs in to Salesforce, resolved from the SF_* settings with every part it
+ * needs present: the crm side only performs it.
+ */
+export type SalesforceLogin =
+  | { method: 'access_token'; session: GivenSession }
+  | { method: 'client_credentials'; loginUrl: string; clientId: string; clientSecret: string; session?: GivenSession | undefined }
+  | { method: 'password'; loginUrl: string; clientId: string; clientSecret: string; username: string; password: string; session?: GivenSession | undefined }
+  | { method: 'jwt'; loginUrl: string; clientId: string; username: string; privateKeyFile: string; session?: GivenSession | undefined };
+
 export interface SalesforceSettings {
-  instanceUrl?: string | undefined;
-  accessToken?: string | undefined;
-  loginUrl?: string | undefined;
-  clientId?: string | undefined;
-  clientSecret?: string | undefined;
-  username?: string | undefined;
-  password?: string | undefined;
-  privateKeyFile?: string | undefined;
+  login: SalesforceLogin;
   apiVersion: string;
   /** Records of one object above which a Bulk API 2.0 job is used instead of Collections. */
   bulkThreshold: number;

@@ -1,5 +1,6 @@
 /**
- * A jsforce 3 Connection from SalesforceSettings, with one of four authentications:
+ * A jsforce 3 Connection from SalesforceSettings, with the one of four authentications the settings
+ * resolved (config's SalesforceLogin, checked whole there):
  *   instance URL + access token | OAuth client credentials | OAuth username-password | JWT bearer.
  * Every OAuth flow gets a `refreshFn`, so an expired session is re-authorised transparently, once:
  * a second 401 right after a re-authorisation is an error, not a loop.
@@ -7,12 +8,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Connection, type HttpRequest, type HttpRequestOptions, type HttpResponse, type StreamPromise } from 'jsforce';
-import type { SalesforceSettings } from '../config/settings.js';
+import type { SalesforceLogin, SalesforceSettings } from '../config/settings.js';
 import { SalesforceAuthError } from '../model/errors.js';
 import { signJwtAssertion } from './jwt.js';
-import { DEFAULT_LOGIN_URL } from '../config/load.js';
 
-type AuthMethod = 'access_token' | 'client_credentials' | 'password' | 'jwt';
+type AuthMethod = SalesforceLogin['method'];
 
 type ResponseListener = (req: HttpRequest, res: HttpResponse | undefined, err: unknown) => void;
 
@@ -33,27 +33,6 @@ interface TokenResponse {
 
 interface TransportLike {
   httpRequest(req: HttpRequest, options?: HttpRequestOptions): StreamPromise<HttpResponse>;
-}
-
-function chooseMethod(s: SalesforceSettings): AuthMethod {
-  if (s.privateKeyFile) {
-    if (!s.clientId || !s.username) throw new SalesforceAuthError('JWT bearer needs SF_CLIENT_ID and SF_USERNAME next to SF_PRIVATE_KEY_FILE');
-    return 'jwt';
-  }
-  if (s.username || s.password) {
-    if (!s.username || !s.password || !s.clientId || !s.clientSecret) {
-      throw new SalesforceAuthError('username-password OAuth needs SF_USERNAME, SF_PASSWORD, SF_CLIENT_ID and SF_CLIENT_SECRET');
-    }
-    return 'password';
-  }
-  if (s.clientId || s.clientSecret) {
-    if (!s.clientId || !s.clientSecret || !s.loginUrl) {
-      throw new SalesforceAuthError('OAuth client credentials need SF_LOGIN_URL (the org My Domain URL), SF_CLIENT_ID and SF_CLIENT_SECRET');
-    }
-    return 'client_credentials';
-  }
-  if (s.instanceUrl && s.accessToken) return 'access_token';
-  throw new SalesforceAuthError('no Salesforce credentials: set SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_LOGIN_URL + SF_CLIENT_ID + SF_CLIENT_SECRET, or a username/password, or SF_PRIVATE_KEY_FILE');
 }
 
 /** Posts one OAuth token request. Error text comes from Salesforce's error fields, never from our parameters. */
@@ -79,23 +58,17 @@ async function requestToken(loginUrl: string, params: Record<string, string>): P
   return { access_token: body.access_token, instance_url: body.instance_url };
 }
 
-/** One OAuth token request for the configured method (an access token alone cannot be renewed). */
-function loginWith(method: AuthMethod, settings: SalesforceSettings, loginUrl: string, privateKey: string | undefined): Promise<TokenResponse> {
-  switch (method) {
+/** One OAuth token request for the login the settings resolved (an access token alone cannot be renewed). */
+function loginWith(login: SalesforceLogin, privateKey: string | undefined): Promise<TokenResponse> {
+  switch (login.method) {
     case 'client_credentials':
-      return requestToken(loginUrl, { grant_type: 'client_credentials', client_id: settings.clientId!, client_secret: settings.clientSecret! });
+      return requestToken(login.loginUrl, { grant_type: 'client_credentials', client_id: login.clientId, client_secret: login.clientSecret });
     case 'password':
-      return requestToken(loginUrl, {
-        grant_type: 'password',
-        client_id: settings.clientId!,
-        client_secret: settings.clientSecret!,
-        username: settings.username!,
-        password: settings.password!,
-      });
+      return requestToken(login.loginUrl, { grant_type: 'password', client_id: login.clientId, client_secret: login.clientSecret, username: login.username, password: login.password });
     case 'jwt':
-      return requestToken(loginUrl, {
+      return requestToken(login.loginUrl, {
         grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
-        assertion: signJwtAssertion({ iss: settings.clientId!, sub: settings.username!, aud: loginUrl }, privateKey!),
+        assertion: signJwtAssertion({ iss: login.clientId, sub: login.username, aud: login.loginUrl }, privateKey as string),
       });
     case 'access_token':
       return Promise.reject(new SalesforceAuthError('the access token expired or is invalid, and no OAuth credentials are configured to renew it'));
@@ -103,14 +76,14 @@ function loginWith(method: AuthMethod, settings: SalesforceSettings, loginUrl: s
 }
 
 export async function connectSalesforce(settings: SalesforceSettings): Promise<SalesforceSession> {
-  const method = chooseMethod(settings);
-  const loginUrl = settings.loginUrl ?? DEFAULT_LOGIN_URL;
+  const { login: how } = settings;
+  const method = how.method;
   let authCalls = 0;
-  const privateKey = method === 'jwt' ? await readKey(settings.privateKeyFile!) : undefined;
+  const privateKey = how.method === 'jwt' ? await readKey(how.privateKeyFile) : undefined;
 
   const login = async (): Promise<TokenResponse> => {
     authCalls++;
-    return loginWith(method, settings, loginUrl, privateKey);
+    return loginWith(how, privateKey);
   };
 
   // Set by the response observer: a re-authorisation is allowed again once a call has succeeded.
@@ -130,9 +103,7 @@ export async function connectSalesforce(settings: SalesforceSettings): Promise<S
     );
   };
 
-  let first: TokenResponse;
-  if (settings.instanceUrl && settings.accessToken) first = { instance_url: settings.instanceUrl, access_token: settings.accessToken };
-  else first = await login();
+  const first: TokenResponse = how.session ? { instance_url: how.session.instanceUrl, access_token: how.session.accessToken } : await login();
 
   const connection = new Connection({
     instanceUrl: first.instance_url,
