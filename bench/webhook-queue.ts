@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { startPostgres } from '../fixtures/postgres.js';
 import { classifyEvent } from '../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../src/sync/webhookMessage.js';
-import { DEFAULT_LEASE_MS } from '../src/config/load.js';
+import { DEFAULT_LEASE_MS } from '../src/config/webhookSettings.js';
 import type { QueueLocation } from '../src/config/settings.js';
 import { openQueue } from '../src/webhook/queue/open.js';
 import type { EnqueueInput } from '../src/webhook/queue/store.js';

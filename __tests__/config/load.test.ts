@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../../src/model/errors.js';
-import { loadRaw, settingsOf, settleSeconds, platformSettings, redact, salesforceSettings, webhookSettings } from '../../src/config/load.js';
+import { loadRaw, settingsOf, platformSettings, redact, salesforceSettings } from '../../src/config/load.js';
+import { settleSeconds, webhookSettings } from '../../src/config/webhookSettings.js';
 import { maskQueueUrl } from '../../src/config/queueUrl.js';
 
 const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));

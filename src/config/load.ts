@@ -5,12 +5,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isPostgresUrl, maskQueueUrl, queueUrlPasswords } from './queueUrl.js';
+import { queueUrlPasswords } from './queueUrl.js';
 import { ConfigError } from '../model/errors.js';
 import { echo } from './echo.js';
 import { secretMasker, type Secret } from './redact.js';
 import { SETTINGS, type SettingName, type SettingRow } from './settingsTable.js';
-import type { IncrementalMode, PlatformSettings, QueueLocation, SalesforceLogin, SalesforceSettings, Settings, WebhookSettings } from './settings.js';
+import type { IncrementalMode, PlatformSettings, SalesforceLogin, SalesforceSettings, Settings } from './settings.js';
+import { bool, int, secretValue, url, urlWithoutCredentials, type RawSettings } from './values.js';
+import { webhookSettings } from './webhookSettings.js';
+
+export type { RawSettings } from './values.js';
 
 const SETTING_NAMES: readonly SettingName[] = SETTINGS.map((r) => r.name);
 
@@ -30,15 +34,7 @@ function isSettingName(name: string): name is SettingName {
 
 const DEFAULT_CONFIG_FILE = 'svc-sync.config.json';
 const DEFAULT_API_VERSION = '62.0';
-export const DEFAULT_QUEUE_PATH = '.svc-sync/queue.db';
-export const DEFAULT_QUEUE_SCHEMA = 'svc_sync';
-/** How long a receiver's claim on a PostgreSQL batch lasts without renewal (SVC_QUEUE_LEASE_S). */
-export const DEFAULT_LEASE_MS = 60_000;
-const MIN_ADMIN_TOKEN_LENGTH = 16;
 const DEFAULT_LOGIN_URL = 'https://login.salesforce.com';
-
-/** Settings as read (flags, environment, config file): a name absent and one set to undefined are the same. */
-export type RawSettings = { [K in SettingName]?: string | undefined };
 
 /** Reads the config file: explicit path must exist; the default one is optional. */
 function readConfigFile(explicitPath: string | undefined, cwd = process.cwd()): RawSettings {
@@ -80,56 +76,6 @@ function mergeSources(flags: RawSettings, env: NodeJS.ProcessEnv, file: RawSetti
     if (v !== undefined) out[name] = v.trim();
   }
   return out;
-}
-
-function url(raw: RawSettings, name: SettingName): string | undefined {
-  const v = raw[name];
-  if (v === undefined) return undefined;
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    throw new ConfigError(`${name}: not a URL`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name}: must be an http(s) URL`);
-  return v.replace(/\/+$/, '');
-}
-
-/** Salesforce URLs never carry credentials, and fetch refuses a URL that does. */
-function urlWithoutCredentials(raw: RawSettings, name: SettingName): string | undefined {
-  const v = url(raw, name);
-  if (v !== undefined) {
-    const u = new URL(v);
-    if (u.username !== '' || u.password !== '') throw new ConfigError(`${name}: must not hold a user name or password (Salesforce logins use SF_USERNAME and SF_PASSWORD)`);
-  }
-  return v;
-}
-
-/**
- * Tokens, keys and secrets are single words: white space or a control character is a copy-paste
- * accident (a line break taken along), and would be sent as is in a header. Passwords may hold spaces.
- */
-function secretValue(raw: RawSettings, name: SettingName, spacesAllowed = false): string | undefined {
-  const v = raw[name];
-  if (v === undefined) return undefined;
-  if (/[\u0000-\u001f\u007f]/.test(v)) throw new ConfigError(`${name}: contains a line break or another control character; set it again without it`);
-  if (!spacesAllowed && /\s/.test(v)) throw new ConfigError(`${name}: contains white space; set it again without it`);
-  return v;
-}
-
-function int(raw: RawSettings, name: SettingName, def: number, min: number, max: number): number {
-  const v = raw[name];
-  if (v === undefined) return def;
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new ConfigError(`${name}: must be a whole number from ${min} to ${max}`);
-  return Number(v);
-}
-
-function bool(raw: RawSettings, name: SettingName): boolean {
-  const v = raw[name]?.toLowerCase();
-  if (v === undefined) return false;
-  if (['1', 'true', 'yes'].includes(v)) return true;
-  if (['0', 'false', 'no'].includes(v)) return false;
-  throw new ConfigError(`${name}: must be true or false`);
 }
 
 /** The command-line flag of a setting, for those that have one (secrets have none: a command line shows in `ps`). */
@@ -255,83 +201,6 @@ function loginOf(raw: RawSettings): SalesforceLogin {
   if (session) return { method: 'access_token', session };
   // loginGap has named what is missing before this point.
   throw new ConfigError('Salesforce connection is not configured: set SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_CLIENT_ID + SF_CLIENT_SECRET');
-}
-
-/** The webhook worker's default settle window: long enough for a trickle, short enough to feel live. */
-export const DEFAULT_SETTLE_S = 30;
-const MAX_SETTLE_S = 3600;
-
-/** Seconds (fractions allowed) from 0 to MAX_SETTLE_S, as milliseconds; `name` says where it came from. */
-export function settleSeconds(value: string, name: string): number {
-  return plainSeconds(value, name, 0, MAX_SETTLE_S);
-}
-
-/**
- * A number of seconds written as a plain decimal ("30", "0.5"), as milliseconds. Number() alone
- * would take "0x10" (16), "1e3" (1000) and "" (0); and a positive value below the millisecond
- * would round to 0, silently turning a setting off: both are refused.
- */
-function plainSeconds(value: string, name: string, min: number, max: number): number {
-  const v = value.trim();
-  const n = Number(v);
-  if (!/^\d+(\.\d+)?$/.test(v) || n < min || n > max) {
-    throw new ConfigError(`${name}: must be a number of seconds from ${min} to ${max}, written as a plain decimal (e.g. 30 or 0.5), got ${echo(value, 40)}`);
-  }
-  const ms = Math.round(n * 1000);
-  if (n > 0 && ms === 0) throw new ConfigError(`${name}: ${echo(value, 40)} is below the resolution of 1 ms; give 0 or at least 0.001`);
-  return ms;
-}
-
-export function webhookSettings(raw: RawSettings, flags: QueueFlags = {}): WebhookSettings {
-  const settleMs = raw.SVC_SETTLE_S === undefined ? DEFAULT_SETTLE_S * 1000 : settleSeconds(raw.SVC_SETTLE_S, 'SVC_SETTLE_S');
-  const s: WebhookSettings = { secret: secretValue(raw, 'SVC_WEBHOOK_SECRET'), queue: queueLocation(raw, flags), settleMs };
-  const adminToken = secretValue(raw, 'SVC_ADMIN_TOKEN');
-  if (adminToken !== undefined) {
-    // The page can make every failed event due again: a guessable token would be a door left open.
-    if (adminToken.length < MIN_ADMIN_TOKEN_LENGTH)
-      throw new ConfigError(`SVC_ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 16), got ${adminToken.length}`);
-    s.adminToken = adminToken;
-  }
-  return s;
-}
-
-/** The queue flags of `serve` and `queue`; each wins over its setting. */
-interface QueueFlags {
-  /** --queue */
-  path?: string | undefined;
-  /** --queue-url */
-  url?: string | undefined;
-}
-
-/**
- * Where the queue lives: a PostgreSQL URL (--queue-url, SVC_QUEUE_URL) puts it there, with its
- * schema and lease; otherwise the SQLite file (--queue, SVC_QUEUE_PATH). The PostgreSQL settings
- * are checked even when unused, so a wrong one is found before the day it matters.
- */
-function queueLocation(raw: RawSettings, flags: QueueFlags): QueueLocation {
-  const schema = queueSchema(raw.SVC_QUEUE_SCHEMA?.trim());
-  const lease = raw.SVC_QUEUE_LEASE_S?.trim();
-  const leaseMs = lease ? plainSeconds(lease, 'SVC_QUEUE_LEASE_S', 1, 86_400) : DEFAULT_LEASE_MS;
-  const [name, url] = flags.url !== undefined ? ['--queue-url', flags.url.trim()] : ['SVC_QUEUE_URL', raw.SVC_QUEUE_URL?.trim()];
-  // An empty SVC_QUEUE_URL is unset (an empty line in a service file); an empty --queue-url was meant.
-  if (url === undefined || (url === '' && flags.url === undefined)) return { kind: 'sqlite', path: flags.path ?? raw.SVC_QUEUE_PATH ?? DEFAULT_QUEUE_PATH };
-  if (!isPostgresUrl(url)) throw new ConfigError(`${name} ${JSON.stringify(maskQueueUrl(url))}: must be a postgres:// or postgresql:// URL`);
-  try {
-    new URL(url);
-  } catch {
-    throw new ConfigError(`${name} ${JSON.stringify(maskQueueUrl(url))}: not a valid URL (percent-encode special characters in the password)`);
-  }
-  return { kind: 'postgres', url, schema, leaseMs };
-}
-
-function queueSchema(schema: string | undefined): string {
-  if (!schema) return DEFAULT_QUEUE_SCHEMA;
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: must be a lowercase PostgreSQL identifier (letters, digits, _; at most 63)`);
-  // PostgreSQL reserves pg_ names; public and information_schema belong to everyone: the queue needs a schema of its own.
-  if (schema.startsWith('pg_')) throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: names starting with pg_ are reserved by PostgreSQL; use another (default svc_sync)`);
-  if (schema === 'public' || schema === 'information_schema')
-    throw new ConfigError(`SVC_QUEUE_SCHEMA ${JSON.stringify(schema)}: is shared with other applications; give the queue a schema of its own (default svc_sync)`);
-  return schema;
 }
 
 interface LoadOptions {

@@ -10,7 +10,7 @@ import { ServeMetrics } from './metrics.js';
 import type { QueueLocation } from '../config/settings.js';
 import { openQueue } from './queue/open.js';
 import type { SharedBudget } from '../model/budget.js';
-import { DEFAULT_QUEUE_PATH } from '../config/load.js';
+import { DEFAULT_QUEUE_PATH } from '../config/webhookSettings.js';
 import { type BackoffPolicy } from './queue/store.js';
 import type { QueueStore } from './queue/store.js';
 import { acquireReceiverLock } from './queue/receiverLock.js';

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { webhookSettings, type RawSettings } from '../../config/load.js';
+import type { RawSettings } from '../../config/load.js';
+import { webhookSettings } from '../../config/webhookSettings.js';
 import { EXIT } from '../../model/errors.js';
 import type { QueueLocation } from '../../config/settings.js';
 import { storeRetryFailed, storeStatus } from '../../webhook/queue/open.js';

@@ -4,7 +4,7 @@
  * one process migrates and the others wait, then find every step applied and do nothing.
  */
 import type pg from 'pg';
-import { DEFAULT_QUEUE_SCHEMA } from '../../config/load.js';
+import { DEFAULT_QUEUE_SCHEMA } from '../../config/webhookSettings.js';
 
 /** Lowercase identifiers only: the name is interpolated into SQL (quoted), so it is checked first. */
 function checkSchemaName(name: string): string {

@@ -20,7 +20,7 @@ import { PgDatabase } from './pgDatabase.js';
 import { ClaimLeases } from './pgLeases.js';
 import { enqueueIsolating, releaseRefs, upsertOwners } from './pgStatements.js';
 import { PgBudget } from './pgBudget.js';
-import { DEFAULT_LEASE_MS, DEFAULT_QUEUE_SCHEMA } from '../../config/load.js';
+import { DEFAULT_LEASE_MS, DEFAULT_QUEUE_SCHEMA } from '../../config/webhookSettings.js';
 import { migrate, type MigrationResult } from './pgSchema.js';
 import {
   FAILED_COLUMNS,
