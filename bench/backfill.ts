@@ -26,7 +26,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN } from '../fixtures/cli.js';
+import { BIN, outputOf } from '../fixtures/cli.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { changeShare, siteFor } from './sites.js';
 
@@ -124,14 +124,7 @@ async function runCli(stack: Stack, args: string[], mode: Mode): Promise<RunFigu
           // The process has just exited.
         }
       }, 20);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (c) => resolve(c ?? -1));
-  });
+  const { code, stdout, stderr } = await outputOf(child);
   const wallSeconds = (performance.now() - started) / 1000;
   if (poll) clearInterval(poll);
   if (useTime) hwmKb = Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop());

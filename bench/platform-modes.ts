@@ -12,29 +12,19 @@
  * --before DIR: also runs the CLI built in DIR (a checkout of an earlier commit, after `npm run
  * build` there) through the same modes and prints its figures beside ours ("before").
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FakePlatformBehaviour } from '../fixtures/platform/server.js';
 import type { SiteOptions } from '../fixtures/platform/site.js';
+import { runCli, type CliResult } from '../fixtures/cli.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
-import { keysRead } from '../src/mapping/keysRead.js';
+import { cheapestPlan, COLLECTIONS, learningRequests } from '../fixtures/platform/cheapestPlan.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(HERE, '..', '..', 'bin', 'svc-sync.js');
 const SITE: SiteOptions = { seed: 42, segments: 3, projectsPerSegment: 4, teamsPerProject: 3, companiesPerProject: 2, actionsPerParent: 4, donations: 5_000, newsletterSubscriptions: 200 };
-const COLLECTIONS = {
-  segments: 'segment',
-  projects: 'project',
-  teams: 'team',
-  companies: 'company',
-  actions: 'action',
-  donations: 'donation',
-  'newsletter-subscriptions': 'newsletter_subscription',
-} as const;
-
 interface Mode {
   name: string;
   behaviour: FakePlatformBehaviour;
@@ -53,45 +43,8 @@ const MODES: Mode[] = [
   { name: 'all four (partial: projects)', behaviour: { ignoreFilters: ['updated_after'], maxPerPage: 25, listOmit: { projects: ['segment_id'] }, noRateLimitHeaders: true } },
 ];
 
-async function cli(bin: string, stack: Stack, cwd: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...stack.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (c) => resolve(c ?? -1));
-  });
-  return { code, stdout, stderr };
-}
-
-/** The fewest requests for an exact mirror in the mode (as the e2e test computes it). */
-function cheapestPlan(stack: Stack, behaviour: FakePlatformBehaviour, since?: string, newOnly = false): number {
-  const pageSize = Math.min(100, behaviour.maxPerPage ?? 100);
-  const ignored = (behaviour.ignoreFilters ?? []).includes('updated_after');
-  let requests = 0;
-  for (const [collection, type] of Object.entries(COLLECTIONS)) {
-    const all = stack.platform.site[type] as Array<{ updated_at: string; created_at?: string }>;
-    const read = since === undefined ? all : !ignored ? all.filter((r) => r.updated_at > since) : newOnly ? all.filter((r) => (r.created_at ?? '') > since) : all;
-    requests += Math.max(1, Math.ceil(read.length / pageSize));
-    if (type === 'action' && read.length > 0) requests += Math.ceil(stack.platform.site.user.length / pageSize);
-    if (behaviour.listOmit?.[collection as keyof typeof behaviour.listOmit]) requests += read.length;
-  }
-  return requests;
-}
-
-/** What learning costs a first run: one by-id record where a page leaves a read key out of every record. */
-function learning(stack: Stack, behaviour: FakePlatformBehaviour): number {
-  const pageSize = Math.min(100, behaviour.maxPerPage ?? 100);
-  let n = 0;
-  for (const [collection, type] of Object.entries(COLLECTIONS)) {
-    if (behaviour.listOmit?.[collection as keyof typeof behaviour.listOmit]) continue;
-    const page = (stack.platform.site[type] as object[]).slice(0, pageSize);
-    if (page.length > 0 && keysRead(type).some((k) => page.every((r) => !Object.hasOwn(r, k)))) n += 1;
-  }
-  return n;
-}
+/** The CLI in a working directory of its own, with the stack's settings (and the mode's). */
+const cli = (bin: string, stack: Stack, cwd: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> => runCli(args, { bin, cwd, env: { HOME: cwd, ...stack.env, ...env } });
 
 /** A naive client: one list page per 100 ids of the records it reads, then each record by id. */
 function naive(stack: Stack, since?: string): number {
@@ -126,9 +79,9 @@ async function runMode(bin: string, mode: Mode): Promise<{ full: Figures; increm
     stack.platform.resetCounts();
     const full = await cli(bin, stack, cwd, ['sync', '--all', '--json', '--quiet'], mode.env);
     const fullFigures: Figures = { requests: stack.platform.requests.total, code: full.code, exact: await exact() };
-    const cheapestFull = cheapestPlan(stack, mode.behaviour);
+    const cheapestFull = cheapestPlan(stack.platform.site, mode.behaviour);
     const naiveFull = naive(stack);
-    const learnedCost = learning(stack, mode.behaviour);
+    const learnedCost = learningRequests(stack.platform.site, mode.behaviour);
     // A second incremental run first, so the one measured plans with what the first learned.
     await new Promise((r) => setTimeout(r, 1_100));
     await cli(bin, stack, cwd, ['sync', '--json', '--quiet'], mode.env);
@@ -147,7 +100,7 @@ async function runMode(bin: string, mode: Mode): Promise<{ full: Figures; increm
     return {
       full: fullFigures,
       incremental: incrementalFigures,
-      cheapest: [cheapestFull, cheapestPlan(stack, mode.behaviour, since, newOnly)],
+      cheapest: [cheapestFull, cheapestPlan(stack.platform.site, mode.behaviour, since, newOnly)],
       learning: learnedCost,
       naive: [naiveFull, naive(stack, since)],
     };

@@ -43,9 +43,9 @@ import { createPlatformSource } from '../src/platform/source.js';
 import { SYNC_ORDER } from '../src/model/objects.js';
 import { SyncEngine } from '../src/sync/engine.js';
 import type { PlatformRequestCounts } from '../src/model/ports.js';
-import { BIN } from '../fixtures/cli.js';
+import { runCli } from '../fixtures/cli.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
-import { generateSite, type SiteOptions } from '../fixtures/platform/site.js';
+import { generateSite, type Site, type SiteOptions } from '../fixtures/platform/site.js';
 
 type Mode = 'floor' | 'engine' | 'rerun' | 'naive';
 
@@ -289,10 +289,8 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), ...rows.map(line)].join('\n');
 }
 
-async function parent(donations: number): Promise<void> {
-  const options = SITE(donations);
-  const site = generateSite(options);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-bench-'));
+/** Every id of the site by type, in a file: what the naive baseline fetches one by one. */
+function writeIds(site: Site, dir: string): string {
   const idsFile = path.join(dir, 'ids.json');
   const ids: Ids = {
     segment: site.segment.map((r) => r.id),
@@ -304,6 +302,14 @@ async function parent(donations: number): Promise<void> {
     newsletter_subscription: site.newsletter_subscription.map((r) => r.id),
   };
   writeFileSync(idsFile, JSON.stringify(ids));
+  return idsFile;
+}
+
+async function parent(donations: number): Promise<void> {
+  const options = SITE(donations);
+  const site = generateSite(options);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-bench-'));
+  const idsFile = writeIds(site, dir);
   const questions = site.action.reduce((n, a) => n + (Array.isArray(a.questions) ? a.questions.length : 0), 0);
 
   // One stack for the engine (full run, then the idle re-run), one for the naive baseline.
@@ -418,13 +424,7 @@ async function cliRun(stack: Stack): Promise<{ wallMs: number; firstPlatformMs: 
     if (firstPlatformMs < 0 && stack.platform.requests.total > 0) firstPlatformMs = at;
     if (firstSalesforceMs < 0 && stack.salesforce.calls().total > 0) firstSalesforceMs = at;
   }, 2);
-  const proc = spawn(process.execPath, [BIN, 'sync', '--all'], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...stack.env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number>((resolve, reject) => {
-    proc.on('error', reject);
-    proc.on('close', (c) => resolve(c ?? -1));
-  });
+  const { code, stderr } = await runCli(['sync', '--all'], { cwd, env: { HOME: cwd, ...stack.env } });
   clearInterval(poll);
   rmSync(cwd, { recursive: true, force: true });
   if (code !== 0) process.stderr.write(`cli exit ${code}: ${stderr.trim().split('\n').slice(-2).join(' | ')}\n`);
@@ -436,17 +436,7 @@ async function latencyParent(donations: number, latencyMs: number): Promise<void
   const options = { ...SITE(donations), newsletterSubscriptions: 20 };
   const site = generateSite(options);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-bench-'));
-  const idsFile = path.join(dir, 'ids.json');
-  const ids: Ids = {
-    segment: site.segment.map((r) => r.id),
-    project: site.project.map((r) => r.id),
-    team: site.team.map((r) => r.id),
-    company: site.company.map((r) => r.id),
-    action: site.action.map((r) => r.id),
-    donation: site.donation.map((r) => r.id),
-    newsletter_subscription: site.newsletter_subscription.map((r) => r.id),
-  };
-  writeFileSync(idsFile, JSON.stringify(ids));
+  const idsFile = writeIds(site, dir);
   const records = Object.values(site).reduce((n, list) => n + list.length, 0);
   const stacks = await Promise.all([0, 1, 2].map(() => startStack({ site: options, latencyMs })));
   const [cliStack, engineStack, naiveStack] = stacks as [Stack, Stack, Stack];

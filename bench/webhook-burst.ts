@@ -36,6 +36,7 @@ import { startReceiver } from '../src/webhook/server.js';
 import { startWorker, type BatchHints, type BatchProcessor, type ProcessResult } from '../src/webhook/worker.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { postJson } from './live.js';
+import { settingsOf } from '../src/config/load.js';
 
 const [events = 2000, donations = 1000, concurrency = 32, siteDonations = 5000] = process.argv.slice(2).map(Number);
 
@@ -136,16 +137,8 @@ const stack: Stack = await startStack({
   site: { seed: 42, segments: 3, projectsPerSegment: 4, teamsPerProject: 3, companiesPerProject: 2, actionsPerParent: 4, donations: siteDonations, newsletterSubscriptions: 200 },
 });
 try {
-  const settings: Settings = {
-    platform: { apiUrl: stack.platform.url, apiKey: stack.env.SVC_API_KEY as string, concurrency: 4, timeoutMs: 30_000, listIdsOnly: false },
-    salesforce: {
-      login: { method: 'access_token', session: { instanceUrl: stack.salesforce.url, accessToken: stack.salesforce.accessToken } },
-      apiVersion: stack.salesforce.apiVersion,
-      bulkThreshold: 2_000,
-      maxApiUsage: 0.95,
-    },
-    webhook: { queue: { kind: 'sqlite', path: ':unused:' }, settleMs: 0 },
-  };
+  // The stack's settings as the CLI resolves them; no queue is opened here.
+  const settings: Settings = settingsOf(stack.env);
 
   // The steady state: the org already mirrors the site (a nightly `sync --all`).
   const preStarted = performance.now();

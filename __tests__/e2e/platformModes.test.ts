@@ -9,9 +9,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
+import { cheapestPlan, COLLECTIONS, learningRequests } from '../../fixtures/platform/cheapestPlan.js';
 import type { FakePlatformBehaviour } from '../../fixtures/platform/server.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import { keysRead } from '../../src/mapping/keysRead.js';
 import { cliJson, donationSynced, expectFullMirror, removeDir, tempCwd } from './helpers.js';
 
 const SITE = { seed: 21, segments: 2, projectsPerSegment: 2, teamsPerProject: 2, companiesPerProject: 1, actionsPerParent: 2, donations: 160, newsletterSubscriptions: 30 };
@@ -34,53 +34,6 @@ const MODES: Array<{ name: string; behaviour: FakePlatformBehaviour; learned: Re
   },
 ];
 
-/** The collections a sync reads, by the type their site list holds. */
-const COLLECTIONS = {
-  segments: 'segment',
-  projects: 'project',
-  teams: 'team',
-  companies: 'company',
-  actions: 'action',
-  donations: 'donation',
-  'newsletter-subscriptions': 'newsletter_subscription',
-} as const;
-
-/**
- * The fewest platform requests that give an exact mirror in a mode: per collection, its list pages
- * at the page size the platform serves (every record, or the changed ones when updated_after is
- * honoured; one page at least: an empty answer is still a request), the users' list when actions
- * are read (their owners), plus each record by id where list pages are partial.
- */
-function cheapestPlan(stack: Stack, behaviour: FakePlatformBehaviour, changedSince?: string): number {
-  const pageSize = Math.min(100, behaviour.maxPerPage ?? 100);
-  const filtered = changedSince !== undefined && !(behaviour.ignoreFilters ?? []).includes('updated_after');
-  let requests = 0;
-  for (const [collection, type] of Object.entries(COLLECTIONS)) {
-    const all = stack.platform.site[type] as Array<{ updated_at: string }>;
-    const read = filtered ? all.filter((r) => r.updated_at > changedSince) : all;
-    requests += Math.max(1, Math.ceil(read.length / pageSize));
-    if (type === 'action' && read.length > 0) requests += Math.ceil(stack.platform.site.user.length / pageSize);
-    if (behaviour.listOmit?.[collection as keyof typeof behaviour.listOmit]) requests += read.length;
-  }
-  return requests;
-}
-
-/**
- * What learning costs a first run beyond that: one record by id for a collection whose first page
- * leaves a key the mapping reads out of every record (a partial payload or a sparse key: only the
- * by-id form tells), where the list is not partial anyway (then that record is needed regardless).
- */
-function learningRequests(stack: Stack, behaviour: FakePlatformBehaviour): number {
-  const pageSize = Math.min(100, behaviour.maxPerPage ?? 100);
-  let n = 0;
-  for (const [collection, type] of Object.entries(COLLECTIONS)) {
-    if (behaviour.listOmit?.[collection as keyof typeof behaviour.listOmit]) continue;
-    const page = (stack.platform.site[type] as object[]).slice(0, pageSize);
-    if (page.length > 0 && keysRead(type).some((k) => page.every((r) => !Object.hasOwn(r, k)))) n += 1;
-  }
-  return n;
-}
-
 interface RunJson {
   learned?: string[];
   summary: Record<string, { inserted: number; updated: number; failed: number }>;
@@ -102,7 +55,7 @@ describe('the platform as it is', () => {
       const full = await cliJson(stack, ['sync', '--all'], cwd);
       expect(full.code).toBe(0);
       // Within 10 % of the cheapest plan, plus what learning the platform costs a first run (at most one request a collection).
-      const fullCost = { requests: stack.platform.requests.total, cheapest: cheapestPlan(stack, mode.behaviour), learning: learningRequests(stack, mode.behaviour) };
+      const fullCost = { requests: stack.platform.requests.total, cheapest: cheapestPlan(stack.platform.site, mode.behaviour), learning: learningRequests(stack.platform.site, mode.behaviour) };
       expect(fullCost.learning).toBeLessThanOrEqual(7);
       expect(fullCost.requests).toBeLessThanOrEqual(Math.floor(fullCost.cheapest * 1.1) + fullCost.learning);
       const learnedFull = (full.body.result as unknown as RunJson).learned ?? [];
@@ -124,7 +77,7 @@ describe('the platform as it is', () => {
       const watermark = (JSON.parse(fs.readFileSync(path.join(cwd, '.svc-sync', 'state.json'), 'utf8')) as { watermarks: Record<string, string> }).watermarks.donation!;
       const incremental = await cliJson(stack, ['sync'], cwd);
       expect(incremental.code).toBe(0);
-      const incrementalCost = { requests: stack.platform.requests.total, cheapest: cheapestPlan(stack, mode.behaviour, watermark) };
+      const incrementalCost = { requests: stack.platform.requests.total, cheapest: cheapestPlan(stack.platform.site, mode.behaviour, watermark) };
       // The second run plans with what the first learned: nothing more to learn.
       expect(incrementalCost.requests).toBeLessThanOrEqual(Math.floor(incrementalCost.cheapest * 1.1));
       const result = incremental.body.result as unknown as RunJson;

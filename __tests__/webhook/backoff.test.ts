@@ -5,11 +5,9 @@
  */
 import { afterEach, expect, it } from '@jest/globals';
 import Database from 'better-sqlite3';
-import { classifyEvent } from '../../src/sync/webhookEvents.js';
-import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
-import { donationEvent, eventually, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';
+import { eventInput, donationEvent, eventually, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';
 
 let tmp: TempDir | undefined;
 let service: RunningService | undefined;
@@ -21,8 +19,7 @@ afterEach(async () => {
 it('backs off on queue errors, logs state changes only, reports them in /healthz, and recovers', async () => {
   tmp = tempQueue();
   const seed = new SqliteQueue(tmp.db);
-  const message: WebhookMessage = { objectType: 'Donation', objectId: 5, eventType: 'donations.update', application: 'Kentaa' };
-  seed.enqueue({ message, intent: classifyEvent(message), raw: JSON.stringify(message) });
+  seed.enqueue(eventInput('Donation', 5, 'donations.update'));
   seed.close();
 
   const lines: string[] = [];

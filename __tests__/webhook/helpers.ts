@@ -5,6 +5,15 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ObjectRef } from '../../src/model/objects.js';
 import type { BatchProcessor, ProcessOutcome, ProcessResult } from '../../src/webhook/worker.js';
+import { classifyEvent } from '../../src/sync/webhookEvents.js';
+import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
+import type { EnqueueInput } from '../../src/webhook/queue/store.js';
+
+/** An event as the receiver hands it to a queue: the message, its classification and the raw body. */
+export function eventInput(objectType: string, objectId: number, eventType: string): EnqueueInput {
+  const message: WebhookMessage = { objectType, objectId, eventType, application: 'Kentaa' };
+  return { message, intent: classifyEvent(message), raw: JSON.stringify(message) };
+}
 
 export interface TempDir {
   dir: string;

@@ -7,19 +7,14 @@ import Database from 'better-sqlite3';
 import { openDatabase } from '../../src/webhook/queue/sqliteKeep.js';
 import fs from 'node:fs';
 import { ConfigError } from '../../src/model/errors.js';
-import { classifyEvent } from '../../src/sync/webhookEvents.js';
-import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { type EnqueueInput } from '../../src/webhook/queue/store.js';
 import { queueFileError } from '../../src/webhook/queue/errors.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
-import { donationEvent, postJson, request, RecordingProcessor, tempQueue, type TempDir } from './helpers.js';
+import { eventInput, donationEvent, postJson, request, RecordingProcessor, tempQueue, type TempDir } from './helpers.js';
 
-const input = (objectId: number): EnqueueInput => {
-  const message: WebhookMessage = { objectType: 'Donation', objectId, eventType: 'donations.update', application: 'Kentaa' };
-  return { message, intent: classifyEvent(message), raw: JSON.stringify(message) };
-};
+const input = (objectId: number): EnqueueInput => eventInput('Donation', objectId, 'donations.update');
 
 describe('group commit: one bad event cannot fail the others', () => {
   let tmp: TempDir;

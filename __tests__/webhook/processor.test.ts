@@ -11,21 +11,15 @@ import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { createEngineProcessor } from '../../src/webhook/processor.js';
 import type { ProcessOutcome } from '../../src/webhook/worker.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
+import { settingsOf as resolveSettings } from '../../src/config/load.js';
 
 let stack: Stack;
 let settings: Settings;
 
+/** The stack's settings as the CLI resolves them, with a short timeout and, optionally, another API key. */
 function settingsOf(s: Stack, apiKey = s.env.SVC_API_KEY as string): Settings {
-  return {
-    platform: { apiUrl: s.platform.url, apiKey, concurrency: 4, timeoutMs: 5_000, listIdsOnly: false },
-    salesforce: {
-      login: { method: 'access_token', session: { instanceUrl: s.salesforce.url, accessToken: s.salesforce.accessToken } },
-      apiVersion: s.salesforce.apiVersion,
-      bulkThreshold: 2_000,
-      maxApiUsage: 0.95,
-    },
-    webhook: { queue: { kind: 'sqlite', path: ':memory:' }, settleMs: 0 },
-  };
+  const resolved = resolveSettings({ ...s.env, SVC_API_KEY: apiKey, SVC_TIMEOUT_MS: '5000' });
+  return { ...resolved, webhook: { ...resolved.webhook, queue: { kind: 'sqlite', path: ':memory:' }, settleMs: 0 } };
 }
 
 /** Donations the mapping writes (paid-like status, non-zero total). */

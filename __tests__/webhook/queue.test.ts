@@ -1,15 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { openDatabase, pragma } from '../../src/webhook/queue/sqliteKeep.js';
-import { classifyEvent } from '../../src/sync/webhookEvents.js';
-import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import { SqliteQueue, queueStatus, retryFailed } from '../../src/webhook/queue/sqlite.js';
-import { type EnqueueInput } from '../../src/webhook/queue/store.js';
-import { tempQueue, type TempDir } from './helpers.js';
+import { eventInput, tempQueue, type TempDir } from './helpers.js';
 
-const input = (objectType: string, objectId: number, eventType: string): EnqueueInput => {
-  const message: WebhookMessage = { objectType, objectId, eventType, application: 'Kentaa' };
-  return { message, intent: classifyEvent(message), raw: JSON.stringify(message) };
-};
+const input = eventInput;
 
 describe('SqliteQueue', () => {
   let tmp: TempDir;

@@ -5,20 +5,15 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import { startPostgres, type TestPostgres } from '../../fixtures/postgres.js';
-import { classifyEvent } from '../../src/sync/webhookEvents.js';
-import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import type { QueueLocation } from '../../src/config/settings.js';
 import { openQueue, storeRetryFailed, storeStatus } from '../../src/webhook/queue/open.js';
 import type { EnqueueInput, BackoffPolicy } from '../../src/webhook/queue/store.js';
 import type { QueueStore } from '../../src/webhook/queue/store.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
 import { startWorker, type Worker } from '../../src/webhook/worker.js';
-import { pool, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';
+import { eventInput, pool, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';
 
-const input = (objectType: string, objectId: number, eventType: string): EnqueueInput => {
-  const message: WebhookMessage = { objectType, objectId, eventType, application: 'Kentaa' };
-  return { message, intent: classifyEvent(message), raw: JSON.stringify(message) };
-};
+const input = eventInput;
 
 /** Polls an async check until it holds; fails (not times) when it never does. */
 async function eventually(check: () => Promise<boolean>, what: string, limitMs = 15_000): Promise<void> {
