@@ -99,18 +99,18 @@ async function runBurst(bodies: string[], processor: BatchProcessor): Promise<Bu
     const acceptSeconds = (performance.now() - started) / 1000;
     // Drained: every accepted event is done (skipped included) or failed (retried later, not waited for).
     for (;;) {
-      const c = queue.counts();
+      const c = await queue.counts();
       if (c.done + c.failed >= accepted) break;
       await new Promise((r) => setTimeout(r, 20));
     }
     const drainSeconds = (performance.now() - started) / 1000;
-    const d = queue.durability();
-    return { accepted, acceptSeconds, drainSeconds, counts: queue.counts(), durability: { synchronous: d.synchronous, journalMode: d.journalMode }, batchLog };
+    const d = await queue.durability();
+    return { accepted, acceptSeconds, drainSeconds, counts: await queue.counts(), durability: { synchronous: d.synchronous, journalMode: d.journalMode }, batchLog };
   } finally {
     agent.destroy();
     await receiver.close();
     await worker.stop();
-    queue.close();
+    await queue.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -113,7 +113,7 @@ function inputs(): EnqueueInput[] {
 }
 
 async function drain(where: QueueLocation, queueArg: string, receivers: number, dir: string, schema?: string): Promise<{ perSecond: number; seconds: number }> {
-  const q = openQueue(where);
+  const q = await openQueue(where, { create: true });
   // Preload in chunks, as bursts of requests would have committed them.
   const all = inputs();
   for (let i = 0; i < all.length; i += 500) await q.enqueueMany(all.slice(i, i + 500));

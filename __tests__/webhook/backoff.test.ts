@@ -19,8 +19,8 @@ afterEach(async () => {
 it('backs off on queue errors, logs state changes only, reports them in /healthz, and recovers', async () => {
   tmp = tempQueue();
   const seed = new SqliteQueue(tmp.db);
-  seed.enqueue(eventInput('Donation', 5, 'donations.update'));
-  seed.close();
+  await seed.enqueue(eventInput('Donation', 5, 'donations.update'));
+  await seed.close();
 
   const lines: string[] = [];
   const processor = new RecordingProcessor();
@@ -63,7 +63,7 @@ it('backs off on queue errors, logs state changes only, reports them in /healthz
   expect(failing[0]).toContain(tmp.db);
 
   full = false;
-  await eventually(() => processor.calls.length > 0 && (service!.queue as unknown as SqliteQueue).counts().pending === 0, 'the events to be processed after the disk has room', 15_000);
+  await eventually(async () => processor.calls.length > 0 && (await service!.queue.counts()).pending === 0, 'the events to be processed after the disk has room', 15_000);
   expect(lines.filter((l) => /usable again after \d+ failed attempts/.test(l))).toHaveLength(1);
   const after = JSON.parse((await request(`${service.url}/healthz`, { method: 'GET' })).body) as { status: string; worker: { state: string } };
   expect(after).toMatchObject({ status: 'ok', worker: { state: 'ok' } });

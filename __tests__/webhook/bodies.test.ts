@@ -26,7 +26,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await receiver.close();
-  queue.close();
+  await queue.close();
   tmp.cleanup();
 });
 

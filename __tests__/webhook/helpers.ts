@@ -85,9 +85,9 @@ export async function pool<T>(tasks: Array<() => Promise<T>>, limit: number): Pr
 }
 
 /** Polls until `check` returns true; fails (not times) when it never does. */
-export async function eventually(check: () => boolean, what: string, limitMs = 10_000): Promise<void> {
+export async function eventually(check: () => boolean | Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
   const until = Date.now() + limitMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > until) throw new Error(`never happened: ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }

@@ -23,25 +23,25 @@ describe('group commit: one bad event cannot fail the others', () => {
     tmp = tempQueue();
     queue = new SqliteQueue(tmp.db);
   });
-  afterAll(() => {
-    queue.close();
+  afterAll(async () => {
+    await queue.close();
     tmp.cleanup();
   });
 
-  it('rejects only the event SQLite cannot bind; the others of the same commit are stored', () => {
+  it('rejects only the event SQLite cannot bind; the others of the same commit are stored', async () => {
     // What a prototype-name lookup produced: a function where a type name belongs.
     const bad = input(2);
     const poisoned = { ...bad, intent: { kind: 'sync', ref: { type: Object.prototype.constructor, id: 2 } } } as unknown as EnqueueInput;
-    const results = queue.enqueueEach([input(1), poisoned, input(3)]);
+    const results = await queue.enqueueEach([input(1), poisoned, input(3)]);
     expect(results.map((r) => ('error' in r ? 'rejected' : r.status))).toEqual(['pending', 'rejected', 'pending']);
-    expect(queue.counts().pending).toBe(2);
+    expect((await queue.counts()).pending).toBe(2);
   });
 
   it('end to end: an event posted in the same turn as a "constructor" event is stored and answered 200', async () => {
     const receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue });
     try {
       const url = `${receiver.url}/webhooks`;
-      const before = queue.counts().pending;
+      const before = (await queue.counts()).pending;
       const [hostile, valid] = await Promise.all([
         postJson(url, { object_type: 'constructor', object_id: 1, event_type: 'donations.update', application: 'Kentaa' }),
         postJson(url, donationEvent(77)),
@@ -51,7 +51,7 @@ describe('group commit: one bad event cannot fail the others', () => {
       // Never 503: the platform would retry it for 24 hours. Recorded ignored (200) or refused (400).
       expect([200, 400]).toContain(hostile.status);
       if (hostile.status === 200) expect(JSON.parse(hostile.body)).toMatchObject({ status: 'ignored' });
-      expect(queue.counts().pending).toBe(before + 1);
+      expect((await queue.counts()).pending).toBe(before + 1);
     } finally {
       await receiver.close();
     }
@@ -72,7 +72,7 @@ describe('echoed input and encodings', () => {
   });
   afterAll(async () => {
     await receiver.close();
-    queue.close();
+    await queue.close();
     tmp.cleanup();
   });
 
@@ -154,7 +154,7 @@ describe('a queue that stops taking writes while serving', () => {
       expect(lines.some((l) => l.includes(tmp.db) && l.includes('attempt to write a readonly database'))).toBe(true);
     } finally {
       await receiver.close();
-      queue.close();
+      await queue.close();
       tmp.cleanup();
     }
   });

@@ -11,7 +11,6 @@ import { SyncEngine } from '../../src/sync/engine.js';
 import { SYNC_ORDER } from '../../src/model/objects.js';
 import { createEngineProcessor } from '../../src/webhook/processor.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
-import type { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { eventually, postJson, tempQueue, type TempDir } from './helpers.js';
 
@@ -64,7 +63,7 @@ describe('teams.move webhook', () => {
     stack.platform.resetCounts();
     const reply = await postJson(`${service.url}/webhooks`, { object_type: 'Team', object_id: team.id, event_type: 'teams.move', application: 'Kentaa', site_id: 6 });
     expect(reply.status).toBe(200);
-    await eventually(() => (service.queue as unknown as SqliteQueue).counts().done === 1, 'the move event to be processed');
+    await eventually(async () => (await service.queue.counts()).done === 1, 'the move event to be processed');
 
     const projectId = idOf('Svc_Project__c', `Project_${target.id}`);
     const segmentId = idOf('Svc_Segment__c', `Segment_${target.segment_id}`);

@@ -11,18 +11,12 @@ import type { EnqueueInput, BackoffPolicy } from '../../src/webhook/queue/store.
 import type { QueueStore } from '../../src/webhook/queue/store.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
 import { startWorker, type Worker } from '../../src/webhook/worker.js';
-import { eventInput, pool, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';
+import { eventInput, eventually as pollUntil, pool, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';
 
 const input = eventInput;
 
-/** Polls an async check until it holds; fails (not times) when it never does. */
-async function eventually(check: () => Promise<boolean>, what: string, limitMs = 15_000): Promise<void> {
-  const until = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`never happened: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** A database round trip per check: a longer limit than the helpers' default. */
+const eventually = (check: () => Promise<boolean>, what: string, limitMs = 15_000): Promise<void> => pollUntil(check, what, limitMs);
 
 interface Backend {
   name: string;
@@ -75,17 +69,17 @@ describe.each(backends)('$name queue', (backend) => {
   let where: QueueLocation;
   let queue: QueueStore;
   const opened: QueueStore[] = [];
-  const open = (retry: Partial<BackoffPolicy> = { baseMs: 1000, maxMs: 8000 }): QueueStore => {
-    const q = openQueue(where, { retry });
+  const open = async (retry: Partial<BackoffPolicy> = { baseMs: 1000, maxMs: 8000 }): Promise<QueueStore> => {
+    const q = await openQueue(where, { create: true, retry });
     opened.push(q);
     return q;
   };
 
   beforeAll(() => backend.setup(), 60_000);
   afterAll(() => backend.teardown());
-  beforeEach(() => {
+  beforeEach(async () => {
     where = backend.fresh();
-    queue = open();
+    queue = await open();
   });
   afterEach(async () => {
     for (const q of opened.splice(0)) await q.close();
@@ -110,7 +104,7 @@ describe.each(backends)('$name queue', (backend) => {
     expect(batch?.oldestReceivedAt).toBe(1000);
     expect(await queue.counts()).toMatchObject({ pending: 1, processing: 4 });
     // Claimed events are not claimed again while in flight, by this process or another.
-    const other = open();
+    const other = await open();
     expect((await other.claimBatch(10, 1000))?.refs.map((r) => r.refType)).toEqual(['action']);
     expect(await queue.claimBatch(10, 1000)).toBeUndefined();
   });
@@ -161,7 +155,7 @@ describe.each(backends)('$name queue', (backend) => {
     expect(batch?.eventCount).toBe(2);
     await queue.close();
     await backend.expireClaims(where);
-    queue = open();
+    queue = await open();
     expect(await queue.recoverInterrupted()).toBe(2);
     expect(await queue.counts()).toMatchObject({ pending: 2, processing: 0, done: 0 });
     // The late outcome of a lost claim records nothing, and says so: the worker counts nothing as done.
@@ -231,6 +225,14 @@ describe.each(backends)('$name queue', (backend) => {
     expect(await queue.counts()).toMatchObject({ failed: 0, pending: 1 });
   });
 
+  it('answers `queue` and `queue retry` for a queue that is not there, and creates nothing', async () => {
+    const elsewhere = backend.fresh();
+    expect(await storeStatus(elsewhere)).toMatchObject({ exists: false, counts: { pending: 0, failed: 0, done: 0 }, failed: [] });
+    expect(await storeRetryFailed(elsewhere)).toBe(0);
+    // Still not there: neither call created a file or a schema.
+    await expect(openQueue(elsewhere, { create: false })).rejects.toThrow(/does not exist yet \(svc-sync serve creates it\)$/);
+  });
+
   describe('with the receiver and the worker', () => {
     let receiver: Receiver | undefined;
     let worker: Worker | undefined;
@@ -272,7 +274,7 @@ describe.each(backends)('$name queue', (backend) => {
     });
 
     it('retries a failing ref with backoff until it succeeds', async () => {
-      queue = open({ baseMs: 20, maxMs: 200 });
+      queue = await open({ baseMs: 20, maxMs: 200 });
       await queue.enqueueMany([input('Donation', 1, 'donations.update'), input('Donation', 2, 'donations.update')]);
       let failuresLeft = 2;
       const processor = new RecordingProcessor((ref) => (ref.id === 1 && failuresLeft-- > 0 ? { ref, status: 'failed', reason: 'platform answered 503' } : { ref, status: 'done' }));

@@ -40,7 +40,7 @@ describe('receiver without a secret', () => {
   });
   afterAll(async () => {
     await receiver.close();
-    queue.close();
+    await queue.close();
     tmp.cleanup();
   });
 
@@ -120,7 +120,7 @@ describe('receiver without a secret', () => {
     expect(r.status).toBe(200);
     const body = JSON.parse(r.body) as { status: string; queue: Record<string, number> };
     expect(body.status).toBe('ok');
-    expect(body.queue).toEqual(queue.counts());
+    expect(body.queue).toEqual(await queue.counts());
     expect(body.queue.pending).toBe(3);
     expect(body.queue.ignored).toBe(2);
   });
@@ -146,7 +146,7 @@ describe('receiver with a secret', () => {
   });
   afterAll(async () => {
     await receiver.close();
-    queue.close();
+    await queue.close();
     tmp.cleanup();
   });
 
@@ -155,13 +155,13 @@ describe('receiver with a secret', () => {
     expect((await postForm(url, donationEvent(1), { 'X-Webhook-Secret': 'wrong' })).status).toBe(401);
     expect((await postForm(url, donationEvent(1), { 'X-Webhook-Secret': `${SECRET}x` })).status).toBe(401);
     expect((await postForm(`${url}/not-the-secret`, donationEvent(1))).status).toBe(401);
-    expect(queue.counts().pending).toBe(0);
+    expect((await queue.counts()).pending).toBe(0);
   });
 
   it('accepts the secret as a header or as the last path segment', async () => {
     expect((await postForm(url, donationEvent(1), { 'X-Webhook-Secret': SECRET })).status).toBe(200);
     expect((await postJson(`${url}/${encodeURIComponent(SECRET)}`, donationEvent(2))).status).toBe(200);
-    expect(queue.counts().pending).toBe(2);
+    expect((await queue.counts()).pending).toBe(2);
   });
 
   it('never writes the secret to the log', () => {

@@ -17,27 +17,27 @@ let worker: Worker | undefined;
 let queue: SqliteQueue | undefined;
 afterEach(async () => {
   await worker?.stop();
-  queue?.close();
+  await queue?.close();
   tmp?.cleanup();
 });
 
 it('hands a batch back when its outcome cannot be stored, and processes it again', async () => {
   tmp = tempQueue();
   queue = new SqliteQueue(tmp.db);
-  queue.enqueue(input(1));
-  queue.enqueue(input(2));
+  await queue.enqueue(input(1));
+  await queue.enqueue(input(2));
   // The first attempt to record an outcome fails, as a locked or full database would.
   const complete = queue.complete.bind(queue);
   let failures = 1;
-  queue.complete = (...args: Parameters<SqliteQueue['complete']>): number => {
+  queue.complete = async (...args: Parameters<SqliteQueue['complete']>): Promise<number> => {
     if (failures-- > 0) throw new Error('SQLITE_BUSY: database is locked');
     return complete(...args);
   };
   const processor = new RecordingProcessor();
   const lines: string[] = [];
   worker = startWorker({ queue, processor, gatherMs: 5, pollMs: 10, log: (l) => lines.push(l) });
-  await eventually(() => queue!.counts().done === 2, 'both events to be done');
+  await eventually(async () => (await queue!.counts()).done === 2, 'both events to be done');
   expect(processor.calls.length).toBe(2);
-  expect(queue.counts()).toMatchObject({ pending: 0, processing: 0, failed: 0, done: 2 });
+  expect(await queue.counts()).toMatchObject({ pending: 0, processing: 0, failed: 0, done: 2 });
   expect(lines.some((l) => /could not record the batch outcome: SQLITE_BUSY/.test(l))).toBe(true);
 });

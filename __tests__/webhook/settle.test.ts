@@ -33,7 +33,7 @@ afterEach(async () => {
   await service?.stop();
   await receiver?.close();
   await worker?.stop();
-  queue?.close();
+  await queue?.close();
   await stack?.close();
   dir?.cleanup();
   service = receiver = worker = queue = stack = dir = undefined;
@@ -141,7 +141,7 @@ describe('the platform budget', () => {
     const before = s.platform.requests.total;
 
     await trickle(s, `${service.url}/webhooks`, ids);
-    await eventually(() => ((service as RunningService).queue as unknown as SqliteQueue).counts().done === events, 'every event done', 60_000);
+    await eventually(async () => (await (service as RunningService).queue.counts()).done === events, 'every event done', 60_000);
 
     const used = s.platform.requests.total - before;
     expect(s.platform.requests.rateLimited).toBe(0);

@@ -40,7 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of stalled) s.destroy();
   await receiver.close();
-  queue.close();
+  await queue.close();
   tmp.cleanup();
 });
 

@@ -56,7 +56,7 @@ async function health(): Promise<Health> {
 }
 
 /** Five events stored before serve starts: with a batch size of 5 they form a full batch at once. */
-function prefill(file: string): void {
+async function prefill(file: string): Promise<void> {
   const queue = new SqliteQueue(file);
   const inputs = [1, 2, 3, 10, 11].map((id) => {
     const raw = JSON.stringify(donationEvent(id));
@@ -64,8 +64,8 @@ function prefill(file: string): void {
     if (!parsed.ok) throw new Error(parsed.reason);
     return { message: parsed.message, intent: classifyEvent(parsed.message), raw };
   });
-  queue.enqueueEach(inputs);
-  queue.close();
+  await queue.enqueueEach(inputs);
+  await queue.close();
 }
 
 async function pageCounts(page: Page): Promise<Record<string, number>> {
@@ -86,7 +86,7 @@ beforeAll(async () => {
     throw new Error(`no browser: ${CHROMIUM} is missing; install Debian's chromium (apt-get install -y chromium; .ci/run does it) - the browser tests never skip`);
   }
   tmp = tempQueue();
-  prefill(tmp.db);
+  await prefill(tmp.db);
   service = await serve({
     host: '127.0.0.1',
     port: 0,
@@ -226,7 +226,7 @@ test('a worker backing off is shown with its reason, the queue location left out
     expect(reply.body).toContain('No batch since start.');
   } finally {
     await receiver.close();
-    queue.close();
+    await queue.close();
     other.cleanup();
   }
 });

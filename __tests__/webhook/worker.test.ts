@@ -50,7 +50,7 @@ describe('worker', () => {
   afterEach(async () => {
     await receiver?.close();
     await worker?.stop();
-    queue?.close();
+    await queue?.close();
     tmp?.cleanup();
     receiver = undefined;
     worker = undefined;
@@ -73,13 +73,13 @@ describe('worker', () => {
       50,
     );
     expect(replies.filter((r) => r.status === 200)).toHaveLength(1000);
-    expect(q.counts().pending).toBe(1000);
+    expect((await q.counts()).pending).toBe(1000);
 
     // The worker starts after the burst landed, so no ref can legitimately be claimed twice.
     const processor = new RecordingProcessor();
     const lines: string[] = [];
     worker = startWorker({ queue: q, processor, batchSize: 100, gatherMs: 0, log: (l) => lines.push(l) });
-    await eventually(() => q.counts().done === 1000, 'all 1,000 events done');
+    await eventually(async () => (await q.counts()).done === 1000, 'all 1,000 events done');
 
     const seen = processor.seen();
     expect(seen.size).toBe(250);
@@ -101,7 +101,7 @@ describe('worker', () => {
       50,
     );
     expect(replies.every((r) => r.status === 200)).toBe(true);
-    await eventually(() => q.counts().done === 1000, 'all 1,000 events done');
+    await eventually(async () => (await q.counts()).done === 1000, 'all 1,000 events done');
     const seen = processor.seen();
     // Each ref at least once; a ref is handed over again only for events that arrived after its claim.
     expect(seen.size).toBe(250);
@@ -112,7 +112,7 @@ describe('worker', () => {
 
   it('retries failed refs with backoff until they succeed, never dropping an event', async () => {
     const q = open();
-    q.enqueueMany([input('Donation', 1, 'donations.update'), input('Donation', 1, 'donations.update'), input('Donation', 2, 'donations.update'), input('Segment', 3, 'segments.update')]);
+    await q.enqueueMany([input('Donation', 1, 'donations.update'), input('Donation', 1, 'donations.update'), input('Donation', 2, 'donations.update'), input('Segment', 3, 'segments.update')]);
     let failuresLeft = 2;
     const processor = new RecordingProcessor((ref) => {
       if (ref.type === 'donation' && ref.id === 1 && failuresLeft > 0) {
@@ -126,7 +126,7 @@ describe('worker', () => {
 
     const first = await worker.runOnce();
     expect(first).toMatchObject({ events: 4, refs: 3, processed: 3, done: 0, skipped: 1, failed: 3 });
-    expect(q.failedEvents().map((f) => [f.refType, f.refId, f.lastError])).toEqual([
+    expect((await q.failedEvents()).map((f) => [f.refType, f.refId, f.lastError])).toEqual([
       ['donation', 1, 'platform answered 503'],
       ['donation', 1, 'platform answered 503'],
       ['segment', 3, 'the processor returned no outcome for this ref'],
@@ -139,8 +139,11 @@ describe('worker', () => {
     // Done counted too: between a claim and its outcome an event is neither pending nor failed.
     // States are disjoint: 3 events done, 1 skipped (not also counted done), 4 in all with events of the
     // same record coalesced.
-    await eventually(() => q.counts().failed === 0 && q.counts().pending === 0 && q.counts().done === 3, 'failures retried to completion');
-    expect(q.counts()).toMatchObject({ done: 3, skipped: 1, failed: 0 });
+    await eventually(async () => {
+      const c = await q.counts();
+      return c.failed === 0 && c.pending === 0 && c.done === 3;
+    }, 'failures retried to completion');
+    expect(await q.counts()).toMatchObject({ done: 3, skipped: 1, failed: 0 });
     const db = openDatabase(tmp?.db ?? '', { readonly: true });
     const attempts = statement(db, 'SELECT ref_type, ref_id, attempts, status, outcome, reason FROM events ORDER BY id').all();
     db.close();
@@ -154,17 +157,17 @@ describe('worker', () => {
 
   it('keeps the whole batch queued when the processor throws', async () => {
     const q = open();
-    q.enqueueMany([input('Donation', 1, 'donations.update'), input('Team', 2, 'teams.create')]);
+    await q.enqueueMany([input('Donation', 1, 'donations.update'), input('Team', 2, 'teams.create')]);
     const throwing: BatchProcessor = { process: () => Promise.reject(new Error('salesforce session expired')) };
     worker = startWorker({ queue: q, processor: throwing, loop: false });
     expect(await worker.runOnce()).toMatchObject({ failed: 2, done: 0 });
-    expect(q.failedEvents().map((f) => f.lastError)).toEqual(['salesforce session expired', 'salesforce session expired']);
-    expect(q.counts()).toMatchObject({ failed: 2, done: 0, pending: 0 });
+    expect((await q.failedEvents()).map((f) => f.lastError)).toEqual(['salesforce session expired', 'salesforce session expired']);
+    expect(await q.counts()).toMatchObject({ failed: 2, done: 0, pending: 0 });
   });
 
   it('users.update re-syncs the actions the engine reported that user owns', async () => {
     const q = open();
-    q.enqueueMany([input('Action', 10, 'actions.update'), input('Action', 11, 'sign_ups.create')]);
+    await q.enqueueMany([input('Action', 10, 'actions.update'), input('Action', 11, 'sign_ups.create')]);
     const owners = [
       { userId: 5, actionId: 10 },
       { userId: 5, actionId: 11 },
@@ -172,7 +175,7 @@ describe('worker', () => {
     const processor = new RecordingProcessor((ref) => ({ ref, status: 'done' }), owners);
     worker = startWorker({ queue: q, processor, loop: false });
     await worker.runOnce();
-    q.enqueueMany([input('User', 5, 'users.update'), input('User', 5, 'users.update'), input('User', 6, 'users.update'), input('Action', 11, 'questions.update')]);
+    await q.enqueueMany([input('User', 5, 'users.update'), input('User', 5, 'users.update'), input('User', 6, 'users.update'), input('Action', 11, 'questions.update')]);
     const report = await worker.runOnce();
     expect(report).toMatchObject({ events: 4, refs: 3, processed: 2, done: 3, skipped: 1 });
     expect(processor.calls[1]?.map(refKey).sort()).toEqual(['action:10', 'action:11']);
@@ -184,7 +187,7 @@ describe('worker', () => {
 
   it('hands a moved object to the engine as a ref of its own type', async () => {
     const q = open();
-    q.enqueueMany([input('Project', 8, 'projects.move'), input('Team', 9, 'teams.move'), input('Donation', 9, 'donations.move')]);
+    await q.enqueueMany([input('Project', 8, 'projects.move'), input('Team', 9, 'teams.move'), input('Donation', 9, 'donations.move')]);
     const processor = new RecordingProcessor();
     worker = startWorker({ queue: q, processor, loop: false });
     await worker.runOnce();
@@ -199,7 +202,7 @@ describe('worker', () => {
 
   it('stop() finishes the batch in flight before resolving and claims nothing after', async () => {
     const q = open();
-    q.enqueueMany([input('Donation', 1, 'donations.update'), input('Donation', 2, 'donations.update')]);
+    await q.enqueueMany([input('Donation', 1, 'donations.update'), input('Donation', 2, 'donations.update')]);
     let release: (() => void) | undefined;
     let started: (() => void) | undefined;
     const inFlight = new Promise<void>((r) => (started = r));
@@ -220,7 +223,7 @@ describe('worker', () => {
     expect(stopped).toBe(false);
     release?.();
     await stopping;
-    expect(q.counts()).toMatchObject({ done: 1, pending: 1, processing: 0 });
+    expect(await q.counts()).toMatchObject({ done: 1, pending: 1, processing: 0 });
     expect(calls).toHaveLength(1);
   });
 });

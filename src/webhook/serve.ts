@@ -3,8 +3,7 @@
  * PostgreSQL database shared with other receivers), and a graceful stop on SIGTERM/SIGINT (stop
  * accepting, finish the batch in flight, close the database).
  */
-import { ConfigError, EXIT, InterruptedError, messageOf, QueueError, type StopSignal } from '../model/errors.js';
-import { permanentQueueFailure } from './queue/errors.js';
+import { ConfigError, EXIT, InterruptedError, type StopSignal } from '../model/errors.js';
 import type { ClassifyOptions } from '../sync/webhookEvents.js';
 import { ServeMetrics } from './metrics.js';
 import type { QueueLocation } from '../config/settings.js';
@@ -82,37 +81,18 @@ function listenError(error: unknown, host: string, port: number): unknown {
   return error;
 }
 
-/** The queue opened, locked (SQLite: one receiver per file) and migrated (PostgreSQL) for a receiver. */
+/** The queue opened and created (tables migrated when the database is there), and locked when it is a file one receiver owns. */
 async function openStore(opts: ServeOptions, log: (line: string) => void): Promise<{ queue: QueueStore; held: { release(): void } }> {
-  const queue = openQueue(opts.queue ?? { kind: 'sqlite', path: DEFAULT_QUEUE_PATH }, { log, retry: opts.retry });
+  const queue = await openQueue(opts.queue ?? { kind: 'sqlite', path: DEFAULT_QUEUE_PATH }, { create: true, log, retry: opts.retry });
   // SQLite: one receiver per file, locked before the worker starts (its recovery would hand another
   // receiver's claims back as pending). PostgreSQL is made for several: claims carry leases instead.
-  let lock;
   try {
-    lock = queue.receiverLockPath !== undefined ? acquireReceiverLock(queue.receiverLockPath) : { release: () => undefined };
+    const held = queue.receiverLockPath !== undefined ? acquireReceiverLock(queue.receiverLockPath) : { release: () => undefined };
+    return { queue, held };
   } catch (error) {
     await queue.close();
     throw error;
   }
-  const held = lock;
-  if (queue.migrate !== undefined) {
-    // Create the tables now when the database is there; when it is not, serve starts anyway
-    // (answering 503) and every later call tries again.
-    try {
-      await queue.migrate();
-    } catch (error) {
-      const permanent = permanentQueueFailure(error);
-      if (permanent === undefined) {
-        log(`webhook queue: database unavailable at start, retrying on use: ${messageOf(error)}`);
-      } else {
-        // No retry changes a refused login or a missing database: stop now rather than answer 503 for a day.
-        await queue.close();
-        held.release();
-        throw new QueueError(`SVC_QUEUE_URL / SVC_QUEUE_SCHEMA: ${permanent} (${messageOf(error)})`, (error as { code?: string }).code);
-      }
-    }
-  }
-  return { queue, held };
 }
 
 /** Finished events older than `keepDays` pruned now and every hour (a failure is logged, never fatal). */

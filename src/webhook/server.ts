@@ -82,18 +82,16 @@ function health(
   state: () => { connections: unknown; worker: { degraded: boolean; details: Record<string, unknown> } | undefined },
 ): void {
   if (!onlyGet(ctx, req, res)) return;
-  Promise.resolve()
-    .then(() => ctx.queue.counts())
-    .then(
-      (counts: QueueCounts) => {
-        const { connections, worker } = state();
-        send(res, 200, { status: worker?.degraded ? 'degraded' : 'ok', queue: counts, connections, ...(worker?.details ?? {}) });
-      },
-      (error: Error) => {
-        ctx.log(`healthz 503: queue ${ctx.queue.location}: ${oneLine(error.message, 300)}`);
-        send(res, 503, { status: 'unavailable', error: queueReason(error) });
-      },
-    );
+  ctx.queue.counts().then(
+    (counts: QueueCounts) => {
+      const { connections, worker } = state();
+      send(res, 200, { status: worker?.degraded ? 'degraded' : 'ok', queue: counts, connections, ...(worker?.details ?? {}) });
+    },
+    (error: Error) => {
+      ctx.log(`healthz 503: queue ${ctx.queue.location}: ${oneLine(error.message, 300)}`);
+      send(res, 503, { status: 'unavailable', error: queueReason(error) });
+    },
+  );
 }
 
 /** GET /metrics: Prometheus text. */

@@ -100,12 +100,8 @@ class QueueWorker implements Worker {
     const announce = (recovered: number): void => {
       if (recovered > 0) this.log(`webhook worker: ${recovered} events interrupted by an earlier stop are due again`);
     };
-    // The SQLite queue answers at once (before any request is taken); PostgreSQL when it can.
-    const recovered = this.queue.recoverInterrupted();
-    this.recovery =
-      typeof recovered === 'number'
-        ? Promise.resolve(announce(recovered))
-        : recovered.then(announce, (error: unknown) => this.log(`webhook worker: could not recover interrupted events yet: ${messageOf(error)}`));
+    // Started now, before any request is taken (the SQLite queue runs it within this call).
+    this.recovery = this.queue.recoverInterrupted().then(announce, (error: unknown) => this.log(`webhook worker: could not recover interrupted events yet: ${messageOf(error)}`));
     this.running = opts.loop === false ? Promise.resolve() : this.loop();
   }
 

@@ -46,6 +46,16 @@ export function queueFileError(file: string, error: unknown): ConfigError {
 }
 
 /**
+ * A queue opened without `create` that is not there (no file; no tables in the schema): `svc-sync
+ * queue` reports it as "no queue yet" rather than creating one as a side effect.
+ */
+export class QueueMissingError extends ConfigError {
+  constructor(readonly location: string) {
+    super(`queue ${location}: does not exist yet (svc-sync serve creates it)`);
+  }
+}
+
+/**
  * PostgreSQL answers that no retry will change (SQLSTATE): a refused login, a database or schema
  * that does not exist or may not be used, a reserved name, a schema holding another application's
  * tables. `serve` stops at start on these (exit 2); anything else (refused connection, timeout,

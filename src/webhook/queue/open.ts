@@ -1,20 +1,29 @@
 /**
  * The one place that opens the webhook queue where the settings put it (config's QueueLocation,
- * resolved with its defaults): the PostgreSQL queue, or the SQLite file.
+ * resolved with its defaults): the PostgreSQL queue, or the SQLite file; created, or only read.
  */
 import type { QueueLocation } from '../../config/settings.js';
+import { QueueMissingError } from './errors.js';
 import { PgQueue } from './postgres.js';
-import { queueStatus, retryFailed, SqliteQueue } from './sqlite.js';
-import type { BackoffPolicy, FailedEvent, QueueCounts, QueueStore } from './store.js';
+import { SqliteQueue } from './sqlite.js';
+import type { BackoffPolicy, FailedEvent, OpenOptions, QueueCounts, QueueStore } from './store.js';
 
-interface OpenQueueOptions {
+interface OpenQueueOptions extends OpenOptions {
   retry?: Partial<BackoffPolicy> | undefined;
   log?: ((line: string) => void) | undefined;
 }
 
-export function openQueue(where: QueueLocation, opts: OpenQueueOptions = {}): QueueStore {
-  if (where.kind === 'postgres') return new PgQueue({ url: where.url, schema: where.schema, leaseMs: where.leaseMs, retry: opts.retry, log: opts.log });
-  return new SqliteQueue(where.path, { retry: opts.retry });
+/** Opens the queue; without `create`, a queue that is not there rejects with QueueMissingError. */
+export async function openQueue(where: QueueLocation, opts: OpenQueueOptions): Promise<QueueStore> {
+  if (where.kind === 'sqlite') return new SqliteQueue(where.path, { create: opts.create, access: opts.access, retry: opts.retry });
+  const queue = new PgQueue({ url: where.url, schema: where.schema, leaseMs: where.leaseMs, retry: opts.retry, log: opts.log });
+  try {
+    await queue.open(opts);
+  } catch (error) {
+    await queue.close();
+    throw error;
+  }
+  return queue;
 }
 
 interface StoreStatus {
@@ -25,27 +34,38 @@ interface StoreStatus {
   failed: FailedEvent[];
 }
 
-/** For `svc-sync queue`: counts and failed events with their last error; never creates a SQLite file. */
-export async function storeStatus(where: QueueLocation, failedLimit = 100): Promise<StoreStatus> {
-  if (where.kind === 'sqlite') {
-    const s = queueStatus(where.path, failedLimit);
-    return { location: s.path, exists: s.exists, counts: s.counts, failed: s.failed };
-  }
-  const queue = openQueue(where);
+/** Runs `use` on the queue if it is there (never creating it); `missing` answers when it is not. */
+async function withExisting<T>(where: QueueLocation, access: 'read' | 'write', missing: (location: string) => T, use: (queue: QueueStore) => Promise<T>): Promise<T> {
+  let queue: QueueStore;
   try {
-    return { location: queue.location, exists: true, counts: await queue.counts(), failed: await queue.failedEvents(failedLimit) };
+    queue = await openQueue(where, { create: false, access });
+  } catch (error) {
+    if (error instanceof QueueMissingError) return missing(error.location);
+    throw error;
+  }
+  try {
+    return await use(queue);
   } finally {
     await queue.close();
   }
 }
 
-/** For `svc-sync queue retry`: makes failed events due now; returns how many. */
-export async function storeRetryFailed(where: QueueLocation): Promise<number> {
-  if (where.kind === 'sqlite') return retryFailed(where.path);
-  const queue = openQueue(where);
-  try {
-    return await queue.retryFailed();
-  } finally {
-    await queue.close();
-  }
+/** For `svc-sync queue`: counts and failed events with their last error; never creates a queue. */
+export function storeStatus(where: QueueLocation, failedLimit = 100): Promise<StoreStatus> {
+  return withExisting<StoreStatus>(
+    where,
+    'read',
+    (location) => ({ location, exists: false, counts: { pending: 0, processing: 0, failed: 0, done: 0, skipped: 0, ignored: 0 }, failed: [] }),
+    async (queue) => ({ location: queue.location, exists: true, counts: await queue.counts(), failed: await queue.failedEvents(failedLimit) }),
+  );
+}
+
+/** For `svc-sync queue retry`: makes failed events due now; returns how many (0 when there is no queue). */
+export function storeRetryFailed(where: QueueLocation): Promise<number> {
+  return withExisting(
+    where,
+    'write',
+    () => 0,
+    (queue) => queue.retryFailed(),
+  );
 }

@@ -121,6 +121,12 @@ export interface MigrationResult {
   version: number;
 }
 
+/** Whether the schema holds an svc-sync queue (its migrations table); asks without creating anything. */
+export async function queueExists(client: pg.ClientBase, schema: string): Promise<boolean> {
+  const found = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`"${checkSchemaName(schema)}".schema_migrations`]);
+  return found.rows[0]?.t !== null && found.rows[0]?.t !== undefined;
+}
+
 const LOCK_KEY = 'svc-sync webhook queue migrations';
 
 export async function migrate(client: pg.ClientBase, schema: string): Promise<MigrationResult> {

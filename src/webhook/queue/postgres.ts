@@ -21,7 +21,9 @@ import { ClaimLeases } from './pgLeases.js';
 import { enqueueIsolating, releaseRefs, upsertOwners } from './pgStatements.js';
 import { PgBudget } from './pgBudget.js';
 import { DEFAULT_LEASE_MS, DEFAULT_QUEUE_SCHEMA } from '../../config/webhookSettings.js';
-import { migrate, type MigrationResult } from './pgSchema.js';
+import { migrate, queueExists, type MigrationResult } from './pgSchema.js';
+import { permanentQueueFailure, QueueMissingError } from './errors.js';
+import { QueueError } from '../../model/errors.js';
 import {
   FAILED_COLUMNS,
   QUEUE_BACKOFF,
@@ -42,6 +44,7 @@ import {
   type QueueCounts,
   type QueueRefType,
   type BackoffPolicy,
+  type OpenOptions,
 } from './store.js';
 import type { OwnerPair } from '../../model/outcomes.js';
 
@@ -88,6 +91,35 @@ export class PgQueue implements QueueStore {
       this.log,
       (error) => this.db.messageOf(error),
     );
+  }
+
+  /**
+   * Makes the queue usable. With `create`, the tables are created or upgraded now; a database
+   * that is not reachable yet is no reason to stop (every later call tries again), one that
+   * refuses for good (login, missing database, foreign schema) is. Without `create`, a schema
+   * holding no queue is a QueueMissingError and nothing is created.
+   */
+  async open({ create }: OpenOptions): Promise<void> {
+    if (!create) {
+      const exists = await this.db
+        .withClient((c) => queueExists(c, this.schema))
+        .catch((error: unknown) => {
+          throw this.db.wrap(error);
+        });
+      if (!exists) throw new QueueMissingError(this.location);
+      return;
+    }
+    try {
+      await this.migrate();
+    } catch (error) {
+      const permanent = permanentQueueFailure(error);
+      if (permanent === undefined) {
+        this.log(`webhook queue: database unavailable at start, retrying on use: ${this.db.messageOf(error)}`);
+        return;
+      }
+      // No retry changes a refused login or a missing database: stop now rather than answer 503 for a day.
+      throw new QueueError(`SVC_QUEUE_URL / SVC_QUEUE_SCHEMA: ${permanent} (${this.db.messageOf(error)})`, (error as { code?: string }).code);
+    }
   }
 
   /** Creates or migrates the tables (once per process; again after a failed attempt). */

@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { OwnerPair } from '../../model/outcomes.js';
-import { isStorageFailure, queueFileError } from './errors.js';
+import { isStorageFailure, QueueMissingError, queueFileError } from './errors.js';
 import {
   countsOf,
   QUEUE_BACKOFF,
@@ -33,15 +33,16 @@ import {
   type QueueCounts,
   type FailedEvent,
   type BackoffPolicy,
+  type QueueStore,
 } from './store.js';
 import { FAILED_COLUMNS, eventRowOf, failedEventOf, type FailedRow } from './store.js';
 
 interface QueueOptions {
   retry?: Partial<BackoffPolicy> | undefined;
-  /** Open an existing file only (status commands must not create a queue as a side effect). */
-  mustExist?: boolean;
+  /** Default true. False: open an existing file only (status commands must not create a queue as a side effect). */
+  create?: boolean | undefined;
   /** 'read': reporting only, a read-only file is fine. Default 'write': the file must take writes. */
-  access?: 'read' | 'write';
+  access?: 'read' | 'write' | undefined;
 }
 
 interface DueRefRow {
@@ -83,7 +84,7 @@ CREATE INDEX IF NOT EXISTS action_owners_user ON action_owners (user_id);
 
 const DAY_MS = 86_400_000;
 
-export class SqliteQueue {
+export class SqliteQueue implements QueueStore {
   readonly path: string;
   /** One receiver per file: `serve` locks it (QueueStore.receiverLockPath). */
   get receiverLockPath(): string {
@@ -101,11 +102,12 @@ export class SqliteQueue {
   constructor(file: string, options: QueueOptions = {}) {
     this.path = file;
     this.retry = { ...QUEUE_BACKOFF, ...options.retry };
-    if (options.mustExist && !existsSync(file)) throw queueFileError(file, new Error('no such file'));
+    const create = options.create ?? true;
+    if (!create && !existsSync(file)) throw new QueueMissingError(file);
     let db: Database.Database | undefined;
     try {
       mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-      db = openDatabase(file, { fileMustExist: options.mustExist ?? false });
+      db = openDatabase(file, { fileMustExist: !create });
       // A CLI `queue` command may read while `serve` writes: wait for the lock instead of failing.
       pragma(db, 'busy_timeout = 5000');
       pragma(db, 'journal_mode = WAL');
@@ -121,7 +123,7 @@ export class SqliteQueue {
   }
 
   /** Stores events in one transaction; returns only after the commit (and its fsync). Any failure fails all. */
-  enqueueMany(inputs: readonly EnqueueInput[], now: number = Date.now()): EnqueueResult[] {
+  async enqueueMany(inputs: readonly EnqueueInput[], now: number = Date.now()): Promise<EnqueueResult[]> {
     return this.db.transaction((items: readonly EnqueueInput[]) => items.map((input) => this.insertEvent(input, now)))(inputs);
   }
 
@@ -131,7 +133,7 @@ export class SqliteQueue {
    * back alone and reported in its slot, and the rest commit together, one fsync for all. Only
    * a failure of the commit itself (disk full, I/O error) throws, and then nothing was stored.
    */
-  enqueueEach(inputs: readonly EnqueueInput[], now: number = Date.now()): Array<EnqueueResult | EnqueueRejected> {
+  async enqueueEach(inputs: readonly EnqueueInput[], now: number = Date.now()): Promise<Array<EnqueueResult | EnqueueRejected>> {
     const one = this.db.transaction((input: EnqueueInput) => this.insertEvent(input, now));
     const all = this.db.transaction((items: readonly EnqueueInput[]) =>
       items.map((input): EnqueueResult | EnqueueRejected => {
@@ -172,8 +174,8 @@ export class SqliteQueue {
     return { id: Number(info.lastInsertRowid), status };
   }
 
-  enqueue(input: EnqueueInput, now: number = Date.now()): EnqueueResult {
-    const [result] = this.enqueueMany([input], now);
+  async enqueue(input: EnqueueInput, now: number = Date.now()): Promise<EnqueueResult> {
+    const [result] = await this.enqueueMany([input], now);
     if (result === undefined) throw new Error('enqueue returned no row');
     return result;
   }
@@ -182,7 +184,7 @@ export class SqliteQueue {
    * Claims up to `maxRefs` distinct refs that have a due event (oldest first), and with each ref
    * every open event for it (pending or failed, due or not): they all collapse into one fetch.
    */
-  claimBatch(maxRefs: number, now: number = Date.now()): ClaimedBatch | undefined {
+  async claimBatch(maxRefs: number, now: number = Date.now()): Promise<ClaimedBatch | undefined> {
     const token = randomUUID();
     const due = this.stmt(
       `SELECT ref_type, ref_id FROM events
@@ -215,7 +217,7 @@ export class SqliteQueue {
    * action has one owner: a later pair for the same action replaces the earlier one).
    * Failed events go back to 'failed' with a doubled delay: they are never dropped.
    */
-  complete(token: string, outcomes: readonly EventOutcome[], owners: readonly OwnerPair[] = [], now: number = Date.now()): number {
+  async complete(token: string, outcomes: readonly EventOutcome[], owners: readonly OwnerPair[] = [], now: number = Date.now()): Promise<number> {
     const done = this.stmt(
       `UPDATE events SET status = 'done', outcome = ?, reason = ?, last_error = NULL, finished_at = ?, claim_token = NULL
         WHERE id = ? AND claim_token = ?`,
@@ -248,7 +250,7 @@ export class SqliteQueue {
    * Hands a claimed batch back when its outcome could not be recorded (the database refused the
    * write): its events become pending again, so they are processed again, not left stuck.
    */
-  releaseClaim(token: string, reason: string, now: number = Date.now()): number {
+  async releaseClaim(token: string, reason: string, now: number = Date.now()): Promise<number> {
     const info = this.stmt(`UPDATE events SET status = 'pending', claim_token = NULL, last_error = ?, next_attempt_at = ? WHERE claim_token = ? AND status = 'processing'`).run(
       reason.slice(0, 2000),
       now,
@@ -258,7 +260,7 @@ export class SqliteQueue {
   }
 
   /** Returns events claimed by a process that stopped before recording their outcome. */
-  recoverInterrupted(now: number = Date.now()): number {
+  async recoverInterrupted(now: number = Date.now()): Promise<number> {
     const info = this.stmt(
       `UPDATE events SET status = 'pending', claim_token = NULL, attempts = attempts + 1,
            last_error = 'interrupted: the process stopped before the outcome was recorded',
@@ -275,22 +277,22 @@ export class SqliteQueue {
     );
   }
 
-  actionsOwnedBy(userId: number): number[] {
+  async actionsOwnedBy(userId: number): Promise<number[]> {
     const rows = this.stmt('SELECT action_id FROM action_owners WHERE user_id = ? ORDER BY action_id').all(userId) as Array<{ action_id: number }>;
     return rows.map((r) => r.action_id);
   }
 
-  counts(): QueueCounts {
+  async counts(): Promise<QueueCounts> {
     return countsOf(this.stmt('SELECT status, outcome, COUNT(*) AS n FROM events GROUP BY status, outcome').all() as Array<{ status: EventStatus; outcome: string | null; n: number }>);
   }
 
-  failedEvents(limit = 100): FailedEvent[] {
+  async failedEvents(limit = 100): Promise<FailedEvent[]> {
     const rows = this.stmt(`SELECT ${FAILED_COLUMNS} FROM events WHERE status = 'failed' ORDER BY id LIMIT ?`).all(limit) as FailedRow[];
     return rows.map(failedEventOf);
   }
 
   /** Makes every failed event due now (attempt counts are kept for the record). */
-  retryFailed(now: number = Date.now()): number {
+  async retryFailed(now: number = Date.now()): Promise<number> {
     return this.stmt(`UPDATE events SET status = 'pending', next_attempt_at = ? WHERE status = 'failed'`).run(now).changes;
   }
 
@@ -298,7 +300,7 @@ export class SqliteQueue {
    * What a claim would take now: due events, the distinct refs they name, and when the first of
    * them became due (the worker's settle window starts there); undefined when nothing is due.
    */
-  dueSummary(now: number = Date.now()): DueSummary | undefined {
+  async dueSummary(now: number = Date.now()): Promise<DueSummary | undefined> {
     const row = this.stmt(
       `SELECT COUNT(*) AS events, COUNT(DISTINCT ref_type || ':' || ref_id) AS refs, MIN(next_attempt_at) AS first
          FROM events WHERE status IN ('pending','failed') AND next_attempt_at <= ? AND ref_type IS NOT NULL`,
@@ -307,18 +309,18 @@ export class SqliteQueue {
   }
 
   /** When the next open event becomes due, or undefined when nothing is open. */
-  nextDueAt(): number | undefined {
+  async nextDueAt(): Promise<number | undefined> {
     const row = this.stmt(`SELECT MIN(next_attempt_at) AS t FROM events WHERE status IN ('pending','failed') AND ref_type IS NOT NULL`).get() as { t: number | null };
     return row.t ?? undefined;
   }
 
   /** Deletes done and ignored events finished more than `keepDays` days ago; failures are kept. */
-  prune(keepDays: number, now: number = Date.now()): number {
+  async prune(keepDays: number, now: number = Date.now()): Promise<number> {
     return this.stmt(`DELETE FROM events WHERE status IN ('done','ignored') AND finished_at < ?`).run(now - keepDays * DAY_MS).changes;
   }
 
   /** The settings the durability promise rests on, as SQLite reports them (for tests and doctor). */
-  durability(): { journalMode: string; synchronous: 'off' | 'normal' | 'full' | 'extra' } {
+  async durability(): Promise<{ journalMode: string; synchronous: 'off' | 'normal' | 'full' | 'extra' }> {
     const journalMode = String(pragma(this.db, 'journal_mode'));
     const level = Number(pragma(this.db, 'synchronous'));
     const synchronous = (['off', 'normal', 'full', 'extra'] as const)[level] ?? 'off';
@@ -330,40 +332,9 @@ export class SqliteQueue {
     return statement(this.db, sql);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
-  }
-}
-
-interface QueueStatus {
-  path: string;
-  exists: boolean;
-  counts: QueueCounts;
-  failed: FailedEvent[];
-}
-
-/** For `svc-sync queue`: counts and failed events with their last error; never creates a file. */
-export function queueStatus(file: string, failedLimit = 100): QueueStatus {
-  if (!existsSync(file)) {
-    return { path: file, exists: false, counts: { pending: 0, processing: 0, failed: 0, done: 0, skipped: 0, ignored: 0 }, failed: [] };
-  }
-  const queue = new SqliteQueue(file, { mustExist: true, access: 'read' });
-  try {
-    return { path: file, exists: true, counts: queue.counts(), failed: queue.failedEvents(failedLimit) };
-  } finally {
-    queue.close();
-  }
-}
-
-/** For `svc-sync queue retry`: makes failed events due now; returns how many. */
-export function retryFailed(file: string): number {
-  if (!existsSync(file)) return 0;
-  const queue = new SqliteQueue(file, { mustExist: true });
-  try {
-    return queue.retryFailed();
-  } finally {
-    queue.close();
   }
 }

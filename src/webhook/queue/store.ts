@@ -1,9 +1,8 @@
 /**
  * The one webhook-queue interface the receiver, the worker and the `queue` commands use, with all
- * its types and the rules both backends share (counts, backoff). Two
- * implementations: the SQLite file (queue.ts, synchronous, the embedded default) and PostgreSQL
- * (pgQueue.ts, asynchronous, shared by several receivers). Every method may answer directly or
- * with a promise, so the SQLite queue fits unchanged and callers simply await.
+ * its types and the rules both backends share (counts, backoff, row mapping). Two adapters: the
+ * SQLite file (sqlite.ts, the embedded default) and PostgreSQL (postgres.ts, shared by several
+ * receivers). Both are asynchronous; open.ts opens either, creating it or not.
  */
 import type { SharedBudget } from '../../model/budget.js';
 import type { OwnerPair } from '../../model/outcomes.js';
@@ -144,45 +143,49 @@ export function failedEventOf(r: FailedRow): FailedEvent {
 /** The SELECT list of a failed event's row. */
 export const FAILED_COLUMNS = 'id, event_type, ref_type, ref_id, attempts, last_error, received_at, next_attempt_at';
 
-type Awaitable<T> = T | Promise<T>;
+/** How a queue is opened: `serve` creates it; `svc-sync queue` only reads what is there. */
+export interface OpenOptions {
+  /** Create the file or the tables when they are missing; otherwise a missing queue is a QueueMissingError. */
+  create: boolean;
+  /** `read`: status only, no write check (a read-only file still shows its counts). */
+  access?: 'read' | 'write' | undefined;
+}
 
 export interface QueueStore {
   /** Where the queue lives, fit for output: a file path, or a database URL without its password. */
   readonly location: string;
   /** Stores events in one transaction; resolves only after the commit is durable. */
-  enqueueMany(inputs: readonly EnqueueInput[], now?: number): Awaitable<EnqueueResult[]>;
+  enqueueMany(inputs: readonly EnqueueInput[], now?: number): Promise<EnqueueResult[]>;
   /**
    * A group commit in which an event the database refuses (a value it cannot store) is reported
    * in its slot and the others are stored; only a failure of the storage itself rejects.
    */
-  enqueueEach(inputs: readonly EnqueueInput[], now?: number): Awaitable<Array<EnqueueResult | EnqueueRejected>>;
+  enqueueEach(inputs: readonly EnqueueInput[], now?: number): Promise<Array<EnqueueResult | EnqueueRejected>>;
   /** Claims up to `maxRefs` refs with a due event, each with all its open events. */
-  claimBatch(maxRefs: number, now?: number): Awaitable<ClaimedBatch | undefined>;
+  claimBatch(maxRefs: number, now?: number): Promise<ClaimedBatch | undefined>;
   /**
    * Records a claimed batch's outcomes and the owners the engine saw; returns the events recorded,
    * fewer than given when another receiver took the claim over (its lease expired meanwhile).
    */
-  complete(token: string, outcomes: readonly EventOutcome[], owners?: readonly OwnerPair[], now?: number): Awaitable<number>;
+  complete(token: string, outcomes: readonly EventOutcome[], owners?: readonly OwnerPair[], now?: number): Promise<number>;
   /** Hands a claimed batch back to pending (its outcome could not be recorded). */
-  releaseClaim(token: string, reason: string, now?: number): Awaitable<number>;
+  releaseClaim(token: string, reason: string, now?: number): Promise<number>;
   /** Returns events of claims whose process stopped before recording an outcome. */
-  recoverInterrupted(now?: number): Awaitable<number>;
-  actionsOwnedBy(userId: number): Awaitable<number[]>;
-  counts(): Awaitable<QueueCounts>;
-  failedEvents(limit?: number): Awaitable<FailedEvent[]>;
-  retryFailed(now?: number): Awaitable<number>;
+  recoverInterrupted(now?: number): Promise<number>;
+  actionsOwnedBy(userId: number): Promise<number[]>;
+  counts(): Promise<QueueCounts>;
+  failedEvents(limit?: number): Promise<FailedEvent[]>;
+  retryFailed(now?: number): Promise<number>;
   /** When the next claimable open event becomes due, or undefined when none is. */
-  nextDueAt(): Awaitable<number | undefined>;
+  nextDueAt(): Promise<number | undefined>;
   /** Due open events and their distinct records, for the worker's settle policy. */
-  dueSummary(now?: number): Awaitable<DueSummary | undefined>;
-  prune(keepDays: number, now?: number): Awaitable<number>;
-  close(): Awaitable<void>;
+  dueSummary(now?: number): Promise<DueSummary | undefined>;
+  prune(keepDays: number, now?: number): Promise<number>;
+  close(): Promise<void>;
 
   // Capabilities one backend has and the other not, declared here so callers never ask which class it is.
   /** A file only one receiver may serve from at a time (SQLite): `serve` locks it before its worker starts. */
   readonly receiverLockPath?: string;
-  /** Creates or upgrades the tables when the database is reachable (PostgreSQL); a file queue does it on open. */
-  migrate?(): Promise<unknown>;
   /** Platform budget pacing shared with every receiver on this database, for one API key (hashed by the caller). */
   sharedBudget?(key: string): SharedBudget;
 }
