@@ -10,7 +10,7 @@ import { renderAudit, writeDriftCsv } from '../render/auditTables.js';
 import { runCommand, type CommandResult, type SetExit } from '../runner.js';
 import { RunSession } from '../runSession.js';
 import { auditRunStatus } from '../runStatus.js';
-import { CLI_BATCH_SIZE, parseBatchSize } from '../runSync.js';
+import { CLI_BATCH_SIZE, parseBatchSize } from '../runEngine.js';
 import { optionRules, parsedOption } from './optionRules.js';
 import { parseTypes } from './sync.js';
 import { helpAfter } from '../helpText.js';

@@ -4,7 +4,7 @@ import { ConfigError } from '../../model/errors.js';
 import { parseObjectType } from '../../model/objects.js';
 import { keyFor, parsePositiveId } from '../../model/refs.js';
 import { runCommand, type SetExit } from '../runner.js';
-import { runEngine, type RunOptions } from '../runSync.js';
+import { runEngine, type RunOptions } from '../runEngine.js';
 import { addRunOptions } from './runOptions.js';
 import { helpAfter } from '../helpText.js';
 

@@ -6,7 +6,7 @@ import type { ObjectRef } from '../../model/objects.js';
 import { keyFor } from '../../model/refs.js';
 import { MAX_LISTED_BAD_LINES, readReplay, type BadLine, type IgnoredGroup } from '../../sync/replayInput.js';
 import { runCommand, type SetExit } from '../runner.js';
-import { runEngine, type RunOptions } from '../runSync.js';
+import { runEngine, type RunOptions } from '../runEngine.js';
 import { addRunOptions } from './runOptions.js';
 import { helpAfter } from '../helpText.js';
 import { formatCount } from '../render/text.js';

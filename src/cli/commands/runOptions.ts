@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CLI_BATCH_SIZE, parseBatchSize } from '../runSync.js';
+import { CLI_BATCH_SIZE, parseBatchSize } from '../runEngine.js';
 import { parsedOption } from './optionRules.js';
 
 /** Options of every command that runs the engine (object, replay, sync). */

@@ -8,7 +8,7 @@ import { platformSettings } from '../../config/load.js';
 import { echo } from '../../config/echo.js';
 import { CRON_RECIPE, type GlobalOptions } from '../globals.js';
 import { runCommand, type SetExit } from '../runner.js';
-import { runEngine, type RunOptions } from '../runSync.js';
+import { runEngine, type RunOptions } from '../runEngine.js';
 import { addRunOptions } from './runOptions.js';
 import { optionRules, parsedOption } from './optionRules.js';
 import { helpAfter } from '../helpText.js';

@@ -18,7 +18,7 @@ import pg from 'pg';
 import { maskQueueUrl } from '../../config/queueUrl.js';
 import { PgDatabase } from './pgDatabase.js';
 import { ClaimLeases } from './pgLeases.js';
-import { enqueueIsolating, releaseRefs, upsertOwners } from './pgStatements.js';
+import { enqueueIsolating, insertEvents, releaseRefs, upsertOwners } from './pgStatements.js';
 import { PgBudget } from './pgBudget.js';
 import { DEFAULT_LEASE_MS, DEFAULT_QUEUE_SCHEMA } from '../../config/webhookSettings.js';
 import { migrate, queueExists, type MigrationResult } from './pgSchema.js';
@@ -148,46 +148,7 @@ export class PgQueue implements QueueStore {
   async enqueueMany(inputs: readonly EnqueueInput[], now: number = Date.now()): Promise<EnqueueResult[]> {
     if (inputs.length === 0) return [];
     const rows = inputs.map(eventRowOf);
-    const refs = new Map<string, { type: string; id: number }>();
-    for (const r of rows) if (r.ref !== undefined && r.status === 'pending') refs.set(`${r.ref.type}:${r.ref.id}`, r.ref);
-    // Sorted, so concurrent receivers lock refs rows in one order and cannot deadlock.
-    const sortedRefs = [...refs.values()].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : a.id - b.id));
-    const inserted = await this.tx(async (c) => {
-      if (sortedRefs.length > 0) {
-        // DO UPDATE (not NOTHING) locks the row until commit, so a concurrent prune skips it.
-        await c.query(
-          `INSERT INTO ${this.s}.refs (ref_type, ref_id)
-             SELECT * FROM unnest($1::text[], $2::bigint[])
-           ON CONFLICT (ref_type, ref_id) DO UPDATE SET ref_type = EXCLUDED.ref_type`,
-          [sortedRefs.map((r) => r.type), sortedRefs.map((r) => r.id)],
-        );
-      }
-      const res = await c.query<{ id: string; status: 'pending' | 'ignored' }>(
-        `INSERT INTO ${this.s}.events (received_at, raw, object_type, object_id, event_type, application, site_id,
-           ref_type, ref_id, status, reason, next_attempt_at, finished_at)
-         SELECT $1, u.raw, u.ot, u.oid, u.et, u.app, u.site, u.rt, u.rid, u.st, u.reason, $1, CASE WHEN u.st = 'ignored' THEN $1::bigint END
-           FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::bigint[], $10::text[], $11::text[])
-                WITH ORDINALITY AS u(raw, ot, oid, et, app, site, rt, rid, st, reason, ord)
-          ORDER BY u.ord
-         RETURNING id, status`,
-        [
-          now,
-          rows.map((r) => r.raw),
-          rows.map((r) => r.message.objectType),
-          rows.map((r) => r.message.objectId),
-          rows.map((r) => r.message.eventType),
-          rows.map((r) => r.message.application),
-          rows.map((r) => r.message.siteId ?? null),
-          rows.map((r) => r.ref?.type ?? null),
-          rows.map((r) => r.ref?.id ?? null),
-          rows.map((r) => r.status),
-          rows.map((r) => r.reason),
-        ],
-      );
-      return res.rows;
-    });
-    // Ids come from one sequence in input order: sorted ids line up with the inputs.
-    const ids = inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
+    const ids = await this.tx((c) => insertEvents(c, this.s, rows, now));
     return rows.map((r, i) => ({ id: ids[i] as number, status: r.status }));
   }
 

@@ -100,7 +100,7 @@ export interface BackoffPolicy {
 export const QUEUE_BACKOFF: BackoffPolicy = { baseMs: 5_000, maxMs: 60 * 60_000 };
 
 /** An event as both databases store it: the record it names (a user for users.update), open or ignored. */
-interface EventRow {
+export interface EventRow {
   message: WebhookMessage;
   raw: string;
   ref: { type: QueueRefType; id: number } | undefined;
