@@ -6,7 +6,7 @@ import type { QueueLocation } from '../../config/settings.js';
 import { QueueMissingError } from './errors.js';
 import { PgQueue } from './postgres.js';
 import { SqliteQueue } from './sqlite.js';
-import type { BackoffPolicy, FailedEvent, OpenOptions, QueueCounts, QueueStore } from './store.js';
+import { countsOf, type BackoffPolicy, type FailedEvent, type OpenOptions, type QueueCounts, type QueueStore } from './store.js';
 
 interface OpenQueueOptions extends OpenOptions {
   retry?: Partial<BackoffPolicy> | undefined;
@@ -55,7 +55,7 @@ export function storeStatus(where: QueueLocation, failedLimit = 100): Promise<St
   return withExisting<StoreStatus>(
     where,
     'read',
-    (location) => ({ location, exists: false, counts: { pending: 0, processing: 0, failed: 0, done: 0, skipped: 0, ignored: 0 }, failed: [] }),
+    (location) => ({ location, exists: false, counts: countsOf([]), failed: [] }),
     async (queue) => ({ location: queue.location, exists: true, counts: await queue.counts(), failed: await queue.failedEvents(failedLimit) }),
   );
 }

@@ -124,7 +124,7 @@ export interface MigrationResult {
 /** Whether the schema holds an svc-sync queue (its migrations table); asks without creating anything. */
 export async function queueExists(client: pg.ClientBase, schema: string): Promise<boolean> {
   const found = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`"${checkSchemaName(schema)}".schema_migrations`]);
-  return found.rows[0]?.t !== null && found.rows[0]?.t !== undefined;
+  return (found.rows[0]?.t ?? null) !== null;
 }
 
 const LOCK_KEY = 'svc-sync webhook queue migrations';

@@ -34,15 +34,13 @@ import {
   type FailedEvent,
   type BackoffPolicy,
   type QueueStore,
+  type OpenOptions,
 } from './store.js';
 import { FAILED_COLUMNS, eventRowOf, failedEventOf, type FailedRow } from './store.js';
 
-interface QueueOptions {
+/** The port's open options (`create` defaults to true here: tests and `serve` make the file). */
+interface QueueOptions extends Partial<OpenOptions> {
   retry?: Partial<BackoffPolicy> | undefined;
-  /** Default true. False: open an existing file only (status commands must not create a queue as a side effect). */
-  create?: boolean | undefined;
-  /** 'read': reporting only, a read-only file is fine. Default 'write': the file must take writes. */
-  access?: 'read' | 'write' | undefined;
 }
 
 interface DueRefRow {
