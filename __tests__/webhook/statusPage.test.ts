@@ -1,13 +1,14 @@
 /**
- * The status page in a real browser: Debian's chromium driven by playwright-core, against a
+ * The status page in a real browser: Chromium (Debian's where present, else the build shipped in
+ * the @sparticuz/chromium dev dependency) driven by playwright-core, against a
  * receiver whose queue holds done, failed and queued events. Every figure is read off the page
  * and compared with /healthz; retry is pressed; the page fits 375 px and 1280 px.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { BROWSER_ARGS, browserExecutable } from '../../fixtures/browser.js';
 import type { ObjectRef } from '../../src/model/objects.js';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import { parseWebhookBody } from '../../src/sync/webhookMessage.js';
@@ -19,7 +20,6 @@ import { statusRoute } from '../../src/webhook/statusRoute.js';
 import type { ProcessResult } from '../../src/webhook/worker.js';
 import { donationEvent, eventually, postJson, request, tempQueue, type TempDir } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'status-admin-token-0123456789abcdef';
 const FAILING = new Set([10, 11]);
 const BUDGET: BudgetLeft = { limitHour: 500, remainingHour: 480, limitMinute: 60, remainingMinute: 55 };
@@ -82,9 +82,7 @@ async function noHorizontalScroll(page: Page, width: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`no browser: ${CHROMIUM} is missing; install Debian's chromium (apt-get install -y chromium; .ci/run does it) - the browser tests never skip`);
-  }
+  const executable = browserExecutable();
   tmp = tempQueue();
   await prefill(tmp.db);
   service = await serve({
@@ -103,10 +101,7 @@ beforeAll(async () => {
   });
   await eventually(() => service.metrics !== undefined, 'service up');
   // launch() gives the browser a fresh --user-data-dir of its own (it refuses one in args) and removes it on close.
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await chromium.launch({ executablePath: executable.path, args: BROWSER_ARGS });
 }, 60_000);
 
 afterAll(async () => {
