@@ -6,7 +6,7 @@
  * peak RSS is its own; the servers run in this process and count what they serve. Figures are
  * printed, never asserted.
  *
- *   npx tsc -p tsconfig.json && node dist/bench/audit.js [records=5000,100000]
+ *   npm run build && node dist/bench/audit.js [records=5000,100000]
  */
 import { spawn } from 'node:child_process';
 import os from 'node:os';

@@ -11,7 +11,7 @@
  * each collection read, nothing by id) and the naive approach (one GET per record plus one per
  * action owner), both arithmetic over the generated site, labelled as such.
  *
- *   npx tsc -p tsconfig.json && node dist/bench/backfill.js [--size 5000,100000] [--dangling 0.02] [--json-only|--no-json] [--v8-heap] [--shape heavy] [-- extra sync args]
+ *   npm run build && node dist/bench/backfill.js [--size 5000,100000] [--dangling 0.02] [--json-only|--no-json] [--v8-heap] [--shape heavy] [-- extra sync args]
  *
  * --shape heavy uses the heavy site (fixtures/platform/site.ts `heavy`: 10-30 KB HTML descriptions,
  * 5-10 answered questions per action, four times the pages, donations with every optional field)

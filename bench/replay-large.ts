@@ -5,7 +5,7 @@
  * platform and the Salesforce emulator run here and count the requests they serve. The fake's
  * rate limit is off: the figures are requests and memory, not sleeping. Printed, never asserted.
  *
- *   npx tsc -p tsconfig.json && node dist/bench/replay-large.js [lines=5000,1000000] [timeoutSeconds=300] [bin]
+ *   npm run build && node dist/bench/replay-large.js [lines=5000,1000000] [timeoutSeconds=300] [bin]
  *
  * `bin` runs another build of the CLI (an older checkout's bin/svc-sync.js) against the same data.
  *

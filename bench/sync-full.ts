@@ -6,8 +6,8 @@
  * rate limit is off, so the figures are request counts and client-side work, not sleeping.
  * Figures are printed, never asserted.
  *
- *   npx tsc -p tsconfig.json && node dist/bench/sync-full.js [donations=5000]
- *   npx tsc -p tsconfig.json && node dist/bench/sync-full.js --latency 20 [donations=300]
+ *   npm run build && node dist/bench/sync-full.js [donations=5000]
+ *   npm run build && node dist/bench/sync-full.js --latency 20 [donations=300]
  *
  * --latency MS: a small site with MS of latency on every request to either server (the fakes'
  * latencyMs: the round trip of a real network), and the figure is wall time: the built CLI's

@@ -15,7 +15,7 @@
  *      accepted, distinct refs processed, platform requests and Salesforce calls per event, time
  *      to drain, and one line per worker batch.
  *
- *   npx tsc -p tsconfig.json && node dist/bench/webhook-burst.js [events=2000] [donations=1000] [concurrency=32] [siteDonations=5000]
+ *   npm run build && node dist/bench/webhook-burst.js [events=2000] [donations=1000] [concurrency=32] [siteDonations=5000]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';

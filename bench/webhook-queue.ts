@@ -14,7 +14,7 @@
  * the load generator (on a 2-core box they all share the CPU: a second receiver buys availability
  * first, throughput only where the cores are there).
  *
- *   npx tsc -p tsconfig.json && node dist/bench/webhook-queue.js [events=4000] [dup=4] [concurrency=32]
+ *   npm run build && node dist/bench/webhook-queue.js [events=4000] [dup=4] [concurrency=32]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -20,7 +20,7 @@
  * backlog took to clear after the stream stopped. Beside it, the naive receiver: one fetch per
  * event (arithmetic). Lags and durations are given in platform time (real time x compression).
  *
- *   npx tsc -p tsconfig.json && node dist/bench/webhook-sustained.js [--compression 20] [--hours 2] [--events-per-hour 3000]
+ *   npm run build && node dist/bench/webhook-sustained.js [--compression 20] [--hours 2] [--events-per-hour 3000]
  *       [--per-hour 500] [--per-minute 100] [--drain-hours 2] [--donations 5000] [-- extra serve args, e.g. --settle 0.5]
  */
 import { mkdtempSync, rmSync } from 'node:fs';

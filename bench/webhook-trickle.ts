@@ -10,7 +10,7 @@
  * batches, and the seconds from the last event's answer until Salesforce holds every change; then
  * a dry-run `sync --all` confirms the whole mirror is exact (nothing would be written).
  *
- *   npx tsc -p tsconfig.json && node dist/bench/webhook-trickle.js [--events 300] [--spacing-ms 25] [--donations 5000] [-- extra serve args]
+ *   npm run build && node dist/bench/webhook-trickle.js [--events 300] [--spacing-ms 25] [--donations 5000] [-- extra serve args]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';

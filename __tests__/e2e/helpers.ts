@@ -13,9 +13,12 @@ import type { Stack } from '../../fixtures/stack.js';
 import type { EmulatorRecord } from '../../fixtures/salesforce/emulator.js';
 import type { ApiDonation, ApiQuestion, ResourceType } from '../../src/model/apiRecords.js';
 
-// These tests spawn the built CLI (bin/svc-sync.js -> dist/): say so plainly when it is not built.
-const BUILT = path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js');
-if (!fs.existsSync(BUILT)) throw new Error(`${BUILT} is missing: build first (npx tsc -p tsconfig.json, or npm test)`);
+// These tests spawn the built CLI (bin/svc-sync.js -> the bundle dist/cli.js): say so plainly
+// when it is not built, or older than what tsc emitted (tsc run alone, without the bundle step).
+const BUILT = path.join(packageRoot(), 'dist', 'cli.js');
+const EMITTED = path.join(packageRoot(), 'dist', 'src', 'cli', 'main.js');
+if (!fs.existsSync(BUILT)) throw new Error(`${BUILT} is missing: build first (npm run build, or npm test)`);
+if (fs.existsSync(EMITTED) && fs.statSync(EMITTED).mtimeMs > fs.statSync(BUILT).mtimeMs) throw new Error(`${BUILT} is older than ${EMITTED}: run npm run build (it bundles after tsc)`);
 
 export type Value = string | number | boolean | null;
 

@@ -14,8 +14,8 @@ import { queueCommand } from './commands/queue.js';
 import { serveCommand } from './commands/serve.js';
 
 function version(): string {
-  // dist/src/cli/ when built, src/cli/ when run from source (tests).
-  for (const up of ['../../package.json', '../../../package.json']) {
+  // dist/cli.js when bundled, dist/src/cli/ when built, src/cli/ when run from source (tests).
+  for (const up of ['../package.json', '../../package.json', '../../../package.json']) {
     const file = new URL(up, import.meta.url);
     if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
   }

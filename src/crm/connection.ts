@@ -7,10 +7,16 @@
  * Every HTTP response of the connection is observable (call counts, Sforce-Limit-Info).
  */
 import { readFile } from 'node:fs/promises';
-import { Connection, type HttpRequest, type HttpRequestOptions, type HttpResponse, type StreamPromise } from 'jsforce';
+import type { Connection, HttpRequest, HttpRequestOptions, HttpResponse, StreamPromise } from 'jsforce';
+import type * as JsforceCore from 'jsforce/core';
+import { lazyModule } from '../model/lazyModule.js';
 import type { SalesforceLogin, SalesforceSettings } from '../config/settings.js';
 import { SalesforceAuthError } from '../model/errors.js';
 import { signJwtAssertion } from './jwt.js';
+
+// jsforce's core (the connection, no API add-ons: bulk is our own), loaded when a command reaches
+// Salesforce, not at start: the full package costs several times Node's own start-up.
+const jsforceCore = lazyModule<typeof JsforceCore>('jsforce/core');
 
 type AuthMethod = SalesforceLogin['method'];
 
@@ -105,7 +111,8 @@ export async function connectSalesforce(settings: SalesforceSettings): Promise<S
 
   const first: TokenResponse = how.session ? { instance_url: how.session.instanceUrl, access_token: how.session.accessToken } : await login();
 
-  const connection = new Connection({
+  const JsforceConnection = jsforceCore().Connection;
+  const connection = new JsforceConnection({
     instanceUrl: first.instance_url,
     accessToken: first.access_token,
     version: settings.apiVersion,

@@ -1,4 +1,8 @@
-import { convert, type HtmlToTextOptions } from 'html-to-text';
+import type * as HtmlToText from 'html-to-text';
+import type { HtmlToTextOptions } from 'html-to-text';
+import { lazyModule } from '../model/lazyModule.js';
+
+const htmlToText = lazyModule<typeof HtmlToText>('html-to-text');
 
 const BLOCKS = [
   'address',
@@ -57,7 +61,8 @@ const OPTIONS: HtmlToTextOptions = {
 
 /** HTML to plain text: text kept as written, blocks on their own lines, spaces collapsed, trimmed. */
 export function stripHtml(input: string): string {
-  return convert(input, OPTIONS)
+  return htmlToText()
+    .convert(input, OPTIONS)
     .split('\n')
     .map((line) => line.replace(/[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]+/g, ' ').trim())
     .join('\n')

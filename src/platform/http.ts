@@ -7,7 +7,7 @@
  * request options (the X-Api-Key header included), so none of them leaves this file: callers get
  * a PlatformError with method, path, status and the API's message only.
  */
-import got, { type Got, type Response } from 'got';
+import type { Got, Response } from 'got';
 import { oneLine } from '../config/echo.js';
 import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts } from '../model/ports.js';
@@ -70,7 +70,16 @@ function emptyRequestCounts(): PlatformRequestCounts {
   return { total: 0, byId: 0, list: 0, retries: 0, rateLimitWaits: 0, waitedMs: 0 };
 }
 
-export function createGot(settings: PlatformSettings, stop?: AbortSignal): Got {
+/** The client's got instance, made on its first request: commands that never reach the platform
+ * (help, schema, queue) do not load got. */
+type GotSource = () => Promise<Got>;
+
+export function createGot(settings: PlatformSettings, stop?: AbortSignal): GotSource {
+  let made: Promise<Got> | undefined;
+  return () => (made ??= import('got').then(({ default: got }) => extendGot(got, settings, stop)));
+}
+
+function extendGot(got: Got, settings: PlatformSettings, stop: AbortSignal | undefined): Got {
   return got.extend({
     // A stopped run abandons its requests in flight instead of waiting out a stalled one.
     ...(stop ? { signal: stop } : {}),
@@ -174,7 +183,7 @@ export class PlatformHttp {
   }
 
   constructor(
-    private readonly got: Got,
+    private readonly got: GotSource,
     private readonly settings: PlatformSettings,
     readonly pacer: RatePacer,
     private readonly hooks: PlatformHooks = {},
@@ -240,7 +249,7 @@ export class PlatformHttp {
 
     let response: Response<string>;
     try {
-      response = await this.got.get(path, searchParams ? { searchParams } : {});
+      response = await (await this.got()).get(path, searchParams ? { searchParams } : {});
     } catch (error) {
       this.pacer.settle(ticket);
       // Abandoned because the run was stopped: not the record's failure, never retried.

@@ -9,7 +9,9 @@
  * resolved after the read. Bad lines are reported by number and skipped; the rest still runs.
  * A line longer than the limit (a binary file, /dev/zero) stops the read with one clear error.
  */
-import { parse as parseCsv, type CsvError } from 'csv-parse';
+import type * as CsvParse from 'csv-parse';
+import type { CsvError } from 'csv-parse';
+import { lazyModule } from '../model/lazyModule.js';
 import type { Readable } from 'node:stream';
 import { echo } from '../config/echo.js';
 import { ConfigError } from '../model/errors.js';
@@ -17,6 +19,9 @@ import { OBJECT_TYPES, parseObjectType, type ObjectRef } from '../model/objects.
 import { parsePositiveId } from '../model/refs.js';
 import { classifyEvent } from './webhookEvents.js';
 import { messageFromFields } from './webhookMessage.js';
+
+/** Loaded when a replay file is read, not at start. */
+const csvParse = lazyModule<typeof CsvParse>('csv-parse');
 
 /** No record of a replay file comes near this; binary or runaway input does. */
 export const MAX_LINE_BYTES = 64 * 1024;
@@ -125,8 +130,8 @@ interface CsvRow {
 }
 
 /** The CSV parser replay reads with: comments, blank lines and bad records skipped, records bounded. */
-function csvParser(): ReturnType<typeof parseCsv> {
-  return parseCsv({
+function csvParser(): ReturnType<typeof CsvParse.parse> {
+  return csvParse().parse({
     comment: '#',
     comment_no_infix: true,
     trim: true,
@@ -152,7 +157,7 @@ interface Fatal {
  * mixed into a CSV file): it goes to `json` with its line number, and the parser gets an empty
  * line in its place to keep its line count.
  */
-async function feed(input: Readable, where: string, parser: ReturnType<typeof parseCsv>, json: Candidate[], fatal: Fatal): Promise<void> {
+async function feed(input: Readable, where: string, parser: ReturnType<typeof CsvParse.parse>, json: Candidate[], fatal: Fatal): Promise<void> {
   const write = async (text: string): Promise<void> => {
     if (parser.write(text)) return;
     // Wait for room, or for the parser's end: destroyed (a fatal line) it never drains.

@@ -4,7 +4,8 @@
  * the shared queue (alert on max(), not sum()); counters are this process's own.
  */
 import { eventTypeLabel } from '../sync/webhookEvents.js';
-import client from 'prom-client';
+import type client from 'prom-client';
+import { lazyModule } from '../model/lazyModule.js';
 import type { PlatformRequestInfo, RateLimitSnapshot } from '../model/budget.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
 import type { RunReport } from '../sync/report.js';
@@ -13,11 +14,14 @@ import type { QueueStore } from './queue/store.js';
 import type { ReceiverMetrics } from './server.js';
 import type { BatchReport } from './worker.js';
 
+/** Loaded when serve starts: no other command pays for prom-client. */
+const promClient = lazyModule<typeof client>('prom-client');
+
 const STATES: ReadonlyArray<keyof QueueCounts> = ['pending', 'processing', 'failed', 'done', 'skipped', 'ignored'];
 const CRM_KINDS: ReadonlyArray<Exclude<keyof CrmCallCounts, 'total'>> = ['query', 'collections', 'bulk', 'describe', 'auth'];
 
 export class ServeMetrics implements ReceiverMetrics {
-  readonly registry = new client.Registry();
+  readonly registry: client.Registry;
   private queue: QueueStore | undefined;
   private readonly received: client.Counter<'event_type' | 'status'>;
   private readonly queueDepth: client.Gauge<'state'>;
@@ -33,54 +37,56 @@ export class ServeMetrics implements ReceiverMetrics {
   private readonly records: client.Counter<'object' | 'result'>;
 
   constructor() {
+    const prom = promClient();
+    this.registry = new prom.Registry();
     const registers = [this.registry];
-    this.received = new client.Counter({
+    this.received = new prom.Counter({
       name: 'svc_sync_webhook_events_received_total',
       help: 'Webhook requests answered, by event type (unknown when unreadable) and HTTP status',
       labelNames: ['event_type', 'status'],
       registers,
     });
-    this.queueDepth = new client.Gauge({
+    this.queueDepth = new prom.Gauge({
       name: 'svc_sync_queue_events',
       help: 'Events in the webhook queue by state (read from the queue at scrape time; shared by all receivers on one database)',
       labelNames: ['state'],
       registers,
     });
-    this.queueUp = new client.Gauge({ name: 'svc_sync_queue_up', help: '1 when the queue answered the last scrape, 0 when it was unreachable', registers });
-    this.batchEvents = new client.Histogram({
+    this.queueUp = new prom.Gauge({ name: 'svc_sync_queue_up', help: '1 when the queue answered the last scrape, 0 when it was unreachable', registers });
+    this.batchEvents = new prom.Histogram({
       name: 'svc_sync_batch_events',
       help: 'Events per worker batch',
       buckets: [1, 5, 10, 50, 100, 500, 1000, 5000],
       registers,
     });
-    this.batchDuration = new client.Histogram({
+    this.batchDuration = new prom.Histogram({
       name: 'svc_sync_batch_duration_seconds',
       help: 'Time to process one worker batch',
       buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
       registers,
     });
-    this.batchOutcomes = new client.Counter({ name: 'svc_sync_batch_events_total', help: 'Events finished by worker batches, by outcome', labelNames: ['outcome'], registers });
-    this.lastSuccess = new client.Gauge({
+    this.batchOutcomes = new prom.Counter({ name: 'svc_sync_batch_events_total', help: 'Events finished by worker batches, by outcome', labelNames: ['outcome'], registers });
+    this.lastSuccess = new prom.Gauge({
       name: 'svc_sync_last_successful_batch_timestamp_seconds',
       help: 'When this receiver last finished a batch with no failed event (Unix time)',
       registers,
     });
-    this.platformRequests = new client.Counter({
+    this.platformRequests = new prom.Counter({
       name: 'svc_sync_platform_requests_total',
       help: 'Requests to the platform API, by kind and HTTP status (network errors: status none)',
       labelNames: ['kind', 'status'],
       registers,
     });
-    this.budget = new client.Gauge({ name: 'svc_sync_platform_budget_remaining', help: 'Platform rate-limit budget left as last reported, by window', labelNames: ['window'], registers });
-    this.budgetLimit = new client.Gauge({ name: 'svc_sync_platform_budget_limit', help: 'Platform rate limit as last reported, by window', labelNames: ['window'], registers });
-    this.salesforceCalls = new client.Counter({ name: 'svc_sync_salesforce_calls_total', help: 'Salesforce API calls, by kind', labelNames: ['kind'], registers });
-    this.records = new client.Counter({
+    this.budget = new prom.Gauge({ name: 'svc_sync_platform_budget_remaining', help: 'Platform rate-limit budget left as last reported, by window', labelNames: ['window'], registers });
+    this.budgetLimit = new prom.Gauge({ name: 'svc_sync_platform_budget_limit', help: 'Platform rate limit as last reported, by window', labelNames: ['window'], registers });
+    this.salesforceCalls = new prom.Counter({ name: 'svc_sync_salesforce_calls_total', help: 'Salesforce API calls, by kind', labelNames: ['kind'], registers });
+    this.records = new prom.Counter({
       name: 'svc_sync_records_total',
       help: 'Records handled by worker batches, by Salesforce object and result (written, failed, unchanged, skipped)',
       labelNames: ['object', 'result'],
       registers,
     });
-    client.collectDefaultMetrics({ register: this.registry, prefix: 'svc_sync_' });
+    prom.collectDefaultMetrics({ register: this.registry, prefix: 'svc_sync_' });
   }
 
   /** The queue whose depth /metrics reports. */

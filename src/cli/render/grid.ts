@@ -4,7 +4,11 @@
  * the widest columns give up room first and their cells end in an ellipsis at a word boundary, so
  * no cell is split mid-word. --json and --report keep the full text.
  */
-import Table from 'cli-table3';
+import type Table from 'cli-table3';
+import { lazyModule } from '../../model/lazyModule.js';
+
+/** Loaded when a table is drawn, not at start. */
+const cliTable = lazyModule<typeof Table>('cli-table3');
 
 type Align = 'left' | 'right';
 
@@ -74,7 +78,8 @@ const PLAIN: Pick<Table.TableConstructorOptions, 'chars' | 'style'> = {
 export function grid(head: string[], rows: Array<Array<string | number>>, opts: GridOptions): string[] {
   const cells = rows.map((r) => head.map((_, i) => String(r[i] ?? '').replace(/\s+/g, ' ')));
   const widths = widthsFor(head, cells, opts);
-  const table = new Table({
+  const CliTable = cliTable();
+  const table = new CliTable({
     ...PLAIN,
     head: head.map((h, i) => cutCell(h, widths[i]!)),
     colWidths: widths,

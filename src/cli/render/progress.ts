@@ -5,7 +5,7 @@
  * elapsed time and an ETA without waits, requests to each side.
  * The line is cut to the terminal's width, so it never wraps.
  */
-import ora, { type Ora } from 'ora';
+import type { Ora } from 'ora';
 import type { Progress, WriteStep } from '../../model/outcomes.js';
 import { stderrLine } from '../output.js';
 import { fit, formatCount } from './text.js';
@@ -130,13 +130,21 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = pr
     // Without a spinner the line is a log line: in cron mode it carries its time (or is JSON).
     return { live: false, update: () => undefined, note: () => undefined, announce: (t) => void stream.write(`${stderrLine('warn', t)}\n`), requests: () => undefined, stop: () => undefined };
   }
-  // discardStdin: false. ora would put stdin in raw mode, where Ctrl-C is a keypress, never SIGINT.
-  const spinner: Ora = ora({ stream, text: 'starting', discardStdin: false }).start();
   const tracker = new ProgressTracker();
+  // ora is loaded when a spinner is wanted (a terminal), not at start; until it is here (a few
+  // milliseconds) the tracker keeps the counts, and a run that ends first never draws one.
+  let spinner: Ora | undefined;
+  let stopped = false;
   const render = (): void => {
     // The spinner and its space take two columns.
-    spinner.text = fit(tracker.line(), Math.max(20, (stream.columns || 80) - 2));
+    if (spinner) spinner.text = fit(tracker.line(), Math.max(20, (stream.columns || 80) - 2));
   };
+  void import('ora').then(({ default: ora }) => {
+    if (stopped) return;
+    // discardStdin: false. ora would put stdin in raw mode, where Ctrl-C is a keypress, never SIGINT.
+    spinner = ora({ stream, text: 'starting', discardStdin: false }).start();
+    render();
+  });
   // Elapsed time, the ETA and a countdown move even while no batch ends.
   const ticker = setInterval(render, 1000);
   ticker.unref();
@@ -151,17 +159,18 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = pr
       render();
     },
     announce(text) {
-      spinner.clear();
+      spinner?.clear();
       stream.write(`${text}\n`);
-      spinner.render();
+      spinner?.render();
     },
     requests(platform, salesforce) {
       tracker.requests(platform, salesforce);
       render();
     },
     stop() {
+      stopped = true;
       clearInterval(ticker);
-      spinner.stop();
+      spinner?.stop();
     },
   };
 }

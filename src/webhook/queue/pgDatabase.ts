@@ -3,11 +3,15 @@
  * on, transactions run again after a deadlock or serialization failure, and errors that name the
  * database (masked) and keep their SQLSTATE, the password never passing.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { lazyModule } from '../../model/lazyModule.js';
 import { QueueError } from '../../model/errors.js';
 import { queueUrlPasswords } from '../../config/queueUrl.js';
 
 /** Deadlock and serialization failures: the transaction is safe to run again. */
+/** Loaded when a PostgreSQL queue is opened: no other command pays for pg. */
+const pgModule = lazyModule<typeof pg>('pg');
+
 const RETRYABLE = new Set(['40P01', '40001']);
 
 /** A queue database failure: exit code 2 for the commands, 503 for the receiver. */
@@ -27,7 +31,7 @@ export class PgDatabase {
     log: (line: string) => void,
   ) {
     this.passwords = queueUrlPasswords(url);
-    this.pool = new pg.Pool({
+    this.pool = new (pgModule().Pool)({
       connectionString: url,
       max: poolSize,
       connectionTimeoutMillis: 5_000,
@@ -81,7 +85,7 @@ export class PgDatabase {
       return await fn(client);
     } catch (error) {
       // A connection that failed mid-transaction is not given back to the pool.
-      broken ||= !(error instanceof pg.DatabaseError);
+      broken ||= !(error instanceof pgModule().DatabaseError);
       throw this.wrap(error);
     } finally {
       client.off('error', onError);

@@ -14,7 +14,7 @@
  *   the SQLite queue; leases use the database clock, so receivers' clock skew cannot break them.
  */
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { maskQueueUrl } from '../../config/queueUrl.js';
 import { PgDatabase } from './pgDatabase.js';
 import { ClaimLeases } from './pgLeases.js';

@@ -8,25 +8,27 @@
  * prepared once).
  */
 import type Database from 'better-sqlite3';
-import { createRequire } from 'node:module';
+import { lazyModule } from '../../model/lazyModule.js';
 
 const HELD = Symbol.for('svc-sync.sqlite.held');
 // better-sqlite3 as Node's own module cache holds it: one per process, however many realms load
 // this file (a test runner gives each test file its own globals and module registry). Its
 // transactions' BEGIN/COMMIT statements live in a map of that module, and the held set hangs on it.
-const SqliteDatabase = createRequire(import.meta.url)('better-sqlite3') as typeof Database & { [HELD]?: object[] };
-const held = (SqliteDatabase[HELD] ??= []);
+// Loaded when a queue is opened, so commands that never open one do not load the addon.
+const sqliteModule = lazyModule<typeof Database & { [HELD]?: object[] }>('better-sqlite3');
+const held = (): object[] => (sqliteModule()[HELD] ??= []);
 /** Statements by SQL text, per database. */
 const prepared = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
 /** Keeps a Database or Statement reachable for the rest of the process. */
 function keepAlive<T extends object>(value: T): T {
-  held.push(value);
+  held().push(value);
   return value;
 }
 
 /** Opens a database kept reachable for the rest of the process (closing it still releases the file). */
 export function openDatabase(file: string, options?: Database.Options): Database.Database {
+  const SqliteDatabase = sqliteModule();
   return keepAlive(new SqliteDatabase(file, options));
 }
 
