@@ -1,5 +1,5 @@
 /**
- * The import graph of src/ and the house rules it must obey (README "Layout"). Read from the
+ * The import graph of src/ and the house rules it must obey (docs/development.md "Layout"). Read from the
  * source text, so the rules hold for type-only imports too: a type import is a dependency of the
  * design even when it vanishes from the built JavaScript.
  */

@@ -1,39 +1,38 @@
-/** README's settings table and the settings table in src/config/settingsTable.ts say the same. */
+/** docs/configuration.md's settings reference is the settings table of src/config/settingsTable.ts, regenerated. */
 import { expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../../fixtures/cli.js';
 import { SETTINGS, type SettingRow } from '../../src/config/settingsTable.js';
+import { settingsReference, withReference } from '../../src/config/settingsReference.js';
 import { buildProgram } from '../../src/cli/program.js';
 
 const rows: readonly SettingRow[] = SETTINGS;
+const PAGE = path.join(packageRoot(), 'docs', 'configuration.md');
 
-/** README rows `| \`A\`, \`B\` | \`--flag\` ... | meaning |` under the `| setting | flag | meaning |` header. */
-function readmeRows(): Array<{ names: string[]; flags: string[] }> {
-  const readme = fs.readFileSync(path.join(packageRoot(), 'README.md'), 'utf8');
-  const start = readme.indexOf('| setting | flag | meaning |');
-  expect(start).toBeGreaterThan(0);
-  const lines = readme.slice(start).split('\n').slice(2);
-  const out: Array<{ names: string[]; flags: string[] }> = [];
-  for (const line of lines) {
-    if (!line.startsWith('|')) break;
-    const [, names = '', flags = ''] = line.split('|');
-    out.push({ names: [...names.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]!), flags: [...flags.matchAll(/`(--[a-z-]+)`/g)].map((m) => m[1]!) });
-  }
-  return out;
-}
+it('the committed settings reference is what regenerating it writes (npm run docs:settings)', () => {
+  const page = fs.readFileSync(PAGE, 'utf8');
+  expect(withReference(page)).toBe(page);
+});
 
-it('every setting is in README once or more, README names no other, and each row gives the flags of its settings', () => {
-  const table = readmeRows();
-  const inReadme = new Set(table.flatMap((r) => r.names));
-  expect([...inReadme].sort()).toEqual(rows.map((r) => r.name).sort());
-  for (const row of table) {
-    const flags = row.names.flatMap((n) => {
-      const r = rows.find((x) => x.name === n)!;
-      return [r.flag, r.commandFlag].filter((f): f is string => f !== undefined).map((f) => f.split(' ')[0]!);
+it('the reference has one row per setting, in the table order, with its flag and default', () => {
+  const lines = settingsReference()
+    .split('\n')
+    .filter((l) => l.startsWith('| `'));
+  expect(lines.map((l) => /^\| `([A-Z_]+)`/.exec(l)?.[1])).toEqual(rows.map((r) => r.name));
+  for (const [i, r] of rows.entries()) {
+    const flag = (r.flag ?? r.commandFlag)?.split(' ')[0];
+    const [, , flagCell = '', defaultCell = ''] = lines[i]!.split('|').map((c) => c.trim());
+    expect({ name: r.name, flag: flagCell, default: defaultCell }).toEqual({
+      name: r.name,
+      flag: flag === undefined ? '' : `\`${flag}\`${r.commandFlag === undefined ? '' : ' (command)'}`,
+      default: r.default === undefined ? '' : `\`${r.default}\``,
     });
-    expect({ names: row.names, flags: [...new Set(row.flags)].sort() }).toEqual({ names: row.names, flags: [...new Set(flags)].sort() });
   }
+});
+
+it('a page without the markers is not rewritten', () => {
+  expect(withReference('# Configuration\n')).toBeUndefined();
 });
 
 it('secrets have no flag (a command line shows in ps), and every global flag is declared with its variable and default', () => {

@@ -172,7 +172,7 @@ export const LOOKUPS_OF = (type: Synced): string[] => CASCADE[type].lookups;
 
 /**
  * The one request `sync` and `serve` make at start to check that SVC_API_URL is the platform's
- * API (README "sync"): the first segment of the list. Request-count assertions leave it out.
+ * API (docs/administration.md, `sync`): the first segment of the list. Request-count assertions leave it out.
  */
 export const isStartCheck = (e: { url: string }): boolean => e.url === '/v1/segments?page=1&per_page=1';
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN } from '../../fixtures/cli.js';
+import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { cli, cliJson, donationSynced, keyOf, recordCount, removeDir, tempCwd, waitFor, writeCalls, unstamp } from './helpers.js';
@@ -157,7 +157,7 @@ describe('serve: a proxy answering 404 in HTML loses no event', () => {
     dir = tempCwd('serve-404');
     child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0'], {
       cwd: dir,
-      env: { PATH: process.env.PATH ?? '', ...stack.env, SVC_WEBHOOK_SECRET: SECRET },
+      env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...stack.env, SVC_WEBHOOK_SECRET: SECRET },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -278,7 +278,7 @@ describe('standard output that cannot be written', () => {
   // Asynchronous: the fake servers answer from this very process.
   const shell = (command: string): Promise<{ status: number | null; stdout: string; stderr: string }> =>
     new Promise((resolve, reject) => {
-      const child = spawn('bash', ['-c', command], { cwd, env: { PATH: process.env.PATH ?? '', ...big.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('bash', ['-c', command], { cwd, env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...big.env }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN } from '../../fixtures/cli.js';
+import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { removeDir, tempCwd, waitFor } from './helpers.js';
 
@@ -49,7 +49,7 @@ describe('stopping a run', () => {
     dirs.push(cwd);
     stack.platform.faults.clear();
     stack.platform.faults.next(1, 'slow', { path: /^\/v1\/donations\?(?:.*&)?page=3(?:&|$)/, delayMs: STALL_MS });
-    const child = spawnRun(cwd, { PATH: process.env.PATH ?? '', HOME: cwd, TERM: 'xterm', ...stack.env });
+    const child = spawnRun(cwd, { PATH: process.env.PATH ?? '', ...READ_WHOLE, HOME: cwd, TERM: 'xterm', ...stack.env });
     let out = '';
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (out += d.toString()));

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN } from '../../fixtures/cli.js';
+import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cliJson, expectEnvelope, isStartCheck, expectedKeys, expectFullMirror, removeDir, tempCwd, waitFor } from './helpers.js';
 
@@ -51,7 +51,7 @@ describe('sync resume after a kill', () => {
     stack.platform.faults.next(1, 'slow', { path: /^\/v1\/donations\?(?:.*&)?page=3(?:&|$)/, delayMs: STALL_MS });
     const child = spawn(process.execPath, [BIN, 'sync', '--all', '--batch-size', '50'], {
       cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: cwd, ...stack.env },
+      env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, HOME: cwd, ...stack.env },
       stdio: 'ignore',
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import { BIN } from '../../fixtures/cli.js';
+import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, removeDir, tempCwd, waitFor, unstamp } from './helpers.js';
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
   cwd = tempCwd('serve');
   child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.5'], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', ...stack.env, SVC_WEBHOOK_SECRET: SECRET, SVC_SITE_ID: '6' },
+    env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...stack.env, SVC_WEBHOOK_SECRET: SECRET, SVC_SITE_ID: '6' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));

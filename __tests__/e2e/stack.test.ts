@@ -1,5 +1,5 @@
 /**
- * `npm run stack` as a person uses it: start it, copy the export line it prints, run svc-sync
+ * `npm run stack` as a person uses it: start it, copy the export lines it prints, run svc-sync
  * with those settings from elsewhere, stop it with Ctrl-C (SIGINT).
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -39,25 +39,31 @@ function start(args: string[]): Running {
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-/** The `export A=1 B='x y'` line, read back the way a POSIX shell would. */
-function readExports(line: string): Record<string, string> {
+/** The `export A=1` / `export B='x y'` lines, read back the way a POSIX shell would. */
+function readExports(lines: string[]): Record<string, string> {
   const env: Record<string, string> = {};
-  const words = line.slice('export '.length).match(/(?:[^\s']+|'[^']*')+/g) ?? [];
-  for (const w of words) {
-    const eq = w.indexOf('=');
-    env[w.slice(0, eq)] = w.slice(eq + 1).replace(/'([^']*)'/g, '$1');
+  for (const line of lines) {
+    const words = line.slice('export '.length).match(/(?:[^\s']+|'[^']*')+/g) ?? [];
+    for (const w of words) {
+      const eq = w.indexOf('=');
+      env[w.slice(0, eq)] = w.slice(eq + 1).replace(/'([^']*)'/g, '$1');
+    }
   }
   return env;
 }
 
+/** Lines wider than an 80-column terminal (characters, not bytes). */
+const wide = (text: string): string[] => text.split('\n').filter((l) => [...l].length > 80);
+
 async function exportsOf(r: Running): Promise<Record<string, string>> {
   const until = Date.now() + 20_000;
   for (;;) {
-    const line = r
+    // The lines come in one write, after the servers started.
+    const lines = r
       .stdout()
       .split('\n')
-      .find((l) => l.startsWith('export '));
-    if (line) return readExports(line);
+      .filter((l) => l.startsWith('export '));
+    if (lines.length > 0) return readExports(lines);
     if (r.child.exitCode !== null) throw new Error(`stack exited ${r.child.exitCode}: ${r.stderr()}`);
     if (Date.now() > until) throw new Error(`no export line; stdout so far:\n${r.stdout()}`);
     await new Promise((res) => setTimeout(res, 50));
@@ -75,7 +81,10 @@ describe('npm run stack', () => {
     const env = await exportsOf(running);
     expect(Object.keys(env)).toEqual(expect.arrayContaining(['SVC_API_URL', 'SVC_API_KEY', 'SF_INSTANCE_URL', 'SF_ACCESS_TOKEN']));
     for (const k of ['SVC_API_URL', 'SF_INSTANCE_URL']) expect(env[k]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(running.stdout()).toMatch(/30 donations, 5 newsletter subscriptions/);
+    expect(running.stdout()).toMatch(/30 donations,\s+5\s+newsletter\s+subscriptions/);
+    // Several export lines, each within 80 columns, like everything else it prints.
+    expect(running.stdout().match(/^export /gm)?.length).toBeGreaterThanOrEqual(4);
+    expect(wide(running.stdout())).toEqual([]);
 
     cwd = tempCwd('stack');
     const run = await runCli(['--json', 'sync', '--all'], { env, cwd });
@@ -112,7 +121,8 @@ describe('npm run stack', () => {
   it("takes the platform's behaviours as flags, and a sync against it says what it learned", async () => {
     running = start(['--donations', '40', '--max-per-page', '25', '--omit-from-lists', 'donations:consents,donation_amount', '--ignore-filter', 'updated_after', '--no-rate-limit-headers']);
     const env = await exportsOf(running);
-    expect(running.stdout()).toMatch(/behaves: ignores updated_after; pages of at most 25; donations lists lack consents, donation_amount; no rate-limit headers/);
+    expect(running.stdout()).toMatch(/behaves: ignores updated_after; pages of at most 25; donations lists lack\s+consents, donation_amount; no rate-limit headers/);
+    expect(wide(running.stdout())).toEqual([]);
     cwd = tempCwd('stack-modes');
     const sync = await runCli(['--json', 'sync', '--all'], { env, cwd });
     expect(sync.code).toBe(0);
@@ -127,9 +137,11 @@ describe('npm run stack', () => {
     expect((await running.exited).code).toBe(0);
     expect(running.stdout()).toMatch(/--donations <n> +donations on the site \(default: 100\)/);
     expect(running.stdout()).toMatch(/npm run stack -- --donations 5000/);
+    expect(wide(running.stdout())).toEqual([]);
     running = start(['--donations', 'many']);
     expect((await running.exited).code).toBe(2);
-    expect(running.stderr().split('\n')[0]).toBe("error: option '--donations <n>' argument 'many' is invalid. must be a whole number from 0 to 1000000");
+    expect(running.stderr().split('\n').slice(0, 2)).toEqual(["error: option '--donations <n>' argument 'many' is invalid. must be a whole", '  number from 0 to 1000000']);
+    expect(wide(running.stderr())).toEqual([]);
     expect(running.stdout()).toBe('');
   });
 });

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, runCli } from '../../fixtures/cli.js';
+import { BIN, READ_WHOLE, runCli } from '../../fixtures/cli.js';
 import { startPostgres, TEST_PG_PASSWORD, type TestPostgres } from '../../fixtures/postgres.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { loadRaw, settingsOf } from '../../src/config/load.js';
@@ -255,7 +255,15 @@ describe('two `svc-sync serve` processes on one database', () => {
     let stderr = '';
     const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], {
       cwd,
-      env: { PATH: process.env.PATH ?? '', ...stack.env, SVC_QUEUE_URL: dbUrl, SVC_QUEUE_SCHEMA: schema, SVC_QUEUE_LEASE_S: '2', ...(settle === undefined ? {} : { SVC_SETTLE_S: settle }) },
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...READ_WHOLE,
+        ...stack.env,
+        SVC_QUEUE_URL: dbUrl,
+        SVC_QUEUE_SCHEMA: schema,
+        SVC_QUEUE_LEASE_S: '2',
+        ...(settle === undefined ? {} : { SVC_SETTLE_S: settle }),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(proc);

@@ -25,3 +25,27 @@ export function helpAfter(sections: HelpSections): () => string {
     return blocks.map((b) => `\n${b}`).join('\n');
   };
 }
+
+/** The five commands a newcomer needs, in the order of a first sync: what `svc-sync --help` leads with. */
+const START_HERE = [
+  'Start here:',
+  "  svc-sync schema --project svc-org   the org's objects, fields, permission set",
+  '  svc-sync doctor                     check the API key, the org, field access',
+  '  svc-sync --dry-run sync --all       what the first sync would write',
+  '  svc-sync sync --all                 the first sync; then `svc-sync sync`',
+  "  svc-sync serve                      receive the platform's webhooks",
+].join('\n');
+
+/**
+ * The top-level help reordered for a newcomer: usage and description, the five commands to start
+ * with, every command, then the options (commander puts the options first).
+ */
+export function newcomerFirst(help: string): string {
+  const blocks = help.replace(/\n+$/, '').split(/\n\n/);
+  const commands = blocks.findIndex((b) => b.startsWith('Commands:'));
+  const options = blocks.findIndex((b) => b.startsWith('Options:'));
+  if (commands < 0 || options < 0 || options > commands) return help;
+  const [commandBlock] = blocks.splice(commands, 1);
+  blocks.splice(options, 0, START_HERE, commandBlock ?? '');
+  return `${blocks.join('\n\n')}\n`;
+}

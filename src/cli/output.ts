@@ -3,6 +3,7 @@
  * CLI's envelope and nothing else; every message goes to stderr. Secrets are redacted from all of it.
  */
 import { logLine, type LogFormat, type LogLevel } from '../config/log.js';
+import { messageColumns, wrapLines } from './render/text.js';
 
 interface OutputOptions {
   json: boolean;
@@ -19,7 +20,19 @@ let style: { format: LogFormat; stamp: boolean } = { format: 'text', stamp: !pro
 
 /** A stderr line outside any command's Output (the closing error), already masked, in the log style. */
 export function stderrLine(level: LogLevel, masked: string): string {
-  return logLine(style.format, level, masked, style.stamp);
+  return logText(style.format, level, masked, style.stamp);
+}
+
+/**
+ * A message as written to stderr, without the final newline: JSON is one line for a log pipeline;
+ * text is wrapped to the message width (80 for cron and logs), every line stamped when asked.
+ */
+function logText(format: LogFormat, level: LogLevel, masked: string, stamp: boolean): string {
+  if (format === 'json') return logLine(format, level, masked, stamp);
+  const prefix = logLine(format, level, '', stamp);
+  return wrapLines(masked, Math.max(20, messageColumns() - prefix.length))
+    .map((l) => `${prefix}${l}`)
+    .join('\n');
 }
 
 /**
@@ -67,7 +80,7 @@ export class Output {
 
   /** One stderr line, masked, in the log format; `stamp` forces the time on text lines (`serve`). */
   log(level: LogLevel, text: string, stamp = this.opts.stamp ?? false): void {
-    process.stderr.write(`${logLine(this.opts.logFormat ?? 'text', level, this.redact(text), stamp)}\n`);
+    process.stderr.write(`${logText(this.opts.logFormat ?? 'text', level, this.redact(text), stamp)}\n`);
   }
 
   /**

@@ -2,7 +2,8 @@
 import { Command, Help } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { oneLine } from '../config/echo.js';
-import { helpAfter } from './helpText.js';
+import { helpAfter, newcomerFirst } from './helpText.js';
+import { messageColumns, wrapLines } from './render/text.js';
 import { addGlobalOptions, CRON_RECIPE } from './globals.js';
 import { objectCommand } from './commands/object.js';
 import { replayCommand } from './commands/replay.js';
@@ -29,12 +30,17 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .showHelpAfterError('(run svc-sync --help for usage)')
     // Global options are listed once, here; each subcommand's help names them in one line.
     // A boolean flag's "(default: false)" says nothing: left out.
-    .configureHelp({ optionDescription: (o) => (o.defaultValue === false ? o.description : new Help().optionDescription(o)) })
+    .configureHelp({
+      optionDescription: (o) => (o.defaultValue === false ? o.description : new Help().optionDescription(o)),
+      // The top-level help leads with usage and the commands a newcomer needs, then the rest.
+      formatHelp: (cmd, helper) => (cmd.parent === null ? newcomerFirst(new Help().formatHelp(cmd, helper)) : new Help().formatHelp(cmd, helper)),
+    })
     .configureOutput({
       writeOut: (s) => process.stdout.write(s),
       writeErr: (s) => process.stderr.write(s),
-      // Commander's errors quote the argument they refuse: escaped and bounded like every other echo.
-      outputError: (s, write) => write(`${oneLine(s.replace(/\n$/, ''), 300)}\n`),
+      // Commander's errors quote the argument they refuse: escaped and bounded like every other
+      // echo, and wrapped like every other message.
+      outputError: (s, write) => write(`${wrapLines(oneLine(s.replace(/\n$/, ''), 300), messageColumns()).join('\n')}\n`),
     })
     .exitOverride();
   addGlobalOptions(program);

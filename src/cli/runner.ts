@@ -14,7 +14,7 @@ import { Output } from './output.js';
 export interface CommandResult<T> {
   /** The exit code, and the envelope's `status`. */
   status: ExitCode;
-  /** The envelope's `result`: the stable shape scripts read (README "JSON output"). */
+  /** The envelope's `result`: the stable shape scripts read (docs/administration.md, "Output and exit codes"). */
   result: T;
   /** The envelope's `warnings`. */
   warnings: string[];

@@ -2,7 +2,7 @@
  * Every setting, described once: its name (the environment variable and the config file key), the
  * flag that overrides it, whether it is a secret or a URL (masked in every message), its default
  * and one line of help. load.ts validates from it, cli/globals.ts declares the global flags and
- * their help from it, and a test checks README's settings table against it.
+ * their help from it, and docs/configuration.md's settings reference is generated from it.
  */
 export interface SettingRow {
   readonly name: string;

@@ -30,7 +30,7 @@ interface AuditRunOptions {
   onProgress?: (p: Progress) => void;
 }
 
-/** The `result` of `audit --json` (documented in README.md). */
+/** The `result` of `audit --json` (documented in docs/administration.md). */
 export interface AuditResult {
   command: 'audit';
   dryRun: boolean;

@@ -1,4 +1,4 @@
-/** The `result` of a run: the stable shape scripts rely on (documented in README.md). */
+/** The `result` of a run: the stable shape scripts rely on (documented in docs/administration.md). */
 import type { CrmCallCounts } from '../model/crmRecords.js';
 import type { SObjectName } from '../model/objects.js';
 import { SCHEMAS } from '../mapping/schema.js';

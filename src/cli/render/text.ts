@@ -36,3 +36,51 @@ export function wrap(text: string, columns: number, indent = ''): string {
   if (line) lines.push(line);
   return lines.join('\n');
 }
+
+/** The width of messages on stderr: COLUMNS when set, else the terminal's, else 80 (cron, a log). */
+export function messageColumns(stream: NodeJS.WriteStream = process.stderr): number {
+  const given = Number(process.env.COLUMNS);
+  if (Number.isInteger(given) && given >= 40) return given;
+  return stream.isTTY && stream.columns > 0 ? stream.columns : 80;
+}
+
+/** A URL or a path: never cut, and on a line of its own when its line must wrap, so it can be copied. */
+const isLink = (word: string): boolean => /^[("'<]?([a-z][a-z0-9+.-]*:\/\/|\.{0,2}\/|~\/)\S/i.test(word);
+
+/**
+ * One line of a message wrapped at word boundaries to `columns`: continuation lines keep the
+ * line's own indent plus two spaces. A line that fits is returned as it is; a word longer than
+ * the width (a long URL) stands alone rather than being cut.
+ */
+export function wrapLine(line: string, columns: number): string[] {
+  if ([...line].length <= columns) return [line];
+  const indent = /^\s*/.exec(line)?.[0] ?? '';
+  const hang = `${indent}  `;
+  const lines: string[] = [];
+  let current = '';
+  const push = (): void => {
+    if (current.trim() !== '') lines.push(current);
+    current = '';
+  };
+  for (const word of line.slice(indent.length).split(' ')) {
+    const lead = lines.length === 0 && current === '' ? indent : hang;
+    if (isLink(word) && word.length > 12) {
+      push();
+      lines.push(`${lines.length === 0 ? indent : hang}${word}`);
+      continue;
+    }
+    if (current === '') current = lead + word;
+    else if ([...current].length + 1 + [...word].length <= columns) current += ` ${word}`;
+    else {
+      push();
+      current = hang + word;
+    }
+  }
+  push();
+  return lines;
+}
+
+/** Every line of a text wrapped (wrapLine): what a person reads on stderr fits the width. */
+export function wrapLines(text: string, columns: number): string[] {
+  return text.split('\n').flatMap((l) => wrapLine(l, columns));
+}
