@@ -112,3 +112,21 @@ test('an address counts by itself (IPv4, IPv4-mapped) or by its /64 (IPv6)', () 
   expect(clientKey('::1')).toBe('0:0:0:0::/64');
   expect(clientKey(undefined)).toBe('?');
 });
+
+test('the same class at the webhook: 100 wrong secrets are all answered 401 (the platform may share the address), logged as one line', async () => {
+  const tmp: TempDir = tempQueue();
+  const queue = new SqliteQueue(tmp.db);
+  const log: string[] = [];
+  const receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue, secret: 'hook-secret-0123456789', log: (l) => log.push(l) });
+  cleanups.push(async () => {
+    await receiver.close();
+    await queue.close();
+    tmp.cleanup();
+  });
+  const replies = await pool(
+    Array.from({ length: 100 }, (_, i) => () => request(`${receiver.url}/webhooks/guess-${i}`, { headers: { 'Content-Type': 'application/json' }, body: '{}' })),
+    10,
+  );
+  expect(statuses(replies)).toEqual({ 401: 100 });
+  expect(log).toEqual(['webhook 401: missing or wrong webhook secret from 127.0.0.1 (POST); more in the next 60 s are summed up in one line']);
+});

@@ -16,11 +16,23 @@ const WINDOW_MS = 60_000;
 /** Addresses tracked at once: the oldest goes first, so a spread of addresses cannot fill memory. */
 const MAX_ADDRESSES = 10_000;
 
+/** How the lines name a failure: the status page's wrong admin token, or the receiver's wrong webhook secret. */
+interface FailureWords {
+  /** The line's prefix: "status", "webhook 401". */
+  prefix: string;
+  one: string;
+  many: string;
+}
+
+const ADMIN_TOKEN: FailureWords = { prefix: 'status', one: 'wrong admin token', many: 'wrong admin tokens' };
+
 export interface SignInLimitOptions {
+  /** Infinity: failures are only summed up in the log, never answered 429. */
   maxFailures?: number;
   windowMs?: number;
   /** Injectable for tests. */
   now?: () => number;
+  words?: FailureWords;
 }
 
 interface Tally {
@@ -49,6 +61,7 @@ export class SignInLimit {
   private readonly maxFailures: number;
   private readonly windowMs: number;
   private readonly now: () => number;
+  private readonly words: FailureWords;
   /** What happened since the last line: wrong tokens and 429s, per address. */
   private pending: { wrong: number; refused: number; from: Map<string, number> } | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -60,6 +73,7 @@ export class SignInLimit {
     this.maxFailures = opts.maxFailures ?? MAX_FAILURES;
     this.windowMs = opts.windowMs ?? WINDOW_MS;
     this.now = opts.now ?? Date.now;
+    this.words = opts.words ?? ADMIN_TOKEN;
   }
 
   /** Seconds the address must wait before it may try again, or undefined when it may now. */
@@ -82,7 +96,7 @@ export class SignInLimit {
     }
     tally.failures += 1;
     if (this.timer === undefined) {
-      this.log(`status: wrong admin token from ${key} (${how}); more in the next ${this.windowMs / 1000} s are summed up in one line`);
+      this.log(`${this.words.prefix}: ${this.words.one} from ${key} (${how}); more in the next ${this.windowMs / 1000} s are summed up in one line`);
       this.pending = { wrong: 0, refused: 0, from: new Map() };
       this.timer = setTimeout(() => this.summarise(), this.windowMs);
       // A pending summary never keeps the process alive.
@@ -121,7 +135,8 @@ export class SignInLimit {
       .slice(0, 5)
       .map(([key, n]) => `${key} ${n}`);
     const more = p.from.size > 5 ? ` and ${p.from.size - 5} more addresses` : '';
-    this.log(`status: in the last ${this.windowMs / 1000} s, ${p.wrong} more wrong admin tokens and ${p.refused} sign-ins answered 429 (too many), from ${from.join(', ')}${more}`);
+    const refused = Number.isFinite(this.maxFailures) ? ` and ${p.refused} sign-ins answered 429 (too many)` : '';
+    this.log(`${this.words.prefix}: in the last ${this.windowMs / 1000} s, ${p.wrong} more ${this.words.many}${refused}, from ${from.join(', ')}${more}`);
     this.pending = { wrong: 0, refused: 0, from: new Map() };
     this.timer = setTimeout(() => this.summarise(), this.windowMs);
     this.timer.unref();
