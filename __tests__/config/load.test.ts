@@ -282,3 +282,57 @@ describe('redact: whole secrets, any form, tables kept aligned', () => {
     expect(redact(`│ short-12 │`, { SF_CLIENT_SECRET: 'short-12' })).toBe('│ ******** │');
   });
 });
+
+describe('secrets of any size and shape (issue 28 rows 6 and 13)', () => {
+  /** A 20,000-character secret: as long as a pasted file, longer than any real token (its URL-encoded form twice as long). */
+  const huge = 'Ab3-ä'.repeat(4_000);
+
+  it('masking takes no pattern from secret text: a secret of 20,000 characters is masked, not an error quoting it', () => {
+    const text = `refused ${huge} and ${JSON.stringify(huge)} (tok-abcdef)`;
+    const masked = redact(text, { SVC_ADMIN_TOKEN: huge, SF_ACCESS_TOKEN: 'tok-abcdef', SVC_API_KEY: 'k-12345678' });
+    expect(masked).toBe('refused <SVC_ADMIN_TOKEN> and "<SVC_ADMIN_TOKEN>" (<SF_ACCESS_TOKEN>)');
+    // Characters a pattern would read as syntax are plain text: masked whole, nothing else touched.
+    const syntax = 'a.b*c+d?(e)[f]{g}|h^$\\/';
+    expect(redact(`x ${syntax} y a-b-c-d-e-f-g-h`, { SVC_WEBHOOK_SECRET: syntax })).toBe('x <SVC_WEBHOOK_SECRET> y a-b-c-d-e-f-g-h');
+  });
+
+  it('a setting longer than 4,096 characters is refused at load, naming the setting and not the value', () => {
+    for (const name of ['SVC_ADMIN_TOKEN', 'SVC_API_KEY', 'SF_ACCESS_TOKEN', 'SVC_WEBHOOK_SECRET', 'SF_PRIVATE_KEY_FILE', 'SVC_API_URL']) {
+      const e = errorOf(() => loadRaw({ cwd: tmp(), env: { ...TOKEN_ENV, [name]: huge } }));
+      expect(e.message).toBe(`${name}: 20000 characters, more than any real value (at most 4096); set it again (a whole file pasted?)`);
+    }
+    // From the config file just the same.
+    const cwd = tmp();
+    fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify({ SF_CLIENT_SECRET: huge }));
+    expect(errorOf(() => loadRaw({ cwd, env: {} })).message).toMatch(/^SF_CLIENT_SECRET: 20000 characters/);
+    // 4,096 is still taken (a real token is far shorter).
+    expect(loadRaw({ cwd: tmp(), env: { SVC_API_KEY: 'k'.repeat(4_096) } }).SVC_API_KEY).toHaveLength(4_096);
+  });
+
+  it.each([
+    ['white space only', '   \t  ', /^SVC_ADMIN_TOKEN: is only white space/],
+    ['8 emoji (16 UTF-16 units)', '🔑🔑🔑🔑🔑🔑🔑🔑', /^SVC_ADMIN_TOKEN: contains a character that is not visible ASCII \(U\+1F511\)/],
+    ['a zero-width space', '0123456789abcdef\u200b0123', /^SVC_ADMIN_TOKEN: contains an invisible character \(U\+200B/],
+    ['a soft hyphen', '0123456789ab\u00adcdef0123', /^SVC_ADMIN_TOKEN: contains an invisible character \(U\+00AD/],
+    ['letters beyond ASCII', 'pässwörd-0123456789abc', /^SVC_ADMIN_TOKEN: contains a character that is not visible ASCII \(U\+00E4\)/],
+    ['15 characters', '0123456789abcde', /^SVC_ADMIN_TOKEN: must be at least 16 characters/],
+  ])('SVC_ADMIN_TOKEN of %s is refused at start, never a page silently off', (_what, value, message) => {
+    const e = errorOf(() => webhookSettings(loadRaw({ cwd: tmp(), env: { SVC_ADMIN_TOKEN: value } })));
+    expect(e.message).toMatch(message);
+    expect(e.message).not.toContain(value);
+  });
+
+  it('what `openssl rand -hex 16` gives is taken, and an empty token leaves the page off', () => {
+    expect(webhookSettings(loadRaw({ cwd: tmp(), env: { SVC_ADMIN_TOKEN: '3f9c1e0b7a2d4c6e8f1a3b5c7d9e0f21' } })).adminToken).toBe('3f9c1e0b7a2d4c6e8f1a3b5c7d9e0f21');
+    expect(webhookSettings(loadRaw({ cwd: tmp(), env: { SVC_ADMIN_TOKEN: '' } })).adminToken).toBeUndefined();
+  });
+
+  it('the other tokens and keys are visible ASCII too; a password may hold letters of any script, not invisible ones', () => {
+    expect(errorOf(() => webhookSettings({ SVC_WEBHOOK_SECRET: 'hook\u200bsecret' })).message).toMatch(/^SVC_WEBHOOK_SECRET: contains an invisible character \(U\+200B/);
+    expect(errorOf(() => platformSettings({ SVC_API_URL: 'http://x', SVC_API_KEY: 'kéy-0123456789' })).message).toMatch(/^SVC_API_KEY: contains a character that is not visible ASCII/);
+    expect(errorOf(() => loadRaw({ cwd: tmp(), env: { SVC_API_KEY: '  ' } })).message).toMatch(/^SVC_API_KEY: is only white space/);
+    const login = { SF_CLIENT_ID: 'client-id', SF_CLIENT_SECRET: 'client-secret', SF_USERNAME: 'u@example.com' };
+    expect(salesforceSettings({ ...login, SF_PASSWORD: 'Grüße aus Köln 42' }).login).toMatchObject({ method: 'password', password: 'Grüße aus Köln 42' });
+    expect(errorOf(() => salesforceSettings({ ...login, SF_PASSWORD: 'pass\u200bword' })).message).toMatch(/^SF_PASSWORD: contains an invisible character/);
+  });
+});

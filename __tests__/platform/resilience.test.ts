@@ -85,14 +85,43 @@ describe('429', () => {
     expect(waited).toBeGreaterThanOrEqual(950);
   });
 
-  it('does not sleep silently on a huge Retry-After: fails the request as rate_limited', async () => {
+  // Issue 28 row 11: a long Retry-After is waited in stretches of at most maxRetryAfterMs (15
+  // minutes; here 150 ms), looking again after each, never a failure at once.
+  it.each([[1000], [99_999_999]])('waits out a Retry-After of %i s in bounded stretches, says so, then succeeds', async (retryAfter) => {
     const waits: WaitInfo[] = [];
-    const client = new PlatformClient(settingsFor(fake), { retry: { ...FAST_RETRY, maxRetryAfterMs: 60_000 }, hooks: { onWait: (w) => waits.push(w) } });
-    fake.faults.next(1, '429', { retryAfter: 3600 });
-    const error = await client.getById('donation', site.donation[6].id).catch((e: unknown) => e);
+    const client = new PlatformClient(settingsFor(fake), { retry: { ...FAST_RETRY, maxRetryAfterMs: 150 }, hooks: { onWait: (w) => waits.push(w) } });
+    fake.faults.next(2, '429', { retryAfter });
+    const donation = await client.getById('donation', site.donation[6].id);
+    expect(donation.id).toBe(site.donation[6].id);
+    const told = { seconds: 1, reason: 'rate_limited', askedSeconds: retryAfter, message: `waiting 1 s: platform rate limited (429), asked ${retryAfter} s; looks again then` };
+    expect(waits).toEqual([told, told]);
+    expect(fake.requests.total).toBe(3);
+    expect(client.counts()).toMatchObject({ total: 3, retries: 2, rateLimitWaits: 2 });
+  });
+
+  it('a run that meets more 429s than rateLimitRetries keeps waiting while within its patience: it finishes later', async () => {
+    const client = new PlatformClient(settingsFor(fake), { retry: { ...FAST_RETRY, maxRetryAfterMs: 20, rateLimitRetries: 2, rateLimitPatienceMs: 60_000 } });
+    fake.faults.next(8, '429', { retryAfter: 3600 });
+    const donation = await client.getById('donation', site.donation[7].id);
+    expect(donation.id).toBe(site.donation[7].id);
+    expect(fake.requests.total).toBe(9);
+  });
+
+  it('a platform that keeps answering 429 past the patience fails the request as rate_limited, saying how long it waited', async () => {
+    const client = new PlatformClient(settingsFor(fake), { retry: { ...FAST_RETRY, maxRetryAfterMs: 50, rateLimitRetries: 2, rateLimitPatienceMs: 200 } });
+    fake.faults.next(50, '429', { retryAfter: 3600 });
+    const error = await client.getById('donation', site.donation[8].id).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'rate_limited', status: 429 });
-    expect((error as PlatformError).apiMessage).toContain('asked to wait 3600 s');
-    expect(waits).toHaveLength(0);
+    // Four waits of 50 ms reach the 200 ms patience: the fifth 429 ends it.
+    expect((error as PlatformError).apiMessage).toBe('API rate limit exceeded (5 answers 429 in a row, 0 s waited)');
+    expect(fake.requests.total).toBe(5);
+  });
+
+  it('a check that must not wait (rateLimitRetries 0) fails at the first 429', async () => {
+    const client = new PlatformClient(settingsFor(fake), { retry: { ...FAST_RETRY, rateLimitRetries: 0 } });
+    fake.faults.next(1, '429', { retryAfter: 1000 });
+    const error = await client.getById('donation', site.donation[9].id).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'rate_limited', status: 429, apiMessage: 'API rate limit exceeded' });
     expect(fake.requests.total).toBe(1);
   });
 });

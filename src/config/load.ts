@@ -68,10 +68,31 @@ function readConfigFile(explicitPath: string | undefined, cwd = process.cwd()): 
   return out;
 }
 
+/**
+ * The longest value a setting may hold. Secrets: tokens, keys and passwords of real systems are
+ * far shorter (a Salesforce session id is 112 characters; the JWT flow's key is a file, named by
+ * its path); longer is a whole file pasted, and would be masked in every message. Paths: Linux's
+ * PATH_MAX. URLs: more than servers take in a request line.
+ */
+const MAX_SETTING_LENGTH = 4_096;
+
+/**
+ * A value that is set but cannot be the one meant, refused before anything reads it: its length,
+ * or a secret of white space only (an empty one is unset: the status page off, say; "   " is a
+ * token lost on the way, never a reason to turn the page off without a word).
+ */
+function checkSize(name: SettingName, v: string): void {
+  if (v.length > MAX_SETTING_LENGTH) {
+    throw new ConfigError(`${name}: ${v.length} characters, more than any real value (at most ${MAX_SETTING_LENGTH}); set it again (a whole file pasted?)`);
+  }
+  if (SECRET_SETTINGS.has(name) && v !== '' && v.trim() === '') throw new ConfigError(`${name}: is only white space; set the value itself, or leave it empty to leave it unset`);
+}
+
 /** Flags win over the environment, which wins over the config file. Blank values count as unset. */
 function mergeSources(flags: RawSettings, env: NodeJS.ProcessEnv, file: RawSettings): RawSettings {
   const out: RawSettings = {};
   for (const name of SETTING_NAMES) {
+    for (const given of [flags[name], env[name], file[name]]) if (given !== undefined) checkSize(name, given);
     const v = [flags[name], env[name], file[name]].find((x) => x !== undefined && x.trim() !== '');
     if (v !== undefined) out[name] = v.trim();
   }

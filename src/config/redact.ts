@@ -21,10 +21,6 @@ const TABLE_RULE = '│';
 /** scheme://user:password@ in any URL of any message. */
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-}
-
 /** The forms in which a secret can show up in a message. */
 function formsOf(value: string): string[] {
   const forms = new Set<string>([value, JSON.stringify(value).slice(1, -1)]);
@@ -37,11 +33,34 @@ function formsOf(value: string): string[] {
   return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH);
 }
 
-/** Matches a form only as a whole: not when it is the middle of a longer word. */
-function patternOf(form: string): string {
-  const before = WORD.test(form[0] ?? '') ? '(?<![A-Za-z0-9])' : '';
-  const after = WORD.test(form[form.length - 1] ?? '') ? '(?![A-Za-z0-9])' : '';
-  return `${before}${escapeRegExp(form)}${after}`;
+/** Whether the form found at [start, end) stands whole: not the middle of a longer word. */
+function standsWhole(line: string, start: number, end: number): boolean {
+  const edge = (inner: string | undefined, outer: string | undefined): boolean => !(WORD.test(inner ?? '') && WORD.test(outer ?? ''));
+  return edge(line[start], line[start - 1]) && edge(line[end - 1], line[end]);
+}
+
+interface Found {
+  start: number;
+  end: number;
+  name: string;
+}
+
+/**
+ * Where the forms stand whole in a line, by plain string search: a pattern built from secret text
+ * fails on a long secret ("regular expression too large") and its error quotes the secret. Longest
+ * first, so a whole secret wins over one of its own line fragments; a place is masked once.
+ */
+function findForms(line: string, forms: ReadonlyArray<{ name: string; form: string }>): Found[] {
+  const found: Found[] = [];
+  for (const { name, form } of forms) {
+    for (let at = line.indexOf(form); at !== -1; at = line.indexOf(form, at + 1)) {
+      const end = at + form.length;
+      if (!standsWhole(line, at, end) || found.some((f) => at < f.end && end > f.start)) continue;
+      found.push({ start: at, end, name });
+      at = end - 1;
+    }
+  }
+  return found.sort((a, b) => a.start - b.start);
 }
 
 /** In a table row the mask takes exactly the width of what it hides, so columns stay aligned. */
@@ -51,26 +70,38 @@ function maskOf(name: string, width: number, inTable: boolean): string {
   return mask.length <= width ? mask.padEnd(width) : '*'.repeat(width);
 }
 
+/** Every form of every secret masked in one line of text. */
+function maskLine(line: string, forms: ReadonlyArray<{ name: string; form: string }>): string {
+  const found = findForms(line, forms);
+  if (found.length === 0) return line;
+  const inTable = line.includes(TABLE_RULE);
+  let out = '';
+  let from = 0;
+  for (const f of found) {
+    out += line.slice(from, f.start) + maskOf(f.name, f.end - f.start, inTable);
+    from = f.end;
+  }
+  return out + line.slice(from);
+}
+
 /**
  * A masking function for a set of secrets, built once: --json output of a large run is masked
- * piece by piece, so the patterns must not be rebuilt per call.
+ * piece by piece, so the forms must not be worked out again per call.
  */
 export function secretMasker(secrets: readonly Secret[]): (text: string) => string {
   const forms: Array<{ name: string; form: string }> = [];
   for (const s of secrets) for (const form of formsOf(s.value)) forms.push({ name: s.name, form });
   // Longest first, so a whole secret is masked before one of its own line fragments.
   forms.sort((a, b) => b.form.length - a.form.length);
-  const nameOf = new Map(forms.map((f) => [f.form, f.name]));
   const multiLine = forms.filter((f) => f.form.includes('\n'));
-  const pattern = forms.length === 0 ? undefined : new RegExp(forms.map((f) => patternOf(f.form)).join('|'), 'g');
   return (text) => {
     let out = text.replace(USERINFO, '$1<credentials>@');
-    if (pattern === undefined) return out;
+    if (forms.length === 0) return out;
     // A secret with a line break spans lines of the text: masked whole first, before the per-line pass.
     for (const { name, form } of multiLine) out = out.split(form).join(`<${name}>`);
     return out
       .split('\n')
-      .map((line) => line.replace(pattern, (found) => maskOf(nameOf.get(found) ?? 'secret', found.length, line.includes(TABLE_RULE))))
+      .map((line) => maskLine(line, forms))
       .join('\n');
   };
 }

@@ -33,15 +33,28 @@ export function urlWithoutCredentials(raw: RawSettings, name: SettingName): stri
 }
 
 /**
- * Tokens, keys and secrets are single words: white space or a control character is a copy-paste
- * accident (a line break taken along), and would be sent as is in a header. Passwords may hold spaces.
+ * Tokens, keys and secrets are single words of visible ASCII (what `openssl rand -hex 16` and
+ * every real token generator give; a header cannot carry more): white space or a control
+ * character is a copy-paste accident (a line break taken along), an emoji or an invisible format
+ * character (a zero-width space from a chat or a web page) would look right and never match.
+ * Passwords may hold spaces and letters of any script, never a control or an invisible character.
  */
 export function secretValue(raw: RawSettings, name: SettingName, spacesAllowed = false): string | undefined {
   const v = raw[name];
   if (v === undefined) return undefined;
   if (/[\u0000-\u001f\u007f]/.test(v)) throw new ConfigError(`${name}: contains a line break or another control character; set it again without it`);
   if (!spacesAllowed && /\s/.test(v)) throw new ConfigError(`${name}: contains white space; set it again without it`);
+  const invisible = /[\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u0080-\u009f]/u.exec(v);
+  if (invisible) throw new ConfigError(`${name}: contains an invisible character (${codePoint(invisible[0])}, copied along from a chat or a web page?); set it again without it`);
+  if (!spacesAllowed && !/^[\x21-\x7e]+$/.test(v)) {
+    throw new ConfigError(`${name}: contains a character that is not visible ASCII (${codePoint(/[^\x21-\x7e]/u.exec(v)?.[0] ?? '?')}); tokens and keys are letters, digits and punctuation`);
+  }
   return v;
+}
+
+/** U+200B: names a character without printing it (it may be invisible, or part of a secret). */
+function codePoint(char: string): string {
+  return `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 export function int(raw: RawSettings, name: SettingName, def: number, min: number, max: number): number {

@@ -113,12 +113,30 @@ export class RefusedError extends Error {
 
 /**
  * 0 all done; 1 some records failed (the rest written); 2 usage or configuration, nothing written;
- * 130 / 143 stopped by Ctrl-C (SIGINT) / SIGTERM, the shell's 128 + signal number.
+ * 129 / 130 / 143 stopped by SIGHUP (the terminal closed) / Ctrl-C (SIGINT) / SIGTERM, the shell's
+ * 128 + signal number.
  */
-export const EXIT = { OK: 0, PARTIAL: 1, USAGE: 2, INTERRUPTED: 130, TERMINATED: 143 } as const;
+export const EXIT = { OK: 0, PARTIAL: 1, USAGE: 2, HANGUP: 129, INTERRUPTED: 130, TERMINATED: 143 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-export type StopSignal = 'SIGINT' | 'SIGTERM';
+/**
+ * The signals that stop a run cleanly. SIGHUP (the SSH window or terminal closed) is one: a run
+ * tied to a terminal that is gone saves its progress and hands its work back as for SIGTERM; one
+ * that must outlive its terminal is started under a service manager, tmux or `setsid` (Node resets
+ * the SIGHUP that `nohup` ignores, so nohup does not keep it alive anyway).
+ */
+export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+export const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** The exit code of a run stopped by a signal. */
+export function exitOfSignal(signal: StopSignal): ExitCode {
+  return signal === 'SIGINT' ? EXIT.INTERRUPTED : signal === 'SIGHUP' ? EXIT.HANGUP : EXIT.TERMINATED;
+}
+
+/** How a stop is named in lines: Ctrl-C, SIGTERM, or SIGHUP (the terminal closed). */
+export function signalName(signal: StopSignal): string {
+  return signal === 'SIGINT' ? 'Ctrl-C' : signal === 'SIGHUP' ? 'SIGHUP (terminal closed)' : signal;
+}
 
 /**
  * The user stopped the run (Ctrl-C, or SIGTERM from a service manager): no later record is
@@ -128,7 +146,7 @@ export class InterruptedError extends Error {
   override readonly name = 'InterruptedError';
   constructor(
     readonly signal: StopSignal,
-    message = `stopped by ${signal === 'SIGINT' ? 'Ctrl-C' : signal}`,
+    message = `stopped by ${signalName(signal)}`,
     readonly actions?: string[],
   ) {
     super(message);
@@ -176,6 +194,13 @@ const ERROR_TABLE: readonly ErrorRule[] = [
     matches: (e) => e instanceof InterruptedError && e.signal === 'SIGTERM',
     fatal: true,
     exit: EXIT.TERMINATED,
+    actions: ['run the same command again: it resumes'],
+  },
+  {
+    kind: 'hangup',
+    matches: (e) => e instanceof InterruptedError && e.signal === 'SIGHUP',
+    fatal: true,
+    exit: EXIT.HANGUP,
     actions: ['run the same command again: it resumes'],
   },
   { kind: 'api-limit', matches: (e) => e instanceof ApiLimitError, fatal: true, exit: EXIT.PARTIAL, actions: ['run the same command again after the 24-hour window rolls over'] },

@@ -61,14 +61,16 @@ export class PlatformClient {
     const stop = options.hooks?.stop;
     this.siteId = settings.siteId;
     this.baseUrlValue = settings.apiUrl;
+    const retry = { ...PLATFORM_RETRY, ...options.retry };
     const pacer = new RatePacer({
       concurrency: settings.concurrency > 0 ? settings.concurrency : 4,
+      maxWaitMs: retry.maxRetryAfterMs,
       onWait: options.hooks?.onWait,
       ...(stop ? { sleep: stoppableSleep(stop) } : {}),
       ...(options.sharedBudget === undefined ? {} : { shared: options.sharedBudget }),
       ...(options.hooks?.onSharedError === undefined ? {} : { onSharedError: options.hooks.onSharedError }),
     });
-    this.http = new PlatformHttp(createGot(settings, stop), settings, pacer, options.hooks, { ...PLATFORM_RETRY, ...options.retry });
+    this.http = new PlatformHttp(createGot(settings, stop), settings, pacer, options.hooks, retry);
   }
 
   /** Lets a new run send requests again after a 401/403 stopped the previous one. */

@@ -47,13 +47,19 @@ export interface RetryTuning {
   /** First backoff delay; doubled per retry, with full jitter between half and all of it. */
   retryBaseMs: number;
   retryMaxMs: number;
-  /** 429s tolerated for one request before it fails. */
+  /** 429s one request waits out whatever they ask; 0: a 429 fails the request at once (a check that must not wait). */
   rateLimitRetries: number;
   /**
-   * Longest wait accepted from a Retry-After header. Beyond it the request fails with a
-   * rate_limited error instead of sleeping for an hour. Pacing waits are announced via onWait.
+   * Longest single wait taken from a Retry-After header (or a reset): a longer one is waited this
+   * long, then the request tries again. Every wait is announced via onWait.
    */
   maxRetryAfterMs: number;
+  /**
+   * After rateLimitRetries 429s, a request still waits while its waits add up to less than this:
+   * a run that reaches the hourly limit finishes later instead of failing; a platform that refuses
+   * the key for hours on end fails the request.
+   */
+  rateLimitPatienceMs: number;
 }
 
 export const PLATFORM_RETRY: RetryTuning = {
@@ -62,7 +68,12 @@ export const PLATFORM_RETRY: RetryTuning = {
   retryMaxMs: 15_000,
   rateLimitRetries: 5,
   maxRetryAfterMs: 15 * 60_000,
+  // The hourly window renews within the hour: two hours of 429s is a key that will not be served.
+  rateLimitPatienceMs: 2 * 3_600_000,
 };
+
+/** "45 s", or "120 min" past two minutes. */
+const spanOf = (ms: number): string => (ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
 
 export type SearchParams = Record<string, string | number>;
 
@@ -214,23 +225,24 @@ export class PlatformHttp {
     const shown = this.shownPath(path, searchParams);
     let failures = 0;
     let limited = 0;
+    let limitedMs = 0;
     for (let attempt = 1; ; attempt++) {
       if (this.fatal) throw new PlatformError(this.fatal.kind, 'GET', shown, this.fatal.status, this.fatal.apiMessage);
       const verdict = await this.attempt(path, kind, shown, attempt > 1, searchParams);
-      const willRetry =
-        verdict.kind === 'transient' ? failures < this.retry.retries : verdict.kind === 'limited' ? limited < this.retry.rateLimitRetries && verdict.waitMs <= this.retry.maxRetryAfterMs : false;
+      const willRetry = verdict.kind === 'transient' ? failures < this.retry.retries : verdict.kind === 'limited' ? this.waitsOut(limited, limitedMs) : false;
       this.report(shown, kind, attempt, verdict.status, willRetry);
       if (verdict.kind === 'ok') return verdict.json;
       if (!willRetry) {
-        if (verdict.kind === 'limited' && verdict.waitMs > this.retry.maxRetryAfterMs) {
-          throw new PlatformError('rate_limited', 'GET', shown, verdict.status, `${verdict.error.apiMessage} (asked to wait ${Math.ceil(verdict.waitMs / 1000)} s)`);
+        if (verdict.kind === 'limited' && limited > 0) {
+          throw new PlatformError('rate_limited', 'GET', shown, verdict.status, `${verdict.error.apiMessage} (${limited + 1} answers 429 in a row, ${spanOf(limitedMs)} waited)`);
         }
         if (verdict.error.kind === 'auth') this.fatal = verdict.error;
         throw verdict.error;
       }
       if (verdict.kind === 'limited') {
         limited += 1;
-        this.pacer.block(verdict.waitMs);
+        // A long Retry-After is waited in stretches of at most maxRetryAfterMs, looking again after each.
+        limitedMs += this.pacer.block(verdict.waitMs);
         this.counts.rateLimitWaits = this.pacer.waits;
       } else {
         failures += 1;
@@ -293,6 +305,12 @@ export class PlatformHttp {
       return { kind: 'final', status, error: new PlatformError('auth', 'GET', shown, status, `${message} (${hint})`) };
     }
     return { kind: 'final', status, error: new PlatformError(errorKind, 'GET', shown, status, message) };
+  }
+
+  /** Whether one more 429 is waited out: a few always, then while the waits stay within the patience. */
+  private waitsOut(limited: number, limitedMs: number): boolean {
+    if (this.retry.rateLimitRetries <= 0) return false;
+    return limited < this.retry.rateLimitRetries || limitedMs < this.retry.rateLimitPatienceMs;
   }
 
   private report(path: string, kind: RequestKind, attempt: number, status: number | undefined, willRetry: boolean): void {

@@ -9,7 +9,8 @@
  * the same key) blocks every request until Retry-After has passed.
  *
  * What the headers say is bounded: no wait taken from them is longer than MAX_WAIT_MS (then the
- * pacer looks again: a reset of 30 days or 1e12 is a broken gateway, not a plan); a count at zero
+ * pacer looks again: a reset of 30 days or 1e12 is a broken gateway, not a plan; a Retry-After of
+ * an hour is a run that finishes later, not one that fails); a count at zero
  * with no reset waits for the next fixed window boundary (the counters renew on the minute and on
  * the hour); and a platform that sends no rate-limit headers at all is paced at the documented
  * limits (DOCUMENTED_LIMITS), not left to find them by 429s.
@@ -27,6 +28,8 @@ export interface WaitInfo {
   seconds: number;
   reason: WaitReason;
   message: string;
+  /** A 429's Retry-After, in seconds, when it asked for longer than the wait taken. */
+  askedSeconds?: number;
 }
 export type OnWait = (info: WaitInfo) => void;
 
@@ -51,6 +54,8 @@ interface PacerOptions {
   /** Injectable for tests; real timers otherwise. */
   sleep?: ((ms: number) => Promise<void>) | undefined;
   now?: (() => number) | undefined;
+  /** The longest single wait (MAX_WAIT_MS); tests shorten it. */
+  maxWaitMs?: number | undefined;
 }
 
 interface WindowState {
@@ -111,10 +116,12 @@ export function retryAfterMs(headers: IncomingHttpHeaders, now: number = Date.no
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-export function describeWait(seconds: number, reason: WaitReason): string {
+export function describeWait(seconds: number, reason: WaitReason, askedSeconds?: number): string {
   // The wait first: an 80-column line cut at its end still shows it.
   const why = reason === 'rate_limited' ? 'platform rate limited (429)' : reason === 'minute_limit' ? 'platform minute limit' : 'platform hourly limit';
-  return `waiting ${seconds} s: ${why}`;
+  // A Retry-After longer than one wait: the stretch is waited, then the platform asked again.
+  const asked = askedSeconds === undefined ? '' : `, asked ${askedSeconds} s; looks again then`;
+  return `waiting ${seconds} s: ${why}${asked}`;
 }
 
 export class RatePacer {
@@ -122,6 +129,7 @@ export class RatePacer {
   private readonly onWait: OnWait | undefined;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
+  private readonly maxWaitMs: number;
   private readonly shared: SharedBudget | undefined;
   private readonly onSharedError: ((error: unknown) => void) | undefined;
   private readonly minute: WindowState = { reason: 'minute_limit', lengthMs: 60_000 };
@@ -147,6 +155,7 @@ export class RatePacer {
     this.onWait = options.onWait;
     this.sleep = options.sleep ?? sleep;
     this.now = options.now ?? Date.now;
+    this.maxWaitMs = options.maxWaitMs ?? MAX_WAIT_MS;
     this.shared = options.shared;
     this.onSharedError = options.onSharedError;
   }
@@ -211,7 +220,7 @@ export class RatePacer {
       }
       if (until <= now) break;
       // Bounded whatever was reported; past the bound the loop looks again.
-      until = Math.min(until, now + MAX_WAIT_MS);
+      until = Math.min(until, now + this.maxWaitMs);
       this.announce(until, reason, now);
       await this.sleep(until - now);
     }
@@ -273,7 +282,7 @@ export class RatePacer {
       // The gateway reports the reset of the window with the fewest requests left; a reset past
       // MAX_WAIT_MS (30 days, 1e12) is bounded: the pacer looks again then.
       const constrained = remainingHour !== undefined && (remainingMinute === undefined || remainingHour < remainingMinute) ? this.hour : this.minute;
-      constrained.resetAt = this.now() + Math.min(reset * 1000, MAX_WAIT_MS);
+      constrained.resetAt = this.now() + Math.min(reset * 1000, this.maxWaitMs);
     }
     // With a grant, the shared record discounts every process's later grants itself.
     const own = ticket.grant === undefined ? this.inFlight : 0;
@@ -286,14 +295,19 @@ export class RatePacer {
     });
   }
 
-  /** After a 429: every request waits `ms`, and the windows are unknown again afterwards. */
-  block(ms: number): void {
+  /**
+   * After a 429: every request waits `ms`, and the windows are unknown again afterwards. Returns
+   * the wait taken: Retry-After: 2,000,000 would hold every event for 23 days, so past MAX_WAIT_MS
+   * the pacer looks again (and says it was asked for longer).
+   */
+  block(ms: number): number {
     const now = this.now();
-    // Retry-After: 2,000,000 would hold every event for 23 days; look again after MAX_WAIT_MS.
-    const until = now + Math.min(Math.max(0, ms), MAX_WAIT_MS);
+    const wait = Math.min(Math.max(0, ms), this.maxWaitMs);
+    const until = now + wait;
     if (until > this.blockedUntil) this.blockedUntil = until;
     this.shared?.record({ blockedUntil: this.blockedUntil });
-    this.announce(this.blockedUntil, 'rate_limited', now);
+    this.announce(this.blockedUntil, 'rate_limited', now, ms > wait ? Math.ceil(ms / 1000) : undefined);
+    return wait;
   }
 
   private renewExpired(now: number): void {
@@ -314,7 +328,7 @@ export class RatePacer {
     if (renewed) this.epoch += 1;
   }
 
-  private announce(until: number, reason: WaitReason, now: number): void {
+  private announce(until: number, reason: WaitReason, now: number, askedSeconds?: number): void {
     // Many requests share one pause; the user hears about it once.
     if (until <= this.announcedUntil) return;
     this.waitedMs += until - Math.max(now, this.announcedUntil);
@@ -325,6 +339,6 @@ export class RatePacer {
     if (extendsRunning) return;
     this.waits += 1;
     const seconds = Math.max(1, Math.ceil((until - now) / 1000));
-    this.onWait?.({ seconds, reason, message: describeWait(seconds, reason) });
+    this.onWait?.({ seconds, reason, message: describeWait(seconds, reason, askedSeconds), ...(askedSeconds === undefined ? {} : { askedSeconds }) });
   }
 }

@@ -10,7 +10,6 @@ import { SalesforceSink } from '../crm/sink.js';
 import type { PlatformRequestInfo, RateLimitSnapshot, SharedBudget } from '../model/budget.js';
 import type { AuditSink, CrmSink, RecordSource } from '../model/ports.js';
 import { assertPlatformApi, checkPlatform, PlatformClient, type PlatformCheck } from '../platform/client.js';
-import { describeWait } from '../platform/rateLimit.js';
 import { createPlatformSource, PlatformSource, type LearnOptions } from '../platform/source.js';
 import { keysRead } from '../mapping/keysRead.js';
 import type { PlatformProfile } from '../model/platformProfile.js';
@@ -52,7 +51,7 @@ export const profileFileFor = (stateFile: string | undefined): string => profile
 function commandSource(settings: Settings, onNote: OnNote, stop: AbortSignal | undefined, learn: LearnFrom): PlatformSource {
   return createPlatformSource(
     settings.platform,
-    { onWait: (w) => onNote(describeWait(w.seconds, w.reason), Date.now() + w.seconds * 1000), ...(stop ? { stop } : {}) },
+    { onWait: (w) => onNote(w.message, Date.now() + w.seconds * 1000), ...(stop ? { stop } : {}) },
     undefined,
     // What it learns is reported once, with the run's result (RecordSource.learned).
     learning(learn),
@@ -99,7 +98,7 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
   };
   const client = new PlatformClient(settings.platform, {
     hooks: {
-      onWait: (w) => onNote(describeWait(w.seconds, w.reason)),
+      onWait: (w) => onNote(w.message),
       onSharedError,
       onRequest: extra.onRequest,
       onBudget: extra.onBudget,
@@ -149,7 +148,7 @@ export async function checkSetup(platform: PlatformSettings, salesforce: Salesfo
   let probeRequests = 0;
   if (key.ok) {
     // The profile is probed afresh (doctor is the place to look again), then kept for the runs.
-    const source = createPlatformSource(platform, {}, { retries: 1, rateLimitRetries: 1 }, { keysRead });
+    const source = createPlatformSource(platform, {}, { retries: 1, rateLimitRetries: 1, rateLimitPatienceMs: 0 }, { keysRead });
     for (const type of PROBED) await source.probe(type);
     profile = source.profile();
     probeRequests = source.requests().total;
@@ -179,7 +178,7 @@ export const requirePlatformApi = (platform: PlatformSettings): Promise<void> =>
  * `serve`: the same check, but an API that is only down for now is no reason to refuse webhooks:
  * the caller starts anyway and says so. Transient trouble is retried twice first.
  */
-export const probePlatformApi = (platform: PlatformSettings): Promise<PlatformCheck> => checkPlatform(platform, { retries: 2 });
+export const probePlatformApi = (platform: PlatformSettings): Promise<PlatformCheck> => checkPlatform(platform, { retries: 2, rateLimitRetries: 0 });
 
 /** `schema --out`: the metadata of the eight objects and the permission set, as bare source under a folder. */
 export const writeSchemaSource = (outDir: string): Promise<WrittenSource> => exportSource(outDir);

@@ -3,7 +3,7 @@
  * PostgreSQL database shared with other receivers), and a graceful stop on SIGTERM/SIGINT (stop
  * accepting, finish the batch in flight, close the database).
  */
-import { ConfigError, EXIT, InterruptedError, type StopSignal } from '../model/errors.js';
+import { ConfigError, InterruptedError, STOP_SIGNALS, exitOfSignal, type StopSignal } from '../model/errors.js';
 import type { ClassifyOptions } from '../sync/webhookEvents.js';
 import { ServeMetrics } from './metrics.js';
 import type { QueueLocation } from '../config/settings.js';
@@ -121,7 +121,7 @@ interface ServiceParts {
   held: { release(): void };
 }
 
-/** Stop, once: the platform waits of the batch in flight end, receiver and worker stop, the queue closes; SIGTERM / SIGINT do it, a second one exits at once. */
+/** Stop, once: the platform waits of the batch in flight end, receiver and worker stop, the queue closes; SIGTERM / SIGINT / SIGHUP do it, a second one exits at once. */
 function lifecycle(parts: ServiceParts, log: (line: string) => void, handleSignals: boolean): { stop: () => Promise<void>; closed: Promise<StopSignal | undefined> } {
   let resolveClosed: (by: StopSignal | undefined) => void = () => undefined;
   const closed = new Promise<StopSignal | undefined>((resolve) => {
@@ -149,20 +149,17 @@ function lifecycle(parts: ServiceParts, log: (line: string) => void, handleSigna
     if (stopping !== undefined) {
       // Second signal: the operator insists. Claimed events are recovered on the next start.
       log(`svc-sync serve: ${signal} again, exiting now`);
-      process.exit(signal === 'SIGTERM' ? EXIT.TERMINATED : EXIT.INTERRUPTED);
+      process.exit(exitOfSignal(signal));
     }
     stoppedBy = signal;
     log(`svc-sync serve: ${signal}: no longer accepting; ending the batch in flight and handing its events back`);
     void stop();
   };
   const removeSignals = (): void => {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+    for (const sig of STOP_SIGNALS) process.off(sig, onSignal);
   };
-  if (handleSignals) {
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  }
+  // SIGHUP too: a serve started in an SSH window that closes hands its batch back like SIGTERM.
+  if (handleSignals) for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
 
   return { stop, closed };
 }

@@ -11,6 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ClassifyOptions } from '../sync/webhookEvents.js';
 import { oneLine } from '../config/echo.js';
+import { SignInLimit } from './signInLimit.js';
 import { guardConnections } from './connectionGuard.js';
 import { queueReason } from './publicReason.js';
 import type { QueueCounts } from './queue/store.js';
@@ -128,11 +129,14 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
   const base = normalisePath(opts.path);
   const expected = opts.secret !== undefined && opts.secret !== '' ? digest(opts.secret) : undefined;
   const log = opts.log ?? (() => undefined);
+  // Wrong secrets are summed up, one line a minute: a guesser cannot flood the log (never answered 429: the platform may share the address).
+  const wrongSecrets = new SignInLimit(log, { maxFailures: Infinity, words: { prefix: 'webhook 401', one: 'missing or wrong webhook secret', many: 'missing or wrong webhook secrets' } });
   const ctx: RouteContext = {
     queue: opts.queue,
     log,
     refuse: (req, res, status, error, headers = {}) => {
-      log(`webhook ${status} ${req.method ?? '?'} from ${req.socket.remoteAddress ?? '?'}: ${error}`);
+      if (status === 401) wrongSecrets.failed(req.socket.remoteAddress, `${req.method ?? '?'}`);
+      else log(`webhook ${status} ${req.method ?? '?'} from ${req.socket.remoteAddress ?? '?'}: ${error}`);
       send(res, status, { error }, headers);
     },
   };

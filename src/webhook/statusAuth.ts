@@ -33,6 +33,17 @@ function cookieOf(req: http.IncomingMessage, name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * What the proxy nearest the browser put in an X-Forwarded-* header: its first entry. Proxies in a
+ * chain append theirs ("https, http": the browser used https to the first), and a header sent
+ * twice arrives joined the same way.
+ */
+function forwarded(req: http.IncomingMessage, name: 'x-forwarded-proto' | 'x-forwarded-host'): string | undefined {
+  const raw = req.headers[name];
+  const first = (Array.isArray(raw) ? raw[0] : raw)?.split(',')[0]?.trim();
+  return first === undefined || first === '' ? undefined : first;
+}
+
 export class AdminSessions {
   private readonly expected: Buffer;
   private readonly sessions = new Map<string, AdminSession>();
@@ -84,7 +95,7 @@ export class AdminSessions {
 
   /** Set-Cookie for a new session; Secure when the proxy in front says the browser used https. */
   static cookie(session: AdminSession, req: http.IncomingMessage): string {
-    const secure = req.headers['x-forwarded-proto'] === 'https' ? '; Secure' : '';
+    const secure = forwarded(req, 'x-forwarded-proto')?.toLowerCase() === 'https' ? '; Secure' : '';
     return `${SESSION_COOKIE}=${session.id}; Path=/status; HttpOnly; SameSite=Strict; Max-Age=${SESSION_TTL_MS / 1000}${secure}`;
   }
 
@@ -102,10 +113,9 @@ export function sameOrigin(req: http.IncomingMessage): boolean {
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
   const origin = req.headers.origin;
   if (origin === undefined) return true;
-  const forwarded = req.headers['x-forwarded-host'];
-  const host = (Array.isArray(forwarded) ? forwarded[0] : forwarded) ?? req.headers.host;
+  const host = forwarded(req, 'x-forwarded-host') ?? req.headers.host;
   try {
-    return host !== undefined && new URL(origin).host === host;
+    return host !== undefined && new URL(origin).host === host.toLowerCase();
   } catch {
     return false;
   }

@@ -6,6 +6,7 @@
 import type http from 'node:http';
 import type { BudgetLeft } from './batchPolicy.js';
 import type { QueueStore } from './queue/store.js';
+import { SignInLimit, type SignInLimitOptions } from './signInLimit.js';
 import { AdminSessions, csrfMatches, sameOrigin, type Access } from './statusAuth.js';
 import { renderLogin, renderStatus } from './statusPage.js';
 import type { WorkerSnapshot } from './worker.js';
@@ -16,6 +17,8 @@ interface StatusSource {
   worker: () => WorkerSnapshot;
   budget: () => BudgetLeft | undefined;
   log?: (line: string) => void;
+  /** How many wrong tokens an address may send, and in what window (tests shorten it). */
+  signIn?: SignInLimitOptions;
 }
 
 /** Failed events listed on the page (the button retries all of them). */
@@ -66,6 +69,7 @@ function readForm(req: http.IncomingMessage): Promise<URLSearchParams | undefine
 export function statusRoute(src: StatusSource): (req: http.IncomingMessage, res: http.ServerResponse, pathname: string) => void {
   const sessions = new AdminSessions(src.token);
   const log = src.log ?? (() => undefined);
+  const limit = new SignInLimit(log, src.signIn);
   // The worker's reason may quote a queue error; the page never names where the database is.
   const hideLocation = (w: WorkerSnapshot): WorkerSnapshot => (w.why === undefined ? w : { ...w, why: w.why.split(src.queue.location).join('<queue>') });
 
@@ -87,8 +91,11 @@ export function statusRoute(src: StatusSource): (req: http.IncomingMessage, res:
 
   const login = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const form = await readForm(req);
+    // Checked once the form is read: a token sent while the address waits is not even compared.
+    const wait = limit.retryAfterS(req.socket.remoteAddress);
+    if (wait !== undefined) return html(res, 429, renderLogin(`Too many wrong tokens from this address: try again in ${wait} s.`), { 'Retry-After': String(wait) });
     if (!sessions.tokenMatches(form?.get('token') ?? undefined)) {
-      log(`status 401 POST /status/login from ${req.socket.remoteAddress ?? '?'}: wrong admin token`);
+      limit.failed(req.socket.remoteAddress, 'POST /status/login');
       return html(res, 401, renderLogin('Wrong admin token.'));
     }
     redirect(res, '/status', { 'Set-Cookie': AdminSessions.cookie(sessions.login(), req) });
@@ -110,7 +117,11 @@ export function statusRoute(src: StatusSource): (req: http.IncomingMessage, res:
     const fail = (error: unknown): void => text(res, 503, `queue unavailable: ${(error as Error).message.split(src.queue.location).join('<queue>')}`);
     if (post && !sameOrigin(req)) return text(res, 403, 'cross-site request refused');
     if (route === '/status/login' && post) return void login(req, res).catch(fail);
+    const bearer = /^bearer /i.test(req.headers.authorization ?? '');
+    const wait = bearer ? limit.retryAfterS(req.socket.remoteAddress) : undefined;
+    if (wait !== undefined) return text(res, 429, `too many wrong tokens from this address: try again in ${wait} s`, { 'Retry-After': String(wait) });
     const access = sessions.access(req);
+    if (bearer && access === undefined) limit.failed(req.socket.remoteAddress, `${req.method ?? '?'} ${route} with a bearer token`);
     if (route === '/status') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return text(res, 405, 'only GET is accepted', { Allow: 'GET, HEAD' });
       if (access === undefined) return html(res, 401, renderLogin(undefined));

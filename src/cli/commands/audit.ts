@@ -40,7 +40,7 @@ const AUDIT_HELP = helpAfter({
   prose: [
     'Kinds of drift: missing (on the platform, not in Salesforce), stale (fields differ from what a sync writes), orphan (in Salesforce, but gone from the platform - confirmed by a 404 - or no longer eligible).',
     'Guards: --delete-orphans and --fix write nothing, and exit 2, when the platform lists none of an object Salesforce holds, or when more than --max-delete / --max-fix records of an object would go (a wrong SVC_API_URL or key).',
-    'Exit codes: 0 no drift; 1 drift found (with --fix/--delete-orphans: drift remains or a write failed); 2 usage, configuration or refused by a guard; 130 / 143 stopped by Ctrl-C / SIGTERM (deletions done so far are listed).',
+    'Exit codes: 0 no drift; 1 drift found (with --fix/--delete-orphans: drift remains or a write failed); 2 usage, configuration or refused by a guard; 129 / 130 / 143 stopped by SIGHUP / Ctrl-C / SIGTERM (deletions done so far are listed).',
   ],
   examples: [
     'svc-sync audit',

@@ -7,7 +7,7 @@ import { createEngineProcessor } from '../../webhook/processor.js';
 import { DEFAULT_SERVE, serve } from '../../webhook/serve.js';
 import { settingsOf } from '../../config/load.js';
 import { DEFAULT_SETTLE_S, settleSeconds, webhookSettings } from '../../config/webhookSettings.js';
-import { EXIT } from '../../model/errors.js';
+import { EXIT, exitOfSignal } from '../../model/errors.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { helpAfter } from '../helpText.js';
 import { parsedOption } from './optionRules.js';
@@ -39,7 +39,7 @@ function batchSize(raw: string): number {
 const SERVE_HELP = helpAfter({
   prose: [
     'The platform posts to http://HOST:PORT/webhooks/<SVC_WEBHOOK_SECRET> (or with an X-Webhook-Secret header).',
-    'SIGTERM stops accepting, finishes the batch in flight and exits.',
+    'SIGTERM (or SIGHUP: the terminal closed) stops accepting, finishes the batch in flight and exits.',
     'GET /healthz answers 503 while the queue is unreachable; GET /metrics serves Prometheus metrics.',
     'With SVC_ADMIN_TOKEN set, GET /status shows a status page for a browser (sign in with the token).',
     'With SVC_QUEUE_URL, a batch claimed by a receiver that dies is claimed again after SVC_QUEUE_LEASE_S (default 60).',
@@ -111,7 +111,7 @@ export function serveCommand(program: Command, setExit: SetExit): void {
         const by = await service.closed;
         // Everything was said on stderr while serving; --json gets the one document it promises.
         // Stopped by a signal: 130 / 143, as every command (a service manager reads it).
-        const status = by === 'SIGINT' ? EXIT.INTERRUPTED : by === 'SIGTERM' ? EXIT.TERMINATED : EXIT.OK;
+        const status = by === undefined ? EXIT.OK : exitOfSignal(by);
         return { status, result: { command: 'serve', ...(by ? { stoppedBy: by } : {}) }, warnings: [] };
       }),
     );

@@ -1,0 +1,40 @@
+/**
+ * Secrets of any size and shape as the built CLI meets them (issue 28 rows 6 and 13): a token as
+ * long as a pasted file, or one of white space, emoji or an invisible character, stops `queue`
+ * and `serve` at start with exit 2 and one line naming the setting, never its value, never
+ * another secret, never a page silently off. Nothing is reached: the settings stop it first.
+ */
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { runCli } from '../../fixtures/cli.js';
+import { removeDir, tempCwd, unstamp } from './helpers.js';
+
+const cwd = tempCwd('secrets');
+afterAll(() => removeDir(cwd));
+
+const API_KEY = 'platform-key-7d1c0e9a';
+const ACCESS_TOKEN = '00Dxx0000001gPL!AQ4AQFo7d1c0e9a';
+/** Addresses nothing listens on: the settings must stop the command before any is used. */
+const ENV = { SVC_API_URL: 'http://127.0.0.1:9', SVC_API_KEY: API_KEY, SF_INSTANCE_URL: 'http://127.0.0.1:9', SF_ACCESS_TOKEN: ACCESS_TOKEN };
+const HUGE = 'Ab3-ä'.repeat(4_000);
+
+describe('a secret longer than any real one', () => {
+  it.each([['queue'], ['serve']])('`%s` with a 20,000-character SVC_ADMIN_TOKEN: exit 2 naming the setting, no secret in the output', async (command) => {
+    const run = await runCli([command, '--queue', `${cwd}/q.db`], { cwd, env: { ...ENV, SVC_ADMIN_TOKEN: HUGE } });
+    expect(run.code).toBe(2);
+    expect(unstamp(run.stderr).trim()).toBe('svc-sync: SVC_ADMIN_TOKEN: 20000 characters, more than any real value (at most 4096); set it again (a whole file pasted?)');
+    for (const secret of [HUGE.slice(0, 20), API_KEY, ACCESS_TOKEN]) expect(run.stdout + run.stderr).not.toContain(secret);
+  });
+});
+
+describe('an admin token that is not one', () => {
+  it.each([
+    ['white space only', '    ', 'is only white space'],
+    ['8 emoji', '🔑🔑🔑🔑🔑🔑🔑🔑', 'contains a character that is not visible ASCII (U+1F511)'],
+    ['a zero-width space', '0123456789abcdef\u200b', 'contains an invisible character (U+200B'],
+  ])('`serve` with a token of %s: exit 2 naming SVC_ADMIN_TOKEN, not started', async (_what, token, why) => {
+    const run = await runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--queue', `${cwd}/q.db`], { cwd, env: { ...ENV, SVC_ADMIN_TOKEN: token } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`svc-sync: SVC_ADMIN_TOKEN: ${why}`);
+    expect(run.stderr).not.toContain('listening');
+  });
+});
