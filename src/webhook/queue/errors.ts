@@ -38,7 +38,9 @@ function codeOf(error: unknown): string {
  * (503: the platform tries again later).
  */
 export function isRefusedValue(error: unknown): boolean {
-  if (error instanceof RangeError || error instanceof TypeError) return true;
+  // By name: better-sqlite3's binding errors may come from another realm (a test runner's).
+  const name = (error as { name?: unknown } | null)?.name;
+  if (name === 'TypeError' || name === 'RangeError') return true;
   return /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/.test(codeOf(error));
 }
 
