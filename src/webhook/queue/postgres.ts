@@ -105,7 +105,8 @@ export class PgQueue implements QueueStore {
       const exists = await this.db
         .withClient((c) => queueExists(c, this.schema))
         .catch((error: unknown) => {
-          throw this.db.wrap(error);
+          const permanent = permanentQueueFailure(error);
+          throw permanent === undefined ? this.db.wrap(error) : new QueueError(`${permanent} (${this.db.messageOf(error)})`, (error as { code?: string }).code);
         });
       if (!exists) throw new QueueMissingError(this.location);
       // `queue` and `queue retry` use the tables as they are: only `serve` creates or migrates them.
