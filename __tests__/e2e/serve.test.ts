@@ -94,7 +94,7 @@ describe('svc-sync serve', () => {
   it("another application's SQLite database: queue, queue retry and serve exit 2 naming it, and the file is left as it was", async () => {
     const other = `${cwd}/app.db`;
     const db = openDatabase(other);
-    db.exec("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices (total) VALUES (12.5)");
+    db.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices (total) VALUES (12.5)');
     db.close();
     const before = fs.readFileSync(other);
     for (const args of [['queue'], ['queue', 'retry'], ['serve', '--host', '127.0.0.1', '--port', '0']]) {

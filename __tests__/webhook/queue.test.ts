@@ -212,7 +212,7 @@ describe('files that are not a queue of this release', () => {
     db.close();
   });
 
-  it("a queue of a newer release (a rolled-back deploy) is refused by serve, queue and queue retry, naming both versions, and left as it is", async () => {
+  it('a queue of a newer release (a rolled-back deploy) is refused by serve, queue and queue retry, naming both versions, and left as it is', async () => {
     await new SqliteQueue(tmp.db).close();
     const db = openDatabase(tmp.db);
     pragma(db, 'user_version = 2');

@@ -21,11 +21,7 @@ const OWN_TABLES = new Set(['events', 'action_owners']);
 /** Columns a version-0 queue's events table has: a table without them is not one we can read. */
 const EVENT_COLUMNS = ['id', 'received_at', 'raw', 'object_type', 'object_id', 'event_type', 'application', 'status', 'ref_type', 'ref_id', 'claim_token', 'next_attempt_at'];
 
-export type QueueIdentity =
-  | { kind: 'empty' }
-  | { kind: 'queue'; version: number }
-  | { kind: 'newer'; version: number }
-  | { kind: 'foreign'; why: string };
+type QueueIdentity = { kind: 'empty' } | { kind: 'queue'; version: number } | { kind: 'newer'; version: number } | { kind: 'foreign'; why: string };
 
 /** The identity as an open connection sees it (inside a transaction: what is committed now). */
 export function identify(db: Database.Database, latest: number): QueueIdentity {
