@@ -17,6 +17,7 @@ import { loadRaw, settingsOf } from '../../src/config/load.js';
 import type { ObjectRef } from '../../src/model/objects.js';
 import { PlatformClient } from '../../src/platform/client.js';
 import { PgQueue } from '../../src/webhook/queue/postgres.js';
+import { permanentQueueFailure } from '../../src/webhook/queue/errors.js';
 import { serve } from '../../src/webhook/serve.js';
 import { startReceiver } from '../../src/webhook/server.js';
 import { startWorker, type BatchProcessor, type ProcessResult, type Worker } from '../../src/webhook/worker.js';
@@ -441,6 +442,13 @@ describe('two `svc-sync serve` processes on one database', () => {
       expect.objectContaining({ level: 'error', msg: expect.stringMatching(/^svc-sync: SVC_QUEUE_URL: the database server does not support TLS/) }),
     ]);
     expect(text.stderr + json.stderr + status.stderr).not.toContain(TEST_PG_PASSWORD);
+  });
+
+  it("a server certificate the URL's sslmode rejects is as permanent as a refused TLS; a refused connection is not", () => {
+    const refused = (code: string): string | undefined => permanentQueueFailure(Object.assign(new Error(code), { code }));
+    expect(refused('DEPTH_ZERO_SELF_SIGNED_CERT')).toMatch(/^SVC_QUEUE_URL: the database server's TLS certificate was rejected/);
+    expect(refused('ERR_TLS_CERT_ALTNAME_INVALID')).toMatch(/TLS certificate was rejected/);
+    expect(refused('ECONNREFUSED')).toBeUndefined();
   });
 
   it('a database down at start: serve starts, and the failures of its queue and worker are logged warn or error, never info', async () => {
