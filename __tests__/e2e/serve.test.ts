@@ -9,6 +9,7 @@ import net from 'node:net';
 import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, removeDir, tempCwd, waitFor, unstamp } from './helpers.js';
+import { openDatabase } from '../../src/webhook/queue/sqliteKeep.js';
 
 let stack: Stack;
 let cwd: string;
@@ -79,6 +80,32 @@ describe('svc-sync serve', () => {
     expect(second.stderr).toMatch(/queue file \.svc-sync\/queue\.db: another svc-sync serve is already using it/);
     // The first one still answers.
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  });
+
+  it('a second serve through a symlink to the same queue file is refused: exit 2', async () => {
+    const alias = `${cwd}/alias.db`;
+    fs.symlinkSync(`${cwd}/.svc-sync/queue.db`, alias);
+    const second = await cli(stack, ['serve', '--host', '127.0.0.1', '--port', '0', '--queue', alias], cwd, undefined, { ...stack.env, SVC_WEBHOOK_SECRET: SECRET });
+    expect(second.code).toBe(2);
+    expect(unstamp(second.stderr)).toMatch(new RegExp(`^svc-sync: queue file ${alias}: another svc-sync serve is already using it`));
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  });
+
+  it("another application's SQLite database: queue, queue retry and serve exit 2 naming it, and the file is left as it was", async () => {
+    const other = `${cwd}/app.db`;
+    const db = openDatabase(other);
+    db.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices (total) VALUES (12.5)');
+    db.close();
+    const before = fs.readFileSync(other);
+    for (const args of [['queue'], ['queue', 'retry'], ['serve', '--host', '127.0.0.1', '--port', '0']]) {
+      const res = await cli(stack, [...args, '--queue', other], cwd);
+      expect(res.code).toBe(2);
+      expect(unstamp(res.stderr).trim()).toBe(
+        `svc-sync: queue file ${other}: is not an svc-sync queue (it holds tables svc-sync did not create (invoices)); nothing was changed in it: point --queue or SVC_QUEUE_PATH at another path`,
+      );
+    }
+    expect(fs.readFileSync(other).equals(before)).toBe(true);
+    expect(fs.existsSync(`${other}-wal`) || fs.existsSync(`${other}-shm`) || fs.existsSync(`${other}.receiver-lock`)).toBe(false);
   });
 
   it('a queue file that is not a database: serve and queue exit 2 with one line naming it', async () => {

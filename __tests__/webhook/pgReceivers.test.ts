@@ -11,16 +11,17 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { BIN, READ_WHOLE, runCli } from '../../fixtures/cli.js';
-import { startPostgres, TEST_PG_PASSWORD, type TestPostgres } from '../../fixtures/postgres.js';
+import { freePort, startPostgres, TEST_PG_PASSWORD, type TestPostgres } from '../../fixtures/postgres.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { loadRaw, settingsOf } from '../../src/config/load.js';
 import type { ObjectRef } from '../../src/model/objects.js';
 import { PlatformClient } from '../../src/platform/client.js';
 import { PgQueue } from '../../src/webhook/queue/postgres.js';
+import { permanentQueueFailure } from '../../src/webhook/queue/errors.js';
 import { serve } from '../../src/webhook/serve.js';
 import { startReceiver } from '../../src/webhook/server.js';
 import { startWorker, type BatchProcessor, type ProcessResult, type Worker } from '../../src/webhook/worker.js';
-import { donationEvent, pool, postJson, request } from './helpers.js';
+import { donationEvent, pool, postJson, RecordingProcessor, request } from './helpers.js';
 import { unstamp } from '../e2e/helpers.js';
 
 let postgres: TestPostgres;
@@ -423,6 +424,61 @@ describe('two `svc-sync serve` processes on one database', () => {
     const shared = await serveOnce({ SVC_QUEUE_URL: dbUrl, SVC_QUEUE_SCHEMA: 'public' });
     expect(shared.code).toBe(2);
     expect(shared.stderr).toMatch(/SVC_QUEUE_SCHEMA "public": is shared with other applications/);
+  });
+
+  it('sslmode=require against a server without TLS: serve and queue exit 2, one line naming the setting; with --log-format json every stderr line is one JSON object', async () => {
+    const tls = `${dbUrl}?sslmode=require`;
+    const text = await serveOnce({ SVC_QUEUE_URL: tls });
+    expect(text.code).toBe(2);
+    const lines = unstamp(text.stderr).trim().split('\n');
+    // pg's warning about sslmode, as one line of the log; then the refusal.
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^svc-sync: Warning: SECURITY WARNING: The SSL modes 'prefer', 'require', and 'verify-ca' are treated as aliases/);
+    expect(lines[1]).toMatch(/^svc-sync: SVC_QUEUE_URL: the database server does not support TLS, which sslmode in the URL requires/);
+    const status = await runCli(['queue', '--queue-url', tls], { cwd, env: { PATH: process.env.PATH ?? '', ...stack.env } });
+    expect(status.code).toBe(2);
+    expect(status.stderr).toMatch(/svc-sync: SVC_QUEUE_URL: the database server does not support TLS/);
+
+    const json = await serveOnce({ SVC_QUEUE_URL: tls, SVC_LOG_FORMAT: 'json' });
+    expect(json.code).toBe(2);
+    const entries = json.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: string; msg: string });
+    expect(entries).toEqual([
+      expect.objectContaining({ level: 'warn', msg: expect.stringMatching(/^svc-sync: Warning: SECURITY WARNING: The SSL modes/) }),
+      expect.objectContaining({ level: 'error', msg: expect.stringMatching(/^svc-sync: SVC_QUEUE_URL: the database server does not support TLS/) }),
+    ]);
+    expect(text.stderr + json.stderr + status.stderr).not.toContain(TEST_PG_PASSWORD);
+  });
+
+  it("a server certificate the URL's sslmode rejects is as permanent as a refused TLS; a refused connection is not", () => {
+    const refused = (code: string): string | undefined => permanentQueueFailure(Object.assign(new Error(code), { code }));
+    expect(refused('DEPTH_ZERO_SELF_SIGNED_CERT')).toMatch(/^SVC_QUEUE_URL: the database server's TLS certificate was rejected/);
+    expect(refused('ERR_TLS_CERT_ALTNAME_INVALID')).toMatch(/TLS certificate was rejected/);
+    expect(refused('ECONNREFUSED')).toBeUndefined();
+  });
+
+  it('a database down at start: serve starts, and the failures of its queue and worker are logged warn or error, never info', async () => {
+    const port = await freePort();
+    const lines: Array<{ line: string; level: string }> = [];
+    const service = await serve({
+      host: '127.0.0.1',
+      port: 0,
+      queue: { kind: 'postgres', url: `postgres://svc:pw@127.0.0.1:${port}/svc`, schema: 'svc_sync', leaseMs: 60_000 },
+      processor: new RecordingProcessor(),
+      handleSignals: false,
+      pollMs: 50,
+      log: (line, level = 'info') => void lines.push({ line, level }),
+    });
+    try {
+      await eventually(() => lines.some((l) => /^webhook worker: queue .* failing/.test(l.line)), 'the worker to report the queue failing');
+    } finally {
+      await service.stop();
+    }
+    const failures = lines.filter((l) => /unavailable|failing|could not/.test(l.line));
+    expect(failures.map((l) => l.line)).toEqual(expect.arrayContaining([expect.stringMatching(/database unavailable at start/), expect.stringMatching(/webhook worker: queue .* failing/)]));
+    expect(failures.filter((l) => l.level === 'info')).toEqual([]);
   });
 
   it("a schema holding another application's tables is refused and left untouched", async () => {

@@ -1,5 +1,7 @@
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { acquireReceiverLock } from '../../src/webhook/queue/receiverLock.js';
 import { openDatabase, pragma } from '../../src/webhook/queue/sqliteKeep.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { storeRetryFailed, storeStatus } from '../../src/webhook/queue/open.js';
@@ -137,5 +139,127 @@ describe('SqliteQueue', () => {
     expect(await storeStatus({ kind: 'sqlite', path: missing })).toMatchObject({ exists: false, location: missing });
     expect(await storeRetryFailed({ kind: 'sqlite', path: missing })).toBe(0);
     expect(existsSync(missing)).toBe(false);
+  });
+});
+
+/** The bytes of a file and the names beside it: what "nothing was changed or created" means. */
+function snapshot(dir: string, file: string): { sha: string; names: string[] } {
+  return { sha: createHash('sha256').update(readFileSync(file)).digest('hex'), names: readdirSync(dir).sort() };
+}
+
+/** The unmarked queue of a release before the schema version (its tables, user_version 0). */
+const VERSION_0 = `
+CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, received_at INTEGER NOT NULL, raw TEXT NOT NULL, object_type TEXT NOT NULL,
+  object_id INTEGER NOT NULL, event_type TEXT NOT NULL, application TEXT NOT NULL, site_id INTEGER, ref_type TEXT, ref_id INTEGER,
+  status TEXT NOT NULL, outcome TEXT, reason TEXT, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, next_attempt_at INTEGER NOT NULL,
+  claim_token TEXT, finished_at INTEGER);
+CREATE TABLE action_owners (action_id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+INSERT INTO events (received_at, raw, object_type, object_id, event_type, application, ref_type, ref_id, status, next_attempt_at)
+  VALUES (1, '{}', 'Donation', 7, 'donations.update', 'Kentaa', 'donation', 7, 'failed', 1);
+`;
+
+describe('files that are not a queue of this release', () => {
+  let tmp: TempDir;
+  beforeEach(() => {
+    tmp = tempQueue();
+  });
+  afterEach(() => tmp.cleanup());
+
+  /** A database another application made: its own table, in WAL mode or not. */
+  const foreignDb = (wal: boolean): string => {
+    const db = openDatabase(tmp.db);
+    if (wal) pragma(db, 'journal_mode = WAL');
+    db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('keep me')");
+    db.close();
+    return tmp.db;
+  };
+
+  it.each([false, true])("another application's database (WAL %s): queue, queue retry and serve refuse it, and nothing in or beside it changes", async (wal) => {
+    const file = foreignDb(wal);
+    const before = snapshot(tmp.dir, file);
+    const where = { kind: 'sqlite', path: file } as const;
+    const refusal = new RegExp(`^queue file ${file}: is not an svc-sync queue \\(it holds tables svc-sync did not create \\(notes\\)\\)`);
+    await expect(storeStatus(where)).rejects.toThrow(refusal);
+    await expect(storeRetryFailed(where)).rejects.toThrow(refusal);
+    expect(() => new SqliteQueue(file)).toThrow(refusal);
+    // No tables added, no journal mode switched, no -wal or -shm left beside it.
+    expect(snapshot(tmp.dir, file)).toEqual(before);
+  });
+
+  it("a database whose `events` table is another application's is not taken for a queue", async () => {
+    const db = openDatabase(tmp.db);
+    db.exec('CREATE TABLE events (id INTEGER PRIMARY KEY, name TEXT)');
+    db.close();
+    expect(() => new SqliteQueue(tmp.db)).toThrow(/is not an svc-sync queue \(its events table has no column received_at, raw, object_type/);
+  });
+
+  it('an empty file: `queue` and `queue retry` say there is no queue yet and leave it empty; serve makes it the queue', async () => {
+    writeFileSync(tmp.db, '');
+    const before = snapshot(tmp.dir, tmp.db);
+    expect(await storeStatus({ kind: 'sqlite', path: tmp.db })).toMatchObject({ exists: false, location: tmp.db });
+    expect(await storeRetryFailed({ kind: 'sqlite', path: tmp.db })).toBe(0);
+    expect(snapshot(tmp.dir, tmp.db)).toEqual(before);
+    const queue = new SqliteQueue(tmp.db);
+    await queue.enqueue(input('Donation', 1, 'donations.update'));
+    expect(await queue.counts()).toMatchObject({ pending: 1 });
+    await queue.close();
+  });
+
+  it('a new queue carries its mark and schema version', async () => {
+    await new SqliteQueue(tmp.db).close();
+    const db = openDatabase(tmp.db, { readonly: true });
+    expect([pragma(db, 'application_id'), pragma(db, 'user_version')]).toEqual([0x73767371, 1]);
+    db.close();
+  });
+
+  it('a queue of a newer release (a rolled-back deploy) is refused by serve, queue and queue retry, naming both versions, and left as it is', async () => {
+    await new SqliteQueue(tmp.db).close();
+    const db = openDatabase(tmp.db);
+    pragma(db, 'user_version = 2');
+    db.close();
+    const before = snapshot(tmp.dir, tmp.db);
+    const refusal = new RegExp(`^queue file ${tmp.db}: its schema version 2 is newer than this release's \\(1\\)`);
+    expect(() => new SqliteQueue(tmp.db)).toThrow(refusal);
+    await expect(storeStatus({ kind: 'sqlite', path: tmp.db })).rejects.toThrow(refusal);
+    await expect(storeRetryFailed({ kind: 'sqlite', path: tmp.db })).rejects.toThrow(refusal);
+    expect(snapshot(tmp.dir, tmp.db)).toEqual(before);
+  });
+
+  it('a queue of an earlier release (no version mark) is read by `queue` as it is, and migrated by serve in one transaction, its events kept', async () => {
+    const db = openDatabase(tmp.db);
+    pragma(db, 'journal_mode = WAL');
+    db.exec(VERSION_0);
+    db.close();
+    const before = snapshot(tmp.dir, tmp.db);
+    expect(await storeStatus({ kind: 'sqlite', path: tmp.db })).toMatchObject({ exists: true, counts: { failed: 1 } });
+    expect(snapshot(tmp.dir, tmp.db).sha).toBe(before.sha);
+    const queue = new SqliteQueue(tmp.db);
+    expect(await queue.counts()).toMatchObject({ failed: 1 });
+    await queue.close();
+    const after = openDatabase(tmp.db, { readonly: true });
+    expect([pragma(after, 'application_id'), pragma(after, 'user_version')]).toEqual([0x73767371, 1]);
+    after.close();
+  });
+
+  it('an unmarked queue with a renamed column is refused at start, not answered 400 per event', () => {
+    const db = openDatabase(tmp.db);
+    db.exec(VERSION_0);
+    db.exec('ALTER TABLE events RENAME COLUMN raw TO body');
+    db.close();
+    expect(() => new SqliteQueue(tmp.db)).toThrow(/is not an svc-sync queue \(its events table has no column raw \(a queue of an unknown version/);
+  });
+
+  it('the receiver lock follows the real file: a symlink to the queue is the same queue', async () => {
+    const queue = new SqliteQueue(tmp.db);
+    const alias = `${tmp.dir}/alias.db`;
+    symlinkSync(tmp.db, alias);
+    const held = acquireReceiverLock(tmp.db);
+    try {
+      expect(() => acquireReceiverLock(alias)).toThrow(new RegExp(`^queue file ${alias}: another svc-sync serve is already using it \\(it holds ${tmp.db}\\.receiver-lock\\)`));
+      expect(() => acquireReceiverLock(`${tmp.dir}/../${tmp.dir.split('/').pop() ?? ''}/queue.db`)).toThrow(/another svc-sync serve is already using it/);
+    } finally {
+      held.release();
+      await queue.close();
+    }
   });
 });

@@ -10,6 +10,7 @@ import { openQueue, storeRetryFailed, storeStatus } from '../../src/webhook/queu
 import type { EnqueueInput, BackoffPolicy } from '../../src/webhook/queue/store.js';
 import type { QueueStore } from '../../src/webhook/queue/store.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
+import { openDatabase, pragma } from '../../src/webhook/queue/sqliteKeep.js';
 import { startWorker, type Worker } from '../../src/webhook/worker.js';
 import { eventInput, eventually as pollUntil, pool, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';
 
@@ -26,6 +27,10 @@ interface Backend {
   fresh(): QueueLocation;
   /** What a crashed process leaves behind becomes recoverable (PostgreSQL: its lease runs out). */
   expireClaims(where: QueueLocation): Promise<void>;
+  /** Runs SQL on the queue from outside, as another process (or release) would; `Q.` names its schema. */
+  tamper(where: QueueLocation, sql: string): Promise<void>;
+  /** The schema version as another release would record it. */
+  markVersion(where: QueueLocation, version: number): Promise<void>;
 }
 
 let tmp: TempDir | undefined;
@@ -46,6 +51,18 @@ const backends: Backend[] = [
     async expireClaims() {
       // Nothing to wait for: a new process returns every claim of the file.
     },
+    async tamper(where, sql) {
+      if (where.kind !== 'sqlite') throw new Error('a SQLite queue was expected');
+      const db = openDatabase(where.path);
+      db.exec(sql.replaceAll('Q.', ''));
+      db.close();
+    },
+    async markVersion(where, version) {
+      if (where.kind !== 'sqlite') throw new Error('a SQLite queue was expected');
+      const db = openDatabase(where.path);
+      pragma(db, `user_version = ${version}`);
+      db.close();
+    },
   },
   {
     name: 'PostgreSQL',
@@ -61,6 +78,13 @@ const backends: Backend[] = [
     async expireClaims(where) {
       if (where.kind !== 'postgres') throw new Error('a PostgreSQL queue was expected');
       await postgres?.query(pgUrl, `UPDATE "${where.schema}".refs SET lease_until = now() - interval '1 second' WHERE claim_token IS NOT NULL`);
+    },
+    async tamper(where, sql) {
+      if (where.kind !== 'postgres') throw new Error('a PostgreSQL queue was expected');
+      await postgres?.query(pgUrl, sql.replaceAll('Q.', `"${where.schema}".`));
+    },
+    async markVersion(where, version) {
+      await this.tamper(where, `INSERT INTO Q.schema_migrations (version) VALUES (${version})`);
     },
   },
 ];
@@ -231,6 +255,29 @@ describe.each(backends)('$name queue', (backend) => {
     expect(await storeRetryFailed(elsewhere)).toBe(0);
     // Still not there: neither call created a file or a schema.
     await expect(openQueue(elsewhere, { create: false })).rejects.toThrow(/does not exist yet \(svc-sync serve creates it\)$/);
+  });
+
+  it('a queue of a newer release (a rolled-back deploy) is refused at start by serve and by queue, naming both versions', async () => {
+    await queue.close();
+    await backend.markVersion(where, 9);
+    const newer = /schema version 9 is newer than this release's \(1\)/;
+    await expect(openQueue(where, { create: true })).rejects.toThrow(newer);
+    await expect(storeStatus(where)).rejects.toThrow(newer);
+    await expect(storeRetryFailed(where)).rejects.toThrow(newer);
+  });
+
+  it('a table that is not what this release expects fails the whole commit (a 503, sent again), never one event (a 400, given up)', async () => {
+    await queue.enqueueMany([input('Donation', 1, 'donations.update')]);
+    // As a newer release's migration (or a person) leaves it under a running receiver.
+    await backend.tamper(where, 'ALTER TABLE Q.events RENAME COLUMN raw TO body');
+    await expect(queue.enqueueEach([input('Donation', 2, 'donations.update'), input('Donation', 3, 'donations.update')])).rejects.toThrow(/raw/);
+    const receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue });
+    try {
+      const reply = await postJson(`${receiver.url}/webhooks`, { object_type: 'Donation', object_id: 4, event_type: 'donations.update', application: 'Kentaa' });
+      expect(reply.status).toBe(503);
+    } finally {
+      await receiver.close();
+    }
   });
 
   describe('with the receiver and the worker', () => {

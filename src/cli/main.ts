@@ -46,9 +46,25 @@ function commandPath(program: Command, argv: string[]): string {
   return words.join(' ');
 }
 
+/**
+ * Process warnings (a library's emitWarning: pg on `sslmode=require`, a deprecation) as one log
+ * line in the chosen format, masked, instead of Node's raw lines: with --log-format json every
+ * stderr line stays one JSON object. Node's own printer is replaced only when it is on (not
+ * under --no-warnings).
+ */
+function logWarnings(argv: string[]): void {
+  if (process.listenerCount('warning') === 0) return;
+  process.removeAllListeners('warning');
+  process.on('warning', (warning: Error) => {
+    const text = `svc-sync: ${warning.name}: ${warning.message.replace(/\s*\n\s*/g, ' ')}`;
+    process.stderr.write(`${stderrLine('warn', safeRedact(text, argv))}\n`);
+  });
+}
+
 export async function main(argv: string[]): Promise<number> {
   boundHeapGrowth();
   guardStdio();
+  logWarnings(argv);
   return withStdioStatus(await run(argv));
 }
 

@@ -26,3 +26,6 @@ export function logLine(format: LogFormat, level: LogLevel, msg: string, stamp: 
   if (format === 'json') return JSON.stringify({ time: time.toISOString(), level, msg });
   return stamp ? `${time.toISOString()} ${msg}` : msg;
 }
+
+/** Where a long-running part (serve's receiver, worker, queue) writes a line; info unless said. */
+export type LogSink = (line: string, level?: LogLevel) => void;

@@ -3,6 +3,7 @@
  * parsed, classified and committed to the queue, and answered 200 only once the commit is durable.
  * Answer codes are listed in server.ts.
  */
+import type { LogSink } from '../config/log.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import { oneLine } from '../config/echo.js';
@@ -91,7 +92,7 @@ class GroupCommitter {
 /** What the routes of one receiver share. */
 export interface RouteContext {
   queue: QueueStore;
-  log: (line: string) => void;
+  log: LogSink;
   /** Answers an error and logs it with the status and the reason, never the URL (it may hold the secret). */
   refuse: (req: http.IncomingMessage, res: http.ServerResponse, status: number, error: string, headers?: Record<string, string>) => void;
 }
@@ -145,7 +146,7 @@ export function webhookIntake(ctx: RouteContext, opts: IntakeOptions): (req: htt
           (error: Error) => {
             if (error instanceof EventRejected) return refuse(req, res, 400, `event cannot be stored: ${oneLine(error.message, 200)}`);
             // The detail (database, file) to the log only; the answer says what kind of trouble it is.
-            ctx.log(`webhook 503: queue ${ctx.queue.location}: ${oneLine(error.message, 300)}`);
+            ctx.log(`webhook 503: queue ${ctx.queue.location}: ${oneLine(error.message, 300)}`, 'error');
             send(res, 503, { error: queueReason(error) });
           },
         );

@@ -2,6 +2,7 @@
  * The worker's record of queue trouble: how long to back off, what to log once, and what /healthz
  * shows (a generic reason: no database address or file path).
  */
+import type { LogSink } from '../config/log.js';
 import { messageOf } from '../model/errors.js';
 import { publicReason } from './publicReason.js';
 import type { BackoffPolicy } from './queue/store.js';
@@ -33,7 +34,7 @@ export class QueueFaults {
   constructor(
     private readonly queuePath: string,
     private readonly backoff: BackoffPolicy,
-    private readonly log: (line: string) => void,
+    private readonly log: LogSink,
   ) {}
 
   newRound(): void {
@@ -58,6 +59,7 @@ export class QueueFaults {
     if (this.fault === undefined || this.fault.lastError !== text) {
       this.log(
         `webhook worker: queue ${this.queuePath} failing (${failures} ${failures === 1 ? 'error' : 'errors in a row'}): ${text}; retrying with a doubling wait up to ${Math.round(this.backoff.maxMs / 1000)} s`,
+        'error',
       );
     }
     this.fault = { failures, since: this.fault?.since ?? Date.now(), lastError: text, shown: `${what}: ${publicReason(error)}`, retryAt: Date.now() + delay };

@@ -3,6 +3,7 @@
  * PostgreSQL database shared with other receivers), and a graceful stop on SIGTERM/SIGINT (stop
  * accepting, finish the batch in flight, close the database).
  */
+import type { LogSink } from '../config/log.js';
 import { ConfigError, InterruptedError, STOP_SIGNALS, exitOfSignal, type StopSignal } from '../model/errors.js';
 import type { ClassifyOptions } from '../sync/webhookEvents.js';
 import { ServeMetrics } from './metrics.js';
@@ -54,7 +55,7 @@ interface ServeOptions {
   backoff?: Partial<BackoffPolicy> | undefined;
   /** Done and ignored events are deleted after this many days (checked hourly). */
   keepDays?: number | undefined;
-  log?: ((line: string) => void) | undefined;
+  log?: LogSink | undefined;
   /** Install SIGTERM/SIGINT handlers (default true; tests embedding serve pass false). */
   handleSignals?: boolean | undefined;
 }
@@ -82,7 +83,7 @@ function listenError(error: unknown, host: string, port: number): unknown {
 }
 
 /** The queue opened and created (tables migrated when the database is there), and locked when it is a file one receiver owns. */
-async function openStore(opts: ServeOptions, log: (line: string) => void): Promise<{ queue: QueueStore; held: { release(): void } }> {
+async function openStore(opts: ServeOptions, log: LogSink): Promise<{ queue: QueueStore; held: { release(): void } }> {
   const queue = await openQueue(opts.queue ?? { kind: 'sqlite', path: DEFAULT_QUEUE_PATH }, { create: true, log, retry: opts.retry });
   // SQLite: one receiver per file, locked before the worker starts (its recovery would hand another
   // receiver's claims back as pending). PostgreSQL is made for several: claims carry leases instead.
@@ -96,13 +97,13 @@ async function openStore(opts: ServeOptions, log: (line: string) => void): Promi
 }
 
 /** Finished events older than `keepDays` pruned now and every hour (a failure is logged, never fatal). */
-async function startPruning(queue: QueueStore, keepDays: number, log: (line: string) => void): Promise<NodeJS.Timeout> {
+async function startPruning(queue: QueueStore, keepDays: number, log: LogSink): Promise<NodeJS.Timeout> {
   const prune = async (): Promise<void> => {
     try {
       const removed = await queue.prune(keepDays);
       if (removed > 0) log(`webhook queue: pruned ${removed} finished events older than ${keepDays} days`);
     } catch (error) {
-      log(`webhook queue: prune failed: ${(error as Error).message}`);
+      log(`webhook queue: prune failed: ${(error as Error).message}`, 'warn');
     }
   };
   await prune();
@@ -122,7 +123,7 @@ interface ServiceParts {
 }
 
 /** Stop, once: the platform waits of the batch in flight end, receiver and worker stop, the queue closes; SIGTERM / SIGINT / SIGHUP do it, a second one exits at once. */
-function lifecycle(parts: ServiceParts, log: (line: string) => void, handleSignals: boolean): { stop: () => Promise<void>; closed: Promise<StopSignal | undefined> } {
+function lifecycle(parts: ServiceParts, log: LogSink, handleSignals: boolean): { stop: () => Promise<void>; closed: Promise<StopSignal | undefined> } {
   let resolveClosed: (by: StopSignal | undefined) => void = () => undefined;
   const closed = new Promise<StopSignal | undefined>((resolve) => {
     resolveClosed = resolve;

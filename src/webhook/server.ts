@@ -7,6 +7,7 @@
  * 413 body over the limit (decoded too), 415 a Content-Encoding other than gzip or deflate,
  * 503 the queue could not store the event (the platform retries).
  */
+import type { LogSink } from '../config/log.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ClassifyOptions } from '../sync/webhookEvents.js';
@@ -32,7 +33,7 @@ interface ReceiverOptions {
   secret?: string | undefined;
   queue: QueueStore;
   maxBodyBytes?: number | undefined;
-  log?: ((line: string) => void) | undefined;
+  log?: LogSink | undefined;
   classify?: ClassifyOptions | undefined;
   /** Called after each commit that stored at least one pending event (wakes the worker). */
   onEnqueued?: (() => void) | undefined;
@@ -89,7 +90,7 @@ function health(
       send(res, 200, { status: worker?.degraded ? 'degraded' : 'ok', queue: counts, connections, ...(worker?.details ?? {}) });
     },
     (error: Error) => {
-      ctx.log(`healthz 503: queue ${ctx.queue.location}: ${oneLine(error.message, 300)}`);
+      ctx.log(`healthz 503: queue ${ctx.queue.location}: ${oneLine(error.message, 300)}`, 'error');
       send(res, 503, { status: 'unavailable', error: queueReason(error) });
     },
   );
@@ -105,7 +106,7 @@ function serveMetrics(ctx: RouteContext, req: http.IncomingMessage, res: http.Se
       res.end(body);
     },
     (error: Error) => {
-      ctx.log(`metrics 500: ${oneLine(error.message, 300)}`);
+      ctx.log(`metrics 500: ${oneLine(error.message, 300)}`, 'error');
       send(res, 500, { error: 'metrics unavailable (the log has the detail)' });
     },
   );
@@ -136,7 +137,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
     log,
     refuse: (req, res, status, error, headers = {}) => {
       if (status === 401) wrongSecrets.failed(req.socket.remoteAddress, `${req.method ?? '?'}`);
-      else log(`webhook ${status} ${req.method ?? '?'} from ${req.socket.remoteAddress ?? '?'}: ${error}`);
+      else log(`webhook ${status} ${req.method ?? '?'} from ${req.socket.remoteAddress ?? '?'}: ${error}`, status >= 500 ? 'error' : 'warn');
       send(res, status, { error }, headers);
     },
   };

@@ -8,6 +8,7 @@
  * IPv6 client counts by its /64, the block one host is given. Behind a proxy every client shares
  * the proxy's address: a guesser there holds back the others too, for one window at most.
  */
+import type { LogSink } from '../config/log.js';
 import { isIPv4 } from 'node:net';
 
 /** Wrong tokens an address may send in one window before it is answered 429. */
@@ -67,7 +68,7 @@ export class SignInLimit {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly log: (line: string) => void,
+    private readonly log: LogSink,
     opts: SignInLimitOptions = {},
   ) {
     this.maxFailures = opts.maxFailures ?? MAX_FAILURES;
@@ -96,7 +97,7 @@ export class SignInLimit {
     }
     tally.failures += 1;
     if (this.timer === undefined) {
-      this.log(`${this.words.prefix}: ${this.words.one} from ${key} (${how}); more in the next ${this.windowMs / 1000} s are summed up in one line`);
+      this.log(`${this.words.prefix}: ${this.words.one} from ${key} (${how}); more in the next ${this.windowMs / 1000} s are summed up in one line`, 'warn');
       this.pending = { wrong: 0, refused: 0, from: new Map() };
       this.timer = setTimeout(() => this.summarise(), this.windowMs);
       // A pending summary never keeps the process alive.
@@ -136,7 +137,7 @@ export class SignInLimit {
       .map(([key, n]) => `${key} ${n}`);
     const more = p.from.size > 5 ? ` and ${p.from.size - 5} more addresses` : '';
     const refused = Number.isFinite(this.maxFailures) ? ` and ${p.refused} sign-ins answered 429 (too many)` : '';
-    this.log(`${this.words.prefix}: in the last ${this.windowMs / 1000} s, ${p.wrong} more ${this.words.many}${refused}, from ${from.join(', ')}${more}`);
+    this.log(`${this.words.prefix}: in the last ${this.windowMs / 1000} s, ${p.wrong} more ${this.words.many}${refused}, from ${from.join(', ')}${more}`, 'warn');
     this.pending = { wrong: 0, refused: 0, from: new Map() };
     this.timer = setTimeout(() => this.summarise(), this.windowMs);
     this.timer.unref();

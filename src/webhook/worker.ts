@@ -4,6 +4,7 @@
  * batch to the engine, and records each event's outcome. The engine is injected (BatchProcessor)
  * so this file holds no sync logic.
  */
+import type { LogSink } from '../config/log.js';
 import { messageOf } from '../model/errors.js';
 import type { ObjectRef } from '../model/objects.js';
 import type { OwnerPair } from '../model/outcomes.js';
@@ -60,7 +61,7 @@ class QueueWorker implements Worker {
   private readonly batchSize: number;
   private readonly gatherMs: number;
   private readonly pollMs: number;
-  private readonly log: (line: string) => void;
+  private readonly log: LogSink;
   private readonly faults: QueueFaults;
   private readonly nap = new Nap();
   /**
@@ -101,7 +102,7 @@ class QueueWorker implements Worker {
       if (recovered > 0) this.log(`webhook worker: ${recovered} events interrupted by an earlier stop are due again`);
     };
     // Started now, before any request is taken (the SQLite queue runs it within this call).
-    this.recovery = this.queue.recoverInterrupted().then(announce, (error: unknown) => this.log(`webhook worker: could not recover interrupted events yet: ${messageOf(error)}`));
+    this.recovery = this.queue.recoverInterrupted().then(announce, (error: unknown) => this.log(`webhook worker: could not recover interrupted events yet: ${messageOf(error)}`, 'warn'));
     this.running = opts.loop === false ? Promise.resolve() : this.loop();
   }
 
@@ -265,7 +266,7 @@ class QueueWorker implements Worker {
     if (recorded && lost >= batch.eventCount) {
       // Another receiver took the claim over (the lease ran out): nothing here was recorded, so
       // nothing is logged or counted as done; that receiver processes the events.
-      this.log(`webhook batch: claim lost to another receiver after ${report.durationMs} ms (lease expired): ${batch.eventCount} events not recorded here`);
+      this.log(`webhook batch: claim lost to another receiver after ${report.durationMs} ms (lease expired): ${batch.eventCount} events not recorded here`, 'warn');
       return report;
     }
     for (const o of outcomes) report[o.status] += o.eventIds.length;
@@ -276,6 +277,7 @@ class QueueWorker implements Worker {
         `for ${report.refs} record${report.refs === 1 ? '' : 's'} (${report.processed} synced through the engine) in ${report.durationMs} ms${cost}` +
         (recorded && lost > 0 ? ` (${lost} of them not recorded: claim lost to another receiver)` : '') +
         failureReasons(outcomes),
+      report.failed > 0 ? 'warn' : 'info',
     );
     if (recorded) this.opts.onBatch?.(report);
     this.remember(report, recorded);
@@ -292,7 +294,7 @@ class QueueWorker implements Worker {
       await this.queue.releaseClaim(batch.token, 'the receiver stopped before the batch finished; processing again');
       this.log(`webhook batch: stopped after ${report.durationMs} ms: ${batch.eventCount} events handed back, processed on the next start`);
     } catch (error) {
-      this.log(`webhook batch: stopped; could not hand ${batch.eventCount} events back (${messageOf(error)}): they are recovered on the next start`);
+      this.log(`webhook batch: stopped; could not hand ${batch.eventCount} events back (${messageOf(error)}): they are recovered on the next start`, 'error');
     }
     return report;
   }

@@ -2,6 +2,7 @@
  * The worker's contract: what a batch processor takes and gives, the worker's options, and what it
  * reports (batches, health, the status page's snapshot).
  */
+import type { LogSink } from '../config/log.js';
 import type { ObjectRef } from '../model/objects.js';
 import type { OwnerPair } from '../model/outcomes.js';
 import type { BatchCost, BatchStats } from './batchCost.js';
@@ -47,7 +48,7 @@ export interface WorkerOptions {
   gatherMs?: number | undefined;
   /** Longest idle sleep: failed events become due on their own and must be picked up. */
   pollMs?: number | undefined;
-  log?: ((line: string) => void) | undefined;
+  log?: LogSink | undefined;
   /** false: no background loop, the caller drives runOnce() (tests, a one-shot drain). */
   loop?: boolean | undefined;
   /** Wait after a queue (database) error: doubles with each further error, up to maxMs. */

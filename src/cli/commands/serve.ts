@@ -11,6 +11,7 @@ import { EXIT, exitOfSignal } from '../../model/errors.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { helpAfter } from '../helpText.js';
 import { parsedOption } from './optionRules.js';
+import type { LogSink } from '../../config/log.js';
 
 /** As commander hands them over, parsed (optionRules.ts). */
 interface ServeCommandOptions {
@@ -72,8 +73,8 @@ export function serveCommand(program: Command, setExit: SetExit): void {
         const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
         const size = opts.batchSize;
         const settleMs = opts.settle ?? settings.webhook.settleMs;
-        // A serve log is read later: every line carries its time, on a terminal too.
-        const log = (line: string): void => void (ctx.globals.quiet || ctx.out.log('info', line, true));
+        // A serve log is read later: every line carries its time, on a terminal too. --quiet keeps warnings and errors.
+        const log: LogSink = (line, level = 'info') => void ((ctx.globals.quiet && level === 'info') || ctx.out.log(level, line, true));
         const { queue } = webhookSettings(ctx.raw, { path: opts.queue, url: opts.queueUrl });
         // The shared budget is keyed by a hash of the API URL and key: the key itself is never stored.
         const budgetKey = createHash('sha256').update(`${settings.platform.apiUrl}\n${settings.platform.apiKey}`).digest('hex').slice(0, 32);
@@ -82,12 +83,12 @@ export function serveCommand(program: Command, setExit: SetExit): void {
         const check = await probePlatformApi(settings.platform);
         if (!check.ok && check.notPlatform) throw new ConfigError(check.message);
         if (!check.ok && check.error.fatal) throw check.error;
-        if (!check.ok) log(`svc-sync serve: warning: the platform API did not answer at start (${check.message}); events are stored and synced once it does`);
+        if (!check.ok) log(`svc-sync serve: warning: the platform API did not answer at start (${check.message}); events are stored and synced once it does`, 'warn');
         const service = await serve({
           processor: ({ sharedBudget, metrics, stop }) =>
             createEngineProcessor(settings, {
               batchSize: size,
-              onNote: log,
+              onNote: (text) => log(text),
               platform: {
                 stop,
                 onRequest: (info) => metrics.platformRequest(info),

@@ -31,9 +31,17 @@ function codeOf(error: unknown): string {
   return typeof code === 'string' ? code : '';
 }
 
-/** A failure of the queue's storage (the file, the disk), as opposed to one event's bad value. */
-export function isStorageFailure(error: unknown): boolean {
-  return /^SQLITE_(CANTOPEN|NOTADB|CORRUPT|READONLY|PERM|AUTH|BUSY|LOCKED|FULL|IOERR|NOMEM|PROTOCOL)/.test(codeOf(error));
+/**
+ * SQLite refused one event's value (a constraint, a type, a size), as opposed to anything else: a
+ * failure of the file, or a table that is not what this release expects. Only a refused value is
+ * that event's fault (answered 400, the platform stops sending it); anything else is the queue's
+ * (503: the platform tries again later).
+ */
+export function isRefusedValue(error: unknown): boolean {
+  // By name: better-sqlite3's binding errors may come from another realm (a test runner's).
+  const name = (error as { name?: unknown } | null)?.name;
+  if (name === 'TypeError' || name === 'RangeError') return true;
+  return /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/.test(codeOf(error));
 }
 
 /** "queue file PATH: what is wrong and what to do (SQLite's own words)", as a ConfigError (exit 2). */
@@ -69,8 +77,23 @@ const PERMANENT: ReadonlyMap<string, string> = new Map([
   ['3F000', 'the schema does not exist'],
   ['42939', 'the schema name is reserved by PostgreSQL'],
   ['SVC_FOREIGN_SCHEMA', 'the schema holds tables svc-sync did not create'],
+  ['SVC_NEWER_SCHEMA', 'the queue was migrated by a newer svc-sync'],
 ]);
 
+/** TLS refusals the URL's sslmode leads to: the server has no TLS, or its certificate is not trusted. */
+const TLS_REFUSALS: Array<[RegExp, string]> = [
+  [/^SVC_TLS_UNSUPPORTED$/, 'the database server does not support TLS, which sslmode in the URL requires (enable TLS on the server, or change sslmode)'],
+  [
+    /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_[A-Z_]+|ERR_TLS_CERT_ALTNAME_INVALID|HOSTNAME_MISMATCH)$/,
+    "the database server's TLS certificate was rejected (sslmode in the URL verifies it: give the server a certificate this machine trusts, e.g. through NODE_EXTRA_CA_CERTS)",
+  ],
+];
+
+/** "SETTING: why" for a failure no retry changes, or undefined for one that may pass (a server down). */
 export function permanentQueueFailure(error: unknown): string | undefined {
-  return PERMANENT.get(codeOf(error));
+  const code = codeOf(error);
+  const tls = TLS_REFUSALS.find(([pattern]) => pattern.test(code))?.[1];
+  if (tls !== undefined) return `SVC_QUEUE_URL: ${tls}`;
+  const why = PERMANENT.get(code);
+  return why === undefined ? undefined : `SVC_QUEUE_URL / SVC_QUEUE_SCHEMA: ${why}`;
 }

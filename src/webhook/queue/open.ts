@@ -2,6 +2,7 @@
  * The one place that opens the webhook queue where the settings put it (config's QueueLocation,
  * resolved with its defaults): the PostgreSQL queue, or the SQLite file; created, or only read.
  */
+import type { LogSink } from '../../config/log.js';
 import type { QueueLocation } from '../../config/settings.js';
 import { QueueMissingError } from './errors.js';
 import { PgQueue } from './postgres.js';
@@ -10,7 +11,7 @@ import { countsOf, type BackoffPolicy, type FailedEvent, type OpenOptions, type 
 
 interface OpenQueueOptions extends OpenOptions {
   retry?: Partial<BackoffPolicy> | undefined;
-  log?: ((line: string) => void) | undefined;
+  log?: LogSink | undefined;
 }
 
 /** Opens the queue; without `create`, a queue that is not there rejects with QueueMissingError. */

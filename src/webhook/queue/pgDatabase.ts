@@ -3,6 +3,7 @@
  * on, transactions run again after a deadlock or serialization failure, and errors that name the
  * database (masked) and keep their SQLSTATE, the password never passing.
  */
+import type { LogSink } from '../../config/log.js';
 import type pg from 'pg';
 import { lazyModule } from '../../model/lazyModule.js';
 import { QueueError } from '../../model/errors.js';
@@ -28,7 +29,7 @@ export class PgDatabase {
     /** The database as shown: its URL without the password. */
     private readonly location: string,
     poolSize: number,
-    log: (line: string) => void,
+    log: LogSink,
   ) {
     this.passwords = queueUrlPasswords(url);
     this.pool = new (pgModule().Pool)({
@@ -44,7 +45,7 @@ export class PgDatabase {
       options: '-c synchronous_commit=on',
     });
     // An idle connection dropped by the server: logged, and the pool opens a new one when needed.
-    this.pool.on('error', (error) => log(`webhook queue: connection lost: ${this.scrub(error.message)}`));
+    this.pool.on('error', (error) => log(`webhook queue: connection lost: ${this.scrub(error.message)}`, 'warn'));
   }
 
   close(): Promise<void> {
@@ -129,6 +130,9 @@ export class PgDatabase {
   /** Errors name the database (masked) and keep the SQLSTATE code; the password never passes. */
   wrap(error: unknown): Error {
     if (error instanceof PgQueueError) return error;
-    return new PgQueueError(`queue database ${this.location}: ${this.messageOf(error)}`, (error as { code?: string }).code);
+    const message = this.messageOf(error);
+    // pg says so in words only: a server without TLS answered the URL's sslmode with "no".
+    const code = (error as { code?: string }).code ?? (/does not support SSL connections/.test(message) ? 'SVC_TLS_UNSUPPORTED' : undefined);
+    return new PgQueueError(`queue database ${this.location}: ${message}`, code);
   }
 }

@@ -121,10 +121,37 @@ export interface MigrationResult {
   version: number;
 }
 
-/** Whether the schema holds an svc-sync queue (its migrations table); asks without creating anything. */
+/** The schema version this release writes and reads (its number of migration steps). */
+const LATEST = migrations('""').length;
+
+/** A queue whose schema a later release migrated: this release would misread or miswrite it (a rolled-back deploy). */
+class NewerSchemaError extends Error {
+  override readonly name = 'NewerSchemaError';
+  /** Kept through the queue's error wrapping, so the start can tell it is permanent. */
+  readonly code = NEWER_SCHEMA;
+}
+
+const NEWER_SCHEMA = 'SVC_NEWER_SCHEMA';
+
+function refuseNewer(schema: string, version: number): void {
+  if (version > LATEST) {
+    throw new NewerSchemaError(
+      `SVC_QUEUE_SCHEMA ${schema}: its schema version ${version} is newer than this release's (${LATEST}): a later svc-sync migrated it; run that release, or give this one a schema of its own`,
+    );
+  }
+}
+
+/**
+ * Whether the schema holds an svc-sync queue (its migrations table); asks without creating
+ * anything. A queue of a newer release is refused (NewerSchemaError).
+ */
 export async function queueExists(client: pg.ClientBase, schema: string): Promise<boolean> {
-  const found = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`"${checkSchemaName(schema)}".schema_migrations`]);
-  return (found.rows[0]?.t ?? null) !== null;
+  const s = `"${checkSchemaName(schema)}"`;
+  const found = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${s}.schema_migrations`]);
+  if ((found.rows[0]?.t ?? null) === null) return false;
+  const done = await client.query<{ v: number | null }>(`SELECT MAX(version) AS v FROM ${s}.schema_migrations`);
+  refuseNewer(schema, done.rows[0]?.v ?? 0);
+  return true;
 }
 
 const LOCK_KEY = 'svc-sync webhook queue migrations';
@@ -140,6 +167,7 @@ export async function migrate(client: pg.ClientBase, schema: string): Promise<Mi
     await client.query(`CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
     const done = await client.query<{ v: number | null }>(`SELECT MAX(version) AS v FROM ${s}.schema_migrations`);
     const current = done.rows[0]?.v ?? 0;
+    refuseNewer(schema, current);
     let applied = 0;
     for (let i = current; i < steps.length; i++) {
       await client.query(steps[i] as string);

@@ -13,6 +13,7 @@
  * - Timestamps the queue reasons about (arrival, next attempt) are the caller's milliseconds, as in
  *   the SQLite queue; leases use the database clock, so receivers' clock skew cannot break them.
  */
+import type { LogSink } from '../../config/log.js';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { maskQueueUrl } from '../../config/queueUrl.js';
@@ -57,7 +58,7 @@ interface PgQueueOptions {
   retry?: Partial<BackoffPolicy> | undefined;
   /** Connections per process (default 10). */
   poolSize?: number | undefined;
-  log?: ((line: string) => void) | undefined;
+  log?: LogSink | undefined;
 }
 
 const DAY_MS = 86_400_000;
@@ -70,7 +71,7 @@ export class PgQueue implements QueueStore {
   /** The connections, their transactions and the error wrapping (the password never passes). */
   private readonly db: PgDatabase;
   private readonly retry: BackoffPolicy;
-  private readonly log: (line: string) => void;
+  private readonly log: LogSink;
   private readonly s: string;
   private ready: Promise<MigrationResult> | undefined;
   /** Claims of this process being renewed. */
@@ -104,9 +105,12 @@ export class PgQueue implements QueueStore {
       const exists = await this.db
         .withClient((c) => queueExists(c, this.schema))
         .catch((error: unknown) => {
-          throw this.db.wrap(error);
+          const permanent = permanentQueueFailure(error);
+          throw permanent === undefined ? this.db.wrap(error) : new QueueError(`${permanent} (${this.db.messageOf(error)})`, (error as { code?: string }).code);
         });
       if (!exists) throw new QueueMissingError(this.location);
+      // `queue` and `queue retry` use the tables as they are: only `serve` creates or migrates them.
+      this.ready = Promise.resolve({ applied: 0, version: 0 });
       return;
     }
     try {
@@ -114,11 +118,11 @@ export class PgQueue implements QueueStore {
     } catch (error) {
       const permanent = permanentQueueFailure(error);
       if (permanent === undefined) {
-        this.log(`webhook queue: database unavailable at start, retrying on use: ${this.db.messageOf(error)}`);
+        this.log(`webhook queue: database unavailable at start, retrying on use: ${this.db.messageOf(error)}`, 'warn');
         return;
       }
       // No retry changes a refused login or a missing database: stop now rather than answer 503 for a day.
-      throw new QueueError(`SVC_QUEUE_URL / SVC_QUEUE_SCHEMA: ${permanent} (${this.db.messageOf(error)})`, (error as { code?: string }).code);
+      throw new QueueError(`${permanent} (${this.db.messageOf(error)})`, (error as { code?: string }).code);
     }
   }
 

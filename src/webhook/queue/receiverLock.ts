@@ -3,11 +3,14 @@
  * events and double the platform requests, so the second one is refused. The lock is an
  * exclusive SQLite transaction held open on a small file beside the queue: the operating system
  * drops it when the process ends, however it ends, so a crash never leaves a stale lock behind.
+ * The lock sits beside the real file (symlinks and `..` resolved): every name of one file is one
+ * queue, so a symlink to the file is no way around it.
  */
 import type Database from 'better-sqlite3';
 import { openDatabase } from './sqliteKeep.js';
 import { ConfigError } from '../../model/errors.js';
 import { queueFileError } from './errors.js';
+import { realpathSync } from 'node:fs';
 
 interface ReceiverLock {
   path: string;
@@ -16,8 +19,17 @@ interface ReceiverLock {
 
 const lockPathOf = (queuePath: string): string => `${queuePath}.receiver-lock`;
 
+/** The queue file's real path (it exists: the queue was opened first). */
+function realPathOf(queuePath: string): string {
+  try {
+    return realpathSync(queuePath);
+  } catch (error) {
+    throw queueFileError(queuePath, error);
+  }
+}
+
 export function acquireReceiverLock(queuePath: string): ReceiverLock {
-  const file = lockPathOf(queuePath);
+  const file = lockPathOf(realPathOf(queuePath));
   let db: Database.Database;
   try {
     // No busy timeout: a held lock must be reported at once, not waited for.

@@ -17,7 +17,9 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { OwnerPair } from '../../model/outcomes.js';
-import { isStorageFailure, QueueMissingError, queueFileError } from './errors.js';
+import { isRefusedValue, QueueMissingError, queueFileError } from './errors.js';
+import { identify, identifyFile, identityError, migrateQueue } from './sqliteFile.js';
+import { ConfigError } from '../../model/errors.js';
 import {
   countsOf,
   QUEUE_BACKOFF,
@@ -48,7 +50,13 @@ interface DueRefRow {
   ref_id: number;
 }
 
-const SCHEMA = `
+/**
+ * The schema, one step per version (user_version): a later release appends steps, never edits a
+ * shipped one. Step 1 is IF NOT EXISTS: a queue of a release before the version mark (version 0)
+ * already has its tables.
+ */
+const STEPS: readonly string[] = [
+  `
 CREATE TABLE IF NOT EXISTS events (
   id              INTEGER PRIMARY KEY AUTOINCREMENT,
   received_at     INTEGER NOT NULL,
@@ -78,9 +86,51 @@ CREATE TABLE IF NOT EXISTS action_owners (
   updated_at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS action_owners_user ON action_owners (user_id);
-`;
+`,
+];
 
 const DAY_MS = 86_400_000;
+
+/**
+ * The connection to a queue file, once it is known to be ours: a missing or empty file is created
+ * only with `create` (else QueueMissingError, and nothing is written); another application's
+ * database or a newer release's queue is refused before anything is written; `read` opens the
+ * file read-only and changes nothing (no journal mode, no tables, no migration).
+ */
+function openQueueFile(file: string, create: boolean, access: 'read' | 'write'): Database.Database {
+  const latest = STEPS.length;
+  let db: Database.Database | undefined;
+  try {
+    const missing = !existsSync(file);
+    if (missing && !create) throw new QueueMissingError(file);
+    const seen = identifyFile(file, latest);
+    if (seen !== undefined) {
+      const refused = identityError(file, seen, latest);
+      if (refused !== undefined) throw refused;
+      if (seen.kind === 'empty' && !create) throw new QueueMissingError(file);
+    }
+    if (missing) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const readOnly = access === 'read' && !create;
+    db = openDatabase(file, { fileMustExist: !create, readonly: readOnly });
+    // A CLI `queue` command may read while `serve` writes: wait for the lock instead of failing.
+    pragma(db, 'busy_timeout = 5000');
+    // What the connection sees is authoritative (a WAL file in use holds its latest pages in -wal).
+    const identity = identify(db, latest);
+    const refused = identityError(file, identity, latest);
+    if (refused !== undefined) throw refused;
+    if (identity.kind === 'empty' && !create) throw new QueueMissingError(file);
+    if (readOnly) return db;
+    pragma(db, 'journal_mode = WAL');
+    pragma(db, 'synchronous = FULL');
+    // BEGIN IMMEDIATE: a read-only file fails here, at start, not at the first event's 503.
+    migrateQueue(db, file, STEPS);
+    return db;
+  } catch (error) {
+    db?.close();
+    if (error instanceof ConfigError) throw error;
+    throw queueFileError(file, error);
+  }
+}
 
 export class SqliteQueue implements QueueStore {
   readonly path: string;
@@ -100,24 +150,7 @@ export class SqliteQueue implements QueueStore {
   constructor(file: string, options: QueueOptions = {}) {
     this.path = file;
     this.retry = { ...QUEUE_BACKOFF, ...options.retry };
-    const create = options.create ?? true;
-    if (!create && !existsSync(file)) throw new QueueMissingError(file);
-    let db: Database.Database | undefined;
-    try {
-      mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-      db = openDatabase(file, { fileMustExist: !create });
-      // A CLI `queue` command may read while `serve` writes: wait for the lock instead of failing.
-      pragma(db, 'busy_timeout = 5000');
-      pragma(db, 'journal_mode = WAL');
-      pragma(db, 'synchronous = FULL');
-      db.exec(SCHEMA);
-      // A read-only file opens fine and fails only at the first event: find out now, not at a 503.
-      if ((options.access ?? 'write') === 'write') db.exec('BEGIN IMMEDIATE; ROLLBACK');
-    } catch (error) {
-      db?.close();
-      throw queueFileError(file, error);
-    }
-    this.db = db;
+    this.db = openQueueFile(file, options.create ?? true, options.access ?? 'write');
   }
 
   /** Stores events in one transaction; returns only after the commit (and its fsync). Any failure fails all. */
@@ -128,8 +161,8 @@ export class SqliteQueue implements QueueStore {
   /**
    * A group commit in which one event cannot fail the others: each event is inserted under its
    * own savepoint, so an event SQLite refuses (a value it cannot bind, a constraint) is rolled
-   * back alone and reported in its slot, and the rest commit together, one fsync for all. Only
-   * a failure of the commit itself (disk full, I/O error) throws, and then nothing was stored.
+   * back alone and reported in its slot, and the rest commit together, one fsync for all. Any
+   * other failure (disk full, I/O error, a missing column) throws, and then nothing was stored.
    */
   async enqueueEach(inputs: readonly EnqueueInput[], now: number = Date.now()): Promise<Array<EnqueueResult | EnqueueRejected>> {
     const one = this.db.transaction((input: EnqueueInput) => this.insertEvent(input, now));
@@ -138,8 +171,9 @@ export class SqliteQueue implements QueueStore {
         try {
           return one(input);
         } catch (error) {
-          // Storage-level failures are not this event's fault: the whole commit fails (503 to all).
-          if (isStorageFailure(error)) throw error;
+          // Only a refused value is this event's fault; anything else (the file, a table that is
+          // not what this release expects) fails the whole commit: 503 to all, sent again later.
+          if (!isRefusedValue(error)) throw error;
           return { error: error instanceof Error ? error : new Error(String(error)) };
         }
       }),

@@ -27,7 +27,7 @@ function keepAlive<T extends object>(value: T): T {
 }
 
 /** Opens a database kept reachable for the rest of the process (closing it still releases the file). */
-export function openDatabase(file: string, options?: Database.Options): Database.Database {
+export function openDatabase(file: string | Buffer, options?: Database.Options): Database.Database {
   const SqliteDatabase = sqliteModule();
   return keepAlive(new SqliteDatabase(file, options));
 }
