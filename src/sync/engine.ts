@@ -92,8 +92,9 @@ export class SyncEngine {
     for (const ref of refs) byType.set(ref.type, (byType.get(ref.type) ?? new Set<number>()).add(ref.id));
     for (const type of SYNC_ORDER) {
       // A ref already synced in this run (as a parent) has its outcome; one merely read from
-      // Salesforce as a parent has not, and is synced like any other.
-      const ids = [...(byType.get(type) ?? [])].filter((id) => this.report.outcomeOf(keyFor(type, id)) === undefined);
+      // Salesforce as a parent has not, nor one only re-linked under a moved parent of this batch
+      // (its own change is still to be written): those are synced like any other.
+      const ids = [...(byType.get(type) ?? [])].filter((id) => !this.synced(keyFor(type, id)));
       if (ids.length > 0) this.totals.set(type, ids.length);
       for (let i = 0; i < ids.length; i += this.opts.batchSize) {
         this.checkStop();
@@ -147,7 +148,7 @@ export class SyncEngine {
         const owner = ownerIdOf('action', r);
         if (owner === undefined || !userIds.has(owner)) continue;
         found++;
-        if (this.report.outcomeOf(keyFor('action', r.id)) === undefined) buffer.push(r);
+        if (!this.synced(keyFor('action', r.id))) buffer.push(r);
       }
       if (buffer.length >= this.opts.batchSize) {
         await this.processRecords('action', buffer);
@@ -158,11 +159,16 @@ export class SyncEngine {
     return found;
   }
 
-  /** Fetches records; 404s and failures become outcomes (when reported) and cache misses. */
+  /** Whether this run has synced the record from the platform already (a re-link alone does not count). */
+  private synced(key: string): boolean {
+    return this.report.outcomeOf(key) !== undefined && !this.writer.onlyRelinked(key);
+  }
+
   private checkStop(): void {
     this.opts.stop?.throwIfAborted();
   }
 
+  /** Fetches records; 404s and failures become outcomes (when reported) and cache misses. */
   private async fetch<T extends SyncableType>(type: T, ids: number[], report: boolean, changedSince?: string): Promise<ApiRecordOf[T][]> {
     this.checkStop();
     const res = await this.source.fetch(type, ids, changedSince === undefined ? {} : { updatedAfter: changedSince });
