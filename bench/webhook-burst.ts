@@ -38,6 +38,7 @@ import { startStack, type Stack } from '../fixtures/stack.js';
 import { postJson } from './live.js';
 import { settingsOf } from '../src/config/load.js';
 import { oneAtATime } from './webhook-one-at-a-time.js';
+import { keysRead } from '../src/mapping/keysRead.js';
 
 /** `--one-at-a-time`: only part 3 (on a warm org of the same site), without the 2,000-event bursts. */
 const onlyOneAtATime = process.argv.includes('--one-at-a-time');
@@ -150,7 +151,8 @@ try {
 
   // The steady state: the org already mirrors the site (a nightly `sync --all`).
   const preStarted = performance.now();
-  const source = createPlatformSource(settings.platform);
+  // Learning as `sync` does, so part 3 can start `serve`'s way: from the profile sync kept.
+  const source = createPlatformSource(settings.platform, {}, undefined, { keysRead });
   const sink = await SalesforceSink.connect(settings.salesforce);
   const full = new SyncEngine(source, sink, { dryRun: false, force: false, strictParents: false, batchSize: 5_000 });
   await full.syncScan(SYNC_ORDER, {});
@@ -209,7 +211,7 @@ try {
       });
   }
 
-  await oneAtATime(stack, settings);
+  await oneAtATime(stack, settings, source.profile());
 } finally {
   await stack.close();
 }

@@ -3,7 +3,8 @@
  * its answer), to a warm org: 107 update events for 60 donations, 10 actions and 10 newsletter
  * subscriptions already mirrored (80 records, 27 of them announced twice), each record changed on
  * the platform just before its event. The receiver, the queue and the worker run in-process with
- * serve's default settle window; the engine processor is the real one. Prints platform requests
+ * serve's default settle window, in a directory holding the platform profile the warm-up sync
+ * learned (where `serve` finds what `sync` kept); the engine processor is the real one. Prints platform requests
  * per event beside the figure before parents were read from the mirror and the naive 1.000, then
  * checks the whole mirror against a full sync (a dry run that would write nothing).
  */
@@ -18,6 +19,9 @@ import { SYNC_ORDER, type SyncableType } from '../src/model/objects.js';
 import { emptyObjectCounts, type ObjectCounts } from '../src/model/outcomes.js';
 import { createPlatformSource } from '../src/platform/source.js';
 import { SyncEngine } from '../src/sync/engine.js';
+import { profileFileFor } from '../src/sync/compose.js';
+import { writeProfile } from '../src/sync/profileFile.js';
+import type { PlatformProfile } from '../src/model/platformProfile.js';
 import { createEngineProcessor } from '../src/webhook/processor.js';
 import { SqliteQueue } from '../src/webhook/queue/sqlite.js';
 import { startReceiver } from '../src/webhook/server.js';
@@ -75,9 +79,13 @@ async function mirrorDrift(settings: Settings): Promise<ObjectCounts> {
   return total;
 }
 
-export async function oneAtATime(stack: Stack, settings: Settings): Promise<void> {
+/** `profile`: what the warm-up sync learned, kept where `serve` finds it (the directory it runs in). */
+export async function oneAtATime(stack: Stack, settings: Settings, profile: PlatformProfile): Promise<void> {
   const events = eventsOf(stack);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-bench-'));
+  const cwd = process.cwd();
+  process.chdir(dir);
+  writeProfile(profileFileFor(undefined), profile);
   const queue = new SqliteQueue(path.join(dir, 'queue.db'));
   const batchLog: string[] = [];
   const worker = startWorker({ queue, processor: createEngineProcessor(settings), log: (line) => batchLog.push(line), settleMs: DEFAULT_SETTLE_S * 1000 });
@@ -102,6 +110,7 @@ export async function oneAtATime(stack: Stack, settings: Settings): Promise<void
     await receiver.close();
     await worker.stop();
     await queue.close();
+    process.chdir(cwd);
     rmSync(dir, { recursive: true, force: true });
   }
   const seconds = (performance.now() - started) / 1000;
