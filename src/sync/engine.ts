@@ -160,7 +160,7 @@ export class SyncEngine {
   }
 
   /** Whether this run has synced the record from the platform already (a re-link alone does not count). */
-  private synced(key: string): boolean {
+  synced(key: string): boolean {
     return this.report.outcomeOf(key) !== undefined && !this.writer.onlyRelinked(key);
   }
 
