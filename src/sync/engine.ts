@@ -13,9 +13,9 @@ import { isFatal, type PlatformError } from '../model/errors.js';
 import { SYNC_ORDER, type ObjectRef, type ObjectType, type SyncableType } from '../model/objects.js';
 import type { MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
 import type { CrmSink, RecordSource, ScanFilter } from '../model/ports.js';
-import { keyFor } from '../model/refs.js';
+import { keyFor, refOfKey } from '../model/refs.js';
 import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
-import { RecordCache } from './cache.js';
+import { isParentType, RecordCache } from './cache.js';
 import { Projection } from './projection.js';
 import { RunReport } from './report.js';
 import { RecordWriter } from './writer.js';
@@ -43,6 +43,12 @@ interface ScanHooks {
   pageRecords?: (<T extends SyncableType>(type: T, records: ApiRecordOf[T][], failedIds: number[]) => void) | undefined;
 }
 
+/** A parent found absent from the platform, and how: a 404 by id, or not on a complete list scan. */
+export interface AbsentParent {
+  key: string;
+  by: 'id' | 'scan';
+}
+
 const NOT_FOUND = 'not found on the platform (deleted or never existed)';
 /** How the absence was established: a request that answered 404, or a complete list scan (no request). */
 const NOT_FOUND_BY_ID = `${NOT_FOUND}: 404 by id`;
@@ -60,6 +66,8 @@ export class SyncEngine {
   private readonly totals = new Map<ObjectType, number>();
   private readonly writer: RecordWriter;
   private readonly projection: Projection;
+  /** Parents this run found absent from the platform (by a 404 or a complete list scan), kept for a resumed run. */
+  private readonly absent = new Map<string, AbsentParent['by']>();
 
   constructor(
     private readonly source: RecordSource,
@@ -75,6 +83,25 @@ export class SyncEngine {
       warn: (text) => this.report.warn(text),
       owner: (pair) => this.owners.push(pair),
     });
+  }
+
+  /** The parents this run found absent from the platform so far (a resumed run starts from them). */
+  absentParents(): AbsentParent[] {
+    return [...this.absent].map(([key, by]) => ({ key, by }));
+  }
+
+  /**
+   * Parents an earlier attempt of this run found absent (a resumed run): taken as found, so the
+   * records still to do do not ask the platform again what this run already established. Other
+   * parents the mirror lacks are still asked for.
+   */
+  absentBefore(parents: readonly AbsentParent[]): void {
+    for (const { key, by } of parents) {
+      const ref = refOfKey(key);
+      if (ref === undefined) continue;
+      this.absent.set(key, by);
+      this.cache.markMissing(ref.type, key, by === 'id' ? NOT_FOUND_BY_ID : NOT_FOUND_IN_SCAN);
+    }
   }
 
   /** The action -> owner pairs seen so far in this run, a copy. */
@@ -178,9 +205,10 @@ export class SyncEngine {
     const object = SCHEMA[type].apiName;
     for (const id of res.notFound) {
       const key = keyFor(type, id);
-      const reason = res.absentFromScan?.has(id) ? NOT_FOUND_IN_SCAN : NOT_FOUND_BY_ID;
-      this.cache.markMissing(type, key, reason);
-      if (report) this.report.add({ object, key, action: 'skip', reason });
+      const byScan = res.absentFromScan?.has(id) === true;
+      this.cache.markMissing(type, key, byScan ? NOT_FOUND_IN_SCAN : NOT_FOUND_BY_ID);
+      if (isParentType(type)) this.absent.set(key, byScan ? 'scan' : 'id');
+      if (report) this.report.add({ object, key, action: 'skip', reason: byScan ? NOT_FOUND_IN_SCAN : NOT_FOUND_BY_ID });
     }
     this.reportFailures(type, res.failed, report);
     return [...res.records.values()];

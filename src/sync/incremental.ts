@@ -107,8 +107,12 @@ interface IncrementalResult {
 export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan, sink?: CrmSink): Promise<IncrementalResult> {
   const { stateFile, state, since, types, run, dryRun } = plan;
   const save = (): void => {
-    if (!dryRun) stateFile.write({ ...state, run });
+    if (dryRun) return;
+    const absent = engine.absentParents();
+    stateFile.write({ ...state, run: { ...run, ...(absent.length > 0 ? { absent } : {}) } });
   };
+  // What the stopped attempt found absent from the platform, this attempt does not ask for again.
+  if (plan.resumed) engine.absentBefore(run.absent ?? []);
   // Recorded with the first page done, not before: a run that could not start (a refused login, a
   // wrong URL) leaves no pending run for the next one to "resume".
   // A full run's scans are complete and unfiltered: the types scanned from their first page in this run show orphans.
