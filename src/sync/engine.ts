@@ -18,6 +18,7 @@ import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
 import { isParentType, RecordCache } from './cache.js';
 import { Projection } from './projection.js';
 import { RunReport } from './report.js';
+import type { AbsentParent } from './state.js';
 import { RecordWriter } from './writer.js';
 
 export interface EngineOptions {
@@ -41,12 +42,6 @@ interface ScanHooks {
   typeDone?(type: SyncableType): void | Promise<void>;
   /** Each scanned page as listed (and the ids that could not be fetched), before it is written. */
   pageRecords?: (<T extends SyncableType>(type: T, records: ApiRecordOf[T][], failedIds: number[]) => void) | undefined;
-}
-
-/** A parent found absent from the platform, and how: a 404 by id, or not on a complete list scan. */
-export interface AbsentParent {
-  key: string;
-  by: 'id' | 'scan';
 }
 
 const NOT_FOUND = 'not found on the platform (deleted or never existed)';

@@ -10,6 +10,12 @@ import { ConfigError } from '../model/errors.js';
 import { OBJECT_TYPES, type ObjectRef, type SyncableType } from '../model/objects.js';
 import { parsePositiveId, refOfKey } from '../model/refs.js';
 
+/** A parent a run found absent from the platform, and how: a 404 by id, or not on a complete list scan. */
+export interface AbsentParent {
+  key: string;
+  by: 'id' | 'scan';
+}
+
 export interface RunProgress {
   /** When the interrupted run started: its watermark once it completes. */
   startedAt: string;
@@ -23,7 +29,7 @@ export interface RunProgress {
    * Parents the run found absent from the platform so far (a 404 by id, or not on a complete list
    * scan): a resumed run takes them as found instead of asking again for what is not there.
    */
-  absent?: Array<{ key: string; by: 'id' | 'scan' }>;
+  absent?: AbsentParent[];
 }
 
 export interface SyncState {
