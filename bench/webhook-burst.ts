@@ -37,8 +37,15 @@ import { startWorker, type BatchHints, type BatchProcessor, type ProcessResult }
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { postJson } from './live.js';
 import { settingsOf } from '../src/config/load.js';
+import { oneAtATime } from './webhook-one-at-a-time.js';
+import { keysRead } from '../src/mapping/keysRead.js';
 
-const [events = 2000, donations = 1000, concurrency = 32, siteDonations = 5000] = process.argv.slice(2).map(Number);
+/** `--one-at-a-time`: only part 3 (on a warm org of the same site), without the 2,000-event bursts. */
+const onlyOneAtATime = process.argv.includes('--one-at-a-time');
+const [events = 2000, donations = 1000, concurrency = 32, siteDonations = 5000] = process.argv
+  .slice(2)
+  .filter((a) => !a.startsWith('--'))
+  .map(Number);
 
 class CountingProcessor implements BatchProcessor {
   calls = 0;
@@ -118,17 +125,19 @@ async function runBurst(bodies: string[], processor: BatchProcessor): Promise<Bu
 // ---------------------------------------------------------------------------------------------
 // 1. The receiver and the queue alone.
 
-const plainIds = Array.from({ length: donations }, (_, i) => i + 1);
-const plainBodies = burstBodies(plainIds);
-const announcedPlain = new Set(plainBodies.map((b) => (JSON.parse(b) as { object_id: number }).object_id)).size;
-const counting = new CountingProcessor();
-const plain = await runBurst(plainBodies, counting);
-console.log(`webhook burst: ${events} donation events over ${announcedPlain} donations, concurrency ${concurrency}, ${plain.durability.journalMode}/synchronous=${plain.durability.synchronous}`);
-console.log('1. receiver + queue, counting processor');
-console.log(`  accepted (200):            ${plain.accepted} in ${plain.acceptSeconds.toFixed(2)} s = ${Math.round(plain.accepted / plain.acceptSeconds)} events/s`);
-console.log(`  drained (all done):        ${plain.drainSeconds.toFixed(2)} s after the first post`);
-console.log(`  processor calls (batches): ${counting.calls}`);
-console.log(`  refs handed to processor:  ${counting.refs} (${counting.distinct.size} distinct) = ${(counting.refs / plain.accepted).toFixed(3)} refs per event`);
+if (!onlyOneAtATime) {
+  const plainIds = Array.from({ length: donations }, (_, i) => i + 1);
+  const plainBodies = burstBodies(plainIds);
+  const announcedPlain = new Set(plainBodies.map((b) => (JSON.parse(b) as { object_id: number }).object_id)).size;
+  const counting = new CountingProcessor();
+  const plain = await runBurst(plainBodies, counting);
+  console.log(`webhook burst: ${events} donation events over ${announcedPlain} donations, concurrency ${concurrency}, ${plain.durability.journalMode}/synchronous=${plain.durability.synchronous}`);
+  console.log('1. receiver + queue, counting processor');
+  console.log(`  accepted (200):            ${plain.accepted} in ${plain.acceptSeconds.toFixed(2)} s = ${Math.round(plain.accepted / plain.acceptSeconds)} events/s`);
+  console.log(`  drained (all done):        ${plain.drainSeconds.toFixed(2)} s after the first post`);
+  console.log(`  processor calls (batches): ${counting.calls}`);
+  console.log(`  refs handed to processor:  ${counting.refs} (${counting.distinct.size} distinct) = ${(counting.refs / plain.accepted).toFixed(3)} refs per event`);
+}
 
 // ---------------------------------------------------------------------------------------------
 // 2. The real pipeline: engine processor, fake platform, Salesforce emulator.
@@ -142,62 +151,67 @@ try {
 
   // The steady state: the org already mirrors the site (a nightly `sync --all`).
   const preStarted = performance.now();
-  const source = createPlatformSource(settings.platform);
+  // Learning as `sync` does, so part 3 can start `serve`'s way: from the profile sync kept.
+  const source = createPlatformSource(settings.platform, {}, undefined, { keysRead });
   const sink = await SalesforceSink.connect(settings.salesforce);
   const full = new SyncEngine(source, sink, { dryRun: false, force: false, strictParents: false, batchSize: 5_000 });
   await full.syncScan(SYNC_ORDER, {});
   const preSeconds = (performance.now() - preStarted) / 1000;
 
-  // The burst announces `donations` donations of the site, each changed on the platform first.
-  const siteIds = stack.platform.site.donation.map((d) => d.id);
-  const step = Math.max(1, Math.floor(siteIds.length / donations));
-  const announcedIds = siteIds.filter((_, i) => i % step === 0).slice(0, donations);
-  const bodies = burstBodies(announcedIds);
-  const announced = new Set(bodies.map((b) => (JSON.parse(b) as { object_id: number }).object_id));
-  for (const id of announced) stack.platform.update('donation', id, { message: `updated during the burst ${id}` });
+  if (!onlyOneAtATime) {
+    // The burst announces `donations` donations of the site, each changed on the platform first.
+    const siteIds = stack.platform.site.donation.map((d) => d.id);
+    const step = Math.max(1, Math.floor(siteIds.length / donations));
+    const announcedIds = siteIds.filter((_, i) => i % step === 0).slice(0, donations);
+    const bodies = burstBodies(announcedIds);
+    const announced = new Set(bodies.map((b) => (JSON.parse(b) as { object_id: number }).object_id));
+    for (const id of announced) stack.platform.update('donation', id, { message: `updated during the burst ${id}` });
 
-  stack.platform.resetCounts();
-  stack.salesforce.resetCalls();
-  const outcomes: ObjectCounts = emptyObjectCounts();
-  const perBatch: Array<{ refs: number; platform: number; salesforce: number }> = [];
-  let lastPlatform = 0;
-  let lastSalesforce = 0;
-  const engineProcessor = createEngineProcessor(settings, {
-    onBatch: ({ refs, report }) => {
-      for (const c of report.summary.values()) for (const k of Object.keys(outcomes) as Array<keyof ObjectCounts>) outcomes[k] += c[k];
-      const p = stack.platform.requests.total;
-      const s = stack.salesforce.calls().total;
-      perBatch.push({ refs, platform: p - lastPlatform, salesforce: s - lastSalesforce });
-      lastPlatform = p;
-      lastSalesforce = s;
-    },
-  });
-  const wrapped = new CountingProcessor(engineProcessor);
-  const real = await runBurst(bodies, wrapped);
-
-  const p = stack.platform.requests;
-  const s = stack.salesforce.calls();
-  const perEvent = (n: number): string => (n / Math.max(1, real.accepted)).toFixed(3);
-  console.log(
-    `\n2. real pipeline: engine processor + fake platform (rate limit off) + Salesforce emulator; site of ${siteIds.length} donations ` +
-      `already mirrored (full sync ${preSeconds.toFixed(1)} s), the ${announced.size} announced donations changed on the platform before the burst`,
-  );
-  console.log(`  accepted (200):            ${real.accepted} in ${real.acceptSeconds.toFixed(2)} s = ${Math.round(real.accepted / real.acceptSeconds)} events/s`);
-  console.log(`  drained (all finished):    ${real.drainSeconds.toFixed(2)} s after the first post`);
-  console.log(`  queue at the end:          done ${real.counts.done}, skipped ${real.counts.skipped}, failed ${real.counts.failed}, pending ${real.counts.pending}`);
-  console.log(`  batches (engine runs):     ${wrapped.calls}`);
-  console.log(`  refs processed:            ${wrapped.refs} (${wrapped.distinct.size} distinct) = ${(wrapped.refs / real.accepted).toFixed(3)} refs per event`);
-  console.log(`  engine outcomes:           ${outcomes.inserted} inserted, ${outcomes.updated} updated, ${outcomes.unchanged} unchanged, ${outcomes.skipped} skipped, ${outcomes.failed} failed`);
-  console.log(`  platform requests:         ${p.total} (list ${p.listTotal}, by id ${p.byIdTotal}) = ${perEvent(p.total)} per event`);
-  console.log(`  Salesforce calls:          ${s.total} (query ${s.query}, collections ${s.collections}, bulk ${s.bulk}) = ${perEvent(s.total)} per event`);
-  console.log(`  naive (1 fetch per event): ${real.accepted} platform requests = 1.000 per event`);
-  console.log('  per batch (worker log; platform requests / Salesforce calls of that batch):');
-  real.batchLog
-    .filter((line) => line.startsWith('webhook batch:'))
-    .forEach((line, i) => {
-      const b = perBatch[i];
-      console.log(`    ${line.replace('webhook batch: ', '')}${b ? `; ${b.platform} platform req, ${b.salesforce} SF calls` : ''}`);
+    stack.platform.resetCounts();
+    stack.salesforce.resetCalls();
+    const outcomes: ObjectCounts = emptyObjectCounts();
+    const perBatch: Array<{ refs: number; platform: number; salesforce: number }> = [];
+    let lastPlatform = 0;
+    let lastSalesforce = 0;
+    const engineProcessor = createEngineProcessor(settings, {
+      onBatch: ({ refs, report }) => {
+        for (const c of report.summary.values()) for (const k of Object.keys(outcomes) as Array<keyof ObjectCounts>) outcomes[k] += c[k];
+        const p = stack.platform.requests.total;
+        const s = stack.salesforce.calls().total;
+        perBatch.push({ refs, platform: p - lastPlatform, salesforce: s - lastSalesforce });
+        lastPlatform = p;
+        lastSalesforce = s;
+      },
     });
+    const wrapped = new CountingProcessor(engineProcessor);
+    const real = await runBurst(bodies, wrapped);
+
+    const p = stack.platform.requests;
+    const s = stack.salesforce.calls();
+    const perEvent = (n: number): string => (n / Math.max(1, real.accepted)).toFixed(3);
+    console.log(
+      `\n2. real pipeline: engine processor + fake platform (rate limit off) + Salesforce emulator; site of ${siteIds.length} donations ` +
+        `already mirrored (full sync ${preSeconds.toFixed(1)} s), the ${announced.size} announced donations changed on the platform before the burst`,
+    );
+    console.log(`  accepted (200):            ${real.accepted} in ${real.acceptSeconds.toFixed(2)} s = ${Math.round(real.accepted / real.acceptSeconds)} events/s`);
+    console.log(`  drained (all finished):    ${real.drainSeconds.toFixed(2)} s after the first post`);
+    console.log(`  queue at the end:          done ${real.counts.done}, skipped ${real.counts.skipped}, failed ${real.counts.failed}, pending ${real.counts.pending}`);
+    console.log(`  batches (engine runs):     ${wrapped.calls}`);
+    console.log(`  refs processed:            ${wrapped.refs} (${wrapped.distinct.size} distinct) = ${(wrapped.refs / real.accepted).toFixed(3)} refs per event`);
+    console.log(`  engine outcomes:           ${outcomes.inserted} inserted, ${outcomes.updated} updated, ${outcomes.unchanged} unchanged, ${outcomes.skipped} skipped, ${outcomes.failed} failed`);
+    console.log(`  platform requests:         ${p.total} (list ${p.listTotal}, by id ${p.byIdTotal}) = ${perEvent(p.total)} per event`);
+    console.log(`  Salesforce calls:          ${s.total} (query ${s.query}, collections ${s.collections}, bulk ${s.bulk}) = ${perEvent(s.total)} per event`);
+    console.log(`  naive (1 fetch per event): ${real.accepted} platform requests = 1.000 per event`);
+    console.log('  per batch (worker log; platform requests / Salesforce calls of that batch):');
+    real.batchLog
+      .filter((line) => line.startsWith('webhook batch:'))
+      .forEach((line, i) => {
+        const b = perBatch[i];
+        console.log(`    ${line.replace('webhook batch: ', '')}${b ? `; ${b.platform} platform req, ${b.salesforce} SF calls` : ''}`);
+      });
+  }
+
+  await oneAtATime(stack, settings, source.profile());
 } finally {
   await stack.close();
 }

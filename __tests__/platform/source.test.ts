@@ -221,3 +221,39 @@ describe('a narrowing filter the profile knows is ignored', () => {
     expect({ list: fake.requests.list.donations ?? 0, byId: fake.requests.byId.donations ?? 0 }).toEqual({ list: 0, byId: 3 });
   });
 });
+
+describe('a collection whose size is known (a resumed run, the saved profile)', () => {
+  let fake: FakePlatform;
+  let site: Site;
+  beforeAll(async () => {
+    ({ fake, site } = await startWith({ seed: 8, segments: 2, projectsPerSegment: 2, teamsPerProject: 2, companiesPerProject: 1, actionsPerParent: 3, donations: 300, newsletterSubscriptions: 0 }));
+  });
+  afterAll(() => fake.close());
+
+  it('plans without a probe page: by id for a few, a scan for many, and ids past a grown size still by id', async () => {
+    // A first run lists the whole collection and learns its size.
+    const first = createPlatformSource(settingsFor(fake), {}, undefined, { keysRead: () => [] });
+    for await (const page of first.scan('donation', {})) void page;
+    const profile = first.profile();
+    expect(profile.collections.donations?.records).toBe(300);
+
+    // A few: by id at once, no page of the list read to price them.
+    fake.resetCounts();
+    const few = site.donation.slice(0, 3).map((d) => d.id);
+    const next = createPlatformSource(settingsFor(fake), {}, undefined, { keysRead: () => [], profile });
+    expect((await next.fetch('donation', few)).records.size).toBe(3);
+    expect({ list: fake.requests.list.donations ?? 0, byId: fake.requests.byId.donations ?? 0 }).toEqual({ list: 0, byId: 3 });
+
+    // Many, with a record added since the size was learned (on a fourth page): the three known pages, then it by id.
+    const added = { ...site.donation[0], id: 199_999 };
+    fake.add('donation', added);
+    fake.resetCounts();
+    const many = [...site.donation.slice(10, 200).map((d) => d.id), added.id];
+    const later = createPlatformSource(settingsFor(fake), {}, undefined, { keysRead: () => [], profile });
+    const res = await later.fetch('donation', many);
+    expect(res.records.size).toBe(many.length);
+    expect(res.notFound).toEqual([]);
+    expect(fake.requests.list.donations).toBe(3);
+    expect(fake.requests.byIdTotal).toBe(1);
+  });
+});

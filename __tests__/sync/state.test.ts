@@ -31,6 +31,22 @@ describe('sync state file', () => {
     expect(() => new StateFile(file).read()).toThrow(/run\.startedAt must be an ISO 8601 date-time/);
   });
 
+  it('keeps the parents a run found absent, and refuses a malformed entry naming it', () => {
+    const file = tmpFile();
+    const run = { startedAt: '2026-11-02T00:00:00.000Z', since: null, types: ['donation' as const], completed: [], pagesDone: {} };
+    const f = new StateFile(file);
+    const absent = [
+      { key: 'Action_5001', by: 'id' as const },
+      { key: 'Team_1002', by: 'scan' as const },
+    ];
+    f.write({ version: 1, run: { ...run, absent } });
+    expect(f.read().run?.absent).toEqual(absent);
+    fs.writeFileSync(file, JSON.stringify({ version: 1, run: { ...run, absent: [{ key: 'Action_5001', by: 'guess' }] } }));
+    expect(() => f.read()).toThrow(/run\.absent\[0\] must be \{"key": <a record key>, "by": "id" \| "scan"\}/);
+    fs.writeFileSync(file, JSON.stringify({ version: 1, run: { ...run, absent: [{ key: 'Nothing_1', by: 'id' }] } }));
+    expect(() => f.read()).toThrow(/run\.absent\[0\]/);
+  });
+
   it('sets the watermark a few minutes before the run started', () => {
     expect(watermarkFrom('2026-11-22T02:00:00.000Z')).toBe('2026-11-22T01:55:00.000Z');
     expect(WATERMARK_OVERLAP_MS).toBe(5 * 60_000);

@@ -12,6 +12,12 @@ import { createEngineProcessor } from '../../src/webhook/processor.js';
 import type { ProcessOutcome } from '../../src/webhook/worker.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { settingsOf as resolveSettings } from '../../src/config/load.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { keysRead } from '../../src/mapping/keysRead.js';
+import { profileFileFor } from '../../src/sync/compose.js';
+import { writeProfile } from '../../src/sync/profileFile.js';
 
 let stack: Stack;
 let settings: Settings;
@@ -99,6 +105,33 @@ describe('createEngineProcessor', () => {
     expect(result.outcomes.map((o) => o.status)).toEqual(['done', 'done', 'done', 'done']);
     expect(result.owners).toEqual(expect.arrayContaining(actions.map((a) => ({ userId: a.owner?.id, actionId: a.id }))));
     for (const a of actions) expect(stack.salesforce.get('Svc_Action__c', `Action_${a.id}`)).toBeDefined();
+  });
+
+  it('starts from the platform profile sync kept in its directory: no request spent learning list shapes again', async () => {
+    const cwd = process.cwd();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-processor-'));
+    const since = new Date(Date.now() - 1000).toISOString();
+    const subscriptions = stack.platform.site.newsletter_subscription.slice(0, 3);
+    for (const s of subscriptions) stack.platform.update('newsletter_subscription', s.id, { first_name: `Profiled ${s.id}` });
+    const refs: ObjectRef[] = subscriptions.map((s) => ({ type: 'newsletter_subscription', id: s.id }));
+    const byIdRequests = (): number => stack.platform.requests.byId['newsletter-subscriptions'] ?? 0;
+    process.chdir(dir);
+    try {
+      // No profile here: the filtered page lacks keys the mapping reads, and one record is asked for by id to tell why.
+      stack.platform.resetCounts();
+      expect((await createEngineProcessor(settings).process(refs, { changedSince: since })).outcomes.map((o) => o.status)).toEqual(['done', 'done', 'done']);
+      expect(byIdRequests()).toBe(1);
+      // What a sync learned and kept beside its state (.svc-sync/platform-profile.json): known, so not asked again.
+      const learner = createPlatformSource(settings.platform, {}, undefined, { keysRead });
+      for await (const page of learner.scan('newsletter_subscription', {})) void page;
+      writeProfile(profileFileFor(undefined), learner.profile());
+      stack.platform.resetCounts();
+      expect((await createEngineProcessor(settings).process(refs, { changedSince: since })).outcomes.map((o) => o.status)).toEqual(['done', 'done', 'done']);
+      expect(byIdRequests()).toBe(0);
+    } finally {
+      process.chdir(cwd);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('fails the whole batch on a fatal error (wrong API key), so the events stay queued', async () => {

@@ -95,10 +95,12 @@ export class PlatformSource implements RecordSource {
     if (todo.length > 0 && !this.idsOnly(type) && !confirm) {
       const filter: ScanFilter = options.updatedAfter ? { updatedAfter: options.updatedAfter } : {};
       const key = this.listKey(type, filter);
-      // A narrowing filter this platform ignores lists the whole collection: its known size prices the
-      // scan without a probe request.
+      // The whole collection is listed (no filter, or a narrowing filter this platform ignores): its
+      // size as last read (this run's profile, or the saved one) prices the plan without a probe
+      // request. A size grown since only leaves the ids past it to the by-id pass below.
       const known = this.collection(type);
-      let total = this.totals.get(key) ?? (filter.updatedAfter !== undefined && known.updatedAfter === 'ignored' ? known.records : undefined);
+      const whole = isUnfiltered(filter) || (filter.updatedAfter !== undefined && known.updatedAfter === 'ignored');
+      let total = this.totals.get(key) ?? (whole ? known.records : undefined);
       if (shouldProbe(todo.length, total !== undefined, false)) {
         log.probed = true;
         total = (await this.readPage(type, 1, filter))?.totalEntries;

@@ -13,6 +13,9 @@ import { SCHEMAS } from '../mapping/schema.js';
  */
 const PARENT_TYPES: ReadonlySet<ObjectType> = new Set(SCHEMAS.flatMap((s) => s.parents.map((p) => p.type)));
 
+/** Whether some type hangs from this one (only such records are ever needed as parents). */
+export const isParentType = (type: ObjectType): boolean => PARENT_TYPES.has(type);
+
 /**
  * The only fields of a parent that its children read: its Id (the direct lookup), the lookups they
  * inherit and the external reference a donation or subscription takes from its target. A cached

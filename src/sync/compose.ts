@@ -108,7 +108,9 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
   });
   let sink: Promise<SalesforceSink> | undefined;
   const sources: PlatformSource[] = [];
-  let learned: PlatformProfile | undefined;
+  // What `sync` learned of the platform in this directory (list shapes, collection sizes; for this
+  // base URL and under a day old) spares the first batches learning it again with requests.
+  let learned: PlatformProfile | undefined = readProfile(profileFileFor(undefined));
   return async () => {
     const last = sources.pop();
     if (last) learned = last.profile();

@@ -13,11 +13,12 @@ import { isFatal, type PlatformError } from '../model/errors.js';
 import { SYNC_ORDER, type ObjectRef, type ObjectType, type SyncableType } from '../model/objects.js';
 import type { MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
 import type { CrmSink, RecordSource, ScanFilter } from '../model/ports.js';
-import { keyFor } from '../model/refs.js';
+import { keyFor, refOfKey } from '../model/refs.js';
 import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
-import { RecordCache } from './cache.js';
+import { isParentType, RecordCache } from './cache.js';
 import { Projection } from './projection.js';
 import { RunReport } from './report.js';
+import type { AbsentParent } from './state.js';
 import { RecordWriter } from './writer.js';
 
 export interface EngineOptions {
@@ -60,6 +61,8 @@ export class SyncEngine {
   private readonly totals = new Map<ObjectType, number>();
   private readonly writer: RecordWriter;
   private readonly projection: Projection;
+  /** Parents this run found absent from the platform (by a 404 or a complete list scan), kept for a resumed run. */
+  private readonly absent = new Map<string, AbsentParent['by']>();
 
   constructor(
     private readonly source: RecordSource,
@@ -77,6 +80,25 @@ export class SyncEngine {
     });
   }
 
+  /** The parents this run found absent from the platform so far (a resumed run starts from them). */
+  absentParents(): AbsentParent[] {
+    return [...this.absent].map(([key, by]) => ({ key, by }));
+  }
+
+  /**
+   * Parents an earlier attempt of this run found absent (a resumed run): taken as found, so the
+   * records still to do do not ask the platform again what this run already established. Other
+   * parents the mirror lacks are still asked for.
+   */
+  absentBefore(parents: readonly AbsentParent[]): void {
+    for (const { key, by } of parents) {
+      const ref = refOfKey(key);
+      if (ref === undefined) continue;
+      this.absent.set(key, by);
+      this.cache.markMissing(ref.type, key, by === 'id' ? NOT_FOUND_BY_ID : NOT_FOUND_IN_SCAN);
+    }
+  }
+
   /** The action -> owner pairs seen so far in this run, a copy. */
   ownersSeen(): OwnerPair[] {
     return this.owners.map((p) => ({ ...p }));
@@ -92,8 +114,9 @@ export class SyncEngine {
     for (const ref of refs) byType.set(ref.type, (byType.get(ref.type) ?? new Set<number>()).add(ref.id));
     for (const type of SYNC_ORDER) {
       // A ref already synced in this run (as a parent) has its outcome; one merely read from
-      // Salesforce as a parent has not, and is synced like any other.
-      const ids = [...(byType.get(type) ?? [])].filter((id) => this.report.outcomeOf(keyFor(type, id)) === undefined);
+      // Salesforce as a parent has not, nor one only re-linked under a moved parent of this batch
+      // (its own change is still to be written): those are synced like any other.
+      const ids = [...(byType.get(type) ?? [])].filter((id) => !this.synced(keyFor(type, id)));
       if (ids.length > 0) this.totals.set(type, ids.length);
       for (let i = 0; i < ids.length; i += this.opts.batchSize) {
         this.checkStop();
@@ -147,7 +170,7 @@ export class SyncEngine {
         const owner = ownerIdOf('action', r);
         if (owner === undefined || !userIds.has(owner)) continue;
         found++;
-        if (this.report.outcomeOf(keyFor('action', r.id)) === undefined) buffer.push(r);
+        if (!this.synced(keyFor('action', r.id))) buffer.push(r);
       }
       if (buffer.length >= this.opts.batchSize) {
         await this.processRecords('action', buffer);
@@ -158,11 +181,16 @@ export class SyncEngine {
     return found;
   }
 
-  /** Fetches records; 404s and failures become outcomes (when reported) and cache misses. */
+  /** Whether this run has synced the record from the platform already (a re-link alone does not count). */
+  synced(key: string): boolean {
+    return this.report.outcomeOf(key) !== undefined && !this.writer.onlyRelinked(key);
+  }
+
   private checkStop(): void {
     this.opts.stop?.throwIfAborted();
   }
 
+  /** Fetches records; 404s and failures become outcomes (when reported) and cache misses. */
   private async fetch<T extends SyncableType>(type: T, ids: number[], report: boolean, changedSince?: string): Promise<ApiRecordOf[T][]> {
     this.checkStop();
     const res = await this.source.fetch(type, ids, changedSince === undefined ? {} : { updatedAfter: changedSince });
@@ -172,9 +200,10 @@ export class SyncEngine {
     const object = SCHEMA[type].apiName;
     for (const id of res.notFound) {
       const key = keyFor(type, id);
-      const reason = res.absentFromScan?.has(id) ? NOT_FOUND_IN_SCAN : NOT_FOUND_BY_ID;
-      this.cache.markMissing(type, key, reason);
-      if (report) this.report.add({ object, key, action: 'skip', reason });
+      const byScan = res.absentFromScan?.has(id) === true;
+      this.cache.markMissing(type, key, byScan ? NOT_FOUND_IN_SCAN : NOT_FOUND_BY_ID);
+      if (isParentType(type)) this.absent.set(key, byScan ? 'scan' : 'id');
+      if (report) this.report.add({ object, key, action: 'skip', reason: byScan ? NOT_FOUND_IN_SCAN : NOT_FOUND_BY_ID });
     }
     this.reportFailures(type, res.failed, report);
     return [...res.records.values()];

@@ -31,9 +31,12 @@ export function startingPoint(scope: Scope, state: SyncState, types: SyncableTyp
 
 const sameTypes = (a: SyncableType[], b: SyncableType[]): boolean => a.length === b.length && a.every((t) => b.includes(t));
 
-/** Earlier failures to sync again by id in this run: those of its types the scan did not handle. */
-export function retriesDue(state: SyncState, types: SyncableType[], report: RunReport): ObjectRef[] {
-  return (state.retry ?? []).filter((r) => types.includes(r.type) && report.outcomeOf(keyFor(r.type, r.id)) === undefined);
+/**
+ * Earlier failures to sync again by id in this run: those of its types the scan did not handle
+ * (`synced`: the engine's word, where a record only re-linked under a moved parent is not synced).
+ */
+export function retriesDue(state: SyncState, types: SyncableType[], synced: (key: string) => boolean): ObjectRef[] {
+  return (state.retry ?? []).filter((r) => types.includes(r.type) && !synced(keyFor(r.type, r.id)));
 }
 
 /**
@@ -104,8 +107,12 @@ interface IncrementalResult {
 export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan, sink?: CrmSink): Promise<IncrementalResult> {
   const { stateFile, state, since, types, run, dryRun } = plan;
   const save = (): void => {
-    if (!dryRun) stateFile.write({ ...state, run });
+    if (dryRun) return;
+    const absent = engine.absentParents();
+    stateFile.write({ ...state, run: { ...run, ...(absent.length > 0 ? { absent } : {}) } });
   };
+  // What the stopped attempt found absent from the platform, this attempt does not ask for again.
+  if (plan.resumed) engine.absentBefore(run.absent ?? []);
   // Recorded with the first page done, not before: a run that could not start (a refused login, a
   // wrong URL) leaves no pending run for the next one to "resume".
   // A full run's scans are complete and unfiltered: the types scanned from their first page in this run show orphans.
@@ -141,7 +148,7 @@ export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan, 
     );
     if (orphanCandidates.length > 0) engine.report.warn(`${orphanCandidates.length} orphan candidate(s) in Salesforce: \`svc-sync audit\` confirms them, \`audit --delete-orphans\` removes them`);
   }
-  const again = retriesDue(state, types, engine.report);
+  const again = retriesDue(state, types, (key) => engine.synced(key));
   if (again.length > 0) await engine.syncRefs(again);
   const next = completedState(state, run, engine.report);
   if (!dryRun) stateFile.write(next);

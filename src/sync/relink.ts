@@ -1,7 +1,10 @@
 /**
  * When a write changes a record's lookups, its descendants already in Salesforce take the new
  * inherited lookups too (a team moved to another project carries its actions and their
- * donations along), read and written through Salesforce alone: no platform request.
+ * donations along), read and written through Salesforce alone: no platform request. A new
+ * external reference goes the same way to the children that copy their target's (donations,
+ * subscriptions): a child synced while the mirror still held its parent's old copy is put right
+ * when the parent's own change is written.
  */
 import type { CrmRecord, StoredRecord } from '../model/crmRecords.js';
 import type { CrmSink } from '../model/ports.js';
@@ -15,15 +18,23 @@ interface RelinkUpdate {
   next: CrmRecord;
 }
 
-/** Which (child object, rule) pairs hang directly from a parent type and inherit something from it. */
+/** The field a child copies from its target's record (SPEC 2.7, 2.9: "external_reference of the target entity"). */
+const TARGET_REFERENCE = 'ExternalReference__c';
+
+/** Which (child object, rule) pairs hang directly from a parent type and copy something from it. */
 function childRules(parentType: ObjectType): Array<{ schema: ObjectSchema; rule: ParentRule; more: ParentRule[] }> {
   const out: Array<{ schema: ObjectSchema; rule: ParentRule; more: ParentRule[] }> = [];
   for (const schema of SCHEMAS) {
     schema.parents.forEach((rule, i) => {
-      if (rule.type === parentType && rule.inherit.length > 0) out.push({ schema, rule, more: schema.parents.slice(0, i) });
+      if (rule.type === parentType && (rule.inherit.length > 0 || schema.context.target === true)) out.push({ schema, rule, more: schema.parents.slice(0, i) });
     });
   }
   return out;
+}
+
+/** Whether a written change reaches the record's descendants: a lookup, or the reference its target-children copy. */
+export function carriedDown(type: ObjectType, changed: readonly string[], lookups: readonly string[]): boolean {
+  return changed.some((f) => lookups.includes(f) || (f === TARGET_REFERENCE && childRules(type).some((c) => c.schema.context.target === true)));
 }
 
 /**
@@ -38,7 +49,8 @@ export async function planRelink(sink: CrmSink, type: ObjectType, moved: StoredR
     for (const { type: parentType, records } of frontier) {
       const byId = new Map(records.map((r) => [r.Id, r]));
       for (const { schema, rule, more } of childRules(parentType)) {
-        const fields = ['Id', KEY_FIELD, ...lookupFields(schema).map((f) => f.name)];
+        const copiesTarget = schema.context.target === true;
+        const fields = ['Id', KEY_FIELD, ...lookupFields(schema).map((f) => f.name), ...(copiesTarget ? [TARGET_REFERENCE] : [])];
         const children = await sink.readChildren(schema.apiName, rule.direct, [...byId.keys()], fields);
         const changed: StoredRecord[] = [];
         for (const child of children) {
@@ -52,6 +64,12 @@ export async function planRelink(sink: CrmSink, type: ObjectType, moved: StoredR
             const want = parent[f] ?? null;
             patch[f] = want;
             if ((child[f] ?? null) !== want) differs = true;
+          }
+          // A blank reference is not sent by the mapping either (blank values never clear a field).
+          const reference = parent[TARGET_REFERENCE];
+          if (copiesTarget && typeof reference === 'string' && reference !== '' && child[TARGET_REFERENCE] !== reference) {
+            patch[TARGET_REFERENCE] = reference;
+            differs = true;
           }
           if (!differs) continue;
           updates.push({ schema, current: child, next: patch });

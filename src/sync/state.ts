@@ -8,7 +8,13 @@ import path from 'node:path';
 import { echo } from '../config/echo.js';
 import { ConfigError } from '../model/errors.js';
 import { OBJECT_TYPES, type ObjectRef, type SyncableType } from '../model/objects.js';
-import { parsePositiveId } from '../model/refs.js';
+import { parsePositiveId, refOfKey } from '../model/refs.js';
+
+/** A parent a run found absent from the platform, and how: a 404 by id, or not on a complete list scan. */
+export interface AbsentParent {
+  key: string;
+  by: 'id' | 'scan';
+}
 
 export interface RunProgress {
   /** When the interrupted run started: its watermark once it completes. */
@@ -19,6 +25,11 @@ export interface RunProgress {
   completed: SyncableType[];
   /** Pages of the type in progress whose records are written. */
   pagesDone: Partial<Record<SyncableType, number>>;
+  /**
+   * Parents the run found absent from the platform so far (a 404 by id, or not on a complete list
+   * scan): a resumed run takes them as found instead of asking again for what is not there.
+   */
+  absent?: AbsentParent[];
 }
 
 export interface SyncState {
@@ -127,6 +138,11 @@ function stateProblem(v: unknown): Problem | undefined {
   for (const list of ['types', 'completed'] as const) {
     const x = r[list];
     if (!Array.isArray(x) || !x.every((t) => typeof t === 'string' && SYNCABLE.has(t))) return { what: `run.${list} must be a list of object types, not ${shown(x)}`, fix: DROP_RUN };
+  }
+  if (r.absent !== undefined) {
+    if (!Array.isArray(r.absent)) return { what: 'run.absent must be a list of {key, by}', fix: DROP_RUN };
+    const bad = r.absent.findIndex((a) => !isRecord(a) || typeof a.key !== 'string' || refOfKey(a.key) === undefined || (a.by !== 'id' && a.by !== 'scan'));
+    if (bad >= 0) return { what: `run.absent[${bad}] must be {"key": <a record key>, "by": "id" | "scan"}, not ${shown(r.absent[bad])}`, fix: DROP_RUN };
   }
   if (!isRecord(r.pagesDone)) return { what: 'run.pagesDone must be an object', fix: DROP_RUN };
   for (const [t, n] of Object.entries(r.pagesDone)) {

@@ -11,7 +11,7 @@ import type { CrmSink } from '../model/ports.js';
 import { KEY_FIELD } from '../model/refs.js';
 import { pendingId, type RecordCache } from './cache.js';
 import { changesOf, currentOf } from './projection.js';
-import { planRelink } from './relink.js';
+import { carriedDown, planRelink } from './relink.js';
 import type { RunReport } from './report.js';
 
 interface WriterOptions {
@@ -31,6 +31,14 @@ export class RecordWriter {
     private readonly cache: RecordCache,
   ) {}
 
+  /** Keys whose only write in this run was a re-link (a parent moved): not synced from the platform yet. */
+  private readonly relinkedOnly = new Set<string>();
+
+  /** Whether this key's outcome so far is a re-link alone: the record's own sync is still to come. */
+  onlyRelinked(key: string): boolean {
+    return this.relinkedOnly.has(key);
+  }
+
   /** Keys just read and found absent from Salesforce: their write skips the read before it. */
   knownAbsent(keys: string[]): void {
     for (const k of keys) this.absentInSalesforce.add(k);
@@ -40,6 +48,7 @@ export class RecordWriter {
   async write(schema: ObjectSchema, records: CrmRecord[], warnings: Map<string, string[]>, onStep?: (step: WriteStep) => void): Promise<void> {
     if (records.length === 0) return;
     const keys = records.map((r) => recordKey(r));
+    for (const k of keys) this.relinkedOnly.delete(k);
     const toRead = keys.filter((k) => !this.absentInSalesforce.has(k));
     for (const k of keys) this.absentInSalesforce.delete(k);
     const current = toRead.length > 0 ? await currentOf(this.sink, schema, toRead) : new Map<string, StoredRecord>();
@@ -87,13 +96,13 @@ export class RecordWriter {
         this.report.add({ object: schema.apiName, key, action: 'insert', ...extra });
       } else {
         this.report.add({ object: schema.apiName, key, action: 'update', changes: cur ? changes : changesOf(schema, record, undefined), ...extra });
-        if (cur && lookupNames.some((f) => f in changes)) moved.push(stored);
+        if (cur && carriedDown(schema.type, Object.keys(changes), lookupNames)) moved.push(stored);
       }
     }
     if (moved.length > 0) await this.relink(schema.type, moved);
   }
 
-  /** Carries changed lookups down to descendants already in Salesforce. */
+  /** Carries changed lookups (and a target's new external reference) down to descendants already in Salesforce. */
   private async relink(type: ObjectType, moved: StoredRecord[]): Promise<void> {
     const updates = await planRelink(this.sink, type, moved);
     const byObject = new Map<SObjectName, typeof updates>();
@@ -118,7 +127,9 @@ export class RecordWriter {
         if (!o || o.status === 'failed') {
           this.report.add({ object, key, action: 'fail', error: o?.status === 'failed' ? o.error : { code: 'NO_RESULT', message: 'no result' } });
         } else {
-          this.report.add({ object, key, action: 'update', changes, reason: 'parent moved: inherited lookups follow' });
+          this.relinkedOnly.add(key);
+          const moved = Object.entries(changes).some(([f, c]) => f !== 'ExternalReference__c' && c.from !== c.to);
+          this.report.add({ object, key, action: 'update', changes, reason: moved ? 'parent moved: inherited lookups follow' : 'target changed: its external reference follows' });
         }
       }
     }

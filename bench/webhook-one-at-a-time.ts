@@ -1,0 +1,136 @@
+/**
+ * Part 3 of webhook-burst: a burst as the platform delivers it, one POST at a time (each waiting for
+ * its answer), to a warm org: 107 update events for 60 donations, 10 actions and 10 newsletter
+ * subscriptions already mirrored (80 records, 27 of them announced twice), each record changed on
+ * the platform just before its event. The receiver, the queue and the worker run in-process with
+ * serve's default settle window, in a directory holding the platform profile the warm-up sync
+ * learned (where `serve` finds what `sync` kept); the engine processor is the real one. Prints platform requests
+ * per event beside the figure before parents were read from the mirror and the naive 1.000, then
+ * checks the whole mirror against a full sync (a dry run that would write nothing).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { Settings } from '../src/config/settings.js';
+import { DEFAULT_SETTLE_S } from '../src/config/webhookSettings.js';
+import { SalesforceSink } from '../src/crm/sink.js';
+import { SYNC_ORDER, type SyncableType } from '../src/model/objects.js';
+import { emptyObjectCounts, type ObjectCounts } from '../src/model/outcomes.js';
+import { createPlatformSource } from '../src/platform/source.js';
+import { SyncEngine } from '../src/sync/engine.js';
+import { profileFileFor } from '../src/sync/compose.js';
+import { writeProfile } from '../src/sync/profileFile.js';
+import type { PlatformProfile } from '../src/model/platformProfile.js';
+import { createEngineProcessor } from '../src/webhook/processor.js';
+import { SqliteQueue } from '../src/webhook/queue/sqlite.js';
+import { startReceiver } from '../src/webhook/server.js';
+import { startWorker } from '../src/webhook/worker.js';
+import { prng } from '../fixtures/platform/site.js';
+import type { Stack } from '../fixtures/stack.js';
+import { postJson } from './live.js';
+
+/** Platform requests per event of this shape measured before this bench's change (commit 5565273), on the same site. */
+const BEFORE = { requests: 7, perEvent: 0.065 };
+const TARGET = 0.05;
+
+const SHAPE: Array<{ type: SyncableType; objectType: string; event: string; object: string; field: string; count: number }> = [
+  { type: 'donation', objectType: 'Donation', event: 'donations.update', object: 'Svc_Donation__c', field: 'message', count: 60 },
+  { type: 'action', objectType: 'Action', event: 'actions.update', object: 'Svc_Action__c', field: 'title', count: 10 },
+  { type: 'newsletter_subscription', objectType: 'NewsletterSubscription', event: 'newsletter_subscriptions.update', object: 'Svc_NewsletterSubscription__c', field: 'first_name', count: 10 },
+];
+const REPEATS = 27;
+
+interface BurstEvent {
+  type: SyncableType;
+  id: number;
+  field: string;
+  body: string;
+}
+
+/** The 107 events: each record once, in seeded order, with 27 repeats of records announced before. */
+function eventsOf(stack: Stack): BurstEvent[] {
+  const rnd = prng(20261125);
+  const first: BurstEvent[] = [];
+  for (const s of SHAPE) {
+    const mirrored = new Set(stack.salesforce.records(s.object).map((r) => String(r.SvcId__c)));
+    const ids = (stack.platform.site[s.type] as Array<{ id: number }>).map((r) => r.id).filter((id) => [...mirrored].some((k) => k.endsWith(`_${id}`)));
+    const step = Math.max(1, Math.floor(ids.length / s.count));
+    for (let i = 0; i < s.count; i++) {
+      const id = ids[i * step] as number;
+      first.push({ type: s.type, id, field: s.field, body: JSON.stringify({ object_type: s.objectType, object_id: id, event_type: s.event, application: 'Kentaa', site_id: 6 }) });
+    }
+  }
+  first.sort(() => rnd() - 0.5);
+  const events = [...first];
+  for (let i = 0; i < REPEATS; i++) {
+    const at = 1 + Math.floor(rnd() * (events.length - 1));
+    events.splice(at, 0, events[Math.floor(rnd() * at)] as BurstEvent);
+  }
+  return events;
+}
+
+/** A dry-run full sync: what it would write is what the mirror lacks. */
+async function mirrorDrift(settings: Settings): Promise<ObjectCounts> {
+  const engine = new SyncEngine(createPlatformSource(settings.platform), await SalesforceSink.connect(settings.salesforce), { dryRun: true, force: false, strictParents: false, batchSize: 5_000 });
+  await engine.syncScan(SYNC_ORDER, {});
+  const total = emptyObjectCounts();
+  for (const c of engine.report.summary.values()) for (const k of Object.keys(total) as Array<keyof ObjectCounts>) total[k] += c[k];
+  return total;
+}
+
+/** `profile`: what the warm-up sync learned, kept where `serve` finds it (the directory it runs in). */
+export async function oneAtATime(stack: Stack, settings: Settings, profile: PlatformProfile): Promise<void> {
+  const events = eventsOf(stack);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-bench-'));
+  const cwd = process.cwd();
+  process.chdir(dir);
+  writeProfile(profileFileFor(undefined), profile);
+  const queue = new SqliteQueue(path.join(dir, 'queue.db'));
+  const batchLog: string[] = [];
+  const worker = startWorker({ queue, processor: createEngineProcessor(settings), log: (line) => batchLog.push(line), settleMs: DEFAULT_SETTLE_S * 1000 });
+  const receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue, onEnqueued: () => worker.wake() });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const url = new URL(`${receiver.url}/webhooks`);
+  stack.platform.resetCounts();
+  let accepted = 0;
+  const started = performance.now();
+  try {
+    for (const [n, e] of events.entries()) {
+      stack.platform.update(e.type, e.id, { [e.field]: `one at a time ${n + 1}` });
+      if ((await postJson(agent, url, e.body)) === 200) accepted++;
+    }
+    for (;;) {
+      const c = await queue.counts();
+      if (c.done + c.skipped + c.failed >= accepted) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    agent.destroy();
+    await receiver.close();
+    await worker.stop();
+    await queue.close();
+    process.chdir(cwd);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const p = structuredClone(stack.platform.requests);
+  const byCollection = new Map<string, number>();
+  for (const e of p.log) byCollection.set(`${e.kind} ${e.collection ?? '?'}`, (byCollection.get(`${e.kind} ${e.collection ?? '?'}`) ?? 0) + 1);
+  const drift = await mirrorDrift(settings);
+  const perEvent = p.total / Math.max(1, accepted);
+  const distinct = new Set(events.map((e) => `${e.type}:${e.id}`)).size;
+  console.log(
+    `\n3. one event at a time: ${events.length} events for ${distinct} mirrored records (${SHAPE.map((s) => `${s.count} ${s.type}s`).join(', ')}), ` +
+      `each POST waiting for its answer; worker settle ${DEFAULT_SETTLE_S} s (serve's default), engine processor`,
+  );
+  console.log(`  accepted (200):            ${accepted}; all finished ${seconds.toFixed(1)} s after the first post, in ${batchLog.filter((l) => l.startsWith('webhook batch:')).length} batch(es)`);
+  console.log(`  platform requests:         ${p.total} (list ${p.listTotal}, by id ${p.byIdTotal}) = ${perEvent.toFixed(3)} per event (target <= ${TARGET})`);
+  console.log(`    by collection:           ${[...byCollection].map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  console.log(`  before (5565273):          ${BEFORE.requests} = ${BEFORE.perEvent.toFixed(3)} per event (parents' owners and shapes read again every batch)`);
+  console.log(`  naive (1 fetch per event): ${accepted} = 1.000 per event`);
+  const exact = drift.inserted + drift.updated + drift.failed === 0;
+  console.log(
+    `  mirror against a full sync: ${exact ? 'exact' : 'NOT EXACT'} (dry run: ${drift.inserted} to insert, ${drift.updated} to update, ${drift.failed} failed, ${drift.unchanged} unchanged)`,
+  );
+}
