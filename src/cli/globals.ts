@@ -5,6 +5,8 @@ import { SETTINGS, type SettingName, type SettingRow } from '../config/settingsT
 
 export interface GlobalOptions {
   json: boolean;
+  /** --json on one line (JSON Lines): one line per run in a log. */
+  jsonLines: boolean;
   dryRun: boolean;
   verbose: boolean;
   quiet: boolean;
@@ -38,6 +40,7 @@ const SETTING_FLAGS: ReadonlyArray<{ flag: string; option: string; setting: Sett
 export function addGlobalOptions(program: Command): Command {
   program
     .option('--json', 'print one JSON document on stdout ({status, result, warnings}) and nothing else there', false)
+    .option('--json-lines', 'as --json, on one line: one line per run in a log (JSON Lines)', false)
     .option('--dry-run', 'write nothing; show what would change', false)
     .option('-v, --verbose', 'list every insert and update on stdout, and each warning on stderr', false)
     .option('-q, --quiet', 'no progress nor report; errors and what explains a non-zero exit still go to stderr', false)

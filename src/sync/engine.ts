@@ -10,12 +10,12 @@ import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
 import type { ApiRecordOf } from '../model/apiRecords.js';
 import { recordKey } from '../model/crmRecords.js';
 import { isFatal, type PlatformError } from '../model/errors.js';
-import { SYNC_ORDER, type ObjectRef, type ObjectType, type SyncableType } from '../model/objects.js';
+import { SYNC_ORDER, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
 import type { MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
 import type { CrmSink, RecordSource, ScanFilter } from '../model/ports.js';
 import { keyFor } from '../model/refs.js';
 import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
-import { RecordCache } from './cache.js';
+import { pendingId, RecordCache } from './cache.js';
 import { Projection } from './projection.js';
 import { RunReport } from './report.js';
 import { RecordWriter } from './writer.js';
@@ -75,6 +75,13 @@ export class SyncEngine {
       warn: (text) => this.report.warn(text),
       owner: (pair) => this.owners.push(pair),
     });
+  }
+
+  /** The Salesforce object and Id of a record this run wrote or read; undefined when none (or a dry run's insert). */
+  salesforceRecord(ref: ObjectRef): { object: SObjectName; id: string } | undefined {
+    const key = keyFor(ref.type, ref.id);
+    const id = this.cache.record(key)?.Id;
+    return id === undefined || id === pendingId(key) ? undefined : { object: SCHEMA[ref.type].apiName, id };
   }
 
   /** The action -> owner pairs seen so far in this run, a copy. */

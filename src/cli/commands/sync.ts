@@ -4,7 +4,7 @@ import { SYNC_ORDER, parseObjectType, type SyncableType } from '../../model/obje
 import { firstScan, planIncremental, runIncremental, type Scope } from '../../sync/incremental.js';
 import { StateFile } from '../../sync/state.js';
 import { requirePlatformApi } from '../../sync/compose.js';
-import { platformSettings } from '../../config/load.js';
+import { platformSettings, settingsOf } from '../../config/load.js';
 import { echo } from '../../config/echo.js';
 import { CRON_RECIPE, type GlobalOptions } from '../globals.js';
 import { runCommand, type SetExit } from '../runner.js';
@@ -66,9 +66,12 @@ export function syncCommand(program: Command, setExit: SetExit): void {
     const types = opts.types ?? [...SYNC_ORDER];
     const globals = c.optsWithGlobals<GlobalOptions>();
     const scope: Scope = opts.all ? { kind: 'all' } : opts.since !== undefined ? { kind: 'since', since: opts.since } : { kind: 'continue' };
-    const plan = planIncremental(new StateFile(opts.state), scope, types, globals.dryRun);
     await runCommand(c, setExit, (ctx) => {
+      // Missing settings are named before anything about the state file's watermarks.
+      settingsOf(ctx.raw);
+      const plan = planIncremental(new StateFile(opts.state), scope, types, globals.dryRun);
       return runEngine(ctx, {
+        fix: 'the next sync retries the failed records by id; --report FILE lists them',
         command: 'sync',
         opts,
         stateFile: opts.state,
