@@ -56,6 +56,8 @@ interface EngineRun<E extends object> {
   fix?: string;
   /** Lines a person reads after the report (object: the Salesforce id written). */
   after?: () => string[];
+  /** Keys whose Salesforce Id the engine keeps (object's one record). */
+  keepIdsOf?: ReadonlySet<string>;
 }
 
 /** A word as a POSIX shell reads it back unchanged. */
@@ -104,7 +106,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     deps = await createDeps(settings, session.onWait, session.signal, learn);
     where = whereOf(ctx.raw, ctx.sources, deps.org);
     for (const line of whereLines(where)) ctx.out.info(line);
-    const options = { dryRun: globals.dryRun, force: Boolean(run.opts.force), strictParents: Boolean(run.opts.strictParents), batchSize, stop: session.signal, onProgress: session.progressOf(deps) };
+    const options = { dryRun: globals.dryRun, force: Boolean(run.opts.force), strictParents: Boolean(run.opts.strictParents), batchSize, stop: session.signal, onProgress: session.progressOf(deps), ...(run.keepIdsOf ? { keepIdsOf: run.keepIdsOf } : {}) };
     extra = await run.body(createEngine(deps, options, report), deps);
   } catch (err) {
     stopped = err;

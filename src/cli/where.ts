@@ -40,7 +40,7 @@ export function whereOf(raw: RawSettings, sources: Sources, org: OrgIdentity | u
 }
 
 /** Named only when it matters: the config file said otherwise. */
-const originText = (o: Origin | undefined): string => (o?.alsoInFile ? ` (${o.source === 'environment' ? 'env' : o.source} ${o.setting} over the config file)` : '');
+const originText = (o: Origin | undefined): string => (o?.alsoInFile ? ` (${o.source === 'environment' ? 'env' : o.source}, over the config file)` : '');
 
 /** Two lines a person reads first. */
 export function whereLines(w: Where): string[] {

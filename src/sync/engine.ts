@@ -15,7 +15,7 @@ import type { MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
 import type { CrmSink, RecordSource, ScanFilter } from '../model/ports.js';
 import { keyFor } from '../model/refs.js';
 import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
-import { pendingId, RecordCache } from './cache.js';
+import { RecordCache } from './cache.js';
 import { Projection } from './projection.js';
 import { RunReport } from './report.js';
 import { RecordWriter } from './writer.js';
@@ -31,6 +31,8 @@ export interface EngineOptions {
   onProgress?: (p: Progress) => void;
   /** The user asked to stop: no new batch or request starts; the signal's reason is thrown. */
   stop?: AbortSignal;
+  /** Keys whose Salesforce Id the run keeps for salesforceRecord (`object`). */
+  keepIdsOf?: ReadonlySet<string>;
 }
 
 interface ScanHooks {
@@ -77,11 +79,11 @@ export class SyncEngine {
     });
   }
 
-  /** The Salesforce object and Id of a record this run wrote or read; undefined when none (or a dry run's insert). */
+  /** The Salesforce object and Id of a kept record (keepIdsOf) this run wrote or found unchanged; undefined when none (or a dry run's insert). */
   salesforceRecord(ref: ObjectRef): { object: SObjectName; id: string } | undefined {
     const key = keyFor(ref.type, ref.id);
-    const id = this.cache.record(key)?.Id;
-    return id === undefined || id === pendingId(key) ? undefined : { object: SCHEMA[ref.type].apiName, id };
+    const id = this.writer.keptIds.get(key);
+    return id === undefined ? undefined : { object: SCHEMA[ref.type].apiName, id };
   }
 
   /** The action -> owner pairs seen so far in this run, a copy. */

@@ -37,6 +37,7 @@ export function objectCommand(program: Command, setExit: SetExit): void {
       runEngine(ctx, {
         command: 'object',
         opts,
+        keepIdsOf: new Set([keyFor(type, id)]),
         notFound: () => (missing ? `${type} ${id} is not on the platform (deleted or never existed)` : undefined),
         body: async (engine, deps) => {
           const key = keyFor(type, id);
