@@ -33,7 +33,7 @@ it('every command has an example, and every option of a value states its default
     // and each command's help names them in one short paragraph instead of repeating them.
     expect(help).not.toContain('(default: false)');
     if (cmd !== program) {
-      const named = /\nGlobal options \(see svc-sync --help\): --json, --dry-run/.test(help);
+      const named = /\nGlobal options \(see svc-sync --help\): --json, --json-lines, --dry-run/.test(help);
       expect({ command: cmd.name(), named, listed: help.includes('Global Options:') }).toEqual({ command: cmd.name(), named: true, listed: false });
     }
     // Every help fits 80 columns (stdout is not a terminal here): prose is wrapped, examples are short enough to copy whole.
