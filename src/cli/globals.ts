@@ -21,11 +21,11 @@ export interface GlobalOptions {
 }
 
 /**
- * The one cron recipe (help and README agree): the JSON document to a log, stderr (notices,
- * warnings, errors) left to cron's mail, so the log stays one JSON document per run.
+ * The one cron recipe (help and the docs agree): one JSON line per run to a log, stderr left to
+ * cron's mail. With --quiet a run that succeeds writes nothing to stderr, so cron mails only the
+ * one line a failed or partial run writes (its outcome and the fix).
  */
-// Fits 80 columns with the help's indent: an example is never wrapped, so it can be copied.
-export const CRON_RECIPE = '*/15 * * * * cd /srv/svc-sync && svc-sync sync --json --quiet >> sync.jsonl';
+export const CRON_RECIPE = '*/15 * * * * cd /srv/svc-sync && svc-sync sync --json-lines -q >> sync.jsonl';
 
 /** commander's property for a flag: --api-url -> apiUrl. */
 const optionOf = (flag: string): string => (flag.split(' ')[0] ?? '').replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());

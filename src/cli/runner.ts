@@ -78,7 +78,7 @@ function render<T>(out: Output, r: CommandResult<T>): ExitCode {
 }
 
 /** The one line that tells a non-zero exit: the outcome and what to do next. */
-export function closingLine(r: Pick<CommandResult<unknown>, 'status' | 'stopped' | 'closing'>, redact: (text: string) => string): string {
+function closingLine(r: Pick<CommandResult<unknown>, 'status' | 'stopped' | 'closing'>, redact: (text: string) => string): string {
   if (r.stopped === undefined) return r.closing ?? `exit ${r.status}`;
   const next = actionsOf(r.stopped)[0];
   return `exit ${r.status}: ${oneLine(describeError(r.stopped, redact), 300)}${next === undefined ? '' : `; next: ${redact(next)}`}`;

@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { ConfigError, InterruptedError, RunLockedError } from '../model/errors.js';
 import { sleep } from '../model/sleep.js';
 
-export interface RunHolder {
+interface RunHolder {
   pid: number;
   startedAt: string;
   command: string;
@@ -65,7 +65,7 @@ export function readHolder(lockFile: string): RunHolder | undefined {
 /** "pid 4242, started 2026-11-25T21:00:00.000Z: svc-sync sync --all" */
 export const describeHolder = (h: RunHolder | undefined): string => (h ? `pid ${h.pid}, started ${h.startedAt}: ${h.command}` : 'details not written yet');
 
-export interface LockOptions {
+interface LockOptions {
   /** The command line of this run, written for a run that finds the lock taken. */
   command: string;
   /** Wait for the running one instead of exiting at once. */
