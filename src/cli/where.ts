@@ -35,7 +35,7 @@ export function whereOf(raw: RawSettings, sources: Sources, org: OrgIdentity | u
   const orgFrom = originOf(sources, raw.SF_CLIENT_ID !== undefined ? 'SF_CLIENT_ID' : 'SF_INSTANCE_URL');
   return {
     site: { id: raw.SVC_SITE_ID === undefined ? null : Number(raw.SVC_SITE_ID), host: hostOf(raw.SVC_API_URL), ...(siteFrom ? { from: siteFrom } : {}) },
-    org: { instanceHost: hostOf(org?.instanceUrl ?? raw.SF_INSTANCE_URL), orgId: org?.orgId ?? null, ...(orgFrom ? { from: orgFrom } : {}) },
+    org: { instanceHost: hostOf(org?.instanceUrl ?? raw.SF_INSTANCE_URL ?? raw.SF_LOGIN_URL), orgId: org?.orgId ?? null, ...(orgFrom ? { from: orgFrom } : {}) },
   };
 }
 

@@ -10,6 +10,7 @@ import { DEFAULT_SETTLE_S, settleSeconds, webhookSettings } from '../../config/w
 import { EXIT } from '../../model/errors.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { helpAfter } from '../helpText.js';
+import { whereLines, whereOf } from '../where.js';
 import { parsedOption } from './optionRules.js';
 
 /** As commander hands them over, parsed (optionRules.ts). */
@@ -74,6 +75,9 @@ export function serveCommand(program: Command, setExit: SetExit): void {
         const settleMs = opts.settle ?? settings.webhook.settleMs;
         // A serve log is read later: every line carries its time, on a terminal too.
         const log = (line: string): void => void (ctx.globals.quiet || ctx.out.log('info', line, true));
+        // Which site and org (the org's id is known once the first batch logs in).
+        const where = whereOf(ctx.raw, ctx.sources, undefined);
+        for (const line of whereLines(where)) log(line);
         const { queue } = webhookSettings(ctx.raw, { path: opts.queue, url: opts.queueUrl });
         // The shared budget is keyed by a hash of the API URL and key: the key itself is never stored.
         const budgetKey = createHash('sha256').update(`${settings.platform.apiUrl}\n${settings.platform.apiKey}`).digest('hex').slice(0, 32);
@@ -112,7 +116,7 @@ export function serveCommand(program: Command, setExit: SetExit): void {
         // Everything was said on stderr while serving; --json gets the one document it promises.
         // Stopped by a signal: 130 / 143, as every command (a service manager reads it).
         const status = by === 'SIGINT' ? EXIT.INTERRUPTED : by === 'SIGTERM' ? EXIT.TERMINATED : EXIT.OK;
-        return { status, result: { command: 'serve', ...(by ? { stoppedBy: by } : {}) }, warnings: [] };
+        return { status, result: { command: 'serve', where, ...(by ? { stoppedBy: by } : {}) }, warnings: [] };
       }),
     );
 }
