@@ -58,6 +58,8 @@ interface EngineRun<E extends object> {
   after?: () => string[];
   /** Keys whose Salesforce Id the engine keeps (object's one record). */
   keepIdsOf?: ReadonlySet<string>;
+  /** Called once the run holds the lock of its state, before connecting: what reads that state (sync's plan). */
+  prepare?: () => void;
 }
 
 /** A word as a POSIX shell reads it back unchanged. */
@@ -103,10 +105,19 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   try {
     // A dry run writes nothing (no progress, no profile, no record): it needs no lock.
     if (!globals.dryRun) lock = await lockRun(ctx, run.stateFile, Boolean(run.opts.wait), session);
+    run.prepare?.();
     deps = await createDeps(settings, session.onWait, session.signal, learn);
     where = whereOf(ctx.raw, ctx.sources, deps.org);
     for (const line of whereLines(where)) ctx.out.info(line);
-    const options = { dryRun: globals.dryRun, force: Boolean(run.opts.force), strictParents: Boolean(run.opts.strictParents), batchSize, stop: session.signal, onProgress: session.progressOf(deps), ...(run.keepIdsOf ? { keepIdsOf: run.keepIdsOf } : {}) };
+    const options = {
+      dryRun: globals.dryRun,
+      force: Boolean(run.opts.force),
+      strictParents: Boolean(run.opts.strictParents),
+      batchSize,
+      stop: session.signal,
+      onProgress: session.progressOf(deps),
+      ...(run.keepIdsOf ? { keepIdsOf: run.keepIdsOf } : {}),
+    };
     extra = await run.body(createEngine(deps, options, report), deps);
   } catch (err) {
     stopped = err;

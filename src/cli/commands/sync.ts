@@ -4,7 +4,7 @@ import { SYNC_ORDER, parseObjectType, type SyncableType } from '../../model/obje
 import { firstScan, planIncremental, runIncremental, type Scope } from '../../sync/incremental.js';
 import { StateFile } from '../../sync/state.js';
 import { requirePlatformApi } from '../../sync/compose.js';
-import { platformSettings, settingsOf } from '../../config/load.js';
+import { platformSettings } from '../../config/load.js';
 import { echo } from '../../config/echo.js';
 import { CRON_RECIPE, type GlobalOptions } from '../globals.js';
 import { runCommand, type SetExit } from '../runner.js';
@@ -67,15 +67,19 @@ export function syncCommand(program: Command, setExit: SetExit): void {
     const globals = c.optsWithGlobals<GlobalOptions>();
     const scope: Scope = opts.all ? { kind: 'all' } : opts.since !== undefined ? { kind: 'since', since: opts.since } : { kind: 'continue' };
     await runCommand(c, setExit, (ctx) => {
-      // Missing settings are named before anything about the state file's watermarks.
-      settingsOf(ctx.raw);
-      const plan = planIncremental(new StateFile(opts.state), scope, types, globals.dryRun);
+      let planned: ReturnType<typeof planIncremental> | undefined;
       return runEngine(ctx, {
         fix: 'the next sync retries the failed records by id; --report FILE lists them',
         command: 'sync',
         opts,
         stateFile: opts.state,
+        // Read once this run holds the state (a run it waited for has saved its own by then), and
+        // after the settings are checked: missing settings are named before any watermark.
+        prepare: () => {
+          planned = planIncremental(new StateFile(opts.state), scope, types, globals.dryRun);
+        },
         body: async (engine, deps) => {
+          const plan = planned as ReturnType<typeof planIncremental>;
           // Said once the settings are valid and the connections made: a run that cannot start resumes nothing.
           if (plan.resumed) ctx.out.info(`resuming the run started ${plan.run.startedAt} (done: ${plan.run.completed.join(', ') || 'nothing yet'})`);
           // A wrong base URL would make every list look empty or every record deleted: stop first (exit 2).
