@@ -108,7 +108,8 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     run.prepare?.();
     deps = await createDeps(settings, session.onWait, session.signal, learn);
     where = whereOf(ctx.raw, ctx.sources, deps.org);
-    for (const line of whereLines(where)) ctx.out.info(line);
+    // With --json the document holds it (result.where): stderr stays for what goes wrong.
+    if (!ctx.globals.json) for (const line of whereLines(where)) ctx.out.info(line);
     const options = {
       dryRun: globals.dryRun,
       force: Boolean(run.opts.force),

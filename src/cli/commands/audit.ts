@@ -88,7 +88,8 @@ export function auditCommand(program: Command, setExit: SetExit): void {
         if ((opts.fix || opts.deleteOrphans) && !globals.dryRun) lock = await lockRun(ctx, undefined, Boolean(opts.wait), session);
         const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, { profileFile: profileFileFor(undefined), save: !globals.dryRun });
         const where = whereOf(ctx.raw, ctx.sources, deps.org);
-        for (const line of whereLines(where)) ctx.out.info(line);
+        // With --json the document holds it (result.where): stderr stays for what goes wrong.
+        if (!ctx.globals.json) for (const line of whereLines(where)) ctx.out.info(line);
         const {
           result: found,
           warnings,

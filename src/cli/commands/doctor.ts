@@ -28,7 +28,8 @@ export function doctorCommand(program: Command, setExit: SetExit): void {
           profileFile: profileFileFor(undefined),
         });
         const where = whereOf(ctx.raw, ctx.sources, org);
-        for (const line of whereLines(where)) ctx.out.info(line);
+        // With --json the document holds it (result.where): stderr stays for what goes wrong.
+        if (!ctx.globals.json) for (const line of whereLines(where)) ctx.out.info(line);
         const platformLine = platformError === undefined ? 'platform API key: ok' : `platform API: FAILED (${platformError})`;
         // A key or URL sync would refuse with 2 is 2 here too; the org's findings are 1.
         const status = platformFailure !== undefined ? (Math.max(exitCodeOf(platformFailure), EXIT.PARTIAL) as ExitCode) : findings.length === 0 ? EXIT.OK : EXIT.PARTIAL;
