@@ -63,7 +63,7 @@ describe('run lock', () => {
     first.release();
   });
 
-  it('the state folder: the state file\'s, else .svc-sync; the holder unknown is said so', () => {
+  it("the state folder: the state file's, else .svc-sync; the holder unknown is said so", () => {
     expect(stateDirOf('/srv/x/state.json')).toBe('/srv/x');
     expect(stateDirOf(undefined)).toBe('.svc-sync');
     expect(describeHolder(undefined)).toBe('details not written yet');
