@@ -75,9 +75,6 @@ export function serveCommand(program: Command, setExit: SetExit): void {
         const settleMs = opts.settle ?? settings.webhook.settleMs;
         // A serve log is read later: every line carries its time, on a terminal too.
         const log = (line: string): void => void (ctx.globals.quiet || ctx.out.log('info', line, true));
-        // Which site and org (the org's id is known once the first batch logs in).
-        const where = whereOf(ctx.raw, ctx.sources, undefined);
-        for (const line of whereLines(where)) log(line);
         const { queue } = webhookSettings(ctx.raw, { path: opts.queue, url: opts.queueUrl });
         // The shared budget is keyed by a hash of the API URL and key: the key itself is never stored.
         const budgetKey = createHash('sha256').update(`${settings.platform.apiUrl}\n${settings.platform.apiKey}`).digest('hex').slice(0, 32);
@@ -112,6 +109,9 @@ export function serveCommand(program: Command, setExit: SetExit): void {
           siteId: settings.platform.siteId,
           log,
         });
+        // Which site and org, once serving (a start problem stays one line); the org's id is known once the first batch logs in.
+        const where = whereOf(ctx.raw, ctx.sources, undefined);
+        for (const line of whereLines(where)) log(line);
         const by = await service.closed;
         // Everything was said on stderr while serving; --json gets the one document it promises.
         // Stopped by a signal: 130 / 143, as every command (a service manager reads it).
