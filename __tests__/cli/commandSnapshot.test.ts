@@ -8,6 +8,16 @@ import path from 'node:path';
 import { packageRoot } from '../../fixtures/cli.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { commandSurface } from '../../src/cli/surface.js';
+import { CRON_RECIPE } from '../../src/cli/globals.js';
+
+/** Every markdown file under a folder (docs/ and its pages). */
+const markdownUnder = (dir: string): string[] =>
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => path.join(dir, f))
+    : [];
 
 const FILE = path.join(packageRoot(), 'command-snapshot.json');
 
@@ -33,7 +43,7 @@ it('every command has an example, and every option of a value states its default
     // and each command's help names them in one short paragraph instead of repeating them.
     expect(help).not.toContain('(default: false)');
     if (cmd !== program) {
-      const named = /\nGlobal options \(see svc-sync --help\): --json, --dry-run/.test(help);
+      const named = /\nGlobal options \(see svc-sync --help\): --json, --json-lines, --dry-run/.test(help);
       expect({ command: cmd.name(), named, listed: help.includes('Global Options:') }).toEqual({ command: cmd.name(), named: true, listed: false });
     }
     // Every help fits 80 columns (stdout is not a terminal here): prose is wrapped, examples are short enough to copy whole.
@@ -51,9 +61,10 @@ it('every command has an example, and every option of a value states its default
   program.configureOutput({ writeOut: (s) => (topHelp += s) });
   program.outputHelp();
   expect(topHelp).toMatch(/--bulk-threshold <n>[\s\S]*SF_BULK_THRESHOLD/);
-  // One cron recipe: the JSON log gets stdout only.
-  expect(syncHelp).toContain('svc-sync sync --json --quiet >> sync.jsonl');
+  // One cron recipe: the JSON Lines log gets stdout only, stderr goes to cron's mail.
+  expect(syncHelp).toContain(CRON_RECIPE);
   expect(syncHelp).not.toContain('2>&1');
-  const readme = fs.readFileSync(path.join(packageRoot(), 'README.md'), 'utf8');
-  expect(readme).toContain('svc-sync sync --json --quiet >> sync.jsonl');
+  // The documentation shows the same line (README, or the page of docs/ that took the recipe).
+  const docs = [path.join(packageRoot(), 'README.md'), ...markdownUnder(path.join(packageRoot(), 'docs'))].map((f) => fs.readFileSync(f, 'utf8'));
+  expect(docs.some((text) => text.includes(CRON_RECIPE))).toBe(true);
 });

@@ -22,7 +22,10 @@ describe('the --json document written in pieces', () => {
     ],
     ['values JSON.stringify drops or maps', { a: [undefined, () => 1, null, NaN], b: new Date(0), c: { toJSON: () => 'custom' }, d: 'quote " and \\ backslash' }],
     ['a scalar', 42],
-  ])('%s: exactly the text of JSON.stringify(value, null, 2)', (_name, value) => {
+  ])('%s: exactly the text of JSON.stringify(value, null, 2), and on one line (--json-lines) of JSON.stringify(value)', (_name, value) => {
     expect([...jsonPieces(value, '', 3)].join('')).toBe(JSON.stringify(value, null, 2));
+    const line = [...jsonPieces(value, '', 3, false)].join('');
+    expect(line).toBe(JSON.stringify(value));
+    expect(line).not.toContain('\n');
   });
 });

@@ -13,6 +13,12 @@ describe('the exit code of sync, object and replay', () => {
     expect(engineRunStatus({ ...clean, shortfall: '3 lines of --file x.csv could not be read' })).toBe(EXIT.PARTIAL);
   });
 
+  it('is 3 when the one record asked for is not on the platform and nothing else went wrong', () => {
+    expect(engineRunStatus({ ...clean, notFound: true })).toBe(EXIT.NOT_FOUND);
+    expect(engineRunStatus({ ...clean, notFound: true, failed: 1 })).toBe(EXIT.PARTIAL);
+    expect(engineRunStatus({ ...clean, notFound: true, stopped: new InterruptedError('SIGINT') })).toBe(EXIT.INTERRUPTED);
+  });
+
   it('is 130 / 143 for a stop by Ctrl-C / SIGTERM, written or not', () => {
     expect(engineRunStatus({ ...clean, stopped: new InterruptedError('SIGINT') })).toBe(EXIT.INTERRUPTED);
     expect(engineRunStatus({ ...clean, stopped: new InterruptedError('SIGTERM'), written: 10, failed: 1 })).toBe(EXIT.TERMINATED);

@@ -33,11 +33,11 @@ describe('human output', () => {
     expect(writeCalls(stack)).toBe(0);
   });
 
-  it('object donation <unknown id>: "not found on the platform" without -v, exit 1 (the one record asked for is not there)', async () => {
+  it('object donation <unknown id>: "not found on the platform" without -v, exit 3 (the one record asked for is not there)', async () => {
     const res = await cli(stack, ['object', 'donation', '999999'], cwd);
-    expect(res.code).toBe(1);
+    expect(res.code).toBe(3);
     expect(res.stdout).toMatch(/1 +Svc_Donation__c: not found on the platform/);
-    expect(res.stderr).toMatch(/exit 1: donation \d+ is not on the platform \(deleted or never existed\)/);
+    expect(res.stderr).toMatch(/exit 3: donation \d+ is not on the platform \(deleted or never existed\)/);
   });
 
   it('a dry-run of the whole site: summary first, no line per insert, skips grouped, nothing wider than 80 columns', async () => {

@@ -73,12 +73,12 @@ describe('svc-sync doctor', () => {
     }
   });
 
-  it('reports a field removed from the org and a refused key, and exits 1', async () => {
+  it('reports a field removed from the org and a refused key, and exits 2 as sync does for that key', async () => {
     stack.salesforce.removeField('Svc_Donation__c', 'Amount__c');
     const res = await cli(stack, ['--json', 'doctor'], cwd, undefined, { ...stack.env, SVC_API_KEY: 'wrong-key-123' });
-    expect(res.code).toBe(1);
+    expect(res.code).toBe(2);
     const body = JSON.parse(res.stdout) as { status: number; result: { ok: boolean; platform: string; findings: Array<{ object: string; field?: string; problem: string }> } };
-    expect(body.status).toBe(1);
+    expect(body.status).toBe(2);
     expect(body.result.ok).toBe(false);
     expect(body.result.platform).toMatch(/401/);
     expect(body.result.findings).toEqual([expect.objectContaining({ object: 'Svc_Donation__c', field: 'Amount__c', problem: 'missing_field' })]);

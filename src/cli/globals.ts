@@ -5,6 +5,8 @@ import { SETTINGS, type SettingName, type SettingRow } from '../config/settingsT
 
 export interface GlobalOptions {
   json: boolean;
+  /** --json on one line (JSON Lines): one line per run in a log. */
+  jsonLines: boolean;
   dryRun: boolean;
   verbose: boolean;
   quiet: boolean;
@@ -19,11 +21,11 @@ export interface GlobalOptions {
 }
 
 /**
- * The one cron recipe (help and README agree): the JSON document to a log, stderr (notices,
- * warnings, errors) left to cron's mail, so the log stays one JSON document per run.
+ * The one cron recipe (help and the docs agree): one JSON line per run to a log, stderr left to
+ * cron's mail. With --quiet a run that succeeds writes nothing to stderr, so cron mails only the
+ * one line a failed or partial run writes (its outcome and the fix).
  */
-// Fits 80 columns with the help's indent: an example is never wrapped, so it can be copied.
-export const CRON_RECIPE = '*/15 * * * * cd /srv/svc-sync && svc-sync sync --json --quiet >> sync.jsonl';
+export const CRON_RECIPE = '*/15 * * * * cd /srv/svc-sync && svc-sync sync --json-lines -q >> sync.jsonl';
 
 /** commander's property for a flag: --api-url -> apiUrl. */
 const optionOf = (flag: string): string => (flag.split(' ')[0] ?? '').replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -38,6 +40,7 @@ const SETTING_FLAGS: ReadonlyArray<{ flag: string; option: string; setting: Sett
 export function addGlobalOptions(program: Command): Command {
   program
     .option('--json', 'print one JSON document on stdout ({status, result, warnings}) and nothing else there', false)
+    .option('--json-lines', 'as --json, on one line: one line per run in a log (JSON Lines)', false)
     .option('--dry-run', 'write nothing; show what would change', false)
     .option('-v, --verbose', 'list every insert and update on stdout, and each warning on stderr', false)
     .option('-q, --quiet', 'no progress nor report; errors and what explains a non-zero exit still go to stderr', false)

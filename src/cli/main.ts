@@ -29,9 +29,14 @@ function safeRedact(text: string, argv: string[]): string {
 }
 
 /** The --json error document: the Salesforce CLI's shape (with `actions`, the next commands to run), so scripts read one format. */
-function writeJsonError(status: number, name: string, message: string, actions: string[]): void {
-  process.stdout.write(`${JSON.stringify({ status, name, message, exitCode: status, warnings: [], actions }, null, 2)}\n`);
+function writeJsonError(argv: string[], status: number, name: string, message: string, actions: string[], commanderSaidIt = false): void {
+  const doc = { status, name, message, exitCode: status, warnings: [], actions };
+  process.stdout.write(`${argv.includes('--json-lines') ? JSON.stringify(doc) : JSON.stringify(doc, null, 2)}\n`);
+  // The document goes to a log: the one line cron mails goes to stderr (commander writes its own).
+  if (!commanderSaidIt) process.stderr.write(`${stderrLine('error', `svc-sync: exit ${status}: ${message}${actions[0] === undefined ? '' : `; next: ${actions[0]}`}`)}\n`);
 }
+
+const wantsJson = (argv: string[]): boolean => argv.includes('--json') || argv.includes('--json-lines');
 
 /** `svc-sync` and the subcommand words typed ("svc-sync queue retry"), for pointing to the right help. */
 function commandPath(program: Command, argv: string[]): string {
@@ -82,7 +87,7 @@ async function run(argv: string[]): Promise<number> {
       if (err.exitCode === 0) return EXIT.OK;
       // No command given: commander printed the help on stderr and threw its own "(outputHelp)", which says nothing.
       const message = err.code === 'commander.help' ? 'no command given: name one, e.g. svc-sync sync --all' : oneLine(err.message.replace(/^error: /, ''), 300);
-      if (argv.includes('--json')) writeJsonError(EXIT.USAGE, 'UsageError', message, [`${commandPath(program, argv)} --help`]);
+      if (wantsJson(argv)) writeJsonError(argv, EXIT.USAGE, 'UsageError', message, [`${commandPath(program, argv)} --help`], true);
       return EXIT.USAGE;
     }
     const status = exitCodeOf(err);
@@ -90,11 +95,12 @@ async function run(argv: string[]): Promise<number> {
       describeError(err, (t) => safeRedact(t, argv)),
       1000,
     );
-    const json = argv.includes('--json');
+    const json = wantsJson(argv);
     if (json) {
       // "svc-sync --help" names the help of the command that was run.
       const actions = actionsOf(err).map((a) => (a === 'svc-sync --help' ? `${commandPath(program, argv)} --help` : a));
       writeJsonError(
+        argv,
         status,
         err instanceof Error ? err.name : 'Error',
         message,

@@ -7,6 +7,8 @@ import { messageColumns, wrapLines } from './render/text.js';
 
 interface OutputOptions {
   json: boolean;
+  /** The --json document on one line (--json-lines). */
+  jsonLines?: boolean;
   quiet: boolean;
   verbose: boolean;
   /** Stderr lines as text or one JSON object each (SVC_LOG_FORMAT); text when absent. */
@@ -91,7 +93,7 @@ export class Output {
   json(status: number, result: unknown, warnings: string[], actions?: string[]): void {
     const envelope = actions === undefined ? { status, result, warnings } : { status, result, warnings, actions };
     let buffer = '';
-    for (const piece of jsonPieces(envelope, '', JSON_STREAM_DEPTH)) {
+    for (const piece of jsonPieces(envelope, '', JSON_STREAM_DEPTH, !this.opts.jsonLines)) {
       buffer += this.redact(piece);
       if (buffer.length >= 65_536) {
         process.stdout.write(buffer);
@@ -107,15 +109,17 @@ const JSON_STREAM_DEPTH = 3;
 
 /**
  * The text of JSON.stringify(value, null, 2), in pieces: objects and arrays down to `depth` are
- * written member by member, deeper values (and anything with a toJSON) whole.
+ * written member by member, deeper values (and anything with a toJSON) whole. Not `pretty`: the
+ * text of JSON.stringify(value), on one line.
  */
-export function* jsonPieces(value: unknown, indent: string, depth: number): Generator<string> {
+export function* jsonPieces(value: unknown, indent: string, depth: number, pretty = true): Generator<string> {
   const plain = depth > 0 && typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
   if (!plain) {
-    const text = JSON.stringify(value, null, 2) ?? 'null';
-    yield indent === '' ? text : text.replace(/\n/g, `\n${indent}`);
+    const text = (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) ?? 'null';
+    yield indent === '' || !pretty ? text : text.replace(/\n/g, `\n${indent}`);
     return;
   }
+  if (!pretty) return yield* compactPieces(value, depth);
   const inner = `${indent}  `;
   if (Array.isArray(value)) {
     if (value.length === 0) return yield '[]';
@@ -138,4 +142,25 @@ export function* jsonPieces(value: unknown, indent: string, depth: number): Gene
     yield i < entries.length - 1 ? ',\n' : '\n';
   }
   yield `${indent}}`;
+}
+
+/** jsonPieces on one line: the same members, no white space. */
+function* compactPieces(value: object, depth: number): Generator<string> {
+  if (Array.isArray(value)) {
+    yield '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) yield ',';
+      // As JSON.stringify: what cannot be written is null in an array.
+      yield* jsonPieces(value[i] === undefined || typeof value[i] === 'function' ? null : value[i], '', depth - 1, false);
+    }
+    return yield ']';
+  }
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined && typeof v !== 'function' && typeof v !== 'symbol');
+  yield '{';
+  for (let i = 0; i < entries.length; i++) {
+    const [k, v] = entries[i] as [string, unknown];
+    yield `${i > 0 ? ',' : ''}${JSON.stringify(k)}:`;
+    yield* jsonPieces(v, '', depth - 1, false);
+  }
+  yield '}';
 }

@@ -7,11 +7,13 @@ import { echo, oneLine } from '../config/echo.js';
 import { ConfigError, InterruptedError, describeError } from '../model/errors.js';
 import { createDeps, createEngine, profileFileFor, type Deps, type SyncEngine } from '../sync/compose.js';
 import { RunReport } from '../sync/report.js';
+import { acquireRunLock, stateDirOf, type RunLock } from '../sync/runLock.js';
 import { buildResult, type RunResult } from '../sync/result.js';
 import { CsvReport } from './render/csvReport.js';
 import { renderRun } from './render/runOutput.js';
 import { formatCount } from './render/text.js';
 import { RunSession } from './runSession.js';
+import { whereLines, whereOf, type Where } from './where.js';
 import { engineRunStatus } from './runStatus.js';
 import type { CommandContext, CommandResult } from './runner.js';
 
@@ -21,6 +23,8 @@ export interface RunOptions {
   report?: string;
   /** Parsed on the command line (parseBatchSize), CLI_BATCH_SIZE when not given. */
   batchSize: number;
+  /** Wait for a run holding the same state instead of exiting 75. */
+  wait?: boolean;
 }
 
 /** Records of one type a CLI run maps and writes together (the webhook worker's batches are smaller: see webhook/processor). */
@@ -46,6 +50,16 @@ interface EngineRun<E extends object> {
   shortfall?: () => string | undefined;
   /** Where the run keeps its progress (sync's state file), named when it is stopped. */
   stateFile?: string;
+  /** `object`: the one record asked for is not on the platform, said so (exit 3). */
+  notFound?: () => string | undefined;
+  /** What to do about failed records, in the closing line of a partial run. */
+  fix?: string;
+  /** Lines a person reads after the report (object: the Salesforce id written). */
+  after?: () => string[];
+  /** Keys whose Salesforce Id the engine keeps (object's one record). */
+  keepIdsOf?: ReadonlySet<string>;
+  /** Called once the run holds the lock of its state, before connecting: what reads that state (sync's plan). */
+  prepare?: () => void;
 }
 
 /** A word as a POSIX shell reads it back unchanged. */
@@ -66,6 +80,11 @@ function interruptedLine(stop: InterruptedError, report: RunReport, dryRun: bool
   return new InterruptedError(stop.signal, message, [resume]);
 }
 
+/** The lock of the run's state folder (sync's state file's, else .svc-sync): exit 75, or a wait. */
+export function lockRun(ctx: CommandContext, stateFile: string | undefined, wait: boolean, session: RunSession): Promise<RunLock> {
+  return acquireRunLock(stateDirOf(stateFile), { command: ctx.argv.map(shellWord).join(' '), wait, onWait: (line) => ctx.out.info(line), stop: session.signal });
+}
+
 /**
  * Runs `body` with an engine and returns the outcome to render. Options are checked first and may
  * throw usage errors (exit 2) before any connection is made, so nothing is half-written.
@@ -81,13 +100,30 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   let deps: Deps | undefined;
   let extra: E | undefined;
   let stopped: unknown;
+  let lock: RunLock | undefined;
+  let where: Where | undefined;
   try {
+    // A dry run writes nothing (no progress, no profile, no record): it needs no lock.
+    if (!globals.dryRun) lock = await lockRun(ctx, run.stateFile, Boolean(run.opts.wait), session);
+    run.prepare?.();
     deps = await createDeps(settings, session.onWait, session.signal, learn);
-    const options = { dryRun: globals.dryRun, force: Boolean(run.opts.force), strictParents: Boolean(run.opts.strictParents), batchSize, stop: session.signal, onProgress: session.progressOf(deps) };
+    where = whereOf(ctx.raw, ctx.sources, deps.org);
+    // With --json the document holds it (result.where): stderr stays for what goes wrong.
+    if (!ctx.globals.json) for (const line of whereLines(where)) ctx.out.info(line);
+    const options = {
+      dryRun: globals.dryRun,
+      force: Boolean(run.opts.force),
+      strictParents: Boolean(run.opts.strictParents),
+      batchSize,
+      stop: session.signal,
+      onProgress: session.progressOf(deps),
+      ...(run.keepIdsOf ? { keepIdsOf: run.keepIdsOf } : {}),
+    };
     extra = await run.body(createEngine(deps, options, report), deps);
   } catch (err) {
     stopped = err;
   } finally {
+    lock?.release();
     session.dispose();
     csv?.close();
   }
@@ -99,12 +135,21 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     throw stopped;
   }
   const ran = deps as Deps;
-  const result = { ...buildResult(run.command, globals.dryRun, report, ran.source.requests(), ran.sink.calls()), ...(extra ?? ({} as E)) } as RunResult<E>;
+  const { command, ...built } = buildResult(run.command, globals.dryRun, report, ran.source.requests(), ran.sink.calls());
+  // Where first: a log reader sees which site and org before the counts.
+  const result = { command, ...(where ? { where } : {}), ...built, ...(extra ?? ({} as E)) } as RunResult<E>;
   if (stopped !== undefined) result.stopped = oneLine(describeError(stopped, ctx.out.redact), 1000);
   // What the run learned of the platform where the spec is silent: said once, and in --json.
   result.learned = ran.source.learned?.() ?? [];
+  const notFound = run.notFound?.();
   const shortfall = run.shortfall?.();
-  const status = engineRunStatus({ stopped, written: report.written, failed: report.failed, shortfall });
-  const shown = renderRun(result, report, { globals, status, stopped, shortfall, warningsBefore: run.warningsBefore ?? [] });
-  return { status, result, ...shown, ...(stopped === undefined ? {} : { stopped }) };
+  const status = engineRunStatus({ stopped, written: report.written, failed: report.failed, shortfall, notFound: notFound !== undefined });
+  const why = [...(report.failed > 0 ? [`${formatCount(report.failed)} ${report.failed === 1 ? 'record' : 'records'} failed`] : []), ...[shortfall, notFound].filter((t) => t !== undefined)];
+  const rendered = renderRun(result, report, { globals, status, stopped, shortfall: why.slice(report.failed > 0 ? 1 : 0).join('; ') || undefined, warningsBefore: run.warningsBefore ?? [] });
+  const shown = { ...rendered, text: [rendered.text, ...(run.after?.() ?? [])].join('\n') };
+  const fix =
+    notFound !== undefined && why.length === 1
+      ? 'check the type and id (svc-sync audit finds what is missing)'
+      : (run.fix ?? 'each failure is in the --json result, or listed by --verbose and --report FILE');
+  return { status, result, ...shown, ...(stopped === undefined ? {} : { stopped }), closing: `exit ${status}: ${why.join('; ')}; next: ${fix}` };
 }

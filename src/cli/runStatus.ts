@@ -15,9 +15,13 @@ export function engineRunStatus(r: {
   failed: number;
   /** What else leaves the command short of what was asked (replay's bad lines), if anything. */
   shortfall: string | undefined;
+  /** `object`: the one record asked for is not on the platform (a 404). */
+  notFound?: boolean;
 }): ExitCode {
   const short = r.shortfall === undefined ? EXIT.OK : EXIT.PARTIAL;
-  if (r.stopped === undefined) return worst(short, r.failed > 0 ? EXIT.PARTIAL : EXIT.OK);
+  // Its own code only when nothing else went wrong: a failure or a stop says more.
+  if (r.stopped === undefined && r.notFound && r.failed === 0 && short === EXIT.OK) return EXIT.NOT_FOUND;
+  if (r.stopped === undefined) return worst(short, r.failed > 0 || r.notFound ? EXIT.PARTIAL : EXIT.OK);
   if (r.stopped instanceof InterruptedError) return worst(short, exitCodeOf(r.stopped));
   // Exit 2 promises "nothing written": once something was, a stop is a partial run.
   return worst(short, r.written > 0 ? EXIT.PARTIAL : worst(exitCodeOf(r.stopped), EXIT.PARTIAL));

@@ -235,6 +235,28 @@ export function loadRaw(opts: LoadOptions = {}): RawSettings {
   return mergeSources(opts.flags ?? {}, opts.env ?? process.env, readConfigFile(opts.configPath, opts.cwd));
 }
 
+/** Where a setting's value came from; `alsoFile`: the config file set it too, and lost. */
+export interface SettingSource {
+  from: 'flag' | 'environment' | 'file';
+  alsoFile: boolean;
+}
+
+/**
+ * The source of each setting that is set, by the same precedence as loadRaw: a run says which
+ * source won when a config file and the environment both name a site or an org.
+ */
+export function settingSources(opts: LoadOptions = {}): Partial<Record<SettingName, SettingSource>> {
+  const file = readConfigFile(opts.configPath, opts.cwd);
+  const env = opts.env ?? process.env;
+  const set = (v: string | undefined): boolean => v !== undefined && v.trim() !== '';
+  const out: Partial<Record<SettingName, SettingSource>> = {};
+  for (const name of SETTING_NAMES) {
+    const from = set(opts.flags?.[name]) ? 'flag' : set(env[name]) ? 'environment' : set(file[name]) ? 'file' : undefined;
+    if (from !== undefined) out[name] = { from, alsoFile: from !== 'file' && set(file[name]) };
+  }
+  return out;
+}
+
 /** Every side's settings, validated: the first problem is a ConfigError naming the setting. */
 export function settingsOf(raw: RawSettings): Settings {
   requireSettings(raw, { platform: true, salesforce: true });

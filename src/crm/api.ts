@@ -78,8 +78,13 @@ export class SalesforceApi {
     return this.usage ? { used: this.usage.used, limit: this.usage.limit } : undefined;
   }
 
+  /** A reading of the daily allowance from elsewhere than a header (the limits resource). */
+  noteUsage(used: number, limit: number): void {
+    this.usage = { used, limit, at: Date.now() };
+  }
+
   /** Refuses to start a call once the configured share of the daily allowance is used. */
-  private guard(): void {
+  guard(): void {
     // An old reading is let go, so a long-lived `serve` tries again once the daily window has
     // moved on; the next response brings a fresh figure (and the guard back, if still needed).
     if (!this.usage || this.usage.limit <= 0 || Date.now() - this.usage.at > USAGE_READING_TTL_MS) return;

@@ -30,11 +30,21 @@ export interface SalesforceSession {
   authCalls(): number;
   /** Called after every HTTP request of the connection (jsforce's own retries are switched off). */
   onResponse(listener: ResponseListener): void;
+  /** The org's id: from the OAuth identity URL, or the session id's prefix (Salesforce's form: 00D...!...). */
+  orgId(): string | undefined;
 }
 
 interface TokenResponse {
   access_token: string;
   instance_url: string;
+  /** The identity URL, .../id/<org id>/<user id>. */
+  id?: string | undefined;
+}
+
+/** The org id an OAuth answer or a session id carries, if any. */
+function orgIdOf(t: TokenResponse): string | undefined {
+  const fromId = t.id === undefined ? undefined : /\/id\/(00D[0-9A-Za-z]{12,15})\//.exec(t.id)?.[1];
+  return fromId ?? /^(00D[0-9A-Za-z]{12,15})!/.exec(t.access_token)?.[1];
 }
 
 interface TransportLike {
@@ -61,7 +71,7 @@ async function requestToken(loginUrl: string, params: Record<string, string>): P
     const reason = body.error ? `${body.error}${body.error_description ? `: ${body.error_description}` : ''}` : `HTTP ${res.status}`;
     throw new SalesforceAuthError(`Salesforce refused the ${params.grant_type} login at ${url} (${reason})`);
   }
-  return { access_token: body.access_token, instance_url: body.instance_url };
+  return { access_token: body.access_token, instance_url: body.instance_url, id: typeof body.id === 'string' ? body.id : undefined };
 }
 
 /** One OAuth token request for the login the settings resolved (an access token alone cannot be renewed). */
@@ -103,6 +113,7 @@ export async function connectSalesforce(settings: SalesforceSettings): Promise<S
     login().then(
       (t) => {
         conn.instanceUrl = t.instance_url;
+        orgId = orgIdOf(t) ?? orgId;
         callback(null, t.access_token);
       },
       (err: Error) => callback(err),
@@ -110,6 +121,7 @@ export async function connectSalesforce(settings: SalesforceSettings): Promise<S
   };
 
   const first: TokenResponse = how.session ? { instance_url: how.session.instanceUrl, access_token: how.session.accessToken } : await login();
+  let orgId = orgIdOf(first);
 
   const JsforceConnection = jsforceCore().Connection;
   const connection = new JsforceConnection({
@@ -143,6 +155,7 @@ export async function connectSalesforce(settings: SalesforceSettings): Promise<S
     apiVersion: settings.apiVersion,
     authCalls: () => authCalls,
     onResponse: (l) => listeners.push(l),
+    orgId: () => orgId,
   };
 }
 

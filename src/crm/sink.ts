@@ -21,6 +21,12 @@ import type { AuditSink } from '../model/ports.js';
 import type { WriteStep } from '../model/outcomes.js';
 import { describeObject, type ObjectDescription } from './describe.js';
 
+/** The org a run acts on, as its login found it. */
+export interface OrgIdentity {
+  instanceUrl: string;
+  orgId?: string;
+}
+
 export interface SinkOptions {
   bulkThreshold: number;
   maxApiUsage: number;
@@ -63,6 +69,20 @@ export class SalesforceSink implements AuditSink {
 
   calls(): CrmCallCounts {
     return this.api.calls();
+  }
+
+  /**
+   * One call at the start of a run that writes: the org's limits. It proves the login (an expired
+   * session is renewed here, or ends the run with exit 2 before the platform is read) and gives
+   * the allowance guard its reading before the first write. Says which org the run acts on.
+   */
+  async verifySession(): Promise<OrgIdentity> {
+    const limits = await this.api.call<{ DailyApiRequests?: { Max?: number; Remaining?: number } }>({ method: 'GET', url: '/limits' });
+    const daily = limits.DailyApiRequests;
+    if (typeof daily?.Max === 'number' && typeof daily.Remaining === 'number') this.api.noteUsage(daily.Max - daily.Remaining, daily.Max);
+    this.api.guard();
+    const orgId = this.session.orgId();
+    return { instanceUrl: this.session.connection.instanceUrl, ...(orgId === undefined ? {} : { orgId }) };
   }
 
   apiUsage(): { used: number; limit: number } | undefined {

@@ -113,10 +113,12 @@ export class RefusedError extends Error {
 
 /**
  * 0 all done; 1 some records failed (the rest written); 2 usage or configuration, nothing written;
+ * 3 the one record `object` was asked for is not on the platform (a 404), nothing written;
+ * 75 another run holds the state (sysexits' EX_TEMPFAIL: try again later), nothing done;
  * 129 / 130 / 143 stopped by SIGHUP (the terminal closed) / Ctrl-C (SIGINT) / SIGTERM, the shell's
  * 128 + signal number.
  */
-export const EXIT = { OK: 0, PARTIAL: 1, USAGE: 2, HANGUP: 129, INTERRUPTED: 130, TERMINATED: 143 } as const;
+export const EXIT = { OK: 0, PARTIAL: 1, USAGE: 2, NOT_FOUND: 3, LOCKED: 75, HANGUP: 129, INTERRUPTED: 130, TERMINATED: 143 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /**
@@ -151,6 +153,14 @@ export class InterruptedError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * Another run (sync, object, replay, audit --fix/--delete-orphans) holds the lock of the same
+ * state: this one did nothing. The message names the one running (pid, start time, command).
+ */
+export class RunLockedError extends Error {
+  override readonly name = 'RunLockedError';
 }
 
 interface ErrorRule {
@@ -202,6 +212,13 @@ const ERROR_TABLE: readonly ErrorRule[] = [
     fatal: true,
     exit: EXIT.HANGUP,
     actions: ['run the same command again: it resumes'],
+  },
+  {
+    kind: 'locked',
+    matches: (e) => e instanceof RunLockedError,
+    fatal: true,
+    exit: EXIT.LOCKED,
+    actions: ['wait for the running one to finish (this run did nothing)', 'add --wait to queue behind it'],
   },
   { kind: 'api-limit', matches: (e) => e instanceof ApiLimitError, fatal: true, exit: EXIT.PARTIAL, actions: ['run the same command again after the 24-hour window rolls over'] },
 ];

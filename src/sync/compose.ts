@@ -2,11 +2,11 @@
  * The one composition root: the only file that builds the platform client and source, the
  * Salesforce sink and the engine. The doors (cli/, webhook/) call these and build nothing.
  */
-import { describeError } from '../model/errors.js';
+import { ConfigError, describeError } from '../model/errors.js';
 import type { PlatformSettings, SalesforceSettings, Settings } from '../config/settings.js';
 import { checkOrg, fixesFor, type DoctorFinding } from '../crm/doctor.js';
 import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProject.js';
-import { SalesforceSink } from '../crm/sink.js';
+import { SalesforceSink, type OrgIdentity } from '../crm/sink.js';
 import type { PlatformRequestInfo, RateLimitSnapshot, SharedBudget } from '../model/budget.js';
 import type { AuditSink, CrmSink, RecordSource } from '../model/ports.js';
 import { assertPlatformApi, checkPlatform, PlatformClient, type PlatformCheck } from '../platform/client.js';
@@ -20,6 +20,8 @@ import type { RunReport } from './report.js';
 export interface Deps {
   source: RecordSource;
   sink: CrmSink;
+  /** The org the login reached, checked by one call at the start (verifySession). */
+  org?: OrgIdentity;
 }
 
 /** Notes for a person ("waiting 42 s: platform minute limit"), as one line each. */
@@ -58,10 +60,19 @@ function commandSource(settings: Settings, onNote: OnNote, stop: AbortSignal | u
   );
 }
 
+/**
+ * The Salesforce side of a command run, its login checked (one call, before the platform is
+ * read): an expired session that cannot be renewed ends the run with exit 2 here.
+ */
+async function verifiedSink(settings: Settings): Promise<{ sink: SalesforceSink; org: OrgIdentity }> {
+  const sink = await SalesforceSink.connect(settings.salesforce);
+  return { sink, org: await sink.verifySession() };
+}
+
 export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}): Promise<Deps> {
   const source = commandSource(settings, onNote, stop, learn);
-  const sink = await SalesforceSink.connect(settings.salesforce);
-  return { source, sink };
+  const { sink, org } = await verifiedSink(settings);
+  return { source, sink, org };
 }
 
 export function createEngine(deps: Deps, opts: EngineOptions, report?: RunReport): SyncEngine {
@@ -135,6 +146,10 @@ export function platformBudget(deps: Deps): RateLimitSnapshot | undefined {
 interface SetupCheck {
   /** undefined when the base URL is the platform's API and the key works; what is wrong otherwise. */
   platformError?: string;
+  /** The error behind platformError, as `sync` would meet it (its exit code is the same as sync's). */
+  platformFailure?: unknown;
+  /** The org the login reached (no call of its own). */
+  org: OrgIdentity;
   findings: DoctorFinding[];
   /** What the platform's lists do (filters honoured, page size, complete or partial). */
   profile?: PlatformProfile;
@@ -158,8 +173,10 @@ export async function checkSetup(platform: PlatformSettings, salesforce: Salesfo
   }
   const sink = await SalesforceSink.connect(salesforce);
   const findings = await checkOrg(sink);
+  const orgId = sink.session.orgId();
   return {
-    ...(key.ok ? {} : { platformError: key.message }),
+    ...(key.ok ? {} : { platformError: key.message, platformFailure: key.notPlatform ? new ConfigError(key.message) : key.error }),
+    org: { instanceUrl: sink.session.connection.instanceUrl, ...(orgId === undefined ? {} : { orgId }) },
     ...(profile ? { profile } : {}),
     findings,
     actions: fixesFor(findings),
@@ -188,16 +205,17 @@ export const writeSchemaSource = (outDir: string): Promise<WrittenSource> => exp
 /** `schema --project`: a complete SFDX project, sourceApiVersion = the configured API version. */
 export const writeSchemaProject = (dir: string, apiVersion: string): Promise<WrittenSource> => exportProject(dir, apiVersion);
 
-export type { SyncEngine, WrittenSource };
+export type { OrgIdentity, SyncEngine, WrittenSource };
 
 /** What `audit` needs: a platform source and a Salesforce sink that can also walk keys and delete. */
 export interface AuditDeps {
   source: RecordSource;
   sink: AuditSink;
+  org?: OrgIdentity;
 }
 
 export async function createAuditDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}): Promise<AuditDeps> {
   const source = commandSource(settings, onNote, stop, learn);
-  const sink = await SalesforceSink.connect(settings.salesforce);
-  return { source, sink };
+  const { sink, org } = await verifiedSink(settings);
+  return { source, sink, org };
 }

@@ -10,7 +10,7 @@ import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
 import type { ApiRecordOf } from '../model/apiRecords.js';
 import { recordKey } from '../model/crmRecords.js';
 import { isFatal, type PlatformError } from '../model/errors.js';
-import { SYNC_ORDER, type ObjectRef, type ObjectType, type SyncableType } from '../model/objects.js';
+import { SYNC_ORDER, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
 import type { MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
 import type { CrmSink, RecordSource, ScanFilter } from '../model/ports.js';
 import { keyFor, refOfKey } from '../model/refs.js';
@@ -32,6 +32,8 @@ export interface EngineOptions {
   onProgress?: (p: Progress) => void;
   /** The user asked to stop: no new batch or request starts; the signal's reason is thrown. */
   stop?: AbortSignal;
+  /** Keys whose Salesforce Id the run keeps for salesforceRecord (`object`). */
+  keepIdsOf?: ReadonlySet<string>;
 }
 
 interface ScanHooks {
@@ -97,6 +99,13 @@ export class SyncEngine {
       this.absent.set(key, by);
       this.cache.markMissing(ref.type, key, by === 'id' ? NOT_FOUND_BY_ID : NOT_FOUND_IN_SCAN);
     }
+  }
+
+  /** The Salesforce object and Id of a kept record (keepIdsOf) this run wrote or found unchanged; undefined when none (or a dry run's insert). */
+  salesforceRecord(ref: ObjectRef): { object: SObjectName; id: string } | undefined {
+    const key = keyFor(ref.type, ref.id);
+    const id = this.writer.keptIds.get(key);
+    return id === undefined ? undefined : { object: SCHEMA[ref.type].apiName, id };
   }
 
   /** The action -> owner pairs seen so far in this run, a copy. */

@@ -18,11 +18,19 @@ interface WriterOptions {
   dryRun: boolean;
   /** Write records even when Salesforce already holds the same values. */
   force: boolean;
+  /** Keys whose Salesforce Id the run keeps (`object` prints it); none for a scan of millions. */
+  keepIdsOf?: ReadonlySet<string> | undefined;
 }
 
 export class RecordWriter {
   /** Parents just read and not found in Salesforce: writing them needs no second read. */
   private readonly absentInSalesforce = new Set<string>();
+  /** The Salesforce Id of each kept key (keepIdsOf) this run wrote or found unchanged. */
+  readonly keptIds = new Map<string, string>();
+
+  private keepId(key: string, id: string): void {
+    if (this.opts.keepIdsOf?.has(key) && id !== pendingId(key)) this.keptIds.set(key, id);
+  }
 
   constructor(
     private readonly sink: CrmSink,
@@ -63,6 +71,7 @@ export class RecordWriter {
       for (const text of w) this.report.warn(`${key}: ${text}`);
       if (cur && Object.keys(changes).length === 0 && !this.opts.force) {
         this.cache.put(schema.type, cur);
+        this.keepId(key, cur.Id);
         this.report.add({ object: schema.apiName, key, action: 'unchanged', ...(w.length ? { warnings: w } : {}) });
       } else {
         toWrite.push({ record, current: cur, changes });
@@ -92,6 +101,7 @@ export class RecordWriter {
       }
       const stored = { ...(cur ?? {}), ...record, Id: outcome.id, [KEY_FIELD]: key } as StoredRecord;
       this.cache.put(schema.type, stored);
+      this.keepId(key, outcome.id);
       if (outcome.status === 'created' && !cur) {
         this.report.add({ object: schema.apiName, key, action: 'insert', ...extra });
       } else {

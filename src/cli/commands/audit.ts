@@ -10,10 +10,12 @@ import { renderAudit, writeDriftCsv } from '../render/auditTables.js';
 import { runCommand, type CommandResult, type SetExit } from '../runner.js';
 import { RunSession } from '../runSession.js';
 import { auditRunStatus } from '../runStatus.js';
-import { CLI_BATCH_SIZE, parseBatchSize } from '../runEngine.js';
+import { CLI_BATCH_SIZE, lockRun, parseBatchSize } from '../runEngine.js';
+import type { RunLock } from '../../sync/runLock.js';
 import { optionRules, parsedOption } from './optionRules.js';
 import { parseTypes } from './sync.js';
 import { helpAfter } from '../helpText.js';
+import { whereLines, whereOf, type Where } from '../where.js';
 
 /** As commander hands them over, parsed (optionRules.ts). */
 interface AuditOptions {
@@ -24,6 +26,7 @@ interface AuditOptions {
   batchSize: number;
   maxDelete?: Limit;
   maxFix?: Limit;
+  wait?: boolean;
 }
 
 /** Fails before any request when the report file cannot be written: nothing half-done. */
@@ -65,22 +68,34 @@ export function auditCommand(program: Command, setExit: SetExit): void {
     )
     .addOption(parsedOption('--max-fix <n|p%>', 'with --fix: most stale records overwritten per object, a number or a share (default: 10 %, at most 500)', (raw) => parseLimit(raw, '--max-fix')))
     .option('--report <file>', 'write every drift row as CSV to this file')
+    .option('--wait', 'with --fix or --delete-orphans: when another run holds the state, wait for it instead of exiting 75')
     .addOption(parsedOption('--batch-size <n>', 'records compared together (bounds memory)', parseBatchSize))
     .addHelpText('after', AUDIT_HELP);
   optionRules(cmd, [
     { kind: 'requires', flag: '--max-delete', other: '--delete-orphans' },
     { kind: 'requires', flag: '--max-fix', other: '--fix' },
   ]).action((opts: AuditOptions, c: Command) =>
-    runCommand(c, setExit, async (ctx): Promise<CommandResult<AuditResult>> => {
+    runCommand(c, setExit, async (ctx): Promise<CommandResult<AuditResult & { where: Where }>> => {
       const { globals } = ctx;
       const { types = [...SYNC_ORDER], batchSize = CLI_BATCH_SIZE, maxDelete, maxFix } = opts;
       const settings = settingsOf(ctx.raw);
       if (opts.report) checkWritable(opts.report);
       // The first Ctrl-C lets the batch in flight finish and reports what was done; the second quits.
       const session = new RunSession(ctx, 'listing what was done');
+      let lock: RunLock | undefined;
       try {
+        // Only a writing audit takes the run lock: a read-only one may run beside a sync.
+        if ((opts.fix || opts.deleteOrphans) && !globals.dryRun) lock = await lockRun(ctx, undefined, Boolean(opts.wait), session);
         const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, { profileFile: profileFileFor(undefined), save: !globals.dryRun });
-        const { result, warnings, failed, stopped } = await runAudit(deps, {
+        const where = whereOf(ctx.raw, ctx.sources, deps.org);
+        // With --json the document holds it (result.where): stderr stays for what goes wrong.
+        if (!ctx.globals.json) for (const line of whereLines(where)) ctx.out.info(line);
+        const {
+          result: found,
+          warnings,
+          failed,
+          stopped,
+        } = await runAudit(deps, {
           types,
           fix: Boolean(opts.fix),
           deleteOrphans: Boolean(opts.deleteOrphans),
@@ -93,8 +108,17 @@ export function auditCommand(program: Command, setExit: SetExit): void {
           onProgress: session.progressOf(deps),
         });
         session.stopProgress();
+        const { command, ...rest } = found;
+        const result = { command, where, ...rest };
         if (opts.report) writeDriftCsv(opts.report, result);
         const status = auditRunStatus({ stopped, open: (result.remaining ?? result.drift).length, failed, problems: result.problems.length });
+        const open = (result.remaining ?? result.drift).length;
+        const why = [
+          ...(open > 0 ? [`${open} drift ${open === 1 ? 'row' : 'rows'} ${result.remaining ? 'remain' : 'found'}`] : []),
+          ...(failed ? ['a fix or deletion failed'] : []),
+          ...(result.problems.length > 0 ? [`${result.problems.length} records could not be judged`] : []),
+        ];
+        const next = opts.fix || opts.deleteOrphans ? 'svc-sync audit --verbose lists what remains' : 'svc-sync audit --fix --delete-orphans';
         const notes = globals.verbose ? [] : warnings.length > 0 ? [`${warnings.length} warning(s); --verbose lists them`] : [];
         return {
           status,
@@ -103,9 +127,11 @@ export function auditCommand(program: Command, setExit: SetExit): void {
           text: renderAudit(result, { verbose: globals.verbose }),
           notes,
           verbose: warnings.map((w) => `warning: ${w}`),
+          closing: `exit ${status}: ${why.join('; ')}; next: ${next}`,
           ...(stopped ? { stopped } : {}),
         };
       } finally {
+        lock?.release();
         session.dispose();
       }
     }),

@@ -3,10 +3,13 @@ import { echo } from '../../config/echo.js';
 import { ConfigError } from '../../model/errors.js';
 import { parseObjectType } from '../../model/objects.js';
 import { keyFor, parsePositiveId } from '../../model/refs.js';
-import { runCommand, type SetExit } from '../runner.js';
+import { runCommand, type CommandContext, type SetExit } from '../runner.js';
 import { runEngine, type RunOptions } from '../runEngine.js';
 import { addRunOptions } from './runOptions.js';
 import { helpAfter } from '../helpText.js';
+
+/** The record's page in Lightning Experience. */
+const recordLink = (instanceUrl: string | undefined, object: string, id: string): string => `${(instanceUrl ?? '').replace(/\/+$/, '')}/lightning/r/${object}/${id}/view`;
 
 export function objectCommand(program: Command, setExit: SetExit): void {
   const cmd = program
@@ -17,7 +20,7 @@ export function objectCommand(program: Command, setExit: SetExit): void {
     .addHelpText(
       'after',
       helpAfter({
-        prose: ['Exit codes: 0 written or unchanged (or skipped by a rule of the spec); 1 not found on the platform, or failed; 2 usage.'],
+        prose: ['Exit codes: 0 written or unchanged (or skipped by a rule of the spec); 1 failed; 2 usage; 3 not on the platform (a 404).'],
         examples: ['svc-sync object donation 123', 'svc-sync --dry-run object newsletter-subscriptions 7'],
       }),
     );
@@ -29,17 +32,25 @@ export function objectCommand(program: Command, setExit: SetExit): void {
     // The one record asked for is not on the platform: the command did not do what was asked (exit 1);
     // replay and sync, which take many, count such records as skips.
     let missing = false;
-    await runCommand(c, setExit, (ctx) =>
+    let written: { object: string; salesforceId: string; link: string } | undefined;
+    await runCommand(c, setExit, (ctx: CommandContext) =>
       runEngine(ctx, {
         command: 'object',
         opts,
-        shortfall: () => (missing ? `${type} ${id} is not on the platform (deleted or never existed)` : undefined),
-        body: async (engine) => {
+        keepIdsOf: new Set([keyFor(type, id)]),
+        notFound: () => (missing ? `${type} ${id} is not on the platform (deleted or never existed)` : undefined),
+        body: async (engine, deps) => {
+          const key = keyFor(type, id);
           await engine.syncRefs([{ type, id }]);
-          const outcome = engine.report.outcomeOf(keyFor(type, id));
+          const outcome = engine.report.outcomeOf(key);
           missing = outcome?.action === 'skip' && (outcome.reason ?? '').startsWith('not found on the platform');
-          return missing ? { notFound: `${type} ${id}: not found on the platform` } : {};
+          if (missing) return { notFound: `${type} ${id}: not on the platform` };
+          const sf = engine.salesforceRecord({ type, id });
+          if (sf !== undefined) written = { object: sf.object, salesforceId: sf.id, link: recordLink(deps.org?.instanceUrl, sf.object, sf.id) };
+          return written ? { salesforceId: written.salesforceId, link: written.link } : {};
         },
+        // The record in Salesforce, found by its id (and opened by the link).
+        after: () => (written ? [`${written.object} ${keyFor(type, id)}: Salesforce id ${written.salesforceId}`, ...(ctx.globals.verbose ? [written.link] : [])] : []),
       }),
     );
   });

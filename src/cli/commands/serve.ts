@@ -10,6 +10,7 @@ import { DEFAULT_SETTLE_S, settleSeconds, webhookSettings } from '../../config/w
 import { EXIT, exitOfSignal } from '../../model/errors.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { helpAfter } from '../helpText.js';
+import { whereLines, whereOf } from '../where.js';
 import { parsedOption } from './optionRules.js';
 import type { LogSink } from '../../config/log.js';
 
@@ -109,11 +110,14 @@ export function serveCommand(program: Command, setExit: SetExit): void {
           siteId: settings.platform.siteId,
           log,
         });
+        // Which site and org, once serving (a start problem stays one line); the org's id is known once the first batch logs in.
+        const where = whereOf(ctx.raw, ctx.sources, undefined);
+        for (const line of whereLines(where)) log(line);
         const by = await service.closed;
         // Everything was said on stderr while serving; --json gets the one document it promises.
         // Stopped by a signal: 130 / 143, as every command (a service manager reads it).
         const status = by === undefined ? EXIT.OK : exitOfSignal(by);
-        return { status, result: { command: 'serve', ...(by ? { stoppedBy: by } : {}) }, warnings: [] };
+        return { status, result: { command: 'serve', where, ...(by ? { stoppedBy: by } : {}) }, warnings: [] };
       }),
     );
 }

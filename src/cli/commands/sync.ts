@@ -66,13 +66,20 @@ export function syncCommand(program: Command, setExit: SetExit): void {
     const types = opts.types ?? [...SYNC_ORDER];
     const globals = c.optsWithGlobals<GlobalOptions>();
     const scope: Scope = opts.all ? { kind: 'all' } : opts.since !== undefined ? { kind: 'since', since: opts.since } : { kind: 'continue' };
-    const plan = planIncremental(new StateFile(opts.state), scope, types, globals.dryRun);
     await runCommand(c, setExit, (ctx) => {
+      let planned: ReturnType<typeof planIncremental> | undefined;
       return runEngine(ctx, {
+        fix: 'the next sync retries the failed records by id; --report FILE lists them',
         command: 'sync',
         opts,
         stateFile: opts.state,
+        // Read once this run holds the state (a run it waited for has saved its own by then), and
+        // after the settings are checked: missing settings are named before any watermark.
+        prepare: () => {
+          planned = planIncremental(new StateFile(opts.state), scope, types, globals.dryRun);
+        },
         body: async (engine, deps) => {
+          const plan = planned as ReturnType<typeof planIncremental>;
           // Said once the settings are valid and the connections made: a run that cannot start resumes nothing.
           if (plan.resumed) ctx.out.info(`resuming the run started ${plan.run.startedAt} (done: ${plan.run.completed.join(', ') || 'nothing yet'})`);
           // A wrong base URL would make every list look empty or every record deleted: stop first (exit 2).

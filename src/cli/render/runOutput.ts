@@ -19,11 +19,11 @@ interface RunFacts {
  * What explains a non-zero exit, never hidden: under --quiet each failure (the report is not
  * shown), and an exit 1 closes with one line saying why (a stop says so in its own line).
  */
-function alertsOf(result: RunResult<object>, quiet: boolean, partial: boolean, failed: number, shortfall: string | undefined): string[] {
+function alertsOf(result: RunResult<object>, quiet: boolean, status: ExitCode | undefined, failed: number, shortfall: string | undefined): string[] {
   const alerts = quiet ? result.records.filter((r) => r.action === 'fail').map((r) => `failed: ${r.object} ${r.key} ${r.error?.code ?? 'ERROR'}: ${r.error?.message ?? ''}`) : [];
-  if (partial) {
+  if (status !== undefined) {
     const why = [...(failed > 0 ? [`${formatCount(failed)} ${failed === 1 ? 'record' : 'records'} failed`] : []), ...(shortfall === undefined ? [] : [shortfall])];
-    alerts.push(`exit 1: ${why.join('; ')}`);
+    alerts.push(`exit ${status}: ${why.join('; ')}`);
   }
   return alerts;
 }
@@ -36,6 +36,7 @@ export function renderRun(result: RunResult<object>, report: RunReport, f: RunFa
   notes.push(...(result.learned ?? []).map((l) => `platform: ${l}`));
   if (globals.verbose) notes.push(...report.warnings.map((w) => `warning: ${w}`));
   else if (report.warnings.length > 0) notes.push(`${report.warnings.length} warning(s); --verbose lists them`);
-  const alerts = alertsOf(result, globals.quiet, f.status === EXIT.PARTIAL && f.stopped === undefined, report.failed, f.shortfall);
+  const explained = (f.status === EXIT.PARTIAL || f.status === EXIT.NOT_FOUND) && f.stopped === undefined;
+  const alerts = alertsOf(result, globals.quiet, explained ? f.status : undefined, report.failed, f.shortfall);
   return { warnings, alerts, text: renderHuman(result, { verbose: globals.verbose, columns: outputColumns() }), notes };
 }

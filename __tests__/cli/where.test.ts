@@ -1,0 +1,25 @@
+/** Which site and org a run acts on, and which source won: the lines a person reads first. */
+import { describe, expect, it } from '@jest/globals';
+import { whereLines, whereOf } from '../../src/cli/where.js';
+
+describe('where', () => {
+  const raw = { SVC_API_URL: 'https://api.fundraising.example', SVC_SITE_ID: '42', SF_CLIENT_ID: 'id', SF_CLIENT_SECRET: 'secret-value-123' };
+
+  it('names the site and the org, and the source only when the config file said otherwise', () => {
+    const org = { instanceUrl: 'https://acme.my.salesforce.com', orgId: '00D5g000000EmuA' };
+    const quiet = whereOf(raw, { SVC_API_URL: { from: 'environment', alsoFile: false }, SF_CLIENT_ID: { from: 'file', alsoFile: false } }, org);
+    expect(whereLines(quiet)).toEqual(['site 42 at api.fundraising.example', 'org 00D5g000000EmuA at acme.my.salesforce.com']);
+    const clash = whereOf(raw, { SVC_API_URL: { from: 'flag', alsoFile: true }, SF_CLIENT_ID: { from: 'environment', alsoFile: true } }, org);
+    const lines = whereLines(clash);
+    expect(lines).toEqual(['site 42 at api.fundraising.example (flag, over the config file)', 'org 00D5g000000EmuA at acme.my.salesforce.com (env, over the config file)']);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    expect(clash.org.from).toEqual({ setting: 'SF_CLIENT_ID', source: 'environment', alsoInFile: true });
+  });
+
+  it('an unpinned site and an org id not known are said so', () => {
+    const w = whereOf({ SVC_API_URL: 'http://127.0.0.1:4000', SF_INSTANCE_URL: 'http://127.0.0.1:5000' }, {}, undefined);
+    expect(w.site.id).toBeNull();
+    expect(w.org.orgId).toBeNull();
+    expect(whereLines(w)).toEqual(['site ? (SVC_SITE_ID not set) at 127.0.0.1:4000', 'org ? at 127.0.0.1:5000']);
+  });
+});

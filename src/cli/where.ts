@@ -1,0 +1,49 @@
+/**
+ * Which site and which org a command acts on, said first (stderr for a person, `where` in --json):
+ * with a config file for one stack and exported variables for another, the variables win, and a
+ * run must say so rather than mirror the wrong site silently.
+ */
+import type { RawSettings, SettingSource } from '../config/load.js';
+import type { SettingName } from '../config/settingsTable.js';
+import type { OrgIdentity } from '../sync/compose.js';
+
+export type Sources = Partial<Record<SettingName, SettingSource>>;
+
+interface Origin {
+  /** The setting that decides it, and where its value came from. */
+  setting: SettingName;
+  source: SettingSource['from'];
+  /** The config file set it too, and lost to `source`. */
+  alsoInFile: boolean;
+}
+
+export interface Where {
+  site: { id: number | null; host: string; from?: Origin };
+  org: { instanceHost: string; orgId: string | null; from?: Origin };
+}
+
+const hostOf = (url: string | undefined): string => (url !== undefined && URL.canParse(url) ? new URL(url).host : '?');
+
+function originOf(sources: Sources, setting: SettingName): Origin | undefined {
+  const s = sources[setting];
+  return s === undefined ? undefined : { setting, source: s.from, alsoInFile: s.alsoFile };
+}
+
+export function whereOf(raw: RawSettings, sources: Sources, org: OrgIdentity | undefined): Where {
+  const siteFrom = originOf(sources, 'SVC_API_URL');
+  // OAuth finds the org through its client; a given session through its instance URL.
+  const orgFrom = originOf(sources, raw.SF_CLIENT_ID !== undefined ? 'SF_CLIENT_ID' : 'SF_INSTANCE_URL');
+  return {
+    site: { id: raw.SVC_SITE_ID === undefined ? null : Number(raw.SVC_SITE_ID), host: hostOf(raw.SVC_API_URL), ...(siteFrom ? { from: siteFrom } : {}) },
+    org: { instanceHost: hostOf(org?.instanceUrl ?? raw.SF_INSTANCE_URL ?? raw.SF_LOGIN_URL), orgId: org?.orgId ?? null, ...(orgFrom ? { from: orgFrom } : {}) },
+  };
+}
+
+/** Named only when it matters: the config file said otherwise. */
+const originText = (o: Origin | undefined): string => (o?.alsoInFile ? ` (${o.source === 'environment' ? 'env' : o.source}, over the config file)` : '');
+
+/** Two lines a person reads first. */
+export function whereLines(w: Where): string[] {
+  const site = w.site.id === null ? 'site ? (SVC_SITE_ID not set)' : `site ${w.site.id}`;
+  return [`${site} at ${w.site.host}${originText(w.site.from)}`, `org ${w.org.orgId ?? '?'} at ${w.org.instanceHost}${originText(w.org.from)}`];
+}

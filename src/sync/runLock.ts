@@ -1,0 +1,118 @@
+/**
+ * One run at a time per state folder: sync, object, replay and audit --fix / --delete-orphans
+ * read and write the same progress, profile and records, and two overlapping runs (a slow
+ * backfill and the next cron tick) would take over each other's progress. The lock is an
+ * exclusive SQLite transaction held open on a small file in the state folder, as serve's queue
+ * lock: the operating system drops it when the process ends, however it ends, so a crashed run
+ * never leaves a stale lock. Who holds it (pid, start, command) is in a file beside it, read only
+ * by a run that finds the lock taken.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { ConfigError, InterruptedError, RunLockedError } from '../model/errors.js';
+import { sleep } from '../model/sleep.js';
+
+interface RunHolder {
+  pid: number;
+  startedAt: string;
+  command: string;
+}
+
+export interface RunLock {
+  file: string;
+  release(): void;
+}
+
+/** Open lock databases: a collected handle would be closed, and its lock dropped, mid-run. */
+const held = new Set<Database.Database>();
+
+/** The folder a command keeps its state in: its state file's, or .svc-sync (object, replay, audit). */
+export const stateDirOf = (stateFile: string | undefined): string => path.dirname(stateFile ?? '.svc-sync/state.json');
+
+export const runLockFile = (stateDir: string): string => path.join(stateDir, 'run.lock');
+const holderFile = (lockFile: string): string => `${lockFile}.holder.json`;
+
+function tryLock(file: string): Database.Database | undefined {
+  let db: Database.Database;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    // No busy timeout: a held lock is reported (or waited for) by the caller, never blocks here.
+    db = new Database(file, { timeout: 0 });
+  } catch (error) {
+    throw new ConfigError(`run lock ${file}: cannot be opened (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  try {
+    db.exec('BEGIN EXCLUSIVE');
+    return db;
+  } catch (error) {
+    db.close();
+    if (/^SQLITE_BUSY/.test(String((error as { code?: unknown }).code))) return undefined;
+    throw new ConfigError(`run lock ${file}: cannot be taken (${String((error as { code?: unknown }).code ?? error)})`);
+  }
+}
+
+/** Who holds the lock, as its holder wrote it; undefined when unreadable (it is still starting). */
+export function readHolder(lockFile: string): RunHolder | undefined {
+  try {
+    const h = JSON.parse(fs.readFileSync(holderFile(lockFile), 'utf8')) as Partial<RunHolder>;
+    return typeof h.pid === 'number' && typeof h.startedAt === 'string' && typeof h.command === 'string' ? { pid: h.pid, startedAt: h.startedAt, command: h.command } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** "pid 4242, started 2026-11-25T21:00:00.000Z: svc-sync sync --all" */
+export const describeHolder = (h: RunHolder | undefined): string => (h ? `pid ${h.pid}, started ${h.startedAt}: ${h.command}` : 'details not written yet');
+
+interface LockOptions {
+  /** The command line of this run, written for a run that finds the lock taken. */
+  command: string;
+  /** Wait for the running one instead of exiting at once. */
+  wait: boolean;
+  /** Said once when this run starts waiting. */
+  onWait?: (line: string) => void;
+  /** Ctrl-C / SIGTERM while waiting: the reason (an InterruptedError) is thrown. */
+  stop?: AbortSignal;
+  /** Milliseconds between attempts while waiting. */
+  pollMs?: number;
+}
+
+/** Takes the lock of `stateDir`, or throws RunLockedError naming the run holding it (exit 75). */
+export async function acquireRunLock(stateDir: string, opts: LockOptions): Promise<RunLock> {
+  const file = runLockFile(stateDir);
+  let announced = false;
+  for (;;) {
+    const db = tryLock(file);
+    if (db !== undefined) return holding(file, db, opts.command);
+    const holder = describeHolder(readHolder(file));
+    if (!opts.wait) throw new RunLockedError(`another svc-sync run holds ${file} (${holder}); this one did nothing: let it finish, or add --wait`);
+    if (!announced) opts.onWait?.(`waiting for the run holding ${file} (${holder})`);
+    announced = true;
+    if (opts.stop?.aborted) throw opts.stop.reason instanceof InterruptedError ? opts.stop.reason : new InterruptedError('SIGINT');
+    await sleep(opts.pollMs ?? 500);
+  }
+}
+
+function holding(file: string, db: Database.Database, command: string): RunLock {
+  held.add(db);
+  const holder: RunHolder = { pid: process.pid, startedAt: new Date().toISOString(), command };
+  const tmp = `${holderFile(file)}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(tmp, `${JSON.stringify(holder)}\n`);
+    fs.renameSync(tmp, holderFile(file));
+  } catch {
+    // The lock holds without it; a waiting run then says "details not written yet".
+  }
+  let released = false;
+  return {
+    file,
+    release() {
+      if (released) return;
+      released = true;
+      held.delete(db);
+      // Closing ends the transaction and drops the lock; the files stay (removing them would race a starting run).
+      db.close();
+    },
+  };
+}
