@@ -30,8 +30,10 @@ function newest(p) {
   return most;
 }
 
-// No bundle (the CLI the demo runs) means no build, whatever the stamp says.
-const built = fs.existsSync(path.join(root, 'dist', 'cli.js')) ? newest(stamp) : 0;
+// A project that bundles its CLI (the one the demo runs): no bundle means no build, whatever the stamp says.
+const bundler = path.join(root, 'scripts', 'bundle.mjs');
+const bundles = fs.existsSync(bundler);
+const built = !bundles || fs.existsSync(path.join(root, 'dist', 'cli.js')) ? newest(stamp) : 0;
 const inputs = Math.max(...INPUTS.map((i) => newest(path.join(root, i))));
 if (built > 0 && built >= inputs) process.exit(0);
 
@@ -41,8 +43,10 @@ const started = new Date();
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const run = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { stdio: 'inherit' });
 if (run.status !== 0) process.exit(run.status ?? 1);
-const bundle = spawnSync(process.execPath, [path.join(root, 'scripts', 'bundle.mjs')], { stdio: 'inherit' });
-if (bundle.status !== 0) process.exit(bundle.status ?? 1);
+if (bundles) {
+  const bundle = spawnSync(process.execPath, [bundler], { stdio: 'inherit' });
+  if (bundle.status !== 0) process.exit(bundle.status ?? 1);
+}
 fs.mkdirSync(path.dirname(stamp), { recursive: true });
 fs.writeFileSync(stamp, `${started.toISOString()}\n`);
 fs.utimesSync(stamp, started, started);

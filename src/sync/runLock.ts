@@ -9,7 +9,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { lazyModule } from '../model/lazyModule.js';
 import { ConfigError, InterruptedError, RunLockedError } from '../model/errors.js';
 import { sleep } from '../model/sleep.js';
 
@@ -24,8 +25,17 @@ export interface RunLock {
   release(): void;
 }
 
-/** Open lock databases: a collected handle would be closed, and its lock dropped, mid-run. */
-const held = new Set<Database.Database>();
+/** Loaded when a run takes its lock: --help and read-only commands do not load the addon. */
+const sqlite = lazyModule<typeof Database>('better-sqlite3');
+
+/**
+ * Handles per lock file for the life of the process, never dropped: a collected handle would be
+ * closed, and its lock dropped, mid-run; and Node 24 aborts when the garbage collector frees a
+ * better-sqlite3 12 handle in idle time (see webhook/queue/sqliteKeep.ts). An attempt reuses a
+ * handle that holds no lock (a run that waits tries again on the same one), so the set stays as
+ * small as the number of locks this process holds at once.
+ */
+const handles = new Map<string, Database.Database[]>();
 
 /** The folder a command keeps its state in: its state file's, or .svc-sync (object, replay, audit). */
 export const stateDirOf = (stateFile: string | undefined): string => path.dirname(stateFile ?? '.svc-sync/state.json');
@@ -33,20 +43,28 @@ export const stateDirOf = (stateFile: string | undefined): string => path.dirnam
 export const runLockFile = (stateDir: string): string => path.join(stateDir, 'run.lock');
 const holderFile = (lockFile: string): string => `${lockFile}.holder.json`;
 
-function tryLock(file: string): Database.Database | undefined {
-  let db: Database.Database;
+function handleOf(file: string): Database.Database {
+  const open = handles.get(file) ?? [];
+  const idle = open.find((db) => !db.inTransaction);
+  if (idle !== undefined) return idle;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
+    const SqliteDatabase = sqlite();
     // No busy timeout: a held lock is reported (or waited for) by the caller, never blocks here.
-    db = new Database(file, { timeout: 0 });
+    const db = new SqliteDatabase(file, { timeout: 0 });
+    handles.set(file, [...open, db]);
+    return db;
   } catch (error) {
     throw new ConfigError(`run lock ${file}: cannot be opened (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
+}
+
+function tryLock(file: string): Database.Database | undefined {
+  const db = handleOf(file);
   try {
     db.exec('BEGIN EXCLUSIVE');
     return db;
   } catch (error) {
-    db.close();
     if (/^SQLITE_BUSY/.test(String((error as { code?: unknown }).code))) return undefined;
     throw new ConfigError(`run lock ${file}: cannot be taken (${String((error as { code?: unknown }).code ?? error)})`);
   }
@@ -95,7 +113,6 @@ export async function acquireRunLock(stateDir: string, opts: LockOptions): Promi
 }
 
 function holding(file: string, db: Database.Database, command: string): RunLock {
-  held.add(db);
   const holder: RunHolder = { pid: process.pid, startedAt: new Date().toISOString(), command };
   const tmp = `${holderFile(file)}.${process.pid}.tmp`;
   try {
@@ -110,9 +127,9 @@ function holding(file: string, db: Database.Database, command: string): RunLock 
     release() {
       if (released) return;
       released = true;
-      held.delete(db);
-      // Closing ends the transaction and drops the lock; the files stay (removing them would race a starting run).
-      db.close();
+      // Ending the transaction drops the lock; the handle and the files stay (removing them would
+      // race a starting run).
+      db.exec('ROLLBACK');
     },
   };
 }
