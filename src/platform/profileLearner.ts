@@ -61,15 +61,18 @@ export class ProfileLearner {
   }
 
   /**
-   * The filter a scan sends. With SVC_INCREMENTAL=new-records, an incremental scan of a collection
-   * whose lists ignore updated_after asks created_after instead (unless that is known ignored too):
-   * new records only, said once with what it leaves to webhooks and audit.
+   * The filter a scan sends. Where this collection's lists are known to ignore updated_after, an
+   * incremental scan asks without it: the same whole list comes back, but as the unfiltered list,
+   * which proves absence (ListCoverage), so a parent no longer listed costs no request by id and
+   * the run costs what a full scan costs. With SVC_INCREMENTAL=new-records it asks created_after
+   * instead (unless that is known ignored too): new records only, said once with what it leaves
+   * to webhooks and audit.
    */
   planned(type: ResourceType, filter: ScanFilter): ScanFilter {
     const known = this.collection(type);
-    if (this.learn.incremental !== 'new-records' || filter.updatedAfter === undefined || filter.createdAfter !== undefined) return filter;
-    if (known.updatedAfter !== 'ignored' || known.createdAfter === 'ignored') return filter;
+    if (filter.updatedAfter === undefined || filter.createdAfter !== undefined || known.updatedAfter !== 'ignored') return filter;
     const { updatedAfter, ...rest } = filter;
+    if (this.learn.incremental !== 'new-records' || known.createdAfter === 'ignored') return rest;
     const plural = RESOURCES[type].path;
     this.tell(
       `the platform ignores updated_after on ${plural} lists: this run reads the ${plural} created after ${updatedAfter} (created_after; SVC_INCREMENTAL=new-records); changes to existing ${plural} come through serve's webhooks and audit --fix`,

@@ -93,12 +93,11 @@ export class PlatformSource implements RecordSource {
     const log: PlanRecord = { type, requested: wanted.length, uncached: todo.length, probed: false };
 
     if (todo.length > 0 && !this.idsOnly(type) && !confirm) {
-      const filter: ScanFilter = options.updatedAfter ? { updatedAfter: options.updatedAfter } : {};
+      // A narrowing filter this platform ignores is not sent (the whole list comes back either way),
+      // and the collection's known size prices the scan without a probe request.
+      const filter: ScanFilter = options.updatedAfter && this.collection(type).updatedAfter !== 'ignored' ? { updatedAfter: options.updatedAfter } : {};
       const key = this.listKey(type, filter);
-      // A narrowing filter this platform ignores lists the whole collection: its known size prices the
-      // scan without a probe request.
-      const known = this.collection(type);
-      let total = this.totals.get(key) ?? (filter.updatedAfter !== undefined && known.updatedAfter === 'ignored' ? known.records : undefined);
+      let total = this.totals.get(key) ?? (options.updatedAfter !== undefined && filter.updatedAfter === undefined ? this.collection(type).records : undefined);
       if (shouldProbe(todo.length, total !== undefined, false)) {
         log.probed = true;
         total = (await this.readPage(type, 1, filter))?.totalEntries;
