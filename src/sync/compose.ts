@@ -33,14 +33,22 @@ interface LearnFrom {
   profileFile?: string;
   /** Keep what is learned in that file as it is learned (not in a dry run, which writes nothing). */
   save?: boolean;
+  /** Told why a profile file that is there is not used (wrong shape, a time in the future). */
+  onWarning?: (text: string) => void;
 }
 
 /** The source's learning options for a command: the saved profile, and saving each change at once. */
 function learning(learn: LearnFrom): LearnOptions {
   const file = learn.profileFile;
+  const read = file ? readProfile(file) : {};
+  if (read.problem !== undefined) learn.onWarning?.(read.problem);
+  const saved = read.profile;
+  if (saved && Date.parse(saved.learnedAt) > Date.now()) {
+    learn.onWarning?.(`platform profile ${file ?? ''} says it was learned at ${saved.learnedAt}, in the future: ignored, the platform is learned again`);
+  }
   return {
     keysRead,
-    ...(file ? { profile: readProfile(file) } : {}),
+    ...(saved ? { profile: saved } : {}),
     ...(file && learn.save ? { onProfile: (p: PlatformProfile) => void writeProfile(file, p) } : {}),
   };
 }
@@ -120,7 +128,8 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     });
     client.resume();
     // What one batch learns (partial list pages, the page size) the next batch starts from.
-    const source = new PlatformSource(client, settings.platform.listIdsOnly, { keysRead, ...(learned ? { profile: learned } : {}), onLearn: (t) => onNote(`platform: ${t}`) });
+    // That profile was learned by this process, so its claims need no confirming again.
+    const source = new PlatformSource(client, settings.platform.listIdsOnly, { keysRead, ...(learned ? { profile: learned, learnedHere: true } : {}), onLearn: (t) => onNote(`platform: ${t}`) });
     sources.push(source);
     return { source, sink: await sink };
   };

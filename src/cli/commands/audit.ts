@@ -79,8 +79,15 @@ export function auditCommand(program: Command, setExit: SetExit): void {
       // The first Ctrl-C lets the batch in flight finish and reports what was done; the second quits.
       const session = new RunSession(ctx, 'listing what was done');
       try {
-        const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, { profileFile: profileFileFor(undefined), save: !globals.dryRun });
-        const { result, warnings, failed, stopped } = await runAudit(deps, {
+        const profileWarnings: string[] = [];
+        const learn = { profileFile: profileFileFor(undefined), save: !globals.dryRun, onWarning: (w: string) => profileWarnings.push(w) };
+        const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, learn);
+        const {
+          result,
+          warnings: auditWarnings,
+          failed,
+          stopped,
+        } = await runAudit(deps, {
           types,
           fix: Boolean(opts.fix),
           deleteOrphans: Boolean(opts.deleteOrphans),
@@ -93,6 +100,7 @@ export function auditCommand(program: Command, setExit: SetExit): void {
           onProgress: session.progressOf(deps),
         });
         session.stopProgress();
+        const warnings = [...profileWarnings, ...auditWarnings];
         if (opts.report) writeDriftCsv(opts.report, result);
         const status = auditRunStatus({ stopped, open: (result.remaining ?? result.drift).length, failed, problems: result.problems.length });
         const notes = globals.verbose ? [] : warnings.length > 0 ? [`${warnings.length} warning(s); --verbose lists them`] : [];
