@@ -34,7 +34,7 @@ export interface PlatformProfile {
 const PROFILE_MAX_AGE_MS = 24 * 3_600_000;
 
 /** Whether a profile learned at `learnedAt` may still be used: younger than a day, and not from the future (a clock or a hand that cannot be trusted). */
-export function profileFresh(learnedAt: string, now: number = Date.now()): boolean {
+function profileFresh(learnedAt: string, now: number = Date.now()): boolean {
   const age = now - Date.parse(learnedAt);
   return age >= 0 && age < PROFILE_MAX_AGE_MS;
 }

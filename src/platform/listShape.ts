@@ -15,7 +15,7 @@ import { RESOURCES, type ApiRecord, type ResourceType } from '../model/apiRecord
 import type { CollectionProfile } from '../model/platformProfile.js';
 
 /** By-id records that settle a key as absent from the records themselves, not from the lists. */
-export const SHAPE_SAMPLES = 44;
+const SHAPE_SAMPLES = 44;
 /** By-id sample requests in flight at once (the client's pacer bounds them further). */
 const SAMPLE_ROUND = 4;
 
@@ -35,7 +35,7 @@ interface ShapeCheck {
 }
 
 /** `count` records of `records`, evenly spread over them (all when there are no more). */
-export function spread<T>(records: readonly T[], count: number): T[] {
+function spread<T>(records: readonly T[], count: number): T[] {
   if (count >= records.length) return [...records];
   if (count <= 0) return [];
   return Array.from({ length: count }, (_, i) => records[Math.floor(((i + 0.5) * records.length) / count)] as T);

@@ -45,7 +45,7 @@ function collectionOf(v: unknown): CollectionProfile | string {
 }
 
 /** What the profile file holds: nothing yet, a profile, or why what it holds is not one (said, then learned again). */
-export type ProfileRead = { profile?: PlatformProfile; problem?: string };
+type ProfileRead = { profile?: PlatformProfile; problem?: string };
 
 export function readProfile(file: string): ProfileRead {
   let text: string;
