@@ -15,6 +15,8 @@ export interface CollectionProfile {
   list?: 'complete' | 'partial';
   /** The keys list records lack (when partial). */
   missing?: string[];
+  /** Ids of records fetched by id so far without telling complete from partial (small pages: runs add up to a verdict). */
+  sampled?: number[];
   /** Records the unfiltered list held when last read (total_entries): what a full scan costs. */
   records?: number;
 }

@@ -6,8 +6,8 @@
  * and there. A key some list record carries is not left out, so a list on which every key read
  * shows up settles it at no cost. A key no list record carries is looked for in records fetched by
  * id, spread over the records at hand: one that has it proves the lists partial. While it stays
- * unseen more are fetched, SHAPE_SAMPLES in all (carried over from page to page), or every record of
- * a smaller list; until then every record of a page is among those read by id, so nothing is
+ * unseen more are fetched, SHAPE_SAMPLES in all (carried over from page to page and, through the
+ * profile, from run to run), or every record of a smaller list; until then every record of a page is among those read by id, so nothing is
  * handed out from a list that could be partial. A key carried by 1 record in 10 stays unseen in
  * 44 random records less than 1 time in 100 (0.9^44).
  */
@@ -32,6 +32,8 @@ interface ShapeCheck {
   unseen: Set<string>;
   /** Records fetched by id in this run to look for them. */
   sampled: Set<number>;
+  /** Records earlier runs fetched by id without finding one (small incremental pages add up). */
+  before: ReadonlySet<number>;
 }
 
 /** `count` records of `records`, evenly spread over them (all when there are no more). */
@@ -75,14 +77,14 @@ export class ListShape {
     if (listed.length === 0 || !this.open(type)) return;
     const path = RESOURCES[type].path;
     const profile = this.host.collection(type);
-    const check = (this.checks[type] ??= { unseen: new Set(this.keysRead(type)), sampled: new Set() });
+    const check = (this.checks[type] ??= { unseen: new Set(this.keysRead(type)), sampled: new Set(), before: new Set(profile.sampled ?? []) });
     for (const k of [...check.unseen]) if (listed.some((r) => Object.hasOwn(r, k))) check.unseen.delete(k);
     if (check.unseen.size === 0) {
       this.toConfirm.delete(path);
       if (profile.list !== 'complete') this.settle(type, 'complete');
       return;
     }
-    const fresh = listed.filter((r) => !check.sampled.has(r.id));
+    const fresh = listed.filter((r) => !check.sampled.has(r.id) && !check.before.has(r.id));
     if (profile.list === 'complete') {
       // A saved claim: the one-record check that learned it, once per collection and run.
       this.toConfirm.delete(path);
@@ -90,16 +92,21 @@ export class ListShape {
       if (found.length > 0) this.partial(type, found, ', though the saved platform profile said they were complete');
       return;
     }
-    const found = await this.sample(check, spread(fresh, SHAPE_SAMPLES - check.sampled.size), byIdOf);
+    const found = await this.sample(check, spread(fresh, SHAPE_SAMPLES - check.before.size - check.sampled.size), byIdOf);
     if (found.length > 0) return this.partial(type, found);
     const whole = total !== undefined && check.sampled.size >= total;
-    if (!whole && check.sampled.size < SHAPE_SAMPLES) return;
+    const count = check.before.size + check.sampled.size;
+    if (!whole && count < SHAPE_SAMPLES) {
+      // Not settled yet (a small filtered page): the next run goes on from here, with other records.
+      profile.sampled = [...check.before, ...check.sampled];
+      return this.host.changed();
+    }
     this.settle(type, 'complete');
     const keys = [...check.unseen].join(', ');
     this.host.tell(
       whole
         ? `list pages of ${path} carry no ${keys}, nor does any of their ${total} records by id: the list pages are complete`
-        : `list pages of ${path} carry no ${keys}, nor do ${check.sampled.size} of their records by id, spread over the list: taken as complete (a key on 1 record in 10 would show 99 times in 100)`,
+        : `list pages of ${path} carry no ${keys}, nor do ${count} of their records by id, spread over the list: taken as complete (a key on 1 record in 10 would show 99 times in 100)`,
     );
   }
 
@@ -118,6 +125,7 @@ export class ListShape {
   private settle(type: ResourceType, list: 'complete' | 'partial', missing: string[] = []): void {
     const profile = this.host.collection(type);
     profile.list = list;
+    delete profile.sampled;
     if (missing.length > 0) profile.missing = missing;
     else delete profile.missing;
     this.host.changed();

@@ -37,6 +37,10 @@ function collectionOf(v: unknown): CollectionProfile | string {
     if (!Array.isArray(v.missing) || !v.missing.every((m) => typeof m === 'string')) return 'missing is not a list of keys';
     out.missing = v.missing as string[];
   }
+  if (v.sampled !== undefined) {
+    if (!Array.isArray(v.sampled) || v.sampled.length > 100 || !v.sampled.every((id) => typeof id === 'number' && Number.isSafeInteger(id) && id > 0)) return 'sampled is not a list of ids';
+    out.sampled = v.sampled as number[];
+  }
   if (v.records !== undefined) {
     if (typeof v.records !== 'number' || !Number.isSafeInteger(v.records) || v.records < 0) return 'records is not a whole number';
     out.records = v.records;
