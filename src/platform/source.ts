@@ -187,6 +187,7 @@ export class PlatformSource implements RecordSource {
     const launch = (): void => {
       while (queue.length < ahead && next <= first.totalPages) {
         const kept = held.get(next);
+        held.delete(next);
         const page = kept ? Promise.resolve(kept) : this.client.listPage(type, next, MAX_PER_PAGE, filter);
         next++;
         // Awaited below in order; this keeps a rejection from being reported as unhandled meanwhile.
