@@ -47,6 +47,16 @@ describe('sync state file', () => {
     expect(() => f.read()).toThrow(/run\.absent\[0\]/);
   });
 
+  it('refuses a watermark in the future (a run from it would read nothing), and allows the overlap of a clock set a little back', () => {
+    const file = tmpFile();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ version: 1, watermarks: { donation: '2099-01-01T00:00:00Z' } }));
+    expect(() => new StateFile(file).read()).toThrow(/watermarks\.donation "2099-01-01T00:00:00Z" lies in the future: a run from it would read nothing/);
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    fs.writeFileSync(file, JSON.stringify({ version: 1, watermarks: { donation: soon } }));
+    expect(new StateFile(file).read().watermarks?.donation).toBe(soon);
+  });
+
   it('sets the watermark a few minutes before the run started', () => {
     expect(watermarkFrom('2026-11-22T02:00:00.000Z')).toBe('2026-11-22T01:55:00.000Z');
     expect(WATERMARK_OVERLAP_MS).toBe(5 * 60_000);

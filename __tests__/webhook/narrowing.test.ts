@@ -34,8 +34,9 @@ it('reads only the pages changed since the hint, not the whole collection', asyn
   expect(narrowed.outcomes.filter((o) => o.status === 'done')).toHaveLength(150);
   // 150 changed donations fit 2 pages of 100; without the hint the planner reads all 15 pages.
   expect(stack.platform.requests.list.donations).toBe(2);
-  // 1: the one by-id sample on the first list page that tells whether the list's records are complete (once per collection).
-  expect(stack.platform.requests.byId.donations ?? 0).toBe(1);
+  // A fresh processor: an optional key absent from every record of the narrowed pages is looked for
+  // in records by id (44 at most, once) before the lists' records are taken as they are.
+  expect(stack.platform.requests.byId.donations ?? 0).toBeLessThanOrEqual(44);
   const narrowedDonationPages = stack.platform.requests.list.donations;
 
   stack.platform.resetCounts();

@@ -95,8 +95,8 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   const settings = settingsOf(ctx.raw);
   const session = new RunSession(ctx);
   const csv = run.opts.report ? new CsvReport(run.opts.report) : undefined;
-  const learn = { profileFile: profileFileFor(run.stateFile), save: !globals.dryRun };
   const report = new RunReport(csv ? (o) => csv.write(o) : undefined);
+  const learn = { profileFile: profileFileFor(run.stateFile), save: !globals.dryRun, onWarning: (w: string) => report.warn(w) };
   let deps: Deps | undefined;
   let extra: E | undefined;
   let stopped: unknown;

@@ -15,6 +15,8 @@ export interface CollectionProfile {
   list?: 'complete' | 'partial';
   /** The keys list records lack (when partial). */
   missing?: string[];
+  /** Ids of records fetched by id so far without telling complete from partial (small pages: runs add up to a verdict). */
+  sampled?: number[];
   /** Records the unfiltered list held when last read (total_entries): what a full scan costs. */
   records?: number;
 }
@@ -33,8 +35,14 @@ export interface PlatformProfile {
 /** A profile older than this is learned again. */
 const PROFILE_MAX_AGE_MS = 24 * 3_600_000;
 
+/** Whether a profile learned at `learnedAt` may still be used: younger than a day, and not from the future (a clock or a hand that cannot be trusted). */
+function profileFresh(learnedAt: string, now: number = Date.now()): boolean {
+  const age = now - Date.parse(learnedAt);
+  return age >= 0 && age < PROFILE_MAX_AGE_MS;
+}
+
 /** The profile to start a run with: the saved one when it is for this base URL and fresh, else an empty one. */
 export function profileFor(saved: PlatformProfile | undefined, baseUrl: string, now: number = Date.now()): PlatformProfile {
-  const fresh = saved !== undefined && saved.baseUrl === baseUrl && now - Date.parse(saved.learnedAt) < PROFILE_MAX_AGE_MS;
+  const fresh = saved !== undefined && saved.baseUrl === baseUrl && profileFresh(saved.learnedAt, now);
   return fresh ? structuredClone(saved) : { baseUrl, learnedAt: new Date(now).toISOString(), collections: {} };
 }

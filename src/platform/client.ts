@@ -5,6 +5,8 @@
 import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts, ScanFilter } from '../model/ports.js';
 import { ConfigError, PlatformError } from '../model/errors.js';
+import { parsePositiveId } from '../model/refs.js';
+import { echo } from '../config/echo.js';
 import { createGot, PLATFORM_RETRY, PlatformHttp, shownBaseUrl, type PlatformHooks, type RetryTuning, type SearchParams } from './http.js';
 import { RatePacer, stoppableSleep, type RateLimitSnapshot, type SharedBudget } from './rateLimit.js';
 import { RESOURCES, type ApiRecordOf, type ListPage, type ResourceType } from '../model/apiRecords.js';
@@ -25,9 +27,17 @@ function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** Every API record has a numeric id; the other keys are optional in the record types. */
-function isApiRecord<T extends ResourceType>(value: unknown, _type: T): value is ApiRecordOf[T] {
-  return isObject(value) && typeof value.id === 'number';
+/**
+ * An API record with its id read the one way ids are read everywhere (a number or a decimal
+ * string: "12" is record 12), so a record compares, caches and keys the same whichever form the
+ * platform sent; undefined when it has no readable id.
+ */
+function asApiRecord<T extends ResourceType>(value: unknown, _type: T): ApiRecordOf[T] | undefined {
+  if (!isObject(value)) return undefined;
+  const id = parsePositiveId(value.id);
+  if (id === undefined) return undefined;
+  // Keys are only read through the record types, each of them optional: any object with an id is one.
+  return (value.id === id ? value : { ...value, id }) as unknown as ApiRecordOf[T];
 }
 
 function toInt(value: unknown): number | undefined {
@@ -37,18 +47,24 @@ function toInt(value: unknown): number | undefined {
 /**
  * SVC_SITE_ID: a record of another site means the URL or key reaches another site's data (a staging
  * site, another charity of the same agency). Nothing may be written from it, so the run stops here,
- * before the record reaches the engine or the audit. Records without a site_id are not judged.
+ * before the record reaches the engine or the audit. site_id is read as every id is (7 and "7" are
+ * one site); a record whose site cannot be read (absent, null, "seven") cannot be vouched for and
+ * stops the run the same way.
  */
 function checkSite(expected: number | undefined, type: ResourceType, records: readonly ApiRecordOf[ResourceType][], baseUrl: string): void {
   if (expected === undefined) return;
   for (const r of records) {
-    const site = (r as { site_id?: unknown }).site_id;
-    if (typeof site === 'number' && site !== expected) {
-      throw new ConfigError(`SVC_SITE_ID is ${expected}, but ${shownBaseUrl(baseUrl)} serves records of site ${site} (${type} ${r.id}): wrong SVC_API_URL or SVC_API_KEY? Nothing was written`, [
-        'check SVC_API_URL, SVC_API_KEY and SVC_SITE_ID',
-        'svc-sync doctor',
-      ]);
-    }
+    const raw = Object.hasOwn(r, 'site_id') ? (r as { site_id?: unknown }).site_id : undefined;
+    const site = parsePositiveId(raw);
+    if (site === expected) continue;
+    const served =
+      site === undefined
+        ? `${type} ${r.id} without a readable site_id (${raw === undefined ? 'absent' : `got ${raw === null ? 'null' : echo(typeof raw === 'string' ? raw : JSON.stringify(raw), 40)}`}), so which site it belongs to cannot be told`
+        : `records of site ${site} (${type} ${r.id})`;
+    throw new ConfigError(`SVC_SITE_ID is ${expected}, but ${shownBaseUrl(baseUrl)} serves ${served}: wrong SVC_API_URL or SVC_API_KEY? Nothing was written`, [
+      'check SVC_API_URL, SVC_API_KEY and SVC_SITE_ID',
+      'svc-sync doctor',
+    ]);
   }
 }
 
@@ -83,8 +99,8 @@ export class PlatformClient {
     const { path, one } = RESOURCES[type];
     const route = `${path}/${encodeURIComponent(String(id))}`;
     const body = await this.http.get(route, 'byId');
-    const record = isObject(body) ? body[one] : undefined;
-    if (!isApiRecord(record, type)) {
+    const record = asApiRecord(isObject(body) ? body[one] : undefined, type);
+    if (record === undefined) {
       throw new PlatformError('invalid_response', 'GET', `/v1/${route}`, 200, `expected a "${one}" object with an id`);
     }
     checkSite(this.siteId, type, [record], this.baseUrlValue);
@@ -103,7 +119,7 @@ export class PlatformClient {
     if (!isObject(body) || !Array.isArray(items)) {
       throw new PlatformError('invalid_response', 'GET', `/v1/${path}`, 200, `expected a "${many}" array`);
     }
-    const records = items.filter((item): item is ApiRecordOf[T] => isApiRecord(item, type));
+    const records = items.map((item) => asApiRecord(item, type)).filter((r): r is ApiRecordOf[T] => r !== undefined);
     checkSite(this.siteId, type, records, this.baseUrlValue);
     const perPageSeen = toInt(body.per_page) ?? size;
     const totalEntries = toInt(body.total_entries) ?? records.length;

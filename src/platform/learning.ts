@@ -9,6 +9,8 @@ export interface LearnOptions {
   keysRead?: ((type: ResourceType) => readonly string[]) | undefined;
   /** What an earlier run learned (used when it is for this base URL and fresh). */
   profile?: PlatformProfile | undefined;
+  /** That profile was learned by this process (serve's earlier batch): its claims need no confirming. */
+  learnedHere?: boolean | undefined;
   /** Told once per thing learned, as a line for a person. */
   onLearn?: ((text: string) => void) | undefined;
   /** What an incremental scan reads of a collection whose lists ignore updated_after (SVC_INCREMENTAL; default exact). */

@@ -8,26 +8,26 @@ import { profileFor, type CollectionProfile, type PlatformProfile } from '../mod
 import type { ScanFilter } from '../model/ports.js';
 import { MAX_PER_PAGE } from './client.js';
 import { timeOf, valueAt, type LearnOptions } from './learning.js';
+import { ListShape, type ShapeHost } from './listShape.js';
 
-/**
- * By-id requests a run spends per collection to tell partial list pages from records that lack
- * keys, when a page alone cannot (small filtered pages): the first that is inconclusive settles it.
- */
-const SHAPE_SAMPLES = 1;
-
-export class ProfileLearner {
+export class ProfileLearner implements ShapeHost {
   private readonly profileValue: PlatformProfile;
   private readonly notes: string[] = [];
-  /** Per collection, the records fetched by id this run to learn the list pages' shape. */
-  private readonly shapeSamples: Partial<Record<ResourceType, Set<number>>> = {};
+  /** Whether list records carry what by-id records carry: learned, or a saved claim confirmed, once a run. */
+  private readonly shape: ListShape | undefined;
 
   constructor(
     private readonly learn: LearnOptions,
     baseUrl: string,
     private readonly limitsReported: () => boolean | undefined,
-    private readonly listIdsOnly: boolean,
+    listIdsOnly: boolean,
   ) {
     this.profileValue = profileFor(learn.profile, baseUrl);
+    // A saved "complete" is relied on to read records from lists: confirmed by this run first,
+    // unless this process learned it (serve's next batch).
+    const saved = learn.profile !== undefined && this.profileValue.learnedAt === learn.profile.learnedAt && learn.learnedHere !== true;
+    const complete = saved ? Object.entries(this.profileValue.collections).flatMap(([path, c]) => (c.list === 'complete' ? [path] : [])) : [];
+    this.shape = learn.keysRead === undefined || listIdsOnly ? undefined : new ListShape(this, learn.keysRead, complete);
   }
 
   /** What is known of the platform now (for the run state, doctor and the batch policy). */
@@ -45,11 +45,11 @@ export class ProfileLearner {
     return (this.profileValue.collections[path] ??= {});
   }
 
-  private changed(): void {
+  changed(): void {
     this.learn.onProfile?.(this.profile());
   }
 
-  private tell(text: string): void {
+  tell(text: string): void {
     if (this.notes.includes(text)) return;
     this.notes.push(text);
     this.learn.onLearn?.(text);
@@ -61,15 +61,18 @@ export class ProfileLearner {
   }
 
   /**
-   * The filter a scan sends. With SVC_INCREMENTAL=new-records, an incremental scan of a collection
-   * whose lists ignore updated_after asks created_after instead (unless that is known ignored too):
-   * new records only, said once with what it leaves to webhooks and audit.
+   * The filter a scan sends. Where this collection's lists are known to ignore updated_after, an
+   * incremental scan asks without it: the same whole list comes back, but as the unfiltered list,
+   * which proves absence (ListCoverage), so a parent no longer listed costs no request by id and
+   * the run costs what a full scan costs. With SVC_INCREMENTAL=new-records it asks created_after
+   * instead (unless that is known ignored too): new records only, said once with what it leaves
+   * to webhooks and audit.
    */
   planned(type: ResourceType, filter: ScanFilter): ScanFilter {
     const known = this.collection(type);
-    if (this.learn.incremental !== 'new-records' || filter.updatedAfter === undefined || filter.createdAfter !== undefined) return filter;
-    if (known.updatedAfter !== 'ignored' || known.createdAfter === 'ignored') return filter;
+    if (filter.updatedAfter === undefined || filter.createdAfter !== undefined || known.updatedAfter !== 'ignored') return filter;
     const { updatedAfter, ...rest } = filter;
+    if (this.learn.incremental !== 'new-records' || known.createdAfter === 'ignored') return rest;
     const plural = RESOURCES[type].path;
     this.tell(
       `the platform ignores updated_after on ${plural} lists: this run reads the ${plural} created after ${updatedAfter} (created_after; SVC_INCREMENTAL=new-records); changes to existing ${plural} come through serve's webhooks and audit --fix`,
@@ -87,6 +90,12 @@ export class ProfileLearner {
   /** A page smaller than asked (its per_page, or fewer records with a next page): the size this platform serves. */
   private notePageSize<T extends ResourceType>(type: T, page: ListPage<ApiRecordOf[T]>): void {
     const served = page.perPage < MAX_PER_PAGE ? page.perPage : page.currentPage < page.totalPages && page.records.length < MAX_PER_PAGE ? page.records.length : undefined;
+    if (served === undefined && this.collection(type).pageSize !== undefined && page.perPage >= MAX_PER_PAGE) {
+      // A saved smaller size no longer holds (the page arithmetic and the proof of absence rely on it).
+      delete this.collection(type).pageSize;
+      this.changed();
+      return;
+    }
     if (served === undefined || served < 1 || served === this.collection(type).pageSize) return;
     this.collection(type).pageSize = served;
     this.changed();
@@ -124,38 +133,18 @@ export class ProfileLearner {
     }
   }
 
-  /**
-   * Whether a collection's list records carry what its by-id records carry (an absent key, not a
-   * null value). A partial list payload leaves a key out of every record, while optional values are
-   * absent here and there: a page on which no key the mapping reads is absent from every record
-   * settles it at no cost. Else one record is fetched by id (at most SHAPE_SAMPLES in a run): when
-   * its by-id form has keys its list form lacks, the list pages are partial, the collection's
-   * records are fetched by id from then on, and the run says so with the cost.
-   */
-  async learnListShape<T extends ResourceType>(type: T, listed: ApiRecordOf[T][], byIdOf: (id: number) => Promise<ApiRecord | undefined>): Promise<void> {
-    const profile = this.collection(type);
-    if (this.listIdsOnly || profile.list !== undefined || listed.length === 0 || this.learn.keysRead === undefined) return;
-    const read = this.learn.keysRead(type);
-    const settle = (list: 'complete' | 'partial', missing: string[] = []): void => {
-      profile.list = list;
-      if (missing.length > 0) profile.missing = missing;
-      this.changed();
-    };
-    const absentEverywhere = read.filter((k) => listed.every((r) => !Object.hasOwn(r, k)));
-    if (absentEverywhere.length === 0) return settle('complete');
-    const sampled = (this.shapeSamples[type] ??= new Set<number>());
-    const sample = listed.find((r) => !sampled.has(r.id));
-    if (sample === undefined || sampled.size >= SHAPE_SAMPLES) return;
-    sampled.add(sample.id);
-    const byId = await byIdOf(sample.id);
-    if (byId === undefined) return;
-    const missing = read.filter((k) => Object.hasOwn(byId, k) && !Object.hasOwn(sample, k));
-    // The by-id record lacks them too: values this record does not have; a few such records settle it.
-    if (missing.length === 0) return sampled.size >= SHAPE_SAMPLES ? settle('complete') : undefined;
-    settle('partial', missing);
-    const plural = RESOURCES[type].path;
-    this.tell(
-      `list pages of ${plural} lack ${missing.join(', ')} (the by-id records have them): each record of ${plural} is fetched by id, 1 request a record instead of 1 per ${this.pageSizeOf(type)}`,
-    );
+  /** Whether records at hand would be looked at for the list shape (not settled or confirmed in this run yet). */
+  shapeOpen(type: ResourceType): boolean {
+    return this.shape?.open(type) ?? false;
+  }
+
+  /** Whether learning the list shape would sample records by id after these list records (pages spread over the list are then read first). */
+  wouldSample(type: ResourceType, listed: readonly ApiRecord[]): boolean {
+    return this.shape?.wouldSample(type, listed) ?? false;
+  }
+
+  /** Looks at list records for the list pages' shape (see listShape.ts); `total`: the unfiltered list's size. */
+  learnListShape(type: ResourceType, listed: readonly ApiRecord[], byIdOf: (id: number) => Promise<ApiRecord | undefined>, total?: number): Promise<void> {
+    return this.shape?.look(type, listed, byIdOf, total) ?? Promise.resolve();
   }
 }

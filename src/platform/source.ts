@@ -93,14 +93,14 @@ export class PlatformSource implements RecordSource {
     const log: PlanRecord = { type, requested: wanted.length, uncached: todo.length, probed: false };
 
     if (todo.length > 0 && !this.idsOnly(type) && !confirm) {
-      const filter: ScanFilter = options.updatedAfter ? { updatedAfter: options.updatedAfter } : {};
+      // A narrowing filter this platform ignores is not sent (the whole list comes back either way),
+      // and the collection's known size prices the scan without a probe request.
+      const filter: ScanFilter = options.updatedAfter && this.collection(type).updatedAfter !== 'ignored' ? { updatedAfter: options.updatedAfter } : {};
       const key = this.listKey(type, filter);
-      // The whole collection is listed (no filter, or a narrowing filter this platform ignores): its
-      // size as last read (this run's profile, or the saved one) prices the plan without a probe
-      // request. A size grown since only leaves the ids past it to the by-id pass below.
-      const known = this.collection(type);
-      const whole = isUnfiltered(filter) || (filter.updatedAfter !== undefined && known.updatedAfter === 'ignored');
-      let total = this.totals.get(key) ?? (whole ? known.records : undefined);
+      // The whole collection is listed (no filter: a narrowing filter this platform ignores is not
+      // sent): its size as last read (this run's profile, or the saved one) prices the plan without a
+      // probe request. A size grown since only leaves the ids past it to the by-id pass below.
+      let total = this.totals.get(key) ?? (isUnfiltered(filter) ? this.collection(type).records : undefined);
       if (shouldProbe(todo.length, total !== undefined, false)) {
         log.probed = true;
         total = (await this.readPage(type, 1, filter))?.totalEntries;
@@ -180,7 +180,8 @@ export class PlatformSource implements RecordSource {
       first = await this.client.listPage(type, start, MAX_PER_PAGE, filter);
     }
     this.notePage(type, filter, first);
-    await this.learnListShape(type, first.records);
+    const held = await this.spreadPages(type, filter, first, start);
+    await this.learnListShape(type, [first.records, ...[...held.values()].map((p) => p.records)].flat(), isUnfiltered(filter) ? first.totalEntries : undefined);
     yield { ...(await this.complete(type, first.records)), page: start, totalPages: first.totalPages, totalEntries: first.totalEntries };
     // Read a few pages ahead (as many as may be in flight) but hand them out in order.
     const ahead = 4;
@@ -188,7 +189,10 @@ export class PlatformSource implements RecordSource {
     let next = start + 1;
     const launch = (): void => {
       while (queue.length < ahead && next <= first.totalPages) {
-        const page = this.client.listPage(type, next++, MAX_PER_PAGE, filter);
+        const kept = held.get(next);
+        held.delete(next);
+        const page = kept ? Promise.resolve(kept) : this.client.listPage(type, next, MAX_PER_PAGE, filter);
+        next++;
         // Awaited below in order; this keeps a rejection from being reported as unhandled meanwhile.
         page.catch(() => undefined);
         queue.push(page);
@@ -201,6 +205,20 @@ export class PlatformSource implements RecordSource {
       launch();
       yield { ...(await this.complete(type, loaded.records)), page: loaded.currentPage, totalPages: loaded.totalPages, totalEntries: loaded.totalEntries };
     }
+  }
+
+  /**
+   * When the first page leaves keys to look for by id, the middle and last pages of the scan are
+   * read before it is handed out (the scan reads them anyway; they are kept for it), so the
+   * records sampled are spread over the list, not only its oldest.
+   */
+  private async spreadPages<T extends ResourceType>(type: T, filter: ScanFilter, first: ListPage<ApiRecordOf[T]>, start: number): Promise<Map<number, ListPage<ApiRecordOf[T]>>> {
+    const held = new Map<number, ListPage<ApiRecordOf[T]>>();
+    if (first.totalPages <= start || !this.learner.wouldSample(type, first.records)) return held;
+    const pages = [...new Set([Math.floor((start + first.totalPages + 1) / 2), first.totalPages])].filter((p) => p > start);
+    const loaded = await Promise.all(pages.map((p) => this.client.listPage(type, p, MAX_PER_PAGE, filter)));
+    pages.forEach((p, i) => held.set(p, loaded[i] as ListPage<ApiRecordOf[T]>));
+    return held;
   }
 
   requests(): PlatformRequestCounts {
@@ -276,11 +294,16 @@ export class PlatformSource implements RecordSource {
     if (page.perPage === this.pageSizeOf(type)) read.add(page.currentPage);
   }
 
-  private learnListShape<T extends ResourceType>(type: T, listed: ApiRecordOf[T][]): Promise<void> {
-    return this.learner.learnListShape(type, listed, async (id) => {
-      const outcome = await this.fetchOne(type, id);
-      return 'record' in outcome ? outcome.record : undefined;
-    });
+  private learnListShape<T extends ResourceType>(type: T, listed: ApiRecordOf[T][], total?: number): Promise<void> {
+    return this.learner.learnListShape(
+      type,
+      listed,
+      async (id) => {
+        const outcome = await this.fetchOne(type, id);
+        return 'record' in outcome ? outcome.record : undefined;
+      },
+      total,
+    );
   }
 
   /** A list page into the cache; a non-fatal failure leaves its ids to the by-id pass. */
@@ -288,7 +311,7 @@ export class PlatformSource implements RecordSource {
     try {
       const loaded = await this.client.listPage(type, page, MAX_PER_PAGE, filter);
       this.notePage(type, filter, loaded);
-      await this.learnListShape(type, loaded.records);
+      await this.learnListShape(type, loaded.records, isUnfiltered(filter) ? loaded.totalEntries : undefined);
       if (!this.idsOnly(type)) this.store(type, loaded.records);
       return loaded;
     } catch (error) {

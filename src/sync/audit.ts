@@ -22,7 +22,7 @@ import { InterruptedError, isFatal } from '../model/errors.js';
 import { SYNC_ORDER, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
 import type { Progress } from '../model/outcomes.js';
 import type { AuditSink, RecordSource } from '../model/ports.js';
-import { keyFor, refOfKey } from '../model/refs.js';
+import { keyFor, parsePositiveId, refOfKey } from '../model/refs.js';
 import { IdSet, PairSet, questionIdsOf } from './auditLedger.js';
 import { emptyAuditCounts, type AuditCounts, type Candidate, type DriftRow, type OrphanRow, type QuestionCandidate } from './auditTypes.js';
 import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
@@ -360,7 +360,7 @@ export class Auditor {
       if (err && isFatal(err)) throw err;
       if (action) {
         // Present in the by-id action: compared above, or an orphan there for its blank answer.
-        if ((action.questions ?? []).some((q) => q?.id === p.questionId)) continue;
+        if ((action.questions ?? []).some((q) => parsePositiveId(q?.id) === p.questionId)) continue;
         this.add({ object, key: p.key, kind: 'orphan', reason: `no longer in its action's questions (${actionKey}, by-id record)` }, p.sfId);
       } else if (gone.has(p.actionId)) {
         this.add({ object, key: p.key, kind: 'orphan', reason: `gone from the platform: its action ${actionKey} answers 404` }, p.sfId);

@@ -34,14 +34,22 @@ interface LearnFrom {
   profileFile?: string;
   /** Keep what is learned in that file as it is learned (not in a dry run, which writes nothing). */
   save?: boolean;
+  /** Told why a profile file that is there is not used (wrong shape, a time in the future). */
+  onWarning?: (text: string) => void;
 }
 
 /** The source's learning options for a command: the saved profile, and saving each change at once. */
 function learning(learn: LearnFrom): LearnOptions {
   const file = learn.profileFile;
+  const read = file ? readProfile(file) : {};
+  if (read.problem !== undefined) learn.onWarning?.(read.problem);
+  const saved = read.profile;
+  if (saved && Date.parse(saved.learnedAt) > Date.now()) {
+    learn.onWarning?.(`platform profile ${file ?? ''} says it was learned at ${saved.learnedAt}, in the future: ignored, the platform is learned again`);
+  }
   return {
     keysRead,
-    ...(file ? { profile: readProfile(file) } : {}),
+    ...(saved ? { profile: saved } : {}),
     ...(file && learn.save ? { onProfile: (p: PlatformProfile) => void writeProfile(file, p) } : {}),
   };
 }
@@ -121,10 +129,17 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
   const sources: PlatformSource[] = [];
   // What `sync` learned of the platform in this directory (list shapes, collection sizes; for this
   // base URL and under a day old) spares the first batches learning it again with requests.
-  let learned: PlatformProfile | undefined = readProfile(profileFileFor(undefined));
+  // Read from a file, its claims are confirmed by the batch that relies on them, as a command's are.
+  const saved = readProfile(profileFileFor(undefined));
+  if (saved.problem !== undefined) onNote(`warning: ${saved.problem}`);
+  let learned: PlatformProfile | undefined = saved.profile;
+  let learnedHere = false;
   return async () => {
     const last = sources.pop();
-    if (last) learned = last.profile();
+    if (last) {
+      learned = last.profile();
+      learnedHere = true;
+    }
     sources.length = 0;
     sink ??= SalesforceSink.connect(settings.salesforce).catch((error: unknown) => {
       sink = undefined;
@@ -132,7 +147,8 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     });
     client.resume();
     // What one batch learns (partial list pages, the page size) the next batch starts from.
-    const source = new PlatformSource(client, settings.platform.listIdsOnly, { keysRead, ...(learned ? { profile: learned } : {}), onLearn: (t) => onNote(`platform: ${t}`) });
+    // A profile learned by this process needs no confirming again.
+    const source = new PlatformSource(client, settings.platform.listIdsOnly, { keysRead, ...(learned ? { profile: learned, learnedHere } : {}), onLearn: (t) => onNote(`platform: ${t}`) });
     sources.push(source);
     return { source, sink: await sink };
   };

@@ -10,7 +10,7 @@ import { SCHEMA } from '../mapping/schema.js';
 import type { ApiAction, ApiRecordOf } from '../model/apiRecords.js';
 import type { SObjectName, SyncableType } from '../model/objects.js';
 import type { AuditSink, CrmSink } from '../model/ports.js';
-import { refOfKey } from '../model/refs.js';
+import { parsePositiveId, refOfKey } from '../model/refs.js';
 import { IdSet, PairSet, questionIdsOf } from './auditLedger.js';
 
 export interface OrphanCandidate {
@@ -40,7 +40,11 @@ export class ScanLedger {
       listed.add(r.id);
       if (excludedBy(type, r) === undefined) eligible.add(r.id);
       if (type === 'action') {
-        for (const q of (r as ApiAction).questions ?? []) if (typeof q?.id === 'number' && questionExcludedBy(r as ApiAction, q) === undefined) this.questions.add(r.id, q.id);
+        for (const q of (r as ApiAction).questions ?? []) {
+          // Read as the mapping reads it (3 and "3" are one question), or it would look an orphan.
+          const id = parsePositiveId(q?.id);
+          if (id !== undefined && questionExcludedBy(r as ApiAction, q) === undefined) this.questions.add(r.id, id);
+        }
       }
     }
     for (const id of failedIds) {

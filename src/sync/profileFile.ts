@@ -1,10 +1,12 @@
 /**
  * The platform's capability profile (model/platformProfile.ts), kept in a small JSON file beside
  * the run state so the next run plans with what this one learned. A missing, unreadable or
- * foreign file is no error: the profile is then learned again (it costs a request or two).
+ * foreign file is no error: the profile is then learned again (it costs a few requests); what is
+ * wrong with a file that is there is said as a warning.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { oneLine } from '../config/echo.js';
 import type { CollectionProfile, PlatformProfile } from '../model/platformProfile.js';
 
 const PROFILE_FILE = 'platform-profile.json';
@@ -14,31 +16,68 @@ export const profileFileBeside = (stateFile: string): string => path.join(path.d
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function collectionOf(v: unknown): CollectionProfile | undefined {
-  if (!isRecord(v)) return undefined;
+/** A collection's entry, or what is wrong with it (keys of a newer release are left aside, not judged). */
+function collectionOf(v: unknown): CollectionProfile | string {
+  if (!isRecord(v)) return 'not an object';
   const out: CollectionProfile = {};
-  for (const k of ['updatedAfter', 'createdAfter'] as const) if (v[k] === 'honoured' || v[k] === 'ignored') out[k] = v[k];
-  if (typeof v.pageSize === 'number' && Number.isInteger(v.pageSize) && v.pageSize >= 1 && v.pageSize <= 100) out.pageSize = v.pageSize;
-  if (v.list === 'complete' || v.list === 'partial') out.list = v.list;
-  if (Array.isArray(v.missing) && v.missing.every((m) => typeof m === 'string')) out.missing = v.missing as string[];
-  if (typeof v.records === 'number' && Number.isSafeInteger(v.records) && v.records >= 0) out.records = v.records;
+  for (const k of ['updatedAfter', 'createdAfter'] as const) {
+    if (v[k] === undefined) continue;
+    if (v[k] !== 'honoured' && v[k] !== 'ignored') return `${k} is not honoured or ignored`;
+    out[k] = v[k];
+  }
+  if (v.pageSize !== undefined) {
+    if (typeof v.pageSize !== 'number' || !Number.isInteger(v.pageSize) || v.pageSize < 1 || v.pageSize > 100) return 'pageSize is not a whole number from 1 to 100';
+    out.pageSize = v.pageSize;
+  }
+  if (v.list !== undefined) {
+    if (v.list !== 'complete' && v.list !== 'partial') return 'list is not complete or partial';
+    out.list = v.list;
+  }
+  if (v.missing !== undefined) {
+    if (!Array.isArray(v.missing) || !v.missing.every((m) => typeof m === 'string')) return 'missing is not a list of keys';
+    out.missing = v.missing as string[];
+  }
+  if (v.sampled !== undefined) {
+    if (!Array.isArray(v.sampled) || v.sampled.length > 100 || !v.sampled.every((id) => typeof id === 'number' && Number.isSafeInteger(id) && id > 0)) return 'sampled is not a list of ids';
+    out.sampled = v.sampled as number[];
+  }
+  if (v.records !== undefined) {
+    if (typeof v.records !== 'number' || !Number.isSafeInteger(v.records) || v.records < 0) return 'records is not a whole number';
+    out.records = v.records;
+  }
   return out;
 }
 
-export function readProfile(file: string): PlatformProfile | undefined {
+/** What the profile file holds: nothing yet, a profile, or why what it holds is not one (said, then learned again). */
+type ProfileRead = { profile?: PlatformProfile; problem?: string };
+
+export function readProfile(file: string): ProfileRead {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    return { problem: `platform profile ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): ignored, the platform is learned again` };
+  }
+  const wrong = (why: string): ProfileRead => ({ problem: `platform profile ${file} is not one svc-sync wrote (${why}): ignored, the platform is learned again` });
   let data: unknown;
   try {
-    data = JSON.parse(fs.readFileSync(file, 'utf8'));
+    data = JSON.parse(text);
   } catch {
-    return undefined;
+    return wrong('not JSON');
   }
-  if (!isRecord(data) || typeof data.baseUrl !== 'string' || typeof data.learnedAt !== 'string' || Number.isNaN(Date.parse(data.learnedAt)) || !isRecord(data.collections)) return undefined;
+  if (!isRecord(data)) return wrong('not a JSON object');
+  if (typeof data.baseUrl !== 'string') return wrong('no baseUrl');
+  if (typeof data.learnedAt !== 'string' || Number.isNaN(Date.parse(data.learnedAt))) return wrong('learnedAt is not a time');
+  if (!isRecord(data.collections)) return wrong('no collections');
+  if (data.rateLimitHeaders !== undefined && typeof data.rateLimitHeaders !== 'boolean') return wrong('rateLimitHeaders is not true or false');
   const collections: Record<string, CollectionProfile> = {};
   for (const [k, v] of Object.entries(data.collections)) {
     const c = collectionOf(v);
-    if (c) collections[k] = c;
+    if (typeof c === 'string') return wrong(`collections.${oneLine(k, 40)}: ${c}`);
+    collections[k] = c;
   }
-  return { baseUrl: data.baseUrl, learnedAt: data.learnedAt, collections, ...(typeof data.rateLimitHeaders === 'boolean' ? { rateLimitHeaders: data.rateLimitHeaders } : {}) };
+  return { profile: { baseUrl: data.baseUrl, learnedAt: data.learnedAt, collections, ...(typeof data.rateLimitHeaders === 'boolean' ? { rateLimitHeaders: data.rateLimitHeaders } : {}) } };
 }
 
 /** Written atomically (temp file, then rename); a failure to write is not worth failing a run for. */

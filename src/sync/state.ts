@@ -67,7 +67,7 @@ export class StateFile {
     } catch {
       throw new ConfigError(`state file ${this.file}: not valid JSON (delete it to start over)`);
     }
-    const problem = stateProblem(data);
+    const problem = stateProblem(data, Date.now());
     if (problem) throw new ConfigError(`state file ${this.file}: ${problem.what}; ${problem.fix}`);
     return data as SyncState;
   }
@@ -116,13 +116,20 @@ function shown(v: unknown): string {
 }
 
 /** The first problem of a parsed state file, or undefined when every field is valid. */
-function stateProblem(v: unknown): Problem | undefined {
+function stateProblem(v: unknown, now: number): Problem | undefined {
   if (!isRecord(v) || v.version !== 1) return { what: 'not a svc-sync state file (version 1)', fix: START_OVER };
   if (v.watermarks !== undefined) {
     if (!isRecord(v.watermarks)) return { what: 'watermarks must be an object', fix: START_OVER };
     for (const [t, w] of Object.entries(v.watermarks)) {
       if (!SYNCABLE.has(t)) return { what: `watermarks: unknown object type ${shown(t)}`, fix: 'remove that entry' };
       if (!isDate(w)) return { what: `watermarks.${t} must be an ISO 8601 date-time, not ${shown(w)}`, fix: `fix it, or remove it and run \`svc-sync sync --since <iso8601> --types ${t}\`` };
+      // A run from a watermark later than now reads nothing and moves past every change since the last run.
+      if (Date.parse(w) > now + WATERMARK_OVERLAP_MS) {
+        return {
+          what: `watermarks.${t} ${shown(w)} lies in the future: a run from it would read nothing and skip every change since the last run`,
+          fix: `if this machine's clock is right, run \`svc-sync sync --since <iso8601> --types ${t}\` from the last good run`,
+        };
+      }
     }
   }
   if (v.retry !== undefined) {

@@ -73,16 +73,6 @@ function requiredString(fields: Readonly<RawFields>, key: string): string | { re
   return trimmed;
 }
 
-/** An integer given as a JSON number or a decimal string ("42"); undefined when it is neither. */
-function integerOf(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
-  if (typeof value === 'string' && /^\s*\d{1,16}\s*$/.test(value)) {
-    const n = Number(value.trim());
-    return Number.isSafeInteger(n) ? n : undefined;
-  }
-  return undefined;
-}
-
 function isReason(value: unknown): value is { reason: string } {
   return typeof value === 'object' && value !== null && 'reason' in value;
 }
@@ -120,8 +110,9 @@ export function messageFromFields(fields: Readonly<Record<string, unknown>>): Pa
   const message: WebhookMessage = { objectType, objectId, eventType, application };
   const rawSite = fields.site_id;
   if (rawSite !== undefined && rawSite !== null && rawSite !== '') {
-    const siteId = integerOf(rawSite);
-    if (siteId === undefined || siteId < 1) return { ok: false, reason: 'site_id must be a positive integer' };
+    // Read as the platform client reads a record's site_id: 7 and "7" are one site.
+    const siteId = parsePositiveId(rawSite);
+    if (siteId === undefined) return { ok: false, reason: 'site_id must be a positive integer' };
     message.siteId = siteId;
   }
   return { ok: true, message };

@@ -86,13 +86,15 @@ export function auditCommand(program: Command, setExit: SetExit): void {
       try {
         // Only a writing audit takes the run lock: a read-only one may run beside a sync.
         if ((opts.fix || opts.deleteOrphans) && !globals.dryRun) lock = await lockRun(ctx, undefined, Boolean(opts.wait), session);
-        const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, { profileFile: profileFileFor(undefined), save: !globals.dryRun });
+        const profileWarnings: string[] = [];
+        const learn = { profileFile: profileFileFor(undefined), save: !globals.dryRun, onWarning: (w: string) => profileWarnings.push(w) };
+        const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, learn);
         const where = whereOf(ctx.raw, ctx.sources, deps.org);
         // With --json the document holds it (result.where): stderr stays for what goes wrong.
         if (!ctx.globals.json) for (const line of whereLines(where)) ctx.out.info(line);
         const {
           result: found,
-          warnings,
+          warnings: auditWarnings,
           failed,
           stopped,
         } = await runAudit(deps, {
@@ -110,6 +112,7 @@ export function auditCommand(program: Command, setExit: SetExit): void {
         session.stopProgress();
         const { command, ...rest } = found;
         const result = { command, where, ...rest };
+        const warnings = [...profileWarnings, ...auditWarnings];
         if (opts.report) writeDriftCsv(opts.report, result);
         const status = auditRunStatus({ stopped, open: (result.remaining ?? result.drift).length, failed, problems: result.problems.length });
         const open = (result.remaining ?? result.drift).length;

@@ -1,0 +1,161 @@
+/**
+ * What a run learned of the platform is not trusted unchecked: a saved claim that list pages are
+ * complete is confirmed by the run that relies on it, a profile from the future or of the wrong
+ * shape is learned again with a warning, and a key the lists leave out that only some records
+ * carry is looked for in enough records by id to be sure. Exactness is judged by an audit against
+ * the same site served the way svc-sync assumes (complete lists): no drift, field by field.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FakePlatformBehaviour } from '../../fixtures/platform/server.js';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+import { cliJson, removeDir, tempCwd, type JsonRun } from './helpers.js';
+
+const SITE = { seed: 4, segments: 2, projectsPerSegment: 2, teamsPerProject: 1, companiesPerProject: 1, actionsPerParent: 1, donations: 40, newsletterSubscriptions: 24 };
+
+const learnedOf = (run: JsonRun): string[] => (run.body.result as unknown as { learned?: string[] }).learned ?? [];
+const driftOf = (run: JsonRun): unknown[] => (run.body.result as unknown as { drift: unknown[] }).drift;
+
+/** The audit against the same site with lists as svc-sync assumes them: what differs from the by-id records. */
+async function driftAgainstFullLists(s: Stack, cwd: string): Promise<unknown[]> {
+  const behaviour = { ...s.platform.behaviour };
+  for (const k of Object.keys(s.platform.behaviour) as Array<keyof FakePlatformBehaviour>) delete s.platform.behaviour[k];
+  const audit = await cliJson(s, ['audit'], cwd);
+  Object.assign(s.platform.behaviour, behaviour);
+  expect(audit.code).toBeLessThanOrEqual(1);
+  return driftOf(audit);
+}
+
+describe('learned claims, checked', () => {
+  let stack: Stack | undefined;
+  let cwd = '';
+  afterEach(async () => {
+    await stack?.close();
+    removeDir(cwd);
+  });
+
+  const profileFile = (): string => path.join(cwd, '.svc-sync', 'platform-profile.json');
+
+  it('a saved "complete" while the lists have become partial: confirmed by one record by id, found partial, learned again', async () => {
+    stack = await startStack({ site: SITE });
+    cwd = tempCwd('trust-complete');
+    expect((await cliJson(stack, ['sync', '--all'], cwd)).code).toBe(0);
+    const saved = JSON.parse(fs.readFileSync(profileFile(), 'utf8')) as { collections: Record<string, { list?: string }> };
+    expect(saved.collections.donations?.list).toBe('complete');
+    // The platform now serves older list payloads: amounts, consents and segment ids left out.
+    Object.assign(stack.platform.behaviour, { listOmit: { donations: ['donation_amount', 'consents'], projects: ['segment_id'] } });
+    stack.platform.resetCounts();
+    const run = await cliJson(stack, ['sync', '--all'], cwd);
+    expect(run.code).toBe(0);
+    expect(learnedOf(run)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^list pages of donations lack consents, donation_amount \(the by-id records have them\), though the saved platform profile said they were complete/),
+        expect.stringMatching(/^list pages of projects lack segment_id .*, though the saved platform profile said they were complete/),
+      ]),
+    );
+    expect(await driftAgainstFullLists(stack, cwd)).toEqual([]);
+    // Once a collection and run: the next run trusts what this one confirmed and saved (partial).
+    const next = await cliJson(stack, ['sync', '--all'], cwd);
+    expect(next.code).toBe(0);
+    expect(learnedOf(next)).toEqual([]);
+  }, 90_000);
+
+  it('a profile learned "in the future" is stale, and one of the wrong shape is ignored, each with a warning', async () => {
+    stack = await startStack({ site: SITE, behaviour: { listOmit: { donations: ['donation_amount'] } } });
+    cwd = tempCwd('trust-shape');
+    fs.mkdirSync(path.join(cwd, '.svc-sync'), { recursive: true });
+    const claim = { baseUrl: stack.platform.url, collections: { donations: { list: 'complete' }, projects: { list: 'complete' } } };
+    fs.writeFileSync(profileFile(), JSON.stringify({ ...claim, learnedAt: '2099-01-01T00:00:00Z' }));
+    const future = await cliJson(stack, ['sync', '--all'], cwd);
+    expect(future.code).toBe(0);
+    expect(future.body.warnings).toEqual(
+      expect.arrayContaining([expect.stringMatching(/platform profile .*platform-profile\.json says it was learned at 2099-01-01T00:00:00Z, in the future: ignored, the platform is learned again/)]),
+    );
+    expect(learnedOf(future)).toEqual(expect.arrayContaining([expect.stringMatching(/^list pages of donations lack donation_amount \(the by-id records have them\): each record/)]));
+    const relearned = JSON.parse(fs.readFileSync(profileFile(), 'utf8')) as { learnedAt: string };
+    expect(Date.parse(relearned.learnedAt)).toBeLessThanOrEqual(Date.now());
+    expect(await driftAgainstFullLists(stack, cwd)).toEqual([]);
+
+    for (const [bad, why] of [
+      [{ ...claim, learnedAt: new Date().toISOString(), collections: { donations: { list: 'yes' } } }, 'collections.donations: list is not complete or partial'],
+      [{ ...claim, learnedAt: new Date().toISOString(), collections: { donations: { pageSize: 0 } } }, 'collections.donations: pageSize is not a whole number from 1 to 100'],
+      [[claim], 'not a JSON object'],
+    ] as const) {
+      fs.writeFileSync(profileFile(), JSON.stringify(bad));
+      const run = await cliJson(stack, ['sync', '--all'], cwd);
+      expect(run.code).toBe(0);
+      expect(run.body.warnings).toEqual(expect.arrayContaining([expect.stringContaining(`platform-profile.json is not one svc-sync wrote (${why}): ignored, the platform is learned again`)]));
+    }
+  }, 90_000);
+});
+
+describe('a key only some records carry, left out of every list record', () => {
+  let stack: Stack | undefined;
+  let cwd = '';
+  afterEach(async () => {
+    await stack?.close();
+    removeDir(cwd);
+  });
+
+  it('consents on 16 of 24 subscriptions by id, none in the lists: found by the samples, the collection read by id, every consent field right', async () => {
+    stack = await startStack({ site: SITE, behaviour: { listOmit: { 'newsletter-subscriptions': ['consents'] } } });
+    cwd = tempCwd('sparse-key');
+    // A third of the subscriptions have no consent (the first among them); the others do.
+    stack.platform.site.newsletter_subscription.forEach((n, i) => {
+      if (i % 3 === 0) delete (n as { consents?: unknown }).consents;
+    });
+    const full = await cliJson(stack, ['sync', '--all'], cwd);
+    expect(full.code).toBe(0);
+    expect(learnedOf(full)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^list pages of newsletter-subscriptions lack consents \(the by-id records have them\): each record of newsletter-subscriptions is fetched by id/),
+      ]),
+    );
+    const withConsent = stack.platform.site.newsletter_subscription.filter((n) => n.consents !== undefined);
+    expect(withConsent).toHaveLength(16);
+    for (const n of withConsent) expect(stack.salesforce.get('Svc_NewsletterSubscription__c', `NewsletterSubscription_${n.id}`)?.ConsentURL__c).toEqual(expect.any(String));
+    expect(await driftAgainstFullLists(stack, cwd)).toEqual([]);
+  }, 90_000);
+
+  it('a key no record carries at all: every record of a small list read by id once, then the lists taken as complete, and the run says so', async () => {
+    stack = await startStack({ site: SITE });
+    cwd = tempCwd('absent-key');
+    for (const n of stack.platform.site.newsletter_subscription) delete (n as { consents?: unknown }).consents;
+    const full = await cliJson(stack, ['sync', '--all', '--types', 'newsletter_subscriptions'], cwd);
+    expect(full.code).toBe(0);
+    expect(learnedOf(full)).toEqual([expect.stringMatching(/^list pages of newsletter-subscriptions carry no consents, nor does any of their 24 records by id: the list pages are complete$/)]);
+    expect(stack.platform.requests.byId['newsletter-subscriptions']).toBe(24);
+    stack.platform.resetCounts();
+    // The next run relies on it: one record by id confirms it.
+    expect((await cliJson(stack, ['sync', '--all', '--types', 'newsletter_subscriptions'], cwd)).code).toBe(0);
+    expect(stack.platform.requests.byId['newsletter-subscriptions']).toBe(1);
+  }, 90_000);
+
+  it('small incremental pages that cannot settle it add up from run to run, the changed records read by id meanwhile', async () => {
+    stack = await startStack({ site: SITE });
+    cwd = tempCwd('sparse-runs');
+    for (const n of stack.platform.site.newsletter_subscription) delete (n as { consents?: unknown }).consents;
+    const args = ['sync', '--types', 'newsletter_subscriptions'];
+    expect((await cliJson(stack, [...args, '--since', '2020-01-01T00:00:00Z'], cwd)).code).toBe(0);
+    // The profile is a day old: learned again, from small pages only.
+    const file = path.join(cwd, '.svc-sync', 'platform-profile.json');
+    const old = JSON.parse(fs.readFileSync(file, 'utf8')) as { learnedAt: string };
+    fs.writeFileSync(file, JSON.stringify({ ...old, learnedAt: '2020-01-01T00:00:00Z' }));
+    const sampledAfter: Array<number | undefined> = [];
+    for (const round of [0, 1]) {
+      await new Promise((r) => setTimeout(r, 1_100));
+      for (const n of stack.platform.site.newsletter_subscription.slice(round * 3, round * 3 + 3)) stack.platform.update('newsletter_subscription', n.id, { first_name: `Changed${round}` });
+      stack.platform.resetCounts();
+      expect((await cliJson(stack, args, cwd)).code).toBe(0);
+      // The changed records are read by id; the second run's page holds the first's too (the
+      // watermark's overlap), already looked at by the first: not asked again.
+      expect(stack.platform.requests.byId['newsletter-subscriptions']).toBe(3);
+      const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as { collections: Record<string, { list?: string; sampled?: number[] }> };
+      expect(profile.collections['newsletter-subscriptions']?.list).toBeUndefined();
+      sampledAfter.push(profile.collections['newsletter-subscriptions']?.sampled?.length);
+    }
+    // Each record counts once, however many runs read it.
+    expect(sampledAfter).toEqual([3, 6]);
+  }, 90_000);
+});
