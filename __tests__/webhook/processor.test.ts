@@ -117,17 +117,19 @@ describe('createEngineProcessor', () => {
     const byIdRequests = (): number => stack.platform.requests.byId['newsletter-subscriptions'] ?? 0;
     process.chdir(dir);
     try {
-      // No profile here: the filtered page lacks keys the mapping reads, and one record is asked for by id to tell why.
+      // No profile here: the filtered page lacks keys the mapping reads, so its records are read by id
+      // until the list's shape is settled (a page this small: every one of them).
       stack.platform.resetCounts();
       expect((await createEngineProcessor(settings).process(refs, { changedSince: since })).outcomes.map((o) => o.status)).toEqual(['done', 'done', 'done']);
-      expect(byIdRequests()).toBe(1);
-      // What a sync learned and kept beside its state (.svc-sync/platform-profile.json): known, so not asked again.
+      expect(byIdRequests()).toBe(3);
+      // What a sync learned and kept beside its state (.svc-sync/platform-profile.json): known, so only
+      // the one-record check that confirms a claim read from a file is spent.
       const learner = createPlatformSource(settings.platform, {}, undefined, { keysRead });
       for await (const page of learner.scan('newsletter_subscription', {})) void page;
       writeProfile(profileFileFor(undefined), learner.profile());
       stack.platform.resetCounts();
       expect((await createEngineProcessor(settings).process(refs, { changedSince: since })).outcomes.map((o) => o.status)).toEqual(['done', 'done', 'done']);
-      expect(byIdRequests()).toBe(0);
+      expect(byIdRequests()).toBeLessThanOrEqual(1);
     } finally {
       process.chdir(cwd);
       fs.rmSync(dir, { recursive: true, force: true });
