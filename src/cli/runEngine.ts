@@ -8,6 +8,8 @@ import { ConfigError, InterruptedError, describeError } from '../model/errors.js
 import { createDeps, createEngine, profileFileFor, type Deps, type SyncEngine } from '../sync/compose.js';
 import { RunReport } from '../sync/report.js';
 import { buildResult, type RunResult } from '../sync/result.js';
+import { logNote, logRun, salesforceReachable, type RunFacts } from '../sync/runLog.js';
+import type { LoggedCommand, LogResult } from '../model/syncLog.js';
 import { CsvReport } from './render/csvReport.js';
 import { renderRun } from './render/runOutput.js';
 import { formatCount } from './render/text.js';
@@ -32,7 +34,7 @@ export function parseBatchSize(raw: string): number {
 }
 
 interface EngineRun<E extends object> {
-  command: string;
+  command: LoggedCommand;
   opts: RunOptions;
   /** The run itself; what it returns joins the result (sync's watermarks, replay's input). */
   body: (engine: SyncEngine, deps: Deps) => Promise<E>;
@@ -78,11 +80,12 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   const csv = run.opts.report ? new CsvReport(run.opts.report) : undefined;
   const learn = { profileFile: profileFileFor(run.stateFile), save: !globals.dryRun };
   const report = new RunReport(csv ? (o) => csv.write(o) : undefined);
+  const startedAt = new Date();
   let deps: Deps | undefined;
   let extra: E | undefined;
   let stopped: unknown;
   try {
-    deps = await createDeps(settings, session.onWait, session.signal, learn);
+    deps = await createDeps(settings, session.onWait, session.signal, learn, globals.dryRun);
     const options = { dryRun: globals.dryRun, force: Boolean(run.opts.force), strictParents: Boolean(run.opts.strictParents), batchSize, stop: session.signal, onProgress: session.progressOf(deps) };
     extra = await run.body(createEngine(deps, options, report), deps);
   } catch (err) {
@@ -99,12 +102,28 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     throw stopped;
   }
   const ran = deps as Deps;
-  const result = { ...buildResult(run.command, globals.dryRun, report, ran.source.requests(), ran.sink.calls()), ...(extra ?? ({} as E)) } as RunResult<E>;
-  if (stopped !== undefined) result.stopped = oneLine(describeError(stopped, ctx.out.redact), 1000);
-  // What the run learned of the platform where the spec is silent: said once, and in --json.
-  result.learned = ran.source.learned?.() ?? [];
   const shortfall = run.shortfall?.();
   const status = engineRunStatus({ stopped, written: report.written, failed: report.failed, shortfall });
-  const shown = renderRun(result, report, { globals, status, stopped, shortfall, warningsBefore: run.warningsBefore ?? [] });
+  const resultNow = (): RunResult<E> => {
+    const r = { ...buildResult(run.command, globals.dryRun, report, ran.source.requests(), ran.sink.calls()), ...(extra ?? ({} as E)) } as RunResult<E>;
+    if (stopped !== undefined) r.stopped = oneLine(describeError(stopped, ctx.out.redact), 1000);
+    // What the run learned of the platform where the spec is silent: said once, and in --json.
+    r.learned = ran.source.learned?.() ?? [];
+    return r;
+  };
+  const facts = { globals, status, stopped, shortfall, warningsBefore: run.warningsBefore ?? [] };
+  // The log in the org gets the summary as the terminal shows it, before its own calls are made.
+  const salesforceLog = await logEngineRun(ran, { command: run.command, startedAt, status, stopped, report, summary: () => renderRun(resultNow(), report, facts).text, redact: ctx.out.redact });
+  const result = resultNow();
+  if (salesforceLog !== undefined) result.salesforceLog = salesforceLog;
+  const shown = renderRun(result, report, facts);
+  const note = logNote(salesforceLog);
+  if (note !== undefined) shown.notes.push(note);
   return { status, result, ...shown, ...(stopped === undefined ? {} : { stopped }) };
+}
+
+/** The run record and error records in the org, when the log is on and Salesforce can still be reached. */
+async function logEngineRun(deps: Deps, f: Omit<RunFacts, 'platformRequests' | 'salesforceCalls' | 'summary'> & { summary: () => string }): Promise<LogResult | undefined> {
+  if (deps.log === undefined || !salesforceReachable(f.stopped)) return undefined;
+  return logRun(deps.log, { ...f, summary: f.summary(), platformRequests: deps.source.requests().total, salesforceCalls: deps.sink.calls().total });
 }

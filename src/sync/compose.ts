@@ -7,6 +7,9 @@ import type { PlatformSettings, SalesforceSettings, Settings } from '../config/s
 import { checkOrg, fixesFor, type DoctorFinding } from '../crm/doctor.js';
 import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProject.js';
 import { SalesforceSink } from '../crm/sink.js';
+import { SyncLog } from '../crm/syncLog.js';
+import type { SyncLogPort } from '../model/syncLog.js';
+import { DEFAULT_SYNC_LOG } from '../config/settings.js';
 import type { PlatformRequestInfo, RateLimitSnapshot, SharedBudget } from '../model/budget.js';
 import type { AuditSink, CrmSink, RecordSource } from '../model/ports.js';
 import { assertPlatformApi, checkPlatform, PlatformClient, type PlatformCheck } from '../platform/client.js';
@@ -21,6 +24,13 @@ import type { RunReport } from './report.js';
 export interface Deps {
   source: RecordSource;
   sink: CrmSink;
+  /** The sync log in the org; absent when SVC_SALESFORCE_LOG is off, and in a dry run. */
+  log?: SyncLogPort | undefined;
+}
+
+/** A fresh log writer (it reads the open errors once): none when the log is off or nothing may be written. */
+function logFor(settings: Settings, sink: SalesforceSink, dryRun: boolean): SyncLogPort | undefined {
+  return (settings.salesforce.log ?? DEFAULT_SYNC_LOG).enabled && !dryRun ? new SyncLog(sink.api) : undefined;
 }
 
 /** Notes for a person ("waiting 42 s: platform minute limit"), as one line each. */
@@ -59,10 +69,10 @@ function commandSource(settings: Settings, onNote: OnNote, stop: AbortSignal | u
   );
 }
 
-export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}): Promise<Deps> {
+export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, dryRun = false): Promise<Deps> {
   const source = commandSource(settings, onNote, stop, learn);
   const sink = await SalesforceSink.connect(settings.salesforce);
-  return { source, sink };
+  return { source, sink, log: logFor(settings, sink, dryRun) };
 }
 
 export function createEngine(deps: Deps, opts: EngineOptions, report?: RunReport): SyncEngine {
@@ -122,7 +132,8 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     // What one batch learns (partial list pages, the page size) the next batch starts from.
     const source = new PlatformSource(client, settings.platform.listIdsOnly, { keysRead, ...(learned ? { profile: learned } : {}), onLearn: (t) => onNote(`platform: ${t}`) });
     sources.push(source);
-    return { source, sink: await sink };
+    const connected = await sink;
+    return { source, sink: connected, log: logFor(settings, connected, false) };
   };
 }
 
@@ -193,10 +204,12 @@ export type { SyncEngine, WrittenSource };
 export interface AuditDeps {
   source: RecordSource;
   sink: AuditSink;
+  log?: SyncLogPort | undefined;
 }
 
-export async function createAuditDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}): Promise<AuditDeps> {
+export async function createAuditDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, writes = false): Promise<AuditDeps> {
   const source = commandSource(settings, onNote, stop, learn);
   const sink = await SalesforceSink.connect(settings.salesforce);
-  return { source, sink };
+  // Only an audit that writes (--fix, --delete-orphans) logs its run.
+  return { source, sink, log: logFor(settings, sink, !writes) };
 }

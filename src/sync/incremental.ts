@@ -101,7 +101,7 @@ interface IncrementalResult {
  * Scans the plan's types (a resumed run from where it stopped), syncs earlier failures again by
  * id, and records progress after every page and the new watermarks at the end.
  */
-export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan, sink?: CrmSink): Promise<IncrementalResult> {
+export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan, sink?: CrmSink, requested: readonly ObjectRef[] = []): Promise<IncrementalResult> {
   const { stateFile, state, since, types, run, dryRun } = plan;
   const save = (): void => {
     if (!dryRun) stateFile.write({ ...state, run });
@@ -141,7 +141,11 @@ export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan, 
     );
     if (orphanCandidates.length > 0) engine.report.warn(`${orphanCandidates.length} orphan candidate(s) in Salesforce: \`svc-sync audit\` confirms them, \`audit --delete-orphans\` removes them`);
   }
-  const again = retriesDue(state, types, engine.report);
+  // Earlier failures of this run's types, and the records an admin asked to retry from Salesforce
+  // (any type: the request names them), each once and only if the scan did not handle it.
+  const due = new Map(retriesDue(state, types, engine.report).map((r) => [`${r.type}:${r.id}`, r]));
+  for (const r of requested) if (engine.report.outcomeOf(keyFor(r.type, r.id)) === undefined) due.set(`${r.type}:${r.id}`, r);
+  const again = [...due.values()];
   if (again.length > 0) await engine.syncRefs(again);
   const next = completedState(state, run, engine.report);
   if (!dryRun) stateFile.write(next);
