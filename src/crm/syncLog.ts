@@ -18,7 +18,7 @@ import { planErrors, retryKeys, runRecord, type StoredError } from './syncLogPla
 import { ERROR_KEY, ERROR_OBJECT, ERROR_STATUSES, LOG_OBJECTS, RUN_KEY, RUN_OBJECT, type ErrorStatus } from './syncLogSchema.js';
 
 /** The commands that put the two objects in the org, said when they are missing. */
-export const DEPLOY_LOG = 'svc-sync schema --project svc-org && cd svc-org && sf project deploy start';
+const DEPLOY_LOG = 'svc-sync schema --project svc-org && cd svc-org && sf project deploy start';
 
 type OpenRead = { ok: true; open: Map<string, StoredError> } | { ok: false; result: LogResult };
 

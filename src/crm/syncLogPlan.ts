@@ -53,7 +53,7 @@ interface PlanInput {
   redact: (text: string) => string;
 }
 
-export interface ErrorPlan {
+interface ErrorPlan {
   records: CrmRecord[];
   opened: number;
   resolved: number;

@@ -8,14 +8,13 @@ import { checkbox, dateTime, longText, number, text } from '../mapping/fieldType
 
 export const RUN_OBJECT = 'Svc_SyncRun__c';
 export const ERROR_OBJECT = 'Svc_SyncError__c';
-export type LogObjectName = typeof RUN_OBJECT | typeof ERROR_OBJECT;
+type LogObjectName = typeof RUN_OBJECT | typeof ERROR_OBJECT;
 export const LOG_OBJECTS: readonly LogObjectName[] = [RUN_OBJECT, ERROR_OBJECT];
 
 export const RUN_KEY = 'RunKey__c';
 export const ERROR_KEY = 'Key__c';
 
-export const OUTCOMES = ['Succeeded', 'Partial', 'Failed', 'Interrupted', 'Refused'] as const;
-export type RunOutcome = (typeof OUTCOMES)[number];
+const OUTCOMES = ['Succeeded', 'Partial', 'Failed', 'Interrupted', 'Refused'] as const;
 export const ERROR_STATUSES = ['Open', 'Resolved', 'Ignored'] as const;
 export type ErrorStatus = (typeof ERROR_STATUSES)[number];
 
@@ -31,7 +30,7 @@ export interface OrgFieldDef {
   required?: boolean;
 }
 
-export interface LogObjectSchema {
+interface LogObjectSchema {
   apiName: LogObjectName;
   label: string;
   pluralLabel: string;
@@ -46,7 +45,7 @@ const f = (name: string, label: string, type: OrgFieldType, extra: Partial<OrgFi
 const picklist = (values: readonly string[]): OrgFieldType => ({ kind: 'picklist', values });
 const count = (name: string, label: string): OrgFieldDef => f(name, label, number(18, 0));
 
-export const RUN_SCHEMA: LogObjectSchema = {
+const RUN_SCHEMA: LogObjectSchema = {
   apiName: RUN_OBJECT,
   label: 'Svc Sync Run',
   pluralLabel: 'Svc Sync Runs',
@@ -69,7 +68,7 @@ export const RUN_SCHEMA: LogObjectSchema = {
   ],
 };
 
-export const ERROR_SCHEMA: LogObjectSchema = {
+const ERROR_SCHEMA: LogObjectSchema = {
   apiName: ERROR_OBJECT,
   label: 'Svc Sync Error',
   pluralLabel: 'Svc Sync Errors',

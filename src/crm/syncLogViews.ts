@@ -14,7 +14,7 @@ interface ListView {
   filters: Array<{ field: string; operation: string; value: string }>;
 }
 
-export const LIST_VIEWS: readonly ListView[] = [
+const LIST_VIEWS: readonly ListView[] = [
   {
     object: ERROR_OBJECT,
     fullName: 'Open_sync_errors',

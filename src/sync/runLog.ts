@@ -13,7 +13,7 @@ import type { LogResult, LoggedCommand, RunOutcomeName, SyncLogPort } from '../m
 import type { RunReport } from './report.js';
 
 /** The run record's Outcome__c, from the exit code table and what ended the run. */
-export function outcomeName(r: { status: ExitCode; stopped: unknown; written: number }): RunOutcomeName {
+function outcomeName(r: { status: ExitCode; stopped: unknown; written: number }): RunOutcomeName {
   if (r.stopped instanceof InterruptedError) return 'Interrupted';
   if (r.status === EXIT.OK) return 'Succeeded';
   if (r.status === EXIT.USAGE) return 'Refused';
@@ -34,7 +34,7 @@ export interface RunFacts {
 }
 
 /** A run key unique across machines: the command, its start, and a random tail. */
-export const runKeyOf = (command: string, startedAt: Date): string => `${command}-${startedAt.toISOString()}-${Math.random().toString(36).slice(2, 10)}`;
+const runKeyOf = (command: string, startedAt: Date): string => `${command}-${startedAt.toISOString()}-${Math.random().toString(36).slice(2, 10)}`;
 
 /** Writes the run record and its error records; whatever goes wrong comes back as an answer. */
 export async function logRun(log: SyncLogPort, f: RunFacts): Promise<LogResult> {
