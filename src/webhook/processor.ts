@@ -16,7 +16,7 @@ import { keyFor } from '../model/refs.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
 import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type PlatformExtras, type SyncEngine } from '../sync/compose.js';
 import type { RunReport } from '../sync/report.js';
-import { logNote, logRun, salesforceReachable } from '../sync/runLog.js';
+import { logNote, logRun, retryRefs, salesforceReachable } from '../sync/runLog.js';
 import { WEBHOOK_BATCH_SIZE, type BatchHints, type BatchProcessor, type ProcessOutcome, type ProcessResult } from './worker.js';
 
 interface EngineProcessorOptions {
@@ -96,6 +96,10 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
   return {
     budget() {
       return last === undefined ? undefined : platformBudget(last);
+    },
+    async retryRequested() {
+      const deps = await factory();
+      return deps.log === undefined ? [] : (await retryRefs(deps.log)).refs;
     },
     async process(refs: ObjectRef[], hints: BatchHints = {}): Promise<ProcessResult> {
       const failAll = (error: unknown): ProcessResult => ({ outcomes: refs.map((ref) => ({ ref, status: 'failed', reason: messageOf(error) })) });
