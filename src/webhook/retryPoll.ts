@@ -10,9 +10,9 @@ import type { EnqueueInput, QueueStore } from './queue/store.js';
 import type { Worker } from './workerTypes.js';
 
 /** Events of this type stand for a retry asked for in Salesforce, not for a webhook. */
-export const RETRY_EVENT = 'salesforce.retry';
+const RETRY_EVENT = 'salesforce.retry';
 
-export const RETRY_POLL_MS = 60_000;
+const RETRY_POLL_MS = 60_000;
 
 interface RetryPollOptions {
   /** The refs of the ticked Open errors (the engine processor's retryRequested). */
@@ -30,7 +30,7 @@ const inputOf = (ref: ObjectRef): EnqueueInput => ({
 });
 
 /** One poll: nothing while the worker is busy or events are due; else the ticked records, queued. */
-export async function pollRetries(o: RetryPollOptions, now = Date.now()): Promise<number> {
+async function pollRetries(o: RetryPollOptions, now = Date.now()): Promise<number> {
   if (o.worker.snapshot().state !== 'idle') return 0;
   const next = await o.queue.nextDueAt();
   if (next !== undefined && next <= now) return 0;
