@@ -159,6 +159,26 @@ describe('the sync log: errors opened, counted up, resolved, retried from the or
     }
   });
 
+  it('audit --fix is a run too: a fix refused by the org opens its error record; a read-only audit writes nothing there', async () => {
+    const key = expectedKeys(stack.platform.site).Svc_Donation__c[5];
+    stack.salesforce.editRecord('Svc_Donation__c', key, { Amount__c: 0.02 });
+    stack.salesforce.resetCalls();
+    const readOnly = await cliJson(stack, ['audit', '--types', 'donations'], cwd);
+    expect(readOnly.code).toBe(1);
+    expect(logCalls(stack)).toEqual([]);
+    stack.salesforce.addValidationRule({ object: 'Svc_Donation__c', keys: [key], message: 'frozen' });
+    try {
+      const fix = await cliJson(stack, ['audit', '--types', 'donations', '--fix'], cwd);
+      expect(fix.code).toBe(1);
+      const error = stack.salesforce.get(ERRORS, key);
+      expect(error).toMatchObject({ Status__c: 'Open', Message__c: 'frozen', Attempts__c: 1 });
+      const run = stack.salesforce.records(RUNS).find((r) => r.Id === error?.LastRun__c);
+      expect(run).toMatchObject({ Command__c: 'audit', Outcome__c: 'Failed', Failed__c: 1 });
+    } finally {
+      stack.salesforce.removeValidationRules();
+    }
+  });
+
   it('SVC_SALESFORCE_LOG=off: no call for the log', async () => {
     stack.salesforce.resetCalls();
     const run = await cliJson(stack, ['sync'], cwd, undefined, { ...stack.env, SVC_SALESFORCE_LOG: 'off' });
