@@ -83,9 +83,10 @@ export class SyncLog implements SyncLogPort {
   }
 
   /** Keys of Open errors an admin ticked RetryRequested__c on; a reason instead when the log cannot be read. */
-  async retryRequested(): Promise<{ keys: string[] } | { result: LogResult }> {
+  async retryRequested(): Promise<{ keys: string[]; ignored: string[] } | { result: LogResult }> {
     const read = await this.openErrors();
-    return read.ok ? { keys: retryKeys(read.open) } : { result: { ...read.result, calls: this.spent } as LogResult };
+    if (!read.ok) return { result: { ...read.result, calls: this.spent } as LogResult };
+    return { keys: retryKeys(read.open), ignored: [...read.open.values()].filter((e) => e.status === 'Ignored').map((e) => e.key) };
   }
 
   /** The run record and the error records that change, at the end of a run. */

@@ -38,8 +38,8 @@ export type LogResult =
 
 /** The log writer as the engine's side uses it (crm/syncLog.ts implements it). */
 export interface SyncLogPort {
-  /** Keys of Open errors an admin ticked RetryRequested__c on, or why the log cannot be read. */
-  retryRequested(): Promise<{ keys: string[] } | { result: LogResult }>;
+  /** Keys of Open errors an admin ticked RetryRequested__c on, and of Ignored ones (never retried); or why the log cannot be read. */
+  retryRequested(): Promise<{ keys: string[]; ignored: string[] } | { result: LogResult }>;
   /** The run record and the error records that change, at the end of a run. */
   record(run: RunEntry, outcomes: RunOutcomes, redact: (text: string) => string): Promise<LogResult>;
   /** Deletes Resolved errors resolved before `errorsBefore` and runs finished before `runsBefore` (ISO date-times). */

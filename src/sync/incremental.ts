@@ -31,9 +31,12 @@ export function startingPoint(scope: Scope, state: SyncState, types: SyncableTyp
 
 const sameTypes = (a: SyncableType[], b: SyncableType[]): boolean => a.length === b.length && a.every((t) => b.includes(t));
 
-/** Earlier failures to sync again by id in this run: those of its types the scan did not handle. */
-export function retriesDue(state: SyncState, types: SyncableType[], report: RunReport): ObjectRef[] {
-  return (state.retry ?? []).filter((r) => types.includes(r.type) && report.outcomeOf(keyFor(r.type, r.id)) === undefined);
+/**
+ * Earlier failures to sync again by id in this run: those of its types the scan did not handle,
+ * less those an admin marked Ignored in the org's sync log (`ignored`: lower-case keys).
+ */
+export function retriesDue(state: SyncState, types: SyncableType[], report: RunReport, ignored: ReadonlySet<string> = new Set()): ObjectRef[] {
+  return (state.retry ?? []).filter((r) => types.includes(r.type) && report.outcomeOf(keyFor(r.type, r.id)) === undefined && !ignored.has(keyFor(r.type, r.id).toLowerCase()));
 }
 
 /**
@@ -101,7 +104,17 @@ interface IncrementalResult {
  * Scans the plan's types (a resumed run from where it stopped), syncs earlier failures again by
  * id, and records progress after every page and the new watermarks at the end.
  */
-export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan, sink?: CrmSink, requested: readonly ObjectRef[] = []): Promise<IncrementalResult> {
+/**
+ * `requested`: records an admin asked to retry in the org; `ignored`: keys (lower-case) an admin
+ * marked Ignored there, never retried by id (a scan that lists them still syncs them).
+ */
+export async function runIncremental(
+  engine: SyncEngine,
+  plan: IncrementalPlan,
+  sink?: CrmSink,
+  requested: readonly ObjectRef[] = [],
+  ignored: ReadonlySet<string> = new Set(),
+): Promise<IncrementalResult> {
   const { stateFile, state, since, types, run, dryRun } = plan;
   const save = (): void => {
     if (!dryRun) stateFile.write({ ...state, run });
@@ -143,7 +156,7 @@ export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan, 
   }
   // Earlier failures of this run's types, and the records an admin asked to retry from Salesforce
   // (any type: the request names them), each once and only if the scan did not handle it.
-  const due = new Map(retriesDue(state, types, engine.report).map((r) => [`${r.type}:${r.id}`, r]));
+  const due = new Map(retriesDue(state, types, engine.report, ignored).map((r) => [`${r.type}:${r.id}`, r]));
   for (const r of requested) if (engine.report.outcomeOf(keyFor(r.type, r.id)) === undefined) due.set(`${r.type}:${r.id}`, r);
   const again = [...due.values()];
   if (again.length > 0) await engine.syncRefs(again);

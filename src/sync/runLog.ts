@@ -65,7 +65,7 @@ export async function logRun(log: SyncLogPort, f: RunFacts): Promise<LogResult> 
 }
 
 /** Refs of the Open errors an admin ticked RetryRequested__c on (a question's key gives its action). */
-export async function retryRefs(log: SyncLogPort): Promise<{ refs: ObjectRef[]; result?: LogResult }> {
+export async function retryRefs(log: SyncLogPort): Promise<{ refs: ObjectRef[]; ignored?: ReadonlySet<string>; result?: LogResult }> {
   let read;
   try {
     read = await log.retryRequested();
@@ -78,7 +78,7 @@ export async function retryRefs(log: SyncLogPort): Promise<{ refs: ObjectRef[]; 
     const ref = refOfKey(key);
     if (ref) refs.set(`${ref.type}:${ref.id}`, ref);
   }
-  return { refs: [...refs.values()] };
+  return { refs: [...refs.values()], ignored: new Set(read.ignored.map((k) => k.toLowerCase())) };
 }
 
 /**
