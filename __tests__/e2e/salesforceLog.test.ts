@@ -179,6 +179,19 @@ describe('the sync log: errors opened, counted up, resolved, retried from the or
     }
   });
 
+  it('a log the org refuses never changes the run: same exit code, the local report written, one line saying so', async () => {
+    stack.salesforce.addValidationRule({ object: RUNS, message: 'runs are read-only this week' });
+    const report = path.join(cwd, 'outcomes.csv');
+    try {
+      const res = await cli(stack, ['sync', '--report', report], cwd);
+      expect(res.code).toBe(0);
+      expect(fs.existsSync(report)).toBe(true);
+      expect(res.stderr.split('\n').filter((l) => l.includes('salesforce log:'))).toEqual([expect.stringMatching(/salesforce log: the org refused the run record; the run's own outcome stands$/)]);
+    } finally {
+      stack.salesforce.removeValidationRules();
+    }
+  });
+
   it('SVC_SALESFORCE_LOG=off: no call for the log', async () => {
     stack.salesforce.resetCalls();
     const run = await cliJson(stack, ['sync'], cwd, undefined, { ...stack.env, SVC_SALESFORCE_LOG: 'off' });

@@ -95,8 +95,9 @@ export function logNote(r: LogResult | undefined): string | undefined {
   if (r === undefined) return undefined;
   if (r.status === 'missing') return `salesforce log: ${r.message}`;
   if (r.status === 'failed') return `salesforce log: not written (${r.message}); the run's own outcome stands`;
-  if (r.status === 'written' && (!r.runWritten || r.failedErrors > 0)) return `salesforce log: ${r.runWritten ? '' : 'the run record was refused; '}${r.failedErrors} error record(s) refused`;
-  return undefined;
+  if (r.status !== 'written' || (r.runWritten && r.failedErrors === 0)) return undefined;
+  const refused = [...(r.runWritten ? [] : ['the run record']), ...(r.failedErrors > 0 ? [`${r.failedErrors} error record(s)`] : [])];
+  return `salesforce log: the org refused ${refused.join(' and ')}; the run's own outcome stands`;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
