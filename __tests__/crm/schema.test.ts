@@ -3,10 +3,11 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Emulator } from '../../fixtures/salesforce/emulator.js';
-import { checkOrg } from '../../src/crm/doctor.js';
+import { checkOrg, fixesFor } from '../../src/crm/doctor.js';
 import { exportSource } from '../../src/crm/sfdxProject.js';
 import type { SalesforceSink } from '../../src/crm/sink.js';
 import { SCHEMAS } from '../../src/mapping/schema.js';
+import { LOG_SCHEMAS } from '../../src/crm/syncLogSchema.js';
 import { setup } from './helpers.js';
 import { child, parseXml, type XmlNode } from '../support/xml.js';
 
@@ -19,10 +20,12 @@ describe('schema export', () => {
   });
 
   it('writes well-formed XML covering every object and field of the schema', async () => {
-    const expected = SCHEMAS.flatMap((s) => [
-      path.join(dir, 'objects', s.apiName, `${s.apiName}.object-meta.xml`),
-      ...s.fields.map((f) => path.join(dir, 'objects', s.apiName, 'fields', `${f.name}.field-meta.xml`)),
-    ]).concat(path.join(dir, 'permissionsets', 'Svc_Sync_Integration.permissionset-meta.xml'));
+    const expected = [...SCHEMAS, ...LOG_SCHEMAS]
+      .flatMap((s) => [path.join(dir, 'objects', s.apiName, `${s.apiName}.object-meta.xml`), ...s.fields.map((f) => path.join(dir, 'objects', s.apiName, 'fields', `${f.name}.field-meta.xml`))])
+      .concat(path.join(dir, 'permissionsets', 'Svc_Sync_Integration.permissionset-meta.xml'))
+      .concat(LOG_SCHEMAS.map((s) => path.join(dir, 'tabs', `${s.apiName}.tab-meta.xml`)))
+      .concat(path.join(dir, 'objects', 'Svc_SyncError__c', 'listViews', 'Open_sync_errors.listView-meta.xml'))
+      .concat(path.join(dir, 'objects', 'Svc_SyncRun__c', 'listViews', 'Recent_runs.listView-meta.xml'));
     expect([...files].sort()).toEqual([...expected].sort());
     for (const f of files) expect(() => parseXml(readFileSyncCache.get(f) ?? '')).not.toThrow();
     // the checker itself rejects what it must
@@ -58,6 +61,38 @@ describe('schema export', () => {
     expect(child(xml('Svc_Donation__c', 'Amount__c'), 'precision')).toBe('10');
     expect(child(xml('Svc_Donation__c', 'Amount__c'), 'scale')).toBe('2');
     expect(child(xml('Svc_Donation__c', 'Countable__c'), 'defaultValue')).toBe('true');
+    // The sync log: a restricted picklist, a lookup from errors to runs, unique case-insensitive keys.
+    const outcome = xml('Svc_SyncRun__c', 'Outcome__c');
+    expect(child(outcome, 'type')).toBe('Picklist');
+    const valueSet = outcome.children.find((c) => c.tag === 'valueSet')!;
+    expect(child(valueSet, 'restricted')).toBe('true');
+    const values = valueSet.children.find((c) => c.tag === 'valueSetDefinition')!.children.filter((c) => c.tag === 'value');
+    expect(values.map((v) => child(v, 'fullName'))).toEqual(['Succeeded', 'Partial', 'Failed', 'Interrupted', 'Refused']);
+    expect(xml('Svc_SyncError__c', 'LastRun__c').children.map((c) => [c.tag, c.text])).toEqual(
+      expect.arrayContaining([
+        ['referenceTo', 'Svc_SyncRun__c'],
+        ['type', 'Lookup'],
+        ['deleteConstraint', 'SetNull'],
+      ]),
+    );
+    for (const [o, f, n] of [
+      ['Svc_SyncRun__c', 'RunKey__c', '80'],
+      ['Svc_SyncError__c', 'Key__c', '120'],
+    ]) {
+      expect(xml(o, f).children.map((c) => [c.tag, c.text])).toEqual(
+        expect.arrayContaining([
+          ['length', n],
+          ['externalId', 'true'],
+          ['unique', 'true'],
+          ['caseSensitive', 'false'],
+        ]),
+      );
+    }
+    const view = parseXml(readFileSyncCache.get(path.join(dir, 'objects', 'Svc_SyncError__c', 'listViews', 'Open_sync_errors.listView-meta.xml'))!);
+    expect(child(view, 'label')).toBe('Open sync errors');
+    const filter = view.children.find((c) => c.tag === 'filters')!;
+    expect([child(filter, 'field'), child(filter, 'operation'), child(filter, 'value')]).toEqual(['Status__c', 'equals', 'Open']);
+    expect(child(parseXml(readFileSyncCache.get(path.join(dir, 'tabs', 'Svc_SyncError__c.tab-meta.xml'))!), 'customObject')).toBe('true');
     expect(child(xml('Svc_Action__c', 'Description__c'), 'type')).toBe('LongTextArea');
     expect(child(xml('Svc_Action__c', 'Birthday__c'), 'type')).toBe('Date');
     expect(child(xml('Svc_Donation__c', 'Birthday__c'), 'type')).toBe('DateTime');
@@ -81,7 +116,7 @@ describe('doctor', () => {
 
   it('finds nothing wrong with an org built from the schema', async () => {
     expect(await checkOrg(sink)).toEqual([]);
-    expect(sink.calls().describe).toBe(SCHEMAS.length);
+    expect(sink.calls().describe).toBe(SCHEMAS.length + LOG_SCHEMAS.length);
   });
 
   it('reports a removed field, a too-short text, a wrong type and a key that is not an external id', async () => {
@@ -98,6 +133,20 @@ describe('doctor', () => {
     ]);
     expect(findings[3].message).toContain('Svc_Donation__c.TransactionId__c');
   });
+
+  it('lists the sync log objects of an org set up before them, with the deploy that adds them', async () => {
+    const s = await setup({ syncLog: false });
+    try {
+      const findings = await checkOrg(s.sink);
+      expect(findings.map((f) => [f.object, f.problem])).toEqual([
+        ['Svc_SyncRun__c', 'missing_object'],
+        ['Svc_SyncError__c', 'missing_object'],
+      ]);
+      expect(fixesFor(findings)[0]).toMatch(/svc-sync schema --project svc-org && cd svc-org && sf project deploy start/);
+    } finally {
+      await s.emu.close();
+    }
+  });
 });
 
 describe('doctor and field-level security', () => {
@@ -108,7 +157,7 @@ describe('doctor and field-level security', () => {
     const s = await setup({ fieldAccess: 'none' });
     emu = s.emu;
     const findings = await checkOrg(s.sink);
-    expect(findings.map((f) => [f.object, f.field, f.problem])).toEqual(SCHEMAS.map((sc) => [sc.apiName, undefined, 'hidden_fields']));
+    expect(findings.map((f) => [f.object, f.field, f.problem])).toEqual([...SCHEMAS, ...LOG_SCHEMAS].map((sc) => [sc.apiName, undefined, 'hidden_fields']));
     expect(findings[0].message).toMatch(/field-level security hides them \(assign the permission set Svc_Sync_Integration: sf org assign permset --name Svc_Sync_Integration\)/);
     await emu.close();
     emu = undefined;

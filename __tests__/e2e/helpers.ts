@@ -238,9 +238,11 @@ export function totals(result: Result): Counts {
   return sum;
 }
 
+/** Write calls of the mirror: those of the sync log in the org (its run and error records) are not counted. */
 export function writeCalls(stack: Stack): number {
   const c = stack.salesforce.calls();
-  return c.collections + c.bulk;
+  const log = stack.salesforce.requests().filter((r) => /\/composite\/sobjects\/Svc_Sync(Run|Error)__c\//.test(r)).length;
+  return c.collections + c.bulk - log;
 }
 
 export function recordCount(stack: Stack): number {

@@ -2,12 +2,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
-import { SCHEMAS } from '../../src/mapping/schema.js';
+import { SCHEMAS as MIRRORED } from '../../src/mapping/schema.js';
+import { LOG_SCHEMAS } from '../../src/crm/syncLogSchema.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, cliJson, removeDir, tempCwd } from './helpers.js';
 
 let stack: Stack;
 let cwd: string;
+/** The eight mirrored objects and the sync log's two. */
+const SCHEMAS = [...MIRRORED, ...LOG_SCHEMAS];
 
 beforeAll(async () => {
   stack = await startStack({ site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, donations: 5, newsletterSubscriptions: 0 } });
@@ -31,7 +34,8 @@ describe('svc-sync schema --out DIR', () => {
     }
     expect(fs.readdirSync(path.join(cwd, 'md', 'permissionsets'))).toEqual(['Svc_Sync_Integration.permissionset-meta.xml']);
     expect(fs.existsSync(path.join(cwd, 'md', 'sfdx-project.json'))).toBe(false);
-    expect(body.result.files).toHaveLength(SCHEMAS.length + SCHEMAS.reduce((n, s) => n + s.fields.length, 0) + 1);
+    // Each object and field, the permission set, the log's two tabs and two list views.
+    expect(body.result.files).toHaveLength(SCHEMAS.length + SCHEMAS.reduce((n, s) => n + s.fields.length, 0) + 1 + 2 + 2);
   });
 
   it('says what is missing when neither --project nor --out is given', async () => {

@@ -11,9 +11,13 @@ import path from 'node:path';
 process.env.SF_DISABLE_LOG_FILE = 'true';
 const { ComponentSet, MetadataConverter } = await import('@salesforce/source-deploy-retrieve');
 import { runCli } from '../../fixtures/cli.js';
-import { SCHEMAS } from '../../src/mapping/schema.js';
+import { SCHEMAS as MIRRORED } from '../../src/mapping/schema.js';
+import { LOG_SCHEMAS } from '../../src/crm/syncLogSchema.js';
 import { children, child, parseXml, type XmlNode } from '../support/xml.js';
 import { removeDir, tempCwd, unstamp } from './helpers.js';
+
+/** The eight mirrored objects and the sync log's two: all of them part of the org setup. */
+const SCHEMAS = [...MIRRORED, ...LOG_SCHEMAS];
 
 let cwd: string;
 beforeAll(() => {
@@ -34,6 +38,7 @@ interface Converted {
   packageXml: XmlNode;
   objects: Map<string, XmlNode>;
   permissionSet: XmlNode;
+  tabs: string[];
 }
 
 /** What `sf project deploy start` does first: resolve the project's package directories and convert them. */
@@ -45,7 +50,8 @@ async function convertAsDeployDoes(projectDir: string, outputDirectory: string):
   await new MetadataConverter().convert(set, 'metadata', { type: 'directory', outputDirectory, genUniqueDir: false });
   const read = (...p: string[]): XmlNode => parseXml(fs.readFileSync(path.join(outputDirectory, ...p), 'utf8'));
   const objects = new Map(fs.readdirSync(path.join(outputDirectory, 'objects')).map((f) => [path.basename(f, '.object'), read('objects', f)]));
-  return { packageXml: read('package.xml'), objects, permissionSet: read('permissionsets', 'Svc_Sync_Integration.permissionset') };
+  const tabs = fs.readdirSync(path.join(outputDirectory, 'tabs')).sort();
+  return { packageXml: read('package.xml'), objects, permissionSet: read('permissionsets', 'Svc_Sync_Integration.permissionset'), tabs };
 }
 
 describe('svc-sync schema --project DIR', () => {
@@ -62,7 +68,7 @@ describe('svc-sync schema --project DIR', () => {
     expect(child(converted.packageXml, 'version')).toBe('61.0');
   });
 
-  it('converts to the eight objects with every field, as the deploy would upload them', () => {
+  it('converts to the eight objects and the sync log with every field, tab and list view, as the deploy would upload them', () => {
     const members = (type: string): string[] =>
       children(converted.packageXml, 'types')
         .filter((t) => child(t, 'name') === type)
@@ -71,13 +77,19 @@ describe('svc-sync schema --project DIR', () => {
     expect(members('CustomObject')).toEqual(SCHEMAS.map((s) => s.apiName).sort());
     expect(members('CustomField')).toEqual(SCHEMAS.flatMap((s) => s.fields.map((f) => `${s.apiName}.${f.name}`)).sort());
     expect(members('PermissionSet')).toEqual(['Svc_Sync_Integration']);
+    expect(members('CustomTab')).toEqual(['Svc_SyncError__c', 'Svc_SyncRun__c']);
+    expect(members('ListView')).toEqual(['Svc_SyncError__c.Open_sync_errors', 'Svc_SyncRun__c.Recent_runs']);
+    expect(converted.tabs).toEqual(['Svc_SyncError__c.tab', 'Svc_SyncRun__c.tab']);
+    // The list views travel inside their object, as Metadata API format holds them.
+    const views = children(converted.objects.get('Svc_SyncError__c')!, 'listViews');
+    expect(views.map((v) => [child(v, 'fullName'), child(v, 'label')])).toEqual([['Open_sync_errors', 'Open sync errors']]);
     for (const s of SCHEMAS) {
       const fields = children(converted.objects.get(s.apiName)!, 'fields').map((f) => child(f, 'fullName'));
       expect({ object: s.apiName, fields: fields.sort() }).toEqual({ object: s.apiName, fields: s.fields.map((f) => f.name).sort() });
     }
   });
 
-  it('grants read/create/edit/delete on the eight objects and read/edit on every field that is not required', () => {
+  it('grants read/create/edit/delete on the ten objects, read/edit on every field that is not required, and the log tabs', () => {
     const ps = converted.permissionSet;
     const objects = children(ps, 'objectPermissions').map((o) => ({
       object: child(o, 'object'),
@@ -96,7 +108,11 @@ describe('svc-sync schema --project DIR', () => {
     const granted = children(ps, 'fieldPermissions').map((f) => ({ field: child(f, 'field'), readable: child(f, 'readable'), editable: child(f, 'editable') }));
     expect(granted.map((g) => g.field).sort()).toEqual(optional.sort());
     expect(granted.every((g) => g.readable === 'true' && g.editable === 'true')).toBe(true);
-    expect(required.sort()).toEqual(SCHEMAS.map((s) => `${s.apiName}.SvcId__c`).sort());
+    expect(required.sort()).toEqual(MIRRORED.map((s) => `${s.apiName}.SvcId__c`).sort());
+    expect(children(ps, 'tabSettings').map((t) => [child(t, 'tab'), child(t, 'visibility')])).toEqual([
+      ['Svc_SyncRun__c', 'Visible'],
+      ['Svc_SyncError__c', 'Visible'],
+    ]);
     expect(optional.length + required.length).toBe(SCHEMAS.reduce((n, s) => n + s.fields.length, 0));
   });
 

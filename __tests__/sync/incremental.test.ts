@@ -57,3 +57,16 @@ describe('incremental sync bookkeeping', () => {
     expect(retriesDue(state, ['donation'], (key) => report.outcomeOf(key) !== undefined)).toEqual([{ type: 'donation', id: 9 }]);
   });
 });
+
+describe('retries and the sync log', () => {
+  it('an earlier failure an admin marked Ignored in the org is not retried by id', () => {
+    const state: SyncState = {
+      version: 1,
+      retry: [
+        { type: 'donation', id: 1 },
+        { type: 'donation', id: 2 },
+      ],
+    };
+    expect(retriesDue(state, ['donation'], () => false, new Set(['donation_2']))).toEqual([{ type: 'donation', id: 1 }]);
+  });
+});

@@ -9,6 +9,8 @@ import { createDeps, createEngine, profileFileFor, type Deps, type SyncEngine } 
 import { RunReport } from '../sync/report.js';
 import { acquireRunLock, stateDirOf, type RunLock } from '../sync/runLock.js';
 import { buildResult, type RunResult } from '../sync/result.js';
+import { logNote, logRun, salesforceReachable, type RunFacts } from '../sync/runLog.js';
+import type { LoggedCommand, LogResult } from '../model/syncLog.js';
 import { CsvReport } from './render/csvReport.js';
 import { renderRun } from './render/runOutput.js';
 import { formatCount } from './render/text.js';
@@ -36,7 +38,7 @@ export function parseBatchSize(raw: string): number {
 }
 
 interface EngineRun<E extends object> {
-  command: string;
+  command: LoggedCommand;
   opts: RunOptions;
   /** The run itself; what it returns joins the result (sync's watermarks, replay's input). */
   body: (engine: SyncEngine, deps: Deps) => Promise<E>;
@@ -97,6 +99,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   const csv = run.opts.report ? new CsvReport(run.opts.report) : undefined;
   const report = new RunReport(csv ? (o) => csv.write(o) : undefined);
   const learn = { profileFile: profileFileFor(run.stateFile), save: !globals.dryRun, onWarning: (w: string) => report.warn(w) };
+  const startedAt = new Date();
   let deps: Deps | undefined;
   let extra: E | undefined;
   let stopped: unknown;
@@ -106,7 +109,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     // A dry run writes nothing (no progress, no profile, no record): it needs no lock.
     if (!globals.dryRun) lock = await lockRun(ctx, run.stateFile, Boolean(run.opts.wait), session);
     run.prepare?.();
-    deps = await createDeps(settings, session.onWait, session.signal, learn);
+    deps = await createDeps(settings, session.onWait, session.signal, learn, globals.dryRun);
     where = whereOf(ctx.raw, ctx.sources, deps.org);
     // With --json the document holds it (result.where): stderr stays for what goes wrong.
     if (!ctx.globals.json) for (const line of whereLines(where)) ctx.out.info(line);
@@ -135,21 +138,37 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     throw stopped;
   }
   const ran = deps as Deps;
-  const { command, ...built } = buildResult(run.command, globals.dryRun, report, ran.source.requests(), ran.sink.calls());
-  // Where first: a log reader sees which site and org before the counts.
-  const result = { command, ...(where ? { where } : {}), ...built, ...(extra ?? ({} as E)) } as RunResult<E>;
-  if (stopped !== undefined) result.stopped = oneLine(describeError(stopped, ctx.out.redact), 1000);
-  // What the run learned of the platform where the spec is silent: said once, and in --json.
-  result.learned = ran.source.learned?.() ?? [];
   const notFound = run.notFound?.();
   const shortfall = run.shortfall?.();
   const status = engineRunStatus({ stopped, written: report.written, failed: report.failed, shortfall, notFound: notFound !== undefined });
   const why = [...(report.failed > 0 ? [`${formatCount(report.failed)} ${report.failed === 1 ? 'record' : 'records'} failed`] : []), ...[shortfall, notFound].filter((t) => t !== undefined)];
-  const rendered = renderRun(result, report, { globals, status, stopped, shortfall: why.slice(report.failed > 0 ? 1 : 0).join('; ') || undefined, warningsBefore: run.warningsBefore ?? [] });
+  const resultNow = (): RunResult<E> => {
+    const { command, ...built } = buildResult(run.command, globals.dryRun, report, ran.source.requests(), ran.sink.calls());
+    // Where first: a log reader sees which site and org before the counts.
+    const r = { command, ...(where ? { where } : {}), ...built, ...(extra ?? ({} as E)) } as RunResult<E>;
+    if (stopped !== undefined) r.stopped = oneLine(describeError(stopped, ctx.out.redact), 1000);
+    // What the run learned of the platform where the spec is silent: said once, and in --json.
+    r.learned = ran.source.learned?.() ?? [];
+    return r;
+  };
+  const facts = { globals, status, stopped, shortfall: why.slice(report.failed > 0 ? 1 : 0).join('; ') || undefined, warningsBefore: run.warningsBefore ?? [] };
+  // The log in the org gets the summary as the terminal shows it, before its own calls are made.
+  const salesforceLog = await logEngineRun(ran, { command: run.command, startedAt, status, stopped, report, summary: () => renderRun(resultNow(), report, facts).text, redact: ctx.out.redact });
+  const result = resultNow();
+  if (salesforceLog !== undefined) result.salesforceLog = salesforceLog;
+  const rendered = renderRun(result, report, facts);
   const shown = { ...rendered, text: [rendered.text, ...(run.after?.() ?? [])].join('\n') };
+  const note = logNote(salesforceLog);
+  if (note !== undefined) shown.notes.push(note);
   const fix =
     notFound !== undefined && why.length === 1
       ? 'check the type and id (svc-sync audit finds what is missing)'
       : (run.fix ?? 'each failure is in the --json result, or listed by --verbose and --report FILE');
   return { status, result, ...shown, ...(stopped === undefined ? {} : { stopped }), closing: `exit ${status}: ${why.join('; ')}; next: ${fix}` };
+}
+
+/** The run record and error records in the org, when the log is on and Salesforce can still be reached. */
+async function logEngineRun(deps: Deps, f: Omit<RunFacts, 'platformRequests' | 'salesforceCalls' | 'summary'> & { summary: () => string }): Promise<LogResult | undefined> {
+  if (deps.log === undefined || !salesforceReachable(f.stopped)) return undefined;
+  return logRun(deps.log, { ...f, summary: f.summary(), platformRequests: deps.source.requests().total, salesforceCalls: deps.sink.calls().total });
 }

@@ -10,7 +10,7 @@ import { ConfigError } from '../model/errors.js';
 import { echo } from './echo.js';
 import { secretMasker, type Secret } from './redact.js';
 import { SETTINGS, type SettingName, type SettingRow } from './settingsTable.js';
-import type { IncrementalMode, PlatformSettings, SalesforceLogin, SalesforceSettings, Settings } from './settings.js';
+import type { IncrementalMode, PlatformSettings, SalesforceLogin, SalesforceSettings, Settings, SyncLogSettings } from './settings.js';
 import { bool, int, secretValue, url, urlWithoutCredentials, type RawSettings } from './values.js';
 import { webhookSettings } from './webhookSettings.js';
 
@@ -187,7 +187,14 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
   }
   const gap = loginGap(raw);
   if (gap !== undefined) throw new ConfigError(gap);
-  return { login: loginOf(raw), apiVersion, bulkThreshold: int(raw, 'SF_BULK_THRESHOLD', 2000, 1, 10_000_000), maxApiUsage: usage };
+  return { login: loginOf(raw), apiVersion, bulkThreshold: int(raw, 'SF_BULK_THRESHOLD', 2000, 1, 10_000_000), maxApiUsage: usage, log: syncLogSettings(raw) };
+}
+
+/** SVC_SALESFORCE_LOG (on or off) and the two retention periods, in whole days. */
+function syncLogSettings(raw: RawSettings): SyncLogSettings {
+  const v = (raw.SVC_SALESFORCE_LOG ?? 'on').toLowerCase();
+  if (v !== 'on' && v !== 'off') throw new ConfigError(`SVC_SALESFORCE_LOG ${echo(raw.SVC_SALESFORCE_LOG ?? '', 40)}: must be on or off`);
+  return { enabled: v === 'on', errorRetentionDays: int(raw, 'SVC_ERROR_RETENTION_DAYS', 30, 1, 36_500), runRetentionDays: int(raw, 'SVC_RUN_RETENTION_DAYS', 90, 1, 36_500) };
 }
 
 /**

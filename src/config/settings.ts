@@ -48,7 +48,18 @@ export interface SalesforceSettings {
   bulkThreshold: number;
   /** Share of the org's daily API allowance after which a run stops (0..1). */
   maxApiUsage: number;
+  /** The sync log in the org (SVC_SALESFORCE_LOG and the retention days); on with the defaults when absent. */
+  log?: SyncLogSettings | undefined;
 }
+
+/** SVC_SALESFORCE_LOG, SVC_ERROR_RETENTION_DAYS, SVC_RUN_RETENTION_DAYS. */
+export interface SyncLogSettings {
+  enabled: boolean;
+  errorRetentionDays: number;
+  runRetentionDays: number;
+}
+
+export const DEFAULT_SYNC_LOG: SyncLogSettings = { enabled: true, errorRetentionDays: 30, runRetentionDays: 90 };
 
 /**
  * Where the webhook queue lives, resolved once with every default in place: the SQLite file, or a

@@ -10,7 +10,7 @@ import { sleep } from '../model/sleep.js';
 import type { SalesforceApi } from './api.js';
 import { BULK_NULL, parseCsv, toCsv } from './csv.js';
 import { toSalesforceError } from './errors.js';
-import { recordKey, type CrmError, type CrmRecord, type CrmValue, type UpsertOutcome } from '../model/crmRecords.js';
+import type { CrmError, CrmRecord, CrmValue, UpsertOutcome } from '../model/crmRecords.js';
 import { isFatal } from '../model/errors.js';
 import type { WriteStep } from '../model/outcomes.js';
 
@@ -41,14 +41,14 @@ function cell(v: CrmValue | undefined): string {
 }
 
 /** Columns shared by every row: the key first, then every field any record carries. */
-function bulkColumns(records: CrmRecord[]): string[] {
-  const cols = new Set<string>([KEY_FIELD]);
+function bulkColumns(records: CrmRecord[], keyField: string): string[] {
+  const cols = new Set<string>([keyField]);
   for (const r of records) for (const k of Object.keys(r)) cols.add(k);
   return [...cols];
 }
 
-function toBulkCsv(records: CrmRecord[]): string {
-  const columns = bulkColumns(records);
+function toBulkCsv(records: CrmRecord[], keyField: string): string {
+  const columns = bulkColumns(records, keyField);
   // Rows made one at a time as the CSV is joined: no second copy of the batch as string arrays.
   return toCsv(
     columns,
@@ -104,20 +104,30 @@ export async function upsertViaBulk(
   records: CrmRecord[],
   opts: BulkOptions = DEFAULT_BULK,
   onStep?: (step: WriteStep) => void,
+  /** The external id to upsert on (SvcId__c; the sync log's objects have their own). */
+  keyField: string = KEY_FIELD,
 ): Promise<Map<string, UpsertOutcome>> {
   const outcomes = new Map<string, UpsertOutcome>();
   for (const part of splitBySize(records, opts.maxJobBytes)) {
-    for (const [k, o] of await runJob(api, object, part, opts, onStep)) outcomes.set(k, o);
+    for (const [k, o] of await runJob(api, object, part, opts, onStep, keyField)) outcomes.set(k, o);
   }
   return outcomes;
 }
 
-async function runJob(api: SalesforceApi, object: string, records: CrmRecord[], opts: BulkOptions, onStep?: (step: WriteStep) => void): Promise<Map<string, UpsertOutcome>> {
+async function runJob(
+  api: SalesforceApi,
+  object: string,
+  records: CrmRecord[],
+  opts: BulkOptions,
+  onStep: ((step: WriteStep) => void) | undefined,
+  keyField: string,
+): Promise<Map<string, UpsertOutcome>> {
   const outcomes = new Map<string, UpsertOutcome>();
+  const recordKey = (r: CrmRecord): string => String(r[keyField]);
   const job = await runIngestJob(
     api,
-    { object, externalIdFieldName: KEY_FIELD, operation: 'upsert' },
-    toBulkCsv(records),
+    { object, externalIdFieldName: keyField, operation: 'upsert' },
+    toBulkCsv(records, keyField),
     opts,
     {
       name: 'job',
@@ -130,11 +140,11 @@ async function runJob(api: SalesforceApi, object: string, records: CrmRecord[], 
     return outcomes;
   }
   for (const row of job.ok) {
-    const key = row[KEY_FIELD];
+    const key = row[keyField];
     outcomes.set(key, { key, status: row.sf__Created === 'true' ? 'created' : 'updated', id: row.sf__Id });
   }
   for (const row of job.bad) {
-    const key = row[KEY_FIELD];
+    const key = row[keyField];
     outcomes.set(key, { key, status: 'failed', error: parseBulkError(row.sf__Error ?? '') });
   }
   for (const r of records) {

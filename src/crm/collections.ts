@@ -5,7 +5,7 @@
  * Records failing with a transient code are re-sent, alone, in later rounds; DUPLICATE_VALUE
  * (a concurrent insert of the same new key) is re-sent once, which turns it into an update.
  */
-import { recordKey, type CrmError, type CrmRecord, type UpsertOutcome } from '../model/crmRecords.js';
+import type { CrmError, CrmRecord, UpsertOutcome } from '../model/crmRecords.js';
 import { SalesforceError, isFatal } from '../model/errors.js';
 import { KEY_FIELD } from '../model/refs.js';
 import { sleep } from '../model/sleep.js';
@@ -35,7 +35,29 @@ function firstError(res: SaveResult): CrmError {
   return e.fields?.length ? { code, message: e.message ?? code, fields: e.fields } : { code, message: e.message ?? code };
 }
 
-export async function upsertViaCollections(api: SalesforceApi, object: string, records: CrmRecord[], onStep?: (step: WriteStep) => void): Promise<Map<string, UpsertOutcome>> {
+/**
+ * A record as JSON: a `Lookup__r.Key__c` field (a reference by the target's external id, as a Bulk
+ * CSV column names it) becomes `Lookup__r: {Key__c: value}`, as sObject Collections takes it.
+ */
+function jsonOf(object: string, r: CrmRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = { attributes: { type: object } };
+  for (const [k, v] of Object.entries(r)) {
+    const dot = k.indexOf('.');
+    if (dot < 0) out[k] = v;
+    else out[k.slice(0, dot)] = { [k.slice(dot + 1)]: v };
+  }
+  return out;
+}
+
+/** `keyField`: the external id to upsert on (SvcId__c; the sync log's objects have their own). */
+export async function upsertViaCollections(
+  api: SalesforceApi,
+  object: string,
+  records: CrmRecord[],
+  onStep?: (step: WriteStep) => void,
+  keyField: string = KEY_FIELD,
+): Promise<Map<string, UpsertOutcome>> {
+  const recordKey = (r: CrmRecord): string => String(r[keyField]);
   const outcomes = new Map<string, UpsertOutcome>();
   const duplicateRetried = new Set<string>();
   let pending = records;
@@ -49,8 +71,8 @@ export async function upsertViaCollections(api: SalesforceApi, object: string, r
       try {
         results = await api.call<SaveResult[]>({
           method: 'PATCH',
-          url: `/composite/sobjects/${object}/${KEY_FIELD}`,
-          body: { allOrNone: false, records: part.map((r) => ({ attributes: { type: object }, ...r })) },
+          url: `/composite/sobjects/${object}/${keyField}`,
+          body: { allOrNone: false, records: part.map((r) => jsonOf(object, r)) },
         });
       } catch (err) {
         const e = toSalesforceError(err);

@@ -1,13 +1,15 @@
 /**
- * `svc-sync doctor`, org side: describes every object of the schema as the connected user sees
- * it and reports what is missing or incompatible (types, lengths, precision, lookup targets,
+ * `svc-sync doctor`, org side: describes every object of the schema (and of the sync log) as the
+ * connected user sees it and reports what is missing or incompatible (types, lengths, precision, lookup targets,
  * SvcId__c as external id) and what that user cannot write (field-level security).
  */
-import type { FieldType } from '../mapping/fieldTypes.js';
 import { KEY_FIELD } from '../model/refs.js';
 import { NAME_FIELD, NAME_LENGTH, SCHEMAS } from '../mapping/schema.js';
 import type { FieldDescription, ObjectDescription } from './describe.js';
 import { ASSIGN_PERMISSION_SET, PERMISSION_SET, takesFieldPermission } from './permissionSet.js';
+import { LOG_SCHEMAS, type OrgFieldDef, type OrgFieldType } from './syncLogSchema.js';
+
+type FieldType = OrgFieldType;
 
 type DoctorProblem =
   | 'missing_object'
@@ -58,6 +60,7 @@ const SF_TYPES: Record<FieldType['kind'], string[]> = {
   date: ['date'],
   datetime: ['datetime'],
   lookup: ['reference'],
+  picklist: ['picklist'],
 };
 
 function expectedText(t: FieldType): string {
@@ -76,6 +79,8 @@ function expectedText(t: FieldType): string {
       return 'DateTime';
     case 'lookup':
       return `Lookup(${t.to})`;
+    case 'picklist':
+      return `Picklist(${t.values.join(', ')})`;
   }
 }
 
@@ -102,7 +107,7 @@ function checkField(object: string, name: string, t: FieldType, d: FieldDescript
 }
 
 /** What is wrong with one field of an object in the org, if anything (`hidden`: the object's optional fields are all hidden, said once). */
-function fieldFindings(apiName: string, f: (typeof SCHEMAS)[number]['fields'][number], fd: FieldDescription | undefined, hidden: boolean): DoctorFinding[] {
+function fieldFindings(apiName: string, f: OrgFieldDef, fd: FieldDescription | undefined, hidden: boolean): DoctorFinding[] {
   const out: DoctorFinding[] = [];
   if (!fd) {
     if (hidden && takesFieldPermission(f)) return out;
@@ -146,9 +151,12 @@ function fieldFindings(apiName: string, f: (typeof SCHEMAS)[number]['fields'][nu
   return out;
 }
 
+/** The objects doctor checks: the eight mirrored ones, then the sync log's two. */
+const CHECKED: ReadonlyArray<{ apiName: string; label: string; fields: readonly OrgFieldDef[] }> = [...SCHEMAS, ...LOG_SCHEMAS];
+
 export async function checkOrg(org: Describer): Promise<DoctorFinding[]> {
   const findings: DoctorFinding[] = [];
-  for (const s of SCHEMAS) {
+  for (const s of CHECKED) {
     const d = await org.describe(s.apiName);
     if (!d) {
       findings.push({

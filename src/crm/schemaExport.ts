@@ -1,13 +1,25 @@
 /**
  * The eight objects, their fields and the integration permission set as Salesforce metadata in
- * SFDX source format, generated from schema.ts. sfdxProject.ts puts them on disk.
+ * SFDX source format, generated from schema.ts, with the sync log's two objects (syncLogSchema.ts),
+ * their tabs and list views. sfdxProject.ts puts them on disk.
  */
-import type { FieldDef } from '../mapping/fieldTypes.js';
-import { SCHEMAS, schemaByApiName, type ObjectSchema } from '../mapping/schema.js';
+import { SCHEMAS, schemaByApiName } from '../mapping/schema.js';
 import { metadataDoc as doc, type XmlNode as Node } from './metadataXml.js';
 import { PERMISSION_SET, permissionSetXml } from './permissionSet.js';
+import { LOG_SCHEMAS, type OrgFieldDef } from './syncLogSchema.js';
+import { listViewsSource } from './syncLogViews.js';
 
-function objectXml(s: ObjectSchema): string {
+/** What the export needs of an object, mirrored or of the sync log. */
+interface ExportedObject {
+  apiName: string;
+  label: string;
+  pluralLabel: string;
+  fields: readonly OrgFieldDef[];
+}
+
+const knownObject = (name: string): boolean => schemaByApiName(name) !== undefined || LOG_SCHEMAS.some((s) => s.apiName === name);
+
+function objectXml(s: ExportedObject): string {
   return doc('CustomObject', [
     ['deploymentStatus', 'Deployed'],
     ['enableActivities', false],
@@ -27,11 +39,11 @@ function objectXml(s: ObjectSchema): string {
 }
 
 /** Child relationship name, unique per parent object: the child object's plural API-style name. */
-function relationship(child: ObjectSchema): { name: string; label: string } {
+function relationship(child: ExportedObject): { name: string; label: string } {
   return { name: `${child.apiName.replace(/__c$/, '')}s`, label: child.pluralLabel };
 }
 
-function fieldXml(s: ObjectSchema, f: FieldDef): string {
+function fieldXml(s: ExportedObject, f: OrgFieldDef): string {
   const nodes: Node[] = [['fullName', f.name]];
   const t = f.type;
   if (t.kind === 'text' || t.kind === 'number') nodes.push(['externalId', !!f.externalId]);
@@ -56,8 +68,11 @@ function fieldXml(s: ObjectSchema, f: FieldDef): string {
     case 'datetime':
       nodes.push(['required', false], ['type', 'DateTime']);
       break;
+    case 'picklist':
+      nodes.push(['required', false], ['type', 'Picklist'], ['valueSet', picklistValues(t.values)]);
+      break;
     case 'lookup': {
-      if (!schemaByApiName(t.to)) throw new Error(`${s.apiName}.${f.name} looks up an unknown object ${t.to}`);
+      if (!knownObject(t.to)) throw new Error(`${s.apiName}.${f.name} looks up an unknown object ${t.to}`);
       const rel = relationship(s);
       nodes.push(['deleteConstraint', 'SetNull'], ['referenceTo', t.to], ['relationshipLabel', rel.label], ['relationshipName', rel.name], ['required', false], ['type', 'Lookup']);
       break;
@@ -66,19 +81,56 @@ function fieldXml(s: ObjectSchema, f: FieldDef): string {
   return doc('CustomField', nodes);
 }
 
+/** A restricted picklist, its first value the default (what a record written without it gets). */
+function picklistValues(values: readonly string[]): Node[] {
+  return [
+    ['restricted', true],
+    [
+      'valueSetDefinition',
+      [
+        ['sorted', false],
+        ...values.map((v, i): Node => [
+          'value',
+          [
+            ['fullName', v],
+            ['default', i === 0],
+            ['label', v],
+          ],
+        ]),
+      ],
+    ],
+  ];
+}
+
 /** One file of SFDX source: its path under the package directory (forward slashes) and its text. */
 export interface SourceFile {
   path: string;
   content: string;
 }
 
-/** objects/<Object>/<Object>.object-meta.xml, objects/<Object>/fields/<Field>.field-meta.xml, the permission set. */
-export function schemaSource(schemas: readonly ObjectSchema[] = SCHEMAS): SourceFile[] {
-  const files: SourceFile[] = [];
-  for (const s of schemas) {
-    files.push({ path: `objects/${s.apiName}/${s.apiName}.object-meta.xml`, content: objectXml(s) });
-    for (const f of s.fields) files.push({ path: `objects/${s.apiName}/fields/${f.name}.field-meta.xml`, content: fieldXml(s, f) });
-  }
-  files.push({ path: `permissionsets/${PERMISSION_SET}.permissionset-meta.xml`, content: permissionSetXml(schemas) });
+function objectFiles(s: ExportedObject): SourceFile[] {
+  return [
+    { path: `objects/${s.apiName}/${s.apiName}.object-meta.xml`, content: objectXml(s) },
+    ...s.fields.map((f) => ({ path: `objects/${s.apiName}/fields/${f.name}.field-meta.xml`, content: fieldXml(s, f) })),
+  ];
+}
+
+/** A tab of its own for each sync log object, so admins find the records in the App Launcher. */
+function tabXml(motif: string): string {
+  return doc('CustomTab', [
+    ['customObject', true],
+    ['motif', motif],
+  ]);
+}
+
+/**
+ * objects/<Object>/<Object>.object-meta.xml, objects/<Object>/fields/<Field>.field-meta.xml for the
+ * eight objects and the sync log's two (with their list views and tabs), and the permission set.
+ */
+export function schemaSource(): SourceFile[] {
+  const files: SourceFile[] = SCHEMAS.flatMap(objectFiles);
+  for (const s of LOG_SCHEMAS) files.push(...objectFiles(s), { path: `tabs/${s.apiName}.tab-meta.xml`, content: tabXml(s.tabMotif) });
+  files.push(...listViewsSource());
+  files.push({ path: `permissionsets/${PERMISSION_SET}.permissionset-meta.xml`, content: permissionSetXml() });
   return files;
 }

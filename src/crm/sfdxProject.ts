@@ -10,6 +10,7 @@ import { ConfigError } from '../model/errors.js';
 import { SCHEMAS } from '../mapping/schema.js';
 import { ASSIGN_PERMISSION_SET, PERMISSION_SET } from './permissionSet.js';
 import { schemaSource, type SourceFile } from './schemaExport.js';
+import { LOG_SCHEMAS } from './syncLogSchema.js';
 
 const PROJECT_FILE = 'sfdx-project.json';
 /** The `name` in sfdx-project.json that marks a project this command wrote (and may update). */
@@ -97,7 +98,7 @@ async function writeAll(dir: string, files: SourceFile[], flag: string, existed:
 }
 
 function describeWritten(dir: string, sourceDir: string, files: string[], next: string[]): WrittenSource {
-  return { dir, sourceDir, files, objects: SCHEMAS.map((s) => s.apiName), permissionSet: PERMISSION_SET, next };
+  return { dir, sourceDir, files, objects: [...SCHEMAS, ...LOG_SCHEMAS].map((s) => s.apiName), permissionSet: PERMISSION_SET, next };
 }
 
 /** `schema --out DIR`: bare source (objects/, permissionsets/) into a package directory, e.g. force-app/main/default. */

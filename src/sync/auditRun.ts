@@ -13,6 +13,7 @@ import { AuditFixer } from './auditFix.js';
 import { allowed, allowsAll, refusalOf, type Limit } from './auditGuard.js';
 import { auditSummary, type AuditCounts, type DriftRow } from './auditTypes.js';
 import type { AuditDeps } from './compose.js';
+import type { RunReport } from './report.js';
 
 interface AuditRunOptions {
   types: SyncableType[];
@@ -60,6 +61,8 @@ interface AuditOutcome {
   failed: boolean;
   /** The guards refused (exit 2), or Ctrl-C / SIGTERM stopped the run (130 / 143). */
   stopped?: RefusedError | InterruptedError;
+  /** --fix: the engine's report of the fixes (the sync log's error records come from it). */
+  report?: RunReport;
 }
 
 export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<AuditOutcome> {
@@ -134,5 +137,5 @@ export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<
     ...(refused ? { refused } : {}),
     ...(stopped instanceof InterruptedError ? { stopped: stopped.message } : {}),
   };
-  return { result, warnings, failed, ...(stopped ? { stopped } : {}) };
+  return { result, warnings, failed, ...(stopped ? { stopped } : {}), ...(fixer ? { report: fixer.engine.report } : {}) };
 }

@@ -7,6 +7,9 @@ import type { PlatformSettings, SalesforceSettings, Settings } from '../config/s
 import { checkOrg, fixesFor, type DoctorFinding } from '../crm/doctor.js';
 import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProject.js';
 import { SalesforceSink, type OrgIdentity } from '../crm/sink.js';
+import { SyncLog } from '../crm/syncLog.js';
+import type { SyncLogPort } from '../model/syncLog.js';
+import { DEFAULT_SYNC_LOG } from '../config/settings.js';
 import type { PlatformRequestInfo, RateLimitSnapshot, SharedBudget } from '../model/budget.js';
 import type { AuditSink, CrmSink, RecordSource } from '../model/ports.js';
 import { assertPlatformApi, checkPlatform, PlatformClient, type PlatformCheck } from '../platform/client.js';
@@ -22,6 +25,13 @@ export interface Deps {
   sink: CrmSink;
   /** The org the login reached, checked by one call at the start (verifySession). */
   org?: OrgIdentity;
+  /** The sync log in the org; absent when SVC_SALESFORCE_LOG is off, and in a dry run. */
+  log?: SyncLogPort | undefined;
+}
+
+/** A fresh log writer (it reads the open errors once): none when the log is off or nothing may be written. */
+function logFor(settings: Settings, sink: SalesforceSink, dryRun: boolean): SyncLogPort | undefined {
+  return (settings.salesforce.log ?? DEFAULT_SYNC_LOG).enabled && !dryRun ? new SyncLog(sink.api) : undefined;
 }
 
 /** Notes for a person ("waiting 42 s: platform minute limit"), as one line each. */
@@ -77,10 +87,10 @@ async function verifiedSink(settings: Settings): Promise<{ sink: SalesforceSink;
   return { sink, org: await sink.verifySession() };
 }
 
-export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}): Promise<Deps> {
+export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, dryRun = false): Promise<Deps> {
   const source = commandSource(settings, onNote, stop, learn);
   const { sink, org } = await verifiedSink(settings);
-  return { source, sink, org };
+  return { source, sink, org, log: logFor(settings, sink, dryRun) };
 }
 
 export function createEngine(deps: Deps, opts: EngineOptions, report?: RunReport): SyncEngine {
@@ -150,7 +160,8 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     // A profile learned by this process needs no confirming again.
     const source = new PlatformSource(client, settings.platform.listIdsOnly, { keysRead, ...(learned ? { profile: learned, learnedHere } : {}), onLearn: (t) => onNote(`platform: ${t}`) });
     sources.push(source);
-    return { source, sink: await sink };
+    const connected = await sink;
+    return { source, sink: connected, log: logFor(settings, connected, false) };
   };
 }
 
@@ -228,10 +239,12 @@ export interface AuditDeps {
   source: RecordSource;
   sink: AuditSink;
   org?: OrgIdentity;
+  log?: SyncLogPort | undefined;
 }
 
-export async function createAuditDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}): Promise<AuditDeps> {
+export async function createAuditDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, writes = false): Promise<AuditDeps> {
   const source = commandSource(settings, onNote, stop, learn);
   const { sink, org } = await verifiedSink(settings);
-  return { source, sink, org };
+  // Only an audit that writes (--fix, --delete-orphans) logs its run.
+  return { source, sink, org, log: logFor(settings, sink, !writes) };
 }

@@ -33,10 +33,11 @@ const sameTypes = (a: SyncableType[], b: SyncableType[]): boolean => a.length ==
 
 /**
  * Earlier failures to sync again by id in this run: those of its types the scan did not handle
- * (`synced`: the engine's word, where a record only re-linked under a moved parent is not synced).
+ * (`synced`: the engine's word, where a record only re-linked under a moved parent is not synced),
+ * less those an admin marked Ignored in the org's sync log (`ignored`: lower-case keys).
  */
-export function retriesDue(state: SyncState, types: SyncableType[], synced: (key: string) => boolean): ObjectRef[] {
-  return (state.retry ?? []).filter((r) => types.includes(r.type) && !synced(keyFor(r.type, r.id)));
+export function retriesDue(state: SyncState, types: SyncableType[], synced: (key: string) => boolean, ignored: ReadonlySet<string> = new Set()): ObjectRef[] {
+  return (state.retry ?? []).filter((r) => types.includes(r.type) && !synced(keyFor(r.type, r.id)) && !ignored.has(keyFor(r.type, r.id).toLowerCase()));
 }
 
 /**
@@ -104,7 +105,17 @@ interface IncrementalResult {
  * Scans the plan's types (a resumed run from where it stopped), syncs earlier failures again by
  * id, and records progress after every page and the new watermarks at the end.
  */
-export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan, sink?: CrmSink): Promise<IncrementalResult> {
+/**
+ * `requested`: records an admin asked to retry in the org; `ignored`: keys (lower-case) an admin
+ * marked Ignored there, never retried by id (a scan that lists them still syncs them).
+ */
+export async function runIncremental(
+  engine: SyncEngine,
+  plan: IncrementalPlan,
+  sink?: CrmSink,
+  requested: readonly ObjectRef[] = [],
+  ignored: ReadonlySet<string> = new Set(),
+): Promise<IncrementalResult> {
   const { stateFile, state, since, types, run, dryRun } = plan;
   const save = (): void => {
     if (dryRun) return;
@@ -148,7 +159,11 @@ export async function runIncremental(engine: SyncEngine, plan: IncrementalPlan, 
     );
     if (orphanCandidates.length > 0) engine.report.warn(`${orphanCandidates.length} orphan candidate(s) in Salesforce: \`svc-sync audit\` confirms them, \`audit --delete-orphans\` removes them`);
   }
-  const again = retriesDue(state, types, (key) => engine.synced(key));
+  // Earlier failures of this run's types, and the records an admin asked to retry from Salesforce
+  // (any type: the request names them), each once and only if the scan did not sync it.
+  const due = new Map(retriesDue(state, types, (key) => engine.synced(key), ignored).map((r) => [`${r.type}:${r.id}`, r]));
+  for (const r of requested) if (!engine.synced(keyFor(r.type, r.id))) due.set(`${r.type}:${r.id}`, r);
+  const again = [...due.values()];
   if (again.length > 0) await engine.syncRefs(again);
   const next = completedState(state, run, engine.report);
   if (!dryRun) stateFile.write(next);

@@ -1,5 +1,6 @@
 /** The `result` of a run: the stable shape scripts rely on (documented in docs/administration.md). */
 import type { CrmCallCounts } from '../model/crmRecords.js';
+import type { LogResult } from '../model/syncLog.js';
 import type { SObjectName } from '../model/objects.js';
 import { SCHEMAS } from '../mapping/schema.js';
 import type { PlatformRequestCounts } from '../model/ports.js';
@@ -25,6 +26,8 @@ interface RunResultBase {
   stopped?: string;
   /** What the run learned of the platform (an ignored filter, a smaller page size, partial list pages), one line each. */
   learned?: string[];
+  /** What became of the run and its failing records in the org's sync log (absent: off, or a dry run). */
+  salesforceLog?: LogResult;
 }
 
 /** A run's result, with what its command adds (sync: since, types, watermarks ...; replay: input). */

@@ -10,12 +10,13 @@
  * No sync logic lives here: this file translates between the worker's and the engine's words.
  */
 import type { Settings } from '../config/settings.js';
-import { isFatal, messageOf } from '../model/errors.js';
+import { EXIT, isFatal, messageOf } from '../model/errors.js';
 import type { ObjectRef } from '../model/objects.js';
 import { keyFor } from '../model/refs.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
 import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type PlatformExtras, type SyncEngine } from '../sync/compose.js';
 import type { RunReport } from '../sync/report.js';
+import { logNote, logRun, retryRefs, salesforceReachable } from '../sync/runLog.js';
 import { WEBHOOK_BATCH_SIZE, type BatchHints, type BatchProcessor, type ProcessOutcome, type ProcessResult } from './worker.js';
 
 interface EngineProcessorOptions {
@@ -49,6 +50,36 @@ function outcomeFor(ref: ObjectRef, report: RunReport, fallback: string): Proces
   }
 }
 
+interface BatchFacts {
+  refs: number;
+  report: RunReport;
+  stopped: unknown;
+  startedAt: Date;
+  platformRequests: number;
+  salesforceCalls: number;
+}
+
+/** The batch's run record and error records in the org, when the log is on; a line to say, if any. */
+async function logBatch(deps: Deps, f: BatchFacts): Promise<{ text: string; missing: boolean } | undefined> {
+  if (deps.log === undefined || !salesforceReachable(f.stopped)) return undefined;
+  const { report, stopped } = f;
+  const status = stopped === undefined && report.failed === 0 ? EXIT.OK : EXIT.PARTIAL;
+  const summary = `serve batch: ${f.refs} record(s); ${report.written} written, ${report.failed} failed${stopped === undefined ? '' : `; stopped: ${messageOf(stopped)}`}`;
+  const logged = await logRun(deps.log, {
+    command: 'serve',
+    startedAt: f.startedAt,
+    status,
+    stopped,
+    report,
+    platformRequests: f.platformRequests,
+    salesforceCalls: f.salesforceCalls,
+    summary,
+    redact: (t) => t,
+  });
+  const text = logNote(logged);
+  return text === undefined ? undefined : { text, missing: logged.status === 'missing' };
+}
+
 /**
  * Failures after which no ref of the batch can be trusted to succeed (the model's table: a wrong
  * API key, a failed Salesforce login, the org's daily allowance used up) fail the whole batch, so
@@ -59,10 +90,16 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
   const batchSize = opts.batchSize ?? WEBHOOK_BATCH_SIZE;
   /** The last batch's deps: their client carries the platform's latest budget figures. */
   let last: Deps | undefined;
+  /** The sync log's objects missing from the org is said once, not at every batch. */
+  let missingSaid = false;
 
   return {
     budget() {
       return last === undefined ? undefined : platformBudget(last);
+    },
+    async retryRequested() {
+      const deps = await factory();
+      return deps.log === undefined ? [] : (await retryRefs(deps.log)).refs;
     },
     async process(refs: ObjectRef[], hints: BatchHints = {}): Promise<ProcessResult> {
       const failAll = (error: unknown): ProcessResult => ({ outcomes: refs.map((ref) => ({ ref, status: 'failed', reason: messageOf(error) })) });
@@ -80,6 +117,7 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       }
 
       last = deps;
+      const startedAt = new Date();
       // The client is shared across batches: its counts run on, so the batch's share is the difference.
       const before = deps.source.requests().total;
       let stopped: unknown;
@@ -97,6 +135,10 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       }
       const owners = engine.ownersSeen();
       const requests = deps.source.requests().total - before;
+      // Each batch is a run in the org's sync log; its failure never fails the batch.
+      const note = await logBatch(deps, { refs: refs.length, report: engine.report, stopped, startedAt, platformRequests: requests, salesforceCalls: deps.sink.calls().total - callsBefore.total });
+      if (note !== undefined && !(note.missing && missingSaid)) opts.onNote?.(note.text);
+      if (note?.missing) missingSaid = true;
 
       if (stopped !== undefined && isFatal(stopped)) return { outcomes: failAll(stopped).outcomes, owners, requests };
       // A run that stopped on another error keeps what it finished; the rest is retried.

@@ -17,6 +17,7 @@ import { acquireReceiverLock } from './queue/receiverLock.js';
 import { startReceiver } from './server.js';
 import { statusRoute } from './statusRoute.js';
 import { startWorker, type BatchProcessor } from './worker.js';
+import { startRetryPoll } from './retryPoll.js';
 
 /** What a processor may use of the running service: the shared budget (PostgreSQL) and the metrics. */
 interface ProcessorContext {
@@ -58,6 +59,8 @@ interface ServeOptions {
   log?: LogSink | undefined;
   /** Install SIGTERM/SIGINT handlers (default true; tests embedding serve pass false). */
   handleSignals?: boolean | undefined;
+  /** How often, when idle, the records ticked RetryRequested__c in the org are queued (default a minute). */
+  retryPollMs?: number | undefined;
 }
 
 export interface RunningService {
@@ -116,6 +119,7 @@ async function startPruning(queue: QueueStore, keepDays: number, log: LogSink): 
 interface ServiceParts {
   halt: AbortController;
   pruneTimer: NodeJS.Timeout;
+  retryTimer: NodeJS.Timeout | undefined;
   receiver: { close(): Promise<void> };
   worker: { stop(): Promise<void> };
   queue: QueueStore;
@@ -133,6 +137,7 @@ function lifecycle(parts: ServiceParts, log: LogSink, handleSignals: boolean): {
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       clearInterval(parts.pruneTimer);
+      clearInterval(parts.retryTimer);
       // Ends any platform wait (a Retry-After of 10 minutes, a spent hour) of the batch in flight:
       // the worker hands its claim back, and the events are processed on the next start.
       parts.halt.abort(new InterruptedError(stoppedBy ?? 'SIGTERM'));
@@ -219,8 +224,10 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   const started = receiver;
 
   const pruneTimer = await startPruning(queue, keepDays, log);
+  const requested = processor.retryRequested?.bind(processor);
+  const retryTimer = requested === undefined ? undefined : startRetryPoll({ requested, queue, worker, log, everyMs: opts.retryPollMs });
 
-  const { stop, closed } = lifecycle({ halt, pruneTimer, receiver: started, worker, queue, held }, log, opts.handleSignals !== false);
+  const { stop, closed } = lifecycle({ halt, pruneTimer, retryTimer, receiver: started, worker, queue, held }, log, opts.handleSignals !== false);
 
   log(`svc-sync serve: listening on ${started.url}${path} (secret ${opts.secret ? 'required' : 'not set'}; status page ${opts.adminToken ? '/status' : 'off'}), queue ${queue.location}`);
   return { url: started.url, port: started.port, queue, metrics, stop, closed };

@@ -37,6 +37,8 @@ export interface BatchProcessor {
   process(refs: ObjectRef[], hints?: BatchHints): Promise<ProcessResult>;
   /** The platform's last reported rate-limit figures; undefined before the first response. */
   budget?(): BudgetLeft | undefined;
+  /** Records an admin asked to retry in the org (RetryRequested__c on Open sync errors); none when the log is off or missing. */
+  retryRequested?(): Promise<ObjectRef[]>;
 }
 
 export interface WorkerOptions {

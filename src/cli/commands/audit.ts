@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
 import fs from 'node:fs';
 import { settingsOf } from '../../config/load.js';
-import { ConfigError, messageOf } from '../../model/errors.js';
+import { ConfigError, messageOf, type ExitCode } from '../../model/errors.js';
+import type { LogResult } from '../../model/syncLog.js';
+import { RunReport } from '../../sync/report.js';
+import { logNote, logRun, salesforceReachable } from '../../sync/runLog.js';
 import { SYNC_ORDER, type SyncableType } from '../../model/objects.js';
 import { parseLimit, type Limit } from '../../sync/auditGuard.js';
 import { runAudit, type AuditResult } from '../../sync/auditRun.js';
@@ -54,6 +57,28 @@ const AUDIT_HELP = helpAfter({
   after: [`Object types, in audit order: ${SYNC_ORDER.join(', ')}`],
 });
 
+/** An audit that wrote (--fix, --delete-orphans) is a run in the org's sync log, its fixes' failures error records. */
+async function logAudit(
+  deps: AuditDeps,
+  f: { startedAt: Date; status: ExitCode; stopped: unknown; report: RunReport | undefined; result: AuditResult; summary: string; redact: (t: string) => string },
+): Promise<LogResult | undefined> {
+  if (deps.log === undefined || !salesforceReachable(f.stopped)) return undefined;
+  const deleted = (f.result.deletions ?? []).filter((d) => d.outcome === 'deleted').length;
+  const { platform, salesforce } = f.result.requests;
+  return logRun(deps.log, {
+    command: 'audit',
+    startedAt: f.startedAt,
+    status: f.status,
+    stopped: f.stopped,
+    report: f.report ?? new RunReport(),
+    deleted,
+    platformRequests: platform,
+    salesforceCalls: salesforce,
+    summary: f.summary,
+    redact: f.redact,
+  });
+}
+
 export function auditCommand(program: Command, setExit: SetExit): void {
   const cmd = program
     .command('audit')
@@ -83,12 +108,14 @@ export function auditCommand(program: Command, setExit: SetExit): void {
       // The first Ctrl-C lets the batch in flight finish and reports what was done; the second quits.
       const session = new RunSession(ctx, 'listing what was done');
       let lock: RunLock | undefined;
+      const startedAt = new Date();
       try {
+        const writes = Boolean(opts.fix || opts.deleteOrphans) && !globals.dryRun;
         // Only a writing audit takes the run lock: a read-only one may run beside a sync.
-        if ((opts.fix || opts.deleteOrphans) && !globals.dryRun) lock = await lockRun(ctx, undefined, Boolean(opts.wait), session);
+        if (writes) lock = await lockRun(ctx, undefined, Boolean(opts.wait), session);
         const profileWarnings: string[] = [];
         const learn = { profileFile: profileFileFor(undefined), save: !globals.dryRun, onWarning: (w: string) => profileWarnings.push(w) };
-        const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, learn);
+        const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, learn, writes);
         const where = whereOf(ctx.raw, ctx.sources, deps.org);
         // With --json the document holds it (result.where): stderr stays for what goes wrong.
         if (!ctx.globals.json) for (const line of whereLines(where)) ctx.out.info(line);
@@ -97,6 +124,7 @@ export function auditCommand(program: Command, setExit: SetExit): void {
           warnings: auditWarnings,
           failed,
           stopped,
+          report,
         } = await runAudit(deps, {
           types,
           fix: Boolean(opts.fix),
@@ -111,7 +139,7 @@ export function auditCommand(program: Command, setExit: SetExit): void {
         });
         session.stopProgress();
         const { command, ...rest } = found;
-        const result = { command, where, ...rest };
+        const result: AuditResult & { where: Where } = { command, where, ...rest };
         const warnings = [...profileWarnings, ...auditWarnings];
         if (opts.report) writeDriftCsv(opts.report, result);
         const status = auditRunStatus({ stopped, open: (result.remaining ?? result.drift).length, failed, problems: result.problems.length });
@@ -123,11 +151,16 @@ export function auditCommand(program: Command, setExit: SetExit): void {
         ];
         const next = opts.fix || opts.deleteOrphans ? 'svc-sync audit --verbose lists what remains' : 'svc-sync audit --fix --delete-orphans';
         const notes = globals.verbose ? [] : warnings.length > 0 ? [`${warnings.length} warning(s); --verbose lists them`] : [];
+        const text = renderAudit(result, { verbose: globals.verbose });
+        const logged = await logAudit(deps, { startedAt, status, stopped, report, result, summary: text, redact: ctx.out.redact });
+        if (logged !== undefined) result.salesforceLog = logged;
+        const note = logNote(logged);
+        if (note !== undefined) notes.push(note);
         return {
           status,
           result,
           warnings,
-          text: renderAudit(result, { verbose: globals.verbose }),
+          text,
           notes,
           verbose: warnings.map((w) => `warning: ${w}`),
           closing: `exit ${status}: ${why.join('; ')}; next: ${next}`,

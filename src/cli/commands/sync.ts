@@ -4,7 +4,9 @@ import { SYNC_ORDER, parseObjectType, type SyncableType } from '../../model/obje
 import { firstScan, planIncremental, runIncremental, type Scope } from '../../sync/incremental.js';
 import { StateFile } from '../../sync/state.js';
 import { requirePlatformApi } from '../../sync/compose.js';
-import { platformSettings } from '../../config/load.js';
+import { platformSettings, salesforceSettings } from '../../config/load.js';
+import { DEFAULT_SYNC_LOG } from '../../config/settings.js';
+import { retentionIfDue, retryRefs } from '../../sync/runLog.js';
 import { echo } from '../../config/echo.js';
 import { CRON_RECIPE, type GlobalOptions } from '../globals.js';
 import { runCommand, type SetExit } from '../runner.js';
@@ -87,7 +89,14 @@ export function syncCommand(program: Command, setExit: SetExit): void {
           const first = firstScan(plan);
           if (first !== undefined && deps.source.openScan !== undefined) await deps.source.openScan(first.type, first.filter);
           else await requirePlatformApi(platformSettings(ctx.raw));
-          return runIncremental(engine, plan, deps.sink);
+          // The records an admin ticked RetryRequested__c on in the org: synced by id with the retries.
+          const retry = deps.log ? await retryRefs(deps.log) : undefined;
+          const requested = retry?.refs ?? [];
+          const done = await runIncremental(engine, plan, deps.sink, requested, retry?.ignored);
+          // Not when the log cannot be read (the objects missing): the run says so once, at its end.
+          const logReady = deps.log !== undefined && retry?.result === undefined;
+          const retention = logReady ? await retentionIfDue(deps.log!, salesforceSettings(ctx.raw).log ?? DEFAULT_SYNC_LOG, opts.state).catch(() => undefined) : undefined;
+          return { ...done, retryRequested: requested.length, ...(retention ? { logRetention: retention } : {}) };
         },
       });
     });

@@ -1,0 +1,147 @@
+/**
+ * The sync log writer, beside the sink (issue 30): reads the open errors once per run (one
+ * query), then writes the run record (one sObject Collections upsert on RunKey__c) and the error
+ * records that change (one more, up to 200; a Bulk API 2.0 job beyond), the errors pointing at
+ * their run by its external id. Retention deletes what is due in one call (up to 200). Its own
+ * calls are counted apart from the mirror's. It never throws: a log that cannot be written is an
+ * answer (missing objects, or a failure), and the run's own outcome stands.
+ */
+import { isFatal } from '../model/errors.js';
+import type { LogResult, RunEntry, RunOutcomes, SyncLogPort } from '../model/syncLog.js';
+import type { SalesforceApi } from './api.js';
+import { DEFAULT_BULK, upsertViaBulk, type BulkOptions } from './bulk.js';
+import { COLLECTION_SIZE, upsertViaCollections } from './collections.js';
+import { deleteViaBulk, deleteViaCollections } from './delete.js';
+import { toSalesforceError } from './errors.js';
+import { queryAll } from './query.js';
+import { planErrors, retryKeys, runRecord, type StoredError } from './syncLogPlan.js';
+import { ERROR_KEY, ERROR_OBJECT, ERROR_STATUSES, LOG_OBJECTS, RUN_KEY, RUN_OBJECT, type ErrorStatus } from './syncLogSchema.js';
+
+/** The commands that put the two objects in the org, said when they are missing. */
+const DEPLOY_LOG = 'svc-sync schema --project svc-org && cd svc-org && sf project deploy start';
+
+type OpenRead = { ok: true; open: Map<string, StoredError> } | { ok: false; result: LogResult };
+
+const OPEN_QUERY = `SELECT Id, ${ERROR_KEY}, Status__c, Attempts__c, RetryRequested__c FROM ${ERROR_OBJECT} WHERE Status__c IN ('Open', 'Ignored')`;
+
+const isMissingObject = (code: string): boolean => code === 'INVALID_TYPE' || code === 'NOT_FOUND';
+
+export class SyncLog implements SyncLogPort {
+  private read: Promise<OpenRead> | undefined;
+  private spent = 0;
+
+  constructor(
+    private readonly api: SalesforceApi,
+    private readonly bulk: BulkOptions = DEFAULT_BULK,
+  ) {}
+
+  /** Salesforce calls the log made so far (apart from the mirror's). */
+  calls(): number {
+    return this.spent;
+  }
+
+  private async counted<T>(work: () => Promise<T>): Promise<T> {
+    const before = this.api.calls().total;
+    try {
+      return await work();
+    } finally {
+      this.spent += this.api.calls().total - before;
+    }
+  }
+
+  /** The Open and Ignored errors, read once per run (a run's start and its end share the read). */
+  private openErrors(): Promise<OpenRead> {
+    this.read ??= this.counted(async () => {
+      try {
+        const rows = await queryAll(this.api, OPEN_QUERY);
+        const open = new Map<string, StoredError>();
+        for (const r of rows) {
+          const key = String(r[ERROR_KEY]);
+          const status = (ERROR_STATUSES as readonly string[]).includes(String(r.Status__c)) ? (r.Status__c as ErrorStatus) : 'Open';
+          open.set(key.toLowerCase(), { Id: String(r.Id), key, status, attempts: Number(r.Attempts__c ?? 0), retryRequested: r.RetryRequested__c === true });
+        }
+        return { ok: true as const, open };
+      } catch (err) {
+        return { ok: false as const, result: await this.unavailable(err) };
+      }
+    });
+    return this.read;
+  }
+
+  /** Why the log cannot be used: the objects are missing (each named), or another failure. */
+  private async unavailable(err: unknown): Promise<LogResult> {
+    const e = toSalesforceError(err);
+    if (isFatal(e) || !isMissingObject(e.code)) return { status: 'failed', calls: 0, message: e.message };
+    const missing: string[] = [ERROR_OBJECT];
+    try {
+      await queryAll(this.api, `SELECT Id FROM ${RUN_OBJECT} LIMIT 1`);
+    } catch (again) {
+      if (isMissingObject(toSalesforceError(again).code)) missing.unshift(RUN_OBJECT);
+    }
+    const message = `the sync log is not in the org: ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} missing; deploy the org setup: ${DEPLOY_LOG}`;
+    return { status: 'missing', calls: 0, missing: LOG_OBJECTS.filter((o) => missing.includes(o)), message };
+  }
+
+  /** Keys of Open errors an admin ticked RetryRequested__c on; a reason instead when the log cannot be read. */
+  async retryRequested(): Promise<{ keys: string[]; ignored: string[] } | { result: LogResult }> {
+    const read = await this.openErrors();
+    if (!read.ok) return { result: { ...read.result, calls: this.spent } as LogResult };
+    return { keys: retryKeys(read.open), ignored: [...read.open.values()].filter((e) => e.status === 'Ignored').map((e) => e.key) };
+  }
+
+  /** The run record and the error records that change, at the end of a run. */
+  async record(run: RunEntry, outcomes: RunOutcomes, redact: (text: string) => string): Promise<LogResult> {
+    const read = await this.openErrors();
+    if (!read.ok) return { ...read.result, calls: this.spent } as LogResult;
+    return this.counted(async () => {
+      try {
+        const ran = await upsertViaCollections(this.api, RUN_OBJECT, [runRecord(run)], undefined, RUN_KEY);
+        const runWritten = ran.get(run.key)?.status !== 'failed';
+        const plan = planErrors({ open: read.open, outcomes, runKey: runWritten ? run.key : undefined, now: run.finishedAt, redact });
+        const written =
+          plan.records.length === 0
+            ? new Map()
+            : plan.records.length > COLLECTION_SIZE
+              ? await upsertViaBulk(this.api, ERROR_OBJECT, plan.records, this.bulk, undefined, ERROR_KEY)
+              : await upsertViaCollections(this.api, ERROR_OBJECT, plan.records, undefined, ERROR_KEY);
+        const failedErrors = [...written.values()].filter((o) => o.status === 'failed').length;
+        const open = read.open.size + plan.opened - plan.resolved;
+        return { status: 'written' as const, calls: 0, opened: plan.opened, resolved: plan.resolved, open, runWritten, failedErrors };
+      } catch (err) {
+        const e = toSalesforceError(err);
+        return isMissingObject(e.code) ? this.unavailable(e) : { status: 'failed' as const, calls: 0, message: e.message };
+      }
+    }).then((r) => ({ ...r, calls: this.spent }) as LogResult);
+  }
+
+  /**
+   * Deletes Resolved errors resolved before `errorsBefore` and runs finished before `runsBefore`:
+   * two queries for their Ids, then one delete call (up to 200, of both objects together).
+   */
+  async retention(errorsBefore: string, runsBefore: string): Promise<{ deleted: number; failed: number; calls: number }> {
+    const before = this.spent;
+    const done = await this.counted(async () => {
+      const errors = await queryAll(this.api, `SELECT Id FROM ${ERROR_OBJECT} WHERE Status__c = 'Resolved' AND ResolvedAt__c < ${errorsBefore}`);
+      const runs = await queryAll(this.api, `SELECT Id FROM ${RUN_OBJECT} WHERE FinishedAt__c < ${runsBefore}`);
+      const ids = [...errors, ...runs].map((r) => String(r.Id));
+      if (ids.length === 0) return { deleted: 0, failed: 0 };
+      const outcomes = new Map();
+      if (ids.length <= COLLECTION_SIZE) for (const [k, o] of await deleteViaCollections(this.api, ids)) outcomes.set(k, o);
+      else {
+        for (const [object, rows] of [[ERROR_OBJECT, errors] as const, [RUN_OBJECT, runs] as const]) {
+          if (rows.length > 0)
+            for (const [k, o] of await deleteViaBulk(
+              this.api,
+              object,
+              rows.map((r) => String(r.Id)),
+              this.bulk,
+            ))
+              outcomes.set(k, o);
+        }
+      }
+      const failed = [...outcomes.values()].filter((o: { status: string }) => o.status === 'failed').length;
+      return { deleted: outcomes.size - failed, failed };
+    });
+    return { ...done, calls: this.spent - before };
+  }
+}
