@@ -241,9 +241,13 @@ describe('3. the session checked on every run that writes', () => {
     const run = await cliJson(stack, ['sync'], cwd);
     expect(run.code).toBe(0);
     const after = stack.salesforce.calls();
-    expect(after.total - before.total).toBe(1);
+    // The session check is one call (the org's limits); the rest is the sync log in the org, which
+    // counts its own calls (at most 3 a run).
+    const logCalls = (run.body.result as { salesforceLog?: { calls: number } }).salesforceLog?.calls ?? 0;
+    expect(logCalls).toBeLessThanOrEqual(3);
+    expect(after.total - before.total).toBe(1 + logCalls);
     expect(after.other - before.other).toBe(1);
-    expect(run.body.result.requests.salesforce).toBe(1);
+    expect(run.body.result.requests.salesforce).toBe(1 + logCalls);
   });
 
   it('an allowance already used up stops the run before the platform is read', async () => {
