@@ -54,9 +54,9 @@ describe('PostgreSQL queue shared by receivers', () => {
     const queues = Array.from({ length: 4 }, () => new PgQueue({ url: dbUrl, schema }));
     try {
       const results = await Promise.all(queues.map((q) => q.migrate()));
-      expect(results.map((r) => r.applied).sort()).toEqual([0, 0, 0, 1]);
-      expect(results.every((r) => r.version === 1)).toBe(true);
-      expect(await postgres.query(dbUrl, `SELECT version FROM "${schema}".schema_migrations`)).toEqual([{ version: 1 }]);
+      expect(results.map((r) => r.applied).sort()).toEqual([0, 0, 0, 2]);
+      expect(results.every((r) => r.version === 2)).toBe(true);
+      expect(await postgres.query(dbUrl, `SELECT version FROM "${schema}".schema_migrations ORDER BY version`)).toEqual([{ version: 1 }, { version: 2 }]);
       // Started again later: nothing to do.
       const again = new PgQueue({ url: dbUrl, schema });
       expect((await again.migrate()).applied).toBe(0);

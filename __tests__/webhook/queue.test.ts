@@ -208,17 +208,17 @@ describe('files that are not a queue of this release', () => {
   it('a new queue carries its mark and schema version', async () => {
     await new SqliteQueue(tmp.db).close();
     const db = openDatabase(tmp.db, { readonly: true });
-    expect([pragma(db, 'application_id'), pragma(db, 'user_version')]).toEqual([0x73767371, 1]);
+    expect([pragma(db, 'application_id'), pragma(db, 'user_version')]).toEqual([0x73767371, 2]);
     db.close();
   });
 
   it('a queue of a newer release (a rolled-back deploy) is refused by serve, queue and queue retry, naming both versions, and left as it is', async () => {
     await new SqliteQueue(tmp.db).close();
     const db = openDatabase(tmp.db);
-    pragma(db, 'user_version = 2');
+    pragma(db, 'user_version = 3');
     db.close();
     const before = snapshot(tmp.dir, tmp.db);
-    const refusal = new RegExp(`^queue file ${tmp.db}: its schema version 2 is newer than this release's \\(1\\)`);
+    const refusal = new RegExp(`^queue file ${tmp.db}: its schema version 3 is newer than this release's \\(2\\)`);
     expect(() => new SqliteQueue(tmp.db)).toThrow(refusal);
     await expect(storeStatus({ kind: 'sqlite', path: tmp.db })).rejects.toThrow(refusal);
     await expect(storeRetryFailed({ kind: 'sqlite', path: tmp.db })).rejects.toThrow(refusal);
@@ -237,7 +237,7 @@ describe('files that are not a queue of this release', () => {
     expect(await queue.counts()).toMatchObject({ failed: 1 });
     await queue.close();
     const after = openDatabase(tmp.db, { readonly: true });
-    expect([pragma(after, 'application_id'), pragma(after, 'user_version')]).toEqual([0x73767371, 1]);
+    expect([pragma(after, 'application_id'), pragma(after, 'user_version')]).toEqual([0x73767371, 2]);
     after.close();
   });
 

@@ -265,7 +265,7 @@ describe.each(backends)('$name queue', (backend) => {
   it('a queue of a newer release (a rolled-back deploy) is refused at start by serve and by queue, naming both versions', async () => {
     await queue.close();
     await backend.markVersion(where, 9);
-    const newer = /schema version 9 is newer than this release's \(1\)/;
+    const newer = /schema version 9 is newer than this release's \(2\)/;
     await expect(openQueue(where, { create: true })).rejects.toThrow(newer);
     await expect(storeStatus(where)).rejects.toThrow(newer);
     await expect(storeRetryFailed(where)).rejects.toThrow(newer);

@@ -112,6 +112,19 @@ function migrations(s: string): string[] {
        granted          BIGINT NOT NULL DEFAULT 0,
        updated_at       BIGINT NOT NULL DEFAULT 0
      );`,
+    // 2: the connection each event was routed to ('' : the implicit one, and every earlier event).
+    // Two sites' record and action ids may be the same numbers: claims and owners are per connection.
+    `ALTER TABLE ${s}.events ADD COLUMN connection TEXT NOT NULL DEFAULT '';
+     ALTER TABLE ${s}.refs ADD COLUMN connection TEXT NOT NULL DEFAULT '';
+     ALTER TABLE ${s}.refs DROP CONSTRAINT refs_pkey;
+     ALTER TABLE ${s}.refs ADD PRIMARY KEY (connection, ref_type, ref_id);
+     ALTER TABLE ${s}.action_owners ADD COLUMN connection TEXT NOT NULL DEFAULT '';
+     ALTER TABLE ${s}.action_owners DROP CONSTRAINT action_owners_pkey;
+     ALTER TABLE ${s}.action_owners ADD PRIMARY KEY (connection, action_id);
+     DROP INDEX ${s}.action_owners_user;
+     CREATE INDEX action_owners_user ON ${s}.action_owners (connection, user_id);
+     DROP INDEX ${s}.events_open;
+     CREATE INDEX events_open ON ${s}.events (connection, ref_type, ref_id) WHERE status IN ('pending','failed','processing');`,
   ];
 }
 

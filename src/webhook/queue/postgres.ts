@@ -19,14 +19,15 @@ import type pg from 'pg';
 import { maskQueueUrl } from '../../config/queueUrl.js';
 import { PgDatabase } from './pgDatabase.js';
 import { ClaimLeases } from './pgLeases.js';
-import { enqueueIsolating, insertEvents, releaseRefs, upsertOwners } from './pgStatements.js';
+import { claimRefs, enqueueIsolating, INTERRUPTED, insertEvents, releaseRefs, upsertOwners } from './pgStatements.js';
 import { PgBudget } from './pgBudget.js';
 import { DEFAULT_LEASE_MS, DEFAULT_QUEUE_SCHEMA } from '../../config/webhookSettings.js';
 import { migrate, queueExists, type MigrationResult } from './pgSchema.js';
 import { permanentQueueFailure, QueueMissingError } from './errors.js';
 import { QueueError } from '../../model/errors.js';
 import {
-  FAILED_COLUMNS,
+  failedColumns,
+  type ConnectionColumn,
   QUEUE_BACKOFF,
   countsOf,
   eventRowOf,
@@ -35,7 +36,6 @@ import {
   type QueueStore,
   type EventStatus,
   type ClaimedBatch,
-  type ClaimedRef,
   type DueSummary,
   type EnqueueInput,
   type EnqueueRejected,
@@ -43,9 +43,10 @@ import {
   type EventOutcome,
   type FailedEvent,
   type QueueCounts,
-  type QueueRefType,
   type BackoffPolicy,
   type OpenOptions,
+  type ConnectionScope,
+  type ConnectionCounts,
 } from './store.js';
 import type { OwnerPair } from '../../model/outcomes.js';
 
@@ -62,7 +63,6 @@ interface PgQueueOptions {
 }
 
 const DAY_MS = 86_400_000;
-const INTERRUPTED = 'interrupted: the process stopped before the outcome was recorded';
 
 export class PgQueue implements QueueStore {
   readonly location: string;
@@ -77,14 +77,30 @@ export class PgQueue implements QueueStore {
   /** Claims of this process being renewed. */
   private readonly leases: ClaimLeases;
   private closed = false;
+  /** Set on a view (scoped()): the connections whose events it sees; null (every event) otherwise. */
+  private readonly scope: ConnectionScope | undefined;
+  private readonly opts: PgQueueOptions;
+  /** A view's queue: it migrates (once, for all views). */
+  private readonly base: PgQueue | undefined;
+  private ownCol: ConnectionColumn = 'connection';
 
-  constructor(opts: PgQueueOptions) {
+  constructor(opts: PgQueueOptions, view?: { of: PgQueue; scope: ConnectionScope }) {
+    this.opts = opts;
     this.location = maskQueueUrl(opts.url);
     this.schema = opts.schema ?? DEFAULT_QUEUE_SCHEMA;
     this.s = `"${this.schema}"`;
     this.leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
     this.retry = { ...QUEUE_BACKOFF, ...opts.retry };
     this.log = opts.log ?? (() => undefined);
+    this.scope = view?.scope;
+    if (view !== undefined) {
+      // A view shares its queue's connections, migration and leases, and never closes them.
+      this.db = view.of.db;
+      this.leases = view.of.leases;
+      this.base = view.of;
+      this.closed = true;
+      return;
+    }
     this.db = new PgDatabase(opts.url, this.location, opts.poolSize ?? 10, this.log);
     this.leases = new ClaimLeases(
       async (token) => (await this.run(`UPDATE ${this.s}.refs SET lease_until = now() + $2 * interval '1 millisecond' WHERE claim_token = $1`, [token, this.leaseMs])).rowCount ?? 0,
@@ -109,6 +125,8 @@ export class PgQueue implements QueueStore {
           throw permanent === undefined ? this.db.wrap(error) : new QueueError(`${permanent} (${this.db.messageOf(error)})`, (error as { code?: string }).code);
         });
       if (!exists) throw new QueueMissingError(this.location);
+      const column = await this.db.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'events' AND column_name = 'connection'`, [this.schema]);
+      if (column.rows[0]?.n === 0) this.ownCol = "''";
       // `queue` and `queue retry` use the tables as they are: only `serve` creates or migrates them.
       this.ready = Promise.resolve({ applied: 0, version: 0 });
       return;
@@ -126,8 +144,35 @@ export class PgQueue implements QueueStore {
     }
   }
 
+  scoped(scope: ConnectionScope): QueueStore {
+    return new PgQueue(this.opts, { of: this, scope });
+  }
+
+  /** The scope as a query parameter: the connections' keys, or null for every event. */
+  private get keys(): string[] | null {
+    return this.scope === undefined ? null : [...this.scope.keys];
+  }
+
+  /** The events' connection column; '' on a queue of an earlier release only read (`svc-sync queue` never migrates). */
+  private get col(): ConnectionColumn {
+    return this.base === undefined ? this.ownCol : this.base.col;
+  }
+
+  private get home(): string {
+    return this.scope?.home ?? '';
+  }
+
+  async countsByConnection(): Promise<ConnectionCounts[]> {
+    const res = await this.run<{ connection: string; status: EventStatus; outcome: string | null; n: number }>(
+      `SELECT ${this.col} AS connection, status, outcome, COUNT(*)::int AS n FROM ${this.s}.events WHERE ($1::text[] IS NULL OR ${this.col} = ANY($1::text[])) GROUP BY 1, status, outcome ORDER BY 1`,
+      [this.keys],
+    );
+    return [...new Set(res.rows.map((r) => r.connection))].map((connection) => ({ connection, counts: countsOf(res.rows.filter((r) => r.connection === connection)) }));
+  }
+
   /** Creates or migrates the tables (once per process; again after a failed attempt). */
   migrate(): Promise<MigrationResult> {
+    if (this.base !== undefined) return this.base.migrate();
     this.ready ??= this.db
       .withClient((c) => migrate(c, this.schema))
       .catch((error: unknown) => {
@@ -163,57 +208,7 @@ export class PgQueue implements QueueStore {
 
   async claimBatch(maxRefs: number, now: number = Date.now()): Promise<ClaimedBatch | undefined> {
     const token = randomUUID();
-    const batch = await this.tx(async (c): Promise<ClaimedBatch | undefined> => {
-      // Candidates: records with a due event, or with events of a claim whose lease ran out.
-      const picked = await c.query<{ ref_type: QueueRefType; ref_id: string }>(
-        `WITH cand AS (
-           SELECT e.ref_type, e.ref_id, MIN(e.id) AS first_id
-             FROM ${this.s}.events e
-            WHERE e.ref_type IS NOT NULL
-              AND (e.status = 'processing' OR (e.status IN ('pending','failed') AND e.next_attempt_at <= $1))
-            GROUP BY e.ref_type, e.ref_id)
-         SELECT r.ref_type, r.ref_id FROM ${this.s}.refs r JOIN cand ON cand.ref_type = r.ref_type AND cand.ref_id = r.ref_id
-          WHERE r.claim_token IS NULL OR r.lease_until < now()
-          ORDER BY cand.first_id
-          LIMIT $2
-          FOR UPDATE OF r SKIP LOCKED`,
-        [now, maxRefs],
-      );
-      if (picked.rows.length === 0) return undefined;
-      const types = picked.rows.map((r) => r.ref_type);
-      const ids = picked.rows.map((r) => r.ref_id);
-      await c.query(
-        `UPDATE ${this.s}.refs SET claim_token = $1, lease_until = now() + $2 * interval '1 millisecond'
-          WHERE (ref_type, ref_id) IN (SELECT * FROM unnest($3::text[], $4::bigint[]))`,
-        [token, this.leaseMs, types, ids],
-      );
-      // Events still 'processing' belong to an expired claim: counted as an interrupted attempt.
-      const claimed = await c.query<{ id: string; ref_type: QueueRefType; ref_id: string; received_at: string }>(
-        `UPDATE ${this.s}.events SET
-            attempts = attempts + CASE WHEN status = 'processing' THEN 1 ELSE 0 END,
-            last_error = CASE WHEN status = 'processing' THEN $2 ELSE last_error END,
-            status = 'processing', claim_token = $1
-          WHERE (ref_type, ref_id) IN (SELECT * FROM unnest($3::text[], $4::bigint[]))
-            AND status IN ('pending','failed','processing')
-          RETURNING id, ref_type, ref_id, received_at`,
-        [token, INTERRUPTED, types, ids],
-      );
-      const byRef = new Map<string, number[]>();
-      let oldestReceivedAt = now;
-      for (const row of claimed.rows) {
-        const key = `${row.ref_type}:${row.ref_id}`;
-        const list = byRef.get(key) ?? [];
-        list.push(Number(row.id));
-        byRef.set(key, list);
-        oldestReceivedAt = Math.min(oldestReceivedAt, Number(row.received_at));
-      }
-      const refs = picked.rows.map((r): ClaimedRef => ({
-        refType: r.ref_type,
-        refId: Number(r.ref_id),
-        eventIds: (byRef.get(`${r.ref_type}:${r.ref_id}`) ?? []).sort((a, b) => a - b),
-      }));
-      return { token, refs, eventCount: claimed.rows.length, oldestReceivedAt };
-    });
+    const batch = await this.tx((c) => claimRefs(c, this.s, { token, now, maxRefs, leaseMs: this.leaseMs, keys: this.keys }));
     if (batch !== undefined) this.leases.hold(token);
     return batch;
   }
@@ -249,7 +244,7 @@ export class PgQueue implements QueueStore {
         );
         n += res.rowCount ?? 0;
       }
-      await upsertOwners(c, this.s, owners, now);
+      await upsertOwners(c, this.s, owners, now, this.home);
       await releaseRefs(c, this.s, token);
       return n;
     });
@@ -279,9 +274,9 @@ export class PgQueue implements QueueStore {
     const res = await this.tx((c) =>
       c.query<{ n: string }>(
         `WITH expired AS (
-           SELECT ref_type, ref_id, claim_token FROM ${this.s}.refs
-            WHERE claim_token IS NOT NULL AND lease_until < now()
-            ORDER BY ref_type, ref_id FOR UPDATE SKIP LOCKED),
+           SELECT connection, ref_type, ref_id, claim_token FROM ${this.s}.refs
+            WHERE claim_token IS NOT NULL AND lease_until < now() AND ($3::text[] IS NULL OR connection = ANY($3::text[]))
+            ORDER BY connection, ref_type, ref_id FOR UPDATE SKIP LOCKED),
          ev AS (
            UPDATE ${this.s}.events e SET status = 'pending', claim_token = NULL, attempts = e.attempts + 1,
                   last_error = $2, next_attempt_at = LEAST(e.next_attempt_at, $1)
@@ -289,31 +284,37 @@ export class PgQueue implements QueueStore {
            RETURNING e.id),
          rf AS (
            UPDATE ${this.s}.refs r SET claim_token = NULL, lease_until = NULL
-             FROM expired x WHERE r.ref_type = x.ref_type AND r.ref_id = x.ref_id)
+             FROM expired x WHERE r.connection = x.connection AND r.ref_type = x.ref_type AND r.ref_id = x.ref_id)
          SELECT COUNT(*) AS n FROM ev`,
-        [now, INTERRUPTED],
+        [now, INTERRUPTED, this.keys],
       ),
     );
     return Number(res.rows[0]?.n ?? 0);
   }
 
   async actionsOwnedBy(userId: number): Promise<number[]> {
-    const res = await this.run<{ action_id: string }>(`SELECT action_id FROM ${this.s}.action_owners WHERE user_id = $1 ORDER BY action_id`, [userId]);
+    const res = await this.run<{ action_id: string }>(`SELECT action_id FROM ${this.s}.action_owners WHERE user_id = $1 AND connection = $2 ORDER BY action_id`, [userId, this.home]);
     return res.rows.map((r) => Number(r.action_id));
   }
 
   async counts(): Promise<QueueCounts> {
-    const res = await this.run<{ status: EventStatus; outcome: string | null; n: number }>(`SELECT status, outcome, COUNT(*)::int AS n FROM ${this.s}.events GROUP BY status, outcome`);
+    const res = await this.run<{ status: EventStatus; outcome: string | null; n: number }>(
+      `SELECT status, outcome, COUNT(*)::int AS n FROM ${this.s}.events WHERE ($1::text[] IS NULL OR ${this.col} = ANY($1::text[])) GROUP BY status, outcome`,
+      [this.keys],
+    );
     return countsOf(res.rows);
   }
 
   async failedEvents(limit = 100): Promise<FailedEvent[]> {
-    const res = await this.run<FailedRow>(`SELECT ${FAILED_COLUMNS} FROM ${this.s}.events WHERE status = 'failed' ORDER BY id LIMIT $1`, [limit]);
+    const res = await this.run<FailedRow>(
+      `SELECT ${failedColumns(this.col)} FROM ${this.s}.events WHERE status = 'failed' AND ($2::text[] IS NULL OR ${this.col} = ANY($2::text[])) ORDER BY id LIMIT $1`,
+      [limit, this.keys],
+    );
     return res.rows.map(failedEventOf);
   }
 
   async retryFailed(now: number = Date.now()): Promise<number> {
-    const res = await this.run(`UPDATE ${this.s}.events SET status = 'pending', next_attempt_at = $1 WHERE status = 'failed'`, [now]);
+    const res = await this.run(`UPDATE ${this.s}.events SET status = 'pending', next_attempt_at = $1 WHERE status = 'failed' AND ($2::text[] IS NULL OR ${this.col} = ANY($2::text[]))`, [now, this.keys]);
     return res.rowCount ?? 0;
   }
 
@@ -325,10 +326,11 @@ export class PgQueue implements QueueStore {
       `SELECT COUNT(*)::int AS events, COUNT(DISTINCT (e.ref_type, e.ref_id))::int AS refs,
               MIN(CASE WHEN e.status = 'processing' THEN (EXTRACT(EPOCH FROM r.lease_until) * 1000)::bigint ELSE e.next_attempt_at END) AS first,
               BOOL_OR(e.status = 'processing') AS expired
-         FROM ${this.s}.events e JOIN ${this.s}.refs r ON r.ref_type = e.ref_type AND r.ref_id = e.ref_id
-        WHERE (e.status IN ('pending','failed') AND e.next_attempt_at <= $1 AND (r.claim_token IS NULL OR r.lease_until < now()))
-           OR (e.status = 'processing' AND r.claim_token IS NOT NULL AND r.lease_until < now())`,
-      [now],
+         FROM ${this.s}.events e JOIN ${this.s}.refs r ON r.connection = e.connection AND r.ref_type = e.ref_type AND r.ref_id = e.ref_id
+        WHERE ($2::text[] IS NULL OR e.connection = ANY($2::text[]))
+          AND ((e.status IN ('pending','failed') AND e.next_attempt_at <= $1 AND (r.claim_token IS NULL OR r.lease_until < now()))
+           OR (e.status = 'processing' AND r.claim_token IS NOT NULL AND r.lease_until < now()))`,
+      [now, this.keys],
     );
     const row = res.rows[0];
     if (row === undefined || row.first === null) return undefined;
@@ -338,9 +340,10 @@ export class PgQueue implements QueueStore {
   /** Open events of records another receiver holds are not "due" here: their claim ends first. */
   async nextDueAt(): Promise<number | undefined> {
     const res = await this.run<{ t: string | null; expired: boolean }>(
-      `SELECT (SELECT MIN(e.next_attempt_at) FROM ${this.s}.events e JOIN ${this.s}.refs r ON r.ref_type = e.ref_type AND r.ref_id = e.ref_id
-                WHERE e.status IN ('pending','failed') AND (r.claim_token IS NULL OR r.lease_until < now())) AS t,
-              EXISTS (SELECT 1 FROM ${this.s}.refs WHERE claim_token IS NOT NULL AND lease_until < now()) AS expired`,
+      `SELECT (SELECT MIN(e.next_attempt_at) FROM ${this.s}.events e JOIN ${this.s}.refs r ON r.connection = e.connection AND r.ref_type = e.ref_type AND r.ref_id = e.ref_id
+                WHERE e.status IN ('pending','failed') AND (r.claim_token IS NULL OR r.lease_until < now()) AND ($1::text[] IS NULL OR e.connection = ANY($1::text[]))) AS t,
+              EXISTS (SELECT 1 FROM ${this.s}.refs WHERE claim_token IS NOT NULL AND lease_until < now() AND ($1::text[] IS NULL OR connection = ANY($1::text[]))) AS expired`,
+      [this.keys],
     );
     const row = res.rows[0];
     if (row?.expired) return Date.now();
@@ -352,10 +355,10 @@ export class PgQueue implements QueueStore {
       const res = await c.query(`DELETE FROM ${this.s}.events WHERE status IN ('done','ignored') AND finished_at < $1`, [now - keepDays * DAY_MS]);
       // Records with no open event lose their claim row; rows an enqueue holds are skipped.
       await c.query(
-        `DELETE FROM ${this.s}.refs WHERE (ref_type, ref_id) IN (
-           SELECT r.ref_type, r.ref_id FROM ${this.s}.refs r
+        `DELETE FROM ${this.s}.refs WHERE (connection, ref_type, ref_id) IN (
+           SELECT r.connection, r.ref_type, r.ref_id FROM ${this.s}.refs r
             WHERE r.claim_token IS NULL
-              AND NOT EXISTS (SELECT 1 FROM ${this.s}.events e WHERE e.ref_type = r.ref_type AND e.ref_id = r.ref_id AND e.status IN ('pending','failed','processing'))
+              AND NOT EXISTS (SELECT 1 FROM ${this.s}.events e WHERE e.connection = r.connection AND e.ref_type = r.ref_type AND e.ref_id = r.ref_id AND e.status IN ('pending','failed','processing'))
             FOR UPDATE SKIP LOCKED)`,
       );
       return res.rowCount ?? 0;

@@ -20,6 +20,7 @@ import type { OwnerPair } from '../../model/outcomes.js';
 import { isRefusedValue, QueueMissingError, queueFileError } from './errors.js';
 import { identify, identifyFile, identityError, migrateQueue } from './sqliteFile.js';
 import { ConfigError } from '../../model/errors.js';
+import { STEPS } from './sqliteSteps.js';
 import {
   countsOf,
   QUEUE_BACKOFF,
@@ -37,8 +38,10 @@ import {
   type BackoffPolicy,
   type QueueStore,
   type OpenOptions,
+  type ConnectionScope,
+  type ConnectionCounts,
 } from './store.js';
-import { FAILED_COLUMNS, eventRowOf, failedEventOf, type FailedRow } from './store.js';
+import { failedColumns, eventRowOf, failedEventOf, type ConnectionColumn, type FailedRow } from './store.js';
 
 /** The port's open options (`create` defaults to true here: tests and `serve` make the file). */
 interface QueueOptions extends Partial<OpenOptions> {
@@ -50,44 +53,6 @@ interface DueRefRow {
   ref_id: number;
 }
 
-/**
- * The schema, one step per version (user_version): a later release appends steps, never edits a
- * shipped one. Step 1 is IF NOT EXISTS: a queue of a release before the version mark (version 0)
- * already has its tables.
- */
-const STEPS: readonly string[] = [
-  `
-CREATE TABLE IF NOT EXISTS events (
-  id              INTEGER PRIMARY KEY AUTOINCREMENT,
-  received_at     INTEGER NOT NULL,
-  raw             TEXT NOT NULL,
-  object_type     TEXT NOT NULL,
-  object_id       INTEGER NOT NULL,
-  event_type      TEXT NOT NULL,
-  application     TEXT NOT NULL,
-  site_id         INTEGER,
-  ref_type        TEXT,
-  ref_id          INTEGER,
-  status          TEXT NOT NULL CHECK (status IN ('pending','processing','done','failed','ignored')),
-  outcome         TEXT CHECK (outcome IN ('done','skipped')),
-  reason          TEXT,
-  attempts        INTEGER NOT NULL DEFAULT 0,
-  last_error      TEXT,
-  next_attempt_at INTEGER NOT NULL,
-  claim_token     TEXT,
-  finished_at     INTEGER
-);
-CREATE INDEX IF NOT EXISTS events_due ON events (status, next_attempt_at);
-CREATE INDEX IF NOT EXISTS events_ref ON events (ref_type, ref_id, status);
-CREATE INDEX IF NOT EXISTS events_finished ON events (status, finished_at);
-CREATE TABLE IF NOT EXISTS action_owners (
-  action_id  INTEGER PRIMARY KEY,
-  user_id    INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS action_owners_user ON action_owners (user_id);
-`,
-];
 
 const DAY_MS = 86_400_000;
 
@@ -132,6 +97,9 @@ function openQueueFile(file: string, create: boolean, access: 'read' | 'write'):
   }
 }
 
+/** A scope's SQL condition on the events' connection (json_each: one statement for any number of keys). */
+const inScope = (column: ConnectionColumn): string => ` AND ${column} IN (SELECT value FROM json_each(?))`;
+
 export class SqliteQueue implements QueueStore {
   readonly path: string;
   /** One receiver per file: `serve` locks it (QueueStore.receiverLockPath). */
@@ -141,16 +109,45 @@ export class SqliteQueue implements QueueStore {
   private readonly db: Database.Database;
   private readonly retry: BackoffPolicy;
   private closed = false;
+  /** Set on a view (scoped()): the connections whose events it sees. */
+  private readonly scope: ConnectionScope | undefined;
+  private readonly conn: ConnectionColumn;
 
   /** QueueStore's name for where the queue lives. */
   get location(): string {
     return this.path;
   }
 
-  constructor(file: string, options: QueueOptions = {}) {
+  constructor(file: string, options: QueueOptions = {}, view?: { db: Database.Database; scope: ConnectionScope }) {
     this.path = file;
     this.retry = { ...QUEUE_BACKOFF, ...options.retry };
-    this.db = openQueueFile(file, options.create ?? true, options.access ?? 'write');
+    this.db = view?.db ?? openQueueFile(file, options.create ?? true, options.access ?? 'write');
+    this.scope = view?.scope;
+    // A queue of an earlier release read by `svc-sync queue` is not migrated: its events are the implicit connection's.
+    const columns = statement(this.db, 'SELECT name FROM pragma_table_info(?)').all('events') as Array<{ name: string }>;
+    this.conn = columns.some((c) => c.name === 'connection') ? 'connection' : "''";
+    // A view never closes the file its opener holds.
+    if (view !== undefined) this.closed = true;
+  }
+
+  scoped(scope: ConnectionScope): QueueStore {
+    return new SqliteQueue(this.path, { retry: this.retry }, { db: this.db, scope });
+  }
+
+  /** The scope's condition and its parameter ('' and none when unscoped). */
+  private get inScope(): { sql: string; params: string[] } {
+    return this.scope === undefined ? { sql: '', params: [] } : { sql: inScope(this.conn), params: [JSON.stringify(this.scope.keys)] };
+  }
+
+  async countsByConnection(): Promise<ConnectionCounts[]> {
+    const { sql, params } = this.inScope;
+    const rows = this.stmt(`SELECT ${this.conn} AS connection, status, outcome, COUNT(*) AS n FROM events WHERE 1 = 1${sql} GROUP BY 1, status, outcome ORDER BY 1`).all(...params) as Array<{
+      connection: string;
+      status: EventStatus;
+      outcome: string | null;
+      n: number;
+    }>;
+    return [...new Set(rows.map((r) => r.connection))].map((connection) => ({ connection, counts: countsOf(rows.filter((r) => r.connection === connection)) }));
   }
 
   /** Stores events in one transaction; returns only after the commit (and its fsync). Any failure fails all. */
@@ -184,9 +181,9 @@ export class SqliteQueue implements QueueStore {
   private insertEvent(input: EnqueueInput, now: number): EnqueueResult {
     const insert = this.stmt(
       `INSERT INTO events (received_at, raw, object_type, object_id, event_type, application, site_id,
-         ref_type, ref_id, status, reason, next_attempt_at, finished_at)
+         ref_type, ref_id, status, reason, next_attempt_at, finished_at, connection)
        VALUES (@receivedAt, @raw, @objectType, @objectId, @eventType, @application, @siteId,
-         @refType, @refId, @status, @reason, @receivedAt, @finishedAt)`,
+         @refType, @refId, @status, @reason, @receivedAt, @finishedAt, @connection)`,
     );
     const { message, raw, ref, status, reason } = eventRowOf(input);
     const info = insert.run({
@@ -202,6 +199,7 @@ export class SqliteQueue implements QueueStore {
       status,
       reason,
       finishedAt: status === 'ignored' ? now : null,
+      connection: input.connection ?? '',
     });
     return { id: Number(info.lastInsertRowid), status };
   }
@@ -218,22 +216,23 @@ export class SqliteQueue implements QueueStore {
    */
   async claimBatch(maxRefs: number, now: number = Date.now()): Promise<ClaimedBatch | undefined> {
     const token = randomUUID();
+    const { sql, params } = this.inScope;
     const due = this.stmt(
       `SELECT ref_type, ref_id FROM events
-        WHERE status IN ('pending','failed') AND next_attempt_at <= ? AND ref_type IS NOT NULL
+        WHERE status IN ('pending','failed') AND next_attempt_at <= ? AND ref_type IS NOT NULL${sql}
         GROUP BY ref_type, ref_id ORDER BY MIN(id) LIMIT ?`,
     );
     const claim = this.stmt(
       `UPDATE events SET status = 'processing', claim_token = ?
-        WHERE ref_type = ? AND ref_id = ? AND status IN ('pending','failed') RETURNING id, received_at`,
+        WHERE ref_type = ? AND ref_id = ? AND status IN ('pending','failed')${sql} RETURNING id, received_at`,
     );
     const run = this.db.transaction((): ClaimedBatch | undefined => {
-      const rows = due.all(now, maxRefs) as DueRefRow[];
+      const rows = due.all(now, ...params, maxRefs) as DueRefRow[];
       if (rows.length === 0) return undefined;
       let eventCount = 0;
       let oldestReceivedAt = now;
       const refs = rows.map((row): ClaimedRef => {
-        const claimed = claim.all(token, row.ref_type, row.ref_id) as Array<{ id: number; received_at: number }>;
+        const claimed = claim.all(token, row.ref_type, row.ref_id, ...params) as Array<{ id: number; received_at: number }>;
         for (const c of claimed) oldestReceivedAt = Math.min(oldestReceivedAt, c.received_at);
         const ids = claimed.map((r) => r.id).sort((a, b) => a - b);
         eventCount += ids.length;
@@ -272,7 +271,7 @@ export class SqliteQueue implements QueueStore {
           }
         }
       }
-      for (const pair of owners) owner.run(pair.actionId, pair.userId, now);
+      for (const pair of owners) owner.run(this.scope?.home ?? '', pair.actionId, pair.userId, now);
     });
     run.immediate();
     return recorded;
@@ -293,39 +292,43 @@ export class SqliteQueue implements QueueStore {
 
   /** Returns events claimed by a process that stopped before recording their outcome. */
   async recoverInterrupted(now: number = Date.now()): Promise<number> {
+    const { sql, params } = this.inScope;
     const info = this.stmt(
       `UPDATE events SET status = 'pending', claim_token = NULL, attempts = attempts + 1,
            last_error = 'interrupted: the process stopped before the outcome was recorded',
            next_attempt_at = MIN(next_attempt_at, ?)
-          WHERE status = 'processing'`,
-    ).run(now);
+          WHERE status = 'processing'${sql}`,
+    ).run(now, ...params);
     return info.changes;
   }
 
   private ownerUpsert(): Database.Statement {
     return this.stmt(
-      `INSERT INTO action_owners (action_id, user_id, updated_at) VALUES (?, ?, ?)
-        ON CONFLICT (action_id) DO UPDATE SET user_id = excluded.user_id, updated_at = excluded.updated_at`,
+      `INSERT INTO action_owners (connection, action_id, user_id, updated_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (connection, action_id) DO UPDATE SET user_id = excluded.user_id, updated_at = excluded.updated_at`,
     );
   }
 
   async actionsOwnedBy(userId: number): Promise<number[]> {
-    const rows = this.stmt('SELECT action_id FROM action_owners WHERE user_id = ? ORDER BY action_id').all(userId) as Array<{ action_id: number }>;
+    const rows = this.stmt('SELECT action_id FROM action_owners WHERE user_id = ? AND connection = ? ORDER BY action_id').all(userId, this.scope?.home ?? '') as Array<{ action_id: number }>;
     return rows.map((r) => r.action_id);
   }
 
   async counts(): Promise<QueueCounts> {
-    return countsOf(this.stmt('SELECT status, outcome, COUNT(*) AS n FROM events GROUP BY status, outcome').all() as Array<{ status: EventStatus; outcome: string | null; n: number }>);
+    const { sql, params } = this.inScope;
+    return countsOf(this.stmt(`SELECT status, outcome, COUNT(*) AS n FROM events WHERE 1 = 1${sql} GROUP BY status, outcome`).all(...params) as Array<{ status: EventStatus; outcome: string | null; n: number }>);
   }
 
   async failedEvents(limit = 100): Promise<FailedEvent[]> {
-    const rows = this.stmt(`SELECT ${FAILED_COLUMNS} FROM events WHERE status = 'failed' ORDER BY id LIMIT ?`).all(limit) as FailedRow[];
+    const { sql, params } = this.inScope;
+    const rows = this.stmt(`SELECT ${failedColumns(this.conn)} FROM events WHERE status = 'failed'${sql} ORDER BY id LIMIT ?`).all(...params, limit) as FailedRow[];
     return rows.map(failedEventOf);
   }
 
   /** Makes every failed event due now (attempt counts are kept for the record). */
   async retryFailed(now: number = Date.now()): Promise<number> {
-    return this.stmt(`UPDATE events SET status = 'pending', next_attempt_at = ? WHERE status = 'failed'`).run(now).changes;
+    const { sql, params } = this.inScope;
+    return this.stmt(`UPDATE events SET status = 'pending', next_attempt_at = ? WHERE status = 'failed'${sql}`).run(now, ...params).changes;
   }
 
   /**
@@ -333,16 +336,18 @@ export class SqliteQueue implements QueueStore {
    * them became due (the worker's settle window starts there); undefined when nothing is due.
    */
   async dueSummary(now: number = Date.now()): Promise<DueSummary | undefined> {
+    const { sql, params } = this.inScope;
     const row = this.stmt(
       `SELECT COUNT(*) AS events, COUNT(DISTINCT ref_type || ':' || ref_id) AS refs, MIN(next_attempt_at) AS first
-         FROM events WHERE status IN ('pending','failed') AND next_attempt_at <= ? AND ref_type IS NOT NULL`,
-    ).get(now) as { events: number; refs: number; first: number | null };
+         FROM events WHERE status IN ('pending','failed') AND next_attempt_at <= ? AND ref_type IS NOT NULL${sql}`,
+    ).get(now, ...params) as { events: number; refs: number; first: number | null };
     return row.first === null ? undefined : { events: row.events, refs: row.refs, firstDueAt: row.first };
   }
 
   /** When the next open event becomes due, or undefined when nothing is open. */
   async nextDueAt(): Promise<number | undefined> {
-    const row = this.stmt(`SELECT MIN(next_attempt_at) AS t FROM events WHERE status IN ('pending','failed') AND ref_type IS NOT NULL`).get() as { t: number | null };
+    const { sql, params } = this.inScope;
+    const row = this.stmt(`SELECT MIN(next_attempt_at) AS t FROM events WHERE status IN ('pending','failed') AND ref_type IS NOT NULL${sql}`).get(...params) as { t: number | null };
     return row.t ?? undefined;
   }
 

@@ -19,6 +19,8 @@ export interface EnqueueInput {
   intent: EventIntent;
   /** The body as received, kept for diagnosis. */
   raw: string;
+  /** The connection it was routed to ('' or absent: the one implicit connection, or none). */
+  connection?: string | undefined;
 }
 
 export interface EnqueueResult {
@@ -87,6 +89,8 @@ export interface FailedEvent {
   lastError: string;
   receivedAt: string;
   nextAttemptAt: string;
+  /** The connection it belongs to; absent for the implicit one (a config without "connections"). */
+  connection?: string;
 }
 
 /** A doubling wait: the first delay, doubled after each further failure up to the cap. */
@@ -106,12 +110,14 @@ export interface EventRow {
   ref: { type: QueueRefType; id: number } | undefined;
   status: 'pending' | 'ignored';
   reason: string | null;
+  connection: string;
 }
 
 /** The one mapping of a received event to its row, for both backends. */
-export function eventRowOf({ message, intent, raw }: EnqueueInput): EventRow {
+export function eventRowOf(input: EnqueueInput): EventRow {
+  const { message, intent, raw } = input;
   const ref = intent.kind === 'sync' ? { type: intent.ref.type, id: intent.ref.id } : intent.kind === 'owner' ? { type: 'user' as const, id: intent.userId } : undefined;
-  return { message, raw, ref, status: intent.kind === 'ignored' ? 'ignored' : 'pending', reason: intent.kind === 'ignored' ? intent.reason : null };
+  return { message, raw, ref, status: intent.kind === 'ignored' ? 'ignored' : 'pending', reason: intent.kind === 'ignored' ? intent.reason : null, connection: input.connection ?? '' };
 }
 
 /** A failed event's row as both databases return it (PostgreSQL gives bigints as strings). */
@@ -124,6 +130,7 @@ export interface FailedRow {
   last_error: string | null;
   received_at: number | string;
   next_attempt_at: number | string;
+  connection: string;
 }
 
 /** The one mapping of a failed event's row, for both backends. */
@@ -137,11 +144,31 @@ export function failedEventOf(r: FailedRow): FailedEvent {
     lastError: r.last_error ?? '',
     receivedAt: new Date(Number(r.received_at)).toISOString(),
     nextAttemptAt: new Date(Number(r.next_attempt_at)).toISOString(),
+    ...(r.connection === '' ? {} : { connection: r.connection }),
   };
 }
 
 /** The SELECT list of a failed event's row. */
-export const FAILED_COLUMNS = 'id, event_type, ref_type, ref_id, attempts, last_error, received_at, next_attempt_at';
+export const failedColumns = (connection: ConnectionColumn): string => `id, event_type, ref_type, ref_id, attempts, last_error, received_at, next_attempt_at, ${connection} AS connection`;
+
+/** The events' connection in SQL: the column, or '' on a queue of an earlier release only read (not migrated). */
+export type ConnectionColumn = 'connection' | "''";
+
+/**
+ * The events one connection's worker sees (queue/connections.md in docs/webhooks.md): `keys` are
+ * the stored connection values it claims ('' being the implicit connection's, and an older
+ * queue's events), `home` the one its owner pairs are kept under.
+ */
+export interface ConnectionScope {
+  home: string;
+  keys: readonly string[];
+}
+
+/** One connection's counts ('' : the implicit connection, and events of a queue from before connections). */
+export interface ConnectionCounts {
+  connection: string;
+  counts: QueueCounts;
+}
 
 /** How a queue is opened: `serve` creates it; `svc-sync queue` only reads what is there. */
 export interface OpenOptions {
@@ -182,6 +209,14 @@ export interface QueueStore {
   dueSummary(now?: number): Promise<DueSummary | undefined>;
   prune(keepDays: number, now?: number): Promise<number>;
   close(): Promise<void>;
+  /**
+   * A view of the same queue limited to some connections' events: claims, due times, recovery,
+   * counts, failures, retries and owners; storing and the rest as the queue itself. Closing a
+   * view does nothing (the queue is closed by its opener).
+   */
+  scoped(scope: ConnectionScope): QueueStore;
+  /** Events by state per stored connection value. */
+  countsByConnection(): Promise<ConnectionCounts[]>;
 
   // Capabilities one backend has and the other not, declared here so callers never ask which class it is.
   /** A file only one receiver may serve from at a time (SQLite): `serve` locks it before its worker starts. */
