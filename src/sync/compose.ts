@@ -104,6 +104,8 @@ export interface PlatformExtras {
   onRequest?: ((info: PlatformRequestInfo) => void) | undefined;
   onBudget?: ((budget: RateLimitSnapshot) => void) | undefined;
   sharedBudget?: SharedBudget | undefined;
+  /** The saved platform profile to start from: the connection's (<stateDir>/platform-profile.json); default .svc-sync's. */
+  profileFile?: string | undefined;
 }
 
 /**
@@ -140,7 +142,7 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
   // What `sync` learned of the platform in this directory (list shapes, collection sizes; for this
   // base URL and under a day old) spares the first batches learning it again with requests.
   // Read from a file, its claims are confirmed by the batch that relies on them, as a command's are.
-  const saved = readProfile(profileFileFor(undefined));
+  const saved = readProfile(extra.profileFile ?? profileFileFor(undefined));
   if (saved.problem !== undefined) onNote(`warning: ${saved.problem}`);
   let learned: PlatformProfile | undefined = saved.profile;
   let learnedHere = false;
@@ -161,7 +163,10 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     const source = new PlatformSource(client, settings.platform.listIdsOnly, { keysRead, ...(learned ? { profile: learned, learnedHere } : {}), onLearn: (t) => onNote(`platform: ${t}`) });
     sources.push(source);
     const connected = await sink;
-    return { source, sink: connected, log: logFor(settings, connected, false) };
+    // Which org the login reached (no call of its own): serve keeps two connections off one org.
+    const orgId = connected.session.orgId();
+    const org = { instanceUrl: connected.session.connection.instanceUrl, ...(orgId === undefined ? {} : { orgId }) };
+    return { source, sink: connected, org, log: logFor(settings, connected, false) };
   };
 }
 

@@ -4,11 +4,10 @@
  * Answer codes are listed in server.ts.
  */
 import type { LogSink } from '../config/log.js';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import { oneLine } from '../config/echo.js';
-import { classifyEvent, type ClassifyOptions } from '../sync/webhookEvents.js';
 import { parseWebhookBody } from '../sync/webhookMessage.js';
+import type { ConnectionRouter } from './routing.js';
 import { decodeBody, encodingOf } from './bodyEncoding.js';
 import { queueReason } from './publicReason.js';
 import type { EnqueueInput, EnqueueRejected, EnqueueResult } from './queue/store.js';
@@ -30,16 +29,6 @@ export function send(res: http.ServerResponse, status: number, body: JsonBody, h
   res.end(text);
 }
 
-export function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
-}
-
-/** Constant time in the secret's content: both sides are hashed to equal-length digests first. */
-function secretMatches(expected: Buffer, given: string | undefined): boolean {
-  if (given === undefined || given === '') return false;
-  return timingSafeEqual(expected, digest(given));
-}
-
 /**
  * Commits all requests that arrive in one event-loop turn in one transaction: with
  * synchronous=FULL each commit costs an fsync, and a burst would otherwise pay one per request.
@@ -50,7 +39,7 @@ class GroupCommitter {
 
   constructor(
     private readonly queue: QueueStore,
-    private readonly onEnqueued: (() => void) | undefined,
+    private readonly onEnqueued: ((connections: ReadonlySet<string>) => void) | undefined,
   ) {}
 
   add(input: EnqueueInput): Promise<EnqueueResult> {
@@ -75,17 +64,17 @@ class GroupCommitter {
       for (const w of batch) w.reject(error as Error);
       return;
     }
-    let pending = false;
+    const pending = new Set<string>();
     batch.forEach((w, i) => {
       const r = results[i];
       if (r === undefined) w.reject(new Error('the queue returned no result for this event'));
       else if ('error' in r) w.reject(new EventRejected(r.error.message));
       else {
-        pending ||= r.status === 'pending';
+        if (r.status === 'pending') pending.add(w.input.connection ?? '');
         w.resolve(r);
       }
     });
-    if (this.onEnqueued && pending) this.onEnqueued();
+    if (this.onEnqueued && pending.size > 0) this.onEnqueued(pending);
   }
 }
 
@@ -99,31 +88,36 @@ export interface RouteContext {
 
 interface IntakeOptions {
   maxBody: number;
-  /** The secret's digest; undefined: no secret required. */
-  expected: Buffer | undefined;
-  classify?: ClassifyOptions | undefined;
-  onEnqueued?: (() => void) | undefined;
+  /** Which connection an event is, and whose secret it must carry (routing.ts). */
+  router: ConnectionRouter;
+  /** After a commit that stored pending events, with their connections ('' : the implicit one). */
+  onEnqueued?: ((connections: ReadonlySet<string>) => void) | undefined;
   answered?: (eventType: string | undefined, status: number) => void;
 }
 
-/** The webhook route: `pathSecret` is the secret given as the last path segment, if any. */
-export function webhookIntake(ctx: RouteContext, opts: IntakeOptions): (req: http.IncomingMessage, res: http.ServerResponse, pathSecret: string | undefined) => void {
+/** What the path said: the connection it names (`<path>/<name>`) and the secret as its last segment, if any. */
+export interface WebhookPath {
+  name?: string | undefined;
+  secret?: string | undefined;
+}
+
+/** The webhook route. */
+export function webhookIntake(ctx: RouteContext, opts: IntakeOptions): (req: http.IncomingMessage, res: http.ServerResponse, path: WebhookPath) => void {
   const committer = new GroupCommitter(ctx.queue, opts.onEnqueued);
   const { refuse } = ctx;
-  return (req, res, pathSecret) => {
+  const { router } = opts;
+  return (req, res, path) => {
     let eventType: string | undefined;
     if (opts.answered !== undefined) {
       const answered = opts.answered;
       res.once('finish', () => answered(eventType, res.statusCode));
     }
     if (req.method !== 'POST') return refuse(req, res, 405, 'only POST is accepted', { Allow: 'POST' });
-    if (opts.expected !== undefined) {
-      const header = req.headers[SECRET_HEADER];
-      const given = Array.isArray(header) ? header[0] : header;
-      if (!secretMatches(opts.expected, given) && !secretMatches(opts.expected, pathSecret)) {
-        // Close rather than read a body we will not store.
-        return refuse(req, res, 401, 'missing or wrong webhook secret', { Connection: 'close' });
-      }
+    const header = req.headers[SECRET_HEADER];
+    const given = [Array.isArray(header) ? header[0] : header, path.secret];
+    if (!router.admits(path.name, given)) {
+      // Close rather than read a body we will not store.
+      return refuse(req, res, 401, 'missing or wrong webhook secret', { Connection: 'close' });
     }
     const coding = encodingOf(req.headers['content-encoding']);
     if (!coding.ok) return refuse(req, res, coding.status, coding.error, { Connection: 'close' });
@@ -140,8 +134,10 @@ export function webhookIntake(ctx: RouteContext, opts: IntakeOptions): (req: htt
         const parsed = parseWebhookBody(req.headers['content-type'], raw);
         if (!parsed.ok) return refuse(req, res, 400, parsed.reason);
         eventType = parsed.message.eventType;
-        const intent = classifyEvent(parsed.message, opts.classify);
-        committer.add({ message: parsed.message, intent, raw }).then(
+        const routed = router.route(parsed.message, path.name, given);
+        if (routed === 'secret') return refuse(req, res, 401, 'missing or wrong webhook secret');
+        const { intent } = routed;
+        committer.add({ message: parsed.message, intent, raw, ...(routed.connection === '' ? {} : { connection: routed.connection }) }).then(
           (stored) => send(res, 200, stored.status === 'ignored' && intent.kind === 'ignored' ? { status: 'ignored', id: stored.id, reason: intent.reason } : { status: 'queued', id: stored.id }),
           (error: Error) => {
             if (error instanceof EventRejected) return refuse(req, res, 400, `event cannot be stored: ${oneLine(error.message, 200)}`);

@@ -20,26 +20,40 @@ const promClient = lazyModule<typeof client>('prom-client');
 const STATES: ReadonlyArray<keyof QueueCounts> = ['pending', 'processing', 'failed', 'done', 'skipped', 'ignored'];
 const CRM_KINDS: ReadonlyArray<Exclude<keyof CrmCallCounts, 'total'>> = ['query', 'collections', 'bulk', 'describe', 'auth'];
 
-export class ServeMetrics implements ReceiverMetrics {
+/** What one connection's worker and processor report; its series carry its `connection` label when the config has "connections". */
+export interface ConnectionMetrics {
+  batch(report: BatchReport, now?: number): void;
+  platformRequest(info: PlatformRequestInfo): void;
+  platformBudget(b: RateLimitSnapshot): void;
+  engineBatch(report: RunReport, crmCalls: CrmCallCounts): void;
+}
+
+type Labels = Record<string, string>;
+
+export class ServeMetrics implements ReceiverMetrics, ConnectionMetrics {
   readonly registry: client.Registry;
   private queue: QueueStore | undefined;
+  /** Named connections: the label of a stored connection value (queue depth per connection). */
+  private labelOf: ((stored: string) => string) | undefined;
   private readonly received: client.Counter<'event_type' | 'status'>;
-  private readonly queueDepth: client.Gauge<'state'>;
+  private readonly queueDepth: client.Gauge;
   private readonly queueUp: client.Gauge;
   private readonly batchEvents: client.Histogram;
   private readonly batchDuration: client.Histogram;
-  private readonly batchOutcomes: client.Counter<'outcome'>;
+  private readonly batchOutcomes: client.Counter;
   private readonly lastSuccess: client.Gauge;
-  private readonly platformRequests: client.Counter<'kind' | 'status'>;
-  private readonly budget: client.Gauge<'window'>;
-  private readonly budgetLimit: client.Gauge<'window'>;
-  private readonly salesforceCalls: client.Counter<'kind'>;
-  private readonly records: client.Counter<'object' | 'result'>;
+  private readonly platformRequests: client.Counter;
+  private readonly budget: client.Gauge;
+  private readonly budgetLimit: client.Gauge;
+  private readonly salesforceCalls: client.Counter;
+  private readonly records: client.Counter;
 
-  constructor() {
+  /** `named`: the config has "connections", and every per-connection series carries a `connection` label. */
+  constructor(named = false) {
     const prom = promClient();
     this.registry = new prom.Registry();
     const registers = [this.registry];
+    const per = (labels: string[]): string[] => (named ? [...labels, 'connection'] : labels);
     this.received = new prom.Counter({
       name: 'svc_sync_webhook_events_received_total',
       help: 'Webhook requests answered, by event type (unknown when unreadable) and HTTP status',
@@ -49,7 +63,7 @@ export class ServeMetrics implements ReceiverMetrics {
     this.queueDepth = new prom.Gauge({
       name: 'svc_sync_queue_events',
       help: 'Events in the webhook queue by state (read from the queue at scrape time; shared by all receivers on one database)',
-      labelNames: ['state'],
+      labelNames: per(['state']),
       registers,
     });
     this.queueUp = new prom.Gauge({ name: 'svc_sync_queue_up', help: '1 when the queue answered the last scrape, 0 when it was unreachable', registers });
@@ -57,41 +71,56 @@ export class ServeMetrics implements ReceiverMetrics {
       name: 'svc_sync_batch_events',
       help: 'Events per worker batch',
       buckets: [1, 5, 10, 50, 100, 500, 1000, 5000],
+      labelNames: per([]),
       registers,
     });
     this.batchDuration = new prom.Histogram({
       name: 'svc_sync_batch_duration_seconds',
       help: 'Time to process one worker batch',
       buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      labelNames: per([]),
       registers,
     });
-    this.batchOutcomes = new prom.Counter({ name: 'svc_sync_batch_events_total', help: 'Events finished by worker batches, by outcome', labelNames: ['outcome'], registers });
+    this.batchOutcomes = new prom.Counter({ name: 'svc_sync_batch_events_total', help: 'Events finished by worker batches, by outcome', labelNames: per(['outcome']), registers });
     this.lastSuccess = new prom.Gauge({
       name: 'svc_sync_last_successful_batch_timestamp_seconds',
       help: 'When this receiver last finished a batch with no failed event (Unix time)',
+      labelNames: per([]),
       registers,
     });
     this.platformRequests = new prom.Counter({
       name: 'svc_sync_platform_requests_total',
       help: 'Requests to the platform API, by kind and HTTP status (network errors: status none)',
-      labelNames: ['kind', 'status'],
+      labelNames: per(['kind', 'status']),
       registers,
     });
-    this.budget = new prom.Gauge({ name: 'svc_sync_platform_budget_remaining', help: 'Platform rate-limit budget left as last reported, by window', labelNames: ['window'], registers });
-    this.budgetLimit = new prom.Gauge({ name: 'svc_sync_platform_budget_limit', help: 'Platform rate limit as last reported, by window', labelNames: ['window'], registers });
-    this.salesforceCalls = new prom.Counter({ name: 'svc_sync_salesforce_calls_total', help: 'Salesforce API calls, by kind', labelNames: ['kind'], registers });
+    this.budget = new prom.Gauge({ name: 'svc_sync_platform_budget_remaining', help: 'Platform rate-limit budget left as last reported, by window', labelNames: per(['window']), registers });
+    this.budgetLimit = new prom.Gauge({ name: 'svc_sync_platform_budget_limit', help: 'Platform rate limit as last reported, by window', labelNames: per(['window']), registers });
+    this.salesforceCalls = new prom.Counter({ name: 'svc_sync_salesforce_calls_total', help: 'Salesforce API calls, by kind', labelNames: per(['kind']), registers });
     this.records = new prom.Counter({
       name: 'svc_sync_records_total',
       help: 'Records handled by worker batches, by Salesforce object and result (written, failed, unchanged, skipped)',
-      labelNames: ['object', 'result'],
+      labelNames: per(['object', 'result']),
       registers,
     });
     prom.collectDefaultMetrics({ register: this.registry, prefix: 'svc_sync_' });
   }
 
-  /** The queue whose depth /metrics reports. */
-  watch(queue: QueueStore): void {
+  /** The queue whose depth /metrics reports; with `labelOf`, per connection (the label of each stored connection value). */
+  watch(queue: QueueStore, labelOf?: (stored: string) => string): void {
     this.queue = queue;
+    this.labelOf = labelOf;
+  }
+
+  /** One connection's series (its `connection` label; none for the implicit connection). */
+  forConnection(name: string | undefined): ConnectionMetrics {
+    const label: Labels = name === undefined ? {} : { connection: name };
+    return {
+      batch: (report, now) => this.batchOf(label, report, now),
+      platformRequest: (info) => this.platformRequests.inc({ ...label, kind: info.kind, status: info.status === undefined ? 'none' : String(info.status) }),
+      platformBudget: (b) => this.budgetOf(label, b),
+      engineBatch: (report, crmCalls) => this.engineBatchOf(label, report, crmCalls),
+    };
   }
 
   answered(eventType: string | undefined, status: number): void {
@@ -100,30 +129,42 @@ export class ServeMetrics implements ReceiverMetrics {
   }
 
   batch(report: BatchReport, now: number = Date.now()): void {
-    this.batchEvents.observe(report.events);
-    this.batchDuration.observe(report.durationMs / 1000);
-    this.batchOutcomes.inc({ outcome: 'done' }, report.done);
-    this.batchOutcomes.inc({ outcome: 'skipped' }, report.skipped);
-    this.batchOutcomes.inc({ outcome: 'failed' }, report.failed);
-    if (report.failed === 0) this.lastSuccess.set(now / 1000);
+    this.batchOf({}, report, now);
   }
 
   platformRequest(info: PlatformRequestInfo): void {
-    this.platformRequests.inc({ kind: info.kind, status: info.status === undefined ? 'none' : String(info.status) });
+    this.forConnection(undefined).platformRequest(info);
   }
 
   platformBudget(b: RateLimitSnapshot): void {
-    if (b.remainingMinute !== undefined) this.budget.set({ window: 'minute' }, b.remainingMinute);
-    if (b.remainingHour !== undefined) this.budget.set({ window: 'hour' }, b.remainingHour);
-    if (b.limitMinute !== undefined) this.budgetLimit.set({ window: 'minute' }, b.limitMinute);
-    if (b.limitHour !== undefined) this.budgetLimit.set({ window: 'hour' }, b.limitHour);
+    this.budgetOf({}, b);
   }
 
   engineBatch(report: RunReport, crmCalls: CrmCallCounts): void {
-    for (const kind of CRM_KINDS) if (crmCalls[kind] > 0) this.salesforceCalls.inc({ kind }, crmCalls[kind]);
+    this.engineBatchOf({}, report, crmCalls);
+  }
+
+  private batchOf(label: Labels, report: BatchReport, now: number = Date.now()): void {
+    this.batchEvents.observe(label, report.events);
+    this.batchDuration.observe(label, report.durationMs / 1000);
+    this.batchOutcomes.inc({ ...label, outcome: 'done' }, report.done);
+    this.batchOutcomes.inc({ ...label, outcome: 'skipped' }, report.skipped);
+    this.batchOutcomes.inc({ ...label, outcome: 'failed' }, report.failed);
+    if (report.failed === 0) this.lastSuccess.set(label, now / 1000);
+  }
+
+  private budgetOf(label: Labels, b: RateLimitSnapshot): void {
+    if (b.remainingMinute !== undefined) this.budget.set({ ...label, window: 'minute' }, b.remainingMinute);
+    if (b.remainingHour !== undefined) this.budget.set({ ...label, window: 'hour' }, b.remainingHour);
+    if (b.limitMinute !== undefined) this.budgetLimit.set({ ...label, window: 'minute' }, b.limitMinute);
+    if (b.limitHour !== undefined) this.budgetLimit.set({ ...label, window: 'hour' }, b.limitHour);
+  }
+
+  private engineBatchOf(label: Labels, report: RunReport, crmCalls: CrmCallCounts): void {
+    for (const kind of CRM_KINDS) if (crmCalls[kind] > 0) this.salesforceCalls.inc({ ...label, kind }, crmCalls[kind]);
     for (const [object, c] of report.summary) {
       const add = (result: string, n: number): void => {
-        if (n > 0) this.records.inc({ object, result }, n);
+        if (n > 0) this.records.inc({ ...label, object, result }, n);
       };
       add('written', c.inserted + c.updated);
       add('failed', c.failed);
@@ -136,8 +177,15 @@ export class ServeMetrics implements ReceiverMetrics {
   private async refreshQueue(): Promise<void> {
     if (this.queue === undefined) return;
     try {
-      const counts = await this.queue.counts();
-      for (const state of STATES) this.queueDepth.set({ state }, counts[state]);
+      if (this.labelOf === undefined) {
+        const counts = await this.queue.counts();
+        for (const state of STATES) this.queueDepth.set({ state }, counts[state]);
+      } else {
+        const labelOf = this.labelOf;
+        const per = await this.queue.countsByConnection();
+        this.queueDepth.reset();
+        for (const { connection, counts } of per) for (const state of STATES) this.queueDepth.inc({ state, connection: labelOf(connection) }, counts[state]);
+      }
       this.queueUp.set(1);
     } catch {
       // The queue is unreachable: the previous depth is no longer true.

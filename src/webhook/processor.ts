@@ -14,7 +14,7 @@ import { EXIT, isFatal, messageOf } from '../model/errors.js';
 import type { ObjectRef } from '../model/objects.js';
 import { keyFor } from '../model/refs.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
-import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type PlatformExtras, type SyncEngine } from '../sync/compose.js';
+import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type OrgIdentity, type PlatformExtras, type SyncEngine } from '../sync/compose.js';
 import type { RunReport } from '../sync/report.js';
 import { logNote, logRun, retryRefs, salesforceReachable } from '../sync/runLog.js';
 import { WEBHOOK_BATCH_SIZE, type BatchHints, type BatchProcessor, type ProcessOutcome, type ProcessResult } from './worker.js';
@@ -32,6 +32,8 @@ interface EngineProcessorOptions {
   platform?: PlatformExtras | undefined;
   /** After each batch, with the engine's report and the Salesforce calls it made (logging, benches, metrics). */
   onBatch?: ((info: { refs: number; report: RunReport; crmCalls: CrmCallCounts; error?: unknown }) => void) | undefined;
+  /** Called with the org once logged in, before anything is written: throws to refuse it (another connection's org). */
+  admitOrg?: ((org: OrgIdentity | undefined) => void) | undefined;
 }
 
 /** What the worker learns from the engine's outcome for one ref. */
@@ -92,13 +94,19 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
   let last: Deps | undefined;
   /** The sync log's objects missing from the org is said once, not at every batch. */
   let missingSaid = false;
+  /** Why the last batch could do nothing (BatchProcessor.paused). */
+  let pausedBy: string | undefined;
 
   return {
     budget() {
       return last === undefined ? undefined : platformBudget(last);
     },
+    paused() {
+      return pausedBy;
+    },
     async retryRequested() {
       const deps = await factory();
+      opts.admitOrg?.(deps.org);
       return deps.log === undefined ? [] : (await retryRefs(deps.log)).refs;
     },
     async process(refs: ObjectRef[], hints: BatchHints = {}): Promise<ProcessResult> {
@@ -109,10 +117,12 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       let callsBefore: CrmCallCounts;
       try {
         deps = await factory();
+        opts.admitOrg?.(deps.org);
         callsBefore = deps.sink.calls();
         engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize });
       } catch (error) {
         // No connection: nothing was attempted, every event stays queued.
+        pausedBy = messageOf(error);
         return failAll(error);
       }
 
@@ -140,6 +150,7 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       if (note !== undefined && !(note.missing && missingSaid)) opts.onNote?.(note.text);
       if (note?.missing) missingSaid = true;
 
+      pausedBy = stopped !== undefined && isFatal(stopped) ? messageOf(stopped) : undefined;
       if (stopped !== undefined && isFatal(stopped)) return { outcomes: failAll(stopped).outcomes, owners, requests };
       // A run that stopped on another error keeps what it finished; the rest is retried.
       const fallback = stopped === undefined ? 'the engine reported no outcome for this record' : `the run stopped before this record: ${messageOf(stopped)}`;

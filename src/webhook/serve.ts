@@ -9,25 +9,16 @@ import type { ClassifyOptions } from '../sync/webhookEvents.js';
 import { ServeMetrics } from './metrics.js';
 import type { QueueLocation } from '../config/settings.js';
 import { openQueue } from './queue/open.js';
-import type { SharedBudget } from '../model/budget.js';
 import { DEFAULT_QUEUE_PATH } from '../config/webhookSettings.js';
 import { type BackoffPolicy } from './queue/store.js';
 import type { QueueStore } from './queue/store.js';
 import { acquireReceiverLock } from './queue/receiverLock.js';
 import { startReceiver } from './server.js';
 import { statusRoute } from './statusRoute.js';
-import { startWorker, type BatchProcessor } from './worker.js';
-import { startRetryPoll } from './retryPoll.js';
+import type { BatchProcessor } from './worker.js';
+import { lanesHealth, ownerOf, startLanes, watchStrays, type Lane, type ProcessorContext, type ServeConnection } from './lanes.js';
 
-/** What a processor may use of the running service: the shared budget (PostgreSQL) and the metrics. */
-interface ProcessorContext {
-  queue: QueueStore;
-  /** Present when the queue is in PostgreSQL: pacing shared with the other receivers. */
-  sharedBudget?: (key: string) => SharedBudget;
-  metrics: ServeMetrics;
-  /** Aborted when serve stops: platform waits of the batch in flight end at once (its claim is handed back). */
-  stop: AbortSignal;
-}
+export type { ServeConnection } from './lanes.js';
 
 interface ServeOptions {
   host?: string | undefined;
@@ -39,8 +30,13 @@ interface ServeOptions {
   adminToken?: string | undefined;
   /** Where the queue lives (default: the SQLite file .svc-sync/queue.db). */
   queue?: QueueLocation | undefined;
-  /** The processor, or a factory given the opened queue and the metrics. */
-  processor: BatchProcessor | ((ctx: ProcessorContext) => BatchProcessor);
+  /** The processor, or a factory given the opened queue and the metrics (without `connections`). */
+  processor?: BatchProcessor | ((ctx: ProcessorContext) => BatchProcessor);
+  /**
+   * A config with "connections": one lane each (its site, secret and processor) over one queue;
+   * `processor`, `secret` and `siteId` are then not used.
+   */
+  connections?: readonly ServeConnection[] | undefined;
   batchSize?: number | undefined;
   gatherMs?: number | undefined;
   pollMs?: number | undefined;
@@ -118,10 +114,11 @@ async function startPruning(queue: QueueStore, keepDays: number, log: LogSink): 
 /** What a running service is made of, for stopping it in order. */
 interface ServiceParts {
   halt: AbortController;
-  pruneTimer: NodeJS.Timeout;
-  retryTimer: NodeJS.Timeout | undefined;
+  /** Pruning, the lanes' retry polls, the stray-events warning. */
+  timers: Array<NodeJS.Timeout | undefined>;
   receiver: { close(): Promise<void> };
-  worker: { stop(): Promise<void> };
+  /** Every connection's worker: each finishes its batch in flight. */
+  workers: Array<{ stop(): Promise<void> }>;
   queue: QueueStore;
   held: { release(): void };
 }
@@ -136,12 +133,11 @@ function lifecycle(parts: ServiceParts, log: LogSink, handleSignals: boolean): {
   let stoppedBy: StopSignal | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      clearInterval(parts.pruneTimer);
-      clearInterval(parts.retryTimer);
+      for (const timer of parts.timers) clearInterval(timer);
       // Ends any platform wait (a Retry-After of 10 minutes, a spent hour) of the batch in flight:
       // the worker hands its claim back, and the events are processed on the next start.
       parts.halt.abort(new InterruptedError(stoppedBy ?? 'SIGTERM'));
-      await Promise.all([parts.receiver.close(), parts.worker.stop()]);
+      await Promise.all([parts.receiver.close(), ...parts.workers.map((w) => w.stop())]);
       await parts.queue.close();
       parts.held.release();
       removeSignals();
@@ -170,30 +166,38 @@ function lifecycle(parts: ServiceParts, log: LogSink, handleSignals: boolean): {
   return { stop, closed };
 }
 
+/** The connections to serve: those given, or the one implicit connection of the single-site options. */
+function connectionsOf(opts: ServeOptions): readonly ServeConnection[] {
+  if (opts.connections !== undefined && opts.connections.length > 0) return opts.connections;
+  if (opts.processor === undefined) throw new Error('serve: a processor or connections are required');
+  return [{ name: undefined, siteId: opts.siteId, secret: opts.secret, processor: opts.processor }];
+}
+
+/** The start line's words for the connections of a config with "connections" (no secret in it). */
+function connectionsLine(lanes: readonly Lane[], connections: readonly ServeConnection[]): string {
+  return connections.map((c) => `${c.name ?? ''} (site ${c.siteId ?? 'any'}, secret ${c.secret ? 'required' : 'not set'})`).join(', ') + ` on ${lanes.length} worker${lanes.length === 1 ? '' : 's'}`;
+}
+
 export async function serve(opts: ServeOptions): Promise<RunningService> {
   const log = opts.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const path = opts.path ?? DEFAULT_SERVE.path;
+  const connections = connectionsOf(opts);
+  const named = connections.some((c) => c.name !== undefined);
   const { queue, held } = await openStore(opts, log);
   const keepDays = opts.keepDays ?? DEFAULT_SERVE.keepDays;
-  const metrics = new ServeMetrics();
-  metrics.watch(queue);
+  const metrics = new ServeMetrics(named);
   const halt = new AbortController();
-  const processor =
-    typeof opts.processor === 'function'
-      ? opts.processor({ queue, metrics, stop: halt.signal, ...(queue.sharedBudget !== undefined ? { sharedBudget: queue.sharedBudget.bind(queue) } : {}) })
-      : opts.processor;
-
-  const worker = startWorker({
+  const lanes = startLanes(connections, {
     queue,
-    processor,
+    metrics,
+    stop: halt.signal,
     log,
-    onBatch: (report) => metrics.batch(report),
-    batchSize: opts.batchSize,
-    gatherMs: opts.gatherMs,
-    pollMs: opts.pollMs,
-    settleMs: opts.settleMs,
-    backoff: opts.backoff,
+    retryPollMs: opts.retryPollMs,
+    tuning: { batchSize: opts.batchSize, gatherMs: opts.gatherMs, pollMs: opts.pollMs, settleMs: opts.settleMs, backoff: opts.backoff },
   });
+  metrics.watch(queue, named ? (stored) => ownerOf(lanes, stored)?.name ?? (stored === '' ? 'none' : `unknown:${stored}`) : undefined);
+  const workers = lanes.map((l) => l.worker);
+  const first = lanes[0] as Lane;
 
   let receiver;
   try {
@@ -204,19 +208,24 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
       queue,
       log,
       metrics,
-      onEnqueued: () => worker.wake(),
-      health: () => {
-        const state = worker.health();
-        return { degraded: state.state !== 'ok', details: { worker: state, batches: worker.stats() } };
+      // Only the lanes whose events were stored are woken.
+      onEnqueued: (stored) => {
+        for (const lane of lanes) if (lane.keys.some((k) => stored.has(k))) lane.worker.wake();
       },
-      secret: opts.secret,
-      ...(opts.adminToken ? { status: statusRoute({ token: opts.adminToken, queue, log, worker: () => worker.snapshot(), budget: () => processor.budget?.() }) } : {}),
+      health: () => {
+        if (named) return lanesHealth(lanes);
+        const state = first.worker.health();
+        return { degraded: state.state !== 'ok', details: { worker: state, batches: first.worker.stats() } };
+      },
+      ...(named ? { connections } : { secret: connections[0]?.secret }),
+      ...(opts.adminToken ? { status: statusRoute({ token: opts.adminToken, queue, log, worker: () => first.worker.snapshot(), budget: () => first.processor.budget?.(), ...(named ? { connections: () => lanes.map((l) => ({ name: l.name ?? '', keys: l.keys, worker: l.worker.snapshot(), budget: l.processor.budget?.() })) } : {}) }) } : {}),
       maxBodyBytes: opts.maxBodyBytes,
-      classify: { applications: opts.applications, siteId: opts.siteId },
+      classify: { applications: opts.applications, siteId: connections[0]?.siteId },
     });
   } catch (error) {
     // Port taken and the like: leave nothing running behind.
-    await worker.stop();
+    await Promise.all(workers.map((w) => w.stop()));
+    for (const lane of lanes) clearInterval(lane.retryTimer);
     await queue.close();
     held.release();
     throw listenError(error, opts.host ?? DEFAULT_SERVE.host, opts.port ?? DEFAULT_SERVE.port);
@@ -224,11 +233,13 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
   const started = receiver;
 
   const pruneTimer = await startPruning(queue, keepDays, log);
-  const requested = processor.retryRequested?.bind(processor);
-  const retryTimer = requested === undefined ? undefined : startRetryPoll({ requested, queue, worker, log, everyMs: opts.retryPollMs });
+  const strays = named ? watchStrays(queue, lanes, log) : undefined;
+  const timers = [pruneTimer, strays, ...lanes.map((l) => l.retryTimer)];
 
-  const { stop, closed } = lifecycle({ halt, pruneTimer, retryTimer, receiver: started, worker, queue, held }, log, opts.handleSignals !== false);
+  const { stop, closed } = lifecycle({ halt, timers, receiver: started, workers, queue, held }, log, opts.handleSignals !== false);
 
-  log(`svc-sync serve: listening on ${started.url}${path} (secret ${opts.secret ? 'required' : 'not set'}; status page ${opts.adminToken ? '/status' : 'off'}), queue ${queue.location}`);
+  const secretWords = named ? '' : `secret ${connections[0]?.secret ? 'required' : 'not set'}; `;
+  log(`svc-sync serve: listening on ${started.url}${path} (${secretWords}status page ${opts.adminToken ? '/status' : 'off'}), queue ${queue.location}`);
+  if (named) log(`svc-sync serve: connections ${connectionsLine(lanes, connections)}; ${path}/<name> routes to one`);
   return { url: started.url, port: started.port, queue, metrics, stop, closed };
 }

@@ -16,7 +16,8 @@ import { SignInLimit } from './signInLimit.js';
 import { guardConnections } from './connectionGuard.js';
 import { queueReason } from './publicReason.js';
 import type { QueueCounts } from './queue/store.js';
-import { digest, send, webhookIntake, type RouteContext } from './intake.js';
+import { send, webhookIntake, type RouteContext, type WebhookPath } from './intake.js';
+import { ConnectionRouter, type RouteTarget } from './routing.js';
 import type { QueueStore } from './queue/store.js';
 
 const DEFAULT_MAX_BODY_BYTES = 65_536;
@@ -35,8 +36,10 @@ interface ReceiverOptions {
   maxBodyBytes?: number | undefined;
   log?: LogSink | undefined;
   classify?: ClassifyOptions | undefined;
-  /** Called after each commit that stored at least one pending event (wakes the worker). */
-  onEnqueued?: (() => void) | undefined;
+  /** The connections of a config with "connections" (routing.ts); they replace `secret` and `classify.siteId`. */
+  connections?: readonly RouteTarget[] | undefined;
+  /** Called after each commit that stored at least one pending event (wakes the worker), with their connections. */
+  onEnqueued?: ((connections: ReadonlySet<string>) => void) | undefined;
   /** Most connections open at once; at the cap the longest-waiting idle or stalled one is closed. */
   maxConnections?: number | undefined;
   /** A client must send its request headers within this time, and the whole request within requestTimeoutMs. */
@@ -112,13 +115,7 @@ function serveMetrics(ctx: RouteContext, req: http.IncomingMessage, res: http.Se
   );
 }
 
-/** Whether a path is the webhook path: true for the path itself, the secret for <path>/<secret> (when a secret is set). */
-function webhookPath(pathname: string, base: string, secretSet: boolean): true | string | undefined {
-  const trimmed = pathname.replace(/\/+$/, '');
-  if (trimmed === base) return true;
-  if (!secretSet || !trimmed.startsWith(`${base}/`)) return undefined;
-  const segment = trimmed.slice(base.length + 1);
-  if (segment.includes('/')) return undefined;
+function decoded(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
@@ -126,9 +123,26 @@ function webhookPath(pathname: string, base: string, secretSet: boolean): true |
   }
 }
 
+/**
+ * Whether a path is the webhook path: the path itself, <path>/<name> (a connection's name),
+ * <path>/<secret> (when a secret is set) or <path>/<name>/<secret>.
+ */
+function webhookPath(pathname: string, base: string, router: ConnectionRouter): WebhookPath | undefined {
+  const trimmed = pathname.replace(/\/+$/, '');
+  if (trimmed === base) return {};
+  if (!trimmed.startsWith(`${base}/`)) return undefined;
+  const segments = trimmed.slice(base.length + 1).split('/').map(decoded);
+  const [first = '', second] = segments;
+  if (segments.length > 2) return undefined;
+  const named = router.isName(first);
+  if (segments.length === 2) return named && router.secretSet ? { name: first, secret: second } : undefined;
+  if (named) return { name: first };
+  return router.secretSet ? { secret: first } : undefined;
+}
+
 export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
   const base = normalisePath(opts.path);
-  const expected = opts.secret !== undefined && opts.secret !== '' ? digest(opts.secret) : undefined;
+  const router = new ConnectionRouter(opts.connections ?? [{ name: undefined, siteId: opts.classify?.siteId, secret: opts.secret }], { applications: opts.classify?.applications });
   const log = opts.log ?? (() => undefined);
   // Wrong secrets are summed up, one line a minute: a guesser cannot flood the log (never answered 429: the platform may share the address).
   const wrongSecrets = new SignInLimit(log, { maxFailures: Infinity, words: { prefix: 'webhook 401', one: 'missing or wrong webhook secret', many: 'missing or wrong webhook secrets' } });
@@ -145,8 +159,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
   const metrics = opts.metrics;
   const webhook = webhookIntake(ctx, {
     maxBody: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    expected,
-    classify: opts.classify,
+    router,
     onEnqueued: opts.onEnqueued,
     ...(metrics === undefined ? {} : { answered: (t: string | undefined, status: number) => metrics.answered(t, status) }),
   });
@@ -166,8 +179,8 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
     if (pathname === '/healthz') return health(ctx, req, res, () => ({ connections: guard.stats(), worker: opts.health?.() }));
     if (pathname === '/metrics' && metrics !== undefined) return serveMetrics(ctx, req, res, metrics);
     if (opts.status !== undefined && (pathname === '/status' || pathname.startsWith('/status/'))) return opts.status(req, res, pathname);
-    const secret = webhookPath(pathname, base, expected !== undefined);
-    if (secret !== undefined) return webhook(req, res, secret === true ? undefined : secret);
+    const hook = webhookPath(pathname, base, router);
+    if (hook !== undefined) return webhook(req, res, hook);
     return refuse(req, res, 404, 'not found');
   });
   const guard = guardConnections(server, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS, log);

@@ -20,6 +20,8 @@ interface StatusView {
   /** Failed events made due by the last retry, shown once after the redirect. */
   retried?: number;
   now: Date;
+  /** A config with "connections": one section each (its counts, worker state, budget), in place of the one worker's. */
+  connections?: Array<{ name: string; counts: QueueCounts; worker: WorkerSnapshot; budget: BudgetLeft | undefined }>;
 }
 
 const esc = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -76,7 +78,7 @@ function failedSection(failed: FailedEvent[], total: number, csrf: string | unde
   const rows = failed
     .map(
       (e) =>
-        `<tr data-failed="${e.id}"><td class="n">${e.id}</td><td>${esc(e.eventType)}</td><td class="n">${e.attempts}</td><td class="wide">${esc(e.nextAttemptAt)}</td><td>${esc(cut(e.lastError))}</td></tr>`,
+        `<tr data-failed="${e.id}"><td class="n">${e.id}</td><td>${esc(e.eventType)}${e.connection === undefined ? '' : ` <span class="muted" data-failed-connection>(${esc(e.connection)})</span>`}</td><td class="n">${e.attempts}</td><td class="wide">${esc(e.nextAttemptAt)}</td><td>${esc(cut(e.lastError))}</td></tr>`,
     )
     .join('');
   const more = total > failed.length ? `<p class="muted">${num(total - failed.length)} more not listed.</p>` : '';
@@ -85,14 +87,22 @@ function failedSection(failed: FailedEvent[], total: number, csrf: string | unde
   return `<section><h2>Failed events</h2><div class="scroll"><table><tr><th class="n">Id</th><th>Type</th><th class="n">Tries</th><th class="wide">Next try</th><th>Reason</th></tr>${rows}</table></div>${more}${button}</section>`;
 }
 
+/** One connection's section: its name, its events by state, its worker and budget, its last batches. */
+function connectionSection(c: NonNullable<StatusView['connections']>[number]): string {
+  const counts = Object.entries(c.counts)
+    .map(([state, n]) => `${esc(state)} <b>${num(n)}</b>`)
+    .join(' · ');
+  return `<section data-connection="${esc(c.name)}"><h2>Connection ${esc(c.name)}</h2><p>${counts}</p></section>${workerSection(c.worker, c.budget)}${batchesSection(c.worker)}`;
+}
+
 export function renderStatus(v: StatusView): string {
   const notice = v.retried === undefined ? '' : `<section class="notice" data-retried="${v.retried}">${num(v.retried)} failed events are due again.</section>`;
   const body =
     `<h1>svc-sync status</h1><p class="muted">${esc(v.now.toISOString())} · refreshes every ${REFRESH_S} s</p>${notice}` +
     countsSection(v.counts) +
-    workerSection(v.worker, v.budget) +
+    (v.connections === undefined ? workerSection(v.worker, v.budget) : v.connections.map(connectionSection).join('')) +
     failedSection(v.failed, v.counts.failed, v.csrf) +
-    batchesSection(v.worker) +
+    (v.connections === undefined ? batchesSection(v.worker) : '') +
     '<form method="post" action="/status/logout"><button type="submit" style="border-color:#5b6470;color:#5b6470">Sign out</button></form>';
   // Refreshes to /status itself, so the retry notice is shown once and the page keeps refreshing.
   return page('svc-sync status', body, true);

@@ -5,7 +5,7 @@
  */
 import type http from 'node:http';
 import type { BudgetLeft } from './batchPolicy.js';
-import type { QueueStore } from './queue/store.js';
+import { countsOf, type QueueCounts, type QueueStore } from './queue/store.js';
 import { SignInLimit, type SignInLimitOptions } from './signInLimit.js';
 import { AdminSessions, csrfMatches, sameOrigin, type Access } from './statusAuth.js';
 import { renderLogin, renderStatus } from './statusPage.js';
@@ -16,9 +16,18 @@ interface StatusSource {
   queue: QueueStore;
   worker: () => WorkerSnapshot;
   budget: () => BudgetLeft | undefined;
+  /** A config with "connections": each connection's worker and budget, and the stored values it claims. */
+  connections?: () => Array<{ name: string; keys: readonly string[]; worker: WorkerSnapshot; budget: BudgetLeft | undefined }>;
   log?: (line: string) => void;
   /** How many wrong tokens an address may send, and in what window (tests shorten it). */
   signIn?: SignInLimitOptions;
+}
+
+/** One connection's counts over the stored values it claims. */
+function sumCounts(list: readonly QueueCounts[]): QueueCounts {
+  const total = countsOf([]);
+  for (const c of list) for (const k of Object.keys(total) as Array<keyof QueueCounts>) total[k] += c[k];
+  return total;
 }
 
 /** Failed events listed on the page (the button retries all of them). */
@@ -76,8 +85,15 @@ export function statusRoute(src: StatusSource): (req: http.IncomingMessage, res:
   const showPage = async (req: http.IncomingMessage, res: http.ServerResponse, access: Access): Promise<void> => {
     const retriedParam = new URL(req.url ?? '/', 'http://status.invalid').searchParams.get('retried');
     const retried = retriedParam !== null && /^\d{1,9}$/.test(retriedParam) ? Number(retriedParam) : undefined;
-    const [counts, failed] = await Promise.all([src.queue.counts(), src.queue.failedEvents(FAILED_LISTED)]);
+    const [counts, failed, per] = await Promise.all([src.queue.counts(), src.queue.failedEvents(FAILED_LISTED), src.connections ? src.queue.countsByConnection() : []]);
+    const connections = src.connections?.().map((c) => ({
+      name: c.name,
+      worker: hideLocation(c.worker),
+      budget: c.budget,
+      counts: sumCounts(per.filter((p) => c.keys.includes(p.connection)).map((p) => p.counts)),
+    }));
     const body = renderStatus({
+      ...(connections === undefined ? {} : { connections }),
       counts,
       failed,
       worker: hideLocation(src.worker()),

@@ -151,6 +151,8 @@ class QueueWorker implements Worker {
     const health = this.faults.health();
     const base = { recent: this.recent.map((b) => ({ ...b })), ...(this.lastSuccessAt === undefined ? {} : { lastSuccessAt: this.lastSuccessAt }) };
     if (health.state === 'backing-off') return { ...base, state: 'backing-off', why: `${health.failures} queue errors in a row since ${health.since}: ${health.lastError}` };
+    const paused = this.opts.processor.paused?.();
+    if (paused !== undefined && this.inFlight === undefined) return { ...base, state: 'paused', why: paused };
     if (this.inFlight !== undefined && this.holding === undefined) return { ...base, state: 'processing' };
     if (this.holding !== undefined) return { ...base, state: this.holding.state, why: this.holding.why };
     return { ...base, state: 'idle' };

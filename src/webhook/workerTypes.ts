@@ -39,6 +39,12 @@ export interface BatchProcessor {
   budget?(): BudgetLeft | undefined;
   /** Records an admin asked to retry in the org (RetryRequested__c on Open sync errors); none when the log is off or missing. */
   retryRequested?(): Promise<ObjectRef[]>;
+  /**
+   * Why the last batch could do nothing at all (the org refused the login, the platform the key,
+   * another connection holds the org): its events wait with the queue's backoff. undefined once a
+   * batch gets through.
+   */
+  paused?(): string | undefined;
 }
 
 export interface WorkerOptions {
@@ -90,7 +96,7 @@ export type RecentBatch = BatchReport & { finishedAt: string; outcome: 'ok' | 's
 
 /** A read-only view of the worker for the status page: what it does now and why, its last batches. */
 export interface WorkerSnapshot {
-  state: 'idle' | 'processing' | 'settling' | 'widening' | 'backing-off';
+  state: 'idle' | 'processing' | 'settling' | 'widening' | 'backing-off' | 'paused';
   why?: string;
   /** Newest first, at most RECENT_BATCHES. */
   recent: RecentBatch[];

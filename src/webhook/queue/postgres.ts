@@ -196,7 +196,8 @@ export class PgQueue implements QueueStore {
 
   async enqueueMany(inputs: readonly EnqueueInput[], now: number = Date.now()): Promise<EnqueueResult[]> {
     if (inputs.length === 0) return [];
-    const rows = inputs.map(eventRowOf);
+    // Stored through a connection's view: the event is that connection's.
+    const rows = inputs.map((input) => eventRowOf(input.connection === undefined ? { ...input, connection: this.home } : input));
     const ids = await this.tx((c) => insertEvents(c, this.s, rows, now));
     return rows.map((r, i) => ({ id: ids[i] as number, status: r.status }));
   }

@@ -199,7 +199,7 @@ export class SqliteQueue implements QueueStore {
       status,
       reason,
       finishedAt: status === 'ignored' ? now : null,
-      connection: input.connection ?? '',
+      connection: input.connection ?? this.scope?.home ?? '',
     });
     return { id: Number(info.lastInsertRowid), status };
   }
