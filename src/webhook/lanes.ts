@@ -92,7 +92,13 @@ export function lanesHealth(lanes: readonly Lane[]): { degraded: boolean; detail
     const snap = lane.worker.snapshot();
     const paused = snap.state === 'paused';
     if (health.state !== 'ok' || paused) degraded = true;
-    byConnection[lane.name ?? ''] = { status: health.state !== 'ok' ? 'degraded' : paused ? 'paused' : 'ok', state: snap.state, ...(snap.why === undefined ? {} : { why: snap.why }), worker: health, batches: lane.worker.stats() };
+    byConnection[lane.name ?? ''] = {
+      status: health.state !== 'ok' ? 'degraded' : paused ? 'paused' : 'ok',
+      state: snap.state,
+      ...(snap.why === undefined ? {} : { why: snap.why }),
+      worker: health,
+      batches: lane.worker.stats(),
+    };
   }
   return { degraded, details: { byConnection } };
 }
@@ -107,7 +113,7 @@ export function watchStrays(queue: QueueStore, lanes: readonly Lane[], log: LogS
       for (const { connection, counts } of await queue.countsByConnection()) {
         const open = counts.pending + counts.failed + counts.processing;
         if (open > 0 && ownerOf(lanes, connection) === undefined) {
-          const who = connection === '' ? 'no connection (a queue from before "connections")' : `connection "${connection}", which the config no longer has`;
+          const who = connection === '' ? 'no connection (a queue from before "connections")' : `connection "${connection}" (the config no longer has it)`;
           log(`webhook queue: warning: ${open} open events of ${who} are left pending; add the connection back to sync them`, 'warn');
         }
       }

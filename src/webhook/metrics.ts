@@ -35,6 +35,8 @@ export class ServeMetrics implements ReceiverMetrics, ConnectionMetrics {
   private queue: QueueStore | undefined;
   /** Named connections: the label of a stored connection value (queue depth per connection). */
   private labelOf: ((stored: string) => string) | undefined;
+  /** The connections shown with 0 events when the queue holds none of theirs. */
+  private names: readonly string[] = [];
   private readonly received: client.Counter<'event_type' | 'status'>;
   private readonly queueDepth: client.Gauge;
   private readonly queueUp: client.Gauge;
@@ -107,9 +109,10 @@ export class ServeMetrics implements ReceiverMetrics, ConnectionMetrics {
   }
 
   /** The queue whose depth /metrics reports; with `labelOf`, per connection (the label of each stored connection value). */
-  watch(queue: QueueStore, labelOf?: (stored: string) => string): void {
+  watch(queue: QueueStore, labelOf?: (stored: string) => string, names: readonly string[] = []): void {
     this.queue = queue;
     this.labelOf = labelOf;
+    this.names = names;
   }
 
   /** One connection's series (its `connection` label; none for the implicit connection). */
@@ -117,7 +120,7 @@ export class ServeMetrics implements ReceiverMetrics, ConnectionMetrics {
     const label: Labels = name === undefined ? {} : { connection: name };
     return {
       batch: (report, now) => this.batchOf(label, report, now),
-      platformRequest: (info) => this.platformRequests.inc({ ...label, kind: info.kind, status: info.status === undefined ? 'none' : String(info.status) }),
+      platformRequest: (info) => this.platformRequests.inc({ kind: info.kind, status: info.status === undefined ? 'none' : String(info.status), ...label }),
       platformBudget: (b) => this.budgetOf(label, b),
       engineBatch: (report, crmCalls) => this.engineBatchOf(label, report, crmCalls),
     };
@@ -147,24 +150,24 @@ export class ServeMetrics implements ReceiverMetrics, ConnectionMetrics {
   private batchOf(label: Labels, report: BatchReport, now: number = Date.now()): void {
     this.batchEvents.observe(label, report.events);
     this.batchDuration.observe(label, report.durationMs / 1000);
-    this.batchOutcomes.inc({ ...label, outcome: 'done' }, report.done);
-    this.batchOutcomes.inc({ ...label, outcome: 'skipped' }, report.skipped);
-    this.batchOutcomes.inc({ ...label, outcome: 'failed' }, report.failed);
+    this.batchOutcomes.inc({ outcome: 'done', ...label }, report.done);
+    this.batchOutcomes.inc({ outcome: 'skipped', ...label }, report.skipped);
+    this.batchOutcomes.inc({ outcome: 'failed', ...label }, report.failed);
     if (report.failed === 0) this.lastSuccess.set(label, now / 1000);
   }
 
   private budgetOf(label: Labels, b: RateLimitSnapshot): void {
-    if (b.remainingMinute !== undefined) this.budget.set({ ...label, window: 'minute' }, b.remainingMinute);
-    if (b.remainingHour !== undefined) this.budget.set({ ...label, window: 'hour' }, b.remainingHour);
-    if (b.limitMinute !== undefined) this.budgetLimit.set({ ...label, window: 'minute' }, b.limitMinute);
-    if (b.limitHour !== undefined) this.budgetLimit.set({ ...label, window: 'hour' }, b.limitHour);
+    if (b.remainingMinute !== undefined) this.budget.set({ window: 'minute', ...label }, b.remainingMinute);
+    if (b.remainingHour !== undefined) this.budget.set({ window: 'hour', ...label }, b.remainingHour);
+    if (b.limitMinute !== undefined) this.budgetLimit.set({ window: 'minute', ...label }, b.limitMinute);
+    if (b.limitHour !== undefined) this.budgetLimit.set({ window: 'hour', ...label }, b.limitHour);
   }
 
   private engineBatchOf(label: Labels, report: RunReport, crmCalls: CrmCallCounts): void {
-    for (const kind of CRM_KINDS) if (crmCalls[kind] > 0) this.salesforceCalls.inc({ ...label, kind }, crmCalls[kind]);
+    for (const kind of CRM_KINDS) if (crmCalls[kind] > 0) this.salesforceCalls.inc({ kind, ...label }, crmCalls[kind]);
     for (const [object, c] of report.summary) {
       const add = (result: string, n: number): void => {
-        if (n > 0) this.records.inc({ ...label, object, result }, n);
+        if (n > 0) this.records.inc({ object, result, ...label }, n);
       };
       add('written', c.inserted + c.updated);
       add('failed', c.failed);
@@ -184,6 +187,7 @@ export class ServeMetrics implements ReceiverMetrics, ConnectionMetrics {
         const labelOf = this.labelOf;
         const per = await this.queue.countsByConnection();
         this.queueDepth.reset();
+        for (const connection of this.names) for (const state of STATES) this.queueDepth.set({ state, connection }, 0);
         for (const { connection, counts } of per) for (const state of STATES) this.queueDepth.inc({ state, connection: labelOf(connection) }, counts[state]);
       }
       this.queueUp.set(1);

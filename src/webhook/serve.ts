@@ -195,7 +195,11 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
     retryPollMs: opts.retryPollMs,
     tuning: { batchSize: opts.batchSize, gatherMs: opts.gatherMs, pollMs: opts.pollMs, settleMs: opts.settleMs, backoff: opts.backoff },
   });
-  metrics.watch(queue, named ? (stored) => ownerOf(lanes, stored)?.name ?? (stored === '' ? 'none' : `unknown:${stored}`) : undefined);
+  metrics.watch(
+    queue,
+    named ? (stored) => ownerOf(lanes, stored)?.name ?? (stored === '' ? 'none' : `unknown:${stored}`) : undefined,
+    lanes.map((l) => l.name ?? ''),
+  );
   const workers = lanes.map((l) => l.worker);
   const first = lanes[0] as Lane;
 
@@ -218,7 +222,18 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
         return { degraded: state.state !== 'ok', details: { worker: state, batches: first.worker.stats() } };
       },
       ...(named ? { connections } : { secret: connections[0]?.secret }),
-      ...(opts.adminToken ? { status: statusRoute({ token: opts.adminToken, queue, log, worker: () => first.worker.snapshot(), budget: () => first.processor.budget?.(), ...(named ? { connections: () => lanes.map((l) => ({ name: l.name ?? '', keys: l.keys, worker: l.worker.snapshot(), budget: l.processor.budget?.() })) } : {}) }) } : {}),
+      ...(opts.adminToken
+        ? {
+            status: statusRoute({
+              token: opts.adminToken,
+              queue,
+              log,
+              worker: () => first.worker.snapshot(),
+              budget: () => first.processor.budget?.(),
+              ...(named ? { connections: () => lanes.map((l) => ({ name: l.name ?? '', keys: l.keys, worker: l.worker.snapshot(), budget: l.processor.budget?.() })) } : {}),
+            }),
+          }
+        : {}),
       maxBodyBytes: opts.maxBodyBytes,
       classify: { applications: opts.applications, siteId: connections[0]?.siteId },
     });

@@ -131,7 +131,10 @@ function webhookPath(pathname: string, base: string, router: ConnectionRouter): 
   const trimmed = pathname.replace(/\/+$/, '');
   if (trimmed === base) return {};
   if (!trimmed.startsWith(`${base}/`)) return undefined;
-  const segments = trimmed.slice(base.length + 1).split('/').map(decoded);
+  const segments = trimmed
+    .slice(base.length + 1)
+    .split('/')
+    .map(decoded);
   const [first = '', second] = segments;
   if (segments.length > 2) return undefined;
   const named = router.isName(first);

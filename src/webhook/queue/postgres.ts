@@ -125,7 +125,9 @@ export class PgQueue implements QueueStore {
           throw permanent === undefined ? this.db.wrap(error) : new QueueError(`${permanent} (${this.db.messageOf(error)})`, (error as { code?: string }).code);
         });
       if (!exists) throw new QueueMissingError(this.location);
-      const column = await this.db.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'events' AND column_name = 'connection'`, [this.schema]);
+      const column = await this.db.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'events' AND column_name = 'connection'`, [
+        this.schema,
+      ]);
       if (column.rows[0]?.n === 0) this.ownCol = "''";
       // `queue` and `queue retry` use the tables as they are: only `serve` creates or migrates them.
       this.ready = Promise.resolve({ applied: 0, version: 0 });
@@ -315,7 +317,10 @@ export class PgQueue implements QueueStore {
   }
 
   async retryFailed(now: number = Date.now()): Promise<number> {
-    const res = await this.run(`UPDATE ${this.s}.events SET status = 'pending', next_attempt_at = $1 WHERE status = 'failed' AND ($2::text[] IS NULL OR ${this.col} = ANY($2::text[]))`, [now, this.keys]);
+    const res = await this.run(`UPDATE ${this.s}.events SET status = 'pending', next_attempt_at = $1 WHERE status = 'failed' AND ($2::text[] IS NULL OR ${this.col} = ANY($2::text[]))`, [
+      now,
+      this.keys,
+    ]);
     return res.rowCount ?? 0;
   }
 

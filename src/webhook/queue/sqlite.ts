@@ -53,7 +53,6 @@ interface DueRefRow {
   ref_id: number;
 }
 
-
 const DAY_MS = 86_400_000;
 
 /**
@@ -316,7 +315,9 @@ export class SqliteQueue implements QueueStore {
 
   async counts(): Promise<QueueCounts> {
     const { sql, params } = this.inScope;
-    return countsOf(this.stmt(`SELECT status, outcome, COUNT(*) AS n FROM events WHERE 1 = 1${sql} GROUP BY status, outcome`).all(...params) as Array<{ status: EventStatus; outcome: string | null; n: number }>);
+    return countsOf(
+      this.stmt(`SELECT status, outcome, COUNT(*) AS n FROM events WHERE 1 = 1${sql} GROUP BY status, outcome`).all(...params) as Array<{ status: EventStatus; outcome: string | null; n: number }>,
+    );
   }
 
   async failedEvents(limit = 100): Promise<FailedEvent[]> {
