@@ -138,6 +138,40 @@ describe.each(backends)('$name queue', (backend) => {
     expect(await queue.claimBatch(10, 1000)).toBeUndefined();
   });
 
+  it('keeps connections apart: the same record id of two connections claimed, owned, counted and retried each by its own view', async () => {
+    const of = (connection: string): EnqueueInput => ({ ...input('Donation', 1, 'donations.update'), connection });
+    await queue.enqueueMany([of('north'), of('south'), of('north'), input('Donation', 1, 'donations.update')], 1000);
+    const north = queue.scoped({ home: 'north', keys: ['north'] });
+    const south = queue.scoped({ home: 'south', keys: ['south', ''] });
+    const n = await north.claimBatch(10, 1000);
+    expect(n?.refs).toEqual([{ refType: 'donation', refId: 1, eventIds: [1, 3] }]);
+    // The same record of the other connection is not held by north's claim.
+    const s1 = await south.claimBatch(10, 1000);
+    // (An older queue's event of the record may come as a ref of its own: the worker syncs the record once.)
+    expect(s1?.refs.flatMap((r) => r.eventIds).sort()).toEqual([2, 4]);
+    expect(new Set(s1?.refs.map((r) => `${r.refType}:${r.refId}`))).toEqual(new Set(['donation:1']));
+    await north.complete(n!.token, [{ eventIds: [1, 3], status: 'failed', error: 'org refused the login' }], [{ actionId: 5, userId: 9 }], 1000);
+    await south.complete(s1!.token, [{ eventIds: [2, 4], status: 'done' }], [{ actionId: 5, userId: 8 }], 1000);
+    expect(await north.actionsOwnedBy(9)).toEqual([5]);
+    expect(await south.actionsOwnedBy(9)).toEqual([]);
+    expect(await south.actionsOwnedBy(8)).toEqual([5]);
+    expect((await north.failedEvents()).map((f) => [f.id, f.connection])).toEqual([
+      [1, 'north'],
+      [3, 'north'],
+    ]);
+    expect(await south.retryFailed(1000)).toBe(0);
+    expect(await north.counts()).toMatchObject({ failed: 2, done: 0 });
+    expect((await queue.countsByConnection()).map((c) => [c.connection, c.counts.done, c.counts.failed])).toEqual([
+      ['', 1, 0],
+      ['north', 0, 2],
+      ['south', 1, 0],
+    ]);
+    // An event stored through a view is its connection's.
+    await south.enqueueMany([input('Donation', 2, 'donations.update')], 1000);
+    expect((await south.claimBatch(10, 1000))?.refs.map((r) => r.refId)).toEqual([2]);
+    expect(await north.dueSummary(1000)).toBeUndefined();
+  });
+
   it('stores a group whose one event the database cannot take, and reports that event alone', async () => {
     const nul = input('Donation', 2, 'donations.update');
     // PostgreSQL text cannot hold NUL; SQLite can. Either way the neighbours are stored.

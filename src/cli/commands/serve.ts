@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
-import { createHash } from 'node:crypto';
 import { ConfigError } from '../../model/errors.js';
 import { echo } from '../../config/echo.js';
-import { probePlatformApi } from '../../sync/compose.js';
-import { createEngineProcessor } from '../../webhook/processor.js';
 import { DEFAULT_SERVE, serve } from '../../webhook/serve.js';
+import { serveConnections } from './serveConnections.js';
 import { settingsOf } from '../../config/load.js';
 import { DEFAULT_SETTLE_S, settleSeconds, webhookSettings } from '../../config/webhookSettings.js';
 import { EXIT, exitOfSignal } from '../../model/errors.js';
@@ -77,37 +75,18 @@ export function serveCommand(program: Command, setExit: SetExit): void {
         // A serve log is read later: every line carries its time, on a terminal too. --quiet keeps warnings and errors.
         const log: LogSink = (line, level = 'info') => void ((ctx.globals.quiet && level === 'info') || ctx.out.log(level, line, true));
         const { queue } = webhookSettings(ctx.raw, { path: opts.queue, url: opts.queueUrl });
-        // The shared budget is keyed by a hash of the API URL and key: the key itself is never stored.
-        const budgetKey = createHash('sha256').update(`${settings.platform.apiUrl}\n${settings.platform.apiKey}`).digest('hex').slice(0, 32);
-        // A wrong base URL would fail every event: refuse to start (exit 2). An API that is only
-        // down for now is no reason to drop webhooks: events are stored and synced once it answers.
-        const check = await probePlatformApi(settings.platform);
-        if (!check.ok && check.notPlatform) throw new ConfigError(check.message);
-        if (!check.ok && check.error.fatal) throw check.error;
-        if (!check.ok) log(`svc-sync serve: warning: the platform API did not answer at start (${check.message}); events are stored and synced once it does`, 'warn');
+        // Each connection probed and given its processor (one, the implicit one, without "connections").
+        const connections = await serveConnections([{ name: undefined, raw: ctx.raw, stateDir: '.svc-sync' }], log, { batchSize: size });
         const service = await serve({
-          processor: ({ sharedBudget, metrics, stop }) =>
-            createEngineProcessor(settings, {
-              batchSize: size,
-              onNote: (text) => log(text),
-              platform: {
-                stop,
-                onRequest: (info) => metrics.platformRequest(info),
-                onBudget: (b) => metrics.platformBudget(b),
-                sharedBudget: sharedBudget?.(budgetKey),
-              },
-              onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
-            }),
+          connections,
           host: opts.host,
           port: opts.port,
           path,
           queue,
-          secret: settings.webhook.secret,
           adminToken: settings.webhook.adminToken,
           batchSize: size,
           settleMs,
           applications: opts.application,
-          siteId: settings.platform.siteId,
           log,
         });
         // Which site and org, once serving (a start problem stays one line); the org's id is known once the first batch logs in.

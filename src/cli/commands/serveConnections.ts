@@ -1,0 +1,82 @@
+/**
+ * `serve`'s connections (issue 31): each with its own settings, processor, platform key and
+ * shared-budget key, Salesforce login and allowance guard, saved platform profile and log lines;
+ * the start-up probe of each platform (a fatal problem of any connection refuses the start, naming
+ * it); and the guard that keeps two connections off one org (webhook/orgGuard.ts).
+ */
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import type { RawSettings } from '../../config/load.js';
+import { settingsOf } from '../../config/load.js';
+import type { LogSink } from '../../config/log.js';
+import type { Settings } from '../../config/settings.js';
+import { ConfigError } from '../../model/errors.js';
+import { probePlatformApi } from '../../sync/compose.js';
+import { profileFileBeside } from '../../sync/profileFile.js';
+import type { ServeConnection } from '../../webhook/lanes.js';
+import { OrgGuard } from '../../webhook/orgGuard.js';
+import { createEngineProcessor } from '../../webhook/processor.js';
+
+/** What serve needs of one connection of the deployment (config/connections.ts's ConnectionConfig). */
+interface ConnectionInput {
+  name: string | undefined;
+  raw: RawSettings;
+  stateDir: string;
+}
+
+/** The shared budget is keyed by a hash of the API URL and key: the key itself is never stored. */
+const budgetKeyOf = (s: Settings): string => createHash('sha256').update(`${s.platform.apiUrl}\n${s.platform.apiKey}`).digest('hex').slice(0, 32);
+
+/**
+ * A wrong base URL or a refused key would fail every event of that connection: refuse to start
+ * (exit 2), naming the connection. An API that is only down for now is no reason to drop webhooks.
+ */
+async function probe(name: string | undefined, settings: Settings, log: LogSink): Promise<void> {
+  const check = await probePlatformApi(settings.platform);
+  const who = name === undefined ? '' : `connection ${name}: `;
+  if (!check.ok && check.notPlatform) throw new ConfigError(`${who}${check.message}`);
+  if (!check.ok && check.error.fatal) {
+    if (name === undefined) throw check.error;
+    throw new ConfigError(`${who}${check.message}`);
+  }
+  if (!check.ok) log(`svc-sync serve: warning: ${who}the platform API did not answer at start (${check.message}); events are stored and synced once it does`, 'warn');
+}
+
+interface Tuning {
+  batchSize?: number | undefined;
+}
+
+/** Each connection probed (in the file's order) and given its processor; throws on the first fatal problem. */
+export async function serveConnections(list: readonly ConnectionInput[], log: LogSink, tuning: Tuning): Promise<ServeConnection[]> {
+  const named = list.some((c) => c.name !== undefined);
+  const guard = new OrgGuard(log);
+  const out: ServeConnection[] = [];
+  for (const c of list) {
+    const settings = settingsOf(c.raw);
+    await probe(c.name, settings, log);
+    const name = c.name;
+    const say: LogSink = name === undefined || !named ? log : (line, level) => log(`connection ${name}: ${line}`, level);
+    const budgetKey = budgetKeyOf(settings);
+    out.push({
+      name,
+      siteId: settings.platform.siteId,
+      secret: settings.webhook.secret,
+      processor: ({ sharedBudget, metrics, stop }) =>
+        createEngineProcessor(settings, {
+          batchSize: tuning.batchSize,
+          onNote: (text) => say(text),
+          platform: {
+            stop,
+            onRequest: (info) => metrics.platformRequest(info),
+            onBudget: (b) => metrics.platformBudget(b),
+            sharedBudget: sharedBudget?.(budgetKey),
+            // The connection's saved profile (sync keeps it in the connection's state folder).
+            ...(named ? { profileFile: profileFileBeside(path.join(c.stateDir, 'state.json')) } : {}),
+          },
+          onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
+          ...(named && name !== undefined ? { admitOrg: (org) => guard.admit(name, org) } : {}),
+        }),
+    });
+  }
+  return out;
+}
