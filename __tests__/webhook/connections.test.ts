@@ -19,7 +19,8 @@ function recorder(): BatchProcessor & { seen: ObjectRef[]; refusing: string | un
     seen: [] as ObjectRef[],
     refusing: undefined as string | undefined,
     async process(refs: ObjectRef[]): Promise<ProcessResult> {
-      if (p.refusing !== undefined) return { outcomes: refs.map((ref) => ({ ref, status: 'failed' as const, reason: p.refusing })) };
+      const refusing = p.refusing;
+      if (refusing !== undefined) return { outcomes: refs.map((ref) => ({ ref, status: 'failed' as const, reason: refusing })) };
       p.seen.push(...refs);
       return { outcomes: refs.map((ref) => ({ ref, status: 'done' as const })) };
     },

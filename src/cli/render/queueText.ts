@@ -2,7 +2,7 @@
  * Human output of `svc-sync queue`: the counts on one line, then the failed events in the one
  * compact table, fitted to the width; the last error is the flexible column (full text in --json).
  */
-import type { FailedEvent, QueueCounts } from '../../webhook/queue/store.js';
+import type { ConnectionCounts, FailedEvent, QueueCounts } from '../../webhook/queue/store.js';
 import { grid } from './grid.js';
 import { formatCount, wrap } from './text.js';
 
@@ -12,14 +12,34 @@ const when = (iso: string): string => iso.replace(/^\d{4}-(\d\d-\d\d)T(\d\d:\d\d
 const short = (type: string): string => (type === 'newsletter_subscription' ? 'subscription' : type);
 
 /** `redact` masks secrets before a cell is cut: a cut secret would no longer match its mask. */
-export function renderQueue(where: string, counts: QueueCounts, failed: readonly FailedEvent[], columns: number, redact: (s: string) => string = (s) => s): string[] {
-  const list = Object.entries(counts)
+const listOf = (counts: QueueCounts): string =>
+  Object.entries(counts)
     .map(([k, v]) => `${k} ${formatCount(v)}`)
     .join(', ');
-  const lines = [wrap(`queue ${where}: ${list}`, columns, '  ')];
+
+/**
+ * `byConnection` (a config with "connections"): one line per connection after the totals, named
+ * by `nameOf` (a connection the config no longer has is said so), and each failed event's connection.
+ */
+export function renderQueue(
+  where: string,
+  counts: QueueCounts,
+  failed: readonly FailedEvent[],
+  columns: number,
+  redact: (s: string) => string = (s) => s,
+  byConnection?: { counts: readonly ConnectionCounts[]; nameOf: (stored: string) => string },
+): string[] {
+  const lines = [wrap(`queue ${where}: ${listOf(counts)}`, columns, '  ')];
+  for (const c of byConnection?.counts ?? []) lines.push(wrap(`  ${byConnection?.nameOf(c.connection) ?? c.connection}: ${listOf(c.counts)}`, columns, '    '));
   if (failed.length === 0) return lines;
-  const rows = failed.map((f) => [f.id, `${short(f.refType)} ${f.refId}`, f.attempts, when(f.nextAttemptAt), redact(f.lastError)]);
-  lines.push(...grid(['event', 'ref', 'tries', 'next (UTC)', 'last error'], rows, { columns, align: ['right', 'left', 'right', 'left', 'left'], minWidth: 10, flex: 4, flexMin: 24 }));
+  if (byConnection !== undefined) {
+    const nameOf = byConnection.nameOf;
+    const rows = failed.map((f) => [f.id, nameOf(f.connection ?? ''), `${short(f.refType)} ${f.refId}`, f.attempts, when(f.nextAttemptAt), redact(f.lastError)]);
+    lines.push(...grid(['event', 'connection', 'ref', 'tries', 'next (UTC)', 'last error'], rows, { columns, align: ['right', 'left', 'left', 'right', 'left', 'left'], minWidth: 10, flex: 5, flexMin: 24 }));
+  } else {
+    const rows = failed.map((f) => [f.id, `${short(f.refType)} ${f.refId}`, f.attempts, when(f.nextAttemptAt), redact(f.lastError)]);
+    lines.push(...grid(['event', 'ref', 'tries', 'next (UTC)', 'last error'], rows, { columns, align: ['right', 'left', 'right', 'left', 'left'], minWidth: 10, flex: 4, flexMin: 24 }));
+  }
   lines.push('`svc-sync queue retry` queues them again now; --json shows each error in full');
   return lines;
 }

@@ -7,7 +7,7 @@ import type { QueueLocation } from '../../config/settings.js';
 import { QueueMissingError } from './errors.js';
 import { PgQueue } from './postgres.js';
 import { SqliteQueue } from './sqlite.js';
-import { countsOf, type BackoffPolicy, type FailedEvent, type OpenOptions, type QueueCounts, type QueueStore } from './store.js';
+import { countsOf, type BackoffPolicy, type ConnectionCounts, type ConnectionScope, type FailedEvent, type OpenOptions, type QueueCounts, type QueueStore } from './store.js';
 
 interface OpenQueueOptions extends OpenOptions {
   retry?: Partial<BackoffPolicy> | undefined;
@@ -33,6 +33,8 @@ interface StoreStatus {
   exists: boolean;
   counts: QueueCounts;
   failed: FailedEvent[];
+  /** Events by state per stored connection value ('' : the implicit connection, and events from before connections). */
+  byConnection: ConnectionCounts[];
 }
 
 /** Runs `use` on the queue if it is there (never creating it); `missing` answers when it is not. */
@@ -56,17 +58,17 @@ export function storeStatus(where: QueueLocation, failedLimit = 100): Promise<St
   return withExisting<StoreStatus>(
     where,
     'read',
-    (location) => ({ location, exists: false, counts: countsOf([]), failed: [] }),
-    async (queue) => ({ location: queue.location, exists: true, counts: await queue.counts(), failed: await queue.failedEvents(failedLimit) }),
+    (location) => ({ location, exists: false, counts: countsOf([]), failed: [], byConnection: [] }),
+    async (queue) => ({ location: queue.location, exists: true, counts: await queue.counts(), failed: await queue.failedEvents(failedLimit), byConnection: await queue.countsByConnection() }),
   );
 }
 
-/** For `svc-sync queue retry`: makes failed events due now; returns how many (0 when there is no queue). */
-export function storeRetryFailed(where: QueueLocation): Promise<number> {
+/** For `svc-sync queue retry`: makes failed events due now (of one connection's, with `scope`); returns how many (0 when there is no queue). */
+export function storeRetryFailed(where: QueueLocation, scope?: ConnectionScope): Promise<number> {
   return withExisting(
     where,
     'write',
     () => 0,
-    (queue) => queue.retryFailed(),
+    (queue) => (scope === undefined ? queue : queue.scoped(scope)).retryFailed(),
   );
 }

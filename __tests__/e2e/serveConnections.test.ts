@@ -1,0 +1,259 @@
+/**
+ * One `svc-sync serve` for two sites (issue 31): two fake platforms (sites 6 and 7, the same
+ * record ids) and two Salesforce emulators (two orgs), one config file with two connections. A
+ * burst of mixed webhooks lands in the right org; each site's budget is its own; one org refusing
+ * its login pauses that connection alone; each connection's secret; a site no connection has;
+ * the same org twice; no secret of one connection in the log.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+import { cli, expectFullMirror, removeDir, tempCwd, waitFor, type SiteRecord } from './helpers.js';
+
+const ORG_NORTH = '00D5g000000NorthAA';
+const ORG_SOUTH = '00D5g000000SouthAA';
+const HOOK_NORTH = 'north-hook-7c1e93';
+const HOOK_SOUTH = 'south-hook-2b8f40';
+const SITE = { segments: 1, projectsPerSegment: 2, teamsPerProject: 1, companiesPerProject: 1, actionsPerParent: 1, donations: 12, newsletterSubscriptions: 3 };
+
+let north: Stack;
+let south: Stack;
+let cwd: string;
+let child: ChildProcess | undefined;
+let stderr = '';
+let base = '';
+
+/** Every secret of both connections: none may be printed. */
+let secrets: string[] = [];
+
+/** The environment the config file's {"env": ...} references read. */
+function env(): Record<string, string> {
+  return {
+    NORTH_KEY: north.env.SVC_API_KEY as string,
+    SOUTH_KEY: south.env.SVC_API_KEY as string,
+    NORTH_SF_SECRET: 'north-sf-secret-a81c',
+    SOUTH_SF_SECRET: 'south-sf-secret-4d2e',
+    NORTH_HOOK: HOOK_NORTH,
+    SOUTH_HOOK: HOOK_SOUTH,
+  };
+}
+
+function connection(stack: Stack, site: number, key: string, client: string, sfSecret: string, hook: string): Record<string, unknown> {
+  return {
+    SVC_API_URL: stack.platform.url,
+    SVC_API_KEY: { env: key },
+    SVC_SITE_ID: String(site),
+    SF_LOGIN_URL: stack.salesforce.url,
+    SF_API_VERSION: stack.salesforce.apiVersion,
+    SF_CLIENT_ID: client,
+    SF_CLIENT_SECRET: { env: sfSecret },
+    SVC_WEBHOOK_SECRET: { env: hook },
+  };
+}
+
+function writeConfig(southOrg: Stack = south): void {
+  const config = {
+    connections: {
+      north: connection(north, 6, 'NORTH_KEY', 'north-client', 'NORTH_SF_SECRET', 'NORTH_HOOK'),
+      south: connection(southOrg, 7, 'SOUTH_KEY', southOrg === north ? 'north-client' : 'south-client', southOrg === north ? 'NORTH_SF_SECRET' : 'SOUTH_SF_SECRET', 'SOUTH_HOOK'),
+    },
+  };
+  fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify(config, null, 2));
+}
+
+async function startServe(): Promise<void> {
+  stderr = '';
+  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2'], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...env() },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child = proc;
+  proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  base = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1], 20_000, `serve to listen (${stderr})`);
+}
+
+async function stopServe(): Promise<void> {
+  const proc = child;
+  if (proc === undefined || proc.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  proc.kill('SIGTERM');
+  await exited;
+}
+
+const post = (url: string, body: Record<string, string | number>, secret?: string): Promise<Response> =>
+  fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...(secret ? { 'X-Webhook-Secret': secret } : {}) }, body: JSON.stringify(body) });
+
+interface QueueJson {
+  result: { counts: { pending: number; done: number; failed: number; ignored: number; processing: number; skipped: number }; byConnection?: Array<{ connection: string; counts: { done: number; failed: number; pending: number; skipped: number } }> };
+}
+
+const queueJson = async (): Promise<QueueJson> => JSON.parse((await cli(north, ['--json', 'queue'], cwd, undefined, env())).stdout) as QueueJson;
+
+/** Until no event is open (pending, processing, failed). */
+async function drained(): Promise<QueueJson> {
+  let q: QueueJson | undefined;
+  await waitFor(
+    async () => {
+      q = await queueJson();
+      const c = q.result.counts;
+      return c.pending + c.processing + c.failed === 0 ? true : undefined;
+    },
+    60_000,
+    'the queue to drain',
+  );
+  return q as QueueJson;
+}
+
+/** Webhooks for every record of a site that the mirror holds (users come with their actions). */
+function everyEvent(stack: Stack, site: number): Array<Record<string, string | number>> {
+  const s = stack.platform.site;
+  const of = (objectType: string, eventType: string, records: SiteRecord[]): Array<Record<string, string | number>> =>
+    records.map((r) => ({ object_type: objectType, object_id: r.id, event_type: eventType, application: 'Kentaa', site_id: site }));
+  const list = (rs: unknown): SiteRecord[] => rs as SiteRecord[];
+  return [
+    ...of('Segment', 'segments.update', list(s.segment)),
+    ...of('Project', 'projects.update', list(s.project)),
+    ...of('Team', 'teams.update', list(s.team)),
+    ...of('Company', 'companies.update', list(s.company)),
+    ...of('Action', 'actions.update', list(s.action)),
+    ...of('Donation', 'donations.update', list(s.donation)),
+    ...of('NewsletterSubscription', 'newsletter_subscriptions.create', list(s.newsletter_subscription)),
+  ];
+}
+
+beforeAll(async () => {
+  // Different seeds, the same shape: the same ids on both sites, with different contents. Each
+  // site's hourly budget differs, so /metrics shows each connection its own.
+  north = await startStack({
+    site: { ...SITE, seed: 11, siteId: 6 },
+    rateLimit: { perMinute: 1_000, perHour: 400, windowMs: 60_000 },
+    salesforce: { orgId: ORG_NORTH, clients: [{ clientId: 'north-client', clientSecret: 'north-sf-secret-a81c' }] },
+  });
+  south = await startStack({
+    site: { ...SITE, seed: 22, siteId: 7 },
+    rateLimit: { perMinute: 1_000, perHour: 500, windowMs: 60_000 },
+    salesforce: { orgId: ORG_SOUTH, clients: [{ clientId: 'south-client', clientSecret: 'south-sf-secret-4d2e' }] },
+  });
+  secrets = Object.values(env());
+  cwd = tempCwd('serve-connections');
+  writeConfig();
+  await startServe();
+}, 60_000);
+
+afterAll(async () => {
+  if (child !== undefined && child.exitCode === null) child.kill('SIGKILL');
+  await Promise.all([north.close(), south.close()]);
+  removeDir(cwd);
+});
+
+describe('one serve for two sites', () => {
+  it('routes a burst of mixed webhooks of both sites (the same ids) each to its own org, exact against its own site, each within its own budget', async () => {
+    const northIds = north.platform.site.donation.map((d) => d.id);
+    expect(south.platform.site.donation.map((d) => d.id)).toEqual(northIds);
+    const events = [...everyEvent(north, 6).map((e) => ({ e, secret: HOOK_NORTH })), ...everyEvent(south, 7).map((e) => ({ e, secret: HOOK_SOUTH }))];
+    // Interleaved: north, south, north, ...; half by site_id, half by path.
+    const mixed = events.map((x, i) => ({ ...x, i })).sort((a, b) => (a.i % events.length) - (b.i % events.length));
+    const answers = await Promise.all(
+      mixed.map(({ e, secret }, i) => (i % 2 === 0 ? post(`${base}/webhooks`, e, secret) : post(`${base}/webhooks/${e.site_id === 6 ? 'north' : 'south'}/${secret}`, e))),
+    );
+    expect(answers.map((a) => a.status).filter((s) => s !== 200)).toEqual([]);
+    const q = await drained();
+    expect(q.result.counts.failed).toBe(0);
+
+    expectFullMirror(north, north.platform.site);
+    expectFullMirror(south, south.platform.site);
+    // The same key holds each org's own site's values.
+    for (const d of north.platform.site.donation.filter((x) => north.salesforce.get('Svc_Donation__c', `Donation_${x.id}`) !== undefined)) {
+      const other = south.platform.site.donation.find((x) => x.id === d.id);
+      expect(north.salesforce.get('Svc_Donation__c', `Donation_${d.id}`)?.Amount__c).toBe(Number(d.donation_amount));
+      if (other !== undefined && south.salesforce.get('Svc_Donation__c', `Donation_${d.id}`) !== undefined) {
+        expect(south.salesforce.get('Svc_Donation__c', `Donation_${d.id}`)?.Amount__c).toBe(Number(other.donation_amount));
+      }
+    }
+    // Each platform saw only its own key (a wrong key is 401 there), never a 429, within its hour.
+    for (const [stack, hour] of [
+      [north, 400],
+      [south, 500],
+    ] as const) {
+      expect(stack.platform.requests.rateLimited).toBe(0);
+      expect(stack.platform.requests.status[401] ?? 0).toBe(0);
+      expect(stack.platform.requests.total).toBeLessThanOrEqual(hour);
+    }
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/svc_sync_platform_budget_limit\{window="hour",connection="north"\} 400/);
+    expect(metrics).toMatch(/svc_sync_platform_budget_limit\{window="hour",connection="south"\} 500/);
+    expect(metrics).toMatch(/svc_sync_queue_events\{state="done",connection="north"\} [1-9]/);
+    // `queue` lists each connection's counts.
+    expect((q.result.byConnection ?? []).map((c) => c.connection).sort()).toEqual(['north', 'south']);
+  }, 120_000);
+
+  it("each connection's own secret: the other's is refused (401, nothing stored), and a site no connection has is 200 and recorded ignored", async () => {
+    const before = (await queueJson()).result.counts;
+    const donation = { object_type: 'Donation', object_id: north.platform.site.donation[0]!.id, event_type: 'donations.update', application: 'Kentaa' };
+    expect((await post(`${base}/webhooks`, { ...donation, site_id: 7 }, HOOK_NORTH)).status).toBe(401);
+    expect((await post(`${base}/webhooks/north/${HOOK_SOUTH}`, { ...donation, site_id: 6 })).status).toBe(401);
+    const stranger = await post(`${base}/webhooks`, { ...donation, site_id: 9 }, HOOK_SOUTH);
+    expect(stranger.status).toBe(200);
+    expect(await stranger.json()).toMatchObject({ status: 'ignored', reason: expect.stringContaining("site 9 is no connection's site") });
+    const after = (await queueJson()).result.counts;
+    expect(after.ignored - before.ignored).toBe(1);
+    expect(after.pending + after.done - before.pending - before.done).toBe(0);
+  }, 30_000);
+
+  it("one org refusing its login pauses that connection alone: the other's events flow; its own flow once it accepts again", async () => {
+    south.salesforce.refuseLogins(true);
+    const nd = north.platform.site.donation.find((d) => d.payment_status === 'paid')!;
+    const sd = south.platform.site.donation.find((d) => d.payment_status === 'paid')!;
+    north.platform.update('donation', nd.id, { message: 'north changed' });
+    south.platform.update('donation', sd.id, { message: 'south changed' });
+    expect((await post(`${base}/webhooks`, { object_type: 'Donation', object_id: sd.id, event_type: 'donations.update', application: 'Kentaa', site_id: 7 }, HOOK_SOUTH)).status).toBe(200);
+    expect((await post(`${base}/webhooks`, { object_type: 'Donation', object_id: nd.id, event_type: 'donations.update', application: 'Kentaa', site_id: 6 }, HOOK_NORTH)).status).toBe(200);
+    await waitFor(() => (north.salesforce.get('Svc_Donation__c', `Donation_${nd.id}`)?.Message__c === 'north changed' ? true : undefined), 30_000, 'north to sync');
+    await waitFor(async () => ((await queueJson()).result.byConnection?.find((c) => c.connection === 'south')?.counts.failed === 1 ? true : undefined), 30_000, 'south to hold its event');
+    const health = (await (await fetch(`${base}/healthz`)).json()) as { status: string; byConnection: Record<string, { status: string; why?: string }> };
+    expect(health.status).toBe('degraded');
+    expect(health.byConnection.south).toMatchObject({ status: 'paused', why: expect.stringContaining('invalid_grant') });
+    expect(health.byConnection.north?.status).toBe('ok');
+    expect(south.salesforce.get('Svc_Donation__c', `Donation_${sd.id}`)?.Message__c).not.toBe('south changed');
+
+    south.salesforce.refuseLogins(false);
+    // The operator need not wait for the backoff: `queue retry --connection south` makes it due now.
+    const retry = await cli(north, ['queue', 'retry', '--connection', 'south'], cwd, undefined, env());
+    expect(retry.stdout).toMatch(/^1 failed event\(s\) queued again/);
+    await waitFor(() => (south.salesforce.get('Svc_Donation__c', `Donation_${sd.id}`)?.Message__c === 'south changed' ? true : undefined), 30_000, 'south to catch up');
+  }, 90_000);
+
+  it('no secret of either connection appears in the log, and every connection is named in its lines', () => {
+    for (const secret of secrets) expect(stderr).not.toContain(secret);
+    expect(stderr).toMatch(/connection south: webhook batch: /);
+    expect(stderr).toMatch(/connection north: webhook batch: /);
+  });
+});
+
+describe('two connections on one org', () => {
+  it('the second to log in is paused with one line naming both and the reason; nothing is written for it', async () => {
+    await stopServe();
+    fs.rmSync(path.join(cwd, '.svc-sync'), { recursive: true, force: true });
+    writeConfig(north);
+    await startServe();
+    const id = north.platform.site.donation[1]!.id;
+    // North first, so south is the second to reach the org.
+    expect((await post(`${base}/webhooks`, { object_type: 'Donation', object_id: id, event_type: 'donations.update', application: 'Kentaa', site_id: 6 }, HOOK_NORTH)).status).toBe(200);
+    await waitFor(async () => ((await queueJson()).result.byConnection?.find((c) => c.connection === 'north')?.counts.done === 1 ? true : undefined), 30_000, 'north to sync');
+    const before = north.salesforce.records('Svc_Donation__c').map((r) => `${r.SvcId__c}:${String(r.Amount__c)}`);
+    expect((await post(`${base}/webhooks`, { object_type: 'Donation', object_id: id, event_type: 'donations.update', application: 'Kentaa', site_id: 7 }, HOOK_SOUTH)).status).toBe(200);
+    await waitFor(() => (/reach the same Salesforce org/.test(stderr) ? true : undefined), 30_000, 'the refusal');
+    expect(stderr).toMatch(new RegExp(`connections north and south reach the same Salesforce org ${ORG_NORTH}: .*; south is paused and nothing is written for it`));
+    await waitFor(async () => ((await queueJson()).result.byConnection?.find((c) => c.connection === 'south')?.counts.failed === 1 ? true : undefined), 30_000, 'south to hold its event');
+    // Only north's own donation values are in the org: south wrote nothing.
+    const after = north.salesforce.records('Svc_Donation__c').map((r) => `${r.SvcId__c}:${String(r.Amount__c)}`);
+    expect(after).toEqual(before);
+    const q = await queueJson();
+    expect(q.result.byConnection?.find((c) => c.connection === 'south')?.counts).toMatchObject({ done: 0 });
+    await stopServe();
+  }, 60_000);
+});
