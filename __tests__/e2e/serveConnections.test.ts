@@ -88,7 +88,10 @@ const post = (url: string, body: Record<string, string | number>, secret?: strin
   fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...(secret ? { 'X-Webhook-Secret': secret } : {}) }, body: JSON.stringify(body) });
 
 interface QueueJson {
-  result: { counts: { pending: number; done: number; failed: number; ignored: number; processing: number; skipped: number }; byConnection?: Array<{ connection: string; counts: { done: number; failed: number; pending: number; skipped: number } }> };
+  result: {
+    counts: { pending: number; done: number; failed: number; ignored: number; processing: number; skipped: number };
+    byConnection?: Array<{ connection: string; counts: { done: number; failed: number; pending: number; skipped: number } }>;
+  };
 }
 
 const queueJson = async (): Promise<QueueJson> => JSON.parse((await cli(north, ['--json', 'queue'], cwd, undefined, env())).stdout) as QueueJson;
