@@ -28,25 +28,35 @@ export function queueCommand(program: Command, setExit: SetExit): void {
       helpAfter({ examples: ['svc-sync queue', 'svc-sync queue --json --queue /srv/svc-sync/queue.db', 'SVC_QUEUE_URL=postgres://svc@db/svc svc-sync queue', 'svc-sync queue retry'] }),
     )
     .action((opts: QueueOptions, c: Command) =>
-      runCommand(c, setExit, async (ctx) => {
-        const s = await storeStatus(locate(opts, ctx.raw));
-        const where = s.location;
-        // `path` keeps its name in the JSON contract; for PostgreSQL it holds the URL without its password.
-        const { location: _location, ...rest } = s;
-        const result = { command: 'queue', ...rest, path: where };
-        if (!s.exists) return { status: EXIT.OK, result, warnings: [`no queue at ${where} yet`], text: `no queue at ${where} yet (svc-sync serve creates it)` };
-        const lines = renderQueue(where, s.counts, s.failed, outputColumns(), (t) => ctx.out.redact(t));
-        return { status: EXIT.OK, result, warnings: [], text: lines.join('\n') };
-      }),
+      runCommand(
+        c,
+        setExit,
+        async (ctx) => {
+          const s = await storeStatus(locate(opts, ctx.raw));
+          const where = s.location;
+          // `path` keeps its name in the JSON contract; for PostgreSQL it holds the URL without its password.
+          const { location: _location, ...rest } = s;
+          const result = { command: 'queue', ...rest, path: where };
+          if (!s.exists) return { status: EXIT.OK, result, warnings: [`no queue at ${where} yet`], text: `no queue at ${where} yet (svc-sync serve creates it)` };
+          const lines = renderQueue(where, s.counts, s.failed, outputColumns(), (t) => ctx.out.redact(t));
+          return { status: EXIT.OK, result, warnings: [], text: lines.join('\n') };
+        },
+        { connections: 'deployment' },
+      ),
     );
   queue
     .command('retry')
     .description('queue failed events again, due now')
     .addHelpText('after', helpAfter({ examples: ['svc-sync queue retry --queue /srv/svc-sync/queue.db'] }))
     .action((_o: unknown, c: Command) =>
-      runCommand(c, setExit, async (ctx) => {
-        const n = await storeRetryFailed(locate(c.optsWithGlobals<QueueOptions>(), ctx.raw));
-        return { status: EXIT.OK, result: { command: 'queue retry', requeued: n }, warnings: [], text: `${n} failed event(s) queued again` };
-      }),
+      runCommand(
+        c,
+        setExit,
+        async (ctx) => {
+          const n = await storeRetryFailed(locate(c.optsWithGlobals<QueueOptions>(), ctx.raw));
+          return { status: EXIT.OK, result: { command: 'queue retry', requeued: n }, warnings: [], text: `${n} failed event(s) queued again` };
+        },
+        { connections: 'deployment' },
+      ),
     );
 }

@@ -69,55 +69,60 @@ export function serveCommand(program: Command, setExit: SetExit): void {
     .option('--application <name...>', "sync only events of these applications (the fundraising platform's name); others are answered 200 and recorded ignored (default: every application)")
     .addHelpText('after', SERVE_HELP)
     .action((opts: ServeCommandOptions, c: Command) =>
-      runCommand(c, setExit, async (ctx) => {
-        const settings = settingsOf(ctx.raw);
-        const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
-        const size = opts.batchSize;
-        const settleMs = opts.settle ?? settings.webhook.settleMs;
-        // A serve log is read later: every line carries its time, on a terminal too. --quiet keeps warnings and errors.
-        const log: LogSink = (line, level = 'info') => void ((ctx.globals.quiet && level === 'info') || ctx.out.log(level, line, true));
-        const { queue } = webhookSettings(ctx.raw, { path: opts.queue, url: opts.queueUrl });
-        // The shared budget is keyed by a hash of the API URL and key: the key itself is never stored.
-        const budgetKey = createHash('sha256').update(`${settings.platform.apiUrl}\n${settings.platform.apiKey}`).digest('hex').slice(0, 32);
-        // A wrong base URL would fail every event: refuse to start (exit 2). An API that is only
-        // down for now is no reason to drop webhooks: events are stored and synced once it answers.
-        const check = await probePlatformApi(settings.platform);
-        if (!check.ok && check.notPlatform) throw new ConfigError(check.message);
-        if (!check.ok && check.error.fatal) throw check.error;
-        if (!check.ok) log(`svc-sync serve: warning: the platform API did not answer at start (${check.message}); events are stored and synced once it does`, 'warn');
-        const service = await serve({
-          processor: ({ sharedBudget, metrics, stop }) =>
-            createEngineProcessor(settings, {
-              batchSize: size,
-              onNote: (text) => log(text),
-              platform: {
-                stop,
-                onRequest: (info) => metrics.platformRequest(info),
-                onBudget: (b) => metrics.platformBudget(b),
-                sharedBudget: sharedBudget?.(budgetKey),
-              },
-              onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
-            }),
-          host: opts.host,
-          port: opts.port,
-          path,
-          queue,
-          secret: settings.webhook.secret,
-          adminToken: settings.webhook.adminToken,
-          batchSize: size,
-          settleMs,
-          applications: opts.application,
-          siteId: settings.platform.siteId,
-          log,
-        });
-        // Which site and org, once serving (a start problem stays one line); the org's id is known once the first batch logs in.
-        const where = whereOf(ctx.raw, ctx.sources, undefined);
-        for (const line of whereLines(where)) log(line);
-        const by = await service.closed;
-        // Everything was said on stderr while serving; --json gets the one document it promises.
-        // Stopped by a signal: 130 / 143, as every command (a service manager reads it).
-        const status = by === undefined ? EXIT.OK : exitOfSignal(by);
-        return { status, result: { command: 'serve', where, ...(by ? { stoppedBy: by } : {}) }, warnings: [] };
-      }),
+      runCommand(
+        c,
+        setExit,
+        async (ctx) => {
+          const settings = settingsOf(ctx.raw);
+          const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
+          const size = opts.batchSize;
+          const settleMs = opts.settle ?? settings.webhook.settleMs;
+          // A serve log is read later: every line carries its time, on a terminal too. --quiet keeps warnings and errors.
+          const log: LogSink = (line, level = 'info') => void ((ctx.globals.quiet && level === 'info') || ctx.out.log(level, line, true));
+          const { queue } = webhookSettings(ctx.raw, { path: opts.queue, url: opts.queueUrl });
+          // The shared budget is keyed by a hash of the API URL and key: the key itself is never stored.
+          const budgetKey = createHash('sha256').update(`${settings.platform.apiUrl}\n${settings.platform.apiKey}`).digest('hex').slice(0, 32);
+          // A wrong base URL would fail every event: refuse to start (exit 2). An API that is only
+          // down for now is no reason to drop webhooks: events are stored and synced once it answers.
+          const check = await probePlatformApi(settings.platform);
+          if (!check.ok && check.notPlatform) throw new ConfigError(check.message);
+          if (!check.ok && check.error.fatal) throw check.error;
+          if (!check.ok) log(`svc-sync serve: warning: the platform API did not answer at start (${check.message}); events are stored and synced once it does`, 'warn');
+          const service = await serve({
+            processor: ({ sharedBudget, metrics, stop }) =>
+              createEngineProcessor(settings, {
+                batchSize: size,
+                onNote: (text) => log(text),
+                platform: {
+                  stop,
+                  onRequest: (info) => metrics.platformRequest(info),
+                  onBudget: (b) => metrics.platformBudget(b),
+                  sharedBudget: sharedBudget?.(budgetKey),
+                },
+                onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
+              }),
+            host: opts.host,
+            port: opts.port,
+            path,
+            queue,
+            secret: settings.webhook.secret,
+            adminToken: settings.webhook.adminToken,
+            batchSize: size,
+            settleMs,
+            applications: opts.application,
+            siteId: settings.platform.siteId,
+            log,
+          });
+          // Which site and org, once serving (a start problem stays one line); the org's id is known once the first batch logs in.
+          const where = whereOf(ctx.raw, ctx.sources, undefined);
+          for (const line of whereLines(where)) log(line);
+          const by = await service.closed;
+          // Everything was said on stderr while serving; --json gets the one document it promises.
+          // Stopped by a signal: 130 / 143, as every command (a service manager reads it).
+          const status = by === undefined ? EXIT.OK : exitOfSignal(by);
+          return { status, result: { command: 'serve', where, ...(by ? { stoppedBy: by } : {}) }, warnings: [] };
+        },
+        { connections: 'deployment' },
+      ),
     );
 }
