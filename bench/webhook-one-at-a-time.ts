@@ -85,7 +85,7 @@ export async function oneAtATime(stack: Stack, settings: Settings, profile: Plat
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-bench-'));
   const cwd = process.cwd();
   process.chdir(dir);
-  writeProfile(profileFileFor(undefined), profile);
+  writeProfile(profileFileFor(undefined, '.svc-sync'), profile);
   const queue = new SqliteQueue(path.join(dir, 'queue.db'));
   const batchLog: string[] = [];
   const worker = startWorker({ queue, processor: createEngineProcessor(settings), log: (line) => batchLog.push(line), settleMs: DEFAULT_SETTLE_S * 1000 });

@@ -226,7 +226,7 @@ describe('one serve for two sites', () => {
     south.salesforce.refuseLogins(false);
     // The operator need not wait for the backoff: `queue retry --connection south` makes it due now.
     const retry = await cli(north, ['queue', 'retry', '--connection', 'south'], cwd, undefined, env());
-    expect(retry.stdout).toMatch(/^1 failed event\(s\) queued again/);
+    expect(retry.stdout).toMatch(/^1 failed event\(s\) of connection south queued again/);
     await waitFor(() => (south.salesforce.get('Svc_Donation__c', `Donation_${sd.id}`)?.Message__c === 'south changed' ? true : undefined), 30_000, 'south to catch up');
   }, 90_000);
 

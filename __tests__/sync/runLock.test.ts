@@ -64,8 +64,8 @@ describe('run lock', () => {
   });
 
   it("the state folder: the state file's, else .svc-sync; the holder unknown is said so", () => {
-    expect(stateDirOf('/srv/x/state.json')).toBe('/srv/x');
-    expect(stateDirOf(undefined)).toBe('.svc-sync');
+    expect(stateDirOf('/srv/x/state.json', '.svc-sync')).toBe('/srv/x');
+    expect(stateDirOf(undefined, '.svc-sync/north')).toBe('.svc-sync/north');
     expect(describeHolder(undefined)).toBe('details not written yet');
   });
 });

@@ -126,7 +126,7 @@ describe('createEngineProcessor', () => {
       // the one-record check that confirms a claim read from a file is spent.
       const learner = createPlatformSource(settings.platform, {}, undefined, { keysRead });
       for await (const page of learner.scan('newsletter_subscription', {})) void page;
-      writeProfile(profileFileFor(undefined), learner.profile());
+      writeProfile(profileFileFor(undefined, '.svc-sync'), learner.profile());
       stack.platform.resetCounts();
       expect((await createEngineProcessor(settings).process(refs, { changedSince: since })).outcomes.map((o) => o.status)).toEqual(['done', 'done', 'done']);
       expect(byIdRequests()).toBeLessThanOrEqual(1);

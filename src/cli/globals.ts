@@ -18,6 +18,8 @@ export interface GlobalOptions {
   apiVersion?: string;
   bulkThreshold?: string;
   logFormat?: string;
+  /** --connection NAME: the connection of the config file to act on. */
+  connection?: string;
 }
 
 /**

@@ -1,7 +1,8 @@
 /** Entry point: runs the program; an error that ends a command gets its exit code and next steps from the model's table. */
 import { stderrLine } from './output.js';
 import { CommanderError, type Command } from 'commander';
-import { loadRaw, redact } from '../config/load.js';
+import { redact } from '../config/load.js';
+import { everySettingGroup } from '../config/connections.js';
 import { EXIT, actionsOf, describeError, exitCodeOf } from '../model/errors.js';
 import { oneLine } from '../config/echo.js';
 import { boundHeapGrowth } from './heap.js';
@@ -15,17 +16,16 @@ function configPathOf(argv: string[]): string | undefined {
   return argv.find((a) => a.startsWith('--config='))?.slice('--config='.length);
 }
 
-/** Secrets from the environment and from the config file (default or --config) are redacted. */
+/** Secrets from the environment and from the config file (default or --config, every connection's) are redacted. */
 function safeRedact(text: string, argv: string[]): string {
-  try {
-    return redact(text, loadRaw({ configPath: configPathOf(argv) }));
-  } catch {
+  for (const opts of [{ configPath: configPathOf(argv) }, {}]) {
     try {
-      return redact(text, loadRaw());
+      return everySettingGroup(opts).reduce((t, raw) => redact(t, raw), text);
     } catch {
-      return text;
+      // The next reading, or the text as it is when no settings can be read at all.
     }
   }
+  return text;
 }
 
 /** The --json error document: the Salesforce CLI's shape (with `actions`, the next commands to run), so scripts read one format. */

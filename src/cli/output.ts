@@ -15,6 +15,8 @@ interface OutputOptions {
   logFormat?: LogFormat;
   /** Text lines on stderr begin with their time: for a log (cron, `serve`), not a terminal. */
   stamp?: boolean;
+  /** The connection's name, before each stderr line, when a command runs several (`north: ...`). */
+  label?: string | undefined;
 }
 
 /** The last command's log style: the line of an error that ends the process is written alike. */
@@ -82,7 +84,9 @@ export class Output {
 
   /** One stderr line, masked, in the log format; `stamp` forces the time on text lines (`serve`). */
   log(level: LogLevel, text: string, stamp = this.opts.stamp ?? false): void {
-    process.stderr.write(`${logText(this.opts.logFormat ?? 'text', level, this.redact(text), stamp)}\n`);
+    const label = this.opts.label;
+    const labelled = label === undefined ? text : text.startsWith('svc-sync: ') ? `svc-sync: ${label}: ${text.slice(10)}` : `${label}: ${text}`;
+    process.stderr.write(`${logText(this.opts.logFormat ?? 'text', level, this.redact(labelled), stamp)}\n`);
   }
 
   /**

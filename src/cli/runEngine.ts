@@ -82,9 +82,9 @@ function interruptedLine(stop: InterruptedError, report: RunReport, dryRun: bool
   return new InterruptedError(stop.signal, message, [resume]);
 }
 
-/** The lock of the run's state folder (sync's state file's, else .svc-sync): exit 75, or a wait. */
+/** The lock of the run's state folder (sync's state file's, else its connection's): exit 75, or a wait. */
 export function lockRun(ctx: CommandContext, stateFile: string | undefined, wait: boolean, session: RunSession): Promise<RunLock> {
-  return acquireRunLock(stateDirOf(stateFile), { command: ctx.argv.map(shellWord).join(' '), wait, onWait: (line) => ctx.out.info(line), stop: session.signal });
+  return acquireRunLock(stateDirOf(stateFile, ctx.connection.stateDir), { command: ctx.argv.map(shellWord).join(' '), wait, onWait: (line) => ctx.out.info(line), stop: session.signal });
 }
 
 /**
@@ -98,7 +98,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   const session = new RunSession(ctx);
   const csv = run.opts.report ? new CsvReport(run.opts.report) : undefined;
   const report = new RunReport(csv ? (o) => csv.write(o) : undefined);
-  const learn = { profileFile: profileFileFor(run.stateFile), save: !globals.dryRun, onWarning: (w: string) => report.warn(w) };
+  const learn = { profileFile: profileFileFor(run.stateFile, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => report.warn(w) };
   const startedAt = new Date();
   let deps: Deps | undefined;
   let extra: E | undefined;

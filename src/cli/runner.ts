@@ -5,9 +5,10 @@
  */
 import { parseLogFormat } from '../config/log.js';
 import type { Command } from 'commander';
-import { loadRaw, redact, settingSources, type RawSettings } from '../config/load.js';
+import { redact, type RawSettings } from '../config/load.js';
+import { chooseConnections, DEFAULT_STATE_DIR, loadDeployment, type ConnectionConfig, type Deployment } from '../config/connections.js';
 import { oneLine } from '../config/echo.js';
-import { EXIT, actionsOf, describeError, type ExitCode } from '../model/errors.js';
+import { EXIT, InterruptedError, actionsOf, describeError, exitCodeOf, worstExit, type ExitCode } from '../model/errors.js';
 import { settingFlags, type GlobalOptions } from './globals.js';
 import { Output } from './output.js';
 import type { Sources } from './where.js';
@@ -37,10 +38,14 @@ export interface CommandResult<T> {
 
 export interface CommandContext {
   globals: GlobalOptions;
-  /** Settings as given (flags > environment > file); empty for commands that read none. */
+  /** The settings of the connection the command acts on (flags > its own > environment > file); empty for commands that read none. */
   raw: RawSettings;
   /** Where each of them came from (which site and org a run acts on, and why). */
   sources: Sources;
+  /** Every connection of the config file, and the deployment-wide settings. */
+  deployment: Deployment;
+  /** The connection this call acts on: its name and state folder. */
+  connection: ConnectionConfig;
   out: Output;
   /** The command line as typed, after `svc-sync` (the resume command of a stopped run). */
   argv: string[];
@@ -48,16 +53,24 @@ export interface CommandContext {
 
 export type SetExit = (code: number) => void;
 
-function commandContext(given: GlobalOptions, readSettings = true, argv: string[] = []): CommandContext {
-  // --json-lines is --json on one line: every reader of `json` sees it.
-  const globals = { ...given, json: given.json || given.jsonLines };
-  const from = { flags: settingFlags(globals), configPath: globals.config };
-  const raw = readSettings ? loadRaw(from) : {};
-  const sources = readSettings ? settingSources(from) : {};
+/**
+ * Which connections a command acts on: `each` (sync, audit, doctor: every one in turn unless one
+ * is named), `one` (object, replay, queue retry: the named one, or the only one), `deployment`
+ * (serve, queue: the whole deployment, once).
+ */
+export type ConnectionMode = 'each' | 'one' | 'deployment';
+
+const EMPTY_DEPLOYMENT: Deployment = { named: false, top: {}, connections: [{ name: undefined, raw: {}, sources: {}, stateDir: DEFAULT_STATE_DIR }] };
+
+function commandContext(globals: GlobalOptions, deployment: Deployment, connection: ConnectionConfig, argv: string[], several: boolean): CommandContext {
   // Stderr that is not a terminal is a log (cron): its lines carry their time.
-  const logFormat = parseLogFormat(raw.SVC_LOG_FORMAT);
-  const out = new Output({ json: globals.json, jsonLines: globals.jsonLines, quiet: globals.quiet, verbose: globals.verbose, logFormat, stamp: !process.stderr.isTTY }, (t) => redact(t, raw));
-  return { globals, raw, sources, out, argv: ['svc-sync', ...argv] };
+  const logFormat = parseLogFormat(deployment.top.SVC_LOG_FORMAT);
+  const raws = [deployment.top, ...deployment.connections.map((c) => c.raw)];
+  // Every connection's secrets are masked in every line: one site's key never shows in another's output.
+  const masked = (t: string): string => raws.reduce((text, raw) => redact(text, raw), t);
+  const label = several && connection.name !== undefined ? connection.name : undefined;
+  const out = new Output({ json: globals.json, jsonLines: globals.jsonLines, quiet: globals.quiet, verbose: globals.verbose, logFormat, stamp: !process.stderr.isTTY, label }, masked);
+  return { globals, raw: connection.raw, sources: connection.sources, deployment, connection, out, argv: ['svc-sync', ...argv] };
 }
 
 /** Prints a command's result the one way every command does, and gives its exit code. */
@@ -86,13 +99,88 @@ function closingLine(r: Pick<CommandResult<unknown>, 'status' | 'stopped' | 'clo
 
 /**
  * Runs one command: context from its options (`readSettings: false` for a command that needs no
- * settings, so a broken config file cannot stop it), the work, the rendering, the exit code.
+ * settings, so a broken config file cannot stop it), the work, the rendering, the exit code. With
+ * several connections and mode `each`, the work runs once per connection, in the file's order.
  */
-export async function runCommand<T>(command: Command, setExit: SetExit, work: (ctx: CommandContext) => Promise<CommandResult<T>>, opts: { readSettings?: boolean } = {}): Promise<void> {
+export async function runCommand<T>(
+  command: Command,
+  setExit: SetExit,
+  work: (ctx: CommandContext) => Promise<CommandResult<T>>,
+  opts: { readSettings?: boolean; connections?: ConnectionMode } = {},
+): Promise<void> {
   let root = command;
   while (root.parent) root = root.parent;
   // commander keeps the whole argv (node, script, then the words typed).
   const typed = (root as Command & { rawArgs: string[] }).rawArgs.slice(2);
-  const ctx = commandContext(command.optsWithGlobals<GlobalOptions>(), opts.readSettings ?? true, typed);
-  setExit(render(ctx.out, await work(ctx)));
+  const given = command.optsWithGlobals<GlobalOptions>();
+  // --json-lines is --json on one line: every reader of `json` sees it.
+  const globals = { ...given, json: given.json || given.jsonLines };
+  const deployment = opts.readSettings === false ? EMPTY_DEPLOYMENT : loadDeployment({ flags: settingFlags(globals), configPath: globals.config });
+  const mode = opts.connections ?? 'one';
+  if (mode === 'deployment') {
+    const chosen = deployment.top.SVC_CONNECTION === undefined ? undefined : chooseConnections(deployment, 'one')[0];
+    const whole: ConnectionConfig = deployment.named ? { name: undefined, raw: deployment.top, sources: {}, stateDir: deployment.top.SVC_STATE_DIR ?? DEFAULT_STATE_DIR } : deployment.connections[0]!;
+    const ctx = commandContext(globals, deployment, chosen ?? whole, typed, false);
+    return setExit(render(ctx.out, await work(ctx)));
+  }
+  const chosen = chooseConnections(deployment, mode);
+  if (!deployment.named || deployment.top.SVC_CONNECTION !== undefined) {
+    const ctx = commandContext(globals, deployment, chosen[0]!, typed, false);
+    return setExit(render(ctx.out, await work(ctx)));
+  }
+  setExit(await runEach(chosen, (c) => commandContext(globals, deployment, c, typed, true), work));
+}
+
+/**
+ * Every connection in turn: one that fails (a refused key, an org that is down) does not stop the
+ * others; a stop by a signal does (the next run resumes each where it stopped). The exit code is
+ * the worst; --json gets one document holding one result per connection.
+ */
+async function runEach<T>(connections: ConnectionConfig[], contextOf: (c: ConnectionConfig) => CommandContext, work: (ctx: CommandContext) => Promise<CommandResult<T>>): Promise<ExitCode> {
+  const results: ConnectionResult[] = [];
+  let out: Output | undefined;
+  for (const connection of connections) {
+    const ctx = contextOf(connection);
+    out = ctx.out;
+    const name = connection.name ?? '';
+    // A person reads one block per connection, as each ends; the document waits for all.
+    if (!ctx.globals.json) ctx.out.result(`== connection ${name} (site ${connection.raw.SVC_SITE_ID ?? '?'}) ==`);
+    let r: CommandResult<T | null>;
+    try {
+      r = await work(ctx);
+    } catch (err) {
+      r = { status: exitCodeOf(err), result: null, warnings: [], stopped: err };
+    }
+    results.push(connectionResult(name, r, ctx.out.redact));
+    if (ctx.globals.json) {
+      if (r.status !== EXIT.OK) ctx.out.error(closingLine(r, ctx.out.redact));
+    } else render(ctx.out, r);
+    if (r.stopped instanceof InterruptedError) break;
+  }
+  const status = worstExit(results.map((r) => r.status));
+  if (out?.opts.json) {
+    const warnings = results.flatMap((r) => r.warnings.map((w) => `${r.connection}: ${w}`));
+    out.json(status, { connections: results }, warnings);
+  }
+  return status;
+}
+
+/** One connection's part of the --json document. */
+interface ConnectionResult {
+  connection: string;
+  status: ExitCode;
+  result: unknown;
+  warnings: string[];
+  /** What stopped it, as its closing line says, and what to run next. */
+  error?: string;
+  actions?: string[];
+}
+
+function connectionResult(connection: string, r: CommandResult<unknown>, redact: (text: string) => string): ConnectionResult {
+  const out: ConnectionResult = { connection, status: r.status, result: r.result, warnings: r.warnings };
+  if (r.stopped !== undefined) {
+    out.error = oneLine(describeError(r.stopped, redact), 1000);
+    out.actions = actionsOf(r.stopped);
+  }
+  return out;
 }

@@ -4,10 +4,11 @@
  * run must say so rather than mirror the wrong site silently.
  */
 import type { RawSettings, SettingSource } from '../config/load.js';
+import type { Sources } from '../config/connections.js';
 import type { SettingName } from '../config/settingsTable.js';
 import type { OrgIdentity } from '../sync/compose.js';
 
-export type Sources = Partial<Record<SettingName, SettingSource>>;
+export type { Sources };
 
 interface Origin {
   /** The setting that decides it, and where its value came from. */

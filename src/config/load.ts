@@ -4,7 +4,6 @@
  * names as the environment variables. Secrets are read but never echoed in any message.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { queueUrlPasswords } from './queueUrl.js';
 import { ConfigError } from '../model/errors.js';
 import { echo } from './echo.js';
@@ -13,6 +12,7 @@ import { SETTINGS, type SettingName, type SettingRow } from './settingsTable.js'
 import type { IncrementalMode, PlatformSettings, SalesforceLogin, SalesforceSettings, Settings, SyncLogSettings } from './settings.js';
 import { bool, int, secretValue, url, urlWithoutCredentials, type RawSettings } from './values.js';
 import { webhookSettings } from './webhookSettings.js';
+import { DEFAULT_CONFIG_FILE, readConfigFile } from './configFile.js';
 
 export type { RawSettings } from './values.js';
 
@@ -26,47 +26,8 @@ const SECRET_SETTINGS: ReadonlySet<SettingName> = namesWhere((r) => r.secret);
 /** Settings holding a URL: their user name and password, if any, are masked in every message. */
 const URL_SETTINGS: ReadonlySet<SettingName> = namesWhere((r) => r.url);
 
-const SETTING_SET: ReadonlySet<string> = new Set(SETTING_NAMES);
-
-function isSettingName(name: string): name is SettingName {
-  return SETTING_SET.has(name);
-}
-
-const DEFAULT_CONFIG_FILE = 'svc-sync.config.json';
 const DEFAULT_API_VERSION = '62.0';
 const DEFAULT_LOGIN_URL = 'https://login.salesforce.com';
-
-/** Reads the config file: explicit path must exist; the default one is optional. */
-function readConfigFile(explicitPath: string | undefined, cwd = process.cwd()): RawSettings {
-  const file = explicitPath ?? path.join(cwd, DEFAULT_CONFIG_FILE);
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    if (explicitPath === undefined && (e as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigError(`config file ${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  let data: unknown;
-  try {
-    // Windows editors save UTF-8 with a byte order mark, which JSON.parse refuses.
-    data = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch {
-    throw new ConfigError(`config file ${file}: not valid JSON`);
-  }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(`config file ${file}: must be a JSON object`);
-  const out: RawSettings = {};
-  for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
-    if (!isSettingName(k)) {
-      const near = nearestSetting(k);
-      throw new ConfigError(`config file ${file}: unknown setting ${echo(k, 40)}${near ? ` (did you mean ${near}?)` : ' (svc-sync --help lists the settings)'}`);
-    }
-    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
-      throw new ConfigError(`config file ${file}: ${k} must be a string, number or boolean`);
-    }
-    out[k] = String(v);
-  }
-  return out;
-}
 
 /**
  * The longest value a setting may hold. Secrets: tokens, keys and passwords of real systems are
@@ -88,12 +49,16 @@ function checkSize(name: SettingName, v: string): void {
   if (SECRET_SETTINGS.has(name) && v !== '' && v.trim() === '') throw new ConfigError(`${name}: is only white space; set the value itself, or leave it empty to leave it unset`);
 }
 
-/** Flags win over the environment, which wins over the config file. Blank values count as unset. */
-function mergeSources(flags: RawSettings, env: NodeJS.ProcessEnv, file: RawSettings): RawSettings {
+/**
+ * The first set value of each setting, in the order given (flags, a connection's own keys, the
+ * environment, the config file's top level). Blank values count as unset.
+ */
+export function mergeSources(...layers: ReadonlyArray<RawSettings | NodeJS.ProcessEnv>): RawSettings {
   const out: RawSettings = {};
   for (const name of SETTING_NAMES) {
-    for (const given of [flags[name], env[name], file[name]]) if (given !== undefined) checkSize(name, given);
-    const v = [flags[name], env[name], file[name]].find((x) => x !== undefined && x.trim() !== '');
+    const given = layers.map((l) => l[name]);
+    for (const g of given) if (g !== undefined) checkSize(name, g);
+    const v = given.find((x) => x !== undefined && x.trim() !== '');
     if (v !== undefined) out[name] = v.trim();
   }
   return out;
@@ -231,7 +196,7 @@ function loginOf(raw: RawSettings): SalesforceLogin {
   throw new ConfigError('Salesforce connection is not configured: set SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_CLIENT_ID + SF_CLIENT_SECRET');
 }
 
-interface LoadOptions {
+export interface LoadOptions {
   flags?: RawSettings | undefined;
   configPath?: string | undefined;
   env?: NodeJS.ProcessEnv | undefined;
@@ -239,27 +204,34 @@ interface LoadOptions {
 }
 
 export function loadRaw(opts: LoadOptions = {}): RawSettings {
-  return mergeSources(opts.flags ?? {}, opts.env ?? process.env, readConfigFile(opts.configPath, opts.cwd));
+  const env = opts.env ?? process.env;
+  return mergeSources(opts.flags ?? {}, env, readConfigFile(opts.configPath, opts.cwd, env).top);
 }
 
-/** Where a setting's value came from; `alsoFile`: the config file set it too, and lost. */
+/** Where a setting's value came from; `alsoFile`: the config file set it too (its top level or the connection), and lost. */
 export interface SettingSource {
-  from: 'flag' | 'environment' | 'file';
+  from: 'flag' | 'connection' | 'environment' | 'file';
   alsoFile: boolean;
 }
 
 /**
- * The source of each setting that is set, by the same precedence as loadRaw: a run says which
- * source won when a config file and the environment both name a site or an org.
+ * The source of each setting that is set, by the same precedence as the merge: a run says which
+ * source won when a config file and the environment both name a site or an org. `connection`:
+ * the settings of the connection the run acts on, which win over the environment.
  */
-export function settingSources(opts: LoadOptions = {}): Partial<Record<SettingName, SettingSource>> {
-  const file = readConfigFile(opts.configPath, opts.cwd);
+export function settingSources(opts: LoadOptions = {}, connection: RawSettings = {}): Partial<Record<SettingName, SettingSource>> {
   const env = opts.env ?? process.env;
+  const file = readConfigFile(opts.configPath, opts.cwd, env).top;
+  return sourcesOf(opts.flags ?? {}, connection, env, file);
+}
+
+/** Which layer each set setting came from (see settingSources). */
+export function sourcesOf(flags: RawSettings, connection: RawSettings, env: NodeJS.ProcessEnv, file: RawSettings): Partial<Record<SettingName, SettingSource>> {
   const set = (v: string | undefined): boolean => v !== undefined && v.trim() !== '';
   const out: Partial<Record<SettingName, SettingSource>> = {};
   for (const name of SETTING_NAMES) {
-    const from = set(opts.flags?.[name]) ? 'flag' : set(env[name]) ? 'environment' : set(file[name]) ? 'file' : undefined;
-    if (from !== undefined) out[name] = { from, alsoFile: from !== 'file' && set(file[name]) };
+    const from = set(flags[name]) ? 'flag' : set(connection[name]) ? 'connection' : set(env[name]) ? 'environment' : set(file[name]) ? 'file' : undefined;
+    if (from !== undefined) out[name] = { from, alsoFile: from !== 'file' && from !== 'connection' && (set(file[name]) || set(connection[name])) };
   }
   return out;
 }
@@ -306,26 +278,4 @@ export function redact(text: string, raw: RawSettings): string {
   for (const p of queueUrlPasswords(raw.SVC_QUEUE_URL)) if (p.length >= 1) out = out.split(`:${p}@`).join(':***@');
   for (const p of queueUrlPasswords(raw.SVC_QUEUE_URL)) if (p.length >= 4) out = out.split(p).join('***');
   return mask(out);
-}
-
-/** Edit distance, for "did you mean": small strings only (setting names). */
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length]!;
-}
-
-/** The known setting nearest a typo (case and - / _ ignored), when near enough to be the one meant. */
-function nearestSetting(key: string): string | undefined {
-  const norm = (s: string): string => s.toUpperCase().replace(/-/g, '_');
-  let best: { name: string; d: number } | undefined;
-  for (const name of SETTING_NAMES) {
-    const d = distance(norm(key), name);
-    if (!best || d < best.d) best = { name, d };
-  }
-  return best && best.d <= Math.max(2, Math.floor(best.name.length / 4)) ? best.name : undefined;
 }

@@ -16,6 +16,10 @@ const DETAILS: Partial<Record<SettingName, string>> = {
   SVC_LIST_IDS_ONLY: '`true`: use list pages only to discover ids and fetch every record by id (see [Partial list pages](how-it-works.md#partial-list-pages))',
   SVC_INCREMENTAL:
     'where the platform ignores `updated_after`: `exact` reads whole lists in incremental runs; `new-records` reads only records created since (`created_after`), changes come from webhooks and `audit --fix` (see [When `updated_after` is ignored](how-it-works.md#when-updated_after-is-ignored))',
+  SVC_CONNECTION:
+    'the connection of the config file a command acts on (see [Several sites](administration.md#several-sites)): `sync`, `audit` and `doctor` run every connection without it; `object`, `replay` and `queue retry` need it when there are several',
+  SVC_STATE_DIR:
+    "folder of a connection's progress (`state.json`), platform profile and run lock; a named connection's default is `.svc-sync/<name>` (under this folder when it is set at the top level)",
   SVC_SITE_ID:
     'the platform site this mirror belongs to (see [Which site](#which-site-svc_site_id)): records of another site stop every command before anything is written, and `serve` answers webhooks of another site 200 and records them ignored',
   SF_INSTANCE_URL: 'Salesforce instance URL, with `SF_ACCESS_TOKEN`',

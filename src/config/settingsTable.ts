@@ -14,6 +14,8 @@ export interface SettingRow {
   readonly secret?: boolean;
   /** A URL whose user name and password are masked in every message. */
   readonly url?: boolean;
+  /** One for the whole deployment (the queue, serve's page, the log format): a connection may not set it. */
+  readonly deployment?: boolean;
   /** The default, as help shows it. */
   readonly default?: string;
   readonly help: string;
@@ -27,6 +29,8 @@ export const SETTINGS = [
   { name: 'SVC_LIST_IDS_ONLY', default: 'false', help: 'use list pages only to discover ids, every record by id' },
   { name: 'SVC_INCREMENTAL', default: 'exact', help: 'where lists ignore updated_after: exact (whole lists) or new-records (created_after)' },
   { name: 'SVC_SITE_ID', help: 'the platform site this mirror belongs to' },
+  { name: 'SVC_CONNECTION', flag: '--connection <name>', deployment: true, help: 'the connection of the config file a command acts on (default: every one for sync, audit and doctor)' },
+  { name: 'SVC_STATE_DIR', default: '.svc-sync', help: "folder of a connection's progress, platform profile and run lock (.svc-sync/<name> for a named connection)" },
   { name: 'SF_INSTANCE_URL', flag: '--instance-url <url>', url: true, help: 'Salesforce instance URL' },
   { name: 'SF_ACCESS_TOKEN', secret: true, help: 'Salesforce session token' },
   { name: 'SF_LOGIN_URL', flag: '--login-url <url>', url: true, default: 'https://login.salesforce.com', help: 'Salesforce login URL for OAuth' },
@@ -36,19 +40,19 @@ export const SETTINGS = [
   { name: 'SF_PASSWORD', secret: true, help: 'Salesforce password (username-password flow)' },
   { name: 'SF_PRIVATE_KEY_FILE', help: 'private key file of the JWT bearer flow' },
   { name: 'SF_API_VERSION', flag: '--api-version <v>', default: '62.0', help: 'Salesforce API version' },
-  { name: 'SVC_LOG_FORMAT', flag: '--log-format <format>', default: 'text', help: 'stderr lines as text or json, one object a line with time, level and msg' },
+  { name: 'SVC_LOG_FORMAT', deployment: true, flag: '--log-format <format>', default: 'text', help: 'stderr lines as text or json, one object a line with time, level and msg' },
   { name: 'SF_BULK_THRESHOLD', flag: '--bulk-threshold <n>', default: '2000', help: 'records of one object above which Bulk API 2.0 is used' },
   { name: 'SF_MAX_API_USAGE', default: '0.9', help: "share of the org's daily API allowance a run may use" },
   { name: 'SVC_SALESFORCE_LOG', default: 'on', help: 'on: write each run and each failing record to Svc_SyncRun__c and Svc_SyncError__c; off: not' },
   { name: 'SVC_ERROR_RETENTION_DAYS', default: '30', help: 'days a resolved Svc_SyncError__c record is kept' },
   { name: 'SVC_RUN_RETENTION_DAYS', default: '90', help: 'days a Svc_SyncRun__c record is kept' },
   { name: 'SVC_WEBHOOK_SECRET', secret: true, help: 'shared secret the webhook receiver requires' },
-  { name: 'SVC_ADMIN_TOKEN', secret: true, help: "sign-in token of serve's status page" },
-  { name: 'SVC_QUEUE_PATH', commandFlag: '--queue <path>', default: '.svc-sync/queue.db', help: 'webhook queue database' },
-  { name: 'SVC_QUEUE_URL', commandFlag: '--queue-url <url>', help: 'the webhook queue in PostgreSQL' },
-  { name: 'SVC_QUEUE_SCHEMA', default: 'svc_sync', help: "PostgreSQL schema of the queue's tables" },
-  { name: 'SVC_QUEUE_LEASE_S', default: '60', help: 'seconds before a dead receiver’s claim is taken over' },
-  { name: 'SVC_SETTLE_S', commandFlag: '--settle <seconds>', default: '30', help: 'seconds the webhook worker gathers events' },
+  { name: 'SVC_ADMIN_TOKEN', deployment: true, secret: true, help: "sign-in token of serve's status page" },
+  { name: 'SVC_QUEUE_PATH', deployment: true, commandFlag: '--queue <path>', default: '.svc-sync/queue.db', help: 'webhook queue database' },
+  { name: 'SVC_QUEUE_URL', deployment: true, commandFlag: '--queue-url <url>', help: 'the webhook queue in PostgreSQL' },
+  { name: 'SVC_QUEUE_SCHEMA', deployment: true, default: 'svc_sync', help: "PostgreSQL schema of the queue's tables" },
+  { name: 'SVC_QUEUE_LEASE_S', deployment: true, default: '60', help: 'seconds before a dead receiver’s claim is taken over' },
+  { name: 'SVC_SETTLE_S', deployment: true, commandFlag: '--settle <seconds>', default: '30', help: 'seconds the webhook worker gathers events' },
 ] as const satisfies readonly SettingRow[];
 
 export type SettingName = (typeof SETTINGS)[number]['name'];

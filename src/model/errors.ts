@@ -122,6 +122,18 @@ export const EXIT = { OK: 0, PARTIAL: 1, USAGE: 2, NOT_FOUND: 3, LOCKED: 75, HAN
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /**
+ * How bad an exit is, for a command that ran several connections: a stop by a signal first (the
+ * run did not finish), then a connection that could not run (2), one that ran short (1), a record
+ * not found (3), one that was busy with another run (75: cron tries again), then success.
+ */
+const EXIT_SEVERITY: readonly ExitCode[] = [EXIT.OK, EXIT.LOCKED, EXIT.NOT_FOUND, EXIT.PARTIAL, EXIT.USAGE, EXIT.HANGUP, EXIT.TERMINATED, EXIT.INTERRUPTED];
+
+/** The worst of several exit codes (EXIT_SEVERITY), 0 for none. */
+export function worstExit(codes: readonly ExitCode[]): ExitCode {
+  return codes.reduce<ExitCode>((worst, c) => (EXIT_SEVERITY.indexOf(c) > EXIT_SEVERITY.indexOf(worst) ? c : worst), EXIT.OK);
+}
+
+/**
  * The signals that stop a run cleanly. SIGHUP (the SSH window or terminal closed) is one: a run
  * tied to a terminal that is gone saves its progress and hands its work back as for SIGTERM; one
  * that must outlive its terminal is started under a service manager, tmux or `setsid` (Node resets

@@ -10,6 +10,7 @@ import { SalesforceSink, type OrgIdentity } from '../crm/sink.js';
 import { SyncLog } from '../crm/syncLog.js';
 import type { SyncLogPort } from '../model/syncLog.js';
 import { DEFAULT_SYNC_LOG } from '../config/settings.js';
+import { DEFAULT_STATE_DIR } from '../config/connections.js';
 import type { PlatformRequestInfo, RateLimitSnapshot, SharedBudget } from '../model/budget.js';
 import type { AuditSink, CrmSink, RecordSource } from '../model/ports.js';
 import { assertPlatformApi, checkPlatform, PlatformClient, type PlatformCheck } from '../platform/client.js';
@@ -64,8 +65,8 @@ function learning(learn: LearnFrom): LearnOptions {
   };
 }
 
-/** Where a command keeps the platform profile: beside its state file, or in .svc-sync/. */
-export const profileFileFor = (stateFile: string | undefined): string => profileFileBeside(stateFile ?? '.svc-sync/state.json');
+/** Where a command keeps the platform profile: beside its state file, or in its connection's state folder. */
+export const profileFileFor = (stateFile: string | undefined, stateDir: string): string => profileFileBeside(stateFile ?? `${stateDir}/state.json`);
 
 /** A command's platform source: waits told with their end (a live view counts down), the profile learned and kept. */
 function commandSource(settings: Settings, onNote: OnNote, stop: AbortSignal | undefined, learn: LearnFrom): PlatformSource {
@@ -142,7 +143,7 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
   // What `sync` learned of the platform in this directory (list shapes, collection sizes; for this
   // base URL and under a day old) spares the first batches learning it again with requests.
   // Read from a file, its claims are confirmed by the batch that relies on them, as a command's are.
-  const saved = readProfile(extra.profileFile ?? profileFileFor(undefined));
+  const saved = readProfile(extra.profileFile ?? profileFileFor(undefined, DEFAULT_STATE_DIR));
   if (saved.problem !== undefined) onNote(`warning: ${saved.problem}`);
   let learned: PlatformProfile | undefined = saved.profile;
   let learnedHere = false;

@@ -37,8 +37,8 @@ const sqlite = lazyModule<typeof Database>('better-sqlite3');
  */
 const handles = new Map<string, Database.Database[]>();
 
-/** The folder a command keeps its state in: its state file's, or .svc-sync (object, replay, audit). */
-export const stateDirOf = (stateFile: string | undefined): string => path.dirname(stateFile ?? '.svc-sync/state.json');
+/** The folder a command keeps its state in: its state file's, or its connection's (object, replay, audit). */
+export const stateDirOf = (stateFile: string | undefined, stateDir: string): string => (stateFile === undefined ? stateDir : path.dirname(stateFile));
 
 export const runLockFile = (stateDir: string): string => path.join(stateDir, 'run.lock');
 const holderFile = (lockFile: string): string => `${lockFile}.holder.json`;

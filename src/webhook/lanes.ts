@@ -56,7 +56,7 @@ interface LaneOptions {
  * The stored values a connection claims: its name; and '' (events of a queue from before
  * connections) when it is the config's only connection. The implicit connection claims ''.
  */
-function keysOf(name: string | undefined, count: number): string[] {
+export function connectionKeys(name: string | undefined, count: number): string[] {
   if (name === undefined) return [''];
   return count === 1 ? [name, ''] : [name];
 }
@@ -69,7 +69,7 @@ export function ownerOf(lanes: readonly Lane[], stored: string): Lane | undefine
 export function startLanes(connections: readonly ServeConnection[], o: LaneOptions): Lane[] {
   const named = connections.some((c) => c.name !== undefined);
   return connections.map((c) => {
-    const keys = keysOf(c.name, connections.length);
+    const keys = connectionKeys(c.name, connections.length);
     const name = c.name;
     const queue = named && name !== undefined ? o.queue.scoped({ home: name, keys }) : o.queue;
     const metrics = named ? o.metrics.forConnection(name) : o.metrics;

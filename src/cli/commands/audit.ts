@@ -100,76 +100,81 @@ export function auditCommand(program: Command, setExit: SetExit): void {
     { kind: 'requires', flag: '--max-delete', other: '--delete-orphans' },
     { kind: 'requires', flag: '--max-fix', other: '--fix' },
   ]).action((opts: AuditOptions, c: Command) =>
-    runCommand(c, setExit, async (ctx): Promise<CommandResult<AuditResult & { where: Where }>> => {
-      const { globals } = ctx;
-      const { types = [...SYNC_ORDER], batchSize = CLI_BATCH_SIZE, maxDelete, maxFix } = opts;
-      const settings = settingsOf(ctx.raw);
-      if (opts.report) checkWritable(opts.report);
-      // The first Ctrl-C lets the batch in flight finish and reports what was done; the second quits.
-      const session = new RunSession(ctx, 'listing what was done');
-      let lock: RunLock | undefined;
-      const startedAt = new Date();
-      try {
-        const writes = Boolean(opts.fix || opts.deleteOrphans) && !globals.dryRun;
-        // Only a writing audit takes the run lock: a read-only one may run beside a sync.
-        if (writes) lock = await lockRun(ctx, undefined, Boolean(opts.wait), session);
-        const profileWarnings: string[] = [];
-        const learn = { profileFile: profileFileFor(undefined), save: !globals.dryRun, onWarning: (w: string) => profileWarnings.push(w) };
-        const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, learn, writes);
-        const where = whereOf(ctx.raw, ctx.sources, deps.org);
-        // With --json the document holds it (result.where): stderr stays for what goes wrong.
-        if (!ctx.globals.json) for (const line of whereLines(where)) ctx.out.info(line);
-        const {
-          result: found,
-          warnings: auditWarnings,
-          failed,
-          stopped,
-          report,
-        } = await runAudit(deps, {
-          types,
-          fix: Boolean(opts.fix),
-          deleteOrphans: Boolean(opts.deleteOrphans),
-          dryRun: globals.dryRun,
-          batchSize,
-          maxDelete,
-          maxFix,
-          platform: settings.platform.apiUrl,
-          stop: session.signal,
-          onProgress: session.progressOf(deps),
-        });
-        session.stopProgress();
-        const { command, ...rest } = found;
-        const result: AuditResult & { where: Where } = { command, where, ...rest };
-        const warnings = [...profileWarnings, ...auditWarnings];
-        if (opts.report) writeDriftCsv(opts.report, result);
-        const status = auditRunStatus({ stopped, open: (result.remaining ?? result.drift).length, failed, problems: result.problems.length });
-        const open = (result.remaining ?? result.drift).length;
-        const why = [
-          ...(open > 0 ? [`${open} drift ${open === 1 ? 'row' : 'rows'} ${result.remaining ? 'remain' : 'found'}`] : []),
-          ...(failed ? ['a fix or deletion failed'] : []),
-          ...(result.problems.length > 0 ? [`${result.problems.length} records could not be judged`] : []),
-        ];
-        const next = opts.fix || opts.deleteOrphans ? 'svc-sync audit --verbose lists what remains' : 'svc-sync audit --fix --delete-orphans';
-        const notes = globals.verbose ? [] : warnings.length > 0 ? [`${warnings.length} warning(s); --verbose lists them`] : [];
-        const text = renderAudit(result, { verbose: globals.verbose });
-        const logged = await logAudit(deps, { startedAt, status, stopped, report, result, summary: text, redact: ctx.out.redact });
-        if (logged !== undefined) result.salesforceLog = logged;
-        const note = logNote(logged);
-        if (note !== undefined) notes.push(note);
-        return {
-          status,
-          result,
-          warnings,
-          text,
-          notes,
-          verbose: warnings.map((w) => `warning: ${w}`),
-          closing: `exit ${status}: ${why.join('; ')}; next: ${next}`,
-          ...(stopped ? { stopped } : {}),
-        };
-      } finally {
-        lock?.release();
-        session.dispose();
-      }
-    }),
+    runCommand(
+      c,
+      setExit,
+      async (ctx): Promise<CommandResult<AuditResult & { where: Where }>> => {
+        const { globals } = ctx;
+        const { types = [...SYNC_ORDER], batchSize = CLI_BATCH_SIZE, maxDelete, maxFix } = opts;
+        const settings = settingsOf(ctx.raw);
+        if (opts.report) checkWritable(opts.report);
+        // The first Ctrl-C lets the batch in flight finish and reports what was done; the second quits.
+        const session = new RunSession(ctx, 'listing what was done');
+        let lock: RunLock | undefined;
+        const startedAt = new Date();
+        try {
+          const writes = Boolean(opts.fix || opts.deleteOrphans) && !globals.dryRun;
+          // Only a writing audit takes the run lock: a read-only one may run beside a sync.
+          if (writes) lock = await lockRun(ctx, undefined, Boolean(opts.wait), session);
+          const profileWarnings: string[] = [];
+          const learn = { profileFile: profileFileFor(undefined, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => profileWarnings.push(w) };
+          const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, learn, writes);
+          const where = whereOf(ctx.raw, ctx.sources, deps.org);
+          // With --json the document holds it (result.where): stderr stays for what goes wrong.
+          if (!ctx.globals.json) for (const line of whereLines(where)) ctx.out.info(line);
+          const {
+            result: found,
+            warnings: auditWarnings,
+            failed,
+            stopped,
+            report,
+          } = await runAudit(deps, {
+            types,
+            fix: Boolean(opts.fix),
+            deleteOrphans: Boolean(opts.deleteOrphans),
+            dryRun: globals.dryRun,
+            batchSize,
+            maxDelete,
+            maxFix,
+            platform: settings.platform.apiUrl,
+            stop: session.signal,
+            onProgress: session.progressOf(deps),
+          });
+          session.stopProgress();
+          const { command, ...rest } = found;
+          const result: AuditResult & { where: Where } = { command, where, ...rest };
+          const warnings = [...profileWarnings, ...auditWarnings];
+          if (opts.report) writeDriftCsv(opts.report, result);
+          const status = auditRunStatus({ stopped, open: (result.remaining ?? result.drift).length, failed, problems: result.problems.length });
+          const open = (result.remaining ?? result.drift).length;
+          const why = [
+            ...(open > 0 ? [`${open} drift ${open === 1 ? 'row' : 'rows'} ${result.remaining ? 'remain' : 'found'}`] : []),
+            ...(failed ? ['a fix or deletion failed'] : []),
+            ...(result.problems.length > 0 ? [`${result.problems.length} records could not be judged`] : []),
+          ];
+          const next = opts.fix || opts.deleteOrphans ? 'svc-sync audit --verbose lists what remains' : 'svc-sync audit --fix --delete-orphans';
+          const notes = globals.verbose ? [] : warnings.length > 0 ? [`${warnings.length} warning(s); --verbose lists them`] : [];
+          const text = renderAudit(result, { verbose: globals.verbose });
+          const logged = await logAudit(deps, { startedAt, status, stopped, report, result, summary: text, redact: ctx.out.redact });
+          if (logged !== undefined) result.salesforceLog = logged;
+          const note = logNote(logged);
+          if (note !== undefined) notes.push(note);
+          return {
+            status,
+            result,
+            warnings,
+            text,
+            notes,
+            verbose: warnings.map((w) => `warning: ${w}`),
+            closing: `exit ${status}: ${why.join('; ')}; next: ${next}`,
+            ...(stopped ? { stopped } : {}),
+          };
+        } finally {
+          lock?.release();
+          session.dispose();
+        }
+      },
+      { connections: 'each' },
+    ),
   );
 }

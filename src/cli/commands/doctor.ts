@@ -22,31 +22,36 @@ export function doctorCommand(program: Command, setExit: SetExit): void {
     )
     .addHelpText('after', helpAfter({ examples: ['svc-sync doctor', 'svc-sync doctor --json --instance-url https://example.my.salesforce.com'] }))
     .action((_opts: unknown, c: Command) =>
-      runCommand(c, setExit, async (ctx) => {
-        requireSettings(ctx.raw, { platform: true, salesforce: true });
-        const { platformError, platformFailure, findings, actions, requests, profile, org } = await checkSetup(platformSettings(ctx.raw), salesforceSettings(ctx.raw), {
-          profileFile: profileFileFor(undefined),
-        });
-        const where = whereOf(ctx.raw, ctx.sources, org);
-        // With --json the document holds it (result.where): stderr stays for what goes wrong.
-        if (!ctx.globals.json) for (const line of whereLines(where)) ctx.out.info(line);
-        const platformLine = platformError === undefined ? 'platform API key: ok' : `platform API: FAILED (${platformError})`;
-        // A key or URL sync would refuse with 2 is 2 here too; the org's findings are 1.
-        const status = platformFailure !== undefined ? (Math.max(exitCodeOf(platformFailure), EXIT.PARTIAL) as ExitCode) : findings.length === 0 ? EXIT.OK : EXIT.PARTIAL;
-        const columns = outputColumns();
-        // The org's problems and their fix first; then what the platform's lists do.
-        const text = [wrap(platformLine, columns, '  '), ...renderDoctorFindings(findings, actions, columns), ...(profile ? profileLines(profile, columns) : [])].join('\n');
-        const closing =
-          platformError !== undefined
-            ? `exit ${status}: platform API: ${platformError}; next: check SVC_API_URL and SVC_API_KEY`
-            : `exit ${status}: ${findings.length} problems in the org; next: ${actions[0] ?? 'svc-sync doctor'}`;
-        return {
-          status,
-          closing,
-          result: { command: 'doctor', where, ok: status === EXIT.OK, platform: platformError ?? 'ok', ...(profile ? { profile } : {}), findings, actions, requests },
-          warnings: [],
-          text,
-        };
-      }),
+      runCommand(
+        c,
+        setExit,
+        async (ctx) => {
+          requireSettings(ctx.raw, { platform: true, salesforce: true });
+          const { platformError, platformFailure, findings, actions, requests, profile, org } = await checkSetup(platformSettings(ctx.raw), salesforceSettings(ctx.raw), {
+            profileFile: profileFileFor(undefined, ctx.connection.stateDir),
+          });
+          const where = whereOf(ctx.raw, ctx.sources, org);
+          // With --json the document holds it (result.where): stderr stays for what goes wrong.
+          if (!ctx.globals.json) for (const line of whereLines(where)) ctx.out.info(line);
+          const platformLine = platformError === undefined ? 'platform API key: ok' : `platform API: FAILED (${platformError})`;
+          // A key or URL sync would refuse with 2 is 2 here too; the org's findings are 1.
+          const status = platformFailure !== undefined ? (Math.max(exitCodeOf(platformFailure), EXIT.PARTIAL) as ExitCode) : findings.length === 0 ? EXIT.OK : EXIT.PARTIAL;
+          const columns = outputColumns();
+          // The org's problems and their fix first; then what the platform's lists do.
+          const text = [wrap(platformLine, columns, '  '), ...renderDoctorFindings(findings, actions, columns), ...(profile ? profileLines(profile, columns) : [])].join('\n');
+          const closing =
+            platformError !== undefined
+              ? `exit ${status}: platform API: ${platformError}; next: check SVC_API_URL and SVC_API_KEY`
+              : `exit ${status}: ${findings.length} problems in the org; next: ${actions[0] ?? 'svc-sync doctor'}`;
+          return {
+            status,
+            closing,
+            result: { command: 'doctor', where, ok: status === EXIT.OK, platform: platformError ?? 'ok', ...(profile ? { profile } : {}), findings, actions, requests },
+            warnings: [],
+            text,
+          };
+        },
+        { connections: 'each' },
+      ),
     );
 }

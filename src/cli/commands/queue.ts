@@ -6,13 +6,34 @@ import type { QueueLocation } from '../../config/settings.js';
 import { storeRetryFailed, storeStatus } from '../../webhook/queue/open.js';
 import { renderQueue } from '../render/queueText.js';
 import { outputColumns } from '../render/text.js';
-import { runCommand, type SetExit } from '../runner.js';
+import { runCommand, type CommandContext, type SetExit } from '../runner.js';
+import { chooseConnections, type Deployment } from '../../config/connections.js';
+import { connectionKeys } from '../../webhook/lanes.js';
+import type { ConnectionScope } from '../../webhook/queue/store.js';
 import { helpAfter } from '../helpText.js';
 
 interface QueueOptions {
   queue?: string;
   queueUrl?: string;
 }
+
+/** A connection's events in the queue: its name, and '' (events from before connections) when it is the only one. */
+function scopeOf(d: Deployment, name: string): ConnectionScope {
+  return { home: name, keys: connectionKeys(name, d.connections.length) };
+}
+
+/** A stored connection value as a person reads it: the connection's name, or why it has none. */
+function nameOf(d: Deployment): (stored: string) => string {
+  return (stored) => {
+    const owner = d.connections.find((c) => c.name !== undefined && connectionKeys(c.name, d.connections.length).includes(stored));
+    if (owner?.name !== undefined) return owner.name;
+    return stored === '' ? '(none)' : `${stored} (not in the config)`;
+  };
+}
+
+/** `queue --connection NAME` shows that connection's events; without it, every connection's. */
+const statusScope = (ctx: CommandContext): ConnectionScope | undefined =>
+  ctx.deployment.named && ctx.deployment.top.SVC_CONNECTION !== undefined && ctx.connection.name !== undefined ? scopeOf(ctx.deployment, ctx.connection.name) : undefined;
 
 /** The queue the flags and settings name: --queue-url / SVC_QUEUE_URL wins over the file. */
 const locate = (opts: QueueOptions, raw: RawSettings): QueueLocation => webhookSettings(raw, { path: opts.queue, url: opts.queueUrl }).queue;
@@ -28,25 +49,42 @@ export function queueCommand(program: Command, setExit: SetExit): void {
       helpAfter({ examples: ['svc-sync queue', 'svc-sync queue --json --queue /srv/svc-sync/queue.db', 'SVC_QUEUE_URL=postgres://svc@db/svc svc-sync queue', 'svc-sync queue retry'] }),
     )
     .action((opts: QueueOptions, c: Command) =>
-      runCommand(c, setExit, async (ctx) => {
-        const s = await storeStatus(locate(opts, ctx.raw));
-        const where = s.location;
-        // `path` keeps its name in the JSON contract; for PostgreSQL it holds the URL without its password.
-        const { location: _location, ...rest } = s;
-        const result = { command: 'queue', ...rest, path: where };
-        if (!s.exists) return { status: EXIT.OK, result, warnings: [`no queue at ${where} yet`], text: `no queue at ${where} yet (svc-sync serve creates it)` };
-        const lines = renderQueue(where, s.counts, s.failed, outputColumns(), (t) => ctx.out.redact(t));
-        return { status: EXIT.OK, result, warnings: [], text: lines.join('\n') };
-      }),
+      runCommand(
+        c,
+        setExit,
+        async (ctx) => {
+          const s = await storeStatus(locate(opts, ctx.raw), 100, statusScope(ctx));
+          const where = s.location;
+          // `path` keeps its name in the JSON contract; for PostgreSQL it holds the URL without its password.
+          const { location: _location, byConnection, ...rest } = s;
+          const named = ctx.deployment.named;
+          const label = nameOf(ctx.deployment);
+          // With "connections": each connection's counts, and each failed event's connection (as in the file).
+          const perConnection = named ? { byConnection: byConnection.map((c) => ({ ...c, connection: label(c.connection) })) } : {};
+          const result = { command: 'queue', ...rest, ...perConnection, path: where };
+          if (!s.exists) return { status: EXIT.OK, result, warnings: [`no queue at ${where} yet`], text: `no queue at ${where} yet (svc-sync serve creates it)` };
+          const lines = renderQueue(where, s.counts, s.failed, outputColumns(), (t) => ctx.out.redact(t), named ? { counts: byConnection, nameOf: label } : undefined);
+          return { status: EXIT.OK, result, warnings: [], text: lines.join('\n') };
+        },
+        { connections: 'deployment' },
+      ),
     );
   queue
     .command('retry')
     .description('queue failed events again, due now')
     .addHelpText('after', helpAfter({ examples: ['svc-sync queue retry --queue /srv/svc-sync/queue.db'] }))
     .action((_o: unknown, c: Command) =>
-      runCommand(c, setExit, async (ctx) => {
-        const n = await storeRetryFailed(locate(c.optsWithGlobals<QueueOptions>(), ctx.raw));
-        return { status: EXIT.OK, result: { command: 'queue retry', requeued: n }, warnings: [], text: `${n} failed event(s) queued again` };
-      }),
+      runCommand(
+        c,
+        setExit,
+        async (ctx) => {
+          // With several connections, one is named (--connection): its org may be the one still refusing.
+          const one = ctx.deployment.named ? chooseConnections(ctx.deployment, 'one')[0]?.name : undefined;
+          const n = await storeRetryFailed(locate(c.optsWithGlobals<QueueOptions>(), ctx.raw), one === undefined ? undefined : scopeOf(ctx.deployment, one));
+          const of = one === undefined ? '' : ` of connection ${one}`;
+          return { status: EXIT.OK, result: { command: 'queue retry', requeued: n, ...(one === undefined ? {} : { connection: one }) }, warnings: [], text: `${n} failed event(s)${of} queued again` };
+        },
+        { connections: 'deployment' },
+      ),
     );
 }

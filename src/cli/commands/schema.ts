@@ -48,7 +48,7 @@ export function schemaCommand(program: Command, setExit: SetExit): void {
         };
       },
       // Bare source needs no settings: a half-configured checkout can still write it.
-      { readSettings: project !== undefined },
+      { readSettings: project !== undefined, connections: 'deployment' },
     );
   });
 }

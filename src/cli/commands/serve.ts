@@ -67,36 +67,46 @@ export function serveCommand(program: Command, setExit: SetExit): void {
     .option('--application <name...>', "sync only events of these applications (the fundraising platform's name); others are answered 200 and recorded ignored (default: every application)")
     .addHelpText('after', SERVE_HELP)
     .action((opts: ServeCommandOptions, c: Command) =>
-      runCommand(c, setExit, async (ctx) => {
-        const settings = settingsOf(ctx.raw);
-        const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
-        const size = opts.batchSize;
-        const settleMs = opts.settle ?? settings.webhook.settleMs;
-        // A serve log is read later: every line carries its time, on a terminal too. --quiet keeps warnings and errors.
-        const log: LogSink = (line, level = 'info') => void ((ctx.globals.quiet && level === 'info') || ctx.out.log(level, line, true));
-        const { queue } = webhookSettings(ctx.raw, { path: opts.queue, url: opts.queueUrl });
-        // Each connection probed and given its processor (one, the implicit one, without "connections").
-        const connections = await serveConnections([{ name: undefined, raw: ctx.raw, stateDir: '.svc-sync' }], log, { batchSize: size });
-        const service = await serve({
-          connections,
-          host: opts.host,
-          port: opts.port,
-          path,
-          queue,
-          adminToken: settings.webhook.adminToken,
-          batchSize: size,
-          settleMs,
-          applications: opts.application,
-          log,
-        });
-        // Which site and org, once serving (a start problem stays one line); the org's id is known once the first batch logs in.
-        const where = whereOf(ctx.raw, ctx.sources, undefined);
-        for (const line of whereLines(where)) log(line);
-        const by = await service.closed;
-        // Everything was said on stderr while serving; --json gets the one document it promises.
-        // Stopped by a signal: 130 / 143, as every command (a service manager reads it).
-        const status = by === undefined ? EXIT.OK : exitOfSignal(by);
-        return { status, result: { command: 'serve', where, ...(by ? { stoppedBy: by } : {}) }, warnings: [] };
-      }),
+      runCommand(
+        c,
+        setExit,
+        async (ctx) => {
+          // Without "connections": the settings checked first, in the order they always were.
+          if (!ctx.deployment.named) settingsOf(ctx.raw);
+          // Deployment-wide: the queue, the settle window, the admin token (a connection may not set them).
+          const top = ctx.deployment.named ? ctx.deployment.top : ctx.raw;
+          const hooks = webhookSettings(top, { path: opts.queue, url: opts.queueUrl });
+          const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
+          const size = opts.batchSize;
+          const settleMs = opts.settle ?? hooks.settleMs;
+          // A serve log is read later: every line carries its time, on a terminal too. --quiet keeps warnings and errors.
+          const log: LogSink = (line, level = 'info') => void ((ctx.globals.quiet && level === 'info') || ctx.out.log(level, line, true));
+          // Every connection (or the one --connection names), probed and given its processor.
+          const chosen = ctx.deployment.named && ctx.connection.name !== undefined ? [ctx.connection] : ctx.deployment.connections;
+          const connections = await serveConnections(chosen, log, { batchSize: size });
+          const service = await serve({
+            connections,
+            host: opts.host,
+            port: opts.port,
+            path,
+            queue: hooks.queue,
+            adminToken: hooks.adminToken,
+            batchSize: size,
+            settleMs,
+            applications: opts.application,
+            log,
+          });
+          // Which site and org, once serving (a start problem stays one line); the org's id is known once the first batch logs in.
+          const wheres = chosen.map((c) => ({ name: c.name, where: whereOf(c.raw, c.sources, undefined) }));
+          for (const w of wheres) for (const line of whereLines(w.where)) log(w.name === undefined ? line : `connection ${w.name}: ${line}`);
+          const by = await service.closed;
+          // Everything was said on stderr while serving; --json gets the one document it promises.
+          // Stopped by a signal: 130 / 143, as every command (a service manager reads it).
+          const status = by === undefined ? EXIT.OK : exitOfSignal(by);
+          const where = ctx.deployment.named ? { connections: Object.fromEntries(wheres.map((w) => [w.name ?? '', w.where])) } : { where: wheres[0]?.where };
+          return { status, result: { command: 'serve', ...where, ...(by ? { stoppedBy: by } : {}) }, warnings: [] };
+        },
+        { connections: 'deployment' },
+      ),
     );
 }

@@ -5,24 +5,18 @@
  * it); and the guard that keeps two connections off one org (webhook/orgGuard.ts).
  */
 import { createHash } from 'node:crypto';
-import path from 'node:path';
-import type { RawSettings } from '../../config/load.js';
+import type { ConnectionConfig } from '../../config/connections.js';
 import { settingsOf } from '../../config/load.js';
 import type { LogSink } from '../../config/log.js';
 import type { Settings } from '../../config/settings.js';
 import { ConfigError } from '../../model/errors.js';
-import { probePlatformApi } from '../../sync/compose.js';
-import { profileFileBeside } from '../../sync/profileFile.js';
+import { probePlatformApi, profileFileFor } from '../../sync/compose.js';
 import type { ServeConnection } from '../../webhook/lanes.js';
 import { OrgGuard } from '../../webhook/orgGuard.js';
 import { createEngineProcessor } from '../../webhook/processor.js';
 
-/** What serve needs of one connection of the deployment (config/connections.ts's ConnectionConfig). */
-interface ConnectionInput {
-  name: string | undefined;
-  raw: RawSettings;
-  stateDir: string;
-}
+/** What serve needs of one connection of the deployment. */
+type ConnectionInput = Pick<ConnectionConfig, 'name' | 'raw' | 'stateDir'>;
 
 /** The shared budget is keyed by a hash of the API URL and key: the key itself is never stored. */
 const budgetKeyOf = (s: Settings): string => createHash('sha256').update(`${s.platform.apiUrl}\n${s.platform.apiKey}`).digest('hex').slice(0, 32);
@@ -71,7 +65,7 @@ export async function serveConnections(list: readonly ConnectionInput[], log: Lo
             onBudget: (b) => metrics.platformBudget(b),
             sharedBudget: sharedBudget?.(budgetKey),
             // The connection's saved profile (sync keeps it in the connection's state folder).
-            ...(named ? { profileFile: profileFileBeside(path.join(c.stateDir, 'state.json')) } : {}),
+            profileFile: profileFileFor(undefined, c.stateDir),
           },
           onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
           ...(named && name !== undefined ? { admitOrg: (org) => guard.admit(name, org) } : {}),

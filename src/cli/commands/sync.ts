@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../../model/errors.js';
 import { SYNC_ORDER, parseObjectType, type SyncableType } from '../../model/objects.js';
@@ -9,7 +10,7 @@ import { DEFAULT_SYNC_LOG } from '../../config/settings.js';
 import { retentionIfDue, retryRefs } from '../../sync/runLog.js';
 import { echo } from '../../config/echo.js';
 import { CRON_RECIPE, type GlobalOptions } from '../globals.js';
-import { runCommand, type SetExit } from '../runner.js';
+import { runCommand, type CommandContext, type SetExit } from '../runner.js';
 import { runEngine, type RunOptions } from '../runEngine.js';
 import { addRunOptions } from './runOptions.js';
 import { optionRules, parsedOption } from './optionRules.js';
@@ -21,10 +22,8 @@ interface SyncOptions extends RunOptions {
   since?: string;
   all?: boolean;
   types?: SyncableType[];
-  state: string;
+  state?: string;
 }
-
-const DEFAULT_STATE_FILE = '.svc-sync/state.json';
 
 export function parseTypes(list: string): SyncableType[] {
   const out: SyncableType[] = [];
@@ -47,6 +46,17 @@ function parseSince(since: string): string {
   return new Date(Date.parse(since)).toISOString();
 }
 
+/**
+ * The state file of this run: --state, or state.json in the connection's state folder. One --state
+ * for several connections would make each take over the other's progress: refused.
+ */
+function stateFileOf(ctx: CommandContext, given: string | undefined): string {
+  if (given !== undefined && ctx.deployment.connections.length > 1 && ctx.deployment.top.SVC_CONNECTION === undefined) {
+    throw new ConfigError('--state: one state file for several connections would mix their progress; give --connection NAME with it');
+  }
+  return given ?? path.join(ctx.connection.stateDir, 'state.json');
+}
+
 export function syncCommand(program: Command, setExit: SetExit): void {
   const cmd = program
     .command('sync')
@@ -54,7 +64,7 @@ export function syncCommand(program: Command, setExit: SetExit): void {
     .addOption(parsedOption('--since <iso8601>', 'sync records updated after this time', parseSince))
     .option('--all', 'sync every record (a backfill)')
     .addOption(parsedOption('--types <list>', `comma-separated object types (default: all, in order ${SYNC_ORDER.join(', ')})`, parseTypes))
-    .option('--state <path>', 'state file for resume and watermark', DEFAULT_STATE_FILE)
+    .option('--state <path>', "state file for resume and watermark (default: state.json in the connection's state folder, .svc-sync/)")
     .addHelpText(
       'after',
       helpAfter({
@@ -68,37 +78,43 @@ export function syncCommand(program: Command, setExit: SetExit): void {
     const types = opts.types ?? [...SYNC_ORDER];
     const globals = c.optsWithGlobals<GlobalOptions>();
     const scope: Scope = opts.all ? { kind: 'all' } : opts.since !== undefined ? { kind: 'since', since: opts.since } : { kind: 'continue' };
-    await runCommand(c, setExit, (ctx) => {
-      let planned: ReturnType<typeof planIncremental> | undefined;
-      return runEngine(ctx, {
-        fix: 'the next sync retries the failed records by id; --report FILE lists them',
-        command: 'sync',
-        opts,
-        stateFile: opts.state,
-        // Read once this run holds the state (a run it waited for has saved its own by then), and
-        // after the settings are checked: missing settings are named before any watermark.
-        prepare: () => {
-          planned = planIncremental(new StateFile(opts.state), scope, types, globals.dryRun);
-        },
-        body: async (engine, deps) => {
-          const plan = planned as ReturnType<typeof planIncremental>;
-          // Said once the settings are valid and the connections made: a run that cannot start resumes nothing.
-          if (plan.resumed) ctx.out.info(`resuming the run started ${plan.run.startedAt} (done: ${plan.run.completed.join(', ') || 'nothing yet'})`);
-          // A wrong base URL would make every list look empty or every record deleted: stop first (exit 2).
-          // The check is the first page of the first scan, kept for it: no request of its own.
-          const first = firstScan(plan);
-          if (first !== undefined && deps.source.openScan !== undefined) await deps.source.openScan(first.type, first.filter);
-          else await requirePlatformApi(platformSettings(ctx.raw));
-          // The records an admin ticked RetryRequested__c on in the org: synced by id with the retries.
-          const retry = deps.log ? await retryRefs(deps.log) : undefined;
-          const requested = retry?.refs ?? [];
-          const done = await runIncremental(engine, plan, deps.sink, requested, retry?.ignored);
-          // Not when the log cannot be read (the objects missing): the run says so once, at its end.
-          const logReady = deps.log !== undefined && retry?.result === undefined;
-          const retention = logReady ? await retentionIfDue(deps.log!, salesforceSettings(ctx.raw).log ?? DEFAULT_SYNC_LOG, opts.state).catch(() => undefined) : undefined;
-          return { ...done, retryRequested: requested.length, ...(retention ? { logRetention: retention } : {}) };
-        },
-      });
-    });
+    await runCommand(
+      c,
+      setExit,
+      (ctx) => {
+        const stateFile = stateFileOf(ctx, opts.state);
+        let planned: ReturnType<typeof planIncremental> | undefined;
+        return runEngine(ctx, {
+          fix: 'the next sync retries the failed records by id; --report FILE lists them',
+          command: 'sync',
+          opts,
+          stateFile,
+          // Read once this run holds the state (a run it waited for has saved its own by then), and
+          // after the settings are checked: missing settings are named before any watermark.
+          prepare: () => {
+            planned = planIncremental(new StateFile(stateFile), scope, types, globals.dryRun);
+          },
+          body: async (engine, deps) => {
+            const plan = planned as ReturnType<typeof planIncremental>;
+            // Said once the settings are valid and the connections made: a run that cannot start resumes nothing.
+            if (plan.resumed) ctx.out.info(`resuming the run started ${plan.run.startedAt} (done: ${plan.run.completed.join(', ') || 'nothing yet'})`);
+            // A wrong base URL would make every list look empty or every record deleted: stop first (exit 2).
+            // The check is the first page of the first scan, kept for it: no request of its own.
+            const first = firstScan(plan);
+            if (first !== undefined && deps.source.openScan !== undefined) await deps.source.openScan(first.type, first.filter);
+            else await requirePlatformApi(platformSettings(ctx.raw));
+            // The records an admin ticked RetryRequested__c on in the org: synced by id with the retries.
+            const retry = deps.log ? await retryRefs(deps.log) : undefined;
+            const requested = retry?.refs ?? [];
+            const done = await runIncremental(engine, plan, deps.sink, requested, retry?.ignored);
+            // Not when the log cannot be read (the objects missing): the run says so once, at its end.
+            const logReady = deps.log !== undefined && retry?.result === undefined;
+            const retention = logReady ? await retentionIfDue(deps.log!, salesforceSettings(ctx.raw).log ?? DEFAULT_SYNC_LOG, stateFile).catch(() => undefined) : undefined;
+            return { ...done, retryRequested: requested.length, ...(retention ? { logRetention: retention } : {}) };
+          },
+        });
+      },
+      { connections: 'each' },
+    );
   });
 }

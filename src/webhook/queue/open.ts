@@ -54,12 +54,15 @@ async function withExisting<T>(where: QueueLocation, access: 'read' | 'write', m
 }
 
 /** For `svc-sync queue`: counts and failed events with their last error; never creates a queue. */
-export function storeStatus(where: QueueLocation, failedLimit = 100): Promise<StoreStatus> {
+export function storeStatus(where: QueueLocation, failedLimit = 100, scope?: ConnectionScope): Promise<StoreStatus> {
   return withExisting<StoreStatus>(
     where,
     'read',
     (location) => ({ location, exists: false, counts: countsOf([]), failed: [], byConnection: [] }),
-    async (queue) => ({ location: queue.location, exists: true, counts: await queue.counts(), failed: await queue.failedEvents(failedLimit), byConnection: await queue.countsByConnection() }),
+    async (whole) => {
+      const queue = scope === undefined ? whole : whole.scoped(scope);
+      return { location: queue.location, exists: true, counts: await queue.counts(), failed: await queue.failedEvents(failedLimit), byConnection: await queue.countsByConnection() };
+    },
   );
 }
 
