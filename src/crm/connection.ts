@@ -116,7 +116,11 @@ export async function connectSalesforce(settings: SalesforceSettings): Promise<S
         orgId = orgIdOf(t) ?? orgId;
         callback(null, t.access_token);
       },
-      (err: Error) => callback(err),
+      (err: Error) => {
+        // No new session came of it: the next call (a later batch of serve) may try to log in again.
+        refreshedSinceLastSuccess = false;
+        callback(err);
+      },
     );
   };
 
