@@ -21,7 +21,7 @@ export interface RouteTarget {
   secret?: string | undefined;
 }
 
-export function digest(value: string): Buffer {
+function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
 
@@ -38,7 +38,7 @@ interface Target {
 }
 
 /** Where a routed event goes: its stored connection ('' for the implicit one, or none) and what is done with it. */
-export interface Routed {
+interface Routed {
   connection: string;
   intent: EventIntent;
 }

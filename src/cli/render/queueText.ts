@@ -35,7 +35,9 @@ export function renderQueue(
   if (byConnection !== undefined) {
     const nameOf = byConnection.nameOf;
     const rows = failed.map((f) => [f.id, nameOf(f.connection ?? ''), `${short(f.refType)} ${f.refId}`, f.attempts, when(f.nextAttemptAt), redact(f.lastError)]);
-    lines.push(...grid(['event', 'connection', 'ref', 'tries', 'next (UTC)', 'last error'], rows, { columns, align: ['right', 'left', 'left', 'right', 'left', 'left'], minWidth: 10, flex: 5, flexMin: 24 }));
+    lines.push(
+      ...grid(['event', 'connection', 'ref', 'tries', 'next (UTC)', 'last error'], rows, { columns, align: ['right', 'left', 'left', 'right', 'left', 'left'], minWidth: 10, flex: 5, flexMin: 24 }),
+    );
   } else {
     const rows = failed.map((f) => [f.id, `${short(f.refType)} ${f.refId}`, f.attempts, when(f.nextAttemptAt), redact(f.lastError)]);
     lines.push(...grid(['event', 'ref', 'tries', 'next (UTC)', 'last error'], rows, { columns, align: ['right', 'left', 'right', 'left', 'left'], minWidth: 10, flex: 4, flexMin: 24 }));
