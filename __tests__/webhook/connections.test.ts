@@ -52,8 +52,9 @@ describe('one serve for several connections', () => {
   const north = recorder();
   const south = recorder();
 
-  const start = async (connections: ServeConnection[]): Promise<RunningService> => {
+  const start = async (connections: ServeConnection[], adminToken?: string): Promise<RunningService> => {
     service = await serve({
+      ...(adminToken === undefined ? {} : { adminToken }),
       host: '127.0.0.1',
       port: 0,
       queue: { kind: 'sqlite', path: tmp.db },
@@ -158,6 +159,21 @@ describe('one serve for several connections', () => {
     const text = (await request(`${s.url}/metrics`, { method: 'GET' })).body;
     expect(text).toMatch(/svc_sync_queue_events\{state="done",connection="south"\} 1/);
     expect(text).toMatch(/svc_sync_queue_events\{state="done",connection="north"\} 0/);
+  });
+
+  it('the status page shows one section per connection, and the connection of each failed event', async () => {
+    const token = 'status-admin-token-0123456789abcdef';
+    north.refusing = 'the org refused the login';
+    const s = await start(two(), token);
+    await postJson(`${s.url}/webhooks`, event(65, 6), { 'X-Webhook-Secret': 'north-secret-1a2b' });
+    await postJson(`${s.url}/webhooks`, event(65, 7), { 'X-Webhook-Secret': 'south-secret-3c4d' });
+    await until(() => south.seen.length === 1, 'south to sync');
+    await until(async () => (await s.queue.counts()).failed === 1, 'north to fail');
+    const page = await request(`${s.url}/status`, { method: 'GET', headers: { Authorization: `Bearer ${token}` } });
+    expect({ status: page.status, body: page.status === 200 ? '' : page.body }).toEqual({ status: 200, body: '' });
+    expect(page.body).toMatch(/<section data-connection="north"><h2>Connection north<\/h2><p>pending <b>0<\/b> · processing <b>0<\/b> · failed <b>1<\/b>/);
+    expect(page.body).toMatch(/<section data-connection="south"><h2>Connection south<\/h2><p>pending <b>0<\/b> · processing <b>0<\/b> · failed <b>0<\/b> · done <b>1<\/b>/);
+    expect(page.body).toContain('<span class="muted" data-failed-connection>(north)</span>');
   });
 
   it('events of a connection the config no longer has stay pending with a warning; the others flow', async () => {
