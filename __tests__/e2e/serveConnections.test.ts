@@ -242,6 +242,34 @@ describe('one serve for two sites', () => {
     await waitFor(() => (south.salesforce.get('Svc_Donation__c', `Donation_${sd.id}`)?.Message__c === 'south changed' ? true : undefined), 30_000, 'south to catch up');
   }, 90_000);
 
+  it('a SIGKILL right after the burst's 200s loses no event of either connection: the next start finishes them, each in its own org', async () => {
+    const before = (await queueJson()).result.counts;
+    const pick = (stack: Stack): number[] =>
+      stack.platform.site.donation
+        .filter((d) => d.payment_status === 'paid')
+        .map((d) => d.id)
+        .slice(0, 8);
+    const sent: Array<{ stack: Stack; id: number }> = [];
+    for (const [stack, site, secret] of [
+      [north, 6, HOOK_NORTH],
+      [south, 7, HOOK_SOUTH],
+    ] as const) {
+      for (const id of pick(stack)) {
+        stack.platform.update('donation', id, { message: `before the kill ${site}` });
+        expect((await post(`${base}/webhooks`, { object_type: 'Donation', object_id: id, event_type: 'donations.update', application: 'Kentaa', site_id: site }, secret)).status).toBe(200);
+        sent.push({ stack, id });
+      }
+    }
+    const proc = child as ChildProcess;
+    const killed = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    proc.kill('SIGKILL');
+    await killed;
+    await startServe();
+    const q = await drained();
+    expect(q.result.counts.done + q.result.counts.skipped - before.done - before.skipped).toBe(sent.length);
+    for (const { stack, id } of sent) expect(stack.salesforce.get('Svc_Donation__c', `Donation_${id}`)?.Message__c).toBe(`before the kill ${stack === north ? 6 : 7}`);
+  }, 90_000);
+
   it('no secret of either connection appears in the log, and every connection is named in its lines', () => {
     for (const secret of secrets) expect(stderr).not.toContain(secret);
     expect(stderr).toMatch(/connection south: webhook batch: /);
