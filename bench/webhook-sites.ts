@@ -16,7 +16,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, runCli } from '../fixtures/cli.js';
+import { BIN, READ_WHOLE, runCli } from '../fixtures/cli.js';
 import { prng } from '../fixtures/platform/site.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { postJson } from './live.js';
@@ -45,7 +45,7 @@ interface Proc {
 async function startServe(dir: string): Promise<Proc> {
   const child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '1'], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: dir },
+    env: { PATH: process.env.PATH ?? '', HOME: dir, ...READ_WHOLE },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const lines: string[] = [];
@@ -79,13 +79,13 @@ function peakRssMb(pid: number | undefined): number {
   return m ? Math.round(Number(m[1]) / 1024) : NaN;
 }
 
-function getJson(url: string): Promise<{ queue: { pending: number; processing: number; failed: number; done: number } }> {
+function getJson(url: string): Promise<{ queue: { pending: number; processing: number; failed: number; done: number; skipped: number } }> {
   return new Promise((resolve, reject) => {
     http
       .get(url, (res) => {
         let body = '';
         res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => resolve(JSON.parse(body) as { queue: { pending: number; processing: number; failed: number; done: number } }));
+        res.on('end', () => resolve(JSON.parse(body) as { queue: { pending: number; processing: number; failed: number; done: number; skipped: number } }));
       })
       .on('error', reject);
   });
@@ -96,7 +96,7 @@ async function drained(urls: string[], expected: number): Promise<void> {
   for (;;) {
     const all = await Promise.all(urls.map((u) => getJson(`${u}/healthz`)));
     const open = all.reduce((n, h) => n + h.queue.pending + h.queue.processing + h.queue.failed, 0);
-    const done = all.reduce((n, h) => n + h.queue.done, 0);
+    const done = all.reduce((n, h) => n + h.queue.done + h.queue.skipped, 0);
     if (open === 0 && done >= expected) return;
     await new Promise((r) => setTimeout(r, 200));
   }
