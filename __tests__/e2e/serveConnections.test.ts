@@ -242,7 +242,7 @@ describe('one serve for two sites', () => {
     await waitFor(() => (south.salesforce.get('Svc_Donation__c', `Donation_${sd.id}`)?.Message__c === 'south changed' ? true : undefined), 30_000, 'south to catch up');
   }, 90_000);
 
-  it('a SIGKILL right after the burst's 200s loses no event of either connection: the next start finishes them, each in its own org', async () => {
+  it('a SIGKILL right after the 200s of a burst loses no event of either connection: the next start finishes them, each in its own org', async () => {
     const before = (await queueJson()).result.counts;
     const pick = (stack: Stack): number[] =>
       stack.platform.site.donation
@@ -299,4 +299,21 @@ describe('two connections on one org', () => {
     expect(q.result.byConnection?.find((c) => c.connection === 'south')?.counts).toMatchObject({ done: 0 });
     await stopServe();
   }, 60_000);
+});
+
+describe('starting and operating several connections', () => {
+  it('a connection whose platform refuses its key stops the start (exit 2), naming it; nothing listens', async () => {
+    writeConfig();
+    const res = await cli(north, ['serve', '--host', '127.0.0.1', '--port', '0'], cwd, undefined, { ...env(), SOUTH_KEY: 'not-the-key-of-south' });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/connection south: /);
+    expect(res.stderr).not.toMatch(/listening on/);
+    expect(res.stderr).not.toContain('not-the-key-of-south');
+  }, 30_000);
+
+  it('`queue retry` needs --connection when there are several', async () => {
+    const res = await cli(north, ['queue', 'retry'], cwd, undefined, env());
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/2 connections \(north, south\): this command acts on one; choose it with --connection NAME/);
+  }, 30_000);
 });
