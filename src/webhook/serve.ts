@@ -178,6 +178,19 @@ function connectionsLine(lanes: readonly Lane[], connections: readonly ServeConn
   return connections.map((c) => `${c.name ?? ''} (site ${c.siteId ?? 'any'}, secret ${c.secret ? 'required' : 'not set'})`).join(', ') + ` on ${lanes.length} worker${lanes.length === 1 ? '' : 's'}`;
 }
 
+/** The status page over the lanes: the one worker's, or (named connections) one section each. */
+function statusOf(token: string, queue: QueueStore, log: LogSink, lanes: readonly Lane[], named: boolean): ReturnType<typeof statusRoute> {
+  const first = lanes[0] as Lane;
+  return statusRoute({
+    token,
+    queue,
+    log,
+    worker: () => first.worker.snapshot(),
+    budget: () => first.processor.budget?.(),
+    ...(named ? { connections: () => lanes.map((l) => ({ name: l.name ?? '', keys: l.keys, worker: l.worker.snapshot(), budget: l.processor.budget?.() })) } : {}),
+  });
+}
+
 export async function serve(opts: ServeOptions): Promise<RunningService> {
   const log = opts.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const path = opts.path ?? DEFAULT_SERVE.path;
@@ -216,24 +229,9 @@ export async function serve(opts: ServeOptions): Promise<RunningService> {
       onEnqueued: (stored) => {
         for (const lane of lanes) if (lane.keys.some((k) => stored.has(k))) lane.worker.wake();
       },
-      health: () => {
-        if (named) return lanesHealth(lanes);
-        const state = first.worker.health();
-        return { degraded: state.state !== 'ok', details: { worker: state, batches: first.worker.stats() } };
-      },
+      health: () => (named ? lanesHealth(lanes) : { degraded: first.worker.health().state !== 'ok', details: { worker: first.worker.health(), batches: first.worker.stats() } }),
       ...(named ? { connections } : { secret: connections[0]?.secret }),
-      ...(opts.adminToken
-        ? {
-            status: statusRoute({
-              token: opts.adminToken,
-              queue,
-              log,
-              worker: () => first.worker.snapshot(),
-              budget: () => first.processor.budget?.(),
-              ...(named ? { connections: () => lanes.map((l) => ({ name: l.name ?? '', keys: l.keys, worker: l.worker.snapshot(), budget: l.processor.budget?.() })) } : {}),
-            }),
-          }
-        : {}),
+      ...(opts.adminToken ? { status: statusOf(opts.adminToken, queue, log, lanes, named) } : {}),
       maxBodyBytes: opts.maxBodyBytes,
       classify: { applications: opts.applications, siteId: connections[0]?.siteId },
     });

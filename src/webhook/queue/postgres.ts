@@ -150,18 +150,15 @@ export class PgQueue implements QueueStore {
     return new PgQueue(this.opts, { of: this, scope });
   }
 
-  /** The scope as a query parameter: the connections' keys, or null for every event. */
+  /** The scope as a query parameter (the connections' keys, null for every event), its home, and the connection column ('' on a queue of an earlier release only read). */
   private get keys(): string[] | null {
     return this.scope === undefined ? null : [...this.scope.keys];
   }
-
-  /** The events' connection column; '' on a queue of an earlier release only read (`svc-sync queue` never migrates). */
-  private get col(): ConnectionColumn {
-    return this.base === undefined ? this.ownCol : this.base.col;
-  }
-
   private get home(): string {
     return this.scope?.home ?? '';
+  }
+  private get col(): ConnectionColumn {
+    return this.base === undefined ? this.ownCol : this.base.col;
   }
 
   async countsByConnection(): Promise<ConnectionCounts[]> {
