@@ -34,6 +34,8 @@ export interface EngineOptions {
   stop?: AbortSignal;
   /** Keys whose Salesforce Id the run keeps for salesforceRecord (`object`). */
   keepIdsOf?: ReadonlySet<string>;
+  /** `serve`: whether Salesforce may keep an action's owner fields from this user (Projection's ownerFromMirror). */
+  ownerFromMirror?: (actionId: number, userId: number) => boolean;
 }
 
 interface ScanHooks {
@@ -55,6 +57,8 @@ export class SyncEngine {
   readonly report: RunReport;
   /** Action -> owner pairs seen in this run (the webhook worker re-syncs actions on users.update). */
   private readonly owners: OwnerPair[] = [];
+  /** Action -> owner pairs whose owner fields this run read from the platform or kept from the mirror. */
+  private readonly settled: OwnerPair[] = [];
   private readonly cache = new RecordCache();
   private readonly done = new Map<ObjectType, number>();
   /** Ids fetched so far per type (the fetch phase's progress). */
@@ -79,6 +83,8 @@ export class SyncEngine {
       mapping: (type) => this.opts.onProgress?.({ type, phase: 'map', done: this.done.get(type) ?? 0, total: this.totals.get(type) }),
       warn: (text) => this.report.warn(text),
       owner: (pair) => this.owners.push(pair),
+      ownerSettled: (pair) => this.settled.push(pair),
+      ...(opts.ownerFromMirror === undefined ? {} : { ownerFromMirror: opts.ownerFromMirror }),
     });
   }
 
@@ -111,6 +117,11 @@ export class SyncEngine {
   /** The action -> owner pairs seen so far in this run, a copy. */
   ownersSeen(): OwnerPair[] {
     return this.owners.map((p) => ({ ...p }));
+  }
+
+  /** The pairs whose owner fields this run settled (read from the platform, or kept from the mirror), a copy. */
+  ownersSettled(): OwnerPair[] {
+    return this.settled.map((p) => ({ ...p }));
   }
 
   /**

@@ -28,6 +28,21 @@ interface ProjectionHooks {
   warn(text: string): void;
   /** Each record's owner, as met (the webhook worker re-syncs actions on users.update). */
   owner?(pair: OwnerPair): void;
+  /**
+   * Whether Salesforce may hold the record's owner fields from this user already, unchanged since
+   * (`serve`: this process wrote them, and the user has no change in the batch). A candidate only:
+   * the mirror's record is checked before the platform's user read is left out.
+   */
+  ownerFromMirror?(recordId: number, userId: number): boolean;
+  /** Each record whose owner fields are settled in this projection: read from the platform, or kept from the mirror. */
+  ownerSettled?(pair: OwnerPair): void;
+}
+
+/** A batch's owners: user records read from the platform, and the records whose owner fields Salesforce keeps. */
+interface Owners {
+  users: ReadonlyMap<number, ApiUser>;
+  /** Records mapped with their owner fields left as the mirror holds them, by record. */
+  kept: ReadonlyMap<object, MapResult>;
 }
 
 export class Projection {
@@ -57,10 +72,10 @@ export class Projection {
     const parentOf = new Map(eligible.map((r) => [r, parentRef(type, r)] as const));
     await this.hooks.ensureParents([...parentOf.values()].filter((p): p is ParentRef => p !== null));
     this.hooks.mapping?.(type);
-    const users = SCHEMA[type].context.owner ? await this.owners(type, eligible) : new Map<number, ApiUser>();
+    const { users, kept }: Owners = SCHEMA[type].context.owner ? await this.owners(type, eligible) : { users: new Map(), kept: new Map() };
     for (const record of eligible) {
       const parent = parentOf.get(record);
-      results.push(mapInContext(type, record, users, parent ? this.parents.record(parent.key) : undefined));
+      results.push(kept.get(record) ?? mapInContext(type, record, users, parent ? this.parents.record(parent.key) : undefined));
     }
     return { results, eligible };
   }
@@ -80,22 +95,55 @@ export class Projection {
     return currentOf(this.sink, schema, keys);
   }
 
-  /** The owners' user records of a batch (the source fetches each user once per run). */
-  private async owners<T extends SyncableType>(type: T, records: readonly ApiRecordOf[T][]): Promise<ReadonlyMap<number, ApiUser>> {
-    const ids = new Set<number>();
+  /**
+   * The owners' user records of a batch (the source fetches each user once per run), except where
+   * the mirror keeps the owner's fields (ownerFromMirror, confirmed by ownerKept).
+   */
+  private async owners<T extends SyncableType>(type: T, records: readonly ApiRecordOf[T][]): Promise<Owners> {
+    const candidates: Array<ApiRecordOf[T]> = [];
+    const pairs = new Map<ApiRecordOf[T], OwnerPair>();
     for (const r of records) {
       const ownerId = ownerIdOf(type, r);
       if (ownerId === undefined) continue;
-      ids.add(ownerId);
-      this.hooks.owner?.({ userId: ownerId, actionId: r.id });
+      const pair = { userId: ownerId, actionId: r.id };
+      pairs.set(r, pair);
+      this.hooks.owner?.(pair);
+      if (this.hooks.ownerFromMirror?.(r.id, ownerId) === true) candidates.push(r);
     }
-    if (ids.size === 0) return new Map();
-    const res = await this.source.fetch('user', [...ids]);
-    for (const [id, err] of res.failed) {
+    const kept = await this.ownerKept(type, candidates);
+    const ids = new Set([...pairs].filter(([r]) => !kept.has(r)).map(([, p]) => p.userId));
+    const res = ids.size === 0 ? undefined : await this.source.fetch('user', [...ids]);
+    for (const [id, err] of res?.failed ?? []) {
       if (isFatal(err)) throw err;
       this.hooks.warn(`user ${id}: ${err.message}`);
     }
-    return res.records;
+    // A user not read (a 404, a failure) settles nothing: the next batch reads it again.
+    for (const [r, pair] of pairs) if (kept.has(r) || res?.records.has(pair.userId) === true) this.hooks.ownerSettled?.(pair);
+    return { users: res?.records ?? new Map<number, ApiUser>(), kept };
+  }
+
+  /**
+   * Of the candidates, the records Salesforce holds with the owner's own fields (`record.owner.*`:
+   * an action's Email__c) as the platform gives them now, none blank: the owner is the one whose
+   * fields the mirror keeps. Any other (the record missing there, another owner) reads its user.
+   */
+  private async ownerKept<T extends SyncableType>(type: T, candidates: readonly ApiRecordOf[T][]): Promise<Map<object, MapResult>> {
+    const kept = new Map<object, MapResult>();
+    const schema = SCHEMA[type];
+    const ownerFields = schema.fields.filter((f) => f.source?.startsWith('record.owner.') === true).map((f) => f.name);
+    if (candidates.length === 0 || ownerFields.length === 0) return kept;
+    const mapped = new Map(candidates.map((r) => [r, mapInContext(type, r, new Map(), undefined, true)] as const));
+    const keys = [...mapped.values()].flatMap((m) => (m.kind === 'record' ? [m.key] : []));
+    const stored = await this.sink.readByKeys(schema.apiName, keys, ['Id', ...ownerFields]);
+    for (const [r, m] of mapped) {
+      const current = m.kind === 'record' ? stored.get(m.key) : undefined;
+      if (m.kind !== 'record' || current === undefined) continue;
+      const given: CrmRecord = {};
+      for (const f of ownerFields) given[f] = m.fields[f];
+      if (ownerFields.some((f) => given[f] === undefined)) continue;
+      if (Object.keys(changesOf(schema, given, current)).length === 0) kept.set(r, m);
+    }
+    return kept;
   }
 }
 

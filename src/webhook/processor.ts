@@ -5,7 +5,8 @@
  * Fresh per batch: the engine (its run cache) and the platform source (its record cache), so a
  * donation announced again after its batch is fetched again (it may now carry the paid status).
  * Kept across batches: the Salesforce connection and the platform client, so the rate-limit
- * pacer keeps what it learned from the API's headers.
+ * pacer keeps what it learned from the API's headers; and which user each action this process
+ * wrote took its owner fields from, so a later batch need not read that user again (keptOwners).
  *
  * No sync logic lives here: this file translates between the worker's and the engine's words.
  */
@@ -32,6 +33,19 @@ interface EngineProcessorOptions {
   platform?: PlatformExtras | undefined;
   /** After each batch, with the engine's report and the Salesforce calls it made (logging, benches, metrics). */
   onBatch?: ((info: { refs: number; report: RunReport; crmCalls: CrmCallCounts; error?: unknown }) => void) | undefined;
+}
+
+/**
+ * Remembers, per action of the batch, the user whose fields Salesforce now holds for it: only an
+ * action written (or found unchanged) whose owner was read or kept; any other action of the batch
+ * is forgotten, so its next batch reads its owner again.
+ */
+function rememberOwners(engine: SyncEngine, wrote: Map<number, number>): void {
+  for (const pair of engine.ownersSeen()) wrote.delete(pair.actionId);
+  for (const pair of engine.ownersSettled()) {
+    const action = engine.report.outcomeOf(keyFor('action', pair.actionId))?.action;
+    if (action === 'insert' || action === 'update' || action === 'unchanged') wrote.set(pair.actionId, pair.userId);
+  }
 }
 
 /** What the worker learns from the engine's outcome for one ref. */
@@ -92,6 +106,13 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
   let last: Deps | undefined;
   /** The sync log's objects missing from the org is said once, not at every batch. */
   let missingSaid = false;
+  /**
+   * Action -> the user whose fields this process wrote to it. A user's later change comes as a
+   * users.update, which re-syncs the actions the queue's owners table holds for it (this batch's
+   * owners are recorded there), so until one is in a batch the fields in Salesforce are that
+   * user's: the engine keeps them (checked against the record) instead of reading the user.
+   */
+  const wroteOwner = new Map<number, number>();
 
   return {
     budget() {
@@ -110,7 +131,9 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       try {
         deps = await factory();
         callsBefore = deps.sink.calls();
-        engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize });
+        const changedUsers = new Set(hints.changedUsers ?? []);
+        const ownerFromMirror = (actionId: number, userId: number): boolean => wroteOwner.get(actionId) === userId && !changedUsers.has(userId);
+        engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize, ownerFromMirror });
       } catch (error) {
         // No connection: nothing was attempted, every event stays queued.
         return failAll(error);
@@ -126,6 +149,7 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       } catch (error) {
         stopped = error;
       }
+      rememberOwners(engine, wroteOwner);
       if (opts.onBatch !== undefined) {
         // The sink lives across batches: this batch's calls are the difference.
         const after = deps.sink.calls();
