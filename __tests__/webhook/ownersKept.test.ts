@@ -184,7 +184,7 @@ describe('a burst one event at a time', () => {
     await expectMirrorExact();
   });
 
-  it("reads the user when another writer put another owner's fields in the mirror since", async () => {
+  it("reads the user when another run wrote another owner's fields since", async () => {
     const site = stack.platform.site;
     // An action of the burst whose owner has a city (a blank would not clear the other's).
     const action = site.action.slice(7, 13).find((a) => typeof userOf(a).city === 'string') as ApiAction;
@@ -203,6 +203,21 @@ describe('a burst one event at a time', () => {
     expect(result).toMatchObject({ done: 1, failed: 0 });
     expect(result.collections.filter((c) => c.endsWith(' users')).length).toBeGreaterThan(0);
     expect(sf('Svc_Action__c', `Action_${action.id}`)).toMatchObject({ Title__c: 'back to its owner', Email__c: owner.email, City__c: owner.city });
+    await expectMirrorExact();
+  });
+
+  it('reads the user when an owner field was edited by hand in Salesforce since it was written', async () => {
+    const action = stack.platform.site.action.slice(8, 13).find((a) => typeof userOf(a).city === 'string') as ApiAction;
+    const owner = userOf(action);
+    const key = `Action_${action.id}`;
+    stack.salesforce.editRecord('Svc_Action__c', key, { City__c: 'Edited by hand' });
+    stack.platform.update('action', action.id, { title: 'after a hand edit' });
+
+    const result = await deliver([{ type: 'action', id: action.id }]);
+
+    expect(result).toMatchObject({ done: 1, failed: 0 });
+    expect(result.collections.filter((c) => c.endsWith(' users')).length).toBeGreaterThan(0);
+    expect(sf('Svc_Action__c', key)).toMatchObject({ Title__c: 'after a hand edit', City__c: owner.city });
     await expectMirrorExact();
   });
 });

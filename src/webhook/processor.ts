@@ -16,6 +16,7 @@ import type { ObjectRef } from '../model/objects.js';
 import { keyFor } from '../model/refs.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
 import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type PlatformExtras, type SyncEngine } from '../sync/compose.js';
+import type { OwnerFingerprint } from '../sync/ownerFields.js';
 import type { RunReport } from '../sync/report.js';
 import { logNote, logRun, retryRefs, salesforceReachable } from '../sync/runLog.js';
 import { WEBHOOK_BATCH_SIZE, type BatchHints, type BatchProcessor, type ProcessOutcome, type ProcessResult } from './worker.js';
@@ -35,16 +36,22 @@ interface EngineProcessorOptions {
   onBatch?: ((info: { refs: number; report: RunReport; crmCalls: CrmCallCounts; error?: unknown }) => void) | undefined;
 }
 
+/** What this process wrote to an action's owner fields: from which user, and the values (ownerFields.ts). */
+interface WrittenOwner {
+  userId: number;
+  fields: OwnerFingerprint;
+}
+
 /**
- * Remembers, per action of the batch, the user whose fields Salesforce now holds for it: only an
+ * Remembers, per action of the batch, what Salesforce now holds in its owner fields: only for an
  * action written (or found unchanged) whose owner was read or kept; any other action of the batch
  * is forgotten, so its next batch reads its owner again.
  */
-function rememberOwners(engine: SyncEngine, wrote: Map<number, number>): void {
+function rememberOwners(engine: SyncEngine, wrote: Map<number, WrittenOwner>): void {
   for (const pair of engine.ownersSeen()) wrote.delete(pair.actionId);
-  for (const pair of engine.ownersSettled()) {
-    const action = engine.report.outcomeOf(keyFor('action', pair.actionId))?.action;
-    if (action === 'insert' || action === 'update' || action === 'unchanged') wrote.set(pair.actionId, pair.userId);
+  for (const s of engine.ownersSettled()) {
+    const action = engine.report.outcomeOf(keyFor('action', s.actionId))?.action;
+    if (action === 'insert' || action === 'update' || action === 'unchanged') wrote.set(s.actionId, { userId: s.userId, fields: s.fields });
   }
 }
 
@@ -107,12 +114,12 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
   /** The sync log's objects missing from the org is said once, not at every batch. */
   let missingSaid = false;
   /**
-   * Action -> the user whose fields this process wrote to it. A user's later change comes as a
-   * users.update, which re-syncs the actions the queue's owners table holds for it (this batch's
-   * owners are recorded there), so until one is in a batch the fields in Salesforce are that
-   * user's: the engine keeps them (checked against the record) instead of reading the user.
+   * Action -> the user whose fields this process wrote to it, and what it wrote. A user's later
+   * change comes as a users.update, which re-syncs the actions the queue's owners table holds for
+   * it (this batch's owners are recorded there), so until one is in a batch, owner fields that
+   * still hold what was written are that user's: the engine keeps them instead of reading the user.
    */
-  const wroteOwner = new Map<number, number>();
+  const wroteOwner = new Map<number, WrittenOwner>();
 
   return {
     budget() {
@@ -132,8 +139,11 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
         deps = await factory();
         callsBefore = deps.sink.calls();
         const changedUsers = new Set(hints.changedUsers ?? []);
-        const ownerFromMirror = (actionId: number, userId: number): boolean => wroteOwner.get(actionId) === userId && !changedUsers.has(userId);
-        engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize, ownerFromMirror });
+        const keptOwner = (actionId: number, userId: number): OwnerFingerprint | undefined => {
+          const w = wroteOwner.get(actionId);
+          return w !== undefined && w.userId === userId && !changedUsers.has(userId) ? w.fields : undefined;
+        };
+        engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize, keptOwner });
       } catch (error) {
         // No connection: nothing was attempted, every event stays queued.
         return failAll(error);
