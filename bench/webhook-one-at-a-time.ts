@@ -4,8 +4,9 @@
  * subscriptions already mirrored (80 records, 27 of them announced twice), each record changed on
  * the platform just before its event. The receiver, the queue and the worker run in-process with
  * serve's default settle window, in a directory holding the platform profile the warm-up sync
- * learned (where `serve` finds what `sync` kept); the engine processor is the real one. Prints platform requests
- * per event beside the figure before parents were read from the mirror and the naive 1.000, then
+ * learned (where `serve` finds what `sync` kept); the engine processor is the real one. The burst
+ * is sent twice through the same worker (a serve just started, then one that has written those
+ * records). Prints platform requests per event beside the figures before and the naive 1.000, then
  * checks the whole mirror against a full sync (a dry run that would write nothing).
  */
 import { mkdtempSync, rmSync } from 'node:fs';

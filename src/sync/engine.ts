@@ -50,7 +50,7 @@ interface ScanHooks {
 }
 
 /** An action whose owner fields a run settled: the owner, and what the write leaves in those fields. */
-export interface SettledOwner extends OwnerPair {
+interface SettledOwner extends OwnerPair {
   fields: OwnerFingerprint;
 }
 
