@@ -220,4 +220,30 @@ describe('a burst one event at a time', () => {
     expect(sf('Svc_Action__c', key)).toMatchObject({ Title__c: 'after a hand edit', City__c: owner.city });
     await expectMirrorExact();
   });
+
+  it('reads the user again in the next batch when it could not be read in the last one', async () => {
+    const site = stack.platform.site;
+    const action = site.action.slice(8, 13).find((a) => typeof userOf(a).city === 'string') as ApiAction;
+    const owner = { ...userOf(action) };
+    // The owner's users.update comes while the user answers 404: the batch reads it and cannot,
+    // so the action is written without its owner fields, and nothing is kept of them.
+    expect(stack.platform.remove('user', owner.id)).toBe(true);
+    stack.platform.update('action', action.id, { title: 'owner not found' });
+    const first = await deliver([
+      { type: 'action', id: action.id },
+      { type: 'user', id: owner.id },
+    ]);
+    expect(first).toMatchObject({ failed: 0 });
+    expect(first.collections.filter((c) => c.endsWith(' users')).length).toBeGreaterThan(0);
+    expect(sf('Svc_Action__c', `Action_${action.id}`).Title__c).toBe('owner not found');
+    stack.platform.add('user', owner);
+    stack.platform.update('action', action.id, { title: 'owner back' });
+
+    const second = await deliver([{ type: 'action', id: action.id }]);
+
+    expect(second).toMatchObject({ done: 1, failed: 0 });
+    expect(second.collections.filter((c) => c.endsWith(' users')).length).toBeGreaterThan(0);
+    expect(sf('Svc_Action__c', `Action_${action.id}`)).toMatchObject({ Title__c: 'owner back', City__c: owner.city });
+    await expectMirrorExact();
+  });
 });
