@@ -5,7 +5,8 @@
  * Fresh per batch: the engine (its run cache) and the platform source (its record cache), so a
  * donation announced again after its batch is fetched again (it may now carry the paid status).
  * Kept across batches: the Salesforce connection and the platform client, so the rate-limit
- * pacer keeps what it learned from the API's headers.
+ * pacer keeps what it learned from the API's headers; and which user each action this process
+ * wrote took its owner fields from, so a later batch need not read that user again (keptOwners).
  *
  * No sync logic lives here: this file translates between the worker's and the engine's words.
  */
@@ -15,6 +16,7 @@ import type { ObjectRef } from '../model/objects.js';
 import { keyFor } from '../model/refs.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
 import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type PlatformExtras, type SyncEngine } from '../sync/compose.js';
+import type { OwnerFingerprint } from '../sync/ownerFields.js';
 import type { RunReport } from '../sync/report.js';
 import { logNote, logRun, retryRefs, salesforceReachable } from '../sync/runLog.js';
 import { WEBHOOK_BATCH_SIZE, type BatchHints, type BatchProcessor, type ProcessOutcome, type ProcessResult } from './worker.js';
@@ -32,6 +34,25 @@ interface EngineProcessorOptions {
   platform?: PlatformExtras | undefined;
   /** After each batch, with the engine's report and the Salesforce calls it made (logging, benches, metrics). */
   onBatch?: ((info: { refs: number; report: RunReport; crmCalls: CrmCallCounts; error?: unknown }) => void) | undefined;
+}
+
+/** What this process wrote to an action's owner fields: from which user, and the values (ownerFields.ts). */
+interface WrittenOwner {
+  userId: number;
+  fields: OwnerFingerprint;
+}
+
+/**
+ * Remembers, per action of the batch, what Salesforce now holds in its owner fields: only for an
+ * action written (or found unchanged) whose owner was read or kept; any other action of the batch
+ * is forgotten, so its next batch reads its owner again.
+ */
+function rememberOwners(engine: SyncEngine, wrote: Map<number, WrittenOwner>): void {
+  for (const pair of engine.ownersSeen()) wrote.delete(pair.actionId);
+  for (const s of engine.ownersSettled()) {
+    const action = engine.report.outcomeOf(keyFor('action', s.actionId))?.action;
+    if (action === 'insert' || action === 'update' || action === 'unchanged') wrote.set(s.actionId, { userId: s.userId, fields: s.fields });
+  }
 }
 
 /** What the worker learns from the engine's outcome for one ref. */
@@ -92,6 +113,13 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
   let last: Deps | undefined;
   /** The sync log's objects missing from the org is said once, not at every batch. */
   let missingSaid = false;
+  /**
+   * Action -> the user whose fields this process wrote to it, and what it wrote. A user's later
+   * change comes as a users.update, which re-syncs the actions the queue's owners table holds for
+   * it (this batch's owners are recorded there), so until one is in a batch, owner fields that
+   * still hold what was written are that user's: the engine keeps them instead of reading the user.
+   */
+  const wroteOwner = new Map<number, WrittenOwner>();
 
   return {
     budget() {
@@ -110,7 +138,12 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       try {
         deps = await factory();
         callsBefore = deps.sink.calls();
-        engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize });
+        const changedUsers = new Set(hints.changedUsers ?? []);
+        const keptOwner = (actionId: number, userId: number): OwnerFingerprint | undefined => {
+          const w = wroteOwner.get(actionId);
+          return w !== undefined && w.userId === userId && !changedUsers.has(userId) ? w.fields : undefined;
+        };
+        engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize, keptOwner });
       } catch (error) {
         // No connection: nothing was attempted, every event stays queued.
         return failAll(error);
@@ -126,6 +159,7 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       } catch (error) {
         stopped = error;
       }
+      rememberOwners(engine, wroteOwner);
       if (opts.onBatch !== undefined) {
         // The sink lives across batches: this batch's calls are the difference.
         const after = deps.sink.calls();
