@@ -53,7 +53,15 @@ function rememberOwners(engine: SyncEngine, wrote: Map<number, WrittenOwner>): v
     const action = engine.report.outcomeOf(keyFor('action', s.actionId))?.action;
     if (action === 'insert' || action === 'update' || action === 'unchanged') wrote.set(s.actionId, { userId: s.userId, fields: s.fields });
   }
+  // Bounded: a long-running receiver on a large site forgets the oldest (their owners are read again).
+  for (const id of wrote.keys()) {
+    if (wrote.size <= MAX_OWNERS_KEPT) break;
+    wrote.delete(id);
+  }
 }
+
+/** Actions whose owner fields a receiver remembers (about 200 bytes each: at most ~20 MB). */
+const MAX_OWNERS_KEPT = 100_000;
 
 /** What the worker learns from the engine's outcome for one ref. */
 function outcomeFor(ref: ObjectRef, report: RunReport, fallback: string): ProcessOutcome {
