@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parseLogFormat } from '../config/log.js';
 import type { Command } from 'commander';
 import { redact, type RawSettings } from '../config/load.js';
-import { chooseConnections, DEFAULT_STATE_DIR, loadDeployment, type ConnectionConfig, type Deployment } from '../config/connections.js';
+import { chooseConnections, connectionLabel, DEFAULT_STATE_DIR, loadDeployment, type ConnectionConfig, type Deployment } from '../config/connections.js';
 import { oneLine } from '../config/echo.js';
 import { EXIT, InterruptedError, actionsOf, describeError, exitCodeOf, worstExit, type ExitCode } from '../model/errors.js';
 import { settingFlags, type GlobalOptions } from './globals.js';
@@ -74,7 +74,7 @@ export type SetExit = (code: number) => void;
  * is named), `one` (object, replay, queue retry: the named one, or the only one), `deployment`
  * (serve, queue: the whole deployment, once).
  */
-export type ConnectionMode = 'each' | 'one' | 'deployment';
+type ConnectionMode = 'each' | 'one' | 'deployment';
 
 const EMPTY_DEPLOYMENT: Deployment = { named: false, top: {}, connections: [{ name: undefined, raw: {}, sources: {}, stateDir: DEFAULT_STATE_DIR }] };
 
@@ -160,7 +160,7 @@ async function runEach<T>(connections: ConnectionConfig[], contextOf: (c: Connec
     out = ctx.out;
     const name = connection.name ?? '';
     // A person reads one block per connection, as each ends; the document waits for all.
-    if (!ctx.globals.json) ctx.out.result(`== connection ${name} (site ${connection.raw.SVC_SITE_ID ?? '?'}) ==`);
+    if (!ctx.globals.json) ctx.out.result(`== ${connectionLabel(connection)} (site ${connection.raw.SVC_SITE_ID ?? '?'}) ==`);
     let r: CommandResult<T | null>;
     try {
       r = await work(ctx);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../model/errors.js';
 
-export const ORG_FILE = 'org.json';
+const ORG_FILE = 'org.json';
 
 interface OrgRecord {
   /** The org's id as the login gave it (15 or 18 characters). */
