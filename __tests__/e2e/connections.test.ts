@@ -207,6 +207,20 @@ describe('several sites from one config file', () => {
     expect(stateOf(cwd, 'south')).toBeUndefined();
   }, 120_000);
 
+  it("one connection given the other site's key and URL: its site guard stops it before anything is written; the other syncs", async () => {
+    const cwd = deployment({ south: { SVC_API_URL: stacks.north.platform.url, SVC_API_KEY: { env: 'NORTH_KEY' } } });
+    const before = stacks.south.salesforce.calls();
+    const r = await runJson(['sync', '--all'], cwd);
+    expect(r.code).toBe(2);
+    expect(r.body.result.connections.map((c) => [c.connection, c.status])).toEqual([
+      ['north', 0],
+      ['south', 2],
+    ]);
+    expect(r.body.result.connections[1]!.error).toMatch(/SVC_SITE_ID is 8, but .* serves records of site 7 .*Nothing was written/);
+    const after = stacks.south.salesforce.calls();
+    expect(after.collections + after.bulk).toBe(before.collections + before.bulk);
+  }, 120_000);
+
   it('--connection picks one (where names it); object and replay refuse to guess among several (exit 2, one line)', async () => {
     const cwd = deployment();
     const one = await run(['--json', 'sync', '--all', '--connection', 'south'], cwd);

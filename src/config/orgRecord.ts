@@ -42,13 +42,20 @@ export function readOrgRecord(stateDir: string): OrgRecord | undefined {
   return { orgId, instanceUrl: typeof instanceUrl === 'string' ? instanceUrl : '', recordedAt: typeof recordedAt === 'string' ? recordedAt : '' };
 }
 
-/** Written atomically (temp file, then rename), as the other state files. */
+/**
+ * Written atomically (temp file, then rename), as the other state files. A folder that cannot be
+ * written fails a run where its progress is saved, not here: a read-only `audit` or `doctor` goes on.
+ */
 function writeOrgRecord(stateDir: string, record: OrgRecord): void {
   const file = orgFileOf(stateDir);
-  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`);
-  fs.renameSync(tmp, file);
+  try {
+    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    fs.writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`);
+    fs.renameSync(tmp, file);
+  } catch {
+    fs.rmSync(tmp, { force: true });
+  }
 }
 
 /** The reason in the refusal's line, at load and after login alike (an org id is letters and digits only: read from a login or checked in the file). */
