@@ -132,8 +132,15 @@ describe('several sites from one config file', () => {
 
   it('sync --all of both from one config: each org the exact mirror of its own site; --json holds both; each records its org', async () => {
     const cwd = deployment();
+    for (const n of NAMES) stacks[n].platform.resetCounts();
     const r = await runJson(['sync', '--all', '--report', 'outcomes.csv'], cwd);
     expect(r.code).toBe(0);
+    // Each side was asked with its own credentials only: no request refused on either platform or org.
+    for (const n of NAMES) {
+      expect(stacks[n].platform.requests.status[401] ?? 0).toBe(0);
+      expect(stacks[n].platform.requests.total).toBeGreaterThan(0);
+      expect(stacks[n].salesforce.calls().unauthorized).toBe(0);
+    }
     expect(r.body.status).toBe(0);
     expect(r.body.result.connections.map((c) => [c.connection, c.status])).toEqual([
       ['north', 0],
@@ -205,6 +212,15 @@ describe('several sites from one config file', () => {
     expect(`${r.stdout}${r.stderr}`).not.toContain('wrong-key-0123456789abcdef');
     expect(stateOf(cwd, 'north')).toBeDefined();
     expect(stateOf(cwd, 'south')).toBeUndefined();
+    // Without --json, the same: one line for the failed connection, nothing for the other.
+    const human = await run(['--quiet', 'sync', '--all'], cwd, { SOUTH_KEY: 'wrong-key-0123456789abcdef' });
+    expect(human.code).toBe(2);
+    expect(human.stdout).toBe('');
+    expect(
+      unstamp(human.stderr)
+        .split('\n')
+        .filter((l) => l !== ''),
+    ).toEqual([expect.stringMatching(/^svc-sync: south: platform API rejected the key or URL/)]);
   }, 120_000);
 
   it("one connection given the other site's key and URL: its site guard stops it before anything is written; the other syncs", async () => {
