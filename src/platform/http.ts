@@ -86,8 +86,12 @@ function emptyRequestCounts(): PlatformRequestCounts {
 type GotSource = () => Promise<Got>;
 
 export function createGot(settings: PlatformSettings, stop?: AbortSignal): GotSource {
+  // Loading starts with the client: a run made one to send requests, and the loading (a third of a
+  // run's start-up) overlaps what comes before the first (the Salesforce session check).
+  const loading = import('got');
+  loading.catch(() => undefined);
   let made: Promise<Got> | undefined;
-  return () => (made ??= import('got').then(({ default: got }) => extendGot(got, settings, stop)));
+  return () => (made ??= loading.then(({ default: got }) => extendGot(got, settings, stop)));
 }
 
 function extendGot(got: Got, settings: PlatformSettings, stop: AbortSignal | undefined): Got {
