@@ -13,7 +13,7 @@ import { lazyModule } from '../model/lazyModule.js';
 import type { SalesforceLogin, SalesforceSettings } from '../config/settings.js';
 import { SalesforceAuthError } from '../model/errors.js';
 import { signJwtAssertion } from './jwt.js';
-import { plainGet, type PlainAnswer } from './plainGet.js';
+import { plainRequest, type PlainAnswer } from './plainHttp.js';
 
 // jsforce's core (the connection, no API add-ons: bulk is our own), loaded when a command reaches
 // Salesforce, not at start: the full package costs several times Node's own start-up.
@@ -62,23 +62,28 @@ interface TransportLike {
   httpRequest(req: HttpRequest, options?: HttpRequestOptions): StreamPromise<HttpResponse>;
 }
 
+/** Longest wait for a token answer (fetch, used before, waited up to 300 s for the headers). */
+const LOGIN_TIMEOUT_MS = 60_000;
+
 /** Posts one OAuth token request. Error text comes from Salesforce's error fields, never from our parameters. */
 async function requestToken(loginUrl: string, params: Record<string, string>): Promise<TokenResponse> {
   const url = `${loginUrl.replace(/\/+$/, '')}/services/oauth2/token`;
-  let res: Response;
+  let res: PlainAnswer;
   try {
-    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params).toString() });
+    const form = new URLSearchParams(params).toString();
+    res = await plainRequest(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form, timeoutMs: LOGIN_TIMEOUT_MS });
   } catch (err) {
     throw new SalesforceAuthError(`cannot reach the Salesforce login URL ${url}: ${(err as Error).message}`);
   }
-  const text = await res.text();
+  const text = res.body;
+  const ok = res.status >= 200 && res.status < 300;
   let body: Partial<TokenResponse & { error: string; error_description: string }> = {};
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
     // A non-JSON answer (an HTML error page) is reported by status only.
   }
-  if (!res.ok || !body.access_token || !body.instance_url) {
+  if (!ok || !body.access_token || !body.instance_url) {
     const reason = body.error ? `${body.error}${body.error_description ? `: ${body.error_description}` : ''}` : `HTTP ${res.status}`;
     throw new SalesforceAuthError(`Salesforce refused the ${params.grant_type} login at ${url} (${reason})`);
   }
@@ -186,7 +191,7 @@ async function getWithoutClient(session: TokenResponse, apiVersion: string, path
   const req: HttpRequest = { method: 'GET', url };
   let answer: PlainAnswer;
   try {
-    answer = await plainGet(url, { authorization: `Bearer ${session.access_token}`, accept: 'application/json' }, { timeoutMs: EARLY_TIMEOUT_MS, signal: stop });
+    answer = await plainRequest(url, { method: 'GET', headers: { authorization: `Bearer ${session.access_token}`, accept: 'application/json' }, timeoutMs: EARLY_TIMEOUT_MS, signal: stop });
   } catch (err) {
     if (stop?.aborted) throw err;
     return undefined;
