@@ -27,6 +27,21 @@ await build({
   // got's dependencies include CommonJS that requires Node built-ins (http2-wrapper): an ES module
   // has no `require` of its own.
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module';\nconst require = __svcCreateRequire(import.meta.url);" },
+  plugins: [
+    {
+      // got imports http2-wrapper (and with it node:http2, a sixth of got's load) for its `http2`
+      // option, which the platform client never sets: the wrapper is still bundled, but run only
+      // when got first reads it (a require in a getter is called when read).
+      name: 'http2-wrapper-on-use',
+      setup(b) {
+        b.onResolve({ filter: /^http2-wrapper$/ }, (args) => (args.kind === 'import-statement' ? { path: 'http2-wrapper', namespace: 'on-use' } : undefined));
+        b.onLoad({ filter: /.*/, namespace: 'on-use' }, () => ({
+          resolveDir: root,
+          contents: "const wrapper = () => require('http2-wrapper');\nexport default { get auto() { return wrapper().auto; }, get globalAgent() { return wrapper().globalAgent; } };",
+        }));
+      },
+    },
+  ],
 });
 
 await build({
