@@ -7,10 +7,14 @@
  * request. Order only: no time is measured here (bench/startup.ts prints the times).
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import { cli, removeDir, tempCwd } from './helpers.js';
+import { cli, removeDir, tempCwd, waitFor } from './helpers.js';
 
 interface Seen {
   event: 'sent' | 'answered';
@@ -122,5 +126,33 @@ describe('sync: what goes out before the first platform request', () => {
     expect(seen.filter(isWrite)).toEqual([]);
     expect(s.salesforce.records('Svc_Segment__c')).toEqual([]);
     expect(fs.existsSync(stateFile)).toBe(false);
+  });
+
+  it('Ctrl-C while the session check waits: exit 130 with the resume line, the platform never asked', async () => {
+    const s = await setUp('interrupted');
+    // A Salesforce instance that takes the check and never answers it (a stalled network).
+    const held: http.ServerResponse[] = [];
+    const stalled = http.createServer((_req, res) => held.push(res));
+    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+    try {
+      const instanceUrl = `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`;
+      const child = spawn(process.execPath, [BIN, 'sync', '--all'], {
+        cwd: cwd as string,
+        env: { PATH: process.env.PATH ?? '', HOME: cwd as string, ...READ_WHOLE, ...s.env, SF_INSTANCE_URL: instanceUrl },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      await waitFor(() => (held.length > 0 ? true : undefined), 30_000, 'the session check');
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toMatch(/stopped by Ctrl-C before any record was done; .*resume with: svc-sync sync --all/);
+      expect(s.platform.requests.total).toBe(0);
+    } finally {
+      for (const res of held) res.destroy();
+      stalled.closeAllConnections();
+      await new Promise((resolve) => stalled.close(resolve));
+    }
   });
 });
