@@ -86,8 +86,8 @@ function emptyRequestCounts(): PlatformRequestCounts {
 type GotSource = () => Promise<Got>;
 
 export function createGot(settings: PlatformSettings, stop?: AbortSignal): GotSource {
-  // Loading starts with the client: a run made one to send requests, and the loading (a third of a
-  // run's start-up) overlaps what comes before the first (the Salesforce session check).
+  // Loading starts with the client (made to send requests), so that it overlaps what a run does
+  // before its first request: the Salesforce session check's round trip.
   const loading = import('got');
   loading.catch(() => undefined);
   let made: Promise<Got> | undefined;
