@@ -3,21 +3,13 @@ import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError } from '../../src/model/errors.js';
+import { configErrorOf } from '../support/configError.js';
 import { claimOrg, readOrgRecord } from '../../src/config/orgRecord.js';
 import { loadDeployment } from '../../src/config/connections.js';
 
 const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-org-record-'));
 
-function errorOf(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ConfigError) return e;
-    throw e;
-  }
-  throw new Error('expected a ConfigError');
-}
+const errorOf = configErrorOf;
 
 const WHY = 'records of two sites with the same ids would overwrite each other (one org per connection)';
 

@@ -11,7 +11,7 @@ import { loadRaw, settingsOf } from '../../src/config/load.js';
 import type { Settings } from '../../src/config/settings.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
 import type { ApiAction, ApiUser } from '../../src/model/apiRecords.js';
-import { SYNC_ORDER, type SyncableType } from '../../src/model/objects.js';
+import type { SyncableType } from '../../src/model/objects.js';
 import { createPlatformSource } from '../../src/platform/source.js';
 import { SyncEngine } from '../../src/sync/engine.js';
 import { createEngineProcessor } from '../../src/webhook/processor.js';
@@ -19,6 +19,7 @@ import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { startReceiver, type Receiver } from '../../src/webhook/server.js';
 import { startWorker, type Worker } from '../../src/webhook/worker.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
+import { expectMirrorExact as mirrorExact, fullSync as fullSyncOf } from '../support/mirror.js';
 import { postJson, tempQueue, type TempDir } from './helpers.js';
 
 let stack: Stack;
@@ -39,18 +40,8 @@ const EVENT: Record<SyncableType | 'user', { objectType: string; event: string }
   user: { objectType: 'User', event: 'users.update' },
 };
 
-async function fullSync(dryRun: boolean): Promise<SyncEngine> {
-  const engine = new SyncEngine(createPlatformSource(settings.platform), await SalesforceSink.connect(settings.salesforce), { dryRun, force: false, strictParents: false, batchSize: 500 });
-  await engine.syncScan(SYNC_ORDER, {});
-  return engine;
-}
-
-/** What a full sync would still write: nothing when the mirror is exact. */
-async function expectMirrorExact(): Promise<void> {
-  const engine = await fullSync(true);
-  const drift = [...engine.report.summary].filter(([, c]) => c.inserted + c.updated + c.failed > 0).map(([object, c]) => ({ object, ...c }));
-  expect(drift).toEqual([]);
-}
+const fullSync = (dryRun: boolean): Promise<SyncEngine> => fullSyncOf(settings, dryRun);
+const expectMirrorExact = (): Promise<void> => mirrorExact(settings);
 
 /** Events posted one at a time (each waiting for its answer), then one worker batch; the platform requests it made, by collection. */
 async function deliver(events: Array<{ type: SyncableType | 'user'; id: number }>): Promise<{ requests: number; collections: string[]; done: number; failed: number }> {
