@@ -22,4 +22,14 @@ describe('where', () => {
     expect(w.org.orgId).toBeNull();
     expect(whereLines(w)).toEqual(['site ? (SVC_SITE_ID not set) at 127.0.0.1:4000', 'org ? at 127.0.0.1:5000']);
   });
+
+  it('names the connection: in --json always, in the first line unless every line already begins with it', () => {
+    const org = { instanceUrl: 'https://north.my.salesforce.com', orgId: '00D5g000000NorA' };
+    const w = whereOf(raw, {}, org, 'north');
+    expect(w.connection).toBe('north');
+    expect(Object.keys(w)[0]).toBe('connection');
+    expect(whereLines(w)).toEqual(['connection north: site 42 at api.fundraising.example', 'org 00D5g000000NorA at north.my.salesforce.com']);
+    expect(whereLines(w, true)).toEqual(['site 42 at api.fundraising.example', 'org 00D5g000000NorA at north.my.salesforce.com']);
+    expect(whereOf(raw, {}, org)).not.toHaveProperty('connection');
+  });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError } from '../../src/model/errors.js';
+import { configErrorOf } from '../support/configError.js';
 import { chooseConnections, everySettingGroup, loadDeployment } from '../../src/config/connections.js';
 
 const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-connections-'));
@@ -14,15 +14,7 @@ function configIn(data: unknown): string {
   return cwd;
 }
 
-function messageOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ConfigError) return e.message;
-    throw e;
-  }
-  throw new Error('expected a ConfigError');
-}
+const messageOf = (fn: () => unknown): string => configErrorOf(fn).message;
 
 const TWO = {
   SVC_API_URL: 'http://127.0.0.1:1',

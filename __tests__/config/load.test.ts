@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError } from '../../src/model/errors.js';
+import { configErrorOf } from '../support/configError.js';
 import { loadRaw, settingsOf, platformSettings, redact, salesforceSettings } from '../../src/config/load.js';
 import { settleSeconds, webhookSettings } from '../../src/config/webhookSettings.js';
 import { maskQueueUrl } from '../../src/config/queueUrl.js';
@@ -10,15 +10,7 @@ import { maskQueueUrl } from '../../src/config/queueUrl.js';
 const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));
 const TOKEN_ENV = { SVC_API_URL: 'http://127.0.0.1:1', SVC_API_KEY: 'k-123456', SF_INSTANCE_URL: 'http://127.0.0.1:2', SF_ACCESS_TOKEN: 'tok-abcdef' };
 
-function errorOf(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ConfigError) return e;
-    throw e;
-  }
-  throw new Error('expected a ConfigError');
-}
+const errorOf = configErrorOf;
 
 describe('settings sources', () => {
   it('takes flags over environment over the config file', () => {

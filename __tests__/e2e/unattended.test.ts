@@ -9,7 +9,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BIN, outputOf, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import { ORG_ID } from '../../fixtures/salesforce/emulator.js';
 import { cli, cliJson, donationSynced, keyOf, removeDir, sfRecord, tempCwd } from './helpers.js';
 
 /** Each line on stderr, without the time stamp a log line begins with (stderr is not a terminal here). */
@@ -115,13 +114,13 @@ describe('unattended runs', () => {
         const platformHost = new URL(stack.platform.url).host;
         const orgHost = new URL(stack.salesforce.url).host;
         expect(site).toBe(`site ? (SVC_SITE_ID not set) at ${platformHost} (env, over the config file)`);
-        expect(org).toBe(`org ${ORG_ID.slice(0, 15)} at ${orgHost}`);
+        expect(org).toBe(`org ${stack.salesforce.orgId.slice(0, 15)} at ${orgHost}`);
         for (const line of [site, org]) expect(line!.length).toBeLessThanOrEqual(80);
         const json = await cliJson(stack, ['sync'], dir, undefined, { ...stack.env, SVC_SITE_ID: '6' });
         const where = (json.body.result as unknown as { where: Record<string, unknown> }).where;
         expect(where).toEqual({
           site: { id: 6, host: platformHost, from: { setting: 'SVC_API_URL', source: 'environment', alsoInFile: true } },
-          org: { instanceHost: orgHost, orgId: ORG_ID.slice(0, 15), from: { setting: 'SF_INSTANCE_URL', source: 'environment', alsoInFile: false } },
+          org: { instanceHost: orgHost, orgId: stack.salesforce.orgId.slice(0, 15), from: { setting: 'SF_INSTANCE_URL', source: 'environment', alsoInFile: false } },
         });
       } finally {
         removeDir(dir);

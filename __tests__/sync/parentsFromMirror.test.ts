@@ -8,31 +8,20 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Settings } from '../../src/config/settings.js';
 import { settingsOf } from '../../src/config/load.js';
-import { SalesforceSink } from '../../src/crm/sink.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
-import { SYNC_ORDER, type ObjectRef } from '../../src/model/objects.js';
-import { createPlatformSource } from '../../src/platform/source.js';
+import type { ObjectRef } from '../../src/model/objects.js';
 import { SyncEngine } from '../../src/sync/engine.js';
 import { createEngineProcessor } from '../../src/webhook/processor.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
+import { expectMirrorExact as mirrorExact, fullSync as fullSyncOf } from '../support/mirror.js';
 
 let stack: Stack;
 let settings: Settings;
 
 const PARENT_COLLECTIONS = ['segments', 'projects', 'teams', 'companies', 'actions', 'users'];
 
-async function fullSync(dryRun: boolean): Promise<SyncEngine> {
-  const engine = new SyncEngine(createPlatformSource(settings.platform), await SalesforceSink.connect(settings.salesforce), { dryRun, force: false, strictParents: false, batchSize: 500 });
-  await engine.syncScan(SYNC_ORDER, {});
-  return engine;
-}
-
-/** What a full sync would still write: nothing when the mirror is exact. */
-async function expectMirrorExact(): Promise<void> {
-  const engine = await fullSync(true);
-  const drift = [...engine.report.summary].filter(([, c]) => c.inserted + c.updated + c.failed > 0).map(([object, c]) => ({ object, ...c }));
-  expect(drift).toEqual([]);
-}
+const fullSync = (dryRun: boolean): Promise<SyncEngine> => fullSyncOf(settings, dryRun);
+const expectMirrorExact = (): Promise<void> => mirrorExact(settings);
 
 /** One webhook batch through the real processor, as the worker hands it over (changedSince: just before the changes). */
 async function batch(refs: ObjectRef[], changedSince: string): Promise<{ statuses: string[]; collections: string[] }> {

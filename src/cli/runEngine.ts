@@ -3,6 +3,7 @@
  * run it, and hand back a typed result; its exit code is runStatus.ts's, its text render/runOutput.ts's.
  */
 import { settingsOf } from '../config/load.js';
+import { claimOrg } from '../config/orgRecord.js';
 import { echo, oneLine } from '../config/echo.js';
 import { ConfigError, InterruptedError, describeError } from '../model/errors.js';
 import { createDeps, createEngine, profileFileFor, type Deps, type SyncEngine } from '../sync/compose.js';
@@ -17,7 +18,7 @@ import { formatCount } from './render/text.js';
 import { RunSession } from './runSession.js';
 import { whereLines, whereOf, type Where } from './where.js';
 import { engineRunStatus } from './runStatus.js';
-import type { CommandContext, CommandResult } from './runner.js';
+import { outputFileOf, type CommandContext, type CommandResult } from './runner.js';
 
 export interface RunOptions {
   force?: boolean;
@@ -96,7 +97,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   const { batchSize } = run.opts;
   const settings = settingsOf(ctx.raw);
   const session = new RunSession(ctx);
-  const csv = run.opts.report ? new CsvReport(run.opts.report) : undefined;
+  const csv = run.opts.report ? new CsvReport(outputFileOf(ctx, run.opts.report)) : undefined;
   const report = new RunReport(csv ? (o) => csv.write(o) : undefined);
   const learn = { profileFile: profileFileFor(run.stateFile, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => report.warn(w) };
   const startedAt = new Date();
@@ -110,9 +111,11 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     if (!globals.dryRun) lock = await lockRun(ctx, run.stateFile, Boolean(run.opts.wait), session);
     run.prepare?.();
     deps = await createDeps(settings, session.onWait, session.signal, learn, globals.dryRun);
-    where = whereOf(ctx.raw, ctx.sources, deps.org);
+    // Two connections on one org would overwrite each other's records: refused before the first.
+    claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun);
+    where = whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name);
     // With --json the document holds it (result.where): stderr stays for what goes wrong.
-    if (!ctx.globals.json) for (const line of whereLines(where)) ctx.out.info(line);
+    if (!ctx.globals.json) for (const line of whereLines(where, ctx.out.opts.label !== undefined)) ctx.out.info(line);
     const options = {
       dryRun: globals.dryRun,
       force: Boolean(run.opts.force),

@@ -3,10 +3,11 @@
  * and hand back a typed CommandResult, then alone prints it (human text or the --json envelope)
  * and returns the exit code. Commands never print their result nor pick a process exit code.
  */
+import path from 'node:path';
 import { parseLogFormat } from '../config/log.js';
 import type { Command } from 'commander';
 import { redact, type RawSettings } from '../config/load.js';
-import { chooseConnections, DEFAULT_STATE_DIR, loadDeployment, type ConnectionConfig, type Deployment } from '../config/connections.js';
+import { chooseConnections, connectionLabel, DEFAULT_STATE_DIR, loadDeployment, type ConnectionConfig, type Deployment } from '../config/connections.js';
 import { oneLine } from '../config/echo.js';
 import { EXIT, InterruptedError, actionsOf, describeError, exitCodeOf, worstExit, type ExitCode } from '../model/errors.js';
 import { settingFlags, type GlobalOptions } from './globals.js';
@@ -49,6 +50,21 @@ export interface CommandContext {
   out: Output;
   /** The command line as typed, after `svc-sync` (the resume command of a stopped run). */
   argv: string[];
+  /** This call is one of a run over several connections (each its own block, its stderr lines labelled). */
+  several: boolean;
+}
+
+/**
+ * A file a run writes (--report FILE), for this connection: in a run over several connections,
+ * each writes its own, the name before the extension (report.csv: report.north.csv), so one
+ * connection's report never overwrites another's.
+ */
+export function outputFileOf(ctx: Pick<CommandContext, 'several' | 'connection'>, file: string): string {
+  const name = ctx.connection.name;
+  if (!ctx.several || name === undefined) return file;
+  const { dir, name: base, ext } = path.parse(file);
+  // A file without an extension, or a dot file (.report): the name goes last.
+  return ext === '' || base === '' ? `${file}.${name}` : path.join(dir, `${base}.${name}${ext}`);
 }
 
 export type SetExit = (code: number) => void;
@@ -58,7 +74,7 @@ export type SetExit = (code: number) => void;
  * is named), `one` (object, replay, queue retry: the named one, or the only one), `deployment`
  * (serve, queue: the whole deployment, once).
  */
-export type ConnectionMode = 'each' | 'one' | 'deployment';
+type ConnectionMode = 'each' | 'one' | 'deployment';
 
 const EMPTY_DEPLOYMENT: Deployment = { named: false, top: {}, connections: [{ name: undefined, raw: {}, sources: {}, stateDir: DEFAULT_STATE_DIR }] };
 
@@ -70,7 +86,7 @@ function commandContext(globals: GlobalOptions, deployment: Deployment, connecti
   const masked = (t: string): string => raws.reduce((text, raw) => redact(text, raw), t);
   const label = several && connection.name !== undefined ? connection.name : undefined;
   const out = new Output({ json: globals.json, jsonLines: globals.jsonLines, quiet: globals.quiet, verbose: globals.verbose, logFormat, stamp: !process.stderr.isTTY, label }, masked);
-  return { globals, raw: connection.raw, sources: connection.sources, deployment, connection, out, argv: ['svc-sync', ...argv] };
+  return { globals, raw: connection.raw, sources: connection.sources, deployment, connection, out, argv: ['svc-sync', ...argv], several };
 }
 
 /** Prints a command's result the one way every command does, and gives its exit code. */
@@ -144,7 +160,7 @@ async function runEach<T>(connections: ConnectionConfig[], contextOf: (c: Connec
     out = ctx.out;
     const name = connection.name ?? '';
     // A person reads one block per connection, as each ends; the document waits for all.
-    if (!ctx.globals.json) ctx.out.result(`== connection ${name} (site ${connection.raw.SVC_SITE_ID ?? '?'}) ==`);
+    if (!ctx.globals.json) ctx.out.result(`== ${connectionLabel(connection)} (site ${connection.raw.SVC_SITE_ID ?? '?'}) ==`);
     let r: CommandResult<T | null>;
     try {
       r = await work(ctx);

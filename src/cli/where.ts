@@ -19,6 +19,8 @@ interface Origin {
 }
 
 export interface Where {
+  /** The connection's name, when the config file names its sites. */
+  connection?: string;
   site: { id: number | null; host: string; from?: Origin };
   org: { instanceHost: string; orgId: string | null; from?: Origin };
 }
@@ -30,11 +32,12 @@ function originOf(sources: Sources, setting: SettingName): Origin | undefined {
   return s === undefined ? undefined : { setting, source: s.from, alsoInFile: s.alsoFile };
 }
 
-export function whereOf(raw: RawSettings, sources: Sources, org: OrgIdentity | undefined): Where {
+export function whereOf(raw: RawSettings, sources: Sources, org: OrgIdentity | undefined, connection?: string): Where {
   const siteFrom = originOf(sources, 'SVC_API_URL');
   // OAuth finds the org through its client; a given session through its instance URL.
   const orgFrom = originOf(sources, raw.SF_CLIENT_ID !== undefined ? 'SF_CLIENT_ID' : 'SF_INSTANCE_URL');
   return {
+    ...(connection === undefined ? {} : { connection }),
     site: { id: raw.SVC_SITE_ID === undefined ? null : Number(raw.SVC_SITE_ID), host: hostOf(raw.SVC_API_URL), ...(siteFrom ? { from: siteFrom } : {}) },
     org: { instanceHost: hostOf(org?.instanceUrl ?? raw.SF_INSTANCE_URL ?? raw.SF_LOGIN_URL), orgId: org?.orgId ?? null, ...(orgFrom ? { from: orgFrom } : {}) },
   };
@@ -43,8 +46,12 @@ export function whereOf(raw: RawSettings, sources: Sources, org: OrgIdentity | u
 /** Named only when it matters: the config file said otherwise. */
 const originText = (o: Origin | undefined): string => (o?.alsoInFile ? ` (${o.source === 'environment' ? 'env' : o.source}, over the config file)` : '');
 
-/** Two lines a person reads first. */
-export function whereLines(w: Where): string[] {
+/**
+ * Two lines a person reads first; the first names the connection, unless every stderr line of the
+ * run already begins with its name (`labelled`: a run over several connections).
+ */
+export function whereLines(w: Where, labelled = false): string[] {
+  const named = w.connection !== undefined && !labelled ? `connection ${w.connection}: ` : '';
   const site = w.site.id === null ? 'site ? (SVC_SITE_ID not set)' : `site ${w.site.id}`;
-  return [`${site} at ${w.site.host}${originText(w.site.from)}`, `org ${w.org.orgId ?? '?'} at ${w.org.instanceHost}${originText(w.org.from)}`];
+  return [`${named}${site} at ${w.site.host}${originText(w.site.from)}`, `org ${w.org.orgId ?? '?'} at ${w.org.instanceHost}${originText(w.org.from)}`];
 }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { ConfigError } from '../model/errors.js';
 import { echo } from './echo.js';
 import { readConfigFile, type ConfigFile } from './configFile.js';
+import { orgFileOf, orgKey, readOrgRecord, sameOrgWhy } from './orgRecord.js';
 import { mergeSources, sourcesOf, type LoadOptions, type SettingSource } from './load.js';
 import { SETTINGS, type SettingName, type SettingRow } from './settingsTable.js';
 import type { RawSettings } from './values.js';
@@ -75,15 +76,23 @@ function originOf(url: string | undefined): string | undefined {
   return new URL(url).origin.toLowerCase();
 }
 
+const mapOr = (v: string | undefined, f: (v: string) => string): string | undefined => (v === undefined ? undefined : f(v));
+
 /** The first value two connections share: "connections a and b: <why>" (exit 2). */
 function checkApart(connections: ConnectionConfig[]): void {
-  const keys: Array<{ of: (c: ConnectionConfig) => string | undefined; why: (v: string) => string }> = [
+  const keys: Array<{ of: (c: ConnectionConfig) => string | undefined; why: (v: string) => string; fix?: (c: ConnectionConfig) => string[] }> = [
     { of: (c) => c.raw.SVC_SITE_ID, why: (v) => `both have site ${v}; a webhook of that site could go to either` },
     {
       of: (c) => originOf(c.raw.SF_INSTANCE_URL),
       why: (v) => `both write the org at ${echo(v, 80)}; records of two sites with the same ids would overwrite each other (one org per connection)`,
     },
     { of: (c) => path.resolve(c.stateDir), why: (v) => `both keep their state in ${echo(v, 120)}; give each its own SVC_STATE_DIR` },
+    // What their logins found (org.json in each state folder): a file edited to point two at one org.
+    {
+      of: (c) => mapOr(readOrgRecord(c.stateDir)?.orgId, orgKey),
+      why: sameOrgWhy,
+      fix: (c) => [`give each its own org; if ${c.name ?? '?'} no longer logs in to it, delete ${orgFileOf(c.stateDir)}`],
+    },
   ];
   for (const key of keys) {
     const seen = new Map<string, string>();
@@ -91,7 +100,7 @@ function checkApart(connections: ConnectionConfig[]): void {
       const v = key.of(c);
       if (v === undefined) continue;
       const first = seen.get(v);
-      if (first !== undefined) throw new ConfigError(`connections ${first} and ${c.name ?? '?'}: ${key.why(v)}`);
+      if (first !== undefined) throw new ConfigError(`connections ${first} and ${c.name ?? '?'}: ${key.why(v)}`, key.fix?.(c));
       seen.set(v, c.name ?? '?');
     }
   }

@@ -214,18 +214,7 @@ export interface SettingSource {
   alsoFile: boolean;
 }
 
-/**
- * The source of each setting that is set, by the same precedence as the merge: a run says which
- * source won when a config file and the environment both name a site or an org. `connection`:
- * the settings of the connection the run acts on, which win over the environment.
- */
-export function settingSources(opts: LoadOptions = {}, connection: RawSettings = {}): Partial<Record<SettingName, SettingSource>> {
-  const env = opts.env ?? process.env;
-  const file = readConfigFile(opts.configPath, opts.cwd, env).top;
-  return sourcesOf(opts.flags ?? {}, connection, env, file);
-}
-
-/** Which layer each set setting came from (see settingSources). */
+/** Which layer each set setting came from: flags > the connection's own > environment > file (cli/where.ts says which won). */
 export function sourcesOf(flags: RawSettings, connection: RawSettings, env: NodeJS.ProcessEnv, file: RawSettings): Partial<Record<SettingName, SettingSource>> {
   const set = (v: string | undefined): boolean => v !== undefined && v.trim() !== '';
   const out: Partial<Record<SettingName, SettingSource>> = {};

@@ -120,6 +120,17 @@ export class SalesforceApi {
   }
 
   /**
+   * A GET answered without loading jsforce when the connection is not made yet (the session check
+   * at start-up: a run's first platform request waits for it); anything but a plain success is
+   * asked again through `call`, so failures, renewals and retries are exactly those of `call`.
+   */
+  async getEarly<T>(url: string, stop?: AbortSignal): Promise<T> {
+    this.guard();
+    const early = await this.session.getEarly(url, stop);
+    return early === undefined ? this.call<T>({ method: 'GET', url }) : (early as T);
+  }
+
+  /**
    * A request retried on transient failures of the whole request. Upserts on an external id are
    * idempotent, so re-sending a PATCH or a job creation after a 503 or a dropped connection is safe.
    */

@@ -13,6 +13,7 @@ import { lazyModule } from '../model/lazyModule.js';
 import type { SalesforceLogin, SalesforceSettings } from '../config/settings.js';
 import { SalesforceAuthError } from '../model/errors.js';
 import { signJwtAssertion } from './jwt.js';
+import { plainRequest, type PlainAnswer } from './plainHttp.js';
 
 // jsforce's core (the connection, no API add-ons: bulk is our own), loaded when a command reaches
 // Salesforce, not at start: the full package costs several times Node's own start-up.
@@ -23,7 +24,8 @@ type AuthMethod = SalesforceLogin['method'];
 type ResponseListener = (req: HttpRequest, res: HttpResponse | undefined, err: unknown) => void;
 
 export interface SalesforceSession {
-  connection: Connection;
+  /** jsforce's connection, made (and jsforce's core loaded) on first use: the session check needs neither. */
+  readonly connection: Connection;
   method: AuthMethod;
   apiVersion: string;
   /** OAuth token requests made: the first login and each re-authorisation. */
@@ -32,6 +34,15 @@ export interface SalesforceSession {
   onResponse(listener: ResponseListener): void;
   /** The org's id: from the OAuth identity URL, or the session id's prefix (Salesforce's form: 00D...!...). */
   orgId(): string | undefined;
+  /** The instance the session talks to (a renewal may move it), without making the connection. */
+  instanceUrl(): string;
+  /**
+   * A GET of an API path (`/limits`) sent without jsforce while the connection is not made yet:
+   * the parsed body of a 2xx JSON answer. undefined for any other answer, a network failure, or
+   * once the connection exists: the caller then asks through the connection, whose renewal,
+   * retries and errors are the ones every call meets. Seen by onResponse like any call.
+   */
+  getEarly(path: string, stop?: AbortSignal): Promise<unknown>;
 }
 
 interface TokenResponse {
@@ -51,23 +62,28 @@ interface TransportLike {
   httpRequest(req: HttpRequest, options?: HttpRequestOptions): StreamPromise<HttpResponse>;
 }
 
+/** Longest wait for a token answer (fetch, used before, waited up to 300 s for the headers). */
+const LOGIN_TIMEOUT_MS = 60_000;
+
 /** Posts one OAuth token request. Error text comes from Salesforce's error fields, never from our parameters. */
 async function requestToken(loginUrl: string, params: Record<string, string>): Promise<TokenResponse> {
   const url = `${loginUrl.replace(/\/+$/, '')}/services/oauth2/token`;
-  let res: Response;
+  let res: PlainAnswer;
   try {
-    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params).toString() });
+    const form = new URLSearchParams(params).toString();
+    res = await plainRequest(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form, timeoutMs: LOGIN_TIMEOUT_MS });
   } catch (err) {
     throw new SalesforceAuthError(`cannot reach the Salesforce login URL ${url}: ${(err as Error).message}`);
   }
-  const text = await res.text();
+  const text = res.body;
+  const ok = res.status >= 200 && res.status < 300;
   let body: Partial<TokenResponse & { error: string; error_description: string }> = {};
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
     // A non-JSON answer (an HTML error page) is reported by status only.
   }
-  if (!res.ok || !body.access_token || !body.instance_url) {
+  if (!ok || !body.access_token || !body.instance_url) {
     const reason = body.error ? `${body.error}${body.error_description ? `: ${body.error_description}` : ''}` : `HTTP ${res.status}`;
     throw new SalesforceAuthError(`Salesforce refused the ${params.grant_type} login at ${url} (${reason})`);
   }
@@ -127,40 +143,71 @@ export async function connectSalesforce(settings: SalesforceSettings): Promise<S
   const first: TokenResponse = how.session ? { instance_url: how.session.instanceUrl, access_token: how.session.accessToken } : await login();
   let orgId = orgIdOf(first);
 
-  const JsforceConnection = jsforceCore().Connection;
-  const connection = new JsforceConnection({
-    instanceUrl: first.instance_url,
-    accessToken: first.access_token,
-    version: settings.apiVersion,
-    ...(method === 'access_token' ? {} : { refreshFn }),
-  });
-
   const listeners: ResponseListener[] = [
     (_req, res) => {
       if (res && res.statusCode !== 401) refreshedSinceLastSuccess = false;
     },
   ];
-  // jsforce retries GETs by itself and hides those requests; switch that off so every HTTP call
-  // is seen here and retried (or not) by this tool's policy, for all methods alike.
-  const transport = (connection as unknown as { _transport: TransportLike })._transport;
-  const original = transport.httpRequest.bind(transport);
-  transport.httpRequest = (req, options) => {
-    const p = original(req, { ...options, retry: { ...options?.retry, maxRetries: 0 } });
-    p.then(
-      (res) => listeners.forEach((l) => l(req, res, undefined)),
-      (err: unknown) => listeners.forEach((l) => l(req, undefined, err)),
-    );
-    return p;
+  let connection: Connection | undefined;
+  const connect = (): Connection => {
+    const JsforceConnection = jsforceCore().Connection;
+    const made = new JsforceConnection({
+      instanceUrl: first.instance_url,
+      accessToken: first.access_token,
+      version: settings.apiVersion,
+      ...(method === 'access_token' ? {} : { refreshFn }),
+    });
+    // jsforce retries GETs by itself and hides those requests; switch that off so every HTTP call
+    // is seen here and retried (or not) by this tool's policy, for all methods alike.
+    const transport = (made as unknown as { _transport: TransportLike })._transport;
+    const original = transport.httpRequest.bind(transport);
+    transport.httpRequest = (req, options) => {
+      const p = original(req, { ...options, retry: { ...options?.retry, maxRetries: 0 } });
+      p.then(
+        (res) => listeners.forEach((l) => l(req, res, undefined)),
+        (err: unknown) => listeners.forEach((l) => l(req, undefined, err)),
+      );
+      return p;
+    };
+    return made;
   };
 
   return {
-    connection,
+    get connection() {
+      return (connection ??= connect());
+    },
     method,
     apiVersion: settings.apiVersion,
     authCalls: () => authCalls,
     onResponse: (l) => listeners.push(l),
     orgId: () => orgId,
+    instanceUrl: () => connection?.instanceUrl ?? first.instance_url,
+    getEarly: (path, stop) => (connection ? Promise.resolve(undefined) : getWithoutClient(first, settings.apiVersion, path, listeners, stop)),
   };
+}
+
+/** Longest wait for the early answer; past it the call is made again through the connection. */
+const EARLY_TIMEOUT_MS = 30_000;
+
+/** getEarly's request: the token as jsforce sends it, the answer shown to the listeners as jsforce's are. */
+async function getWithoutClient(session: TokenResponse, apiVersion: string, path: string, listeners: ResponseListener[], stop?: AbortSignal): Promise<unknown> {
+  const url = `${session.instance_url.replace(/\/+$/, '')}/services/data/v${apiVersion}${path}`;
+  const req: HttpRequest = { method: 'GET', url };
+  let answer: PlainAnswer;
+  try {
+    answer = await plainRequest(url, { method: 'GET', headers: { authorization: `Bearer ${session.access_token}`, accept: 'application/json' }, timeoutMs: EARLY_TIMEOUT_MS, signal: stop });
+  } catch (err) {
+    if (stop?.aborted) throw err;
+    return undefined;
+  }
+  const headers = Object.fromEntries(Object.entries(answer.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
+  listeners.forEach((l) => l(req, { statusCode: answer.status, headers, body: answer.body }, undefined));
+  if (answer.status < 200 || answer.status >= 300) return undefined;
+  try {
+    return JSON.parse(answer.body) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 async function readKey(file: string): Promise<string> {

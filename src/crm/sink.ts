@@ -76,13 +76,14 @@ export class SalesforceSink implements AuditSink {
    * session is renewed here, or ends the run with exit 2 before the platform is read) and gives
    * the allowance guard its reading before the first write. Says which org the run acts on.
    */
-  async verifySession(): Promise<OrgIdentity> {
-    const limits = await this.api.call<{ DailyApiRequests?: { Max?: number; Remaining?: number } }>({ method: 'GET', url: '/limits' });
+  async verifySession(stop?: AbortSignal): Promise<OrgIdentity> {
+    // Without jsforce when it answers plainly: jsforce is loaded at the first query or write.
+    const limits = await this.api.getEarly<{ DailyApiRequests?: { Max?: number; Remaining?: number } }>('/limits', stop);
     const daily = limits.DailyApiRequests;
     if (typeof daily?.Max === 'number' && typeof daily.Remaining === 'number') this.api.noteUsage(daily.Max - daily.Remaining, daily.Max);
     this.api.guard();
     const orgId = this.session.orgId();
-    return { instanceUrl: this.session.connection.instanceUrl, ...(orgId === undefined ? {} : { orgId }) };
+    return { instanceUrl: this.session.instanceUrl(), ...(orgId === undefined ? {} : { orgId }) };
   }
 
   apiUsage(): { used: number; limit: number } | undefined {

@@ -15,6 +15,8 @@ import type { MapResult, ParentRef } from './types.js';
 interface MapExtras {
   /** Actions: the owner's full user record; null when it could not be fetched (404). */
   user?: ApiUser | null;
+  /** Actions: the user fields are left as Salesforce holds them, taken from this owner (no warning). */
+  userFromMirror?: boolean;
   /** Donations and subscriptions: the external_reference of the target entity, when known. */
   targetExternalReference?: string | null;
 }
@@ -143,7 +145,9 @@ export function mapRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T
   if (schema.context.owner) {
     const ownerId = ownerIdOf(type, record);
     if (ownerId === undefined) warnings.push(`${type} has no owner: user fields left out`);
-    else if (!extras.user) warnings.push(`owner user ${ownerId} could not be fetched: user fields left out`);
+    else if (extras.userFromMirror === true) {
+      // The mirror holds this owner's fields already: left out, so the write keeps them.
+    } else if (!extras.user) warnings.push(`owner user ${ownerId} could not be fetched: user fields left out`);
     else ctx.user = extras.user;
   }
   if (schema.context.target) ctx.target = { external_reference: extras.targetExternalReference ?? undefined };
@@ -155,10 +159,17 @@ export function mapRecord<T extends SyncableType>(type: T, record: ApiRecordOf[T
  * (from `users`, which the caller fetched) and the external reference of its target's Salesforce
  * record. The engine and the audit both map through here, so they compare like with like.
  */
-export function mapInContext<T extends SyncableType>(type: T, record: ApiRecordOf[T], users: ReadonlyMap<number, ApiUser>, target: Readonly<Record<string, unknown>> | null | undefined): MapResult {
+export function mapInContext<T extends SyncableType>(
+  type: T,
+  record: ApiRecordOf[T],
+  users: ReadonlyMap<number, ApiUser>,
+  target: Readonly<Record<string, unknown>> | null | undefined,
+  userFromMirror = false,
+): MapResult {
   const rules = SCHEMA[type].context;
   const extras: MapExtras = {};
-  if (rules.owner) {
+  if (rules.owner && userFromMirror) extras.userFromMirror = true;
+  else if (rules.owner) {
     const ownerId = ownerIdOf(type, record);
     extras.user = ownerId === undefined ? null : (users.get(ownerId) ?? null);
   }

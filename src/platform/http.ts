@@ -86,8 +86,12 @@ function emptyRequestCounts(): PlatformRequestCounts {
 type GotSource = () => Promise<Got>;
 
 export function createGot(settings: PlatformSettings, stop?: AbortSignal): GotSource {
+  // Loading starts with the client (made to send requests), so that it overlaps what a run does
+  // before its first request: the Salesforce session check's round trip.
+  const loading = import('got');
+  loading.catch(() => undefined);
   let made: Promise<Got> | undefined;
-  return () => (made ??= import('got').then(({ default: got }) => extendGot(got, settings, stop)));
+  return () => (made ??= loading.then(({ default: got }) => extendGot(got, settings, stop)));
 }
 
 function extendGot(got: Got, settings: PlatformSettings, stop: AbortSignal | undefined): Got {

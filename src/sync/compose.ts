@@ -83,14 +83,14 @@ function commandSource(settings: Settings, onNote: OnNote, stop: AbortSignal | u
  * The Salesforce side of a command run, its login checked (one call, before the platform is
  * read): an expired session that cannot be renewed ends the run with exit 2 here.
  */
-async function verifiedSink(settings: Settings): Promise<{ sink: SalesforceSink; org: OrgIdentity }> {
+async function verifiedSink(settings: Settings, stop: AbortSignal | undefined): Promise<{ sink: SalesforceSink; org: OrgIdentity }> {
   const sink = await SalesforceSink.connect(settings.salesforce);
-  return { sink, org: await sink.verifySession() };
+  return { sink, org: await sink.verifySession(stop) };
 }
 
 export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, dryRun = false): Promise<Deps> {
   const source = commandSource(settings, onNote, stop, learn);
-  const { sink, org } = await verifiedSink(settings);
+  const { sink, org } = await verifiedSink(settings, stop);
   return { source, sink, org, log: logFor(settings, sink, dryRun) };
 }
 
@@ -166,7 +166,7 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     const connected = await sink;
     // Which org the login reached (no call of its own): serve keeps two connections off one org.
     const orgId = connected.session.orgId();
-    const org = { instanceUrl: connected.session.connection.instanceUrl, ...(orgId === undefined ? {} : { orgId }) };
+    const org = { instanceUrl: connected.session.instanceUrl(), ...(orgId === undefined ? {} : { orgId }) };
     return { source, sink: connected, org, log: logFor(settings, connected, false) };
   };
 }
@@ -209,7 +209,7 @@ export async function checkSetup(platform: PlatformSettings, salesforce: Salesfo
   const orgId = sink.session.orgId();
   return {
     ...(key.ok ? {} : { platformError: key.message, platformFailure: key.notPlatform ? new ConfigError(key.message) : key.error }),
-    org: { instanceUrl: sink.session.connection.instanceUrl, ...(orgId === undefined ? {} : { orgId }) },
+    org: { instanceUrl: sink.session.instanceUrl(), ...(orgId === undefined ? {} : { orgId }) },
     ...(profile ? { profile } : {}),
     findings,
     actions: fixesFor(findings),
@@ -250,7 +250,7 @@ export interface AuditDeps {
 
 export async function createAuditDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, writes = false): Promise<AuditDeps> {
   const source = commandSource(settings, onNote, stop, learn);
-  const { sink, org } = await verifiedSink(settings);
+  const { sink, org } = await verifiedSink(settings, stop);
   // Only an audit that writes (--fix, --delete-orphans) logs its run.
   return { source, sink, org, log: logFor(settings, sink, !writes) };
 }

@@ -16,6 +16,7 @@ import type { CrmSink, RecordSource, ScanFilter } from '../model/ports.js';
 import { keyFor, refOfKey } from '../model/refs.js';
 import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
 import { isParentType, RecordCache } from './cache.js';
+import type { OwnerFingerprint } from './ownerFields.js';
 import { Projection } from './projection.js';
 import { RunReport } from './report.js';
 import type { AbsentParent } from './state.js';
@@ -34,6 +35,8 @@ export interface EngineOptions {
   stop?: AbortSignal;
   /** Keys whose Salesforce Id the run keeps for salesforceRecord (`object`). */
   keepIdsOf?: ReadonlySet<string>;
+  /** `serve`: what this process last wrote to an action's owner fields from this user (Projection's keptOwner). */
+  keptOwner?: (actionId: number, userId: number) => OwnerFingerprint | undefined;
 }
 
 interface ScanHooks {
@@ -46,6 +49,11 @@ interface ScanHooks {
   pageRecords?: (<T extends SyncableType>(type: T, records: ApiRecordOf[T][], failedIds: number[]) => void) | undefined;
 }
 
+/** An action whose owner fields a run settled: the owner, and what the write leaves in those fields. */
+interface SettledOwner extends OwnerPair {
+  fields: OwnerFingerprint;
+}
+
 const NOT_FOUND = 'not found on the platform (deleted or never existed)';
 /** How the absence was established: a request that answered 404, or a complete list scan (no request). */
 const NOT_FOUND_BY_ID = `${NOT_FOUND}: 404 by id`;
@@ -55,6 +63,8 @@ export class SyncEngine {
   readonly report: RunReport;
   /** Action -> owner pairs seen in this run (the webhook worker re-syncs actions on users.update). */
   private readonly owners: OwnerPair[] = [];
+  /** Action -> owner pairs whose owner fields this run read from the platform or kept as written, with what they hold. */
+  private readonly settled: SettledOwner[] = [];
   private readonly cache = new RecordCache();
   private readonly done = new Map<ObjectType, number>();
   /** Ids fetched so far per type (the fetch phase's progress). */
@@ -79,6 +89,8 @@ export class SyncEngine {
       mapping: (type) => this.opts.onProgress?.({ type, phase: 'map', done: this.done.get(type) ?? 0, total: this.totals.get(type) }),
       warn: (text) => this.report.warn(text),
       owner: (pair) => this.owners.push(pair),
+      ownerSettled: (pair, fields) => this.settled.push({ ...pair, fields }),
+      ...(opts.keptOwner === undefined ? {} : { keptOwner: opts.keptOwner }),
     });
   }
 
@@ -111,6 +123,11 @@ export class SyncEngine {
   /** The action -> owner pairs seen so far in this run, a copy. */
   ownersSeen(): OwnerPair[] {
     return this.owners.map((p) => ({ ...p }));
+  }
+
+  /** The pairs whose owner fields this run settled (read from the platform, or kept as written), with what they hold. */
+  ownersSettled(): SettledOwner[] {
+    return this.settled.map((p) => ({ ...p }));
   }
 
   /**

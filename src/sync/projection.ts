@@ -17,6 +17,7 @@ import type { Changes, OwnerPair } from '../model/outcomes.js';
 import type { CrmSink, RecordSource } from '../model/ports.js';
 import type { RecordCache } from './cache.js';
 import { diffRecord } from './diff.js';
+import { fingerprintOf, userFields, type OwnerFingerprint } from './ownerFields.js';
 
 /** How a run makes a batch's parents known before mapping it, and what it tells on the way. */
 interface ProjectionHooks {
@@ -28,6 +29,21 @@ interface ProjectionHooks {
   warn(text: string): void;
   /** Each record's owner, as met (the webhook worker re-syncs actions on users.update). */
   owner?(pair: OwnerPair): void;
+  /**
+   * What this process last wrote to the record's owner fields from this user, when the user has
+   * no change in the batch (`serve`): Salesforce still holding exactly that stands for a read of
+   * the user (ownerKept checks it).
+   */
+  keptOwner?(recordId: number, userId: number): OwnerFingerprint | undefined;
+  /** Each record whose owner fields are settled here (read from the platform, or kept as written): what they hold. */
+  ownerSettled?(pair: OwnerPair, fields: OwnerFingerprint): void;
+}
+
+/** A batch's owners: user records read from the platform, and the records whose owner fields Salesforce keeps. */
+interface Owners {
+  users: ReadonlyMap<number, ApiUser>;
+  /** Records mapped with their owner fields left as the mirror holds them, by record. */
+  kept: ReadonlyMap<object, MapResult>;
 }
 
 export class Projection {
@@ -57,11 +73,13 @@ export class Projection {
     const parentOf = new Map(eligible.map((r) => [r, parentRef(type, r)] as const));
     await this.hooks.ensureParents([...parentOf.values()].filter((p): p is ParentRef => p !== null));
     this.hooks.mapping?.(type);
-    const users = SCHEMA[type].context.owner ? await this.owners(type, eligible) : new Map<number, ApiUser>();
-    for (const record of eligible) {
+    const owners: Owners = SCHEMA[type].context.owner ? await this.owners(type, eligible) : { users: new Map(), kept: new Map() };
+    const mapped = eligible.map((record) => {
       const parent = parentOf.get(record);
-      results.push(mapInContext(type, record, users, parent ? this.parents.record(parent.key) : undefined));
-    }
+      return owners.kept.get(record) ?? mapInContext(type, record, owners.users, parent ? this.parents.record(parent.key) : undefined);
+    });
+    if (SCHEMA[type].context.owner) this.settleOwners(type, eligible, mapped, owners);
+    results.push(...mapped);
     return { results, eligible };
   }
 
@@ -80,22 +98,69 @@ export class Projection {
     return currentOf(this.sink, schema, keys);
   }
 
-  /** The owners' user records of a batch (the source fetches each user once per run). */
-  private async owners<T extends SyncableType>(type: T, records: readonly ApiRecordOf[T][]): Promise<ReadonlyMap<number, ApiUser>> {
-    const ids = new Set<number>();
+  /**
+   * The owners' user records of a batch (the source fetches each user once per run), except where
+   * Salesforce still holds what this process wrote from the same user (keptOwner, ownerKept).
+   */
+  private async owners<T extends SyncableType>(type: T, records: readonly ApiRecordOf[T][]): Promise<Owners> {
+    const candidates = new Map<ApiRecordOf[T], OwnerFingerprint>();
+    const pairs = new Map<ApiRecordOf[T], OwnerPair>();
     for (const r of records) {
       const ownerId = ownerIdOf(type, r);
       if (ownerId === undefined) continue;
-      ids.add(ownerId);
-      this.hooks.owner?.({ userId: ownerId, actionId: r.id });
+      const pair = { userId: ownerId, actionId: r.id };
+      pairs.set(r, pair);
+      this.hooks.owner?.(pair);
+      const written = this.hooks.keptOwner?.(r.id, ownerId);
+      if (written !== undefined) candidates.set(r, written);
     }
-    if (ids.size === 0) return new Map();
-    const res = await this.source.fetch('user', [...ids]);
-    for (const [id, err] of res.failed) {
+    const kept = await this.ownerKept(type, candidates);
+    const ids = new Set([...pairs].filter(([r]) => !kept.has(r)).map(([, p]) => p.userId));
+    const res = ids.size === 0 ? undefined : await this.source.fetch('user', [...ids]);
+    for (const [id, err] of res?.failed ?? []) {
       if (isFatal(err)) throw err;
       this.hooks.warn(`user ${id}: ${err.message}`);
     }
-    return res.records;
+    return { users: res?.records ?? new Map<number, ApiUser>(), kept };
+  }
+
+  /**
+   * Of the candidates, the records whose owner fields Salesforce holds exactly as this process
+   * wrote them (the same fields set, the same values): mapped with those fields left as they are.
+   * Any other (the record missing there, edited by hand, written by another run since) reads its user.
+   */
+  private async ownerKept<T extends SyncableType>(type: T, candidates: ReadonlyMap<ApiRecordOf[T], OwnerFingerprint>): Promise<Map<object, MapResult>> {
+    const kept = new Map<object, MapResult>();
+    const schema = SCHEMA[type];
+    if (candidates.size === 0) return kept;
+    const mapped = new Map([...candidates.keys()].map((r) => [r, mapInContext(type, r, new Map(), undefined, true)] as const));
+    const keys = [...mapped.values()].flatMap((m) => (m.kind === 'record' ? [m.key] : []));
+    const stored = await this.sink.readByKeys(schema.apiName, keys, ['Id', ...userFields(schema).map((f) => f.name)]);
+    for (const [r, m] of mapped) {
+      const current = m.kind === 'record' ? stored.get(m.key) : undefined;
+      const written = candidates.get(r);
+      if (current === undefined || written === undefined) continue;
+      const now = fingerprintOf(schema, current, written.sent);
+      if (now.hash === written.hash) kept.set(r, m);
+    }
+    return kept;
+  }
+
+  /** After mapping: the owner fields each record's write will leave in Salesforce, for those whose user was read or kept. */
+  private settleOwners<T extends SyncableType>(type: T, eligible: readonly ApiRecordOf[T][], results: readonly MapResult[], owners: Owners): void {
+    const settled = this.hooks.ownerSettled;
+    if (settled === undefined) return;
+    const schema = SCHEMA[type];
+    eligible.forEach((r, i) => {
+      const ownerId = ownerIdOf(type, r);
+      const m = results[i];
+      if (ownerId === undefined || m?.kind !== 'record') return;
+      const pair = { userId: ownerId, actionId: r.id };
+      const kept = this.hooks.keptOwner?.(r.id, ownerId);
+      if (owners.kept.has(r) && kept !== undefined) settled(pair, kept);
+      // A user not read (a 404, a failure) settles nothing: the next batch reads it again.
+      else if (owners.users.has(ownerId)) settled(pair, fingerprintOf(schema, m.fields));
+    });
   }
 }
 

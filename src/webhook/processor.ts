@@ -5,7 +5,8 @@
  * Fresh per batch: the engine (its run cache) and the platform source (its record cache), so a
  * donation announced again after its batch is fetched again (it may now carry the paid status).
  * Kept across batches: the Salesforce connection and the platform client, so the rate-limit
- * pacer keeps what it learned from the API's headers.
+ * pacer keeps what it learned from the API's headers; and which user each action this process
+ * wrote took its owner fields from, so a later batch need not read that user again (keptOwners).
  *
  * No sync logic lives here: this file translates between the worker's and the engine's words.
  */
@@ -15,6 +16,7 @@ import type { ObjectRef } from '../model/objects.js';
 import { keyFor } from '../model/refs.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
 import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type OrgIdentity, type PlatformExtras, type SyncEngine } from '../sync/compose.js';
+import type { OwnerFingerprint } from '../sync/ownerFields.js';
 import type { RunReport } from '../sync/report.js';
 import { logNote, logRun, retryRefs, salesforceReachable } from '../sync/runLog.js';
 import { WEBHOOK_BATCH_SIZE, type BatchHints, type BatchProcessor, type ProcessOutcome, type ProcessResult } from './worker.js';
@@ -35,6 +37,33 @@ interface EngineProcessorOptions {
   /** Called with the org once logged in, before anything is written: throws to refuse it (another connection's org). */
   admitOrg?: ((org: OrgIdentity | undefined) => void) | undefined;
 }
+
+/** What this process wrote to an action's owner fields: from which user, and the values (ownerFields.ts). */
+interface WrittenOwner {
+  userId: number;
+  fields: OwnerFingerprint;
+}
+
+/**
+ * Remembers, per action of the batch, what Salesforce now holds in its owner fields: only for an
+ * action written (or found unchanged) whose owner was read or kept; any other action of the batch
+ * is forgotten, so its next batch reads its owner again.
+ */
+function rememberOwners(engine: SyncEngine, wrote: Map<number, WrittenOwner>): void {
+  for (const pair of engine.ownersSeen()) wrote.delete(pair.actionId);
+  for (const s of engine.ownersSettled()) {
+    const action = engine.report.outcomeOf(keyFor('action', s.actionId))?.action;
+    if (action === 'insert' || action === 'update' || action === 'unchanged') wrote.set(s.actionId, { userId: s.userId, fields: s.fields });
+  }
+  // Bounded: a long-running receiver on a large site forgets the oldest (their owners are read again).
+  for (const id of wrote.keys()) {
+    if (wrote.size <= MAX_OWNERS_KEPT) break;
+    wrote.delete(id);
+  }
+}
+
+/** Actions whose owner fields a receiver remembers (about 200 bytes each: at most ~20 MB). */
+const MAX_OWNERS_KEPT = 100_000;
 
 /** What the worker learns from the engine's outcome for one ref. */
 function outcomeFor(ref: ObjectRef, report: RunReport, fallback: string): ProcessOutcome {
@@ -96,6 +125,13 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
   let missingSaid = false;
   /** Why the last batch could do nothing (BatchProcessor.paused). */
   let pausedBy: string | undefined;
+  /**
+   * Action -> the user whose fields this process wrote to it, and what it wrote. A user's later
+   * change comes as a users.update, which re-syncs the actions the queue's owners table holds for
+   * it (this batch's owners are recorded there), so until one is in a batch, owner fields that
+   * still hold what was written are that user's: the engine keeps them instead of reading the user.
+   */
+  const wroteOwner = new Map<number, WrittenOwner>();
 
   return {
     budget() {
@@ -119,7 +155,12 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
         deps = await factory();
         opts.admitOrg?.(deps.org);
         callsBefore = deps.sink.calls();
-        engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize });
+        const changedUsers = new Set(hints.changedUsers ?? []);
+        const keptOwner = (actionId: number, userId: number): OwnerFingerprint | undefined => {
+          const w = wroteOwner.get(actionId);
+          return w !== undefined && w.userId === userId && !changedUsers.has(userId) ? w.fields : undefined;
+        };
+        engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize, keptOwner });
       } catch (error) {
         // No connection: nothing was attempted, every event stays queued.
         pausedBy = messageOf(error);
@@ -136,6 +177,7 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       } catch (error) {
         stopped = error;
       }
+      rememberOwners(engine, wroteOwner);
       if (opts.onBatch !== undefined) {
         // The sink lives across batches: this batch's calls are the difference.
         const after = deps.sink.calls();

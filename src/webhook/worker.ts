@@ -233,7 +233,7 @@ class QueueWorker implements Worker {
       let owners: OwnerPair[] = [];
       let requests: number | undefined;
       if (refs.size > 0) {
-        const result = await this.opts.processor.process([...refs.values()], { changedSince: new Date(batch.oldestReceivedAt - CHANGE_MARGIN_MS).toISOString() });
+        const result = await this.opts.processor.process([...refs.values()], { changedSince: new Date(batch.oldestReceivedAt - CHANGE_MARGIN_MS).toISOString(), changedUsers: [...actionsOf.keys()] });
         for (const o of result.outcomes) byKey.set(refKey(o.ref), worse(byKey.get(refKey(o.ref)), o));
         owners = result.owners ?? [];
         requests = result.requests;

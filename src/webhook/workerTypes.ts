@@ -24,6 +24,8 @@ export interface ProcessResult {
 
 export interface BatchHints {
   changedSince?: string;
+  /** Users with a users.update in the batch (their actions are among the refs): read again, never kept from the mirror. */
+  changedUsers?: readonly number[];
 }
 
 /** The platform stamps updated_at before it sends the webhook; this covers clock skew and slow delivery. */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import fs from 'node:fs';
 import { settingsOf } from '../../config/load.js';
+import { claimOrg } from '../../config/orgRecord.js';
 import { ConfigError, messageOf, type ExitCode } from '../../model/errors.js';
 import type { LogResult } from '../../model/syncLog.js';
 import { RunReport } from '../../sync/report.js';
@@ -10,7 +11,7 @@ import { parseLimit, type Limit } from '../../sync/auditGuard.js';
 import { runAudit, type AuditResult } from '../../sync/auditRun.js';
 import { createAuditDeps, profileFileFor, type AuditDeps } from '../../sync/compose.js';
 import { renderAudit, writeDriftCsv } from '../render/auditTables.js';
-import { runCommand, type CommandResult, type SetExit } from '../runner.js';
+import { outputFileOf, runCommand, type CommandResult, type SetExit } from '../runner.js';
 import { RunSession } from '../runSession.js';
 import { auditRunStatus } from '../runStatus.js';
 import { CLI_BATCH_SIZE, lockRun, parseBatchSize } from '../runEngine.js';
@@ -107,7 +108,8 @@ export function auditCommand(program: Command, setExit: SetExit): void {
         const { globals } = ctx;
         const { types = [...SYNC_ORDER], batchSize = CLI_BATCH_SIZE, maxDelete, maxFix } = opts;
         const settings = settingsOf(ctx.raw);
-        if (opts.report) checkWritable(opts.report);
+        const reportFile = opts.report === undefined ? undefined : outputFileOf(ctx, opts.report);
+        if (reportFile) checkWritable(reportFile);
         // The first Ctrl-C lets the batch in flight finish and reports what was done; the second quits.
         const session = new RunSession(ctx, 'listing what was done');
         let lock: RunLock | undefined;
@@ -119,9 +121,10 @@ export function auditCommand(program: Command, setExit: SetExit): void {
           const profileWarnings: string[] = [];
           const learn = { profileFile: profileFileFor(undefined, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => profileWarnings.push(w) };
           const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, learn, writes);
-          const where = whereOf(ctx.raw, ctx.sources, deps.org);
+          claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun);
+          const where = whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name);
           // With --json the document holds it (result.where): stderr stays for what goes wrong.
-          if (!ctx.globals.json) for (const line of whereLines(where)) ctx.out.info(line);
+          if (!ctx.globals.json) for (const line of whereLines(where, ctx.out.opts.label !== undefined)) ctx.out.info(line);
           const {
             result: found,
             warnings: auditWarnings,
@@ -144,7 +147,7 @@ export function auditCommand(program: Command, setExit: SetExit): void {
           const { command, ...rest } = found;
           const result: AuditResult & { where: Where } = { command, where, ...rest };
           const warnings = [...profileWarnings, ...auditWarnings];
-          if (opts.report) writeDriftCsv(opts.report, result);
+          if (reportFile) writeDriftCsv(reportFile, result);
           const status = auditRunStatus({ stopped, open: (result.remaining ?? result.drift).length, failed, problems: result.problems.length });
           const open = (result.remaining ?? result.drift).length;
           const why = [

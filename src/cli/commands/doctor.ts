@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { platformSettings, requireSettings, salesforceSettings } from '../../config/load.js';
+import { claimOrg } from '../../config/orgRecord.js';
 import { EXIT, exitCodeOf, type ExitCode } from '../../model/errors.js';
 import { whereLines, whereOf } from '../where.js';
 import { checkSetup, profileFileFor } from '../../sync/compose.js';
@@ -30,9 +31,10 @@ export function doctorCommand(program: Command, setExit: SetExit): void {
           const { platformError, platformFailure, findings, actions, requests, profile, org } = await checkSetup(platformSettings(ctx.raw), salesforceSettings(ctx.raw), {
             profileFile: profileFileFor(undefined, ctx.connection.stateDir),
           });
-          const where = whereOf(ctx.raw, ctx.sources, org);
+          claimOrg(ctx.deployment.connections, ctx.connection, org, !ctx.globals.dryRun);
+          const where = whereOf(ctx.raw, ctx.sources, org, ctx.connection.name);
           // With --json the document holds it (result.where): stderr stays for what goes wrong.
-          if (!ctx.globals.json) for (const line of whereLines(where)) ctx.out.info(line);
+          if (!ctx.globals.json) for (const line of whereLines(where, ctx.out.opts.label !== undefined)) ctx.out.info(line);
           const platformLine = platformError === undefined ? 'platform API key: ok' : `platform API: FAILED (${platformError})`;
           // A key or URL sync would refuse with 2 is 2 here too; the org's findings are 1.
           const status = platformFailure !== undefined ? (Math.max(exitCodeOf(platformFailure), EXIT.PARTIAL) as ExitCode) : findings.length === 0 ? EXIT.OK : EXIT.PARTIAL;

@@ -1,0 +1,86 @@
+/** One org per connection: what a login found is recorded, and a second connection on that org refused. */
+import { describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { configErrorOf } from '../support/configError.js';
+import { claimOrg, readOrgRecord } from '../../src/config/orgRecord.js';
+import { loadDeployment } from '../../src/config/connections.js';
+
+const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-org-record-'));
+
+const errorOf = configErrorOf;
+
+const WHY = 'records of two sites with the same ids would overwrite each other (one org per connection)';
+
+describe('claimOrg', () => {
+  it('records the org of a named connection, atomically, and refuses another connection on it (15 or 18 characters alike)', () => {
+    const dir = tmp();
+    const all = ['north', 'south', 'east'].map((name) => ({ name, stateDir: path.join(dir, name) }));
+    const [north, south, east] = all as [(typeof all)[0], (typeof all)[0], (typeof all)[0]];
+    claimOrg(all, north, { orgId: '00D5g000001NortAAA', instanceUrl: 'https://north.example' }, true);
+    expect(readOrgRecord(north.stateDir)).toMatchObject({ orgId: '00D5g000001NortAAA', instanceUrl: 'https://north.example' });
+    expect(fs.readdirSync(north.stateDir)).toEqual(['org.json']);
+    // South comes second in the file: named second, whichever logged in first.
+    const refused = errorOf(() => claimOrg(all, south, { orgId: '00D5g000001Nort', instanceUrl: 'https://other.example' }, true));
+    expect(refused.message).toBe(`connections north and south: both log in to org 00D5g000001Nort; ${WHY}`);
+    expect(refused.actions?.[0]).toContain(path.join(north.stateDir, 'org.json'));
+    expect(readOrgRecord(south.stateDir)).toBeUndefined();
+    // Another org is fine; a dry run (record: false) writes nothing.
+    claimOrg(all, east, { orgId: '00D5g000001East', instanceUrl: 'https://east.example' }, false);
+    expect(readOrgRecord(east.stateDir)).toBeUndefined();
+  });
+
+  it('refuses an org reached earlier in this process though nothing was recorded (a dry run)', () => {
+    const dir = tmp();
+    const all = ['one', 'two'].map((name) => ({ name, stateDir: path.join(dir, name) }));
+    claimOrg(all, all[1]!, { orgId: '00D5g000002Same', instanceUrl: 'https://a.example' }, false);
+    expect(errorOf(() => claimOrg(all, all[0]!, { orgId: '00D5g000002Same', instanceUrl: 'https://b.example' }, false)).message).toBe(
+      `connections one and two: both log in to org 00D5g000002Same; ${WHY}`,
+    );
+    // The same connection again (a second command of the process) is no conflict.
+    claimOrg(all, all[1]!, { orgId: '00D5g000002Same', instanceUrl: 'https://a.example' }, false);
+  });
+
+  it('does nothing for the one implicit connection, or an org id not known', () => {
+    const dir = tmp();
+    claimOrg([{ name: undefined, stateDir: dir }], { name: undefined, stateDir: dir }, { orgId: '00D5g000003Only', instanceUrl: 'https://x.example' }, true);
+    claimOrg([{ name: 'a', stateDir: dir }], { name: 'a', stateDir: dir }, { instanceUrl: 'https://x.example' }, true);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('a file that is not an org record is no record', () => {
+    const dir = tmp();
+    fs.writeFileSync(path.join(dir, 'org.json'), '{"orgId": "not an org"}');
+    expect(readOrgRecord(dir)).toBeUndefined();
+    fs.writeFileSync(path.join(dir, 'org.json'), 'nonsense');
+    expect(readOrgRecord(dir)).toBeUndefined();
+  });
+});
+
+describe('at load', () => {
+  it('two connections whose recorded orgs are one are refused, naming both and the file to delete', () => {
+    const cwd = tmp();
+    fs.writeFileSync(
+      path.join(cwd, 'svc-sync.config.json'),
+      JSON.stringify({ connections: { north: { SVC_SITE_ID: 7, SF_INSTANCE_URL: 'https://a.example' }, south: { SVC_SITE_ID: 8, SF_INSTANCE_URL: 'https://b.example' } } }),
+    );
+    const record = (name: string, orgId: string): void => {
+      fs.mkdirSync(path.join(cwd, '.svc-sync', name), { recursive: true });
+      fs.writeFileSync(path.join(cwd, '.svc-sync', name, 'org.json'), JSON.stringify({ orgId, instanceUrl: 'https://x.example', recordedAt: '2026-11-26T00:00:00.000Z' }));
+    };
+    record('north', '00D5g000004TwinAAA');
+    record('south', '00D5g000004TwinBBB');
+    const prev = process.cwd();
+    process.chdir(cwd);
+    try {
+      const e = errorOf(() => loadDeployment({ cwd, env: {} }));
+      expect(e.message).toBe(`connections north and south: both log in to org 00D5g000004Twin; ${WHY}`);
+      expect(e.actions).toEqual([`give each its own org; if south no longer logs in to it, delete ${path.join('.svc-sync', 'south', 'org.json')}`]);
+      record('south', '00D5g000004Othr');
+      expect(loadDeployment({ cwd, env: {} }).connections).toHaveLength(2);
+    } finally {
+      process.chdir(prev);
+    }
+  });
+});

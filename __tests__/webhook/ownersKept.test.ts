@@ -1,0 +1,240 @@
+/**
+ * Owners kept: `serve` remembers which user's fields it wrote to each action, so a later batch
+ * with that action's change need not read the user again: a burst one event at a time costs the
+ * filtered list pages of the changed collections and nothing else. Each case goes through the
+ * receiver, the queue and the worker with the real engine, counts the fake platform's requests
+ * (it serves one API key) and ends with the whole mirror compared against a full sync (a dry run
+ * that would write nothing).
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { loadRaw, settingsOf } from '../../src/config/load.js';
+import type { Settings } from '../../src/config/settings.js';
+import { SalesforceSink } from '../../src/crm/sink.js';
+import type { ApiAction, ApiUser } from '../../src/model/apiRecords.js';
+import type { SyncableType } from '../../src/model/objects.js';
+import { createPlatformSource } from '../../src/platform/source.js';
+import { SyncEngine } from '../../src/sync/engine.js';
+import { createEngineProcessor } from '../../src/webhook/processor.js';
+import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
+import { startReceiver, type Receiver } from '../../src/webhook/server.js';
+import { startWorker, type Worker } from '../../src/webhook/worker.js';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+import { expectMirrorExact as mirrorExact, fullSync as fullSyncOf } from '../support/mirror.js';
+import { postJson, tempQueue, type TempDir } from './helpers.js';
+
+let stack: Stack;
+let settings: Settings;
+let dir: TempDir;
+let queue: SqliteQueue;
+let worker: Worker;
+let receiver: Receiver;
+
+const EVENT: Record<SyncableType | 'user', { objectType: string; event: string }> = {
+  segment: { objectType: 'Segment', event: 'segments.update' },
+  project: { objectType: 'Project', event: 'projects.update' },
+  team: { objectType: 'Team', event: 'teams.update' },
+  company: { objectType: 'Company', event: 'companies.update' },
+  action: { objectType: 'Action', event: 'actions.update' },
+  donation: { objectType: 'Donation', event: 'donations.update' },
+  newsletter_subscription: { objectType: 'NewsletterSubscription', event: 'newsletter_subscriptions.update' },
+  user: { objectType: 'User', event: 'users.update' },
+};
+
+const fullSync = (dryRun: boolean): Promise<SyncEngine> => fullSyncOf(settings, dryRun);
+const expectMirrorExact = (): Promise<void> => mirrorExact(settings);
+
+/** Events posted one at a time (each waiting for its answer), then one worker batch; the platform requests it made, by collection. */
+async function deliver(events: Array<{ type: SyncableType | 'user'; id: number }>): Promise<{ requests: number; collections: string[]; done: number; failed: number }> {
+  stack.platform.resetCounts();
+  for (const e of events) {
+    const body = { object_type: EVENT[e.type].objectType, object_id: e.id, event_type: EVENT[e.type].event, application: 'Kentaa', site_id: 6 };
+    expect((await postJson(`${receiver.url}/webhooks`, body)).status).toBe(200);
+  }
+  const batch = await worker.runOnce();
+  if (batch === undefined) throw new Error('no batch ran');
+  expect(await worker.runOnce()).toBeUndefined();
+  return { requests: stack.platform.requests.total, collections: stack.platform.requests.log.map((e) => `${e.kind} ${String(e.collection)}`), done: batch.done, failed: batch.failed };
+}
+
+const paidDonations = (): number[] =>
+  stack.platform.site.donation.filter((d) => ['paid', 'refunded', 'chargedback'].includes(String(d.payment_status)) && Number(d.total_amount) !== 0).map((d) => d.id);
+
+const sf = (object: string, key: string): Record<string, unknown> => {
+  const r = stack.salesforce.get(object, key);
+  if (!r) throw new Error(`${key} is not in Salesforce`);
+  return r;
+};
+
+const userOf = (action: ApiAction): ApiUser => {
+  const user = stack.platform.site.user.find((u) => u.id === action.owner?.id);
+  if (!user) throw new Error(`action ${action.id} has no owner on the platform`);
+  return user;
+};
+
+const ownerLink = (u: ApiUser): ApiAction['owner'] => ({ id: u.id, first_name: u.first_name, infix: u.infix, last_name: u.last_name, email: u.email });
+
+/** The burst's records: donations, actions and subscriptions the org mirrors. */
+let burst: Array<{ type: SyncableType; id: number; field: string }>;
+/** Actions the warm-up batch syncs: not in the burst, so the burst starts with no owner kept. */
+let warmActions: ApiAction[];
+
+beforeAll(async () => {
+  stack = await startStack({ site: { seed: 11, segments: 2, projectsPerSegment: 2, teamsPerProject: 2, companiesPerProject: 1, actionsPerParent: 2, donations: 200, newsletterSubscriptions: 16 } });
+  dir = tempQueue();
+  settings = settingsOf(loadRaw({ env: { ...stack.env, SVC_TIMEOUT_MS: '5000' }, cwd: dir.dir }));
+  // The warm org: a full sync has mirrored the site.
+  expect((await fullSync(false)).report.failed).toBe(0);
+  const site = stack.platform.site;
+  warmActions = site.action.slice(0, 3);
+  burst = [
+    ...paidDonations()
+      .slice(0, 60)
+      .map((id) => ({ type: 'donation' as const, id, field: 'message' })),
+    ...site.action.slice(3, 13).map((a) => ({ type: 'action' as const, id: a.id, field: 'title' })),
+    ...site.newsletter_subscription.slice(0, 10).map((s) => ({ type: 'newsletter_subscription' as const, id: s.id, field: 'first_name' })),
+  ];
+  queue = new SqliteQueue(dir.db);
+  worker = startWorker({ queue, processor: createEngineProcessor(settings), loop: false, settleMs: 0, log: () => undefined });
+  receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue });
+  // serve has been running: a batch has read unfiltered list pages (their shapes are known) and
+  // some owners, none of the burst's.
+  const warm = await createEngineProcessor(settings).process([
+    ...warmActions.map((a) => ({ type: 'action' as const, id: a.id })),
+    ...paidDonations()
+      .slice(-3)
+      .map((id) => ({ type: 'donation' as const, id })),
+    ...site.newsletter_subscription.slice(-3).map((s) => ({ type: 'newsletter_subscription' as const, id: s.id })),
+  ]);
+  expect(warm.outcomes.every((o) => o.status === 'done')).toBe(true);
+});
+
+afterAll(async () => {
+  await receiver?.close();
+  await worker?.stop();
+  await queue?.close();
+  await stack?.close();
+  dir?.cleanup();
+});
+
+describe('a burst one event at a time', () => {
+  it('reads the owners once: the same records changed again cost the three filtered list pages, <= 0.05 requests per event', async () => {
+    const events = [...burst, ...burst.slice(0, 27)];
+    for (const round of [1, 2]) {
+      for (const e of burst) stack.platform.update(e.type, e.id, { [e.field]: `round ${round} ${e.id}` });
+      const result = await deliver(events);
+      expect(result).toMatchObject({ done: events.length, failed: 0 });
+      if (round === 1) {
+        // The first meeting: each action's owner is read (one users list scan for the batch).
+        expect(result.collections.filter((c) => c.endsWith(' users')).length).toBeGreaterThan(0);
+      } else {
+        expect(result.collections.sort()).toEqual(['list actions', 'list donations', 'list newsletter-subscriptions']);
+        expect(result.requests / events.length).toBeLessThanOrEqual(0.05);
+      }
+      for (const e of burst) {
+        const object = { donation: 'Svc_Donation__c', action: 'Svc_Action__c', newsletter_subscription: 'Svc_NewsletterSubscription__c' }[e.type as string] as string;
+        const key = `${{ donation: 'Donation', action: 'Action', newsletter_subscription: 'NewsletterSubscription' }[e.type as string] as string}_${e.id}`;
+        const field = { message: 'Message__c', title: 'Title__c', first_name: 'FirstName__c' }[e.field] as string;
+        expect(sf(object, key)[field]).toBe(`round ${round} ${e.id}`);
+      }
+    }
+    await expectMirrorExact();
+  });
+
+  it("reads the user again when the user's own change is in the same batch", async () => {
+    const action = stack.platform.site.action[5] as ApiAction;
+    const user = userOf(action);
+    stack.platform.update('user', user.id, { city: 'Changed in the batch', phone: '+31 20 555 0101' });
+    stack.platform.update('action', action.id, { title: 'with its owner' });
+
+    const result = await deliver([
+      { type: 'action', id: action.id },
+      { type: 'user', id: user.id },
+    ]);
+
+    expect(result).toMatchObject({ failed: 0 });
+    expect(result.collections.filter((c) => c.endsWith(' users')).length).toBeGreaterThan(0);
+    expect(sf('Svc_Action__c', `Action_${action.id}`)).toMatchObject({ Title__c: 'with its owner', City__c: 'Changed in the batch', Phone__c: '+31 20 555 0101' });
+    await expectMirrorExact();
+  });
+
+  it('reads the user when the mirror lacks the action it wrote (deleted in Salesforce)', async () => {
+    const site = stack.platform.site;
+    const action = site.action[6] as ApiAction;
+    const user = userOf(action);
+    const key = `Action_${action.id}`;
+    // The deletion clears the lookups of its donations: their own events come with the action's.
+    expect(stack.salesforce.deleteRecord('Svc_Action__c', key)).toBe(true);
+    stack.platform.update('action', action.id, { title: 'written again' });
+    const donations = site.donation.filter((d) => d.action_id === action.id).map((d) => ({ type: 'donation' as const, id: d.id }));
+
+    const result = await deliver([{ type: 'action', id: action.id }, ...donations]);
+
+    expect(result).toMatchObject({ failed: 0 });
+    expect(result.collections.filter((c) => c.endsWith(' users')).length).toBeGreaterThan(0);
+    expect(sf('Svc_Action__c', key)).toMatchObject({ Title__c: 'written again', Email__c: user.email });
+    await expectMirrorExact();
+  });
+
+  it("reads the user when another run wrote another owner's fields since", async () => {
+    const site = stack.platform.site;
+    // An action of the burst whose owner has a city (a blank would not clear the other's).
+    const action = site.action.slice(7, 13).find((a) => typeof userOf(a).city === 'string') as ApiAction;
+    const owner = userOf(action);
+    const other = site.user.find((u) => u.id !== owner.id && u.email !== owner.email && typeof u.city === 'string' && u.city !== owner.city);
+    if (!other) throw new Error('no other user');
+    // The action passes to another user and a sync (not serve) writes it; then it comes back.
+    stack.platform.update('action', action.id, { owner: ownerLink(other) });
+    const sync = new SyncEngine(createPlatformSource(settings.platform), await SalesforceSink.connect(settings.salesforce), { dryRun: false, force: false, strictParents: false, batchSize: 500 });
+    await sync.syncRefs([{ type: 'action', id: action.id }]);
+    expect(sf('Svc_Action__c', `Action_${action.id}`).City__c).toBe(other.city);
+    stack.platform.update('action', action.id, { owner: ownerLink(owner), title: 'back to its owner' });
+
+    const result = await deliver([{ type: 'action', id: action.id }]);
+
+    expect(result).toMatchObject({ done: 1, failed: 0 });
+    expect(result.collections.filter((c) => c.endsWith(' users')).length).toBeGreaterThan(0);
+    expect(sf('Svc_Action__c', `Action_${action.id}`)).toMatchObject({ Title__c: 'back to its owner', Email__c: owner.email, City__c: owner.city });
+    await expectMirrorExact();
+  });
+
+  it('reads the user when an owner field was edited by hand in Salesforce since it was written', async () => {
+    const action = stack.platform.site.action.slice(8, 13).find((a) => typeof userOf(a).city === 'string') as ApiAction;
+    const owner = userOf(action);
+    const key = `Action_${action.id}`;
+    stack.salesforce.editRecord('Svc_Action__c', key, { City__c: 'Edited by hand' });
+    stack.platform.update('action', action.id, { title: 'after a hand edit' });
+
+    const result = await deliver([{ type: 'action', id: action.id }]);
+
+    expect(result).toMatchObject({ done: 1, failed: 0 });
+    expect(result.collections.filter((c) => c.endsWith(' users')).length).toBeGreaterThan(0);
+    expect(sf('Svc_Action__c', key)).toMatchObject({ Title__c: 'after a hand edit', City__c: owner.city });
+    await expectMirrorExact();
+  });
+
+  it('reads the user again in the next batch when it could not be read in the last one', async () => {
+    const site = stack.platform.site;
+    const action = site.action.slice(8, 13).find((a) => typeof userOf(a).city === 'string') as ApiAction;
+    const owner = { ...userOf(action) };
+    // The owner's users.update comes while the user answers 404: the batch reads it and cannot,
+    // so the action is written without its owner fields, and nothing is kept of them.
+    expect(stack.platform.remove('user', owner.id)).toBe(true);
+    stack.platform.update('action', action.id, { title: 'owner not found' });
+    const first = await deliver([
+      { type: 'action', id: action.id },
+      { type: 'user', id: owner.id },
+    ]);
+    expect(first).toMatchObject({ failed: 0 });
+    expect(first.collections.filter((c) => c.endsWith(' users')).length).toBeGreaterThan(0);
+    expect(sf('Svc_Action__c', `Action_${action.id}`).Title__c).toBe('owner not found');
+    stack.platform.add('user', owner);
+    stack.platform.update('action', action.id, { title: 'owner back' });
+
+    const second = await deliver([{ type: 'action', id: action.id }]);
+
+    expect(second).toMatchObject({ done: 1, failed: 0 });
+    expect(second.collections.filter((c) => c.endsWith(' users')).length).toBeGreaterThan(0);
+    expect(sf('Svc_Action__c', `Action_${action.id}`)).toMatchObject({ Title__c: 'owner back', City__c: owner.city });
+    await expectMirrorExact();
+  });
+});

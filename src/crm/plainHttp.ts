@@ -1,0 +1,39 @@
+/**
+ * One request with Node's own HTTP client, for what a run does before its first platform request:
+ * the OAuth token call and the session check. jsforce's core costs more to load than Node's own
+ * start, and so does fetch's client (undici) on its first call; node:http is loaded anyway
+ * (node:https only for an https URL).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+
+export interface PlainAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+interface PlainRequest {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** Rejects on a network error, on `timeoutMs` without an answer, and with the signal's reason when it is aborted. */
+export async function plainRequest(url: string, r: PlainRequest): Promise<PlainAnswer> {
+  const target = new URL(url);
+  const client = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  const headers = r.body === undefined ? r.headers : { ...r.headers, 'content-length': String(Buffer.byteLength(r.body)) };
+  return new Promise((resolve, reject) => {
+    const req = client.request(target, { method: r.method, headers, timeout: r.timeoutMs, ...(r.signal ? { signal: r.signal } : {}) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${Math.round(r.timeoutMs / 1000)} s`)));
+    req.on('error', (err) => reject(r.signal?.aborted ? (r.signal.reason as unknown) : err));
+    req.end(r.body);
+  });
+}
