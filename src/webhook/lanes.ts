@@ -113,8 +113,8 @@ export function watchStrays(queue: QueueStore, lanes: readonly Lane[], log: LogS
       for (const { connection, counts } of await queue.countsByConnection()) {
         const open = counts.pending + counts.failed + counts.processing;
         if (open > 0 && ownerOf(lanes, connection) === undefined) {
-          const who = connection === '' ? 'no connection (a queue from before "connections")' : `connection "${connection}" (the config no longer has it)`;
-          log(`webhook queue: warning: ${open} open events of ${who} are left pending; add the connection back to sync them`, 'warn');
+          const who = connection === '' ? 'no connection (a queue from before "connections")' : `connection "${connection}" (not among the connections this serve runs)`;
+          log(`webhook queue: warning: ${open} open events of ${who} are left pending; serve that connection to sync them`, 'warn');
         }
       }
     } catch {
