@@ -317,3 +317,29 @@ describe('starting and operating several connections', () => {
     expect(res.stderr).toMatch(/2 connections \(north, south\): this command acts on one; choose it with --connection NAME/);
   }, 30_000);
 });
+
+describe('stopping', () => {
+  it("SIGTERM while both connections' batches wait on their platform: exit 143, each batch handed back", async () => {
+    fs.rmSync(path.join(cwd, '.svc-sync'), { recursive: true, force: true });
+    writeConfig();
+    await startServe();
+    for (const [stack, site, secret] of [
+      [north, 6, HOOK_NORTH],
+      [south, 7, HOOK_SOUTH],
+    ] as const) {
+      const d = stack.platform.site.donation.filter((x) => x.payment_status === 'paid')[2]!;
+      stack.platform.faults.next(20, '429', { path: `/donations/${d.id}`, retryAfter: 600 });
+      expect((await post(`${base}/webhooks`, { object_type: 'Donation', object_id: d.id, event_type: 'donations.update', application: 'Kentaa', site_id: site }, secret)).status).toBe(200);
+    }
+    await waitFor(() => (/connection north: waiting 600 s/.test(stderr) && /connection south: waiting 600 s/.test(stderr) ? true : undefined), 30_000, 'both batches to wait');
+    const proc = child as ChildProcess;
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+    proc.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    expect(stderr.match(/events handed back, processed on the next start/g)?.length).toBe(2);
+    north.platform.faults.clear();
+    south.platform.faults.clear();
+    const q = await queueJson();
+    expect(q.result.counts).toMatchObject({ pending: 2, failed: 0, processing: 0 });
+  }, 60_000);
+});
