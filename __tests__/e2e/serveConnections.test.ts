@@ -289,8 +289,10 @@ describe('two connections on one org', () => {
     await eventually(async () => (await queueJson()).result.byConnection?.find((c) => c.connection === 'north')?.counts.done === 1, 30_000, 'north to sync');
     const before = north.salesforce.records('Svc_Donation__c').map((r) => `${r.SvcId__c}:${String(r.Amount__c)}`);
     expect((await post(`${base}/webhooks`, { object_type: 'Donation', object_id: id, event_type: 'donations.update', application: 'Kentaa', site_id: 7 }, HOOK_SOUTH)).status).toBe(200);
-    await waitFor(() => (/reach the same Salesforce org/.test(stderr) ? true : undefined), 30_000, 'the refusal');
-    expect(stderr).toMatch(new RegExp(`connections north and south reach the same Salesforce org ${ORG_NORTH}: .*; south is paused and nothing is written for it`));
+    await waitFor(() => (/both log in to org/.test(stderr) ? true : undefined), 30_000, 'the refusal');
+    expect(stderr).toMatch(
+      new RegExp(`svc-sync serve: error: connections north and south: both log in to org ${ORG_NORTH.slice(0, 15)}; .*; connection south is paused and nothing is written for it`),
+    );
     await eventually(async () => (await queueJson()).result.byConnection?.find((c) => c.connection === 'south')?.counts.failed === 1, 30_000, 'south to hold its event');
     // Only north's own donation values are in the org: south wrote nothing.
     const after = north.salesforce.records('Svc_Donation__c').map((r) => `${r.SvcId__c}:${String(r.Amount__c)}`);

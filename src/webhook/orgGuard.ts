@@ -1,38 +1,31 @@
 /**
  * Two connections on one org (issue 31, item 5): the eight objects carry no site and two sites'
  * ids may be the same numbers, so two connections writing one org would overwrite each other's
- * records. Each connection's org is known once it has logged in (its first batch): the first
- * connection to reach an org holds it; a second one reaching the same org is refused before it
- * writes anything, its events wait (paused), and one error line names both connections.
+ * records. Each connection's org is known once it has logged in (its first batch); the check is
+ * the commands' own (`claim`: config/orgRecord.ts, the orgs other connections recorded and the
+ * ones reached in this process). A connection refused is paused before it writes anything: its
+ * events wait, and one error line names both connections (once, not at every retry).
  */
 import type { LogSink } from '../config/log.js';
-import { ConfigError } from '../model/errors.js';
-import type { OrgIdentity } from '../sync/compose.js';
+import { messageOf } from '../model/errors.js';
 
 export class OrgGuard {
-  /** Org id -> the connection that reached it first. */
-  private readonly holders = new Map<string, string>();
-  /** Pairs already said, so the line is written once, not at every retry. */
+  /** Connections already said to be paused. */
   private readonly said = new Set<string>();
 
   constructor(private readonly log: LogSink) {}
 
-  /** Throws (a ConfigError) when another connection already holds this org. */
-  admit(connection: string, org: OrgIdentity | undefined): void {
-    const id = org?.orgId;
-    if (id === undefined) return;
-    const holder = this.holders.get(id);
-    if (holder === undefined || holder === connection) {
-      this.holders.set(id, connection);
-      return;
+  /** Runs the check; a refusal is logged once for the connection and thrown on (the batch fails, the events wait). */
+  admit(connection: string, claim: () => void): void {
+    try {
+      claim();
+      this.said.delete(connection);
+    } catch (error) {
+      if (!this.said.has(connection)) {
+        this.said.add(connection);
+        this.log(`svc-sync serve: error: ${messageOf(error)}; connection ${connection} is paused and nothing is written for it`, 'error');
+      }
+      throw error;
     }
-    const reason =
-      `connections ${holder} and ${connection} reach the same Salesforce org ${id}: the objects carry no site and ids of two sites may be the same numbers, ` +
-      `so one would overwrite the other's records; ${connection} is paused and nothing is written for it: give it an org of its own`;
-    if (!this.said.has(connection)) {
-      this.said.add(connection);
-      this.log(`svc-sync serve: error: ${reason}`, 'error');
-    }
-    throw new ConfigError(reason);
   }
 }

@@ -83,7 +83,7 @@ export function serveCommand(program: Command, setExit: SetExit): void {
           const log: LogSink = (line, level = 'info') => void ((ctx.globals.quiet && level === 'info') || ctx.out.log(level, line, true));
           // Every connection (or the one --connection names), probed and given its processor.
           const chosen = ctx.deployment.named && ctx.connection.name !== undefined ? [ctx.connection] : ctx.deployment.connections;
-          const connections = await serveConnections(chosen, log, { batchSize: size });
+          const connections = await serveConnections(chosen, ctx.deployment.connections, log, { batchSize: size });
           const service = await serve({
             connections,
             host: opts.host,

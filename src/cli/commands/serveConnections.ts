@@ -10,6 +10,7 @@ import { settingsOf } from '../../config/load.js';
 import type { LogSink } from '../../config/log.js';
 import type { Settings } from '../../config/settings.js';
 import { ConfigError } from '../../model/errors.js';
+import { claimOrg } from '../../config/orgRecord.js';
 import { probePlatformApi, profileFileFor } from '../../sync/compose.js';
 import type { ServeConnection } from '../../webhook/lanes.js';
 import { OrgGuard } from '../../webhook/orgGuard.js';
@@ -41,7 +42,7 @@ interface Tuning {
 }
 
 /** Each connection probed (in the file's order) and given its processor; throws on the first fatal problem. */
-export async function serveConnections(list: readonly ConnectionInput[], log: LogSink, tuning: Tuning): Promise<ServeConnection[]> {
+export async function serveConnections(list: readonly ConnectionInput[], all: readonly ConnectionInput[], log: LogSink, tuning: Tuning): Promise<ServeConnection[]> {
   const named = list.some((c) => c.name !== undefined);
   const guard = new OrgGuard(log);
   const out: ServeConnection[] = [];
@@ -68,7 +69,8 @@ export async function serveConnections(list: readonly ConnectionInput[], log: Lo
             profileFile: profileFileFor(undefined, c.stateDir),
           },
           onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
-          ...(named && name !== undefined ? { admitOrg: (org) => guard.admit(name, org) } : {}),
+          // Checked (and recorded) as the commands check it: one org per connection of the deployment.
+          ...(named && name !== undefined ? { admitOrg: (org) => guard.admit(name, () => claimOrg(all, c, org, true)) } : {}),
         }),
     });
   }
