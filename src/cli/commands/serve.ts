@@ -43,6 +43,7 @@ const SERVE_HELP = helpAfter({
     'GET /healthz answers 503 while the queue is unreachable; GET /metrics serves Prometheus metrics.',
     'With SVC_ADMIN_TOKEN set, GET /status shows a status page for a browser (sign in with the token).',
     'With SVC_QUEUE_URL, a batch claimed by a receiver that dies is claimed again after SVC_QUEUE_LEASE_S (default 60).',
+    'With "connections" in the config file, one serve takes every site\'s webhooks: each is routed by its site_id (or posted to /webhooks/<name>); --connection NAME serves one.',
   ],
   examples: ['SVC_WEBHOOK_SECRET=... svc-sync serve --port 8080'],
 });
