@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { BIN, runCli } from '../fixtures/cli.js';
+import { BIN, READ_WHOLE, runCli } from '../fixtures/cli.js';
 import type { Stack } from '../fixtures/stack.js';
 import { prng } from '../fixtures/platform/site.js';
 
@@ -24,11 +24,11 @@ export async function startServe(stack: Stack, dir: string, extraArgs: string[])
   const secret = randomBytes(16).toString('hex');
   const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--queue', `${dir}/queue.db`, ...extraArgs], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: dir, ...stack.env, SVC_WEBHOOK_SECRET: secret },
+    // Whole lines: the listening line is read for its URL, which an 80-column wrap would split.
+    env: { PATH: process.env.PATH ?? '', HOME: dir, ...READ_WHOLE, ...stack.env, SVC_WEBHOOK_SECRET: secret },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const lines: string[] = [];
-  let partial = '';
   let exitCode: number | undefined;
   const exited = new Promise<number>((resolve) =>
     child.on('close', (code) => {
@@ -36,7 +36,25 @@ export async function startServe(stack: Stack, dir: string, extraArgs: string[])
       resolve(exitCode);
     }),
   );
-  const listening = new Promise<string>((resolve, reject) => {
+  const base = await listeningBase(child, lines, exited);
+  return {
+    url: `${base}/webhooks/${secret}`,
+    exitCode: () => exitCode,
+    lines,
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/**
+ * The base URL a spawned `serve` says it listens on; every stderr line is kept in `lines` (for
+ * the bench's own checks and for the error when serve exits first).
+ */
+export function listeningBase(child: ChildProcess, lines: string[], exited: Promise<number>): Promise<string> {
+  let partial = '';
+  return new Promise<string>((resolve, reject) => {
     child.stderr?.on('data', (d: Buffer) => {
       partial += d.toString();
       const parts = partial.split('\n');
@@ -49,16 +67,6 @@ export async function startServe(stack: Stack, dir: string, extraArgs: string[])
     });
     void exited.then((code) => reject(new Error(`serve exited with ${code} before listening: ${lines.slice(-3).join(' | ')}`)));
   });
-  const base = await listening;
-  return {
-    url: `${base}/webhooks/${secret}`,
-    exitCode: () => exitCode,
-    lines,
-    async stop() {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
 }
 
 export interface WebhookEvent {

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { BIN, READ_WHOLE, runCli } from '../fixtures/cli.js';
 import { prng } from '../fixtures/platform/site.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
-import { postJson } from './live.js';
+import { listeningBase, postJson } from './live.js';
 
 const [eventsPerSite = 600, siteDonations = 1500, concurrency = 16] = process.argv.slice(2).map(Number);
 
@@ -49,20 +49,8 @@ async function startServe(dir: string): Promise<Proc> {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const lines: string[] = [];
-  let partial = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr?.on('data', (d: Buffer) => {
-      partial += d.toString();
-      const parts = partial.split('\n');
-      partial = parts.pop() ?? '';
-      for (const line of parts) {
-        lines.push(line);
-        const m = /listening on (http:\/\/[^\s]+?)\/webhooks/.exec(line);
-        if (m) resolve(m[1] as string);
-      }
-    });
-    child.on('close', (code) => reject(new Error(`serve exited ${code}: ${lines.slice(-3).join(' | ')}`)));
-  });
+  const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+  const url = await listeningBase(child, lines, exited);
   return { child, url, lines };
 }
 
