@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parseLogFormat } from '../config/log.js';
 import type { Command } from 'commander';
 import { redact, type RawSettings } from '../config/load.js';
-import { chooseConnections, connectionLabel, DEFAULT_STATE_DIR, loadDeployment, type ConnectionConfig, type Deployment } from '../config/connections.js';
+import { chooseConnections, connectionLabel, DEFAULT_STATE_DIR, loadDeployment, wholeDeployment, type ConnectionConfig, type Deployment } from '../config/connections.js';
 import { oneLine } from '../config/echo.js';
 import { EXIT, InterruptedError, actionsOf, describeError, exitCodeOf, worstExit, type ExitCode } from '../model/errors.js';
 import { settingFlags, type GlobalOptions } from './globals.js';
@@ -81,7 +81,8 @@ const EMPTY_DEPLOYMENT: Deployment = { named: false, top: {}, connections: [{ na
 function commandContext(globals: GlobalOptions, deployment: Deployment, connection: ConnectionConfig, argv: string[], several: boolean): CommandContext {
   // Stderr that is not a terminal is a log (cron): its lines carry their time.
   const logFormat = parseLogFormat(deployment.top.SVC_LOG_FORMAT);
-  const raws = [deployment.top, ...deployment.connections.map((c) => c.raw)];
+  // Each group once: without "connections" the top level is the one connection's own object.
+  const raws = [...new Set([deployment.top, ...deployment.connections.map((c) => c.raw)])];
   // Every connection's secrets are masked in every line: one site's key never shows in another's output.
   const masked = (t: string): string => raws.reduce((text, raw) => redact(text, raw), t);
   const label = several && connection.name !== undefined ? connection.name : undefined;
@@ -135,8 +136,7 @@ export async function runCommand<T>(
   const mode = opts.connections ?? 'one';
   if (mode === 'deployment') {
     const chosen = deployment.top.SVC_CONNECTION === undefined ? undefined : chooseConnections(deployment, 'one')[0];
-    const whole: ConnectionConfig = deployment.named ? { name: undefined, raw: deployment.top, sources: {}, stateDir: deployment.top.SVC_STATE_DIR ?? DEFAULT_STATE_DIR } : deployment.connections[0]!;
-    const ctx = commandContext(globals, deployment, chosen ?? whole, typed, false);
+    const ctx = commandContext(globals, deployment, chosen ?? wholeDeployment(deployment), typed, false);
     return setExit(render(ctx.out, await work(ctx)));
   }
   const chosen = chooseConnections(deployment, mode);

@@ -51,10 +51,7 @@ export function loadDeployment(opts: LoadOptions = {}): Deployment {
   const flags = opts.flags ?? {};
   const file = readConfigFile(opts.configPath, opts.cwd, env);
   const top = mergeSources(flags, env, file.top);
-  if (file.connections === undefined) {
-    const stateDir = top.SVC_STATE_DIR ?? DEFAULT_STATE_DIR;
-    return { named: false, top, connections: [{ name: undefined, raw: top, sources: sourcesOf(flags, {}, env, file.top), stateDir }] };
-  }
+  if (file.connections === undefined) return { named: false, top, connections: [{ ...topAsConnection(top), sources: sourcesOf(flags, {}, env, file.top) }] };
   const connections = file.connections.map(({ name, settings }) => {
     for (const key of Object.keys(settings)) {
       if (DEPLOYMENT_SETTINGS.has(key)) throw new ConfigError(`${where(file, name)}: ${key} is one for the whole deployment; set it at the top level of the file`);
@@ -67,6 +64,12 @@ export function loadDeployment(opts: LoadOptions = {}): Deployment {
   checkApart(connections);
   return { named: true, top, connections };
 }
+
+/** The top-level settings as one connection's: the implicit one, or the deployment as a whole. */
+const topAsConnection = (top: RawSettings): ConnectionConfig => ({ name: undefined, raw: top, sources: {}, stateDir: top.SVC_STATE_DIR ?? DEFAULT_STATE_DIR });
+
+/** What a deployment-wide command (serve, queue, schema) acts on: the only connection, or the top level. */
+export const wholeDeployment = (d: Deployment): ConnectionConfig => (d.named ? topAsConnection(d.top) : d.connections[0]!);
 
 const where = (file: ConfigFile, name: string): string => `config file ${file.file}: connections.${name}`;
 
