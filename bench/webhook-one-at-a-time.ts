@@ -36,6 +36,8 @@ import { postJson } from './live.js';
 const BEFORE = { requests: 7, perEvent: 0.065 };
 /** Requests of the two bursts before serve kept the owners it wrote (commit 7c8ad57), on the same site. */
 const BEFORE_KEPT = { first: 7, second: 6 };
+/** Requests of the two bursts before owner fields Salesforce holds under the same owner stood (commit c7883e7). */
+const BEFORE_MIRROR = { first: 7, second: 3 };
 const TARGET = 0.05;
 
 const SHAPE: Array<{ type: SyncableType; objectType: string; event: string; object: string; field: string; count: number }> = [
@@ -160,10 +162,11 @@ export async function oneAtATime(stack: Stack, settings: Settings, profile: Plat
     `\n3. one event at a time: ${events.length} events for ${distinct} mirrored records (${SHAPE.map((s) => `${s.count} ${s.type}s`).join(', ')}), ` +
       `each POST waiting for its answer; worker settle ${DEFAULT_SETTLE_S} s (serve's default), engine processor`,
   );
-  printBurst('first burst, serve just started (it confirms the saved profile and reads every action owner):', runs[0] as BurstFigures);
+  printBurst('first burst, serve just started (it confirms the saved profile; the actions sync wrote keep their owner fields):', runs[0] as BurstFigures);
   printBurst('second burst, the same records changed again (serve keeps the owners it wrote):', runs[1] as BurstFigures);
   console.log(`  before (5565273):          ${BEFORE.requests} = ${BEFORE.perEvent.toFixed(3)} per event (parents' owners and shapes read again every batch)`);
   console.log(`  before (owners kept):      ${BEFORE_KEPT.first} first burst, ${BEFORE_KEPT.second} second burst (the users list read again for every batch)`);
+  console.log(`  before (c7883e7):          ${BEFORE_MIRROR.first} first burst, ${BEFORE_MIRROR.second} second burst (the first read every action owner: 3 users list pages)`);
   console.log(`  naive (1 fetch per event): ${runs[0]?.accepted ?? 0} = 1.000 per event`);
   const exact = drift.inserted + drift.updated + drift.failed === 0;
   console.log(

@@ -29,7 +29,7 @@ describe('SOQL building', () => {
   });
 });
 
-describe('readByKeys and readChildren', () => {
+describe('readByKeys and readWhere', () => {
   it('reads current values of exactly the asked fields (the dry-run read), unknown keys absent', async () => {
     const s = await setup();
     emu = s.emu;
@@ -95,7 +95,7 @@ describe('readByKeys and readChildren', () => {
       { SvcId__c: 'Project_2', Svc_Segment__c: idB },
       { SvcId__c: 'Project_3', Svc_Segment__c: idA },
     ]);
-    const kids = await s.sink.readChildren('Svc_Project__c', 'Svc_Segment__c', [idA], ['Svc_Segment__c']);
+    const kids = await s.sink.readWhere('Svc_Project__c', 'Svc_Segment__c', [idA], ['Svc_Segment__c']);
     expect(kids.map((k) => k.SvcId__c).sort()).toEqual(['Project_1', 'Project_3']);
     expect(kids.every((k) => k.Svc_Segment__c === idA)).toBe(true);
   });

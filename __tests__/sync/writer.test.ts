@@ -22,7 +22,7 @@ function sink(status: 'created' | 'updated'): CrmSink & { reads: number } {
     async upsert(_object: string, records: CrmRecord[]): Promise<UpsertOutcome[]> {
       return records.map((r, i) => ({ key: recordKey(r), status, id: `a0S00000000000${i}AAA` }));
     },
-    async readChildren(): Promise<StoredRecord[]> {
+    async readWhere(): Promise<StoredRecord[]> {
       return [];
     },
     calls: () => ({ total: 0, query: 0, collections: 0, bulk: 0, describe: 0, auth: 0 }),

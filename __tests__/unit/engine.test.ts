@@ -163,7 +163,7 @@ describe('engine on in-memory ports: relink', () => {
     await engine(source, sink).syncRefs([{ type: 'donation', id: 1 }]);
     source.add('team', { ...team(1, 1, 1), name: 'Team renamed' });
     await engine(source, sink).syncRefs([{ type: 'team', id: 1 }]);
-    expect(sink.log.filter((c) => c.op === 'readChildren')).toEqual([]);
+    expect(sink.log.filter((c) => c.op === 'readWhere')).toEqual([]);
   });
 });
 

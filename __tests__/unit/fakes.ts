@@ -72,7 +72,7 @@ const LOOKUP_TARGETS = new Map<string, Map<string, SObjectName>>(SCHEMAS.map((s)
 export type SinkCall =
   | { op: 'readByKeys'; object: SObjectName; keys: string[]; fields: string[] }
   | { op: 'upsert'; object: SObjectName; keys: string[] }
-  | { op: 'readChildren'; object: SObjectName; lookupField: string; parentIds: string[] };
+  | { op: 'readWhere'; object: SObjectName; field: string; values: string[] };
 
 export class FakeSink implements CrmSink {
   private readonly objects = new Map<SObjectName, Map<string, StoredRecord>>();
@@ -133,10 +133,11 @@ export class FakeSink implements CrmSink {
     });
   }
 
-  async readChildren(object: SObjectName, lookupField: string, parentIds: string[], fields: string[]): Promise<StoredRecord[]> {
-    this.log.push({ op: 'readChildren', object, lookupField, parentIds: [...parentIds] });
-    const ids = new Set(parentIds);
-    return [...this.table(object).values()].filter((r) => ids.has(String(r[lookupField]))).map((r) => this.pick(r, fields));
+  async readWhere(object: SObjectName, field: string, values: string[], fields: string[]): Promise<StoredRecord[]> {
+    this.log.push({ op: 'readWhere', object, field, values: [...values] });
+    // Salesforce compares text ignoring case.
+    const wanted = new Set(values.map((v) => v.toLowerCase()));
+    return [...this.table(object).values()].filter((r) => wanted.has(String(r[field]).toLowerCase())).map((r) => this.pick(r, fields));
   }
 
   calls(): CrmCallCounts {

@@ -126,8 +126,8 @@ export class SalesforceSink implements AuditSink {
     return new Map(rows.map((r) => [r[KEY_FIELD], r]));
   }
 
-  async readChildren(object: SObjectName, lookupField: string, parentIds: string[], fields: string[]): Promise<StoredRecord[]> {
-    return this.readIn(object, lookupField, parentIds, fields);
+  async readWhere(object: SObjectName, field: string, values: string[], fields: string[]): Promise<StoredRecord[]> {
+    return this.readIn(object, field, values, fields);
   }
 
   /**

@@ -51,6 +51,9 @@ export interface OwnerPair {
   actionId: number;
 }
 
+/** Per user of a users.update: the actions Salesforce holds under the user's email, or why the user could not be read. */
+export type OwnedActions = Map<number, { actions: number[] } | { error: string }>;
+
 /**
  * Where a write to Salesforce stands: a Bulk job's steps (its records processed so far while it
  * runs), or the Collections request in flight among those of the write.

@@ -83,8 +83,8 @@ export interface CrmSink {
   readByKeys(object: SObjectName, keys: string[], fields: string[]): Promise<Map<string, StoredRecord>>;
   /** Upserts on SvcId__c in batches (Collections or Bulk 2.0); one outcome per distinct key; `onStep` hears where the write stands. */
   upsert(object: SObjectName, records: CrmRecord[], onStep?: (step: WriteStep) => void): Promise<UpsertOutcome[]>;
-  /** Records whose `lookupField` points at one of `parentIds`, with the given fields (descendant re-link). */
-  readChildren(object: SObjectName, lookupField: string, parentIds: string[], fields: string[]): Promise<StoredRecord[]>;
+  /** Records whose `field` holds one of `values` (a lookup for a descendant re-link, an owner's email), with the given fields. */
+  readWhere(object: SObjectName, field: string, values: string[], fields: string[]): Promise<StoredRecord[]>;
   calls(): CrmCallCounts;
 }
 

@@ -62,7 +62,7 @@ export async function deleteOrphans(sink: AuditSink, orphans: OrphanRow[], dryRu
     const ids = list.map((o) => o.id);
     const holders = new Map<string, string[]>();
     for (const link of childLinks(object)) {
-      const children = await sink.readChildren(link.object, link.field, ids, [link.field]);
+      const children = await sink.readWhere(link.object, link.field, ids, [link.field]);
       for (const child of children) {
         if (gone.has(child.Id)) continue;
         const parent = String(child[link.field]);

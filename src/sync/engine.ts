@@ -37,6 +37,8 @@ export interface EngineOptions {
   keepIdsOf?: ReadonlySet<string>;
   /** `serve`: what this process last wrote to an action's owner fields from this user (Projection's keptOwner). */
   keptOwner?: (actionId: number, userId: number) => OwnerFingerprint | undefined;
+  /** `serve`: whether a user's fields may stand as Salesforce holds them under the same owner link (Projection's ownerFromMirror). */
+  ownerFromMirror?: (userId: number) => boolean;
 }
 
 interface ScanHooks {
@@ -91,6 +93,7 @@ export class SyncEngine {
       owner: (pair) => this.owners.push(pair),
       ownerSettled: (pair, fields) => this.settled.push({ ...pair, fields }),
       ...(opts.keptOwner === undefined ? {} : { keptOwner: opts.keptOwner }),
+      ...(opts.ownerFromMirror === undefined ? {} : { ownerFromMirror: opts.ownerFromMirror }),
     });
   }
 

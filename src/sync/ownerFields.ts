@@ -21,6 +21,17 @@ export function userFields(schema: ObjectSchema): FieldDef[] {
 }
 
 /**
+ * The schema's fields read from the owner link the record itself carries (an action's
+ * `owner.email`): in Salesforce they say whose user fields the record was written with.
+ */
+export function ownerLinkFields(schema: ObjectSchema): FieldDef[] {
+  const idPath = schema.context.owner?.idPath;
+  if (idPath === undefined) return [];
+  const prefix = idPath.slice(0, idPath.lastIndexOf('.') + 1);
+  return schema.fields.filter((f) => f.source?.startsWith(prefix) === true);
+}
+
+/**
  * The fingerprint of `values` over the user fields in `sent` (default: those `values` carries, as a
  * mapped record carries only what it sends; blank values are never sent and never clear a field).
  */

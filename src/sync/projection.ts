@@ -4,7 +4,9 @@
  * writer compares through it, and the audit counts the difference. Two copies of these steps
  * could drift apart, and then a fresh sync would no longer audit clean.
  */
-import type { FieldType } from '../mapping/fieldTypes.js';
+import { sameValue } from '../mapping/canonical.js';
+import { isBlank } from '../mapping/convert.js';
+import type { FieldDef, FieldType } from '../mapping/fieldTypes.js';
 import { linkRecords, type LinkResult } from '../mapping/link.js';
 import { filteredOut, mapInContext, ownerIdOf, parentRef } from '../mapping/map.js';
 import { NAME_FIELD, NAME_LENGTH, SCHEMA, SCHEMAS, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
@@ -17,7 +19,7 @@ import type { Changes, OwnerPair } from '../model/outcomes.js';
 import type { CrmSink, RecordSource } from '../model/ports.js';
 import type { RecordCache } from './cache.js';
 import { diffRecord } from './diff.js';
-import { fingerprintOf, userFields, type OwnerFingerprint } from './ownerFields.js';
+import { fingerprintOf, ownerLinkFields, userFields, type OwnerFingerprint } from './ownerFields.js';
 
 /** How a run makes a batch's parents known before mapping it, and what it tells on the way. */
 interface ProjectionHooks {
@@ -35,6 +37,13 @@ interface ProjectionHooks {
    * the user (ownerKept checks it).
    */
   keptOwner?(recordId: number, userId: number): OwnerFingerprint | undefined;
+  /**
+   * `serve`, for a record this process has not written: whether this user's fields may stand as
+   * Salesforce holds them when the record there names the same owner (its email). True only where
+   * a change of the user reaches the mirror as its own event (users.update), never for a user
+   * changed in the batch.
+   */
+  ownerFromMirror?(userId: number): boolean;
   /** Each record whose owner fields are settled here (read from the platform, or kept as written): what they hold. */
   ownerSettled?(pair: OwnerPair, fields: OwnerFingerprint): void;
 }
@@ -44,6 +53,8 @@ interface Owners {
   users: ReadonlyMap<number, ApiUser>;
   /** Records mapped with their owner fields left as the mirror holds them, by record. */
   kept: ReadonlyMap<object, MapResult>;
+  /** Of those, the ones kept under the same owner link (not written by this process): what their owner fields hold. */
+  mirrored: ReadonlyMap<object, OwnerFingerprint>;
 }
 
 export class Projection {
@@ -73,7 +84,7 @@ export class Projection {
     const parentOf = new Map(eligible.map((r) => [r, parentRef(type, r)] as const));
     await this.hooks.ensureParents([...parentOf.values()].filter((p): p is ParentRef => p !== null));
     this.hooks.mapping?.(type);
-    const owners: Owners = SCHEMA[type].context.owner ? await this.owners(type, eligible) : { users: new Map(), kept: new Map() };
+    const owners: Owners = SCHEMA[type].context.owner ? await this.owners(type, eligible) : { users: new Map(), kept: new Map(), mirrored: new Map() };
     const mapped = eligible.map((record) => {
       const parent = parentOf.get(record);
       return owners.kept.get(record) ?? mapInContext(type, record, owners.users, parent ? this.parents.record(parent.key) : undefined);
@@ -103,7 +114,7 @@ export class Projection {
    * Salesforce still holds what this process wrote from the same user (keptOwner, ownerKept).
    */
   private async owners<T extends SyncableType>(type: T, records: readonly ApiRecordOf[T][]): Promise<Owners> {
-    const candidates = new Map<ApiRecordOf[T], OwnerFingerprint>();
+    const candidates = new Map<ApiRecordOf[T], OwnerFingerprint | 'mirror'>();
     const pairs = new Map<ApiRecordOf[T], OwnerPair>();
     for (const r of records) {
       const ownerId = ownerIdOf(type, r);
@@ -113,37 +124,47 @@ export class Projection {
       this.hooks.owner?.(pair);
       const written = this.hooks.keptOwner?.(r.id, ownerId);
       if (written !== undefined) candidates.set(r, written);
+      else if (this.hooks.ownerFromMirror?.(ownerId) === true) candidates.set(r, 'mirror');
     }
-    const kept = await this.ownerKept(type, candidates);
+    const { kept, mirrored } = await this.ownerKept(type, candidates);
     const ids = new Set([...pairs].filter(([r]) => !kept.has(r)).map(([, p]) => p.userId));
     const res = ids.size === 0 ? undefined : await this.source.fetch('user', [...ids]);
     for (const [id, err] of res?.failed ?? []) {
       if (isFatal(err)) throw err;
       this.hooks.warn(`user ${id}: ${err.message}`);
     }
-    return { users: res?.records ?? new Map<number, ApiUser>(), kept };
+    return { users: res?.records ?? new Map<number, ApiUser>(), kept, mirrored };
   }
 
   /**
-   * Of the candidates, the records whose owner fields Salesforce holds exactly as this process
-   * wrote them (the same fields set, the same values): mapped with those fields left as they are.
-   * Any other (the record missing there, edited by hand, written by another run since) reads its user.
+   * Of the candidates, the records whose owner fields Salesforce holds as they stand: exactly as
+   * this process wrote them (the same fields set, the same values), or, for a record it has not
+   * written ('mirror'), under the same owner link (the email the record carries now). Those are
+   * mapped with the owner fields left as they are; any other (the record missing there, edited
+   * by hand since this process wrote it, another owner) reads its user.
    */
-  private async ownerKept<T extends SyncableType>(type: T, candidates: ReadonlyMap<ApiRecordOf[T], OwnerFingerprint>): Promise<Map<object, MapResult>> {
+  private async ownerKept<T extends SyncableType>(type: T, candidates: ReadonlyMap<ApiRecordOf[T], OwnerFingerprint | 'mirror'>): Promise<Pick<Owners, 'kept' | 'mirrored'>> {
     const kept = new Map<object, MapResult>();
+    const mirrored = new Map<object, OwnerFingerprint>();
     const schema = SCHEMA[type];
-    if (candidates.size === 0) return kept;
+    if (candidates.size === 0) return { kept, mirrored };
     const mapped = new Map([...candidates.keys()].map((r) => [r, mapInContext(type, r, new Map(), undefined, true)] as const));
     const keys = [...mapped.values()].flatMap((m) => (m.kind === 'record' ? [m.key] : []));
-    const stored = await this.sink.readByKeys(schema.apiName, keys, ['Id', ...userFields(schema).map((f) => f.name)]);
+    const links = ownerLinkFields(schema);
+    const stored = await this.sink.readByKeys(schema.apiName, keys, ['Id', ...links.map((f) => f.name), ...userFields(schema).map((f) => f.name)]);
     for (const [r, m] of mapped) {
       const current = m.kind === 'record' ? stored.get(m.key) : undefined;
       const written = candidates.get(r);
-      if (current === undefined || written === undefined) continue;
-      const now = fingerprintOf(schema, current, written.sent);
-      if (now.hash === written.hash) kept.set(r, m);
+      if (current === undefined || written === undefined || m.kind !== 'record') continue;
+      if (written !== 'mirror') {
+        if (fingerprintOf(schema, current, written.sent).hash === written.hash) kept.set(r, m);
+      } else if (sameOwnerLink(links, m.fields, current)) {
+        kept.set(r, m);
+        // What they hold now: a hand edit after this batch then shows (the fingerprint check).
+        mirrored.set(r, fingerprintOf(schema, Object.fromEntries(userFields(schema).map((f) => [f.name, current[f.name] ?? null]))));
+      }
     }
-    return kept;
+    return { kept, mirrored };
   }
 
   /** After mapping: the owner fields each record's write will leave in Salesforce, for those whose user was read or kept. */
@@ -156,12 +177,17 @@ export class Projection {
       const m = results[i];
       if (ownerId === undefined || m?.kind !== 'record') return;
       const pair = { userId: ownerId, actionId: r.id };
-      const kept = this.hooks.keptOwner?.(r.id, ownerId);
+      const kept = this.hooks.keptOwner?.(r.id, ownerId) ?? owners.mirrored.get(r);
       if (owners.kept.has(r) && kept !== undefined) settled(pair, kept);
       // A user not read (a 404, a failure) settles nothing: the next batch reads it again.
       else if (owners.users.has(ownerId)) settled(pair, fingerprintOf(schema, m.fields));
     });
   }
+}
+
+/** Salesforce's record names the owner the platform's record names now: every owner link field set, and equal. */
+function sameOwnerLink(links: readonly FieldDef[], mapped: Readonly<CrmRecord>, stored: Readonly<StoredRecord>): boolean {
+  return links.length > 0 && links.every((f) => !isBlank(mapped[f.name]) && sameValue(f.type, mapped[f.name], stored[f.name]));
 }
 
 /** What the diff compares: every field the mapping can send, lookups included. */

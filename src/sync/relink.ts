@@ -51,7 +51,7 @@ export async function planRelink(sink: CrmSink, type: ObjectType, moved: StoredR
       for (const { schema, rule, more } of childRules(parentType)) {
         const copiesTarget = schema.context.target === true;
         const fields = ['Id', KEY_FIELD, ...lookupFields(schema).map((f) => f.name), ...(copiesTarget ? [TARGET_REFERENCE] : [])];
-        const children = await sink.readChildren(schema.apiName, rule.direct, [...byId.keys()], fields);
+        const children = await sink.readWhere(schema.apiName, rule.direct, [...byId.keys()], fields);
         const changed: StoredRecord[] = [];
         for (const child of children) {
           // A child whose more specific lookup is set hangs from that record, not from this one.

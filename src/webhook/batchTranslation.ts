@@ -4,6 +4,7 @@
  * outcome from what the engine reported.
  */
 import type { ObjectRef } from '../model/objects.js';
+import type { OwnedActions } from '../model/outcomes.js';
 import { keyFor } from '../model/refs.js';
 import type { ClaimedBatch, ClaimedRef, EventOutcome } from './queue/store.js';
 import type { QueueStore } from './queue/store.js';
@@ -18,11 +19,19 @@ export function worse(a: ProcessOutcome | undefined, b: ProcessOutcome): Process
   return rank[b.status] > rank[a.status] ? b : a;
 }
 
-export function outcomeForRef(claimed: ClaimedRef, outcomes: Map<string, ProcessOutcome>, actionsOf: Map<number, number[]>): EventOutcome {
+/**
+ * A claimed ref's event outcome. A users.update stands for the user's actions: those the owners
+ * table holds, or else those the processor found in Salesforce under the user's email (`found`).
+ */
+export function outcomeForRef(claimed: ClaimedRef, outcomes: Map<string, ProcessOutcome>, actionsOf: Map<number, number[]>, found?: OwnedActions): EventOutcome {
   const eventIds = claimed.eventIds;
   if (claimed.refType === 'user') {
-    const actions = actionsOf.get(claimed.refId) ?? [];
-    if (actions.length === 0) return { eventIds, status: 'skipped', reason: `no known actions owned by user ${claimed.refId}` };
+    const byEmail = found?.get(claimed.refId);
+    if (byEmail !== undefined && 'error' in byEmail) return { eventIds, status: 'failed', error: byEmail.error };
+    const known = actionsOf.get(claimed.refId) ?? [];
+    const actions = known.length > 0 ? known : (byEmail?.actions ?? []);
+    if (actions.length === 0)
+      return { eventIds, status: 'skipped', reason: `no known actions owned by user ${claimed.refId}${byEmail === undefined ? '' : ", nor any in Salesforce under the user's email"}` };
     const failures: string[] = [];
     for (const id of actions) {
       const o = outcomes.get(keyFor('action', id));

@@ -15,7 +15,9 @@ import { EXIT, isFatal, messageOf } from '../model/errors.js';
 import type { ObjectRef } from '../model/objects.js';
 import { keyFor } from '../model/refs.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
+import type { OwnedActions } from '../model/outcomes.js';
 import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type OrgIdentity, type PlatformExtras, type SyncEngine } from '../sync/compose.js';
+import { actionsByOwnerEmail } from '../sync/ownerActions.js';
 import type { OwnerFingerprint } from '../sync/ownerFields.js';
 import type { RunReport } from '../sync/report.js';
 import { logNote, logRun, retryRefs, salesforceReachable } from '../sync/runLog.js';
@@ -49,8 +51,15 @@ interface WrittenOwner {
  * action written (or found unchanged) whose owner was read or kept; any other action of the batch
  * is forgotten, so its next batch reads its owner again.
  */
-function rememberOwners(engine: SyncEngine, wrote: Map<number, WrittenOwner>): void {
-  for (const pair of engine.ownersSeen()) wrote.delete(pair.actionId);
+function rememberOwners(engine: SyncEngine, wrote: Map<number, WrittenOwner>, unread: Set<number>): void {
+  const settled = new Set(engine.ownersSettled().map((s) => s.userId));
+  for (const pair of engine.ownersSeen()) {
+    wrote.delete(pair.actionId);
+    // A user the batch could not read (a 404, a failure): Salesforce's copy of its fields may
+    // miss the change its users.update brought, so it is read until a batch manages to.
+    if (settled.has(pair.userId)) unread.delete(pair.userId);
+    else if (unread.size < MAX_OWNERS_KEPT) unread.add(pair.userId);
+  }
   for (const s of engine.ownersSettled()) {
     const action = engine.report.outcomeOf(keyFor('action', s.actionId))?.action;
     if (action === 'insert' || action === 'update' || action === 'unchanged') wrote.set(s.actionId, { userId: s.userId, fields: s.fields });
@@ -132,6 +141,8 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
    * still hold what was written are that user's: the engine keeps them instead of reading the user.
    */
   const wroteOwner = new Map<number, WrittenOwner>();
+  /** Users a batch met as an owner and could not read: never kept from the mirror until read. */
+  const unreadOwners = new Set<number>();
 
   return {
     budget() {
@@ -155,12 +166,15 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
         deps = await factory();
         opts.admitOrg?.(deps.org);
         callsBefore = deps.sink.calls();
-        const changedUsers = new Set(hints.changedUsers ?? []);
+        const changedUsers = new Set([...(hints.changedUsers ?? []), ...(hints.ownersToFind ?? [])]);
         const keptOwner = (actionId: number, userId: number): OwnerFingerprint | undefined => {
           const w = wroteOwner.get(actionId);
           return w !== undefined && w.userId === userId && !changedUsers.has(userId) ? w.fields : undefined;
         };
-        engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize, keptOwner });
+        // A user's change reaches serve as a users.update: until one is in a batch, owner fields
+        // Salesforce holds under the same owner are that user's (Projection's ownerFromMirror).
+        const ownerFromMirror = (userId: number): boolean => !changedUsers.has(userId) && !unreadOwners.has(userId);
+        engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize, keptOwner, ownerFromMirror });
       } catch (error) {
         // No connection: nothing was attempted, every event stays queued.
         pausedBy = messageOf(error);
@@ -172,12 +186,18 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       // The client is shared across batches: its counts run on, so the batch's share is the difference.
       const before = deps.source.requests().total;
       let stopped: unknown;
+      let ownersFound: OwnedActions | undefined;
+      const synced = [...refs];
       try {
-        await engine.syncRefs(refs, hints.changedSince === undefined ? {} : { changedSince: hints.changedSince });
+        if (hints.ownersToFind !== undefined && hints.ownersToFind.length > 0) {
+          ownersFound = await actionsByOwnerEmail(deps.source, deps.sink, hints.ownersToFind);
+          for (const found of ownersFound.values()) if ('actions' in found) synced.push(...found.actions.map((id) => ({ type: 'action' as const, id })));
+        }
+        await engine.syncRefs(synced, hints.changedSince === undefined ? {} : { changedSince: hints.changedSince });
       } catch (error) {
         stopped = error;
       }
-      rememberOwners(engine, wroteOwner);
+      rememberOwners(engine, wroteOwner, unreadOwners);
       if (opts.onBatch !== undefined) {
         // The sink lives across batches: this batch's calls are the difference.
         const after = deps.sink.calls();
@@ -196,7 +216,8 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       if (stopped !== undefined && isFatal(stopped)) return { outcomes: failAll(stopped).outcomes, owners, requests };
       // A run that stopped on another error keeps what it finished; the rest is retried.
       const fallback = stopped === undefined ? 'the engine reported no outcome for this record' : `the run stopped before this record: ${messageOf(stopped)}`;
-      return { outcomes: refs.map((ref) => outcomeFor(ref, engine.report, fallback)), owners, requests };
+      const outcomes = [...new Map(synced.map((ref) => [keyFor(ref.type, ref.id), ref])).values()].map((ref) => outcomeFor(ref, engine.report, fallback));
+      return { outcomes, owners, requests, ...(ownersFound === undefined ? {} : { ownersFound }) };
     },
   };
 }

@@ -7,7 +7,7 @@
 import type { LogSink } from '../config/log.js';
 import { messageOf } from '../model/errors.js';
 import type { ObjectRef } from '../model/objects.js';
-import type { OwnerPair } from '../model/outcomes.js';
+import type { OwnedActions, OwnerPair } from '../model/outcomes.js';
 import type { ClaimedBatch, EventOutcome } from './queue/store.js';
 import { failureReasons } from './failureReasons.js';
 import type { QueueStore } from './queue/store.js';
@@ -232,13 +232,17 @@ class QueueWorker implements Worker {
       const byKey = new Map<string, ProcessOutcome>();
       let owners: OwnerPair[] = [];
       let requests: number | undefined;
-      if (refs.size > 0) {
-        const result = await this.opts.processor.process([...refs.values()], { changedSince: new Date(batch.oldestReceivedAt - CHANGE_MARGIN_MS).toISOString(), changedUsers: [...actionsOf.keys()] });
+      const ownersToFind = [...actionsOf].flatMap(([user, actions]) => (actions.length === 0 ? [user] : []));
+      let ownersFound: OwnedActions | undefined;
+      if (refs.size > 0 || ownersToFind.length > 0) {
+        const hints = { changedSince: new Date(batch.oldestReceivedAt - CHANGE_MARGIN_MS).toISOString(), changedUsers: [...actionsOf.keys()], ...(ownersToFind.length > 0 ? { ownersToFind } : {}) };
+        const result = await this.opts.processor.process([...refs.values()], hints);
         for (const o of result.outcomes) byKey.set(refKey(o.ref), worse(byKey.get(refKey(o.ref)), o));
         owners = result.owners ?? [];
         requests = result.requests;
+        ownersFound = result.ownersFound;
       }
-      return { outcomes: batch.refs.map((claimed) => outcomeForRef(claimed, byKey, actionsOf)), owners, ...(requests === undefined ? {} : { requests }) };
+      return { outcomes: batch.refs.map((claimed) => outcomeForRef(claimed, byKey, actionsOf, ownersFound)), owners, ...(requests === undefined ? {} : { requests }) };
     } catch (error) {
       // The whole batch failed (engine threw): every event stays queued and is retried.
       const message = messageOf(error);

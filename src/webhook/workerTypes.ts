@@ -4,7 +4,7 @@
  */
 import type { LogSink } from '../config/log.js';
 import type { ObjectRef } from '../model/objects.js';
-import type { OwnerPair } from '../model/outcomes.js';
+import type { OwnedActions, OwnerPair } from '../model/outcomes.js';
 import type { BatchCost, BatchStats } from './batchCost.js';
 import type { BudgetLeft } from './batchPolicy.js';
 import type { WorkerHealth } from './queueFaults.js';
@@ -20,12 +20,16 @@ export interface ProcessResult {
   owners?: OwnerPair[] | undefined;
   /** Platform requests the batch spent (for the log line, /healthz and the budget policy). */
   requests?: number | undefined;
+  /** For BatchHints.ownersToFind: the actions found in Salesforce under each user's email (synced in the batch), or why not. */
+  ownersFound?: OwnedActions | undefined;
 }
 
 export interface BatchHints {
   changedSince?: string;
   /** Users with a users.update in the batch (their actions are among the refs): read again, never kept from the mirror. */
   changedUsers?: readonly number[];
+  /** Users with a users.update whose actions the owners table lacks: the processor finds them in Salesforce by the user's email. */
+  ownersToFind?: readonly number[];
 }
 
 /** The platform stamps updated_at before it sends the webhook; this covers clock skew and slow delivery. */
