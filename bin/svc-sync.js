@@ -1,5 +1,11 @@
 #!/usr/bin/env node
 // Thin shim: the CLI is the bundled build (npm run build writes dist/cli.js).
+import module from 'node:module';
+
+// Node 22+ keeps V8's compiled code for the bundle between runs (checked against the source, in
+// the temp folder or NODE_COMPILE_CACHE): a start compiles the CLI once, not every time.
+module.enableCompileCache?.();
+
 const entry = new URL('../dist/cli.js', import.meta.url);
 
 let cli;

@@ -10,6 +10,9 @@ import { build } from 'esbuild';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const entry = path.join(root, 'dist', 'src', 'cli', 'main.js');
@@ -49,11 +52,25 @@ await build({
   entryPoints: [entry],
   outfile: path.join(root, 'dist', 'cli.js'),
   packages: 'external',
+  // commander is CommonJS: bundled (below), its requires of Node built-ins need a `require`.
+  banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module';\nconst require = __svcCreateRequire(import.meta.url);" },
   plugins: [
     {
       name: 'got-bundled',
       setup(b) {
         b.onResolve({ filter: /^got$/ }, () => ({ path: GOT_FILE, external: true }));
+      },
+    },
+    {
+      // Every command parses its arguments with commander, and as an external CommonJS package it
+      // costs the CommonJS loader and an ES module facade on every start: it is bundled. Its
+      // node:child_process (with net and dgram) serves only executable subcommands, which this CLI
+      // has none of: loaded when first called.
+      name: 'commander-bundled',
+      setup(b) {
+        b.onResolve({ filter: /^commander$/ }, () => ({ path: require.resolve('commander') }));
+        b.onResolve({ filter: /^node:child_process$/ }, (args) => (args.importer.includes(`${path.sep}commander${path.sep}`) ? { path: 'child_process', namespace: 'on-use' } : undefined));
+        b.onLoad({ filter: /.*/, namespace: 'on-use' }, () => ({ contents: "module.exports = { spawn: (...args) => require('node:child_process').spawn(...args) };" }));
       },
     },
   ],

@@ -11,8 +11,8 @@ import path from 'node:path';
 import { packageRoot } from '../../fixtures/cli.js';
 
 const BUNDLE = path.join(packageRoot(), 'dist', 'cli.js');
-/** Small and needed by every command: the argument parser and the pacer's queue. */
-const AT_START = new Set(['commander', 'p-limit']);
+/** Small and needed by every command: the pacer's queue (the argument parser, commander, is bundled in). */
+const AT_START = new Set(['p-limit']);
 
 function staticImports(source: string): string[] {
   const specifiers = new Set<string>();
@@ -21,10 +21,17 @@ function staticImports(source: string): string[] {
 }
 
 describe('start-up', () => {
-  it('the bundled CLI imports only commander, p-limit and Node built-ins up front', () => {
+  it('the bundled CLI imports only p-limit and Node built-ins up front (commander is bundled in)', () => {
     if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build`);
     const packages = staticImports(readFileSync(BUNDLE, 'utf8')).filter((s) => !s.startsWith('node:'));
     expect(packages).toEqual([...AT_START].sort());
+  });
+
+  it("holds commander, whose node:child_process is loaded only when called (no executable subcommands here)", () => {
+    const source = readFileSync(BUNDLE, 'utf8');
+    expect(source).toMatch(/^var require_command = __commonJS\(/m);
+    expect(staticImports(source)).not.toContain('node:child_process');
+    expect(source).not.toMatch(/^\s*var childProcess = __require\("node:child_process"\)/m);
   });
 
   it('is one module of our own: no relative import is left to load file by file', () => {

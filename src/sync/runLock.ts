@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { lazyModule } from '../model/lazyModule.js';
+import { lazyModule, sqliteBinding } from '../model/lazyModule.js';
 import { ConfigError, InterruptedError, RunLockedError } from '../model/errors.js';
 import { sleep } from '../model/sleep.js';
 
@@ -51,7 +51,7 @@ function handleOf(file: string): Database.Database {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const SqliteDatabase = sqlite();
     // No busy timeout: a held lock is reported (or waited for) by the caller, never blocks here.
-    const db = new SqliteDatabase(file, { timeout: 0 });
+    const db = new SqliteDatabase(file, { timeout: 0, ...sqliteBinding() });
     handles.set(file, [...open, db]);
     return db;
   } catch (error) {

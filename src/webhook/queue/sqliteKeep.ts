@@ -8,7 +8,7 @@
  * prepared once).
  */
 import type Database from 'better-sqlite3';
-import { lazyModule } from '../../model/lazyModule.js';
+import { lazyModule, sqliteBinding } from '../../model/lazyModule.js';
 
 const HELD = Symbol.for('svc-sync.sqlite.held');
 // better-sqlite3 as Node's own module cache holds it: one per process, however many realms load
@@ -29,7 +29,7 @@ function keepAlive<T extends object>(value: T): T {
 /** Opens a database kept reachable for the rest of the process (closing it still releases the file). */
 export function openDatabase(file: string | Buffer, options?: Database.Options): Database.Database {
   const SqliteDatabase = sqliteModule();
-  return keepAlive(new SqliteDatabase(file, options));
+  return keepAlive(new SqliteDatabase(file, { ...sqliteBinding(), ...options }));
 }
 
 /** A statement prepared once per database and kept: never garbage to collect. */
