@@ -77,6 +77,16 @@ async function run(stack: Stack, dir: string, profile: PlatformProfile | undefin
   return { requests: source.requests().total, stopped, profile: source.profile() };
 }
 
+/** The server's request count once no request has arrived for a while (those in flight answered). */
+async function settled(stack: Stack): Promise<number> {
+  let last = -1;
+  while (stack.platform.requests.total !== last) {
+    last = stack.platform.requests.total;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  return last;
+}
+
 async function main(): Promise<void> {
   const whole = await (async () => {
     const stack = await startStack({ site: SITE });
@@ -93,16 +103,19 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-resume-'));
   try {
     const first = await run(stack, dir, undefined, killAt);
+    // The stopped run's read-ahead pages were on the wire when it stopped: they reach the server
+    // after it returns and are its requests (the platform counts them), not the resumed run's.
+    const spent = await settled(stack);
     const state = new StateFile(path.join(dir, 'state.json')).read();
     stack.platform.resetCounts();
     const resumed = await run(stack, dir, first.profile);
     const byCollection = new Map<string, number>();
     for (const e of stack.platform.requests.log) byCollection.set(`${e.kind} ${e.collection ?? '?'}`, (byCollection.get(`${e.kind} ${e.collection ?? '?'}`) ?? 0) + 1);
-    const rest = Math.max(0, whole.requests - first.requests);
+    const rest = Math.max(0, whole.requests - spent);
     console.log(`resumed sync --all: seed-21 site, ${stack.platform.site.donation.length} donations, ${Math.round(dangling * 100)} % of records on a deleted parent, --batch-size ${batchSize}`);
     console.log(`  whole run:                  ${whole.requests} platform requests`);
     console.log(
-      `  stopped run:                ${first.requests} requests${first.stopped ? '' : ' (finished before the stop)'}; done: ${state.run?.completed.join(', ') || 'nothing'}; pages done: ${JSON.stringify(state.run?.pagesDone ?? {})}`,
+      `  stopped run:                ${spent} requests${first.stopped ? '' : ' (finished before the stop)'}; done: ${state.run?.completed.join(', ') || 'nothing'}; pages done: ${JSON.stringify(state.run?.pagesDone ?? {})}`,
     );
     console.log(`  rest of the work:           ${rest} (whole run minus the stopped run; it had read pages it had not written yet)`);
     console.log(`  resumed run (ours):         ${resumed.requests} requests`);
