@@ -27,7 +27,7 @@ describe('start-up', () => {
     expect(packages).toEqual([...AT_START].sort());
   });
 
-  it("holds commander, whose node:child_process is loaded only when called (no executable subcommands here)", () => {
+  it('holds commander, whose node:child_process is loaded only when called (no executable subcommands here)', () => {
     const source = readFileSync(BUNDLE, 'utf8');
     expect(source).toMatch(/^var require_command = __commonJS\(/m);
     expect(staticImports(source)).not.toContain('node:child_process');
