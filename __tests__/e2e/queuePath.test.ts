@@ -51,9 +51,7 @@ describe('a queue path with no queue', () => {
     try {
       const run = await runCli([...command, '--queue', empty], { cwd: dir, env: {} });
       expect(run.code).toBe(2);
-      expect(unstamp(run.stderr).trim()).toBe(
-        `svc-sync: queue ${empty}: an empty file (0 bytes), not an svc-sync queue (svc-sync serve makes it one; check --queue or SVC_QUEUE_PATH)`,
-      );
+      expect(unstamp(run.stderr).trim()).toBe(`svc-sync: queue ${empty}: an empty file (0 bytes), not an svc-sync queue (svc-sync serve makes it one; check --queue or SVC_QUEUE_PATH)`);
       expect(fs.statSync(empty).size).toBe(0);
       expect(fs.readdirSync(dir)).toEqual(['queue.db']);
     } finally {

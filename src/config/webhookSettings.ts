@@ -14,7 +14,7 @@ export const DEFAULT_QUEUE_SCHEMA = 'svc_sync';
 export const DEFAULT_LEASE_MS = 60_000;
 const MIN_ADMIN_TOKEN_LENGTH = 16;
 /** The shortest SVC_WEBHOOK_SECRET `serve` takes: it alone authenticates the platform's POSTs. */
-export const MIN_WEBHOOK_SECRET_LENGTH = 16;
+const MIN_WEBHOOK_SECRET_LENGTH = 16;
 
 /** The webhook worker's default settle window: long enough for a trickle, short enough to feel live. */
 export const DEFAULT_SETTLE_S = 30;
