@@ -2,9 +2,12 @@
  * Secrets of any size and shape as the built CLI meets them (issue 28 rows 6 and 13): a token as
  * long as a pasted file, or one of white space, emoji or an invisible character, stops `queue`
  * and `serve` at start with exit 2 and one line naming the setting, never its value, never
- * another secret, never a page silently off. Nothing is reached: the settings stop it first.
+ * another secret, never a page silently off. Nothing is reached: the settings stop it first. A
+ * webhook secret short enough to guess stops `serve` the same way.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import path from 'node:path';
 import { runCli } from '../../fixtures/cli.js';
 import { removeDir, tempCwd, unstamp } from './helpers.js';
 
@@ -36,5 +39,42 @@ describe('an admin token that is not one', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`svc-sync: SVC_ADMIN_TOKEN: ${why}`);
     expect(run.stderr).not.toContain('listening');
+  });
+});
+
+describe('a webhook secret short enough to guess', () => {
+  it.each([
+    ['3', 'q7Z'],
+    ['15', 'Zq7-hook-x1y2z3'],
+  ])('`serve` with a %s-character SVC_WEBHOOK_SECRET: exit 2 naming the setting and the rule, never the secret; no queue, no port', async (length, secret) => {
+    const queue = `${cwd}/short-${length}.db`;
+    const run = await runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--queue', queue], { cwd, env: { ...ENV, SVC_WEBHOOK_SECRET: secret } });
+    expect(run.code).toBe(2);
+    expect(unstamp(run.stderr).trim()).toBe(`svc-sync: SVC_WEBHOOK_SECRET: ${length} characters; at least 16 are needed (generate one: openssl rand -hex 24)`);
+    for (const part of [secret, secret.slice(0, 3), secret.slice(-3)]) expect(run.stdout + run.stderr).not.toContain(part);
+    expect(run.stderr).not.toContain('listening');
+    expect(fs.existsSync(queue)).toBe(false);
+  });
+
+  it('with several connections, the one whose secret is short is named; nothing starts', async () => {
+    const dir = tempCwd('secrets-connections');
+    const site = (id: string, port: number, hook: string): Record<string, unknown> => ({
+      SVC_API_URL: `http://127.0.0.1:${port}`,
+      SVC_SITE_ID: id,
+      SF_INSTANCE_URL: `http://127.0.0.1:${port}`,
+      SVC_WEBHOOK_SECRET: { env: hook },
+    });
+    const config = { SVC_API_KEY: API_KEY, SF_ACCESS_TOKEN: ACCESS_TOKEN, connections: { north: site('6', 9, 'NORTH_HOOK'), south: site('7', 10, 'SOUTH_HOOK') } };
+    fs.writeFileSync(path.join(dir, 'svc-sync.config.json'), JSON.stringify(config));
+    const hooks = { NORTH_HOOK: 'north-hook-0123456789', SOUTH_HOOK: 'k3Y-south' };
+    try {
+      const run = await runCli(['serve', '--host', '127.0.0.1', '--port', '0'], { cwd: dir, env: hooks });
+      expect(run.code).toBe(2);
+      expect(unstamp(run.stderr).trim()).toBe('svc-sync: connection south: SVC_WEBHOOK_SECRET: 9 characters; at least 16 are needed (generate one: openssl rand -hex 24)');
+      for (const secret of [...Object.values(hooks), API_KEY, ACCESS_TOKEN]) expect(run.stdout + run.stderr).not.toContain(secret);
+      expect(fs.existsSync(path.join(dir, '.svc-sync', 'queue.db'))).toBe(false);
+    } finally {
+      removeDir(dir);
+    }
   });
 });

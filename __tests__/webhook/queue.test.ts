@@ -135,10 +135,12 @@ describe('SqliteQueue', () => {
     expect(status.failed[0]?.lastError).toBe('platform 500');
     expect(await storeRetryFailed({ kind: 'sqlite', path: tmp.db })).toBe(1);
     expect(await queue.counts()).toMatchObject({ failed: 0, pending: 1 });
-    const missing = `${tmp.dir}/missing.db`;
-    expect(await storeStatus({ kind: 'sqlite', path: missing })).toMatchObject({ exists: false, location: missing });
-    expect(await storeRetryFailed({ kind: 'sqlite', path: missing })).toBe(0);
-    expect(existsSync(missing)).toBe(false);
+    // A path with no file (a typo): refused, naming it, and no file (nor its directory) made.
+    const missing = `${tmp.dir}/typo/missing.db`;
+    const notThere = `queue ${missing}: no such file (svc-sync serve creates it; check --queue or SVC_QUEUE_PATH)`;
+    await expect(storeStatus({ kind: 'sqlite', path: missing })).rejects.toThrow(notThere);
+    await expect(storeRetryFailed({ kind: 'sqlite', path: missing })).rejects.toThrow(notThere);
+    expect(existsSync(`${tmp.dir}/typo`)).toBe(false);
   });
 });
 
@@ -193,16 +195,30 @@ describe('files that are not a queue of this release', () => {
     expect(() => new SqliteQueue(tmp.db)).toThrow(/is not an svc-sync queue \(its events table has no column received_at, raw, object_type/);
   });
 
-  it('an empty file: `queue` and `queue retry` say there is no queue yet and leave it empty; serve makes it the queue', async () => {
+  it('an empty file: `queue` and `queue retry` refuse it (not a queue) and leave it empty; serve makes it the queue', async () => {
     writeFileSync(tmp.db, '');
     const before = snapshot(tmp.dir, tmp.db);
-    expect(await storeStatus({ kind: 'sqlite', path: tmp.db })).toMatchObject({ exists: false, location: tmp.db });
-    expect(await storeRetryFailed({ kind: 'sqlite', path: tmp.db })).toBe(0);
+    const empty = `queue ${tmp.db}: an empty file (0 bytes), not an svc-sync queue (svc-sync serve makes it one; check --queue or SVC_QUEUE_PATH)`;
+    await expect(storeStatus({ kind: 'sqlite', path: tmp.db })).rejects.toThrow(empty);
+    await expect(storeRetryFailed({ kind: 'sqlite', path: tmp.db })).rejects.toThrow(empty);
     expect(snapshot(tmp.dir, tmp.db)).toEqual(before);
     const queue = new SqliteQueue(tmp.db);
     await queue.enqueue(input('Donation', 1, 'donations.update'));
     expect(await queue.counts()).toMatchObject({ pending: 1 });
     await queue.close();
+  });
+
+  it('a SQLite database with no tables: `queue` and `queue retry` refuse it, naming the path, and change nothing', async () => {
+    const db = openDatabase(tmp.db);
+    pragma(db, 'page_size = 4096');
+    db.exec('VACUUM');
+    db.close();
+    const before = snapshot(tmp.dir, tmp.db);
+    expect(readFileSync(tmp.db).length).toBeGreaterThan(0);
+    const empty = `queue ${tmp.db}: a SQLite database with no tables, not an svc-sync queue (svc-sync serve makes it one; check --queue or SVC_QUEUE_PATH)`;
+    await expect(storeStatus({ kind: 'sqlite', path: tmp.db })).rejects.toThrow(empty);
+    await expect(storeRetryFailed({ kind: 'sqlite', path: tmp.db })).rejects.toThrow(empty);
+    expect(snapshot(tmp.dir, tmp.db)).toEqual(before);
   });
 
   it('a new queue carries its mark and schema version', async () => {

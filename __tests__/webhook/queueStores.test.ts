@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import http from 'node:http';
 import { startPostgres, type TestPostgres } from '../../fixtures/postgres.js';
 import type { QueueLocation } from '../../src/config/settings.js';
+import { exitCodeOf } from '../../src/model/errors.js';
 import { openQueue, storeRetryFailed, storeStatus } from '../../src/webhook/queue/open.js';
 import type { EnqueueInput, BackoffPolicy } from '../../src/webhook/queue/store.js';
 import type { QueueStore } from '../../src/webhook/queue/store.js';
@@ -283,12 +284,16 @@ describe.each(backends)('$name queue', (backend) => {
     expect(await queue.counts()).toMatchObject({ failed: 0, pending: 1 });
   });
 
-  it('answers `queue` and `queue retry` for a queue that is not there, and creates nothing', async () => {
+  it('refuses `queue` and `queue retry` for a queue that is not there (exit 2), and creates nothing', async () => {
     const elsewhere = backend.fresh();
-    expect(await storeStatus(elsewhere)).toMatchObject({ exists: false, counts: { pending: 0, failed: 0, done: 0 }, failed: [] });
-    expect(await storeRetryFailed(elsewhere)).toBe(0);
+    const notThere =
+      elsewhere.kind === 'sqlite' ? /: no such file \(svc-sync serve creates it; check --queue or SVC_QUEUE_PATH\)$/ : /: schema t\d+ holds no svc-sync queue \(svc-sync serve creates it/;
+    for (const refused of [await storeStatus(elsewhere).catch((e: unknown) => e), await storeRetryFailed(elsewhere).catch((e: unknown) => e)]) {
+      expect(exitCodeOf(refused)).toBe(2);
+      expect(String(refused)).toMatch(notThere);
+    }
     // Still not there: neither call created a file or a schema.
-    await expect(openQueue(elsewhere, { create: false })).rejects.toThrow(/does not exist yet \(svc-sync serve creates it\)$/);
+    await expect(openQueue(elsewhere, { create: false })).rejects.toThrow(notThere);
   });
 
   it('a queue of a newer release (a rolled-back deploy) is refused at start by serve and by queue, naming both versions', async () => {

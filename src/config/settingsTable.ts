@@ -46,7 +46,7 @@ export const SETTINGS = [
   { name: 'SVC_SALESFORCE_LOG', default: 'on', help: 'on: write each run and each failing record to Svc_SyncRun__c and Svc_SyncError__c; off: not' },
   { name: 'SVC_ERROR_RETENTION_DAYS', default: '30', help: 'days a resolved Svc_SyncError__c record is kept' },
   { name: 'SVC_RUN_RETENTION_DAYS', default: '90', help: 'days a Svc_SyncRun__c record is kept' },
-  { name: 'SVC_WEBHOOK_SECRET', secret: true, help: 'shared secret the webhook receiver requires' },
+  { name: 'SVC_WEBHOOK_SECRET', secret: true, help: 'shared secret the webhook receiver requires; at least 16 characters (openssl rand -hex 24)' },
   { name: 'SVC_ADMIN_TOKEN', deployment: true, secret: true, help: "sign-in token of serve's status page" },
   { name: 'SVC_QUEUE_PATH', deployment: true, commandFlag: '--queue <path>', default: '.svc-sync/queue.db', help: 'webhook queue database' },
   { name: 'SVC_QUEUE_URL', deployment: true, commandFlag: '--queue-url <url>', help: 'the webhook queue in PostgreSQL' },

@@ -13,6 +13,8 @@ export const DEFAULT_QUEUE_SCHEMA = 'svc_sync';
 /** How long a receiver's claim on a PostgreSQL batch lasts without renewal (SVC_QUEUE_LEASE_S). */
 export const DEFAULT_LEASE_MS = 60_000;
 const MIN_ADMIN_TOKEN_LENGTH = 16;
+/** The shortest SVC_WEBHOOK_SECRET `serve` takes: it alone authenticates the platform's POSTs. */
+const MIN_WEBHOOK_SECRET_LENGTH = 16;
 
 /** The webhook worker's default settle window: long enough for a trickle, short enough to feel live. */
 export const DEFAULT_SETTLE_S = 30;
@@ -34,6 +36,18 @@ export function webhookSettings(raw: RawSettings, flags: QueueFlags = {}): Webho
     s.adminToken = adminToken;
   }
   return s;
+}
+
+/**
+ * `serve` refuses a webhook secret short enough to guess (exit 2), naming the connection when
+ * there are several; the line says how long it is, never any of it. Unset stays allowed: no
+ * secret required. Only `serve` checks: the other commands never receive a webhook.
+ */
+export function checkWebhookSecret(raw: RawSettings, connection: string | undefined): void {
+  const secret = secretValue(raw, 'SVC_WEBHOOK_SECRET');
+  if (secret === undefined || secret.length >= MIN_WEBHOOK_SECRET_LENGTH) return;
+  const who = connection === undefined ? '' : `connection ${connection}: `;
+  throw new ConfigError(`${who}SVC_WEBHOOK_SECRET: ${secret.length} characters; at least ${MIN_WEBHOOK_SECRET_LENGTH} are needed (generate one: openssl rand -hex 24)`);
 }
 
 /** The queue flags of `serve` and `queue`; each wins over its setting. */

@@ -62,7 +62,6 @@ export function queueCommand(program: Command, setExit: SetExit): void {
           // With "connections": each connection's counts, and each failed event's connection (as in the file).
           const perConnection = named ? { byConnection: byConnection.map((c) => ({ ...c, connection: label(c.connection) })) } : {};
           const result = { command: 'queue', ...rest, ...perConnection, path: where };
-          if (!s.exists) return { status: EXIT.OK, result, warnings: [`no queue at ${where} yet`], text: `no queue at ${where} yet (svc-sync serve creates it)` };
           const lines = renderQueue(where, s.counts, s.failed, outputColumns(), (t) => ctx.out.redact(t), named ? { counts: byConnection, nameOf: label } : undefined);
           return { status: EXIT.OK, result, warnings: [], text: lines.join('\n') };
         },

@@ -4,7 +4,7 @@ import { echo } from '../../config/echo.js';
 import { DEFAULT_SERVE, serve } from '../../webhook/serve.js';
 import { serveConnections } from './serveConnections.js';
 import { settingsOf } from '../../config/load.js';
-import { DEFAULT_SETTLE_S, settleSeconds, webhookSettings } from '../../config/webhookSettings.js';
+import { checkWebhookSecret, DEFAULT_SETTLE_S, settleSeconds, webhookSettings } from '../../config/webhookSettings.js';
 import { EXIT, exitOfSignal } from '../../model/errors.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { helpAfter } from '../helpText.js';
@@ -45,7 +45,7 @@ const SERVE_HELP = helpAfter({
     'With SVC_QUEUE_URL, a batch claimed by a receiver that dies is claimed again after SVC_QUEUE_LEASE_S (default 60).',
     'With "connections" in the config file, one serve takes every site\'s webhooks: each is routed by its site_id (or posted to /webhooks/<name>); --connection NAME serves one.',
   ],
-  examples: ['SVC_WEBHOOK_SECRET=... svc-sync serve --port 8080'],
+  examples: ['SVC_WEBHOOK_SECRET=$(openssl rand -hex 24) svc-sync serve --port 8080'],
 });
 
 export function serveCommand(program: Command, setExit: SetExit): void {
@@ -84,6 +84,8 @@ export function serveCommand(program: Command, setExit: SetExit): void {
           const log: LogSink = (line, level = 'info') => void ((ctx.globals.quiet && level === 'info') || ctx.out.log(level, line, true));
           // Every connection (or the one --connection names), probed and given its processor.
           const chosen = ctx.deployment.named && ctx.connection.name !== undefined ? [ctx.connection] : ctx.deployment.connections;
+          // A guessable secret of any of them refuses the start before a probe, a queue or a port.
+          for (const c of chosen) checkWebhookSecret(c.raw, ctx.deployment.named ? c.name : undefined);
           const connections = await serveConnections(chosen, ctx.deployment.connections, log, { batchSize: size });
           const service = await serve({
             connections,

@@ -54,12 +54,16 @@ export function queueFileError(file: string, error: unknown): ConfigError {
 }
 
 /**
- * A queue opened without `create` that is not there (no file; no tables in the schema): `svc-sync
- * queue` reports it as "no queue yet" rather than creating one as a side effect.
+ * A queue opened without `create` that is not there (no file, an empty one; no tables in the
+ * schema). `queue` and `queue retry` refuse it (exit 2) rather than create one as a side effect or
+ * answer as if it were empty: a typo in the path would otherwise look like a quiet queue.
  */
 export class QueueMissingError extends ConfigError {
-  constructor(readonly location: string) {
-    super(`queue ${location}: does not exist yet (svc-sync serve creates it)`);
+  constructor(
+    readonly location: string,
+    why: string,
+  ) {
+    super(`queue ${location}: ${why}`);
   }
 }
 

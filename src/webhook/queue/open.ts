@@ -4,10 +4,9 @@
  */
 import type { LogSink } from '../../config/log.js';
 import type { QueueLocation } from '../../config/settings.js';
-import { QueueMissingError } from './errors.js';
 import { PgQueue } from './postgres.js';
 import { SqliteQueue } from './sqlite.js';
-import { countsOf, type BackoffPolicy, type ConnectionCounts, type ConnectionScope, type FailedEvent, type OpenOptions, type QueueCounts, type QueueStore } from './store.js';
+import { type BackoffPolicy, type ConnectionCounts, type ConnectionScope, type FailedEvent, type OpenOptions, type QueueCounts, type QueueStore } from './store.js';
 
 interface OpenQueueOptions extends OpenOptions {
   retry?: Partial<BackoffPolicy> | undefined;
@@ -30,22 +29,17 @@ export async function openQueue(where: QueueLocation, opts: OpenQueueOptions): P
 interface StoreStatus {
   /** The file path, or the database URL without its password. */
   location: string;
-  exists: boolean;
+  /** Always true: a queue that is not there is a QueueMissingError (kept in `queue --json`). */
+  exists: true;
   counts: QueueCounts;
   failed: FailedEvent[];
   /** Events by state per stored connection value ('' : the implicit connection, and events from before connections). */
   byConnection: ConnectionCounts[];
 }
 
-/** Runs `use` on the queue if it is there (never creating it); `missing` answers when it is not. */
-async function withExisting<T>(where: QueueLocation, access: 'read' | 'write', missing: (location: string) => T, use: (queue: QueueStore) => Promise<T>): Promise<T> {
-  let queue: QueueStore;
-  try {
-    queue = await openQueue(where, { create: false, access });
-  } catch (error) {
-    if (error instanceof QueueMissingError) return missing(error.location);
-    throw error;
-  }
+/** Runs `use` on the queue if it is there; never creates it (a queue not there is a QueueMissingError, exit 2). */
+async function withExisting<T>(where: QueueLocation, access: 'read' | 'write', use: (queue: QueueStore) => Promise<T>): Promise<T> {
+  const queue = await openQueue(where, { create: false, access });
   try {
     return await use(queue);
   } finally {
@@ -55,23 +49,13 @@ async function withExisting<T>(where: QueueLocation, access: 'read' | 'write', m
 
 /** For `svc-sync queue`: counts and failed events with their last error; never creates a queue. */
 export function storeStatus(where: QueueLocation, failedLimit = 100, scope?: ConnectionScope): Promise<StoreStatus> {
-  return withExisting<StoreStatus>(
-    where,
-    'read',
-    (location) => ({ location, exists: false, counts: countsOf([]), failed: [], byConnection: [] }),
-    async (whole) => {
-      const queue = scope === undefined ? whole : whole.scoped(scope);
-      return { location: queue.location, exists: true, counts: await queue.counts(), failed: await queue.failedEvents(failedLimit), byConnection: await queue.countsByConnection() };
-    },
-  );
+  return withExisting<StoreStatus>(where, 'read', async (whole) => {
+    const queue = scope === undefined ? whole : whole.scoped(scope);
+    return { location: queue.location, exists: true, counts: await queue.counts(), failed: await queue.failedEvents(failedLimit), byConnection: await queue.countsByConnection() };
+  });
 }
 
-/** For `svc-sync queue retry`: makes failed events due now (of one connection's, with `scope`); returns how many (0 when there is no queue). */
+/** For `svc-sync queue retry`: makes failed events due now (of one connection's, with `scope`); returns how many. */
 export function storeRetryFailed(where: QueueLocation, scope?: ConnectionScope): Promise<number> {
-  return withExisting(
-    where,
-    'write',
-    () => 0,
-    (queue) => (scope === undefined ? queue : queue.scoped(scope)).retryFailed(),
-  );
+  return withExisting(where, 'write', (queue) => (scope === undefined ? queue : queue.scoped(scope)).retryFailed());
 }

@@ -124,7 +124,7 @@ export class PgQueue implements QueueStore {
           const permanent = permanentQueueFailure(error);
           throw permanent === undefined ? this.db.wrap(error) : new QueueError(`${permanent} (${this.db.messageOf(error)})`, (error as { code?: string }).code);
         });
-      if (!exists) throw new QueueMissingError(this.location);
+      if (!exists) throw new QueueMissingError(this.location, `schema ${this.schema} holds no svc-sync queue (svc-sync serve creates it; check SVC_QUEUE_URL and SVC_QUEUE_SCHEMA)`);
       const column = await this.db.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'events' AND column_name = 'connection'`, [
         this.schema,
       ]);

@@ -14,7 +14,7 @@
 import type Database from 'better-sqlite3';
 import { openDatabase, pragma, statement } from './sqliteKeep.js';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { OwnerPair } from '../../model/outcomes.js';
 import { isRefusedValue, QueueMissingError, queueFileError } from './errors.js';
@@ -55,6 +55,15 @@ interface DueRefRow {
 
 const DAY_MS = 86_400_000;
 
+/** Where the path is set, for the lines that say a queue is not there. */
+const CHECK_PATH = 'check --queue or SVC_QUEUE_PATH';
+
+/** A file with no queue in it (0 bytes, or a database with no tables): not there, without `create`. */
+function notYetAQueue(file: string): QueueMissingError {
+  const what = statSync(file, { throwIfNoEntry: false })?.size === 0 ? 'an empty file (0 bytes)' : 'a SQLite database with no tables';
+  return new QueueMissingError(file, `${what}, not an svc-sync queue (svc-sync serve makes it one; ${CHECK_PATH})`);
+}
+
 /**
  * The connection to a queue file, once it is known to be ours: a missing or empty file is created
  * only with `create` (else QueueMissingError, and nothing is written); another application's
@@ -66,12 +75,12 @@ function openQueueFile(file: string, create: boolean, access: 'read' | 'write'):
   let db: Database.Database | undefined;
   try {
     const missing = !existsSync(file);
-    if (missing && !create) throw new QueueMissingError(file);
+    if (missing && !create) throw new QueueMissingError(file, `no such file (svc-sync serve creates it; ${CHECK_PATH})`);
     const seen = identifyFile(file, latest);
     if (seen !== undefined) {
       const refused = identityError(file, seen, latest);
       if (refused !== undefined) throw refused;
-      if (seen.kind === 'empty' && !create) throw new QueueMissingError(file);
+      if (seen.kind === 'empty' && !create) throw notYetAQueue(file);
     }
     if (missing) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     const readOnly = access === 'read' && !create;
@@ -82,7 +91,7 @@ function openQueueFile(file: string, create: boolean, access: 'read' | 'write'):
     const identity = identify(db, latest);
     const refused = identityError(file, identity, latest);
     if (refused !== undefined) throw refused;
-    if (identity.kind === 'empty' && !create) throw new QueueMissingError(file);
+    if (identity.kind === 'empty' && !create) throw notYetAQueue(file);
     if (readOnly) return db;
     pragma(db, 'journal_mode = WAL');
     pragma(db, 'synchronous = FULL');
