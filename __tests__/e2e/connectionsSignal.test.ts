@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BIN, outputOf, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import { removeDir, tempCwd, unstamp, waitFor } from './helpers.js';
+import { keyOf, removeDir, tempCwd, unstamp, waitFor } from './helpers.js';
 
 interface ConnectionEntry {
   connection: string;
@@ -29,7 +29,7 @@ interface Several {
 
 interface StateOnDisk {
   watermarks?: Record<string, string>;
-  run?: unknown;
+  run?: { completed: string[] };
 }
 
 const NAMES = ['north', 'south'] as const;
@@ -102,20 +102,21 @@ describe('a signal between two connections of one run', () => {
   };
 
   /**
-   * Starts `args` over both connections with north's run record held at the org; resolves once
-   * it is held (north's sync done, south not begun), or fails if the run ends first.
+   * Starts `args` over both connections with a request of north's held at the org (by default its
+   * run record: north's sync done, south not begun); resolves once it is held, or fails if the run
+   * ends first.
    */
-  async function heldBetween(args: string[]): Promise<Held> {
+  async function heldBetween(args: string[], request = RUN_RECORD): Promise<Held> {
     const cwd = deployment();
     for (const n of NAMES) stacks[n].platform.resetCounts();
-    const gate = stacks.north.salesforce.holdNext(RUN_RECORD);
+    const gate = stacks.north.salesforce.holdNext(request);
     const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...secrets }, stdio: 'pipe' });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const done = outputOf(child);
     child.stdin.end();
     const ended = done.then((r) => {
-      throw new Error(`the run ended (exit ${r.code}) before north's run record was sent:\n${r.stderr}`);
+      throw new Error(`the run ended (exit ${r.code}) before north's held request was sent:\n${r.stderr}`);
     });
     await Promise.race([gate.reached, ended]);
     ended.catch(() => undefined);
@@ -182,5 +183,31 @@ describe('a signal between two connections of one run', () => {
     // Quit without waiting for the org: no document.
     expect(r.stdout).toBe('');
     expectNorthSaved(run.cwd);
+  }, 120_000);
+
+  it('Ctrl-C during north, --json: north stops saved and resumable, south listed as not run, exit 130', async () => {
+    // North's donations gone from its org (an earlier case wrote them): the sync writes them again,
+    // and the first of those writes is held while north's own watch is on.
+    for (const d of stacks.north.platform.site.donation) stacks.north.salesforce.deleteRecord('Svc_Donation__c', keyOf('donation', d.id));
+    const run = await heldBetween(['--json', 'sync', '--all'], /^PATCH \/services\/data\/v[\d.]+\/composite\/sobjects\/Svc_Donation__c\//);
+    run.child.kill('SIGINT');
+    await announced(run, /^svc-sync: Ctrl-C: stopping after the batch in flight and saving progress/m);
+    run.release();
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    const body = JSON.parse(r.stdout) as Several;
+    expect(body.status).toBe(130);
+    expect(body.result.connections.map((c) => [c.connection, c.status])).toEqual([
+      ['north', 130],
+      ['south', 130],
+    ]);
+    const [north, south] = body.result.connections;
+    expect(north!.error).toMatch(/^stopped by Ctrl-C .*progress saved in \.svc-sync\/north\/state\.json; resume with: svc-sync --json sync --all$/);
+    expect(south!.error).toBe('not run: interrupted by Ctrl-C');
+    // Announced once, by north's own watch.
+    expect(r.stderr.match(/stopping after/g)).toHaveLength(1);
+    // What north finished before donations is in its state file: the next run resumes from there.
+    expect(stateOf(run.cwd, 'north')?.run?.completed).toContain('segment');
+    expect(stacks.south.platform.requests.total).toBe(0);
   }, 120_000);
 });
