@@ -1,9 +1,10 @@
 /**
- * A signal between two connections of one run: north has synced and saved its progress, and waits
- * on the org for its run record (the sync log, written after its own signal watch has ended); the
- * signal comes then. The run must stop there as during a connection: south listed as not run, the
- * --json document whole, exit 130 / 143; a second signal quits at once. The point is observed,
- * not timed: the emulator holds the run record's request until the test lets it go.
+ * A signal in a run over two connections, above all between the two: north has synced and saved
+ * its progress, and waits on the org for its run record (the sync log, written after its own
+ * signal watch has ended); the signal comes then. The run must stop there as during a connection:
+ * south listed as not run, the --json document whole, exit 130 / 143; a second signal quits at
+ * once. Also during north's sync, and during doctor (which has no watch of its own). Each point is
+ * observed, not timed: the emulator holds one of north's requests until the test lets it go.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -38,7 +39,7 @@ type Name = (typeof NAMES)[number];
 /** North's run record, the first write of its sync log: sent once north's sync is done. */
 const RUN_RECORD = /^PATCH \/services\/data\/v[\d.]+\/composite\/sobjects\/Svc_SyncRun__c\//;
 
-describe('a signal between two connections of one run', () => {
+describe('a signal in a run over two connections', () => {
   const stacks = {} as Record<Name, Stack>;
   const dirs: string[] = [];
   let secrets: Record<string, string>;
@@ -106,7 +107,7 @@ describe('a signal between two connections of one run', () => {
    * run record: north's sync done, south not begun); resolves once it is held, or fails if the run
    * ends first.
    */
-  async function heldBetween(args: string[], request = RUN_RECORD): Promise<Held> {
+  async function heldAt(args: string[], request = RUN_RECORD): Promise<Held> {
     const cwd = deployment();
     for (const n of NAMES) stacks[n].platform.resetCounts();
     const gate = stacks.north.salesforce.holdNext(request);
@@ -131,7 +132,7 @@ describe('a signal between two connections of one run', () => {
   };
 
   it('Ctrl-C while north writes its run record: the document whole, north saved, south not run, exit 130', async () => {
-    const run = await heldBetween(['--json', 'sync', '--all']);
+    const run = await heldAt(['--json', 'sync', '--all']);
     run.child.kill('SIGINT');
     // Said at once, while north still waits: the run took the signal, it did not die of it.
     await announced(run, /^svc-sync: north: Ctrl-C: stopping after this connection; the ones after it do not start/m);
@@ -159,7 +160,7 @@ describe('a signal between two connections of one run', () => {
   }, 120_000);
 
   it('SIGTERM there, human output: north block, a closing line for south, exit 143', async () => {
-    const run = await heldBetween(['sync', '--all']);
+    const run = await heldAt(['sync', '--all']);
     run.child.kill('SIGTERM');
     await announced(run, /^svc-sync: north: SIGTERM: stopping after this connection/m);
     run.release();
@@ -173,7 +174,7 @@ describe('a signal between two connections of one run', () => {
   }, 120_000);
 
   it('a second Ctrl-C there quits at once, exit 130', async () => {
-    const run = await heldBetween(['--json', 'sync', '--all']);
+    const run = await heldAt(['--json', 'sync', '--all']);
     run.child.kill('SIGINT');
     await announced(run, /Ctrl-C: stopping after this connection/);
     run.child.kill('SIGINT');
@@ -189,7 +190,7 @@ describe('a signal between two connections of one run', () => {
     // North's donations gone from its org (an earlier case wrote them): the sync writes them again,
     // and the first of those writes is held while north's own watch is on.
     for (const d of stacks.north.platform.site.donation) stacks.north.salesforce.deleteRecord('Svc_Donation__c', keyOf('donation', d.id));
-    const run = await heldBetween(['--json', 'sync', '--all'], /^PATCH \/services\/data\/v[\d.]+\/composite\/sobjects\/Svc_Donation__c\//);
+    const run = await heldAt(['--json', 'sync', '--all'], /^PATCH \/services\/data\/v[\d.]+\/composite\/sobjects\/Svc_Donation__c\//);
     run.child.kill('SIGINT');
     await announced(run, /^svc-sync: Ctrl-C: stopping after the batch in flight and saving progress/m);
     run.release();
@@ -208,6 +209,22 @@ describe('a signal between two connections of one run', () => {
     expect(r.stderr.match(/stopping after/g)).toHaveLength(1);
     // What north finished before donations is in its state file: the next run resumes from there.
     expect(stateOf(run.cwd, 'north')?.run?.completed).toContain('segment');
+    expect(stacks.south.platform.requests.total).toBe(0);
+  }, 120_000);
+
+  it('Ctrl-C during doctor (no watch of its own): north checked to its end, south not run, exit 130', async () => {
+    const run = await heldAt(['--json', 'doctor'], /^GET \/services\/data\//);
+    run.child.kill('SIGINT');
+    await announced(run, /^svc-sync: north: Ctrl-C: stopping after this connection/m);
+    run.release();
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    const body = JSON.parse(r.stdout) as Several;
+    expect(body.result.connections.map((c) => [c.connection, c.status])).toEqual([
+      ['north', 0],
+      ['south', 130],
+    ]);
+    expect(body.result.connections[1]!.error).toBe('not run: interrupted by Ctrl-C');
     expect(stacks.south.platform.requests.total).toBe(0);
   }, 120_000);
 });

@@ -159,6 +159,7 @@ export async function runCommand<T>(
 async function runEach<T>(connections: ConnectionConfig[], contextOf: (c: ConnectionConfig) => CommandContext, work: (ctx: CommandContext) => Promise<CommandResult<T>>): Promise<ExitCode> {
   const contexts = connections.map(contextOf);
   const results: ConnectionResult[] = [];
+  // The config file names at least one connection.
   let current = contexts[0]!;
   // Said on the stderr of the connection in flight, even with --quiet: it explains the exit.
   const watch = watchConnections((line) => current.out.log('warn', `svc-sync: ${line}`));
