@@ -370,6 +370,8 @@ describe('several sites from one config file', () => {
     expect(stopped.code).toBe(130);
     expect(unstamp(stopped.stderr)).toMatch(/svc-sync: north: stopped by Ctrl-C after .*progress saved in \.svc-sync\/north\/state\.json; resume with: svc-sync sync --all --batch-size 50/);
     expect(stopped.stdout).not.toContain('== connection south');
+    // South did not start, and its line says so: the run does not end on north's line alone.
+    expect(unstamp(stopped.stderr)).toMatch(/^svc-sync: south: not run: interrupted by Ctrl-C$/m);
     expect(pagesDone()).toBe(2);
     expect(stateOf(cwd, 'south')).toBe(southState);
 

@@ -11,19 +11,72 @@ interface Interrupt {
   dispose(): void;
 }
 
+/**
+ * The watch of a run over several connections, while it lasts: it alone holds the process's
+ * signal handlers, from before the first connection to after the last, so no moment between two
+ * connections is left to Node's default (death without the --json document). A connection's own
+ * watch, made meanwhile, is told of the signal by it.
+ */
+let loop: { signal: AbortSignal; inner: Set<(sig: StopSignal) => void> } | undefined;
+
 /** `then`: what the run does once the batch in flight is done (sync saves progress; audit lists what it did). */
 export function watchInterrupt(notify: (line: string) => void, then = 'saving progress'): Interrupt {
   const controller = new AbortController();
-  const onSignal = (sig: StopSignal): void => {
-    if (controller.signal.aborted) process.exit(exitOfSignal(sig));
+  const stop = (sig: StopSignal): void => {
     controller.abort(new InterruptedError(sig));
     notify(`${signalName(sig)}: stopping after the batch in flight and ${then} (Ctrl-C again quits at once)`);
+  };
+  const outer = loop;
+  if (outer !== undefined) {
+    // A signal before this connection began stops it before its first request.
+    if (outer.signal.aborted) controller.abort(outer.signal.reason);
+    else outer.inner.add(stop);
+    return { signal: controller.signal, dispose: () => void outer.inner.delete(stop) };
+  }
+  const onSignal = (sig: StopSignal): void => {
+    if (controller.signal.aborted) process.exit(exitOfSignal(sig));
+    stop(sig);
   };
   for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
   return {
     signal: controller.signal,
     dispose() {
       for (const sig of STOP_SIGNALS) process.off(sig, onSignal);
+    },
+  };
+}
+
+/** The watch of a run over several connections: which signal came first, if one did. */
+interface ConnectionsWatch {
+  readonly stoppedBy: StopSignal | undefined;
+  dispose(): void;
+}
+
+/**
+ * One watch for a whole run over several connections. The first signal stops the connection in
+ * flight as its own watch says (or, between two connections, is announced here); the loop starts
+ * no connection after it. The second exits at once, as in a run of one.
+ */
+export function watchConnections(notify: (line: string) => void): ConnectionsWatch {
+  const controller = new AbortController();
+  const inner = new Set<(sig: StopSignal) => void>();
+  let first: StopSignal | undefined;
+  const onSignal = (sig: StopSignal): void => {
+    if (first !== undefined) process.exit(exitOfSignal(sig));
+    first = sig;
+    controller.abort(new InterruptedError(sig));
+    if (inner.size > 0) for (const stop of inner) stop(sig);
+    else notify(`${signalName(sig)}: stopping after this connection; the ones after it do not start (Ctrl-C again quits at once)`);
+  };
+  loop = { signal: controller.signal, inner };
+  for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
+  return {
+    get stoppedBy() {
+      return first;
+    },
+    dispose() {
+      for (const sig of STOP_SIGNALS) process.off(sig, onSignal);
+      loop = undefined;
     },
   };
 }

@@ -9,7 +9,8 @@ import type { Command } from 'commander';
 import { redact, type RawSettings } from '../config/load.js';
 import { chooseConnections, connectionLabel, DEFAULT_STATE_DIR, loadDeployment, wholeDeployment, type ConnectionConfig, type Deployment } from '../config/connections.js';
 import { oneLine } from '../config/echo.js';
-import { EXIT, InterruptedError, actionsOf, describeError, exitCodeOf, worstExit, type ExitCode } from '../model/errors.js';
+import { EXIT, InterruptedError, actionsOf, describeError, exitCodeOf, exitOfSignal, signalName, worstExit, type ExitCode, type StopSignal } from '../model/errors.js';
+import { watchConnections } from './interrupt.js';
 import { settingFlags, type GlobalOptions } from './globals.js';
 import { Output } from './output.js';
 import type { Sources } from './where.js';
@@ -149,36 +150,54 @@ export async function runCommand<T>(
 
 /**
  * Every connection in turn: one that fails (a refused key, an org that is down) does not stop the
- * others; a stop by a signal does (the next run resumes each where it stopped). The exit code is
- * the worst; --json gets one document holding one result per connection.
+ * others; a stop by a signal does (the next run resumes each where it stopped), at any moment of
+ * the loop: one watch holds the signals from the first connection to the document, so a signal
+ * between two connections is not Node's default death. The connections after it are listed as
+ * not run. The exit code is the worst (a signal's, once one came); --json gets one document
+ * holding one result per connection.
  */
 async function runEach<T>(connections: ConnectionConfig[], contextOf: (c: ConnectionConfig) => CommandContext, work: (ctx: CommandContext) => Promise<CommandResult<T>>): Promise<ExitCode> {
+  const contexts = connections.map(contextOf);
   const results: ConnectionResult[] = [];
-  let out: Output | undefined;
-  for (const connection of connections) {
-    const ctx = contextOf(connection);
-    out = ctx.out;
-    const name = connection.name ?? '';
-    // A person reads one block per connection, as each ends; the document waits for all.
-    if (!ctx.globals.json) ctx.out.result(`== ${connectionLabel(connection)} (site ${connection.raw.SVC_SITE_ID ?? '?'}) ==`);
-    let r: CommandResult<T | null>;
-    try {
-      r = await work(ctx);
-    } catch (err) {
-      r = { status: exitCodeOf(err), result: null, warnings: [], stopped: err };
+  // The config file names at least one connection.
+  let current = contexts[0]!;
+  // Said on the stderr of the connection in flight, even with --quiet: it explains the exit.
+  const watch = watchConnections((line) => current.out.log('warn', `svc-sync: ${line}`));
+  try {
+    for (const ctx of contexts) {
+      current = ctx;
+      const r = watch.stoppedBy !== undefined ? notRun(watch.stoppedBy) : await runOne(ctx, work);
+      results.push(connectionResult(ctx.connection.name ?? '', r, ctx.out.redact));
+      if (ctx.globals.json) {
+        if (r.status !== EXIT.OK) ctx.out.error(closingLine(r, ctx.out.redact));
+      } else render(ctx.out, r);
     }
-    results.push(connectionResult(name, r, ctx.out.redact));
-    if (ctx.globals.json) {
-      if (r.status !== EXIT.OK) ctx.out.error(closingLine(r, ctx.out.redact));
-    } else render(ctx.out, r);
-    if (r.stopped instanceof InterruptedError) break;
+    const stop = watch.stoppedBy === undefined ? [] : [exitOfSignal(watch.stoppedBy)];
+    const status = worstExit([...results.map((r) => r.status), ...stop]);
+    if (current.globals.json) {
+      const warnings = results.flatMap((r) => r.warnings.map((w) => `${r.connection}: ${w}`));
+      current.out.json(status, { connections: results }, warnings);
+    }
+    return status;
+  } finally {
+    watch.dispose();
   }
-  const status = worstExit(results.map((r) => r.status));
-  if (out?.opts.json) {
-    const warnings = results.flatMap((r) => r.warnings.map((w) => `${r.connection}: ${w}`));
-    out.json(status, { connections: results }, warnings);
+}
+
+/** One connection's work; what it throws is its result (the loop goes on to the next). */
+async function runOne<T>(ctx: CommandContext, work: (ctx: CommandContext) => Promise<CommandResult<T>>): Promise<CommandResult<T | null>> {
+  // A person reads one block per connection, as each ends; the document waits for all.
+  if (!ctx.globals.json) ctx.out.result(`== ${connectionLabel(ctx.connection)} (site ${ctx.connection.raw.SVC_SITE_ID ?? '?'}) ==`);
+  try {
+    return await work(ctx);
+  } catch (err) {
+    return { status: exitCodeOf(err), result: null, warnings: [], stopped: err };
   }
-  return status;
+}
+
+/** A connection the loop did not start, a signal having come first: the next run does it. */
+function notRun(sig: StopSignal): CommandResult<null> {
+  return { status: exitOfSignal(sig), result: null, warnings: [], stopped: new InterruptedError(sig, `not run: interrupted by ${signalName(sig)}`) };
 }
 
 /** One connection's part of the --json document. */
