@@ -80,3 +80,21 @@ export function watchConnections(notify: (line: string) => void): ConnectionsWat
     },
   };
 }
+
+/**
+ * After a run's work, while it writes its record to the org (network I/O): a first signal is
+ * announced and the record finished, so the run ends with its document and the exit its work
+ * earned (nothing is left to do); a second exits at once. In a run over several connections the
+ * loop's watch covers this moment already.
+ */
+export function watchFinish(notify: (line: string) => void): Pick<Interrupt, 'dispose'> {
+  if (loop !== undefined) return { dispose: () => undefined };
+  let first = false;
+  const onSignal = (sig: StopSignal): void => {
+    if (first) process.exit(exitOfSignal(sig));
+    first = true;
+    notify(`${signalName(sig)}: the run's work is done; writing its record to the org first (Ctrl-C again quits at once)`);
+  };
+  for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
+  return { dispose: () => STOP_SIGNALS.forEach((sig) => process.off(sig, onSignal)) };
+}

@@ -130,9 +130,33 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     stopped = err;
   } finally {
     lock?.release();
-    session.dispose();
     csv?.close();
+    session.finishing();
   }
+  // While the run record is written to the org (network I/O), a signal is announced and the
+  // record finished: never Node's default death without the document.
+  try {
+    return await concludeRun(ctx, run, { report, deps, extra, stopped, where, startedAt });
+  } finally {
+    session.dispose();
+  }
+}
+
+/** What a run found, for its report. */
+interface RunOutcome<E> {
+  report: RunReport;
+  deps: Deps | undefined;
+  extra: E | undefined;
+  stopped: unknown;
+  where: Where | undefined;
+  startedAt: Date;
+}
+
+/** The run's record in the org, its result, its text and its exit code. */
+async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun<E>, o: RunOutcome<E>): Promise<CommandResult<RunResult<E>>> {
+  const { globals } = ctx;
+  const { report, deps, extra, where, startedAt } = o;
+  let stopped = o.stopped;
   // A stop at any point, even before the first record, ends with the resume line and 130/143.
   if (stopped instanceof InterruptedError) stopped = interruptedLine(stopped, report, globals.dryRun, ctx.argv.map(shellWord).join(' '), run.stateFile);
   if (stopped instanceof InterruptedError && deps === undefined) throw stopped;

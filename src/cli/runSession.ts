@@ -5,7 +5,7 @@
  * spinner behind.
  */
 import type { Progress } from '../model/outcomes.js';
-import { watchInterrupt } from './interrupt.js';
+import { watchFinish, watchInterrupt } from './interrupt.js';
 import { createProgress } from './render/progress.js';
 import type { CommandContext } from './runner.js';
 
@@ -18,6 +18,7 @@ interface RequestCounter {
 export class RunSession {
   private readonly progress;
   private readonly interrupt;
+  private finish: { dispose(): void } | undefined;
 
   /** `then`: what the run does once the batch in flight is done (sync saves progress; audit lists what it did). */
   constructor(
@@ -53,8 +54,16 @@ export class RunSession {
     this.progress.stop();
   }
 
+  /** The run's work is over: its watch ends, and one for its last writes (watchFinish) begins. */
+  finishing(): void {
+    this.progress.stop();
+    this.interrupt.dispose();
+    this.finish ??= watchFinish((line) => this.ctx.out.log('warn', `svc-sync: ${line}`));
+  }
+
   dispose(): void {
     this.progress.stop();
     this.interrupt.dispose();
+    this.finish?.dispose();
   }
 }
