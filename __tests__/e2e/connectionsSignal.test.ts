@@ -7,11 +7,10 @@
  * observed, not timed: the emulator holds one of north's requests until the test lets it go.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, outputOf, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
+import { startHeld, type HeldRun } from '../support/heldRun.js';
 import { keyOf, removeDir, tempCwd, unstamp, waitFor } from './helpers.js';
 
 interface ConnectionEntry {
@@ -84,16 +83,8 @@ describe('a signal in a run over two connections', () => {
     }
   };
 
-  interface Held {
-    child: ChildProcess;
-    cwd: string;
-    done: Promise<CliResult>;
-    stderr: () => string;
-    release: () => void;
-  }
-
   /** Resolves once the run has said on stderr that it stops; fails at once if it died instead. */
-  const announced = (run: Held, line: RegExp): Promise<unknown> => {
+  const announced = (run: HeldRun, line: RegExp): Promise<unknown> => {
     const died = run.done.then((r) => {
       throw new Error(`the run ended (exit ${r.code}; -1: killed by the signal) instead of announcing its stop; stdout:\n${r.stdout}`);
     });
@@ -107,21 +98,10 @@ describe('a signal in a run over two connections', () => {
    * run record: north's sync done, south not begun); resolves once it is held, or fails if the run
    * ends first.
    */
-  async function heldAt(args: string[], request = RUN_RECORD): Promise<Held> {
+  function heldAt(args: string[], request = RUN_RECORD): Promise<HeldRun> {
     const cwd = deployment();
     for (const n of NAMES) stacks[n].platform.resetCounts();
-    const gate = stacks.north.salesforce.holdNext(request);
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...secrets }, stdio: 'pipe' });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const done = outputOf(child);
-    child.stdin.end();
-    const ended = done.then((r) => {
-      throw new Error(`the run ended (exit ${r.code}) before north's held request was sent:\n${r.stderr}`);
-    });
-    await Promise.race([gate.reached, ended]);
-    ended.catch(() => undefined);
-    return { child, cwd, done, stderr: () => unstamp(stderr), release: gate.release };
+    return startHeld(stacks.north.salesforce, request, args, cwd, secrets);
   }
 
   /** North finished whole before the stop: every type's watermark saved, no run left to resume. */

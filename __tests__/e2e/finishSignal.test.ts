@@ -5,23 +5,14 @@
  * document. The moment is observed, not timed: the emulator holds the run record's write.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, outputOf, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import { removeDir, tempCwd, unstamp, waitFor } from './helpers.js';
+import { startHeld, type HeldRun } from '../support/heldRun.js';
+import { removeDir, tempCwd, waitFor } from './helpers.js';
 
 /** The run record, the first write of the sync log: sent once the sync's work is done. */
 const RUN_RECORD = /^PATCH \/services\/data\/v[\d.]+\/composite\/sobjects\/Svc_SyncRun__c\//;
-
-interface Held {
-  child: ChildProcess;
-  cwd: string;
-  done: Promise<CliResult>;
-  stderr: () => string;
-  release: () => void;
-}
 
 describe('a signal while a run writes its record to the org', () => {
   let stack: Stack;
@@ -35,22 +26,11 @@ describe('a signal while a run writes its record to the org', () => {
     for (const d of dirs) removeDir(d);
   });
 
-  /** `args` with the run record's write held; resolves once it is held, or fails if the run ends first. */
-  async function heldAtRecord(args: string[]): Promise<Held> {
+  /** `args` with the run record's write held; resolves once it is held. */
+  function heldAtRecord(args: string[]): Promise<HeldRun> {
     const cwd = tempCwd('finish-signal');
     dirs.push(cwd);
-    const gate = stack.salesforce.holdNext(RUN_RECORD);
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...stack.env }, stdio: 'pipe' });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const done = outputOf(child);
-    child.stdin.end();
-    const ended = done.then((r) => {
-      throw new Error(`the run ended (exit ${r.code}) before its run record was sent:\n${r.stderr}`);
-    });
-    await Promise.race([gate.reached, ended]);
-    ended.catch(() => undefined);
-    return { child, cwd, done, stderr: () => unstamp(stderr), release: gate.release };
+    return startHeld(stack.salesforce, RUN_RECORD, args, cwd, stack.env);
   }
 
   const saved = (cwd: string): { watermarks?: Record<string, string>; run?: unknown } =>
