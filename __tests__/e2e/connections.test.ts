@@ -13,6 +13,7 @@ import { BIN, outputOf, READ_WHOLE, type CliResult } from '../../fixtures/cli.js
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { startSalesforceEmulator, type Emulator } from '../../fixtures/salesforce/emulator.js';
 import { donationSynced, expectFullMirror, keyOf, removeDir, tempCwd, unstamp, waitFor, type Result } from './helpers.js';
+import { NAMES, secretsOf, writeTwoSites, type Name } from '../support/twoSites.js';
 
 interface ConnectionEntry {
   connection: string;
@@ -29,9 +30,6 @@ interface Several {
   warnings: string[];
 }
 
-const NAMES = ['north', 'south'] as const;
-type Name = (typeof NAMES)[number];
-
 /** The fake holds a donation page this long: far longer than a stop may take. */
 const STALL_MS = 8_000;
 
@@ -46,12 +44,7 @@ describe('several sites from one config file', () => {
     // Two sites from different seeds, both numbering their records from the same base: ids overlap.
     stacks.north = await startStack({ site: { seed: 71, siteId: 7, segments: 1, projectsPerSegment: 2, donations: 450, newsletterSubscriptions: 4 } });
     stacks.south = await startStack({ site: { seed: 82, siteId: 8, segments: 2, projectsPerSegment: 1, donations: 40, newsletterSubscriptions: 3 } });
-    secrets = {
-      NORTH_KEY: stacks.north.env.SVC_API_KEY!,
-      NORTH_TOKEN: stacks.north.env.SF_ACCESS_TOKEN!,
-      SOUTH_KEY: stacks.south.env.SVC_API_KEY!,
-      SOUTH_TOKEN: stacks.south.env.SF_ACCESS_TOKEN!,
-    };
+    secrets = secretsOf(stacks);
   }, 60_000);
   afterAll(async () => {
     const left = stalledUntil - Date.now();
@@ -60,28 +53,11 @@ describe('several sites from one config file', () => {
     for (const d of dirs) removeDir(d);
   });
 
-  /** One connection's settings: its site, its platform, its org; secrets from the environment. */
-  const connection = (name: Name, siteId: number, extra: Record<string, unknown> = {}): Record<string, unknown> => {
-    const s = stacks[name];
-    const upper = name.toUpperCase();
-    return {
-      SVC_SITE_ID: siteId,
-      SVC_API_URL: s.platform.url,
-      SVC_API_KEY: { env: `${upper}_KEY` },
-      SF_INSTANCE_URL: s.salesforce.url,
-      SF_ACCESS_TOKEN: { env: `${upper}_TOKEN` },
-      SF_API_VERSION: s.salesforce.apiVersion,
-      ...extra,
-    };
-  };
-
   /** A fresh folder with a config file naming both connections (each entry overridable). */
   function deployment(overrides: Partial<Record<Name, Record<string, unknown>>> = {}): string {
     const cwd = tempCwd('connections');
     dirs.push(cwd);
-    const connections = { north: connection('north', 7, overrides.north), south: connection('south', 8, overrides.south) };
-    fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify({ connections }, null, 2));
-    return cwd;
+    return writeTwoSites(cwd, stacks, overrides);
   }
 
   const run = (args: string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> =>

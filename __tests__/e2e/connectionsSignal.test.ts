@@ -12,6 +12,7 @@ import path from 'node:path';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { startHeld, type HeldRun } from '../support/heldRun.js';
 import { keyOf, removeDir, tempCwd, unstamp, waitFor } from './helpers.js';
+import { NAMES, secretsOf, writeTwoSites, type Name } from '../support/twoSites.js';
 
 interface ConnectionEntry {
   connection: string;
@@ -32,9 +33,6 @@ interface StateOnDisk {
   run?: { completed: string[] };
 }
 
-const NAMES = ['north', 'south'] as const;
-type Name = (typeof NAMES)[number];
-
 /** North's run record, the first write of its sync log: sent once north's sync is done. */
 const RUN_RECORD = /^PATCH \/services\/data\/v[\d.]+\/composite\/sobjects\/Svc_SyncRun__c\//;
 
@@ -46,12 +44,7 @@ describe('a signal in a run over two connections', () => {
   beforeAll(async () => {
     stacks.north = await startStack({ site: { seed: 17, siteId: 7, segments: 1, projectsPerSegment: 1, donations: 30, newsletterSubscriptions: 2 } });
     stacks.south = await startStack({ site: { seed: 28, siteId: 8, segments: 1, projectsPerSegment: 1, donations: 20, newsletterSubscriptions: 2 } });
-    secrets = {
-      NORTH_KEY: stacks.north.env.SVC_API_KEY!,
-      NORTH_TOKEN: stacks.north.env.SF_ACCESS_TOKEN!,
-      SOUTH_KEY: stacks.south.env.SVC_API_KEY!,
-      SOUTH_TOKEN: stacks.south.env.SF_ACCESS_TOKEN!,
-    };
+    secrets = secretsOf(stacks);
   }, 60_000);
   afterAll(async () => {
     await Promise.all(NAMES.map((n) => stacks[n].close()));
@@ -62,17 +55,7 @@ describe('a signal in a run over two connections', () => {
   function deployment(): string {
     const cwd = tempCwd('connections-signal');
     dirs.push(cwd);
-    const connection = (name: Name, siteId: number): Record<string, unknown> => ({
-      SVC_SITE_ID: siteId,
-      SVC_API_URL: stacks[name].platform.url,
-      SVC_API_KEY: { env: `${name.toUpperCase()}_KEY` },
-      SF_INSTANCE_URL: stacks[name].salesforce.url,
-      SF_ACCESS_TOKEN: { env: `${name.toUpperCase()}_TOKEN` },
-      SF_API_VERSION: stacks[name].salesforce.apiVersion,
-    });
-    const connections = { north: connection('north', 7), south: connection('south', 8) };
-    fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify({ connections }, null, 2));
-    return cwd;
+    return writeTwoSites(cwd, stacks);
   }
 
   const stateOf = (cwd: string, name: Name): StateOnDisk | undefined => {
