@@ -13,7 +13,7 @@ import { lazyModule } from '../model/lazyModule.js';
 import type { SalesforceLogin, SalesforceSettings } from '../config/settings.js';
 import { SalesforceAuthError } from '../model/errors.js';
 import { signJwtAssertion } from './jwt.js';
-import { plainRequest, type PlainAnswer } from './plainHttp.js';
+import { plainRequest, type PlainAnswer } from '../model/plainHttp.js';
 
 // jsforce's core (the connection, no API add-ons: bulk is our own), loaded when a command reaches
 // Salesforce, not at start: the full package costs several times Node's own start-up.

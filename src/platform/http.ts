@@ -7,11 +7,13 @@
  * request options (the X-Api-Key header included), so none of them leaves this file: callers get
  * a PlatformError with method, path, status and the API's message only.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Got, Response } from 'got';
 import { oneLine } from '../config/echo.js';
 import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts } from '../model/ports.js';
 import { PlatformError, type PlatformErrorKind } from '../model/errors.js';
+import { plainRequest } from '../model/plainHttp.js';
 import { sleep } from '../model/sleep.js';
 import { RatePacer, retryAfterMs, stoppableSleep, type OnWait, type RateLimitSnapshot } from './rateLimit.js';
 
@@ -94,12 +96,16 @@ export function createGot(settings: PlatformSettings, stop?: AbortSignal): GotSo
   return () => (made ??= loading.then(({ default: got }) => extendGot(got, settings, stop)));
 }
 
+/** Every platform request's headers, whichever client sends it. */
+const headersOf = (settings: PlatformSettings): Record<string, string> => ({ 'x-api-key': settings.apiKey, accept: 'application/json', 'user-agent': 'svc-sync' });
+const prefixOf = (settings: PlatformSettings): string => `${settings.apiUrl.replace(/\/+$/, '')}/v1`;
+
 function extendGot(got: Got, settings: PlatformSettings, stop: AbortSignal | undefined): Got {
   return got.extend({
     // A stopped run abandons its requests in flight instead of waiting out a stalled one.
     ...(stop ? { signal: stop } : {}),
-    prefixUrl: `${settings.apiUrl.replace(/\/+$/, '')}/v1`,
-    headers: { 'x-api-key': settings.apiKey, accept: 'application/json', 'user-agent': 'svc-sync' },
+    prefixUrl: prefixOf(settings),
+    headers: headersOf(settings),
     // Without a timeout got waits forever on a stalled connection.
     timeout: { request: settings.timeoutMs },
     // Our loop below retries; maxRetryAfter 0 makes sure got never sleeps on a Retry-After itself.
@@ -111,13 +117,20 @@ function extendGot(got: Got, settings: PlatformSettings, stop: AbortSignal | und
   });
 }
 
+/** What one GET answered, whichever client sent it. */
+interface Answer {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
 interface ParsedBody {
   json?: unknown;
   /** Set when the body is not JSON (an HTML error page, an empty body). */
   notJson?: string;
 }
 
-function parseBody(response: Response<string>): ParsedBody {
+function parseBody(response: Answer): ParsedBody {
   const text = response.body ?? '';
   try {
     return { json: JSON.parse(text) as unknown };
@@ -191,6 +204,8 @@ export class PlatformHttp {
   readonly counts: PlatformRequestCounts = emptyRequestCounts();
   /** Set after a 401/403: every later request of the run would fail the same way, so none is sent. */
   private fatal: PlatformError | undefined;
+  /** Whether this client has sent a request yet (its first goes out while got loads). */
+  private sentOne = false;
 
   /** A new run may try again (a long-lived `serve` outlives a key rotation or a gateway hiccup). */
   clearFatal(): void {
@@ -263,9 +278,9 @@ export class PlatformHttp {
     this.counts[kind] += 1;
     if (isRetry) this.counts.retries += 1;
 
-    let response: Response<string>;
+    let response: Answer;
     try {
-      response = await (await this.got()).get(path, searchParams ? { searchParams } : {});
+      response = await this.send(path, searchParams);
     } catch (error) {
       this.pacer.settle(ticket);
       // Abandoned because the run was stopped: not the record's failure, never retried.
@@ -309,6 +324,22 @@ export class PlatformHttp {
       return { kind: 'final', status, error: new PlatformError('auth', 'GET', shown, status, `${message} (${hint})`) };
     }
     return { kind: 'final', status, error: new PlatformError(errorKind, 'GET', shown, status, message) };
+  }
+
+  /**
+   * One GET. A run's first request is sent by Node's own client, with the same URL, headers,
+   * timeout and stop, while got (a few hundred kilobytes of modules) loads during its round trip;
+   * every other request, a retry of the first included, goes through got.
+   */
+  private async send(path: string, searchParams?: SearchParams): Promise<Answer> {
+    if (!this.sentOne) {
+      this.sentOne = true;
+      const url = `${this.settings.apiUrl.replace(/\/+$/, '')}${this.shownPath(path, searchParams)}`;
+      const a = await plainRequest(url, { method: 'GET', headers: headersOf(this.settings), timeoutMs: this.settings.timeoutMs, signal: this.hooks.stop });
+      return { statusCode: a.status, headers: a.headers, body: a.body };
+    }
+    const r: Response<string> = await (await this.got()).get(path, searchParams ? { searchParams } : {});
+    return { statusCode: r.statusCode, headers: r.headers, body: r.body };
   }
 
   /** Whether one more 429 is waited out: a few always, then while the waits stay within the patience. */

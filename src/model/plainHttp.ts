@@ -1,8 +1,8 @@
 /**
- * One request with Node's own HTTP client, for what a run does before its first platform request:
- * the OAuth token call and the session check. jsforce's core costs more to load than Node's own
- * start, and so does fetch's client (undici) on its first call; node:http is loaded anyway
- * (node:https only for an https URL).
+ * One request with Node's own HTTP client, for what a run sends before its heavy clients have
+ * loaded: the OAuth token call and the session check (jsforce's core costs more to load than
+ * Node's own start, and so does fetch's client, undici, on its first call), and the first platform
+ * request, sent while got loads. node:http is loaded anyway (node:https only for an https URL).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -32,7 +32,8 @@ export async function plainRequest(url: string, r: PlainRequest): Promise<PlainA
       res.on('error', reject);
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
     });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${Math.round(r.timeoutMs / 1000)} s`)));
+    // ETIMEDOUT, as Node and got name a timeout: callers classify it so.
+    req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${Math.round(r.timeoutMs / 1000)} s`), { code: 'ETIMEDOUT' })));
     req.on('error', (err) => reject(r.signal?.aborted ? (r.signal.reason as unknown) : err));
     req.end(r.body);
   });
