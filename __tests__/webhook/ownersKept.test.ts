@@ -128,8 +128,18 @@ describe('a burst one event at a time', () => {
     const events = [...burst, ...burst.slice(0, 27)];
     for (const round of [1, 2]) {
       for (const e of burst) stack.platform.update(e.type, e.id, { [e.field]: `round ${round} ${e.id}` });
+      const queried = stack.salesforce.queries().length;
       const result = await deliver(events);
       expect(result).toMatchObject({ done: events.length, failed: 0 });
+      // The burst's actions are read once in Salesforce: by the owner check, whose read the
+      // write's diff reuses. (Another query reads the donations' parent actions, to link them.)
+      const burstAction = `'Action_${burst.find((e) => e.type === 'action')?.id ?? 0}'`;
+      expect(
+        stack.salesforce
+          .queries()
+          .slice(queried)
+          .filter((q) => /\bFROM Svc_Action__c\b/.test(q) && q.includes(burstAction)),
+      ).toHaveLength(1);
       // Round 1 meets actions the full sync wrote: Salesforce holds them under the same owner, so
       // no user is read (this receiver still learns the action list's shape, by id).
       expect(result.collections.filter((c) => c.endsWith(' users'))).toEqual([]);

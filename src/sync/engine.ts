@@ -94,6 +94,7 @@ export class SyncEngine {
       ownerSettled: (pair, fields) => this.settled.push({ ...pair, fields }),
       ...(opts.keptOwner === undefined ? {} : { keptOwner: opts.keptOwner }),
       ...(opts.ownerFromMirror === undefined ? {} : { ownerFromMirror: opts.ownerFromMirror }),
+      justRead: (keys, stored) => this.writer.justRead(keys, stored),
     });
   }
 

@@ -46,6 +46,8 @@ interface ProjectionHooks {
   ownerFromMirror?(userId: number): boolean;
   /** Each record whose owner fields are settled here (read from the platform, or kept as written): what they hold. */
   ownerSettled?(pair: OwnerPair, fields: OwnerFingerprint): void;
+  /** Records just read from Salesforce with every field the diff compares (absent keys: not there): the write need not read them again. */
+  justRead?(keys: readonly string[], stored: ReadonlyMap<string, StoredRecord>): void;
 }
 
 /** A batch's owners: user records read from the platform, and the records whose owner fields Salesforce keeps. */
@@ -151,7 +153,9 @@ export class Projection {
     const mapped = new Map([...candidates.keys()].map((r) => [r, mapInContext(type, r, new Map(), undefined, true)] as const));
     const keys = [...mapped.values()].flatMap((m) => (m.kind === 'record' ? [m.key] : []));
     const links = ownerLinkFields(schema);
-    const stored = await this.sink.readByKeys(schema.apiName, keys, ['Id', ...links.map((f) => f.name), ...userFields(schema).map((f) => f.name)]);
+    // Every field the diff compares (the owner fields among them): the write then reads none of these again.
+    const stored = await currentOf(this.sink, schema, keys);
+    this.hooks.justRead?.(keys, stored);
     for (const [r, m] of mapped) {
       const current = m.kind === 'record' ? stored.get(m.key) : undefined;
       const written = candidates.get(r);

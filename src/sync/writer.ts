@@ -25,6 +25,8 @@ interface WriterOptions {
 export class RecordWriter {
   /** Parents just read and not found in Salesforce: writing them needs no second read. */
   private readonly absentInSalesforce = new Set<string>();
+  /** Keys just read with every compared field: their write's diff uses that read (taken once). */
+  private readonly readBefore = new Map<string, StoredRecord>();
   /** The Salesforce Id of each kept key (keepIdsOf) this run wrote or found unchanged. */
   readonly keptIds = new Map<string, string>();
 
@@ -52,14 +54,30 @@ export class RecordWriter {
     for (const k of keys) this.absentInSalesforce.add(k);
   }
 
+  /** Keys just read with every field the diff compares (the owner check's read): their write compares with that. */
+  justRead(keys: readonly string[], stored: ReadonlyMap<string, StoredRecord>): void {
+    for (const k of keys) {
+      const record = stored.get(k);
+      if (record === undefined) this.absentInSalesforce.add(k);
+      else this.readBefore.set(k, record);
+    }
+  }
+
   /** diff -> upsert (or, in a dry run, the outcomes it would have) -> re-link of moved records' descendants. */
   async write(schema: ObjectSchema, records: CrmRecord[], warnings: Map<string, string[]>, onStep?: (step: WriteStep) => void): Promise<void> {
     if (records.length === 0) return;
     const keys = records.map((r) => recordKey(r));
     for (const k of keys) this.relinkedOnly.delete(k);
-    const toRead = keys.filter((k) => !this.absentInSalesforce.has(k));
+    const known = new Map<string, StoredRecord>();
+    for (const k of keys) {
+      const record = this.readBefore.get(k);
+      if (record !== undefined) known.set(k, record);
+      this.readBefore.delete(k);
+    }
+    const toRead = keys.filter((k) => !this.absentInSalesforce.has(k) && !known.has(k));
     for (const k of keys) this.absentInSalesforce.delete(k);
     const current = toRead.length > 0 ? await currentOf(this.sink, schema, toRead) : new Map<string, StoredRecord>();
+    for (const [k, record] of known) current.set(k, record);
     const toWrite: Array<{ record: CrmRecord; current: StoredRecord | undefined; changes: Changes }> = [];
     for (const record of records) {
       const key = recordKey(record);
