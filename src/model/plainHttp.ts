@@ -26,15 +26,25 @@ export async function plainRequest(url: string, r: PlainRequest): Promise<PlainA
   const client = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
   const headers = r.body === undefined ? r.headers : { ...r.headers, 'content-length': String(Buffer.byteLength(r.body)) };
   return new Promise((resolve, reject) => {
-    const req = client.request(target, { method: r.method, headers, timeout: r.timeoutMs, ...(r.signal ? { signal: r.signal } : {}) }, (res) => {
+    const req = client.request(target, { method: r.method, headers, ...(r.signal ? { signal: r.signal } : {}) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+      });
     });
-    // ETIMEDOUT, as Node and got name a timeout: callers classify it so.
-    req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${Math.round(r.timeoutMs / 1000)} s`), { code: 'ETIMEDOUT' })));
-    req.on('error', (err) => reject(r.signal?.aborted ? (r.signal.reason as unknown) : err));
+    // The whole exchange, as got's request timeout counts it (a body that trickles in counts too);
+    // ETIMEDOUT, as Node and got name a timeout, so callers classify it so.
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${Math.round(r.timeoutMs / 1000)} s`), { code: 'ETIMEDOUT' })), r.timeoutMs);
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(r.signal?.aborted ? (r.signal.reason as unknown) : err);
+    });
     req.end(r.body);
   });
 }

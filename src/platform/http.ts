@@ -98,13 +98,14 @@ export function createGot(settings: PlatformSettings, stop?: AbortSignal): GotSo
 
 /** Every platform request's headers, whichever client sends it. */
 const headersOf = (settings: PlatformSettings): Record<string, string> => ({ 'x-api-key': settings.apiKey, accept: 'application/json', 'user-agent': 'svc-sync' });
-const prefixOf = (settings: PlatformSettings): string => `${settings.apiUrl.replace(/\/+$/, '')}/v1`;
+/** The API's base URL without a trailing slash: got's prefix adds /v1, the first request's URL the shown path. */
+const baseOf = (settings: PlatformSettings): string => settings.apiUrl.replace(/\/+$/, '');
 
 function extendGot(got: Got, settings: PlatformSettings, stop: AbortSignal | undefined): Got {
   return got.extend({
     // A stopped run abandons its requests in flight instead of waiting out a stalled one.
     ...(stop ? { signal: stop } : {}),
-    prefixUrl: prefixOf(settings),
+    prefixUrl: `${baseOf(settings)}/v1`,
     headers: headersOf(settings),
     // Without a timeout got waits forever on a stalled connection.
     timeout: { request: settings.timeoutMs },
@@ -334,7 +335,7 @@ export class PlatformHttp {
   private async send(path: string, searchParams?: SearchParams): Promise<Answer> {
     if (!this.sentOne) {
       this.sentOne = true;
-      const url = `${this.settings.apiUrl.replace(/\/+$/, '')}${this.shownPath(path, searchParams)}`;
+      const url = `${baseOf(this.settings)}${this.shownPath(path, searchParams)}`;
       const a = await plainRequest(url, { method: 'GET', headers: headersOf(this.settings), timeoutMs: this.settings.timeoutMs, signal: this.hooks.stop });
       return { statusCode: a.status, headers: a.headers, body: a.body };
     }
