@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { PlatformSettings, SalesforceSettings } from '../src/config/settings.js';
 import { SalesforceSink } from '../src/crm/sink.js';
 import { createPlatformSource } from '../src/platform/source.js';
-import { runAudit } from '../src/sync/auditRun.js';
+import { runAudit } from '../src/sync/audit/auditRun.js';
 import { SYNC_ORDER } from '../src/model/objects.js';
 import { SyncEngine } from '../src/sync/engine.js';
 import type { SiteOptions } from '../fixtures/platform/site.js';

@@ -23,7 +23,7 @@ import type { PlatformProfile } from '../src/model/platformProfile.js';
 import { createPlatformSource } from '../src/platform/source.js';
 import { SyncEngine } from '../src/sync/engine.js';
 import { planIncremental, runIncremental } from '../src/sync/incremental.js';
-import { StateFile } from '../src/sync/state.js';
+import { StateFile } from '../src/sync/run/state.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 
 /** The resumed run's requests at the defaults, before this change (commit 5565273, the profile kept). */

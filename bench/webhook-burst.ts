@@ -8,7 +8,7 @@
  * Two runs of the same burst:
  *   1. counting processor: the receiver and the queue alone (events per second accepted, each 200
  *      after a durable commit; what the worker hands over).
- *   2. the real pipeline: the engine processor (src/webhook/processor.ts) wired to the fake
+ *   2. the real pipeline: the engine processor (src/webhook/worker/processor.ts) wired to the fake
  *      platform and the Salesforce emulator of fixtures/stack.ts (rate limit off), on a site of
  *      5,000 donations already mirrored by a full sync (the steady state a burst meets), whose
  *      announced donations were changed on the platform just before the burst. Prints events/s
@@ -29,11 +29,11 @@ import { SYNC_ORDER } from '../src/model/objects.js';
 import { SyncEngine } from '../src/sync/engine.js';
 import { emptyObjectCounts } from '../src/model/outcomes.js';
 import { type ObjectCounts } from '../src/model/outcomes.js';
-import { createEngineProcessor } from '../src/webhook/processor.js';
+import { createEngineProcessor } from '../src/webhook/worker/processor.js';
 import { SqliteQueue } from '../src/webhook/queue/sqlite.js';
 import { type QueueCounts } from '../src/webhook/queue/store.js';
-import { startReceiver } from '../src/webhook/server.js';
-import { startWorker, type BatchHints, type BatchProcessor, type ProcessResult } from '../src/webhook/worker.js';
+import { startReceiver } from '../src/webhook/receiver/server.js';
+import { startWorker, type BatchHints, type BatchProcessor, type ProcessResult } from '../src/webhook/worker/worker.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { postJson } from './live.js';
 import { settingsOf } from '../src/config/load.js';

@@ -1,8 +1,8 @@
 /** audit's human output: the asked objects only, the one compact table style, the dry-run fix line. */
 import { expect, it } from '@jest/globals';
 import { renderAudit } from '../../src/cli/render/auditTables.js';
-import { auditSummary } from '../../src/sync/auditTypes.js';
-import type { AuditResult } from '../../src/sync/auditRun.js';
+import { auditSummary } from '../../src/sync/audit/auditTypes.js';
+import type { AuditResult } from '../../src/sync/audit/auditRun.js';
 import type { SObjectName } from '../../src/model/objects.js';
 
 function result(types: AuditResult['types'], fixes?: AuditResult['fixes']): AuditResult {

@@ -10,7 +10,7 @@ import { fit } from '../../src/cli/render/text.js';
 import type { Progress, WriteStep } from '../../src/model/outcomes.js';
 import { describeWait } from '../../src/platform/rateLimit.js';
 import { SCHEMA } from '../../src/mapping/schema.js';
-import { RecordCache } from '../../src/sync/cache.js';
+import { RecordCache } from '../../src/sync/run/cache.js';
 import { RunReport } from '../../src/sync/report.js';
 import { RecordWriter } from '../../src/sync/writer.js';
 import { segments, setup } from '../crm/helpers.js';

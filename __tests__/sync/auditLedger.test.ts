@@ -1,6 +1,6 @@
 /** The compact record of what a complete scan listed: ids in any order, past the first growth. */
 import { describe, expect, it } from '@jest/globals';
-import { IdSet, PairSet, questionIdsOf } from '../../src/sync/auditLedger.js';
+import { IdSet, PairSet, questionIdsOf } from '../../src/sync/audit/auditLedger.js';
 
 describe('IdSet', () => {
   it('answers membership for ids added in any order, across growth and after later additions', () => {

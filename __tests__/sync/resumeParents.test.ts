@@ -15,7 +15,7 @@ import type { PlatformProfile } from '../../src/model/platformProfile.js';
 import { createPlatformSource } from '../../src/platform/source.js';
 import { SyncEngine } from '../../src/sync/engine.js';
 import { planIncremental, runIncremental } from '../../src/sync/incremental.js';
-import { StateFile, type SyncState } from '../../src/sync/state.js';
+import { StateFile, type SyncState } from '../../src/sync/run/state.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 
 const SITE = { seed: 21, segments: 2, projectsPerSegment: 2, teamsPerProject: 2, companiesPerProject: 1, actionsPerParent: 3, donations: 900, newsletterSubscriptions: 10, danglingParents: 0.05 };

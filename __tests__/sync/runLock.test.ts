@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EXIT, RunLockedError, exitCodeOf } from '../../src/model/errors.js';
-import { acquireRunLock, describeHolder, readHolder, runLockFile, stateDirOf } from '../../src/sync/runLock.js';
+import { acquireRunLock, describeHolder, readHolder, runLockFile, stateDirOf } from '../../src/sync/run/runLock.js';
 
 const dirs: string[] = [];
 const tempDir = (): string => {

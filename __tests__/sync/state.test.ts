@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../../src/model/errors.js';
-import { StateFile, WATERMARK_OVERLAP_MS, watermarkFrom } from '../../src/sync/state.js';
+import { StateFile, WATERMARK_OVERLAP_MS, watermarkFrom } from '../../src/sync/run/state.js';
 
 const tmpFile = (): string => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-state-')), 'sub', 'state.json');
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from '@jest/globals';
 import { SCHEMA } from '../../src/mapping/schema.js';
 import { recordKey, type CrmRecord, type StoredRecord, type UpsertOutcome } from '../../src/model/crmRecords.js';
 import type { CrmSink } from '../../src/model/ports.js';
-import { RecordCache } from '../../src/sync/cache.js';
+import { RecordCache } from '../../src/sync/run/cache.js';
 import { RunReport } from '../../src/sync/report.js';
 import { RecordWriter } from '../../src/sync/writer.js';
 

@@ -1,6 +1,6 @@
 /** The worker's batch policy: when a pending set is worth a batch, from the settle window and the budget. */
 import { describe, expect, it } from '@jest/globals';
-import { decideBatch, spendable, type PolicyOptions } from '../../src/webhook/batchPolicy.js';
+import { decideBatch, spendable, type PolicyOptions } from '../../src/webhook/worker/batchPolicy.js';
 
 const T0 = 1_000_000;
 const opts: PolicyOptions = { settleMs: 30_000, batchSize: 500 };

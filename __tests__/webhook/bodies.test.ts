@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import zlib from 'node:zlib';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { ServeMetrics } from '../../src/webhook/metrics.js';
-import { startReceiver, type Receiver } from '../../src/webhook/server.js';
+import { startReceiver, type Receiver } from '../../src/webhook/receiver/server.js';
 import { donationEvent, postJson, request, tempQueue, type TempDir } from './helpers.js';
 
 const MAX = 65_536;

@@ -10,7 +10,7 @@ import type { ObjectRef } from '../../src/model/objects.js';
 import { openDatabase, pragma } from '../../src/webhook/queue/sqliteKeep.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { serve, type RunningService, type ServeConnection } from '../../src/webhook/serve.js';
-import type { BatchProcessor, ProcessResult } from '../../src/webhook/worker.js';
+import type { BatchProcessor, ProcessResult } from '../../src/webhook/worker/worker.js';
 import { postJson, request, tempQueue, type TempDir } from './helpers.js';
 
 /** A processor that records the refs it is given, or refuses every batch while `refusing` is set. */

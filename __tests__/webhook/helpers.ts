@@ -4,7 +4,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { ObjectRef } from '../../src/model/objects.js';
-import type { BatchProcessor, ProcessOutcome, ProcessResult } from '../../src/webhook/worker.js';
+import type { BatchProcessor, ProcessOutcome, ProcessResult } from '../../src/webhook/worker/worker.js';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import type { EnqueueInput } from '../../src/webhook/queue/store.js';

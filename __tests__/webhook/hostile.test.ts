@@ -11,7 +11,7 @@ import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { type EnqueueInput } from '../../src/webhook/queue/store.js';
 import { queueFileError } from '../../src/webhook/queue/errors.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
-import { startReceiver, type Receiver } from '../../src/webhook/server.js';
+import { startReceiver, type Receiver } from '../../src/webhook/receiver/server.js';
 import { eventInput, donationEvent, postJson, request, RecordingProcessor, tempQueue, type TempDir } from './helpers.js';
 
 const input = (objectId: number): EnqueueInput => eventInput('Donation', objectId, 'donations.update');

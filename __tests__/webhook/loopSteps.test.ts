@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { afterRound, gatherAfterIdle, idleWait, MIN_NAP_MS, wakeCutsNap, type LoopState } from '../../src/webhook/loopSteps.js';
+import { afterRound, gatherAfterIdle, idleWait, MIN_NAP_MS, wakeCutsNap, type LoopState } from '../../src/webhook/worker/loopSteps.js';
 
 // The worker loop's every state decided without a timer: the loop only performs these steps.
 const NOW = 1_000_000;

@@ -9,7 +9,7 @@ import { SalesforceSink } from '../../src/crm/sink.js';
 import { createPlatformSource } from '../../src/platform/source.js';
 import { SyncEngine } from '../../src/sync/engine.js';
 import { SYNC_ORDER } from '../../src/model/objects.js';
-import { createEngineProcessor } from '../../src/webhook/processor.js';
+import { createEngineProcessor } from '../../src/webhook/worker/processor.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { eventually, postJson, tempQueue, type TempDir } from './helpers.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { loadRaw, settingsOf } from '../../src/config/load.js';
 import type { Settings } from '../../src/config/settings.js';
 import type { ObjectRef } from '../../src/model/objects.js';
-import { createEngineProcessor } from '../../src/webhook/processor.js';
+import { createEngineProcessor } from '../../src/webhook/worker/processor.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 
 let stack: Stack;

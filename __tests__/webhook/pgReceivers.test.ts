@@ -19,8 +19,8 @@ import { PlatformClient } from '../../src/platform/client.js';
 import { PgQueue } from '../../src/webhook/queue/postgres.js';
 import { permanentQueueFailure } from '../../src/webhook/queue/errors.js';
 import { serve } from '../../src/webhook/serve.js';
-import { startReceiver } from '../../src/webhook/server.js';
-import { startWorker, type BatchProcessor, type ProcessResult, type Worker } from '../../src/webhook/worker.js';
+import { startReceiver } from '../../src/webhook/receiver/server.js';
+import { startWorker, type BatchProcessor, type ProcessResult, type Worker } from '../../src/webhook/worker/worker.js';
 import { donationEvent, pool, postJson, RecordingProcessor, request } from './helpers.js';
 import { unstamp } from '../e2e/helpers.js';
 

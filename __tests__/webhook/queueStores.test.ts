@@ -10,9 +10,9 @@ import { exitCodeOf } from '../../src/model/errors.js';
 import { openQueue, storeRetryFailed, storeStatus } from '../../src/webhook/queue/open.js';
 import type { EnqueueInput, BackoffPolicy } from '../../src/webhook/queue/store.js';
 import type { QueueStore } from '../../src/webhook/queue/store.js';
-import { startReceiver, type Receiver } from '../../src/webhook/server.js';
+import { startReceiver, type Receiver } from '../../src/webhook/receiver/server.js';
 import { openDatabase, pragma } from '../../src/webhook/queue/sqliteKeep.js';
-import { startWorker, type Worker } from '../../src/webhook/worker.js';
+import { startWorker, type Worker } from '../../src/webhook/worker/worker.js';
 import { eventInput, eventually as pollUntil, pool, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';
 
 const input = eventInput;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { openDatabase, statement } from '../../src/webhook/queue/sqliteKeep.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
-import { startReceiver, type Receiver } from '../../src/webhook/server.js';
+import { startReceiver, type Receiver } from '../../src/webhook/receiver/server.js';
 import { donationEvent, postForm, postJson, request, tempQueue, type TempDir } from './helpers.js';
 
 const SECRET = 's3cret-value-for-tests';

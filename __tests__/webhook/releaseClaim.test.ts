@@ -4,7 +4,7 @@ import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { type EnqueueInput } from '../../src/webhook/queue/store.js';
-import { startWorker, type Worker } from '../../src/webhook/worker.js';
+import { startWorker, type Worker } from '../../src/webhook/worker/worker.js';
 import { eventually, RecordingProcessor, tempQueue, type TempDir } from './helpers.js';
 
 const input = (objectId: number): EnqueueInput => {

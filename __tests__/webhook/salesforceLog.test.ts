@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadRaw, settingsOf } from '../../src/config/load.js';
-import { createEngineProcessor } from '../../src/webhook/processor.js';
+import { createEngineProcessor } from '../../src/webhook/worker/processor.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { eventually, postJson, tempQueue, type TempDir } from './helpers.js';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import net from 'node:net';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
-import { startReceiver, type Receiver } from '../../src/webhook/server.js';
+import { startReceiver, type Receiver } from '../../src/webhook/receiver/server.js';
 import { donationEvent, eventually, postJson, request, tempQueue, type TempDir } from './helpers.js';
 
 const CAP = 16;

@@ -12,12 +12,12 @@ import { BROWSER_ARGS, browserExecutable } from '../../fixtures/browser.js';
 import type { ObjectRef } from '../../src/model/objects.js';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import { parseWebhookBody } from '../../src/sync/webhookMessage.js';
-import type { BudgetLeft } from '../../src/webhook/batchPolicy.js';
+import type { BudgetLeft } from '../../src/webhook/worker/batchPolicy.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
-import { startReceiver } from '../../src/webhook/server.js';
-import { statusRoute } from '../../src/webhook/statusRoute.js';
-import type { ProcessResult } from '../../src/webhook/worker.js';
+import { startReceiver } from '../../src/webhook/receiver/server.js';
+import { statusRoute } from '../../src/webhook/status/statusRoute.js';
+import type { ProcessResult } from '../../src/webhook/worker/worker.js';
 import { donationEvent, eventually, postJson, request, tempQueue, type TempDir } from './helpers.js';
 
 const TOKEN = 'status-admin-token-0123456789abcdef';

@@ -7,9 +7,9 @@
 import { afterEach, expect, test } from '@jest/globals';
 import http from 'node:http';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
-import { startReceiver } from '../../src/webhook/server.js';
-import { clientKey, type SignInLimitOptions } from '../../src/webhook/signInLimit.js';
-import { statusRoute } from '../../src/webhook/statusRoute.js';
+import { startReceiver } from '../../src/webhook/receiver/server.js';
+import { clientKey, type SignInLimitOptions } from '../../src/webhook/receiver/signInLimit.js';
+import { statusRoute } from '../../src/webhook/status/statusRoute.js';
 import { eventually, pool, postForm, request, tempQueue, type Reply, type TempDir } from './helpers.js';
 
 const TOKEN = 'status-admin-token-0123456789abcdef';

@@ -5,8 +5,8 @@ import type { ObjectRef } from '../../src/model/objects.js';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
-import { startReceiver, type Receiver } from '../../src/webhook/server.js';
-import { startWorker, type BatchProcessor, type ProcessResult, type Worker } from '../../src/webhook/worker.js';
+import { startReceiver, type Receiver } from '../../src/webhook/receiver/server.js';
+import { startWorker, type BatchProcessor, type ProcessResult, type Worker } from '../../src/webhook/worker/worker.js';
 import { eventually, pool, postForm, postJson, RecordingProcessor, refKey, tempQueue, type TempDir } from './helpers.js';
 
 const TYPES = [

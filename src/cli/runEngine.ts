@@ -8,9 +8,9 @@ import { echo, oneLine } from '../config/echo.js';
 import { ConfigError, InterruptedError, describeError } from '../model/errors.js';
 import { createDeps, createEngine, profileFileFor, type Deps, type SyncEngine } from '../sync/compose.js';
 import { RunReport } from '../sync/report.js';
-import { acquireRunLock, stateDirOf, type RunLock } from '../sync/runLock.js';
+import { acquireRunLock, stateDirOf, type RunLock } from '../sync/run/runLock.js';
 import { buildResult, type RunResult } from '../sync/result.js';
-import { logNote, logRun, salesforceReachable, type RunFacts } from '../sync/runLog.js';
+import { logNote, logRun, salesforceReachable, type RunFacts } from '../sync/run/runLog.js';
 import type { LoggedCommand, LogResult } from '../model/syncLog.js';
 import { CsvReport } from './render/csvReport.js';
 import { renderRun } from './render/runOutput.js';
@@ -30,7 +30,7 @@ export interface RunOptions {
   wait?: boolean;
 }
 
-/** Records of one type a CLI run maps and writes together (the webhook worker's batches are smaller: see webhook/processor). */
+/** Records of one type a CLI run maps and writes together (the webhook worker's batches are smaller: see webhook/worker/processor). */
 export const CLI_BATCH_SIZE = 5000;
 
 export function parseBatchSize(raw: string): number {

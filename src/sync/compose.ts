@@ -17,7 +17,7 @@ import { assertPlatformApi, checkPlatform, PlatformClient, type PlatformCheck } 
 import { createPlatformSource, PlatformSource, type LearnOptions } from '../platform/source.js';
 import { keysRead } from '../mapping/keysRead.js';
 import type { PlatformProfile } from '../model/platformProfile.js';
-import { profileFileBeside, readProfile, writeProfile } from './profileFile.js';
+import { profileFileBeside, readProfile, writeProfile } from './run/profileFile.js';
 import { SyncEngine, type EngineOptions } from './engine.js';
 import type { RunReport } from './report.js';
 

@@ -15,11 +15,11 @@ import type { MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
 import type { CrmSink, RecordSource, ScanFilter } from '../model/ports.js';
 import { keyFor, refOfKey } from '../model/refs.js';
 import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
-import { isParentType, RecordCache } from './cache.js';
+import { isParentType, RecordCache } from './run/cache.js';
 import type { OwnerFingerprint } from './ownerFields.js';
 import { Projection } from './projection.js';
 import { RunReport } from './report.js';
-import type { AbsentParent } from './state.js';
+import type { AbsentParent } from './run/state.js';
 import { RecordWriter } from './writer.js';
 
 export interface EngineOptions {

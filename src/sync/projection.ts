@@ -17,7 +17,7 @@ import { isFatal } from '../model/errors.js';
 import type { SObjectName, SyncableType } from '../model/objects.js';
 import type { Changes, OwnerPair } from '../model/outcomes.js';
 import type { CrmSink, RecordSource } from '../model/ports.js';
-import type { RecordCache } from './cache.js';
+import type { RecordCache } from './run/cache.js';
 import { diffRecord } from './diff.js';
 import { fingerprintOf, ownerLinkFields, userFields, type OwnerFingerprint } from './ownerFields.js';
 

@@ -9,7 +9,7 @@ import type { ObjectType, SObjectName } from '../model/objects.js';
 import type { Changes, WriteStep } from '../model/outcomes.js';
 import type { CrmSink } from '../model/ports.js';
 import { KEY_FIELD } from '../model/refs.js';
-import { pendingId, type RecordCache } from './cache.js';
+import { pendingId, type RecordCache } from './run/cache.js';
 import { changesOf, currentOf } from './projection.js';
 import { carriedDown, planRelink } from './relink.js';
 import type { RunReport } from './report.js';

@@ -9,10 +9,10 @@ import type { LogSink } from '../config/log.js';
 import type { SharedBudget } from '../model/budget.js';
 import type { ConnectionMetrics, ServeMetrics } from './metrics.js';
 import type { QueueStore } from './queue/store.js';
-import { startRetryPoll } from './retryPoll.js';
-import type { RouteTarget } from './routing.js';
-import { startWorker, type BatchProcessor, type Worker } from './worker.js';
-import type { WorkerOptions } from './workerTypes.js';
+import { startRetryPoll } from './worker/retryPoll.js';
+import type { RouteTarget } from './receiver/routing.js';
+import { startWorker, type BatchProcessor, type Worker } from './worker/worker.js';
+import type { WorkerOptions } from './worker/workerTypes.js';
 
 /** What a processor may use of the running service: the shared budget (PostgreSQL) and its connection's metrics. */
 export interface ProcessorContext {

@@ -11,8 +11,8 @@ import type { CrmCallCounts } from '../model/crmRecords.js';
 import type { RunReport } from '../sync/report.js';
 import type { QueueCounts } from './queue/store.js';
 import type { QueueStore } from './queue/store.js';
-import type { ReceiverMetrics } from './server.js';
-import type { BatchReport } from './worker.js';
+import type { ReceiverMetrics } from './receiver/server.js';
+import type { BatchReport } from './worker/worker.js';
 
 /** Loaded when serve starts: no other command pays for prom-client. */
 const promClient = lazyModule<typeof client>('prom-client');

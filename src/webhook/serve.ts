@@ -13,9 +13,9 @@ import { DEFAULT_QUEUE_PATH } from '../config/webhookSettings.js';
 import { type BackoffPolicy } from './queue/store.js';
 import type { QueueStore } from './queue/store.js';
 import { acquireReceiverLock } from './queue/receiverLock.js';
-import { startReceiver } from './server.js';
-import { statusRoute } from './statusRoute.js';
-import type { BatchProcessor } from './worker.js';
+import { startReceiver } from './receiver/server.js';
+import { statusRoute } from './status/statusRoute.js';
+import type { BatchProcessor } from './worker/worker.js';
 import { lanesHealth, ownerOf, startLanes, watchStrays, type Lane, type ProcessorContext, type ServeConnection } from './lanes.js';
 
 export type { ServeConnection } from './lanes.js';

@@ -2,7 +2,7 @@
  * `serve`'s connections (issue 31): each with its own settings, processor, platform key and
  * shared-budget key, Salesforce login and allowance guard, saved platform profile and log lines;
  * the start-up probe of each platform (a fatal problem of any connection refuses the start, naming
- * it); and the guard that keeps two connections off one org (webhook/orgGuard.ts).
+ * it); and the guard that keeps two connections off one org (webhook/worker/orgGuard.ts).
  */
 import { createHash } from 'node:crypto';
 import type { ConnectionConfig } from '../../config/connections.js';
@@ -13,8 +13,8 @@ import { ConfigError } from '../../model/errors.js';
 import { claimOrg } from '../../config/orgRecord.js';
 import { probePlatformApi, profileFileFor } from '../../sync/compose.js';
 import type { ServeConnection } from '../../webhook/lanes.js';
-import { OrgGuard } from '../../webhook/orgGuard.js';
-import { createEngineProcessor } from '../../webhook/processor.js';
+import { OrgGuard } from '../../webhook/worker/orgGuard.js';
+import { createEngineProcessor } from '../../webhook/worker/processor.js';
 
 /** What serve needs of one connection of the deployment. */
 type ConnectionInput = Pick<ConnectionConfig, 'name' | 'raw' | 'stateDir'>;

@@ -1,7 +1,7 @@
 /** Human output of `audit`, readable at 80 columns: a per-object table, then the drift by kind. */
 import fs from 'node:fs';
-import type { AuditResult } from '../../sync/auditRun.js';
-import type { DriftKind, DriftRow } from '../../sync/auditTypes.js';
+import type { AuditResult } from '../../sync/audit/auditRun.js';
+import type { DriftKind, DriftRow } from '../../sync/audit/auditTypes.js';
 import { grid } from './grid.js';
 import { formatCount, outputColumns, shorten, wrap } from './text.js';
 

@@ -12,22 +12,22 @@
  * lists nothing of while Salesforce holds records, or whose candidates pass the deletion limit,
  * is not confirmed one by one (that would spend the hourly budget proving a wrong setting).
  */
-import { parentFieldsToRead } from '../mapping/link.js';
-import { mapNested } from '../mapping/map.js';
-import { SCHEMA, type ObjectSchema } from '../mapping/schema.js';
-import type { MapResult, MappedRecord, ParentRef } from '../mapping/types.js';
-import type { ApiRecordOf } from '../model/apiRecords.js';
-import type { StoredRecord } from '../model/crmRecords.js';
-import { InterruptedError, isFatal } from '../model/errors.js';
-import { SYNC_ORDER, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
-import type { Progress } from '../model/outcomes.js';
-import type { AuditSink, RecordSource } from '../model/ports.js';
-import { keyFor, parsePositiveId, refOfKey } from '../model/refs.js';
+import { parentFieldsToRead } from '../../mapping/link.js';
+import { mapNested } from '../../mapping/map.js';
+import { SCHEMA, type ObjectSchema } from '../../mapping/schema.js';
+import type { MapResult, MappedRecord, ParentRef } from '../../mapping/types.js';
+import type { ApiRecordOf } from '../../model/apiRecords.js';
+import type { StoredRecord } from '../../model/crmRecords.js';
+import { InterruptedError, isFatal } from '../../model/errors.js';
+import { SYNC_ORDER, type ObjectType, type SObjectName, type SyncableType } from '../../model/objects.js';
+import type { Progress } from '../../model/outcomes.js';
+import type { AuditSink, RecordSource } from '../../model/ports.js';
+import { keyFor, parsePositiveId, refOfKey } from '../../model/refs.js';
 import { IdSet, PairSet, questionIdsOf } from './auditLedger.js';
 import { emptyAuditCounts, type AuditCounts, type Candidate, type DriftRow, type OrphanRow, type QuestionCandidate } from './auditTypes.js';
-import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
-import { pendingId, RecordCache } from './cache.js';
-import { changesOf, Projection } from './projection.js';
+import { BATCH_TEXT_BYTES, textSize } from '../batchBytes.js';
+import { pendingId, RecordCache } from '../run/cache.js';
+import { changesOf, Projection } from '../projection.js';
 
 const GONE = 'gone from the platform: not listed, GET by id 404';
 

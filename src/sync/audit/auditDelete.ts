@@ -4,10 +4,10 @@
  * still has children in Salesforce which are not orphans is kept, with the reason: deleting it
  * would clear their lookups.
  */
-import { LEVEL, SCHEMAS, schemaByApiName } from '../mapping/schema.js';
-import type { CrmError } from '../model/crmRecords.js';
-import type { SObjectName } from '../model/objects.js';
-import type { AuditSink } from '../model/ports.js';
+import { LEVEL, SCHEMAS, schemaByApiName } from '../../mapping/schema.js';
+import type { CrmError } from '../../model/crmRecords.js';
+import type { SObjectName } from '../../model/objects.js';
+import type { AuditSink } from '../../model/ports.js';
 import type { OrphanRow } from './auditTypes.js';
 
 type DeletionOutcome = 'deleted' | 'would delete' | 'kept' | 'failed';

@@ -4,13 +4,13 @@
  * skip-unchanged). The records behind the drift are kept from the comparison, up to HOLD_LIMIT,
  * so a usual fix costs no second platform read; past that the engine's planner fetches the rest.
  */
-import type { ApiRecord, ApiRecordOf, ResourceType } from '../model/apiRecords.js';
-import type { ObjectRef, SyncableType } from '../model/objects.js';
-import type { CrmSink, FetchOptions, FetchResult, PlatformRequestCounts, RecordSource, ScanFilter, ScanPage } from '../model/ports.js';
-import { refOfKey } from '../model/refs.js';
+import type { ApiRecord, ApiRecordOf, ResourceType } from '../../model/apiRecords.js';
+import type { ObjectRef, SyncableType } from '../../model/objects.js';
+import type { CrmSink, FetchOptions, FetchResult, PlatformRequestCounts, RecordSource, ScanFilter, ScanPage } from '../../model/ports.js';
+import { refOfKey } from '../../model/refs.js';
 import type { DriftRow } from './auditTypes.js';
-import { createEngine, type SyncEngine } from './compose.js';
-import { RunReport } from './report.js';
+import { createEngine, type SyncEngine } from '../compose.js';
+import { RunReport } from '../report.js';
 
 /** A RecordSource that answers from records in hand first, and from the platform for the rest. */
 class PrimedSource implements RecordSource {

@@ -5,8 +5,8 @@
  * everything was deleted or changed; these limits turn that into a refusal (exit 2, nothing
  * written) instead of a wiped or overwritten mirror.
  */
-import { ConfigError } from '../model/errors.js';
-import type { SObjectName } from '../model/objects.js';
+import { ConfigError } from '../../model/errors.js';
+import type { SObjectName } from '../../model/objects.js';
 import type { AuditCounts } from './auditTypes.js';
 
 /** At most this share of an object's mirror, and at most MAX_DEFAULT records, unless raised explicitly. */

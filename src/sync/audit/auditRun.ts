@@ -2,18 +2,18 @@
  * One audit from settings to result: connect both sides, compare, then (when asked) fix and
  * delete, and say what remains. The CLI renders the result; nothing here prints.
  */
-import type { CrmCallCounts } from '../model/crmRecords.js';
-import type { SObjectName, SyncableType } from '../model/objects.js';
-import type { Progress, RecordOutcome } from '../model/outcomes.js';
-import type { PlatformRequestCounts } from '../model/ports.js';
-import { InterruptedError, RefusedError } from '../model/errors.js';
+import type { CrmCallCounts } from '../../model/crmRecords.js';
+import type { SObjectName, SyncableType } from '../../model/objects.js';
+import type { Progress, RecordOutcome } from '../../model/outcomes.js';
+import type { PlatformRequestCounts } from '../../model/ports.js';
+import { InterruptedError, RefusedError } from '../../model/errors.js';
 import { Auditor } from './audit.js';
 import { deleteOrphans, type DeletionRow } from './auditDelete.js';
 import { AuditFixer } from './auditFix.js';
 import { allowed, allowsAll, refusalOf, type Limit } from './auditGuard.js';
 import { auditSummary, type AuditCounts, type DriftRow } from './auditTypes.js';
-import type { AuditDeps } from './compose.js';
-import type { RunReport } from './report.js';
+import type { AuditDeps } from '../compose.js';
+import type { RunReport } from '../report.js';
 
 interface AuditRunOptions {
   types: SyncableType[];

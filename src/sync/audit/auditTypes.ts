@@ -1,6 +1,6 @@
 /** The shapes of an audit: drift rows and per-object counts (its Salesforce port is model/ports' AuditSink). */
-import type { SObjectName } from '../model/objects.js';
-import { SCHEMAS } from '../mapping/schema.js';
+import type { SObjectName } from '../../model/objects.js';
+import { SCHEMAS } from '../../mapping/schema.js';
 
 export type DriftKind = 'missing' | 'stale' | 'orphan';
 

@@ -5,12 +5,12 @@
  * `audit` does that); on the Salesforce side it costs one query per 2,000 records of the object
  * (a walk over Id and SvcId__c), and 16 bytes per listed record in memory.
  */
-import { excludedBy, questionExcludedBy } from '../mapping/map.js';
-import { SCHEMA } from '../mapping/schema.js';
-import type { ApiAction, ApiRecordOf } from '../model/apiRecords.js';
-import type { SObjectName, SyncableType } from '../model/objects.js';
-import type { AuditSink, CrmSink } from '../model/ports.js';
-import { parsePositiveId, refOfKey } from '../model/refs.js';
+import { excludedBy, questionExcludedBy } from '../../mapping/map.js';
+import { SCHEMA } from '../../mapping/schema.js';
+import type { ApiAction, ApiRecordOf } from '../../model/apiRecords.js';
+import type { SObjectName, SyncableType } from '../../model/objects.js';
+import type { AuditSink, CrmSink } from '../../model/ports.js';
+import { parsePositiveId, refOfKey } from '../../model/refs.js';
 import { IdSet, PairSet, questionIdsOf } from './auditLedger.js';
 
 export interface OrphanCandidate {

@@ -2,10 +2,10 @@
  * CRM records this run knows, by SvcId__c: parents read from Salesforce or written in this run,
  * and keys known to be missing. Children link from here, so no parent is read or fetched twice.
  */
-import type { StoredRecord } from '../model/crmRecords.js';
-import type { ObjectType } from '../model/objects.js';
-import { KEY_FIELD } from '../model/refs.js';
-import { SCHEMAS } from '../mapping/schema.js';
+import type { StoredRecord } from '../../model/crmRecords.js';
+import type { ObjectType } from '../../model/objects.js';
+import { KEY_FIELD } from '../../model/refs.js';
+import { SCHEMAS } from '../../mapping/schema.js';
 
 /**
  * Types some other type hangs from. Only their entries are kept: donations, subscriptions and

@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { oneLine } from '../config/echo.js';
-import type { CollectionProfile, PlatformProfile } from '../model/platformProfile.js';
+import { oneLine } from '../../config/echo.js';
+import type { CollectionProfile, PlatformProfile } from '../../model/platformProfile.js';
 
 const PROFILE_FILE = 'platform-profile.json';
 

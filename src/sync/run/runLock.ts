@@ -10,9 +10,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { lazyModule, sqliteBinding } from '../model/lazyModule.js';
-import { ConfigError, InterruptedError, RunLockedError } from '../model/errors.js';
-import { sleep } from '../model/sleep.js';
+import { lazyModule, sqliteBinding } from '../../model/lazyModule.js';
+import { ConfigError, InterruptedError, RunLockedError } from '../../model/errors.js';
+import { sleep } from '../../model/sleep.js';
 
 interface RunHolder {
   pid: number;

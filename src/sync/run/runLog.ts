@@ -5,12 +5,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SyncLogSettings } from '../config/settings.js';
-import { ApiLimitError, EXIT, InterruptedError, SalesforceAuthError, SalesforceError, describeError, type ExitCode } from '../model/errors.js';
-import type { ObjectRef } from '../model/objects.js';
-import { refOfKey } from '../model/refs.js';
-import type { LogResult, LoggedCommand, RunOutcomeName, SyncLogPort } from '../model/syncLog.js';
-import type { RunReport } from './report.js';
+import type { SyncLogSettings } from '../../config/settings.js';
+import { ApiLimitError, EXIT, InterruptedError, SalesforceAuthError, SalesforceError, describeError, type ExitCode } from '../../model/errors.js';
+import type { ObjectRef } from '../../model/objects.js';
+import { refOfKey } from '../../model/refs.js';
+import type { LogResult, LoggedCommand, RunOutcomeName, SyncLogPort } from '../../model/syncLog.js';
+import type { RunReport } from '../report.js';
 
 /** The run record's Outcome__c, from the exit code table and what ended the run. */
 function outcomeName(r: { status: ExitCode; stopped: unknown; written: number }): RunOutcomeName {

@@ -5,10 +5,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { echo } from '../config/echo.js';
-import { ConfigError } from '../model/errors.js';
-import { OBJECT_TYPES, type ObjectRef, type SyncableType } from '../model/objects.js';
-import { parsePositiveId, refOfKey } from '../model/refs.js';
+import { echo } from '../../config/echo.js';
+import { ConfigError } from '../../model/errors.js';
+import { OBJECT_TYPES, type ObjectRef, type SyncableType } from '../../model/objects.js';
+import { parsePositiveId, refOfKey } from '../../model/refs.js';
 
 /** A parent a run found absent from the platform, and how: a 404 by id, or not on a complete list scan. */
 export interface AbsentParent {

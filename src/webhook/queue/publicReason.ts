@@ -3,8 +3,8 @@
  * receiver reads it, no secret needed. A queue failure becomes a fixed phrase, never the database's
  * user, host, port or name, nor the queue file's path; the detail goes to the log (masked).
  */
-import { messageOf, QueueError } from '../model/errors.js';
-import { oneLine } from '../config/echo.js';
+import { messageOf, QueueError } from '../../model/errors.js';
+import { oneLine } from '../../config/echo.js';
 
 /** By error code (SQLSTATE, Node's system codes, SQLite's), first match wins. */
 const BY_CODE: Array<[RegExp, string]> = [

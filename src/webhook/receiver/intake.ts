@@ -3,15 +3,15 @@
  * parsed, classified and committed to the queue, and answered 200 only once the commit is durable.
  * Answer codes are listed in server.ts.
  */
-import type { LogSink } from '../config/log.js';
+import type { LogSink } from '../../config/log.js';
 import type http from 'node:http';
-import { oneLine } from '../config/echo.js';
-import { parseWebhookBody } from '../sync/webhookMessage.js';
+import { oneLine } from '../../config/echo.js';
+import { parseWebhookBody } from '../../sync/webhookMessage.js';
 import type { ConnectionRouter } from './routing.js';
 import { decodeBody, encodingOf } from './bodyEncoding.js';
-import { queueReason } from './publicReason.js';
-import type { EnqueueInput, EnqueueRejected, EnqueueResult } from './queue/store.js';
-import type { QueueStore } from './queue/store.js';
+import { queueReason } from '../queue/publicReason.js';
+import type { EnqueueInput, EnqueueRejected, EnqueueResult } from '../queue/store.js';
+import type { QueueStore } from '../queue/store.js';
 
 const SECRET_HEADER = 'x-webhook-secret';
 

@@ -7,18 +7,18 @@
  * 413 body over the limit (decoded too), 415 a Content-Encoding other than gzip or deflate,
  * 503 the queue could not store the event (the platform retries).
  */
-import type { LogSink } from '../config/log.js';
+import type { LogSink } from '../../config/log.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ClassifyOptions } from '../sync/webhookEvents.js';
-import { oneLine } from '../config/echo.js';
+import type { ClassifyOptions } from '../../sync/webhookEvents.js';
+import { oneLine } from '../../config/echo.js';
 import { SignInLimit } from './signInLimit.js';
 import { guardConnections } from './connectionGuard.js';
-import { queueReason } from './publicReason.js';
-import type { QueueCounts } from './queue/store.js';
+import { queueReason } from '../queue/publicReason.js';
+import type { QueueCounts } from '../queue/store.js';
 import { send, webhookIntake, type RouteContext, type WebhookPath } from './intake.js';
 import { ConnectionRouter, type RouteTarget } from './routing.js';
-import type { QueueStore } from './queue/store.js';
+import type { QueueStore } from '../queue/store.js';
 
 const DEFAULT_MAX_BODY_BYTES = 65_536;
 /** Enough for the platform's parallel deliveries many times over, far below a file descriptor limit. */

@@ -8,7 +8,7 @@
  * IPv6 client counts by its /64, the block one host is given. Behind a proxy every client shares
  * the proxy's address: a guesser there holds back the others too, for one window at most.
  */
-import type { LogSink } from '../config/log.js';
+import type { LogSink } from '../../config/log.js';
 import { isIPv4 } from 'node:net';
 
 /** Wrong tokens an address may send in one window before it is answered 429. */

@@ -3,9 +3,9 @@
  * resource, a meta refresh. It shows event ids, types and reasons only: no secret, no database
  * location, no donor data (the queue keeps the raw bodies; they never reach this page).
  */
-import type { BudgetLeft } from './batchPolicy.js';
-import type { FailedEvent, QueueCounts } from './queue/store.js';
-import type { WorkerSnapshot } from './worker.js';
+import type { BudgetLeft } from '../worker/batchPolicy.js';
+import type { FailedEvent, QueueCounts } from '../queue/store.js';
+import type { WorkerSnapshot } from '../worker/worker.js';
 
 const REFRESH_S = 15;
 /** A reason is cut here: the queue keeps up to 2,000 characters, a phone shows a few lines. */

@@ -4,12 +4,12 @@
  * /status/logout. See statusAuth.ts for the credential and the cross-site protection.
  */
 import type http from 'node:http';
-import type { BudgetLeft } from './batchPolicy.js';
-import { countsOf, type QueueCounts, type QueueStore } from './queue/store.js';
-import { SignInLimit, type SignInLimitOptions } from './signInLimit.js';
+import type { BudgetLeft } from '../worker/batchPolicy.js';
+import { countsOf, type QueueCounts, type QueueStore } from '../queue/store.js';
+import { SignInLimit, type SignInLimitOptions } from '../receiver/signInLimit.js';
 import { AdminSessions, csrfMatches, sameOrigin, type Access } from './statusAuth.js';
 import { renderLogin, renderStatus } from './statusPage.js';
-import type { WorkerSnapshot } from './worker.js';
+import type { WorkerSnapshot } from '../worker/worker.js';
 
 interface StatusSource {
   token: string;

@@ -3,11 +3,11 @@
  * engine syncs (a users.update stands for the actions that user owns), and each claimed ref's event
  * outcome from what the engine reported.
  */
-import type { ObjectRef } from '../model/objects.js';
-import type { OwnedActions } from '../model/outcomes.js';
-import { keyFor } from '../model/refs.js';
-import type { ClaimedBatch, ClaimedRef, EventOutcome } from './queue/store.js';
-import type { QueueStore } from './queue/store.js';
+import type { ObjectRef } from '../../model/objects.js';
+import type { OwnedActions } from '../../model/outcomes.js';
+import { keyFor } from '../../model/refs.js';
+import type { ClaimedBatch, ClaimedRef, EventOutcome } from '../queue/store.js';
+import type { QueueStore } from '../queue/store.js';
 import type { ProcessOutcome } from './workerTypes.js';
 
 export const refKey = (ref: ObjectRef): string => keyFor(ref.type, ref.id);

@@ -1,5 +1,5 @@
 /** Why a batch's events failed, for its log line: reasons grouped so a refused platform reads once, not per record. */
-import type { EventOutcome } from './queue/store.js';
+import type { EventOutcome } from '../queue/store.js';
 
 /** "; 2 failed: network error (ECONNREFUSED) x2": a batch's failures grouped by reason, most frequent first, in events. */
 export function failureReasons(outcomes: readonly EventOutcome[]): string {

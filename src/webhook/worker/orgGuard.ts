@@ -6,8 +6,8 @@
  * ones reached in this process). A connection refused is paused before it writes anything: its
  * events wait, and one error line names both connections (once, not at every retry).
  */
-import type { LogSink } from '../config/log.js';
-import { messageOf } from '../model/errors.js';
+import type { LogSink } from '../../config/log.js';
+import { messageOf } from '../../model/errors.js';
 
 export class OrgGuard {
   /** Connections already said to be paused. */

@@ -10,17 +10,17 @@
  *
  * No sync logic lives here: this file translates between the worker's and the engine's words.
  */
-import type { Settings } from '../config/settings.js';
-import { EXIT, isFatal, messageOf } from '../model/errors.js';
-import type { ObjectRef } from '../model/objects.js';
-import { keyFor } from '../model/refs.js';
-import type { CrmCallCounts } from '../model/crmRecords.js';
-import type { OwnedActions } from '../model/outcomes.js';
-import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type OrgIdentity, type PlatformExtras, type SyncEngine } from '../sync/compose.js';
-import { actionsByOwnerEmail } from '../sync/ownerActions.js';
-import type { OwnerFingerprint } from '../sync/ownerFields.js';
-import type { RunReport } from '../sync/report.js';
-import { logNote, logRun, retryRefs, salesforceReachable } from '../sync/runLog.js';
+import type { Settings } from '../../config/settings.js';
+import { EXIT, isFatal, messageOf } from '../../model/errors.js';
+import type { ObjectRef } from '../../model/objects.js';
+import { keyFor } from '../../model/refs.js';
+import type { CrmCallCounts } from '../../model/crmRecords.js';
+import type { OwnedActions } from '../../model/outcomes.js';
+import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type OrgIdentity, type PlatformExtras, type SyncEngine } from '../../sync/compose.js';
+import { actionsByOwnerEmail } from '../../sync/ownerActions.js';
+import type { OwnerFingerprint } from '../../sync/ownerFields.js';
+import type { RunReport } from '../../sync/report.js';
+import { logNote, logRun, retryRefs, salesforceReachable } from '../../sync/run/runLog.js';
 import { WEBHOOK_BATCH_SIZE, type BatchHints, type BatchProcessor, type ProcessOutcome, type ProcessResult } from './worker.js';
 
 interface EngineProcessorOptions {

@@ -2,10 +2,10 @@
  * The worker's record of queue trouble: how long to back off, what to log once, and what /healthz
  * shows (a generic reason: no database address or file path).
  */
-import type { LogSink } from '../config/log.js';
-import { messageOf } from '../model/errors.js';
-import { publicReason } from './publicReason.js';
-import type { BackoffPolicy } from './queue/store.js';
+import type { LogSink } from '../../config/log.js';
+import { messageOf } from '../../model/errors.js';
+import { publicReason } from '../queue/publicReason.js';
+import type { BackoffPolicy } from '../queue/store.js';
 
 /** The worker's wait after queue errors: 1 s, doubling, up to a minute. */
 export const WORKER_BACKOFF: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000 };

@@ -4,9 +4,9 @@
  * own, so they go through the same pipeline as webhooks; the batch that syncs them clears the box
  * (its sync log write). A failed poll is said and tried again at the next one.
  */
-import { messageOf } from '../model/errors.js';
-import type { ObjectRef } from '../model/objects.js';
-import type { EnqueueInput, QueueStore } from './queue/store.js';
+import { messageOf } from '../../model/errors.js';
+import type { ObjectRef } from '../../model/objects.js';
+import type { EnqueueInput, QueueStore } from '../queue/store.js';
 import type { Worker } from './workerTypes.js';
 
 /** Events of this type stand for a retry asked for in Salesforce, not for a webhook. */

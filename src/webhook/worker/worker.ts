@@ -4,13 +4,13 @@
  * batch to the engine, and records each event's outcome. The engine is injected (BatchProcessor)
  * so this file holds no sync logic.
  */
-import type { LogSink } from '../config/log.js';
-import { messageOf } from '../model/errors.js';
-import type { ObjectRef } from '../model/objects.js';
-import type { OwnedActions, OwnerPair } from '../model/outcomes.js';
-import type { ClaimedBatch, EventOutcome } from './queue/store.js';
+import type { LogSink } from '../../config/log.js';
+import { messageOf } from '../../model/errors.js';
+import type { ObjectRef } from '../../model/objects.js';
+import type { OwnedActions, OwnerPair } from '../../model/outcomes.js';
+import type { ClaimedBatch, EventOutcome } from '../queue/store.js';
 import { failureReasons } from './failureReasons.js';
-import type { QueueStore } from './queue/store.js';
+import type { QueueStore } from '../queue/store.js';
 import { QueueFaults, WORKER_BACKOFF, type WorkerHealth } from './queueFaults.js';
 import { BatchLedger } from './batchCost.js';
 import { decideBatch, type PolicyMemory } from './batchPolicy.js';

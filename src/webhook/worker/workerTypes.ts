@@ -2,14 +2,14 @@
  * The worker's contract: what a batch processor takes and gives, the worker's options, and what it
  * reports (batches, health, the status page's snapshot).
  */
-import type { LogSink } from '../config/log.js';
-import type { ObjectRef } from '../model/objects.js';
-import type { OwnedActions, OwnerPair } from '../model/outcomes.js';
+import type { LogSink } from '../../config/log.js';
+import type { ObjectRef } from '../../model/objects.js';
+import type { OwnedActions, OwnerPair } from '../../model/outcomes.js';
 import type { BatchCost, BatchStats } from './batchCost.js';
 import type { BudgetLeft } from './batchPolicy.js';
 import type { WorkerHealth } from './queueFaults.js';
-import type { BackoffPolicy } from './queue/store.js';
-import type { QueueStore } from './queue/store.js';
+import type { BackoffPolicy } from '../queue/store.js';
+import type { QueueStore } from '../queue/store.js';
 
 export type ProcessOutcome = { ref: ObjectRef; status: 'done' | 'skipped' | 'failed'; reason?: string };
 
