@@ -64,13 +64,62 @@ const DOORS: readonly Folder[] = ['cli', 'webhook'];
 
 const folderOf = (file: string): string => file.split('/')[0] as string;
 
+/**
+ * The rooms inside a folder and what each may import of its folder's other rooms ('' is the
+ * folder's own top level; a path such as 'audit/orphanCandidates.ts' admits that one file alone).
+ * webhook/: the queue is the one thing the receiver and the worker share; the worker never imports
+ * the receiver, nor the receiver the worker; status (the page served beside the receiver) reads
+ * the worker's snapshot, the receiver's sign-in limit and the queue; serve.ts, lanes.ts and
+ * metrics.ts join them and no room imports them back.
+ * sync/: run/ (state, run lock, run log, profile file, cache) is bookkeeping the engine keeps and
+ * needs of the core only the report's shape; audit/ stands on the core; the core reaches into
+ * audit/ only for the orphan candidates an incremental scan records.
+ */
+export const ROOMS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
+  webhook: {
+    queue: [],
+    receiver: ['queue'],
+    worker: ['queue'],
+    status: ['queue', 'receiver/signInLimit.ts', 'worker'],
+    '': ['queue', 'receiver', 'worker', 'status'],
+  },
+  sync: {
+    run: ['report.ts'],
+    audit: ['', 'run'],
+    '': ['run', 'audit/orphanCandidates.ts'],
+  },
+};
+
+/** The room of a file inside its folder ('' for the folder's top level), e.g. webhook/worker/worker.ts -> worker. */
+export function roomOf(file: string): string {
+  const parts = file.split('/');
+  return parts.length > 2 ? (parts[1] as string) : '';
+}
+
+/** Why an edge between two rooms of one folder breaks the rules, or undefined. */
+function roomViolation(edge: ImportEdge, folder: string): string | undefined {
+  const rooms = ROOMS[folder];
+  if (rooms === undefined) return undefined;
+  const from = roomOf(edge.from);
+  const to = roomOf(edge.to);
+  const fromName = from === '' ? `${folder}/ (top level)` : `${folder}/${from}/`;
+  if (!(from in rooms)) return `${edge.from}: ${folder}/${from}/ is not a room of ${folder}/`;
+  if (!(to in rooms)) return `${edge.from} -> ${edge.to}: ${folder}/${to}/ is not a room of ${folder}/`;
+  if (from === to) return undefined;
+  const inFolder = edge.to.slice(folder.length + 1);
+  const allowed = rooms[from] as readonly string[];
+  if (allowed.includes(to) || allowed.includes(inFolder)) return undefined;
+  const names = allowed.map((r) => (r === '' ? 'its top level' : r.endsWith('.ts') ? r : `${r}/`));
+  return `${edge.from} -> ${edge.to}: ${fromName} may import of ${folder}/ only ${[...names, 'itself'].join(', ')}`;
+}
+
 /** Why an edge breaks the rules, or undefined when it is allowed. */
 export function violation(edge: ImportEdge): string | undefined {
   const from = folderOf(edge.from);
   const to = folderOf(edge.to);
   if (!(from in MAY_IMPORT)) return `${edge.from}: src/${from}/ is not a folder of the house`;
   if (!(to in MAY_IMPORT)) return `${edge.from} -> ${edge.to}: src/${to}/ is not a folder of the house`;
-  if (from === to) return undefined;
+  if (from === to) return roomViolation(edge, from);
   if (edge.from === COMPOSE && BUILT_BY_COMPOSE.includes(to as Folder)) return undefined;
   if (DOORS.includes(from as Folder) && edge.to === 'sync/engine.ts') return `${edge.from} -> ${edge.to}: ${from}/ builds no engine, it calls ${COMPOSE}`;
   if (!MAY_IMPORT[from as Folder].includes(to as Folder)) return `${edge.from} -> ${edge.to}: ${from}/ may import only ${[...MAY_IMPORT[from as Folder], from].join(', ')}`;

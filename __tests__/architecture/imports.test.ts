@@ -1,7 +1,8 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
-import { folderCycles, readImportGraph, specifiersOf, violation, type ImportEdge } from './importGraph.js';
+import { folderCycles, readImportGraph, ROOMS, specifiersOf, violation, type ImportEdge } from './importGraph.js';
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
 
@@ -19,6 +20,25 @@ describe('the import graph of src/', () => {
 
   it('has no cycle between folders', () => {
     expect(folderCycles(edges)).toEqual([]);
+  });
+
+  it.each(Object.keys(ROOMS))('names every room of %s/ (a new room states its rules)', (folder) => {
+    const rooms = fs
+      .readdirSync(path.join(SRC, folder), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(rooms.sort()).toEqual(
+      Object.keys(ROOMS[folder] ?? {})
+        .filter((r) => r !== '')
+        .sort(),
+    );
+  });
+
+  it('holds the webhook rooms apart: no edge between the receiver and the worker', () => {
+    const between = edges.filter((e) => /^webhook\/(receiver|worker)\//.test(e.from) && /^webhook\/(receiver|worker)\//.test(e.to) && e.from.split('/')[1] !== e.to.split('/')[1]);
+    expect(between).toEqual([]);
+    expect(edges.some((e) => e.from.startsWith('webhook/receiver/') && e.to.startsWith('webhook/queue/'))).toBe(true);
+    expect(edges.some((e) => e.from.startsWith('webhook/worker/') && e.to.startsWith('webhook/queue/'))).toBe(true);
   });
 
   it('builds platform, Salesforce and engine in sync/compose.ts alone', () => {
@@ -41,8 +61,20 @@ describe('the rule checker', () => {
     ['sync/engine.ts', 'crm/sink.ts', 'sync/ may import only model, mapping, config, sync'],
     ['cli/commands/doctor.ts', 'crm/doctor.ts', 'cli/ may import only model, config, sync, webhook, cli'],
     ['cli/commands/object.ts', 'sync/engine.ts', 'cli/ builds no engine'],
-    ['webhook/processor.ts', 'platform/client.ts', 'webhook/ may import only model, config, sync, webhook'],
-    ['webhook/processor.ts', 'sync/engine.ts', 'webhook/ builds no engine'],
+    ['webhook/worker/processor.ts', 'platform/client.ts', 'webhook/ may import only model, config, sync, webhook'],
+    ['webhook/worker/processor.ts', 'sync/engine.ts', 'webhook/ builds no engine'],
+    ['webhook/worker/worker.ts', 'webhook/receiver/routing.ts', 'webhook/worker/ may import of webhook/ only queue/, itself'],
+    ['webhook/worker/queueFaults.ts', 'webhook/receiver/intake.ts', 'webhook/worker/ may import of webhook/ only queue/'],
+    ['webhook/receiver/server.ts', 'webhook/worker/worker.ts', 'webhook/receiver/ may import of webhook/ only queue/'],
+    ['webhook/receiver/server.ts', 'webhook/status/statusRoute.ts', 'webhook/receiver/ may import of webhook/ only queue/'],
+    ['webhook/worker/lanes.ts', 'webhook/metrics.ts', 'webhook/worker/ may import of webhook/ only queue/'],
+    ['webhook/queue/store.ts', 'webhook/worker/workerTypes.ts', 'webhook/queue/ may import of webhook/ only itself'],
+    ['webhook/status/statusRoute.ts', 'webhook/receiver/server.ts', 'webhook/status/ may import of webhook/ only queue/, receiver/signInLimit.ts, worker/'],
+    ['webhook/status/statusPage.ts', 'webhook/serve.ts', 'webhook/status/ may import of webhook/'],
+    ['webhook/hooks/a.ts', 'webhook/queue/store.ts', 'webhook/hooks/ is not a room of webhook/'],
+    ['sync/run/state.ts', 'sync/audit/audit.ts', 'sync/run/ may import of sync/ only report.ts, itself'],
+    ['sync/run/runLog.ts', 'sync/engine.ts', 'sync/run/ may import of sync/ only report.ts'],
+    ['sync/engine.ts', 'sync/audit/audit.ts', 'sync/ (top level) may import of sync/ only run/, audit/orphanCandidates.ts'],
     ['lib/util.ts', 'model/refs.ts', 'not a folder of the house'],
   ])('refuses %s -> %s', (from, to, why) => {
     expect(violation(edge(from, to))).toContain(why);
@@ -53,8 +85,19 @@ describe('the rule checker', () => {
     ['sync/compose.ts', 'crm/sink.ts'],
     ['sync/compose.ts', 'platform/source.ts'],
     ['sync/engine.ts', 'mapping/link.ts'],
-    ['webhook/processor.ts', 'sync/compose.ts'],
+    ['webhook/worker/processor.ts', 'sync/compose.ts'],
     ['cli/runner.ts', 'webhook/serve.ts'],
+    ['webhook/receiver/intake.ts', 'webhook/queue/store.ts'],
+    ['webhook/worker/queueFaults.ts', 'webhook/queue/publicReason.ts'],
+    ['webhook/status/statusRoute.ts', 'webhook/receiver/signInLimit.ts'],
+    ['webhook/status/statusPage.ts', 'webhook/worker/worker.ts'],
+    ['webhook/serve.ts', 'webhook/receiver/server.ts'],
+    ['webhook/lanes.ts', 'webhook/worker/worker.ts'],
+    ['webhook/metrics.ts', 'webhook/receiver/server.ts'],
+    ['sync/incremental.ts', 'sync/audit/orphanCandidates.ts'],
+    ['sync/audit/auditFix.ts', 'sync/compose.ts'],
+    ['sync/audit/audit.ts', 'sync/run/cache.ts'],
+    ['sync/run/runLog.ts', 'sync/report.ts'],
   ])('allows %s -> %s', (from, to) => {
     expect(violation(edge(from, to))).toBeUndefined();
   });
