@@ -11,7 +11,7 @@ import { parseLimit, type Limit } from '../../sync/audit/auditGuard.js';
 import { runAudit, type AuditResult } from '../../sync/audit/auditRun.js';
 import { createAuditDeps, profileFileFor, type AuditDeps } from '../../sync/compose.js';
 import { renderAudit, writeDriftCsv } from '../render/auditTables.js';
-import { outputFileOf, runCommand, type CommandResult, type SetExit } from '../runner.js';
+import { outputFileOf, runCommand, type CommandContext, type CommandResult, type SetExit } from '../runner.js';
 import { RunSession } from '../runSession.js';
 import { auditRunStatus } from '../runStatus.js';
 import { CLI_BATCH_SIZE, lockRun, parseBatchSize } from '../runEngine.js';
@@ -81,6 +81,11 @@ async function logAudit(
 }
 
 export function auditCommand(program: Command, setExit: SetExit): void {
+  auditOptions(program).action((opts: AuditOptions, c: Command) => runCommand(c, setExit, (ctx) => audit(ctx, opts), { connections: 'each' }));
+}
+
+/** audit's options and the rules between them. */
+function auditOptions(program: Command): Command {
   const cmd = program
     .command('audit')
     .description('compare every platform record with Salesforce: missing, stale and orphaned records (read-only unless --fix or --delete-orphans)')
@@ -97,87 +102,88 @@ export function auditCommand(program: Command, setExit: SetExit): void {
     .option('--wait', 'with --fix or --delete-orphans: when another run holds the state, wait for it instead of exiting 75')
     .addOption(parsedOption('--batch-size <n>', 'records compared together (bounds memory)', parseBatchSize))
     .addHelpText('after', AUDIT_HELP);
-  optionRules(cmd, [
+  return optionRules(cmd, [
     { kind: 'requires', flag: '--max-delete', other: '--delete-orphans' },
     { kind: 'requires', flag: '--max-fix', other: '--fix' },
-  ]).action((opts: AuditOptions, c: Command) =>
-    runCommand(
-      c,
-      setExit,
-      async (ctx): Promise<CommandResult<AuditResult & { where: Where }>> => {
-        const { globals } = ctx;
-        const { types = [...SYNC_ORDER], batchSize = CLI_BATCH_SIZE, maxDelete, maxFix } = opts;
-        const settings = settingsOf(ctx.raw);
-        const reportFile = opts.report === undefined ? undefined : outputFileOf(ctx, opts.report);
-        if (reportFile) checkWritable(reportFile);
-        // The first Ctrl-C lets the batch in flight finish and reports what was done; the second quits.
-        const session = new RunSession(ctx, 'listing what was done');
-        let lock: RunLock | undefined;
-        const startedAt = new Date();
-        try {
-          const writes = Boolean(opts.fix || opts.deleteOrphans) && !globals.dryRun;
-          // Only a writing audit takes the run lock: a read-only one may run beside a sync.
-          if (writes) lock = await lockRun(ctx, undefined, Boolean(opts.wait), session);
-          const profileWarnings: string[] = [];
-          const learn = { profileFile: profileFileFor(undefined, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => profileWarnings.push(w) };
-          const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, learn, writes);
-          claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun);
-          const where = whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name);
-          // With --json the document holds it (result.where): stderr stays for what goes wrong.
-          if (!ctx.globals.json) for (const line of whereLines(where, ctx.out.opts.label !== undefined)) ctx.out.info(line);
-          const {
-            result: found,
-            warnings: auditWarnings,
-            failed,
-            stopped,
-            report,
-          } = await runAudit(deps, {
-            types,
-            fix: Boolean(opts.fix),
-            deleteOrphans: Boolean(opts.deleteOrphans),
-            dryRun: globals.dryRun,
-            batchSize,
-            maxDelete,
-            maxFix,
-            platform: settings.platform.apiUrl,
-            stop: session.signal,
-            onProgress: session.progressOf(deps),
-          });
-          session.stopProgress();
-          const { command, ...rest } = found;
-          const result: AuditResult & { where: Where } = { command, where, ...rest };
-          const warnings = [...profileWarnings, ...auditWarnings];
-          if (reportFile) writeDriftCsv(reportFile, result);
-          const status = auditRunStatus({ stopped, open: (result.remaining ?? result.drift).length, failed, problems: result.problems.length });
-          const open = (result.remaining ?? result.drift).length;
-          const why = [
-            ...(open > 0 ? [`${open} drift ${open === 1 ? 'row' : 'rows'} ${result.remaining ? 'remain' : 'found'}`] : []),
-            ...(failed ? ['a fix or deletion failed'] : []),
-            ...(result.problems.length > 0 ? [`${result.problems.length} records could not be judged`] : []),
-          ];
-          const next = opts.fix || opts.deleteOrphans ? 'svc-sync audit --verbose lists what remains' : 'svc-sync audit --fix --delete-orphans';
-          const notes = globals.verbose ? [] : warnings.length > 0 ? [`${warnings.length} warning(s); --verbose lists them`] : [];
-          const text = renderAudit(result, { verbose: globals.verbose });
-          const logged = await logAudit(deps, { startedAt, status, stopped, report, result, summary: text, redact: ctx.out.redact });
-          if (logged !== undefined) result.salesforceLog = logged;
-          const note = logNote(logged);
-          if (note !== undefined) notes.push(note);
-          return {
-            status,
-            result,
-            warnings,
-            text,
-            notes,
-            verbose: warnings.map((w) => `warning: ${w}`),
-            closing: `exit ${status}: ${why.join('; ')}; next: ${next}`,
-            ...(stopped ? { stopped } : {}),
-          };
-        } finally {
-          lock?.release();
-          session.dispose();
-        }
-      },
-      { connections: 'each' },
-    ),
-  );
+  ]);
+}
+
+/** One connection's audit: lock (when it writes), compare, fix or delete, log, and the result to print. */
+async function audit(ctx: CommandContext, opts: AuditOptions): Promise<CommandResult<AuditResult & { where: Where }>> {
+  const { globals } = ctx;
+  const { types = [...SYNC_ORDER], batchSize = CLI_BATCH_SIZE, maxDelete, maxFix } = opts;
+  const settings = settingsOf(ctx.raw);
+  const reportFile = opts.report === undefined ? undefined : outputFileOf(ctx, opts.report);
+  if (reportFile) checkWritable(reportFile);
+  // The first Ctrl-C lets the batch in flight finish and reports what was done; the second quits.
+  const session = new RunSession(ctx, 'listing what was done');
+  let lock: RunLock | undefined;
+  const startedAt = new Date();
+  try {
+    const writes = Boolean(opts.fix || opts.deleteOrphans) && !globals.dryRun;
+    // Only a writing audit takes the run lock: a read-only one may run beside a sync.
+    if (writes) lock = await lockRun(ctx, undefined, Boolean(opts.wait), session);
+    const profileWarnings: string[] = [];
+    const learn = { profileFile: profileFileFor(undefined, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => profileWarnings.push(w) };
+    const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, learn, writes);
+    claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun);
+    const where = whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name);
+    // With --json the document holds it (result.where): stderr stays for what goes wrong.
+    if (!ctx.globals.json) for (const line of whereLines(where, ctx.out.opts.label !== undefined)) ctx.out.info(line);
+    const {
+      result: found,
+      warnings: auditWarnings,
+      failed,
+      stopped,
+      report,
+    } = await runAudit(deps, {
+      types,
+      fix: Boolean(opts.fix),
+      deleteOrphans: Boolean(opts.deleteOrphans),
+      dryRun: globals.dryRun,
+      batchSize,
+      maxDelete,
+      maxFix,
+      platform: settings.platform.apiUrl,
+      stop: session.signal,
+      onProgress: session.progressOf(deps),
+    });
+    session.stopProgress();
+    const { command, ...rest } = found;
+    const result: AuditResult & { where: Where } = { command, where, ...rest };
+    const warnings = [...profileWarnings, ...auditWarnings];
+    if (reportFile) writeDriftCsv(reportFile, result);
+    const status = auditRunStatus({ stopped, open: (result.remaining ?? result.drift).length, failed, problems: result.problems.length });
+    const notes = globals.verbose ? [] : warnings.length > 0 ? [`${warnings.length} warning(s); --verbose lists them`] : [];
+    const text = renderAudit(result, { verbose: globals.verbose });
+    const logged = await logAudit(deps, { startedAt, status, stopped, report, result, summary: text, redact: ctx.out.redact });
+    if (logged !== undefined) result.salesforceLog = logged;
+    const note = logNote(logged);
+    if (note !== undefined) notes.push(note);
+    return {
+      status,
+      result,
+      warnings,
+      text,
+      notes,
+      verbose: warnings.map((w) => `warning: ${w}`),
+      closing: `exit ${status}: ${closingOf(result, failed, opts)}`,
+      ...(stopped ? { stopped } : {}),
+    };
+  } finally {
+    lock?.release();
+    session.dispose();
+  }
+}
+
+/** Why the audit exits as it does, and what to run next. */
+function closingOf(result: AuditResult, failed: boolean, opts: AuditOptions): string {
+  const open = (result.remaining ?? result.drift).length;
+  const why = [
+    ...(open > 0 ? [`${open} drift ${open === 1 ? 'row' : 'rows'} ${result.remaining ? 'remain' : 'found'}`] : []),
+    ...(failed ? ['a fix or deletion failed'] : []),
+    ...(result.problems.length > 0 ? [`${result.problems.length} records could not be judged`] : []),
+  ];
+  const next = opts.fix || opts.deleteOrphans ? 'svc-sync audit --verbose lists what remains' : 'svc-sync audit --fix --delete-orphans';
+  return `${why.join('; ')}; next: ${next}`;
 }

@@ -120,6 +120,64 @@ async function logBatch(deps: Deps, f: BatchFacts): Promise<{ text: string; miss
   return text === undefined ? undefined : { text, missing: logged.status === 'missing' };
 }
 
+/** What a receiver keeps of owners across batches (createEngineProcessor). */
+interface OwnerMemory {
+  /**
+   * Action -> the user whose fields this process wrote to it, and what it wrote. A user's later
+   * change comes as a users.update, which re-syncs the actions the queue's owners table holds for
+   * it (this batch's owners are recorded there), so until one is in a batch, owner fields that
+   * still hold what was written are that user's: the engine keeps them instead of reading the user.
+   */
+  wrote: Map<number, WrittenOwner>;
+  /** Users a batch met as an owner and could not read: never kept from the mirror until read. */
+  unread: Set<number>;
+}
+
+/** The batch's engine, told which owner fields it may keep instead of reading the owner again. */
+function batchEngine(deps: Deps, opts: EngineProcessorOptions, batchSize: number, hints: BatchHints, owners: OwnerMemory): SyncEngine {
+  const changedUsers = new Set([...(hints.changedUsers ?? []), ...(hints.ownersToFind ?? [])]);
+  const keptOwner = (actionId: number, userId: number): OwnerFingerprint | undefined => {
+    const w = owners.wrote.get(actionId);
+    return w !== undefined && w.userId === userId && !changedUsers.has(userId) ? w.fields : undefined;
+  };
+  // A user's change reaches serve as a users.update: until one is in a batch, owner fields
+  // Salesforce holds under the same owner are that user's (Projection's ownerFromMirror).
+  const ownerFromMirror = (userId: number): boolean => !changedUsers.has(userId) && !owners.unread.has(userId);
+  return createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize, keptOwner, ownerFromMirror });
+}
+
+interface BatchRun {
+  /** The refs synced: the batch's, and the actions of the owners it was asked to find. */
+  synced: ObjectRef[];
+  ownersFound: OwnedActions | undefined;
+  /** What stopped the run, if anything did. */
+  stopped: unknown;
+}
+
+/** Finds the owners' actions the hints ask for, then syncs them with the batch's refs; an error stops the run. */
+async function syncBatch(deps: Deps, engine: SyncEngine, refs: ObjectRef[], hints: BatchHints): Promise<BatchRun> {
+  let stopped: unknown;
+  let ownersFound: OwnedActions | undefined;
+  const synced = [...refs];
+  try {
+    if (hints.ownersToFind !== undefined && hints.ownersToFind.length > 0) {
+      ownersFound = await actionsByOwnerEmail(deps.source, deps.sink, hints.ownersToFind);
+      for (const found of ownersFound.values()) if ('actions' in found) synced.push(...found.actions.map((id) => ({ type: 'action' as const, id })));
+    }
+    await engine.syncRefs(synced, hints.changedSince === undefined ? {} : { changedSince: hints.changedSince });
+  } catch (error) {
+    stopped = error;
+  }
+  return { synced, ownersFound, stopped };
+}
+
+/** The Salesforce calls made since `before`: the sink lives across batches, its counts run on. */
+function callsSince(after: CrmCallCounts, before: CrmCallCounts): CrmCallCounts {
+  const calls = { ...after };
+  for (const k of Object.keys(after) as Array<keyof CrmCallCounts>) calls[k] = Math.max(0, after[k] - before[k]);
+  return calls;
+}
+
 /**
  * Failures after which no ref of the batch can be trusted to succeed (the model's table: a wrong
  * API key, a failed Salesforce login, the org's daily allowance used up) fail the whole batch, so
@@ -134,15 +192,7 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
   let missingSaid = false;
   /** Why the last batch could do nothing (BatchProcessor.paused). */
   let pausedBy: string | undefined;
-  /**
-   * Action -> the user whose fields this process wrote to it, and what it wrote. A user's later
-   * change comes as a users.update, which re-syncs the actions the queue's owners table holds for
-   * it (this batch's owners are recorded there), so until one is in a batch, owner fields that
-   * still hold what was written are that user's: the engine keeps them instead of reading the user.
-   */
-  const wroteOwner = new Map<number, WrittenOwner>();
-  /** Users a batch met as an owner and could not read: never kept from the mirror until read. */
-  const unreadOwners = new Set<number>();
+  const owners: OwnerMemory = { wrote: new Map(), unread: new Set() };
 
   return {
     budget() {
@@ -166,15 +216,7 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
         deps = await factory();
         opts.admitOrg?.(deps.org);
         callsBefore = deps.sink.calls();
-        const changedUsers = new Set([...(hints.changedUsers ?? []), ...(hints.ownersToFind ?? [])]);
-        const keptOwner = (actionId: number, userId: number): OwnerFingerprint | undefined => {
-          const w = wroteOwner.get(actionId);
-          return w !== undefined && w.userId === userId && !changedUsers.has(userId) ? w.fields : undefined;
-        };
-        // A user's change reaches serve as a users.update: until one is in a batch, owner fields
-        // Salesforce holds under the same owner are that user's (Projection's ownerFromMirror).
-        const ownerFromMirror = (userId: number): boolean => !changedUsers.has(userId) && !unreadOwners.has(userId);
-        engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize, keptOwner, ownerFromMirror });
+        engine = batchEngine(deps, opts, batchSize, hints, owners);
       } catch (error) {
         // No connection: nothing was attempted, every event stays queued.
         pausedBy = messageOf(error);
@@ -185,27 +227,13 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       const startedAt = new Date();
       // The client is shared across batches: its counts run on, so the batch's share is the difference.
       const before = deps.source.requests().total;
-      let stopped: unknown;
-      let ownersFound: OwnedActions | undefined;
-      const synced = [...refs];
-      try {
-        if (hints.ownersToFind !== undefined && hints.ownersToFind.length > 0) {
-          ownersFound = await actionsByOwnerEmail(deps.source, deps.sink, hints.ownersToFind);
-          for (const found of ownersFound.values()) if ('actions' in found) synced.push(...found.actions.map((id) => ({ type: 'action' as const, id })));
-        }
-        await engine.syncRefs(synced, hints.changedSince === undefined ? {} : { changedSince: hints.changedSince });
-      } catch (error) {
-        stopped = error;
-      }
-      rememberOwners(engine, wroteOwner, unreadOwners);
+      const { synced, ownersFound, stopped } = await syncBatch(deps, engine, refs, hints);
+      rememberOwners(engine, owners.wrote, owners.unread);
       if (opts.onBatch !== undefined) {
-        // The sink lives across batches: this batch's calls are the difference.
-        const after = deps.sink.calls();
-        const crmCalls = { ...after };
-        for (const k of Object.keys(after) as Array<keyof CrmCallCounts>) crmCalls[k] = Math.max(0, after[k] - callsBefore[k]);
+        const crmCalls = callsSince(deps.sink.calls(), callsBefore);
         opts.onBatch({ refs: refs.length, report: engine.report, crmCalls, ...(stopped === undefined ? {} : { error: stopped }) });
       }
-      const owners = engine.ownersSeen();
+      const seen = engine.ownersSeen();
       const requests = deps.source.requests().total - before;
       // Each batch is a run in the org's sync log; its failure never fails the batch.
       const note = await logBatch(deps, { refs: refs.length, report: engine.report, stopped, startedAt, platformRequests: requests, salesforceCalls: deps.sink.calls().total - callsBefore.total });
@@ -213,11 +241,11 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       if (note?.missing) missingSaid = true;
 
       pausedBy = stopped !== undefined && isFatal(stopped) ? messageOf(stopped) : undefined;
-      if (stopped !== undefined && isFatal(stopped)) return { outcomes: failAll(stopped).outcomes, owners, requests };
+      if (stopped !== undefined && isFatal(stopped)) return { outcomes: failAll(stopped).outcomes, owners: seen, requests };
       // A run that stopped on another error keeps what it finished; the rest is retried.
       const fallback = stopped === undefined ? 'the engine reported no outcome for this record' : `the run stopped before this record: ${messageOf(stopped)}`;
       const outcomes = [...new Map(synced.map((ref) => [keyFor(ref.type, ref.id), ref])).values()].map((ref) => outcomeFor(ref, engine.report, fallback));
-      return { outcomes, owners, requests, ...(ownersFound === undefined ? {} : { ownersFound }) };
+      return { outcomes, owners: seen, requests, ...(ownersFound === undefined ? {} : { ownersFound }) };
     },
   };
 }
