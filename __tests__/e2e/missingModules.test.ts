@@ -5,9 +5,10 @@
  * beside a node_modules that links every package of this one but the missing one.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { packageRoot, runCli, type CliResult } from '../../fixtures/cli.js';
+import { outputOf, packageRoot, runCli, type CliResult } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { donationSynced, recordCount, removeDir, tempCwd } from './helpers.js';
 
@@ -41,7 +42,7 @@ const bins: Record<string, string> = {};
 beforeAll(async () => {
   stack = await startStack({ site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, donations: 4, newsletterSubscriptions: 0 } });
   base = tempCwd('missing-modules');
-  for (const name of ['pg', 'jsforce', 'p-limit', 'csv-parse']) {
+  for (const name of ['pg', 'jsforce', 'p-limit', 'csv-parse', 'ora']) {
     const dir = path.join(base, `without-${name}`);
     fs.mkdirSync(dir);
     bins[name] = installWithout(dir, name);
@@ -101,6 +102,17 @@ describe('a package missing from the install', () => {
     expect(stack.platform.requests.total).toBe(platformBefore);
     const object = await runCli(['object', 'donation', donationId], { env: stack.env, cwd, bin: bins['csv-parse']! });
     expect(object.code).toBe(0);
+  }, 60_000);
+
+  it('ora: a run in a terminal goes on without its spinner (it crashed with an unhandled rejection)', async () => {
+    const cwd = fs.mkdtempSync(path.join(base, 'tty-'));
+    // A terminal of 80 columns (`script` gives a pty; alone, one of no size).
+    const command = `stty cols 80 rows 24; ${[process.execPath, bins.ora!, 'object', 'donation', donationId].map((w) => `'${w}'`).join(' ')}`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, TERM: 'xterm', ...stack.env }, stdio: 'pipe' });
+    child.stdin.end();
+    const res = await outputOf(child);
+    expect(res.stdout).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find/);
+    expect(res.code).toBe(0);
   }, 60_000);
 
   it('a package every command loads (p-limit) is named too, never "not built yet"', async () => {
