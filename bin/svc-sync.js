@@ -17,7 +17,9 @@ function unsafeFolder(dir, uid) {
   const own = fs.lstatSync(dir);
   if (own.isSymbolicLink() || !own.isDirectory()) return 'not a folder (a symlink?)';
   if (own.uid !== uid) return `owned by uid ${own.uid}, not ${uid}`;
-  if ((own.mode & 0o077) !== 0) return `others may write to it (mode ${(own.mode & 0o777).toString(8)})`;
+  const mode = (own.mode & 0o777).toString(8);
+  if ((own.mode & 0o022) !== 0) return `others may write to it (mode ${mode})`;
+  if ((own.mode & 0o077) !== 0) return `others may read it (mode ${mode}); it must be 0700`;
   for (let up = path.dirname(fs.realpathSync(dir)); ; up = path.dirname(up)) {
     const st = fs.lstatSync(up);
     if (st.uid !== uid && st.uid !== 0) return `${up} is owned by uid ${st.uid}`;
@@ -42,8 +44,10 @@ function enableCompileCache() {
   const dir = path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.cache'), 'svc-sync', 'compile-cache');
   let why;
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    why = unsafeFolder(dir, uid);
+    // A relative HOME would put it below the working folder.
+    if (!path.isAbsolute(dir)) why = 'not an absolute path (HOME?)';
+    else fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    why ??= unsafeFolder(dir, uid);
   } catch (err) {
     why = `cannot be made (${err.code ?? err})`;
   }
