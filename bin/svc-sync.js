@@ -66,7 +66,8 @@ try {
   // A package the CLI imports at start is missing from the install: named, as lazyModule does.
   const pkg = err && err.code === 'ERR_MODULE_NOT_FOUND' ? /^Cannot find package '([^']+)'/.exec(String(err.message))?.[1] : undefined;
   if (pkg !== undefined) {
-    process.stderr.write(`svc-sync: package ${pkg} is not installed (this command needs it): reinstall svc-sync, or run npm install ${pkg} in its folder\n`);
+    // Unwrapped (the CLI that wraps to 80 columns did not load): kept short.
+    process.stderr.write(`svc-sync: package ${pkg} is not installed (npm install ${pkg}, or reinstall)\n`);
     process.exit(2);
   }
   if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/cli.js')) {
