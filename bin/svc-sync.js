@@ -1,10 +1,61 @@
 #!/usr/bin/env node
 // Thin shim: the CLI is the bundled build (npm run build writes dist/cli.js).
+import fs from 'node:fs';
 import module from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { debuglog } from 'node:util';
 
-// Node 22+ keeps V8's compiled code for the bundle between runs (checked against the source, in
-// the temp folder or NODE_COMPILE_CACHE): a start compiles the CLI once, not every time.
-module.enableCompileCache?.();
+const debug = debuglog('svc-sync');
+
+/**
+ * Why `dir` cannot hold code this user runs, if it cannot: not a folder of theirs (a symlink, or
+ * another owner), or others may write to it or to a folder above it without the sticky bit (they
+ * could swap it). Every folder above must be the user's or root's.
+ */
+function unsafeFolder(dir, uid) {
+  const own = fs.lstatSync(dir);
+  if (own.isSymbolicLink() || !own.isDirectory()) return 'not a folder (a symlink?)';
+  if (own.uid !== uid) return `owned by uid ${own.uid}, not ${uid}`;
+  const mode = (own.mode & 0o777).toString(8);
+  if ((own.mode & 0o022) !== 0) return `others may write to it (mode ${mode})`;
+  if ((own.mode & 0o077) !== 0) return `others may read it (mode ${mode}); it must be 0700`;
+  for (let up = path.dirname(fs.realpathSync(dir)); ; up = path.dirname(up)) {
+    const st = fs.lstatSync(up);
+    if (st.uid !== uid && st.uid !== 0) return `${up} is owned by uid ${st.uid}`;
+    if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) return `others may write to ${up} (mode ${(st.mode & 0o777).toString(8)})`;
+    if (up === path.dirname(up)) return undefined;
+  }
+}
+
+/**
+ * Node 22+ keeps V8's compiled code for the bundle between runs (checked against the source): a
+ * start compiles the CLI once, not every time. That code runs as whoever starts svc-sync, so it
+ * is kept in the user's own cache folder (0700, checked), never Node's default in the shared temp
+ * folder, where another user can create the folder first and plant an entry. A folder that fails
+ * the check is not used (NODE_DEBUG=svc-sync says why). NODE_COMPILE_CACHE, set by the user, is
+ * Node's own and already in force before this runs.
+ */
+function enableCompileCache() {
+  const uid = process.getuid?.();
+  if (typeof module.enableCompileCache !== 'function' || uid === undefined || process.env.NODE_COMPILE_CACHE) return;
+  // XDG: a relative XDG_CACHE_HOME is invalid and ignored.
+  const xdg = process.env.XDG_CACHE_HOME;
+  const dir = path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.cache'), 'svc-sync', 'compile-cache');
+  let why;
+  try {
+    // A relative HOME would put it below the working folder.
+    if (!path.isAbsolute(dir)) why = 'not an absolute path (HOME?)';
+    else fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    why ??= unsafeFolder(dir, uid);
+  } catch (err) {
+    why = `cannot be made (${err.code ?? err})`;
+  }
+  if (why === undefined) module.enableCompileCache(dir);
+  else debug(`compile cache off: ${dir}: ${why}`);
+}
+
+enableCompileCache();
 
 const entry = new URL('../dist/cli.js', import.meta.url);
 
@@ -12,6 +63,13 @@ let cli;
 try {
   cli = await import(entry.href);
 } catch (err) {
+  // A package the CLI imports at start is missing from the install: named, as lazyModule does.
+  const pkg = err && err.code === 'ERR_MODULE_NOT_FOUND' ? /^Cannot find package '([^']+)'/.exec(String(err.message))?.[1] : undefined;
+  if (pkg !== undefined) {
+    // Unwrapped (the CLI that wraps to 80 columns did not load): kept short.
+    process.stderr.write(`svc-sync: package ${pkg} is not installed (npm install ${pkg}, or reinstall)\n`);
+    process.exit(2);
+  }
   if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/cli.js')) {
     process.stderr.write('svc-sync: not built yet: run `npm run build` in the package folder first\n');
     process.exit(2);

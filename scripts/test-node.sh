@@ -63,12 +63,14 @@ if [[ ! -f $addon ]]; then
 fi
 exec 9>&-
 
-# A scratch copy of the checkout per checkout and major. Sources are copied; node_modules is
-# hard-linked (read only for the suite) except the addon's build folder and jest's cache. It lives
-# in the temp dir, not the cache: run as root, the PostgreSQL tests start embedded-postgres's
-# binaries as the postgres user, who cannot enter root's home.
-work=${TMPDIR:-/tmp}/svc-sync-test-node/$(printf '%s' "$root" | sha1sum | cut -c1-12)-node-$major
-rm -rf "$work" && mkdir -p "$work" && chmod 755 "$(dirname "$work")" "$work"
+# A scratch copy of the checkout per run. Sources are copied; node_modules is hard-linked (read
+# only for the suite) except the addon's build folder and jest's cache. It lives in the temp dir,
+# not the cache: run as root, the PostgreSQL tests start embedded-postgres's binaries as the
+# postgres user, who cannot enter root's home. A new folder of mktemp's, never a name another user
+# can guess and create first (in a folder of theirs, they could swap the copy the suite runs);
+# 755 so the postgres user may enter it, nobody else may write.
+work=$(mktemp -d "${TMPDIR:-/tmp}/svc-sync-test-node-$major.XXXXXXXX")
+chmod 755 "$work"
 tar -C "$root" --exclude=./.git --exclude=./node_modules --exclude=./dist -cf - . | tar -C "$work" -xf -
 cp -al "$root/node_modules" "$work/node_modules"
 rm -rf "$work/node_modules/.cache" "$work/node_modules/better-sqlite3/build"

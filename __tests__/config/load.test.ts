@@ -47,6 +47,32 @@ describe('settings sources', () => {
     fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify({ colour: 'x' }));
     expect(errorOf(() => loadRaw({ cwd, env: {} })).message).toMatch(/unknown setting "colour" \(svc-sync --help lists the settings\)$/);
   });
+
+  // The names every JavaScript object inherits are no environment variable of the user's: an
+  // inherited function or object is never taken as a value (it gave `v.trim is not a function`).
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('{"env": "%s"} is a variable that is not set, named in one line', (name) => {
+    const cwd = tmp();
+    fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify({ SVC_API_KEY: { env: name } }));
+    for (const env of [{}, process.env]) {
+      expect(errorOf(() => loadRaw({ cwd, env })).message).toBe(`config file ${path.join(cwd, 'svc-sync.config.json')}: SVC_API_KEY is taken from the environment variable ${name}, which is not set`);
+    }
+    // One the user did set, under that name, is taken.
+    expect(loadRaw({ cwd, env: { [name]: 'k-own-1' } }).SVC_API_KEY).toBe('k-own-1');
+  });
+
+  it.each(['__proto__', 'constructor', 'toString'])('the key %s in the file, a connection or a value is a configuration error', (name) => {
+    const cwd = tmp();
+    const file = path.join(cwd, 'svc-sync.config.json');
+    const refused = (json: string): string => {
+      fs.writeFileSync(file, json);
+      return errorOf(() => loadRaw({ cwd, env: {} })).message;
+    };
+    expect(refused(`{"${name}": "x"}`)).toBe(`config file ${file}: unknown setting "${name}" (svc-sync --help lists the settings)`);
+    expect(refused(`{"SVC_API_KEY": {"env": "K", "${name}": "x"}}`)).toMatch(/: SVC_API_KEY must be a string, number, boolean or \{"env": "VARIABLE"\}$/);
+    expect(refused(`{"SVC_API_KEY": {"${name}": {"env": "K"}}}`)).toMatch(/: SVC_API_KEY must be a string, number, boolean or \{"env": "VARIABLE"\}$/);
+    expect(refused(`{"connections": {"north": {"SVC_SITE_ID": 1, "${name}": 1}}}`)).toBe(`config file ${file}: connections.north: unknown setting "${name}" (svc-sync --help lists the settings)`);
+    expect(refused(`{"connections": {"north": {"SVC_SITE_ID": {"env": "${name}"}}}}`)).toMatch(/connections\.north: SVC_SITE_ID is taken from the environment variable .+, which is not set$/);
+  });
 });
 
 describe('validation', () => {

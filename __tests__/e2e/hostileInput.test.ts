@@ -216,6 +216,17 @@ describe('names of the JavaScript object prototype', () => {
     expect(res.stderr).toContain(`object type "${name}": unknown`);
     expectNothingWritten();
   });
+
+  it.each(['constructor', 'toString', '__proto__'])('{"env": "%s"} in the config file is a configuration error (exit 2, one line)', async (name) => {
+    const file = path.join(cwd, `env-${name}.json`);
+    fs.writeFileSync(file, JSON.stringify({ SVC_API_KEY: { env: name } }));
+    const { SVC_API_KEY: _key, ...env } = stack.env;
+    const res = await cli(stack, ['--config', file, 'object', 'donation', String(victim.id)], cwd, undefined, env);
+    expect(res.code).toBe(2);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toContain(`config file ${file}: SVC_API_KEY is taken from the environment variable ${name}, which is not set`);
+    expectNothingWritten();
+  });
 });
 
 describe('the state file is validated', () => {

@@ -58,4 +58,26 @@ describe('a queue path with no queue', () => {
       removeDir(dir);
     }
   });
+
+  it('`serve` with a state folder that is a file: exit 2, the queue file named and what is wrong', async () => {
+    const dir = tempCwd('queue-dir-file');
+    fs.writeFileSync(path.join(dir, '.svc-sync'), 'not a folder\n');
+    // Nothing listens on port 9 of the loopback: the platform's start check warns, nothing more.
+    const env = {
+      SVC_API_URL: 'http://127.0.0.1:9',
+      SVC_API_KEY: 'k-0123456789',
+      SF_INSTANCE_URL: 'http://127.0.0.1:9',
+      SF_ACCESS_TOKEN: 'tok-0123456789',
+      SVC_WEBHOOK_SECRET: 'whsec-0123456789abcdef',
+    };
+    try {
+      const run = await runCli(['serve', '--port', '0'], { cwd: dir, env });
+      expect(run.code).toBe(2);
+      const last = unstamp(run.stderr).trim().split('\n').at(-1);
+      expect(last).toMatch(/^svc-sync: queue file \.svc-sync\/queue\.db: cannot be created: its folder, or a folder above it, is a file \(EEXIST/);
+      expect(fs.readFileSync(path.join(dir, '.svc-sync'), 'utf8')).toBe('not a folder\n');
+    } finally {
+      removeDir(dir);
+    }
+  });
 });

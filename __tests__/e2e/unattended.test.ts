@@ -219,6 +219,46 @@ describe('2. one run at a time', () => {
     const ran = await cli(stack, ['sync'], cwd);
     expect(ran.code).toBe(0);
   }, 120_000);
+
+  it('a --wait run stopped by SIGTERM while it waits says it did nothing, never "progress saved"', async () => {
+    stack.platform.faults.next(1, 'slow', { delayMs: 600_000 });
+    const first = start(stack, ['sync', '--all'], cwd);
+    try {
+      await until('the first run to reach the platform', () => stack.platform.faults.pending() === 0);
+      const waiting = start(stack, ['sync', '--wait'], cwd);
+      await until('the waiting run to say so', () => /waiting for the run holding /.test(waiting.stderr()));
+      process.kill(waiting.pid, 'SIGTERM');
+      const stopped = await waiting.done;
+      expect(stopped.code).toBe(143);
+      const lines = stderrLines(stopped.stderr).filter((l) => !l.startsWith('waiting for'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/stopped by SIGTERM while waiting for the run holding .*run\.lock: this run did nothing; run again with: svc-sync sync --wait$/);
+      expect(stopped.stderr).not.toContain('progress saved');
+    } finally {
+      first.kill();
+      await first.done;
+    }
+  }, 120_000);
+
+  it('a state folder that is a file is a configuration error naming it (exit 2), before any request', async () => {
+    const dir = tempCwd('state-file');
+    try {
+      fs.writeFileSync(path.join(dir, '.svc-sync'), 'not a folder\n');
+      const platformBefore = stack.platform.requests.total;
+      const res = await cli(stack, ['sync'], dir);
+      expect(res.code).toBe(2);
+      const lines = stderrLines(res.stderr);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/state folder \.svc-sync: is a file, not a folder; move it away, or choose another folder \(SVC_STATE_DIR\)$/);
+      // Below a file: the file is named.
+      const below = await cli(stack, ['sync'], dir, undefined, { ...stack.env, SVC_STATE_DIR: path.join(dir, '.svc-sync', 'north') });
+      expect(below.code).toBe(2);
+      expect(stderrLines(below.stderr)[0]).toContain(`state folder ${path.join(dir, '.svc-sync', 'north')}: ${path.join(dir, '.svc-sync')} is a file, not a folder`);
+      expect(stack.platform.requests.total).toBe(platformBefore);
+    } finally {
+      removeDir(dir);
+    }
+  });
 });
 
 describe('3. the session checked on every run that writes', () => {

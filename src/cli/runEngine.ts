@@ -8,7 +8,8 @@ import { echo, oneLine } from '../config/echo.js';
 import { ConfigError, InterruptedError, describeError } from '../model/errors.js';
 import { createDeps, createEngine, profileFileFor, type Deps, type SyncEngine } from '../sync/compose.js';
 import { RunReport } from '../sync/report.js';
-import { acquireRunLock, stateDirOf, type RunLock } from '../sync/run/runLock.js';
+import { acquireRunLock, runLockFile, stateDirOf, type RunLock } from '../sync/run/runLock.js';
+import { checkStateDir } from '../sync/run/stateDir.js';
 import { buildResult, type RunResult } from '../sync/result.js';
 import { logNote, logRun, salesforceReachable, type RunFacts } from '../sync/run/runLog.js';
 import type { LoggedCommand, LogResult } from '../model/syncLog.js';
@@ -83,9 +84,20 @@ function interruptedLine(stop: InterruptedError, report: RunReport, dryRun: bool
   return new InterruptedError(stop.signal, message, [resume]);
 }
 
-/** The lock of the run's state folder (sync's state file's, else its connection's): exit 75, or a wait. */
-export function lockRun(ctx: CommandContext, stateFile: string | undefined, wait: boolean, session: RunSession): Promise<RunLock> {
-  return acquireRunLock(stateDirOf(stateFile, ctx.connection.stateDir), { command: ctx.argv.map(shellWord).join(' '), wait, onWait: (line) => ctx.out.info(line), stop: session.signal });
+/**
+ * The lock of the run's state folder (sync's state file's, else its connection's): exit 75, or a
+ * wait. A stop while waiting ends a run that did nothing, and says so: no progress of its own.
+ */
+export async function lockRun(ctx: CommandContext, stateFile: string | undefined, wait: boolean, session: RunSession): Promise<RunLock> {
+  const dir = stateDirOf(stateFile, ctx.connection.stateDir);
+  const command = ctx.argv.map(shellWord).join(' ');
+  checkStateDir(dir);
+  try {
+    return await session.waitingForLock(acquireRunLock(dir, { command, wait, onWait: (line) => ctx.out.info(line), stop: session.signal }));
+  } catch (err) {
+    if (!(err instanceof InterruptedError)) throw err;
+    throw new InterruptedError(err.signal, `${err.message} while waiting for the run holding ${runLockFile(dir)}: this run did nothing; run again with: ${command}`, [command]);
+  }
 }
 
 /**
@@ -136,7 +148,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   // While the run record is written to the org (network I/O), a signal is announced and the
   // record finished: never Node's default death without the document.
   try {
-    return await concludeRun(ctx, run, { report, deps, extra, stopped, where, startedAt });
+    return await concludeRun(ctx, run, { report, deps, extra, stopped, where, startedAt, held: globals.dryRun || lock !== undefined });
   } finally {
     session.dispose();
   }
@@ -150,6 +162,8 @@ interface RunOutcome<E> {
   stopped: unknown;
   where: Where | undefined;
   startedAt: Date;
+  /** It held its state's lock (or needed none): a stop before that did nothing, as its own line says. */
+  held: boolean;
 }
 
 /** The run's record in the org, its result, its text and its exit code. */
@@ -158,7 +172,7 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
   const { report, deps, extra, where, startedAt } = o;
   let stopped = o.stopped;
   // A stop at any point, even before the first record, ends with the resume line and 130/143.
-  if (stopped instanceof InterruptedError) stopped = interruptedLine(stopped, report, globals.dryRun, ctx.argv.map(shellWord).join(' '), run.stateFile);
+  if (stopped instanceof InterruptedError && o.held) stopped = interruptedLine(stopped, report, globals.dryRun, ctx.argv.map(shellWord).join(' '), run.stateFile);
   if (stopped instanceof InterruptedError && deps === undefined) throw stopped;
   // Nothing was attempted: a configuration or connection problem, reported as such.
   if (stopped !== undefined && !(stopped instanceof InterruptedError) && (deps === undefined || (report.records.length === 0 && report.summary.size === 0))) {

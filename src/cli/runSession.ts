@@ -27,7 +27,20 @@ export class RunSession {
   ) {
     this.progress = createProgress(!ctx.globals.json && !ctx.globals.quiet);
     // The first Ctrl-C stops the run cleanly, and says so at once (even with --quiet: it explains the exit).
-    this.interrupt = watchInterrupt((line) => this.progress.announce(`svc-sync: ${line}`), then);
+    // While it waits for another run's lock, a stop is at once and its own line says so.
+    this.interrupt = watchInterrupt((line) => (this.lockWait ? undefined : this.progress.announce(`svc-sync: ${line}`)), then);
+  }
+
+  private lockWait = false;
+
+  /** The wait for another run's lock: nothing is in flight, so a stop is not announced as if it were. */
+  async waitingForLock<T>(wait: Promise<T>): Promise<T> {
+    this.lockWait = true;
+    try {
+      return await wait;
+    } finally {
+      this.lockWait = false;
+    }
   }
 
   /** Aborted, with an InterruptedError as its reason, on the first Ctrl-C or SIGTERM. */

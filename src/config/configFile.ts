@@ -58,6 +58,14 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/**
+ * An own property only: `__proto__`, `constructor` or `toString` named in the file or as a
+ * variable is looked up as a key like any other, never found on Object.prototype.
+ */
+function own(data: object, key: string): unknown {
+  return Object.hasOwn(data, key) ? (data as Record<string, unknown>)[key] : undefined;
+}
+
 function connectionsOf(value: unknown, file: string, env: NodeJS.ProcessEnv): Array<{ name: string; settings: RawSettings }> {
   const where = `config file ${file}: connections`;
   if (!isObject(value)) throw new ConfigError(`${where}: must be an object of named connections, {"<name>": {"SVC_SITE_ID": ..., ...}}`);
@@ -67,7 +75,7 @@ function connectionsOf(value: unknown, file: string, env: NodeJS.ProcessEnv): Ar
     if (!CONNECTION_NAME.test(name)) {
       throw new ConfigError(`${where}: name ${echo(name, 40)} must be a short lowercase word (a-z first, then a-z, 0-9, - or _; at most 32)`);
     }
-    const settings = value[name];
+    const settings = own(value, name);
     if (!isObject(settings)) throw new ConfigError(`${where}.${name}: must be an object of settings`);
     return { name, settings: settingsOf(settings, `${where}.${name}`, env) };
   });
@@ -82,7 +90,7 @@ function settingsOf(data: Record<string, unknown>, where: string, env: NodeJS.Pr
       throw new ConfigError(`${where}: unknown setting ${echo(k, 40)}${near ? ` (did you mean ${near}?)` : ' (svc-sync --help lists the settings)'}`);
     }
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
-    else if (isObject(v) && Object.keys(v).length === 1 && typeof v.env === 'string') out[k] = fromEnvironment(v.env, k, where, env);
+    else if (isObject(v) && Object.keys(v).length === 1 && typeof own(v, 'env') === 'string') out[k] = fromEnvironment(own(v, 'env') as string, k, where, env);
     else throw new ConfigError(`${where}: ${k} must be a string, number, boolean or {"env": "VARIABLE"}`);
   }
   return out;
@@ -91,8 +99,8 @@ function settingsOf(data: Record<string, unknown>, where: string, env: NodeJS.Pr
 /** {"env": "NAME"}: the variable must be set; an unset one is a secret that did not arrive, never an empty setting. */
 function fromEnvironment(variable: string, setting: SettingName, where: string, env: NodeJS.ProcessEnv): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) throw new ConfigError(`${where}: ${setting} names ${echo(variable, 40)}, which is not an environment variable's name`);
-  const v = env[variable];
-  if (v === undefined || v.trim() === '') throw new ConfigError(`${where}: ${setting} is taken from the environment variable ${variable}, which is not set`);
+  const v = own(env, variable);
+  if (typeof v !== 'string' || v.trim() === '') throw new ConfigError(`${where}: ${setting} is taken from the environment variable ${variable}, which is not set`);
   return v;
 }
 

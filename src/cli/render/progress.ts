@@ -139,12 +139,16 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = pr
     // The spinner and its space take two columns.
     if (spinner) spinner.text = fit(tracker.line(), Math.max(20, (stream.columns || 80) - 2));
   };
-  void import('ora').then(({ default: ora }) => {
-    if (stopped) return;
-    // discardStdin: false. ora would put stdin in raw mode, where Ctrl-C is a keypress, never SIGINT.
-    spinner = ora({ stream, text: 'starting', discardStdin: false }).start();
-    render();
-  });
+  void import('ora').then(
+    ({ default: ora }) => {
+      if (stopped) return;
+      // discardStdin: false. ora would put stdin in raw mode, where Ctrl-C is a keypress, never SIGINT.
+      spinner = ora({ stream, text: 'starting', discardStdin: false }).start();
+      render();
+    },
+    // Missing from the install: the spinner is only a view, the run goes on without it.
+    () => undefined,
+  );
   // Elapsed time, the ETA and a countdown move even while no batch ends.
   const ticker = setInterval(render, 1000);
   ticker.unref();

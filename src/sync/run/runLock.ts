@@ -55,6 +55,8 @@ function handleOf(file: string): Database.Database {
     handles.set(file, [...open, db]);
     return db;
   } catch (error) {
+    // A driver missing from the install says so itself (lazyModule).
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError(`run lock ${file}: cannot be opened (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
 }

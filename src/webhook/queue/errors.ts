@@ -22,6 +22,7 @@ const FS_PROBLEMS: Record<string, string> = {
   EACCES: 'cannot be created: permission denied on its directory',
   EPERM: 'cannot be created: permission denied on its directory',
   ENOTDIR: 'cannot be created: a part of its directory path is a file',
+  EEXIST: 'cannot be created: its folder, or a folder above it, is a file',
   EROFS: 'cannot be created: the file system is read-only',
   ENOSPC: 'cannot be created: the disk is full',
 };
