@@ -85,7 +85,7 @@ function interruptedLine(stop: InterruptedError, report: RunReport, dryRun: bool
 
 /** The lock of the run's state folder (sync's state file's, else its connection's): exit 75, or a wait. */
 export function lockRun(ctx: CommandContext, stateFile: string | undefined, wait: boolean, session: RunSession): Promise<RunLock> {
-  return acquireRunLock(stateDirOf(stateFile, ctx.connection.stateDir), { command: ctx.argv.map(shellWord).join(' '), wait, onWait: (line) => ctx.out.info(line), stop: session.signal });
+  return acquireRunLock(stateDirOf(stateFile, ctx.connection.stateDir), { command: ctx.out.mask(ctx.argv.map(shellWord).join(' ')), wait, onWait: (line) => ctx.out.info(line), stop: session.signal });
 }
 
 /**
@@ -97,7 +97,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   const { batchSize } = run.opts;
   const settings = settingsOf(ctx.raw);
   const session = new RunSession(ctx);
-  const csv = run.opts.report ? new CsvReport(outputFileOf(ctx, run.opts.report)) : undefined;
+  const csv = run.opts.report ? new CsvReport(outputFileOf(ctx, run.opts.report), ctx.out.mask) : undefined;
   const report = new RunReport(csv ? (o) => csv.write(o) : undefined);
   const learn = { profileFile: profileFileFor(run.stateFile, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => report.warn(w) };
   const startedAt = new Date();

@@ -147,7 +147,7 @@ export function auditCommand(program: Command, setExit: SetExit): void {
           const { command, ...rest } = found;
           const result: AuditResult & { where: Where } = { command, where, ...rest };
           const warnings = [...profileWarnings, ...auditWarnings];
-          if (reportFile) writeDriftCsv(reportFile, result);
+          if (reportFile) writeDriftCsv(reportFile, result, ctx.out.mask);
           const status = auditRunStatus({ stopped, open: (result.remaining ?? result.drift).length, failed, problems: result.problems.length });
           const open = (result.remaining ?? result.drift).length;
           const why = [

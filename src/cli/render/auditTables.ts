@@ -4,6 +4,7 @@ import type { AuditResult } from '../../sync/auditRun.js';
 import type { DriftKind, DriftRow } from '../../sync/auditTypes.js';
 import { grid } from './grid.js';
 import { formatCount, outputColumns, shorten, wrap } from './text.js';
+import { escapeControls } from '../../model/lineSafe.js';
 
 /** The terminal's width, 80 when unknown (a pipe, cron). */
 const WIDTH = outputColumns();
@@ -42,7 +43,7 @@ const more = (n: number): string => `  ... and ${formatCount(n)} more (--verbose
 
 function detail(row: DriftRow): string {
   if (row.kind === 'stale') return (row.fields ?? []).join(', ');
-  return row.reason ?? '';
+  return escapeControls(row.reason ?? '');
 }
 
 /** One line per row: object, key, then what differs, shortened to fit. */
@@ -111,8 +112,11 @@ const count = (rows: DriftRow[], kind: DriftKind): number => rows.filter((r) => 
 
 const cell = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 
-/** --report FILE: every drift row, with what became of it when --fix or --delete-orphans ran. */
-export function writeDriftCsv(file: string, result: AuditResult): void {
+/**
+ * --report FILE: every drift row, with what became of it when --fix or --delete-orphans ran;
+ * masked as stdout is (a reason quotes platform text).
+ */
+export function writeDriftCsv(file: string, result: AuditResult, mask: (text: string) => string): void {
   const remaining = result.remaining ? new Set(result.remaining.map((r) => `${r.object}\u0000${r.key}`)) : undefined;
   const deletion = new Map((result.deletions ?? []).map((d) => [`${d.object}\u0000${d.key}`, d]));
   const lines = ['object,key,kind,fields,reason,outcome'];
@@ -120,7 +124,7 @@ export function writeDriftCsv(file: string, result: AuditResult): void {
     const id = `${r.object}\u0000${r.key}`;
     const d = deletion.get(id);
     const outcome = d ? d.outcome : remaining === undefined ? '' : remaining.has(id) ? 'remaining' : 'fixed';
-    lines.push([r.object, r.key, r.kind, (r.fields ?? []).join(' '), r.reason ?? '', outcome].map(cell).join(','));
+    lines.push(mask([r.object, r.key, r.kind, (r.fields ?? []).join(' '), r.reason ?? '', outcome].map(cell).join(',')));
   }
   fs.writeFileSync(file, `${lines.join('\n')}\n`);
 }
