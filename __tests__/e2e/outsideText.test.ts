@@ -5,6 +5,8 @@
  * break shows escaped (\n) inside the one line that quotes it.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import path from 'node:path';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { cli, donationSynced, keyOf, removeDir, tempCwd } from './helpers.js';
@@ -38,14 +40,20 @@ describe('row 13: a line break in outside text', () => {
     const [victim] = victims;
     stack.salesforce.addValidationRule({ object: 'Svc_Donation__c', keys: [keyOf('donation', victim.id)], message: `on hold\n${FORGED}\r\n${FORGED}\u001b[2K`, field: 'Amount__c' });
     try {
-      for (const args of [['sync', '--all', '--verbose'], ['object', 'donation', String(victim.id)]]) {
+      for (const args of [
+        ['sync', '--all', '--verbose'],
+        ['object', 'donation', String(victim.id), '--report', 'o.csv'],
+        ['object', 'donation', String(victim.id), '-q'],
+      ]) {
         const run = await cli(stack, args, cwd);
         expect(run.code).toBe(1);
-        expect(`${run.stdout}${run.stderr}`).toContain('on hold\\n');
+        expect(run.stdout + run.stderr).toContain('FIELD_CUSTOM_VALIDATION_EXCEPTION: on ');
         expectNoForgedLine(run.stdout);
         expectNoForgedLine(run.stderr);
         expect(`${run.stdout}${run.stderr}`).not.toContain('\u001b');
       }
+      // The whole message, escaped, where it is not cut: the report, and the one line --quiet prints.
+      expect(fs.readFileSync(path.join(cwd, 'o.csv'), 'utf8')).toContain(`on hold\\n${FORGED}\\r\\n${FORGED}\\u001b[2K`);
     } finally {
       stack.salesforce.removeValidationRules();
     }
@@ -57,9 +65,15 @@ describe('row 13: a line break in outside text', () => {
     try {
       expect((await cli(stack, ['sync', '--all'], dir)).code).toBe(0);
       stack.platform.update('donation', victim.id, { payment_status: `paid\n${FORGED}` });
-      for (const args of [['sync', '--verbose'], ['object', 'donation', String(victim.id), '--verbose'], ['audit', '--verbose']]) {
+      for (const args of [
+        ['sync', '--verbose'],
+        ['object', 'donation', String(victim.id), '--verbose'],
+        ['audit', '--verbose'],
+      ]) {
         const run = await cli(stack, args, dir);
-        expect(`${run.stdout}${run.stderr}`).toContain('paid\\n');
+        // Wrapped whole with --verbose (sync, object); cut to the width by audit.
+        if (args[0] !== 'audit') expect(run.stdout).toContain(`'paid\\n${FORGED.slice(0, 24)}`);
+        else expect(run.stdout).toContain('no longer eligible: payment status not synced');
         expectNoForgedLine(run.stdout);
         expectNoForgedLine(run.stderr);
       }

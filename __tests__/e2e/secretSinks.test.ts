@@ -31,6 +31,8 @@ afterAll(async () => {
 
 const key = (): string => stack.env.SVC_API_KEY;
 const token = (): string => stack.env.SF_ACCESS_TOKEN;
+/** The token's secret part: what comes before "!" is the org id, which is printed on purpose. */
+const tokenSecret = (): string => token().slice(token().indexOf('!') + 1);
 
 /** Every 8-character piece of a secret: a cut secret shows as one of them. */
 const piecesOf = (secret: string): string[] => Array.from({ length: secret.length - 7 }, (_, i) => secret.slice(i, i + 8));
@@ -50,10 +52,11 @@ function filesUnder(dir: string): string {
     .join('\n');
 }
 
-const errorMessages = (): string => stack.salesforce
-  .records('Svc_SyncError__c')
-  .map((e) => String(e.Message__c))
-  .join('\n');
+const errorMessages = (): string =>
+  stack.salesforce
+    .records('Svc_SyncError__c')
+    .map((e) => String(e.Message__c))
+    .join('\n');
 
 describe('row 3: an error that quotes the API key and the Salesforce token', () => {
   it('object --report FILE: neither secret in the CSV, the output, the state folder or Message__c', async () => {
@@ -67,10 +70,10 @@ describe('row 3: an error that quotes the API key and the Salesforce token', () 
     expect(csv).toContain(keyOf('donation', victim.id));
     expect(csv).toContain('request refused for X-Api-Key <SVC_API_KEY> (session <SF_ACCESS_TOKEN>)');
     expect(errorMessages()).toContain('<SVC_API_KEY>');
-    expectNone([csv, run.stdout, run.stderr, filesUnder(path.join(cwd, '.svc-sync')), errorMessages()].join('\n'), [key(), token()]);
+    expectNone([csv, run.stdout, run.stderr, filesUnder(path.join(cwd, '.svc-sync')), errorMessages()].join('\n'), [key(), tokenSecret()]);
   });
 
-  it("audit --report FILE: platform text holding both secrets is masked in the drift CSV as on stdout", async () => {
+  it('audit --report FILE: platform text holding both secrets is masked in the drift CSV as on stdout', async () => {
     const dir = tempCwd('secret-sinks-audit');
     try {
       const synced = await cli(stack, ['sync', '--all'], dir);
@@ -81,7 +84,7 @@ describe('row 3: an error that quotes the API key and the Salesforce token', () 
       const csv = fs.readFileSync(report, 'utf8');
       expect(csv).toContain(keyOf('donation', victim.id));
       expect(csv).toContain('<SVC_API_KEY>');
-      expectNone([csv, run.stdout, run.stderr, filesUnder(path.join(dir, '.svc-sync'))].join('\n'), [key(), token()]);
+      expectNone([csv, run.stdout, run.stderr, filesUnder(path.join(dir, '.svc-sync'))].join('\n'), [key(), tokenSecret()]);
     } finally {
       stack.platform.update('donation', victim.id, { payment_status: victim.payment_status ?? 'paid' });
       removeDir(dir);
@@ -115,7 +118,7 @@ describe('row 11: masked before any cut, in the forms a secret takes on the wire
     expect(run.code).toBe(1);
     const all = [fs.readFileSync(report, 'utf8'), run.stdout, run.stderr, errorMessages(), filesUnder(path.join(cwd, '.svc-sync'))].join('\n');
     expect(errorMessages()).toContain('Basic <');
-    expectNone(all, [basic, token(), key(), password, encodeURIComponent(password)]);
+    expectNone(all, [basic, tokenSecret(), key(), password, encodeURIComponent(password)]);
   });
 });
 
@@ -136,7 +139,7 @@ describe('row 10: no credentials kept in state files', () => {
       const holderText = fs.readFileSync(path.join(dir, '.svc-sync', holder ?? ''), 'utf8');
       expect(holderText).toContain('--api-url');
       const all = [filesUnder(path.join(dir, '.svc-sync')), viaEnv.stdout, viaEnv.stderr, viaFlag.stdout, viaFlag.stderr].join('\n');
-      expectNone(all, [password, key(), token()]);
+      expectNone(all, [password, key(), tokenSecret()]);
       for (const file of [profile, path.join(dir, '.svc-sync', holder ?? '')]) expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     } finally {
       removeDir(dir);

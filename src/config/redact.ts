@@ -113,14 +113,18 @@ export function secretMasker(secrets: readonly Secret[]): (text: string) => stri
   // Longest first, so a whole secret is masked before one of its own line fragments.
   forms.sort((a, b) => b.form.length - a.form.length);
   const multiLine = forms.filter((f) => f.form.includes('\n'));
+  // Last, so a configured secret keeps its name: `Bearer <SF_ACCESS_TOKEN>`, not `Bearer <credentials>`.
+  const wire = (text: string): string => text.replace(WIRE_CREDENTIAL, (whole, scheme: string, gap: string, token: string) => (TOKEN_LIKE.test(token) ? `${scheme}${gap}<credentials>` : whole));
   return (text) => {
-    let out = text.replace(USERINFO, '$1<credentials>@').replace(WIRE_CREDENTIAL, (whole, scheme: string, gap: string, token: string) => (TOKEN_LIKE.test(token) ? `${scheme}${gap}<credentials>` : whole));
-    if (forms.length === 0) return out;
+    let out = text.replace(USERINFO, '$1<credentials>@');
+    if (forms.length === 0) return wire(out);
     // A secret with a line break spans lines of the text: masked whole first, before the per-line pass.
     for (const { name, form } of multiLine) out = out.split(form).join(`<${name}>`);
-    return out
-      .split('\n')
-      .map((line) => maskLine(line, forms))
-      .join('\n');
+    return wire(
+      out
+        .split('\n')
+        .map((line) => maskLine(line, forms))
+        .join('\n'),
+    );
   };
 }

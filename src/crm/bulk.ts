@@ -206,7 +206,10 @@ export async function runIngestJob(
     }
     if (info.state !== 'JobComplete') {
       return {
-        error: { code: info.state === 'Failed' ? 'BULK_JOB_FAILED' : 'BULK_JOB_ABORTED', message: `Bulk API 2.0 ${words.name} ${jobId} ${info.state}: ${escapeControls(info.errorMessage ?? 'no reason given')}` },
+        error: {
+          code: info.state === 'Failed' ? 'BULK_JOB_FAILED' : 'BULK_JOB_ABORTED',
+          message: `Bulk API 2.0 ${words.name} ${jobId} ${info.state}: ${escapeControls(info.errorMessage ?? 'no reason given')}`,
+        },
       };
     }
     // The results echo every uploaded column; only the outcome and the matching key are kept.
