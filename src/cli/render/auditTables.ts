@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { AuditResult } from '../../sync/auditRun.js';
 import type { DriftKind, DriftRow } from '../../sync/auditTypes.js';
 import { grid } from './grid.js';
-import { formatCount, outputColumns, shorten, wrap } from './text.js';
+import { formatCount, outputColumns, shortMessage, wrap } from './text.js';
 import { escapeControls } from '../../model/lineSafe.js';
 
 /** The terminal's width, 80 when unknown (a pipe, cron). */
@@ -52,7 +52,7 @@ function line(row: DriftRow): string {
   const d = detail(row);
   if (!d) return head;
   // One line when it fits, else the detail on its own indented line.
-  return head.length + 2 + d.length <= WIDTH ? `${head}: ${d}` : `${head}\n      ${shorten(d, WIDTH - 6)}`;
+  return head.length + 2 + d.length <= WIDTH ? `${head}: ${d}` : `${head}\n      ${shortMessage(d, WIDTH - 6)}`;
 }
 
 function driftByKind(rows: DriftRow[], verbose: boolean): string[] {
@@ -78,7 +78,7 @@ export function renderAudit(result: AuditResult, opts: { verbose: boolean }): st
     out.push(`${result.dryRun ? 'Would write' : 'Written'}: ${done} record(s)${failed.length ? `, ${failed.length} failed` : ''}`);
     const shownFailed = opts.verbose ? failed : failed.slice(0, SHOWN);
     // The reason on its own indented line: any object and key length fits the width.
-    for (const f of shownFailed) out.push(`  ${f.object} ${f.key}\n      ${shorten(`${f.error?.code ?? ''} ${f.error?.message ?? ''}`.trim(), WIDTH - 6)}`);
+    for (const f of shownFailed) out.push(`  ${f.object} ${f.key}\n      ${shortMessage(`${f.error?.code ?? ''} ${f.error?.message ?? ''}`.trim(), WIDTH - 6)}`);
     if (shownFailed.length < failed.length) out.push(more(failed.length - shownFailed.length));
   }
   if (result.deletions) {
@@ -87,7 +87,7 @@ export function renderAudit(result: AuditResult, opts: { verbose: boolean }): st
     for (const d of shown) {
       const why = d.outcome === 'failed' ? `${d.error?.code ?? ''} ${d.error?.message ?? ''}` : d.outcome === 'kept' ? (d.reason ?? '') : '';
       const head = `  ${d.outcome}: ${d.object} ${d.key}`;
-      out.push(why ? `${head}\n      ${shorten(why, WIDTH - 6)}` : head);
+      out.push(why ? `${head}\n      ${shortMessage(why, WIDTH - 6)}` : head);
     }
     if (shown.length < result.deletions.length) out.push(more(result.deletions.length - shown.length));
   }

@@ -7,10 +7,19 @@ const MAX_CELL = 60;
 /** A count as every human output writes it: 8,979. */
 export const formatCount = (v: number): string => v.toLocaleString('en-US');
 
-/** Long values shortened for display, one line (a long word at the cut left out whole: see cutWhole). */
+/**
+ * Long values shortened for display, one line. A record's value is cut where it falls (a long URL
+ * keeps its start); messages are cut by oneLine and fit, which never keep part of a long word.
+ */
 export function shorten(value: CrmValue | undefined, max = MAX_CELL): string {
   if (value === null || value === undefined || value === '') return '(empty)';
   const s = escapeControls(String(value)).replace(/\s+/g, ' ');
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+
+/** A message (outside text, maybe a secret) on one line of at most `max`: a long word at the cut is left out whole. */
+export function shortMessage(text: string, max: number): string {
+  const s = escapeControls(text).replace(/\s+/g, ' ');
   return s.length <= max ? s : cutWhole(s, max - 1);
 }
 
