@@ -6,11 +6,13 @@
  * in the org's log records. No state file keeps the password of a URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
-import { cli, donationSynced, keyOf, removeDir, tempCwd } from './helpers.js';
+import { cli, donationSynced, keyOf, removeDir, tempCwd, waitFor } from './helpers.js';
 
 let stack: Stack;
 let cwd: string;
@@ -142,6 +144,47 @@ describe('row 10: no credentials kept in state files', () => {
       expectNone(all, [password, key(), tokenSecret()]);
       for (const file of [profile, path.join(dir, '.svc-sync', holder ?? '')]) expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     } finally {
+      removeDir(dir);
+    }
+  });
+});
+
+describe('row 3 in serve: the queue, the log and the org records', () => {
+  it('a failed webhook batch keeps no secret in the queue file, the log lines or Message__c', async () => {
+    const dir = tempCwd('secret-sinks-serve');
+    const hook = 'hook-secret-5f2a-sinks';
+    const [donation] = stack.platform.site.donation.filter(donationSynced).slice(-1);
+    const message = `refused: key ${key()} session ${token()}`;
+    stack.platform.faults.next(50, 'message', { path: `/v1/donations/${donation.id}`, status: 400, message });
+    const child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...stack.env, SVC_WEBHOOK_SECRET: hook },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      const base = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1], 10_000, 'serve to listen');
+      const event = { object_type: 'Donation', object_id: donation.id, event_type: 'donations.update', application: 'Kentaa' };
+      const reply = await fetch(`${base}/webhooks/${hook}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(event) });
+      expect(reply.status).toBe(200);
+      const errorKey = keyOf('donation', donation.id);
+      await waitFor(() => stack.salesforce.get('Svc_SyncError__c', errorKey), 15_000, 'the error record');
+      expect(String(stack.salesforce.get('Svc_SyncError__c', errorKey)?.Message__c)).toContain('<SVC_API_KEY>');
+      const queued = fs
+        .readdirSync(path.join(dir, '.svc-sync'))
+        .filter((f) => f.startsWith('queue.db'))
+        .map((f) => fs.readFileSync(path.join(dir, '.svc-sync', f)).toString('latin1'))
+        .join('\n');
+      expect(queued).toContain('<SVC_API_KEY>');
+      const runs = stack.salesforce
+        .records('Svc_SyncRun__c')
+        .map((r) => String(r.Summary__c))
+        .join('\n');
+      expectNone([queued, stderr, errorMessages(), runs].join('\n'), [key(), tokenSecret()]);
+    } finally {
+      stack.platform.faults.clear();
+      child.kill('SIGKILL');
       removeDir(dir);
     }
   });
