@@ -171,11 +171,14 @@ describe('row 3 in serve: the queue, the log and the org records', () => {
       const errorKey = keyOf('donation', donation.id);
       await waitFor(() => stack.salesforce.get('Svc_SyncError__c', errorKey), 15_000, 'the error record');
       expect(String(stack.salesforce.get('Svc_SyncError__c', errorKey)?.Message__c)).toContain('<SVC_API_KEY>');
-      const queued = fs
-        .readdirSync(path.join(dir, '.svc-sync'))
-        .filter((f) => f.startsWith('queue.db'))
-        .map((f) => fs.readFileSync(path.join(dir, '.svc-sync', f)).toString('latin1'))
-        .join('\n');
+      // The failure reaches the queue once the batch's log records are written: waited for, masked or not.
+      const queueText = (): string =>
+        fs
+          .readdirSync(path.join(dir, '.svc-sync'))
+          .filter((f) => f.startsWith('queue.db'))
+          .map((f) => fs.readFileSync(path.join(dir, '.svc-sync', f)).toString('latin1'))
+          .join('\n');
+      const queued = await waitFor(() => (queueText().includes(`/v1/donations/${donation.id} -> 400`) ? queueText() : undefined), 15_000, 'the failure in the queue');
       expect(queued).toContain('<SVC_API_KEY>');
       const runs = stack.salesforce
         .records('Svc_SyncRun__c')
