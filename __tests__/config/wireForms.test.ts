@@ -23,7 +23,7 @@ describe('wire forms of a secret', () => {
   });
 
   it('prose and short values are left alone', () => {
-    expect(redact('Basic authentication failed; Bearer tokens expire', raw)).toBe('Basic authentication failed; Bearer tokens expire');
+    for (const prose of ['Basic authentication failed; Bearer tokens expire', 'needs Basic authentication.', 'a Bearer token-based login']) expect(redact(prose, raw)).toBe(prose);
     // A value too short to be masked has no masked base64 either (b64("wrong:") is 8 characters).
     expect(redact(`x ${b64('wrong:')} y`, { SVC_API_KEY: 'wrong' })).toBe(`x ${b64('wrong:')} y`);
   });

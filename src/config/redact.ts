@@ -25,8 +25,8 @@ const TABLE_RULE = '│';
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
 /** An Authorization value: `Basic <base64>` or `Bearer <token>`. */
 const WIRE_CREDENTIAL = /\b(Basic|Bearer)( +)([A-Za-z0-9+/._~!-]{8,}=*)/g;
-/** A credential has a digit or a sign in it; "Basic authentication" is prose. */
-const TOKEN_LIKE = /[0-9+/=!._~-]/;
+/** A credential has a digit or a base64 or session-id sign in it; "Basic authentication." is prose. */
+const TOKEN_LIKE = /[0-9+/=!]/;
 
 /** Base64, padded and not: how a secret travels in a `Basic` header (alone or as user:password). */
 function base64Forms(value: string): string[] {
