@@ -48,13 +48,23 @@ function terminalSafe(text: string): string {
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** A text log record is one line: a line break in what it quotes (outside text) is shown as \n. */
+const oneRecord = (text: string): string => text.replace(/\r\n|\r|\n/g, (b) => (b === '\n' ? '\\n' : b === '\r' ? '\\r' : '\\r\\n'));
+
 export class Output {
+  /** Secrets masked and the terminal kept safe: for every line printed. */
   readonly redact: (text: string) => string;
+  /**
+   * Secrets masked, nothing else changed: the one masker of every file a command writes (reports,
+   * the lock holder), as of every line it prints.
+   */
+  readonly mask: (text: string) => string;
 
   constructor(
     readonly opts: OutputOptions,
     redact: (text: string) => string = (t) => t,
   ) {
+    this.mask = redact;
     this.redact = (t) => terminalSafe(redact(t));
     style = { format: opts.logFormat ?? 'text', stamp: opts.stamp ?? false };
   }
@@ -86,7 +96,9 @@ export class Output {
   log(level: LogLevel, text: string, stamp = this.opts.stamp ?? false): void {
     const label = this.opts.label;
     const labelled = label === undefined ? text : text.startsWith('svc-sync: ') ? `svc-sync: ${label}: ${text.slice(10)}` : `${label}: ${text}`;
-    process.stderr.write(`${logText(this.opts.logFormat ?? 'text', level, this.redact(labelled), stamp)}\n`);
+    const format = this.opts.logFormat ?? 'text';
+    // A JSON record escapes line breaks itself; a text one shows them as \n.
+    process.stderr.write(`${logText(format, level, this.redact(format === 'json' ? labelled : oneRecord(labelled)), stamp)}\n`);
   }
 
   /**

@@ -90,7 +90,7 @@ function interruptedLine(stop: InterruptedError, report: RunReport, dryRun: bool
  */
 export async function lockRun(ctx: CommandContext, stateFile: string | undefined, wait: boolean, session: RunSession): Promise<RunLock> {
   const dir = stateDirOf(stateFile, ctx.connection.stateDir);
-  const command = ctx.argv.map(shellWord).join(' ');
+  const command = ctx.out.mask(ctx.argv.map(shellWord).join(' '));
   checkStateDir(dir);
   try {
     return await session.waitingForLock(acquireRunLock(dir, { command, wait, onWait: (line) => ctx.out.info(line), stop: session.signal }));
@@ -109,7 +109,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   const { batchSize } = run.opts;
   const settings = settingsOf(ctx.raw);
   const session = new RunSession(ctx);
-  const csv = run.opts.report ? new CsvReport(outputFileOf(ctx, run.opts.report)) : undefined;
+  const csv = run.opts.report ? new CsvReport(outputFileOf(ctx, run.opts.report), ctx.out.mask) : undefined;
   const report = new RunReport(csv ? (o) => csv.write(o) : undefined);
   const learn = { profileFile: profileFileFor(run.stateFile, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => report.warn(w) };
   const startedAt = new Date();

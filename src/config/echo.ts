@@ -3,6 +3,7 @@
  * escaped: a 50 MB id must not become a 50 MB line, and a raw newline must not let a sender forge
  * a second log line.
  */
+import { cutWhole, escapeControls } from '../model/lineSafe.js';
 
 const DEFAULT_ECHO_CHARS = 60;
 
@@ -20,8 +21,10 @@ export function echo(value: unknown, max: number = DEFAULT_ECHO_CHARS): string {
   return text.length > max ? `${quoted.slice(0, -1)}…" (${text.length} characters)` : quoted;
 }
 
-/** A message that may hold outside text, as one line of at most `max` characters. */
+/**
+ * A message that may hold outside text, as one line of at most `max` characters (line breaks
+ * shown as \n). A long word the cut would split is left out whole: a secret in it never shows in part.
+ */
 export function oneLine(message: string, max = 300): string {
-  const flat = message.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === '\t' ? ' ' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+  return cutWhole(escapeControls(message), max);
 }

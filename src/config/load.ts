@@ -231,6 +231,15 @@ export function settingsOf(raw: RawSettings): Settings {
   return { platform: platformSettings(raw), salesforce: salesforceSettings(raw), webhook: webhookSettings(raw) };
 }
 
+/** A URL part as sent (percent-decoded), or as written when it is not valid percent-encoding. */
+function safeDecode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 /** The secrets to mask: the secret settings, and the user name and password of every URL setting. */
 function secretsOf(raw: RawSettings): Secret[] {
   const out: Secret[] = [];
@@ -242,6 +251,8 @@ function secretsOf(raw: RawSettings): Secret[] {
     const v = raw[name];
     if (v === undefined || !URL.canParse(v)) continue;
     const u = new URL(v);
+    // user:password as a Basic header carries it (the masker masks its base64 too).
+    if (u.password !== '') out.push({ name: `${name} credentials`, value: `${safeDecode(u.username)}:${safeDecode(u.password)}` });
     for (const part of [u.username, u.password]) {
       if (part === '') continue;
       out.push({ name: `${name} credentials`, value: part });

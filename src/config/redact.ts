@@ -3,7 +3,10 @@
  * JSON-escaped (a --json document), URL-encoded, and line by line (a value with a line break
  * is cut by anything that prints the first line only). Values shorter than MIN_SECRET_LENGTH are
  * not masked: they are no secret worth the name (such keys are refused elsewhere) and would match
- * ordinary words ("wrong" inside "wrong_type"). The user name and password of any URL are masked too.
+ * ordinary words ("wrong" inside "wrong_type"). The user name and password of any URL are masked too,
+ * and so are the forms a secret takes on the wire: base64 (a `Basic` header an upstream echoes),
+ * and whatever follows `Basic` or `Bearer` when it looks like a credential (a token this process
+ * obtained itself, such as an OAuth session, is no configured secret but is one all the same).
  */
 
 /** Shorter values are not masked (see above). */
@@ -20,6 +23,20 @@ const WORD = /[A-Za-z0-9]/;
 const TABLE_RULE = '│';
 /** scheme://user:password@ in any URL of any message. */
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
+/** An Authorization value: `Basic <base64>` or `Bearer <token>`. */
+const WIRE_CREDENTIAL = /\b(Basic|Bearer)( +)([A-Za-z0-9+/._~!-]{8,}=*)/g;
+/** A credential has a digit or a base64 or session-id sign in it; "Basic authentication." is prose. */
+const TOKEN_LIKE = /[0-9+/=!]/;
+
+/** Base64, padded and not: how a secret travels in a `Basic` header (alone or as user:password). */
+function base64Forms(value: string): string[] {
+  const forms: string[] = [];
+  for (const v of [value, `${value}:`, `:${value}`]) {
+    const b64 = Buffer.from(v, 'utf8').toString('base64');
+    forms.push(b64, b64.replace(/=+$/, ''));
+  }
+  return forms;
+}
 
 /** The forms in which a secret can show up in a message. */
 function formsOf(value: string): string[] {
@@ -30,6 +47,8 @@ function formsOf(value: string): string[] {
     // A lone surrogate cannot be URL-encoded, so it cannot appear encoded either.
   }
   for (const fragment of value.split(/[\u0000-\u001f\u007f]+/)) forms.add(fragment.trim());
+  // Only of a value long enough to be masked itself: the base64 of "wrong" is no secret either.
+  if (value.length >= MIN_SECRET_LENGTH) for (const b64 of base64Forms(value)) forms.add(b64);
   return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH);
 }
 
@@ -94,14 +113,18 @@ export function secretMasker(secrets: readonly Secret[]): (text: string) => stri
   // Longest first, so a whole secret is masked before one of its own line fragments.
   forms.sort((a, b) => b.form.length - a.form.length);
   const multiLine = forms.filter((f) => f.form.includes('\n'));
+  // Last, so a configured secret keeps its name: `Bearer <SF_ACCESS_TOKEN>`, not `Bearer <credentials>`.
+  const wire = (text: string): string => text.replace(WIRE_CREDENTIAL, (whole, scheme: string, gap: string, token: string) => (TOKEN_LIKE.test(token) ? `${scheme}${gap}<credentials>` : whole));
   return (text) => {
     let out = text.replace(USERINFO, '$1<credentials>@');
-    if (forms.length === 0) return out;
+    if (forms.length === 0) return wire(out);
     // A secret with a line break spans lines of the text: masked whole first, before the per-line pass.
     for (const { name, form } of multiLine) out = out.split(form).join(`<${name}>`);
-    return out
-      .split('\n')
-      .map((line) => maskLine(line, forms))
-      .join('\n');
+    return wire(
+      out
+        .split('\n')
+        .map((line) => maskLine(line, forms))
+        .join('\n'),
+    );
   };
 }

@@ -7,6 +7,7 @@
  */
 import { KEY_FIELD } from '../model/refs.js';
 import { sleep } from '../model/sleep.js';
+import { escapeControls } from '../model/lineSafe.js';
 import type { SalesforceApi } from './api.js';
 import { BULK_NULL, parseCsv, toCsv } from './csv.js';
 import { toSalesforceError } from './errors.js';
@@ -95,7 +96,7 @@ function splitBySize(records: CrmRecord[], maxBytes: number): CrmRecord[][] {
 /** "CODE:message" in sf__Error. */
 function parseBulkError(text: string): CrmError {
   const m = /^([A-Z_]+):(.*)$/s.exec(text);
-  return m ? { code: m[1], message: m[2].trim() } : { code: 'UNKNOWN_ERROR', message: text };
+  return m ? { code: m[1], message: escapeControls(m[2].trim()) } : { code: 'UNKNOWN_ERROR', message: escapeControls(text) };
 }
 
 export async function upsertViaBulk(
@@ -205,7 +206,10 @@ export async function runIngestJob(
     }
     if (info.state !== 'JobComplete') {
       return {
-        error: { code: info.state === 'Failed' ? 'BULK_JOB_FAILED' : 'BULK_JOB_ABORTED', message: `Bulk API 2.0 ${words.name} ${jobId} ${info.state}: ${info.errorMessage ?? 'no reason given'}` },
+        error: {
+          code: info.state === 'Failed' ? 'BULK_JOB_FAILED' : 'BULK_JOB_ABORTED',
+          message: `Bulk API 2.0 ${words.name} ${jobId} ${info.state}: ${escapeControls(info.errorMessage ?? 'no reason given')}`,
+        },
       };
     }
     // The results echo every uploaded column; only the outcome and the matching key are kept.

@@ -9,6 +9,7 @@ import type { CrmError, CrmRecord, UpsertOutcome } from '../model/crmRecords.js'
 import { SalesforceError, isFatal } from '../model/errors.js';
 import { KEY_FIELD } from '../model/refs.js';
 import { sleep } from '../model/sleep.js';
+import { escapeControls } from '../model/lineSafe.js';
 import type { WriteStep } from '../model/outcomes.js';
 import { backoff, type SalesforceApi } from './api.js';
 import { isTransientCode, toSalesforceError } from './errors.js';
@@ -32,7 +33,9 @@ function firstError(res: SaveResult): CrmError {
   const e = res.errors?.[0];
   if (!e) return { code: 'UNKNOWN_ERROR', message: 'Salesforce reported a failure without detail' };
   const code = e.statusCode ?? e.errorCode ?? 'UNKNOWN_ERROR';
-  return e.fields?.length ? { code, message: e.message ?? code, fields: e.fields } : { code, message: e.message ?? code };
+  // A validation rule's message is the admin's text: kept on the line that quotes it.
+  const message = escapeControls(e.message ?? code);
+  return e.fields?.length ? { code, message, fields: e.fields } : { code, message };
 }
 
 /**

@@ -1,6 +1,7 @@
 /** What jsforce and node-fetch throw, turned into the model's Salesforce errors. */
 import { oneLine } from '../config/echo.js';
 import { ApiLimitError, SalesforceAuthError, SalesforceError } from '../model/errors.js';
+import { escapeControls } from '../model/lineSafe.js';
 
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'ENETDOWN', 'ENETUNREACH', 'EHOSTDOWN', 'UND_ERR_SOCKET', 'EAI_AGAIN']);
 
@@ -24,7 +25,8 @@ export function isTransientCode(code: string): boolean {
 export function toSalesforceError(err: unknown): SalesforceError {
   if (err instanceof SalesforceError) return err;
   const e = err as { errorCode?: unknown; code?: unknown; name?: unknown; message?: unknown } | null;
-  const message = typeof e?.message === 'string' ? e.message : String(err);
+  // Salesforce's text stays on the line that quotes it (a line break in it would forge a log line).
+  const message = escapeControls(typeof e?.message === 'string' ? e.message : String(err));
   const code = typeof e?.errorCode === 'string' ? e.errorCode : typeof e?.code === 'string' ? e.code : '';
   if (NETWORK_CODES.has(code) || e?.name === 'FetchError' || e?.name === 'AbortError') {
     return new SalesforceError('NETWORK_ERROR', `network error talking to Salesforce: ${code || message}`);

@@ -6,6 +6,7 @@ import type { CrmRecord } from '../model/crmRecords.js';
 import type { ApiAction, ApiNewsletterSubscription, ApiQuestion, ApiRecordOf, ApiUser } from '../model/apiRecords.js';
 import type { ObjectType, SyncableType } from '../model/objects.js';
 import { parsePositiveId } from '../model/refs.js';
+import { escapeControls } from '../model/lineSafe.js';
 import { ConversionError, convertValue, isBlank, toCheckbox, truncate } from './convert.js';
 import { fillTemplate, getPath, isTemplate, selectConsent, type Context } from './context.js';
 import { deriveParent, readSubscriptionEntity, type DerivedParent, type SubscriptionEntity } from './parent.js';
@@ -43,14 +44,14 @@ function filterReason(schema: ObjectSchema, ctx: Context): string | undefined {
     const field = f.path.replace(/^record\./, '');
     // Statuses match whatever their case or surrounding blanks ("Paid", " paid").
     if (f.oneOf && !(typeof v === 'string' && f.oneOf.includes(v.trim().toLowerCase()))) {
-      return `${f.reason}: ${field} ${isBlank(v) ? 'is blank' : `'${String(v)}'`} (synced: ${f.oneOf.join(', ')})`;
+      return `${f.reason}: ${field} ${isBlank(v) ? 'is blank' : `'${escapeControls(String(v))}'`} (synced: ${f.oneOf.join(', ')})`;
     }
     if (f.nonZero) {
       if (isBlank(v)) return `${f.reason}: ${field} is blank`;
       // Zero in any spelling is left out; a value that is no number at all is not "zero": the
       // mapping fails the record for it, so it is fixed rather than quietly skipped.
       const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v.trim()) : NaN;
-      if (n === 0) return `${f.reason}: ${field} is ${String(v)}`;
+      if (n === 0) return `${f.reason}: ${field} is ${escapeControls(String(v))}`;
     }
     if (f.notBlank && isBlank(v)) return f.reason;
   }

@@ -41,8 +41,19 @@ function profileFresh(learnedAt: string, now: number = Date.now()): boolean {
   return age >= 0 && age < PROFILE_MAX_AGE_MS;
 }
 
-/** The profile to start a run with: the saved one when it is for this base URL and fresh, else an empty one. */
+/**
+ * A URL without its user name and password (up to the last "@" before the path, as URL parsers
+ * read it): the profile is a file on disk, and a password has no place in one.
+ */
+const withoutCredentials = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1');
+
+/**
+ * The profile to start a run with: the saved one when it is for this base URL and fresh, else an
+ * empty one. Base URLs are compared, and kept, without credentials (a file of an older release
+ * that kept them is rewritten without).
+ */
 export function profileFor(saved: PlatformProfile | undefined, baseUrl: string, now: number = Date.now()): PlatformProfile {
-  const fresh = saved !== undefined && saved.baseUrl === baseUrl && profileFresh(saved.learnedAt, now);
-  return fresh ? structuredClone(saved) : { baseUrl, learnedAt: new Date(now).toISOString(), collections: {} };
+  const url = withoutCredentials(baseUrl);
+  const fresh = saved !== undefined && withoutCredentials(saved.baseUrl) === url && profileFresh(saved.learnedAt, now);
+  return fresh ? { ...structuredClone(saved), baseUrl: url } : { baseUrl: url, learnedAt: new Date(now).toISOString(), collections: {} };
 }

@@ -152,7 +152,7 @@ async function audit(ctx: CommandContext, opts: AuditOptions): Promise<CommandRe
     const { command, ...rest } = found;
     const result: AuditResult & { where: Where } = { command, where, ...rest };
     const warnings = [...profileWarnings, ...auditWarnings];
-    if (reportFile) writeDriftCsv(reportFile, result);
+    if (reportFile) writeDriftCsv(reportFile, result, ctx.out.mask);
     const status = auditRunStatus({ stopped, open: (result.remaining ?? result.drift).length, failed, problems: result.problems.length });
     const notes = globals.verbose ? [] : warnings.length > 0 ? [`${warnings.length} warning(s); --verbose lists them`] : [];
     const text = renderAudit(result, { verbose: globals.verbose });

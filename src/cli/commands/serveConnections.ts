@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ConnectionConfig } from '../../config/connections.js';
-import { settingsOf } from '../../config/load.js';
+import { redact, settingsOf } from '../../config/load.js';
 import type { LogSink } from '../../config/log.js';
 import type { Settings } from '../../config/settings.js';
 import { ConfigError } from '../../model/errors.js';
@@ -45,6 +45,8 @@ interface Tuning {
 export async function serveConnections(list: readonly ConnectionInput[], all: readonly ConnectionInput[], log: LogSink, tuning: Tuning): Promise<ServeConnection[]> {
   const named = list.some((c) => c.name !== undefined);
   const guard = new OrgGuard(log);
+  // Every connection's secrets, as in a command's output: one site's key never shows in another's records.
+  const mask = (text: string): string => all.reduce((t, c) => redact(t, c.raw), text);
   const out: ServeConnection[] = [];
   for (const c of list) {
     const settings = settingsOf(c.raw);
@@ -69,6 +71,7 @@ export async function serveConnections(list: readonly ConnectionInput[], all: re
             profileFile: profileFileFor(undefined, c.stateDir),
           },
           onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
+          redact: mask,
           // Checked (and recorded) as the commands check it: one org per connection of the deployment.
           ...(named && name !== undefined ? { admitOrg: (org) => guard.admit(name, () => claimOrg(all, c, org, true)) } : {}),
         }),

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import type { AuditResult } from '../../sync/audit/auditRun.js';
 import type { DriftKind, DriftRow } from '../../sync/audit/auditTypes.js';
 import { grid } from './grid.js';
-import { formatCount, outputColumns, shorten, wrap } from './text.js';
+import { formatCount, outputColumns, shortMessage, wrap } from './text.js';
+import { escapeControls } from '../../model/lineSafe.js';
 
 /** The terminal's width, 80 when unknown (a pipe, cron). */
 const WIDTH = outputColumns();
@@ -42,7 +43,7 @@ const more = (n: number): string => `  ... and ${formatCount(n)} more (--verbose
 
 function detail(row: DriftRow): string {
   if (row.kind === 'stale') return (row.fields ?? []).join(', ');
-  return row.reason ?? '';
+  return escapeControls(row.reason ?? '');
 }
 
 /** One line per row: object, key, then what differs, shortened to fit. */
@@ -51,7 +52,7 @@ function line(row: DriftRow): string {
   const d = detail(row);
   if (!d) return head;
   // One line when it fits, else the detail on its own indented line.
-  return head.length + 2 + d.length <= WIDTH ? `${head}: ${d}` : `${head}\n      ${shorten(d, WIDTH - 6)}`;
+  return head.length + 2 + d.length <= WIDTH ? `${head}: ${d}` : `${head}\n      ${shortMessage(d, WIDTH - 6)}`;
 }
 
 function driftByKind(rows: DriftRow[], verbose: boolean): string[] {
@@ -77,7 +78,7 @@ export function renderAudit(result: AuditResult, opts: { verbose: boolean }): st
     out.push(`${result.dryRun ? 'Would write' : 'Written'}: ${done} record(s)${failed.length ? `, ${failed.length} failed` : ''}`);
     const shownFailed = opts.verbose ? failed : failed.slice(0, SHOWN);
     // The reason on its own indented line: any object and key length fits the width.
-    for (const f of shownFailed) out.push(`  ${f.object} ${f.key}\n      ${shorten(`${f.error?.code ?? ''} ${f.error?.message ?? ''}`.trim(), WIDTH - 6)}`);
+    for (const f of shownFailed) out.push(`  ${f.object} ${f.key}\n      ${shortMessage(`${f.error?.code ?? ''} ${f.error?.message ?? ''}`.trim(), WIDTH - 6)}`);
     if (shownFailed.length < failed.length) out.push(more(failed.length - shownFailed.length));
   }
   if (result.deletions) {
@@ -86,7 +87,7 @@ export function renderAudit(result: AuditResult, opts: { verbose: boolean }): st
     for (const d of shown) {
       const why = d.outcome === 'failed' ? `${d.error?.code ?? ''} ${d.error?.message ?? ''}` : d.outcome === 'kept' ? (d.reason ?? '') : '';
       const head = `  ${d.outcome}: ${d.object} ${d.key}`;
-      out.push(why ? `${head}\n      ${shorten(why, WIDTH - 6)}` : head);
+      out.push(why ? `${head}\n      ${shortMessage(why, WIDTH - 6)}` : head);
     }
     if (shown.length < result.deletions.length) out.push(more(result.deletions.length - shown.length));
   }
@@ -111,8 +112,11 @@ const count = (rows: DriftRow[], kind: DriftKind): number => rows.filter((r) => 
 
 const cell = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 
-/** --report FILE: every drift row, with what became of it when --fix or --delete-orphans ran. */
-export function writeDriftCsv(file: string, result: AuditResult): void {
+/**
+ * --report FILE: every drift row, with what became of it when --fix or --delete-orphans ran;
+ * masked as stdout is (a reason quotes platform text).
+ */
+export function writeDriftCsv(file: string, result: AuditResult, mask: (text: string) => string): void {
   const remaining = result.remaining ? new Set(result.remaining.map((r) => `${r.object}\u0000${r.key}`)) : undefined;
   const deletion = new Map((result.deletions ?? []).map((d) => [`${d.object}\u0000${d.key}`, d]));
   const lines = ['object,key,kind,fields,reason,outcome'];
@@ -120,7 +124,7 @@ export function writeDriftCsv(file: string, result: AuditResult): void {
     const id = `${r.object}\u0000${r.key}`;
     const d = deletion.get(id);
     const outcome = d ? d.outcome : remaining === undefined ? '' : remaining.has(id) ? 'remaining' : 'fixed';
-    lines.push([r.object, r.key, r.kind, (r.fields ?? []).join(' '), r.reason ?? '', outcome].map(cell).join(','));
+    lines.push(mask([r.object, r.key, r.kind, (r.fields ?? []).join(' '), r.reason ?? '', outcome].map(cell).join(',')));
   }
   fs.writeFileSync(file, `${lines.join('\n')}\n`);
 }

@@ -9,6 +9,7 @@ import type { RunResult } from '../../sync/result.js';
 import { DRY_RUN_NOTICE } from '../../sync/result.js';
 import { grid } from './grid.js';
 import { fit, formatCount, shorten, wrap } from './text.js';
+import { escapeControls } from '../../model/lineSafe.js';
 
 interface HumanOptions {
   verbose: boolean;
@@ -74,7 +75,7 @@ interface Group {
 function groupBy(items: Array<{ object: string; reason: string; example: string }>): Group[] {
   const groups = new Map<string, Group>();
   for (const it of items) {
-    const reason = groupReason(it.reason);
+    const reason = groupReason(escapeControls(it.reason));
     const id = `${it.object}\u0000${reason}`;
     const g = groups.get(id) ?? { object: it.object, reason, count: 0, examples: [] };
     g.count += 1;
@@ -102,7 +103,7 @@ function groupLines(title: string, groups: Group[], total: number, opts: HumanOp
 
 function failureLines(failed: RecordOutcome[], columns: number): string[] {
   const out = [`Failures (${n(failed.length)}):`];
-  for (const r of failed) out.push(fit(`  ${r.object} ${r.key}  ${r.error?.code ?? 'ERROR'}: ${(r.error?.message ?? '').replace(/\s+/g, ' ')}`, columns));
+  for (const r of failed) out.push(fit(`  ${r.object} ${r.key}  ${r.error?.code ?? 'ERROR'}: ${escapeControls(r.error?.message ?? '').replace(/\s+/g, ' ')}`, columns));
   return out;
 }
 

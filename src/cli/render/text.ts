@@ -1,21 +1,31 @@
 /** Display helpers shared by the tables. */
 import type { CrmValue } from '../../model/crmRecords.js';
+import { cutWhole, escapeControls } from '../../model/lineSafe.js';
 
 const MAX_CELL = 60;
 
 /** A count as every human output writes it: 8,979. */
 export const formatCount = (v: number): string => v.toLocaleString('en-US');
 
-/** Long values shortened for display, one line. */
+/**
+ * Long values shortened for display, one line. A record's value is cut where it falls (a long URL
+ * keeps its start); messages are cut by oneLine and fit, which never keep part of a long word.
+ */
 export function shorten(value: CrmValue | undefined, max = MAX_CELL): string {
   if (value === null || value === undefined || value === '') return '(empty)';
-  const s = String(value).replace(/\s+/g, ' ');
+  const s = escapeControls(String(value)).replace(/\s+/g, ' ');
   return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+
+/** A message (outside text, maybe a secret) on one line of at most `max`: a long word at the cut is left out whole. */
+export function shortMessage(text: string, max: number): string {
+  const s = escapeControls(text).replace(/\s+/g, ' ');
+  return s.length <= max ? s : cutWhole(s, max - 1);
 }
 
 /** A line cut to the width, with an ellipsis: output never wraps on a narrow terminal. */
 export function fit(line: string, columns: number): string {
-  return line.length <= columns ? line : `${line.slice(0, Math.max(1, columns - 1))}…`;
+  return line.length <= columns ? line : cutWhole(line, Math.max(1, columns - 1));
 }
 
 /** The width to lay output out for: the terminal's, 80 when stdout is not a terminal. */

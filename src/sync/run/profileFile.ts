@@ -85,7 +85,8 @@ export function writeProfile(file: string, profile: PlatformProfile): boolean {
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, `${JSON.stringify(profile, null, 2)}\n`);
+    // Owner-only, as every state file: what a run learned is nobody else's to read or change.
+    fs.writeFileSync(tmp, `${JSON.stringify(profile, null, 2)}\n`, { mode: 0o600 });
     fs.renameSync(tmp, file);
     return true;
   } catch {

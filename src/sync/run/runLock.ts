@@ -118,7 +118,8 @@ function holding(file: string, db: Database.Database, command: string): RunLock 
   const holder: RunHolder = { pid: process.pid, startedAt: new Date().toISOString(), command };
   const tmp = `${holderFile(file)}.${process.pid}.tmp`;
   try {
-    fs.writeFileSync(tmp, `${JSON.stringify(holder)}\n`);
+    // The command line comes masked (no secret, no URL credentials); owner-only all the same.
+    fs.writeFileSync(tmp, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
     fs.renameSync(tmp, holderFile(file));
   } catch {
     // The lock holds without it; a waiting run then says "details not written yet".

@@ -120,6 +120,6 @@ export async function retentionIfDue(log: SyncLogPort, settings: SyncLogSettings
   if (now - last < DAY_MS) return undefined;
   const done = await log.retention(soqlTime(now - settings.errorRetentionDays * DAY_MS), soqlTime(now - settings.runRetentionDays * DAY_MS));
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify({ retentionAt: new Date(now).toISOString() })}\n`);
+  fs.writeFileSync(file, `${JSON.stringify({ retentionAt: new Date(now).toISOString() })}\n`, { mode: 0o600 });
   return { deleted: done.deleted, calls: done.calls };
 }

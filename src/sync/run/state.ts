@@ -75,7 +75,7 @@ export class StateFile {
   write(state: SyncState): void {
     fs.mkdirSync(path.dirname(path.resolve(this.file)), { recursive: true });
     const tmp = `${this.file}.${process.pid}.tmp`;
-    const fd = fs.openSync(tmp, 'w');
+    const fd = fs.openSync(tmp, 'w', 0o600);
     try {
       fs.writeSync(fd, `${JSON.stringify(state, null, 2)}\n`);
       fs.fsyncSync(fd);

@@ -6,6 +6,7 @@
 import type { BudgetLeft } from '../worker/batchPolicy.js';
 import type { FailedEvent, QueueCounts } from '../queue/store.js';
 import type { WorkerSnapshot } from '../worker/worker.js';
+import { cutWhole } from '../../model/lineSafe.js';
 
 const REFRESH_S = 15;
 /** A reason is cut here: the queue keeps up to 2,000 characters, a phone shows a few lines. */
@@ -26,7 +27,8 @@ interface StatusView {
 
 const esc = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const num = (n: number | undefined): string => (n === undefined ? '–' : n.toLocaleString('en-US'));
-const cut = (text: string): string => (text.length > REASON_CHARS ? `${text.slice(0, REASON_CHARS - 1)}…` : text);
+/** A reason cut to fit, never through a long word (a secret cut in part would escape the masker). */
+const cut = (text: string): string => (text.length > REASON_CHARS ? cutWhole(text, REASON_CHARS - 1) : text);
 
 const CSS = `
 *{box-sizing:border-box}body{margin:0;font:15px/1.4 system-ui,sans-serif;color:#1b1f24;background:#f6f7f9}

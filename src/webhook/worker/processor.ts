@@ -38,6 +38,11 @@ interface EngineProcessorOptions {
   onBatch?: ((info: { refs: number; report: RunReport; crmCalls: CrmCallCounts; error?: unknown }) => void) | undefined;
   /** Called with the org once logged in, before anything is written: throws to refuse it (another connection's org). */
   admitOrg?: ((org: OrgIdentity | undefined) => void) | undefined;
+  /**
+   * The deployment's masker: every reason (kept in the queue, shown on the status page, logged) and
+   * the org's log records go through it, as a command's output does.
+   */
+  redact?: ((text: string) => string) | undefined;
 }
 
 /** What this process wrote to an action's owner fields: from which user, and the values (ownerFields.ts). */
@@ -97,7 +102,11 @@ interface BatchFacts {
   startedAt: Date;
   platformRequests: number;
   salesforceCalls: number;
+  redact: (text: string) => string;
 }
+
+/** An outcome's reason masked: it is kept in the queue and shown on the status page. */
+const masked = (o: ProcessOutcome, redact: (text: string) => string): ProcessOutcome => (o.reason === undefined ? o : { ...o, reason: redact(o.reason) });
 
 /** The batch's run record and error records in the org, when the log is on; a line to say, if any. */
 async function logBatch(deps: Deps, f: BatchFacts): Promise<{ text: string; missing: boolean } | undefined> {
@@ -114,7 +123,7 @@ async function logBatch(deps: Deps, f: BatchFacts): Promise<{ text: string; miss
     platformRequests: f.platformRequests,
     salesforceCalls: f.salesforceCalls,
     summary,
-    redact: (t) => t,
+    redact: f.redact,
   });
   const text = logNote(logged);
   return text === undefined ? undefined : { text, missing: logged.status === 'missing' };
@@ -186,6 +195,8 @@ function callsSince(after: CrmCallCounts, before: CrmCallCounts): CrmCallCounts 
 export function createEngineProcessor(deps: DepsFactory | Settings, opts: EngineProcessorOptions = {}): BatchProcessor {
   const factory = typeof deps === 'function' ? deps : depsPerBatch(deps, opts.onNote, opts.platform);
   const batchSize = opts.batchSize ?? WEBHOOK_BATCH_SIZE;
+  const redact = opts.redact ?? ((t: string) => t);
+  const reasonOf = (error: unknown): string => redact(messageOf(error));
   /** The last batch's deps: their client carries the platform's latest budget figures. */
   let last: Deps | undefined;
   /** The sync log's objects missing from the org is said once, not at every batch. */
@@ -207,7 +218,7 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       return deps.log === undefined ? [] : (await retryRefs(deps.log)).refs;
     },
     async process(refs: ObjectRef[], hints: BatchHints = {}): Promise<ProcessResult> {
-      const failAll = (error: unknown): ProcessResult => ({ outcomes: refs.map((ref) => ({ ref, status: 'failed', reason: messageOf(error) })) });
+      const failAll = (error: unknown): ProcessResult => ({ outcomes: refs.map((ref) => ({ ref, status: 'failed', reason: reasonOf(error) })) });
 
       let engine: SyncEngine;
       let deps: Deps;
@@ -219,7 +230,7 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
         engine = batchEngine(deps, opts, batchSize, hints, owners);
       } catch (error) {
         // No connection: nothing was attempted, every event stays queued.
-        pausedBy = messageOf(error);
+        pausedBy = reasonOf(error);
         return failAll(error);
       }
 
@@ -236,15 +247,23 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       const seen = engine.ownersSeen();
       const requests = deps.source.requests().total - before;
       // Each batch is a run in the org's sync log; its failure never fails the batch.
-      const note = await logBatch(deps, { refs: refs.length, report: engine.report, stopped, startedAt, platformRequests: requests, salesforceCalls: deps.sink.calls().total - callsBefore.total });
+      const note = await logBatch(deps, {
+        refs: refs.length,
+        report: engine.report,
+        stopped,
+        startedAt,
+        platformRequests: requests,
+        salesforceCalls: deps.sink.calls().total - callsBefore.total,
+        redact,
+      });
       if (note !== undefined && !(note.missing && missingSaid)) opts.onNote?.(note.text);
       if (note?.missing) missingSaid = true;
 
-      pausedBy = stopped !== undefined && isFatal(stopped) ? messageOf(stopped) : undefined;
+      pausedBy = stopped !== undefined && isFatal(stopped) ? reasonOf(stopped) : undefined;
       if (stopped !== undefined && isFatal(stopped)) return { outcomes: failAll(stopped).outcomes, owners: seen, requests };
       // A run that stopped on another error keeps what it finished; the rest is retried.
       const fallback = stopped === undefined ? 'the engine reported no outcome for this record' : `the run stopped before this record: ${messageOf(stopped)}`;
-      const outcomes = [...new Map(synced.map((ref) => [keyFor(ref.type, ref.id), ref])).values()].map((ref) => outcomeFor(ref, engine.report, fallback));
+      const outcomes = [...new Map(synced.map((ref) => [keyFor(ref.type, ref.id), ref])).values()].map((ref) => masked(outcomeFor(ref, engine.report, fallback), redact));
       return { outcomes, owners: seen, requests, ...(ownersFound === undefined ? {} : { ownersFound }) };
     },
   };
