@@ -285,6 +285,14 @@ describe('several sites from one config file', () => {
       const alone = await run(['sync', '--all', '--connection', 'south'], cwd);
       expect(alone.code).toBe(2);
       expect(unstamp(alone.stderr)).toContain(`svc-sync: connections north and south: ${why}`);
+
+      // North's record truncated (or unreadable): its org is unknown, so south may be on it; refused all the same.
+      fs.writeFileSync(path.join(cwd, '.svc-sync', 'north', 'org.json'), '{"orgId": "00D');
+      const blind = await run(['sync', '--all', '--connection', 'south'], cwd);
+      expect(blind.code).toBe(2);
+      expect(unstamp(blind.stderr)).toContain(`svc-sync: connections north and south: the org record of north (${path.join('.svc-sync', 'north', 'org.json')}) is not JSON (truncated?)`);
+      expect(twin.records('Svc_Donation__c')).toHaveLength(0);
+      expect(stateOf(cwd, 'south', 'org.json')).toBeUndefined();
     }, 120_000);
   });
 
