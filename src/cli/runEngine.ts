@@ -2,11 +2,13 @@
  * Shared by object, replay and sync: build the engine (through sync/compose) inside a run session,
  * run it, and hand back a typed result; its exit code is runStatus.ts's, its text render/runOutput.ts's.
  */
+import path from 'node:path';
 import { settingsOf } from '../config/load.js';
 import { claimOrg } from '../config/orgRecord.js';
 import { echo, oneLine } from '../config/echo.js';
 import { ConfigError, InterruptedError, describeError } from '../model/errors.js';
 import { createDeps, createEngine, profileFileFor, type Deps, type SyncEngine } from '../sync/compose.js';
+import { OwnerIds, ownersFileIn } from '../sync/ownerIds.js';
 import { RunReport } from '../sync/report.js';
 import { acquireRunLock, stateDirOf, type RunLock } from '../sync/runLock.js';
 import { buildResult, type RunResult } from '../sync/result.js';
@@ -102,6 +104,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   const learn = { profileFile: profileFileFor(run.stateFile, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => report.warn(w) };
   const startedAt = new Date();
   let deps: Deps | undefined;
+  let engine: SyncEngine | undefined;
   let extra: E | undefined;
   let stopped: unknown;
   let lock: RunLock | undefined;
@@ -125,10 +128,13 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
       onProgress: session.progressOf(deps),
       ...(run.keepIdsOf ? { keepIdsOf: run.keepIdsOf } : {}),
     };
-    extra = await run.body(createEngine(deps, options, report), deps);
+    engine = createEngine(deps, options, report);
+    extra = await run.body(engine, deps);
   } catch (err) {
     stopped = err;
   } finally {
+    // Whose fields each action's owner fields now hold: serve keeps them only for the same user.
+    if (engine !== undefined && !globals.dryRun) new OwnerIds(ownersFileIn(path.dirname(learn.profileFile))).record(engine).save();
     lock?.release();
     csv?.close();
     session.finishing();

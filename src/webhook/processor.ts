@@ -10,6 +10,7 @@
  *
  * No sync logic lives here: this file translates between the worker's and the engine's words.
  */
+import path from 'node:path';
 import type { Settings } from '../config/settings.js';
 import { EXIT, isFatal, messageOf } from '../model/errors.js';
 import type { ObjectRef } from '../model/objects.js';
@@ -18,6 +19,7 @@ import type { CrmCallCounts } from '../model/crmRecords.js';
 import type { OwnedActions } from '../model/outcomes.js';
 import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type OrgIdentity, type PlatformExtras, type SyncEngine } from '../sync/compose.js';
 import { actionsByOwnerEmail } from '../sync/ownerActions.js';
+import { OwnerIds, ownersFileIn } from '../sync/ownerIds.js';
 import type { OwnerFingerprint } from '../sync/ownerFields.js';
 import type { RunReport } from '../sync/report.js';
 import { logNote, logRun, retryRefs, salesforceReachable } from '../sync/runLog.js';
@@ -143,6 +145,8 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
   const wroteOwner = new Map<number, WrittenOwner>();
   /** Users a batch met as an owner and could not read: never kept from the mirror until read. */
   const unreadOwners = new Set<number>();
+  /** Whose fields each action's owner fields hold (sync's and serve's record, beside the profile). */
+  const ownerIds = new OwnerIds(opts.platform?.profileFile === undefined ? undefined : ownersFileIn(path.dirname(opts.platform.profileFile)));
 
   return {
     budget() {
@@ -173,7 +177,7 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
         };
         // A user's change reaches serve as a users.update: until one is in a batch, owner fields
         // Salesforce holds under the same owner are that user's (Projection's ownerFromMirror).
-        const ownerFromMirror = (userId: number): boolean => !changedUsers.has(userId) && !unreadOwners.has(userId);
+        const ownerFromMirror = (actionId: number, userId: number): boolean => !changedUsers.has(userId) && !unreadOwners.has(userId) && ownerIds.get(actionId) === userId;
         engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize, keptOwner, ownerFromMirror });
       } catch (error) {
         // No connection: nothing was attempted, every event stays queued.
@@ -198,6 +202,7 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
         stopped = error;
       }
       rememberOwners(engine, wroteOwner, unreadOwners);
+      ownerIds.record(engine).save();
       if (opts.onBatch !== undefined) {
         // The sink lives across batches: this batch's calls are the difference.
         const after = deps.sink.calls();
