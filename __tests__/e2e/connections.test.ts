@@ -138,6 +138,10 @@ describe('several sites from one config file', () => {
       expect(where.site.id).toBe(n === 'north' ? 7 : 8);
       expect(where.org.orgId).toBe(stacks[n].salesforce.orgId.slice(0, 15));
       expect(JSON.parse(stateOf(cwd, n, 'org.json')!)).toMatchObject({ orgId: stacks[n].salesforce.orgId.slice(0, 15), instanceUrl: stacks[n].salesforce.url });
+      // Whose fields each action's owner fields hold, by user id (serve keeps them only for the same user).
+      const owners = (JSON.parse(stateOf(cwd, n, 'owners.json')!) as { owners: Record<string, number> }).owners;
+      const action = stacks[n].platform.site.action.find((a) => a.owner !== undefined)!;
+      expect(owners[String(action.id)]).toBe(action.owner!.id);
       // Each writes its own report: the name before the extension.
       expect(fs.readFileSync(path.join(cwd, `outcomes.${n}.csv`), 'utf8').split('\n').length).toBeGreaterThan(10);
     }
