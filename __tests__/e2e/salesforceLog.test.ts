@@ -294,7 +294,8 @@ describe('Retry Requested on a record that cannot be synced', () => {
     const questionKey = `ActionQuestion_${action.id}.${removed.id}`;
     const donation = stack.platform.site.donation[0]!.id;
     const malformed = [`Donation_0${donation}`, 'Donation_99999999999999999999', `donation_${donation}`, 'Svc_Donation__c', 'Donation_-5'];
-    await ticked([questionKey, ...malformed]);
+    const missing = 'Donation_99999999';
+    await ticked([questionKey, missing, ...malformed]);
     const run = await cliJson(stack, ['sync', '--since', new Date().toISOString()], cwd);
     expect(run.code).toBe(0);
     expect(stack.salesforce.get(ERRORS, questionKey)).toMatchObject({
@@ -302,6 +303,8 @@ describe('Retry Requested on a record that cannot be synced', () => {
       RetryRequested__c: false,
       Message__c: `retry: not on the platform any more (action ${action.id} has no such question); nothing to sync`,
     });
+    // A record the platform answers 404 for: skipped as not found, so Resolved.
+    expect(stack.salesforce.get(ERRORS, missing)).toMatchObject({ Status__c: 'Resolved', RetryRequested__c: false });
     for (const key of malformed) {
       expect(stack.salesforce.get(ERRORS, key)).toMatchObject({ Status__c: 'Open', RetryRequested__c: false, Message__c: expect.stringMatching(/^retry refused: not a key svc-sync writes/) });
     }

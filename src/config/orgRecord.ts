@@ -36,7 +36,7 @@ export const orgFileOf = (stateDir: string): string => path.join(stateDir, ORG_F
  */
 type OrgRecordState = { kind: 'recorded'; record: OrgRecord } | { kind: 'none' } | { kind: 'unknown'; why: string };
 
-export function orgRecordState(stateDir: string): OrgRecordState {
+function orgRecordState(stateDir: string): OrgRecordState {
   let text: string;
   try {
     text = fs.readFileSync(orgFileOf(stateDir), 'utf8');
