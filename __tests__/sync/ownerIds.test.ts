@@ -49,6 +49,19 @@ describe('OwnerIds', () => {
     expect(new OwnerIds(file).get(1)).toBe(10);
   });
 
+  it('two processes on one file (sync beside serve): each merges its own changes, and sees the other after a refresh', () => {
+    const file = ownersFileIn(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-owner-ids-')));
+    const serve = new OwnerIds(file);
+    const sync = new OwnerIds(file);
+    sync.record(run([[1, 10]], [[1, 10]], [1])).save();
+    serve.record(run([[2, 20]], [[2, 20]], [2])).save();
+    expect([new OwnerIds(file).get(1), new OwnerIds(file).get(2)]).toEqual([10, 20]);
+    // Sync writes action 2 under another user: serve, refreshed before its next batch, knows it.
+    fs.utimesSync(file, new Date(0), new Date(0));
+    sync.record(run([[2, 21]], [[2, 21]], [2])).save();
+    expect(serve.refresh().get(2)).toBe(21);
+  });
+
   it('a file that is not ours, or none, knows nothing', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-owner-ids-'));
     expect(new OwnerIds(ownersFileIn(dir)).get(1)).toBeUndefined();

@@ -43,7 +43,9 @@ function orgRecordState(stateDir: string): OrgRecordState {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     if (code !== 'ENOENT') return { kind: 'unknown', why: `cannot be read (${code})` };
-    return fs.existsSync(path.join(stateDir, 'state.json')) ? { kind: 'unknown', why: 'is missing though the connection has synced' } : { kind: 'none' };
+    // Progress saved, or owners of actions written (serve): the connection has written an org.
+    const synced = ['state.json', 'owners.json'].some((f) => fs.existsSync(path.join(stateDir, f)));
+    return synced ? { kind: 'unknown', why: 'is missing though the connection has synced' } : { kind: 'none' };
   }
   let data: unknown;
   try {

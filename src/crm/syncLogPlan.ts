@@ -101,24 +101,28 @@ export function planErrors(input: PlanInput): ErrorPlan {
     byKey.set(lower, { [ERROR_KEY]: e.key, Status__c: 'Resolved', ResolvedAt__c: now, RetryRequested__c: false, ...run });
   }
   for (const [lower, e] of open) {
-    const why = byKey.has(lower) || e.status !== 'Open' || !e.retryRequested ? undefined : goneWhy(e.key, outcomes);
-    if (why !== undefined) byKey.set(lower, { [ERROR_KEY]: e.key, Status__c: 'Ignored', Message__c: cutLine(why, SHORT_TEXT), RetryRequested__c: false, ...run });
+    const end = byKey.has(lower) || e.status !== 'Open' || !e.retryRequested ? undefined : retryEnd(e.key, outcomes);
+    if (end !== undefined) byKey.set(lower, { [ERROR_KEY]: e.key, ...end.status, Message__c: cutLine(end.why, SHORT_TEXT), RetryRequested__c: false, ...run });
   }
   return { records: [...byKey.values()], opened, resolved };
 }
 
 /**
- * Why a ticked key has nothing to sync, once this run synced the record it belongs to (a question's
- * action) and the key itself got no outcome: it names no record of the site now (a removed
- * question). Undefined while that record was not synced here (the retry then waits).
+ * How a ticked key's retry ended when the key itself got no outcome though this run synced the
+ * record it belongs to (a question's action): it names no record of the site now (a removed
+ * question: Ignored), or that record failed (its own error says why; the retry was made). Undefined
+ * while that record was not synced here (the retry then waits).
  */
-function goneWhy(key: string, outcomes: RunOutcomes): string | undefined {
+function retryEnd(key: string, outcomes: RunOutcomes): { status: { Status__c?: 'Ignored' }; why: string } | undefined {
   const ref = canonicalRefOfKey(key);
   if (ref === undefined || outcomes.outcomeOf(key) !== undefined) return undefined;
   const parent = outcomes.outcomeOf(keyFor(ref.type, ref.id));
+  const name = `${ref.type} ${ref.id}`;
+  if (parent?.action === 'fail') return { status: {}, why: `retry: not synced: ${name} failed (its own error record says why)` };
   if (parent === undefined || !RESOLVING.has(parent.action)) return undefined;
-  if (parent.action === 'skip') return `retry: nothing to sync (${ref.type} ${ref.id} was skipped: ${parent.reason ?? 'by a rule'})`;
-  return `retry: not on the platform any more (${ref.type} ${ref.id} has no such question); nothing to sync`;
+  const ignored = { Status__c: 'Ignored' as const };
+  if (parent.action === 'skip') return { status: ignored, why: `retry: nothing to sync (${name} was skipped: ${parent.reason ?? 'by a rule'})` };
+  return { status: ignored, why: `retry: not on the platform any more (${name} has no such question); nothing to sync` };
 }
 
 /** Keys an admin asked to retry: Open errors with the box ticked (Ignored ones never). */

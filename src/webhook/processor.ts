@@ -177,6 +177,8 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
         };
         // A user's change reaches serve as a users.update: until one is in a batch, owner fields
         // Salesforce holds under the same owner are that user's (Projection's ownerFromMirror).
+        // What sync (beside this serve) recorded since is read first.
+        ownerIds.refresh();
         const ownerFromMirror = (actionId: number, userId: number): boolean => !changedUsers.has(userId) && !unreadOwners.has(userId) && ownerIds.get(actionId) === userId;
         engine = createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize, keptOwner, ownerFromMirror });
       } catch (error) {
