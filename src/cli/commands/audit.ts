@@ -4,6 +4,7 @@ import { settingsOf } from '../../config/load.js';
 import { claimOrg } from '../../config/orgRecord.js';
 import { ConfigError, messageOf, type ExitCode } from '../../model/errors.js';
 import type { LogResult } from '../../model/syncLog.js';
+import { OwnerIds, ownersFileIn } from '../../sync/ownerIds.js';
 import { RunReport } from '../../sync/report.js';
 import { logNote, logRun, salesforceReachable } from '../../sync/runLog.js';
 import { SYNC_ORDER, type SyncableType } from '../../model/objects.js';
@@ -131,6 +132,7 @@ export function auditCommand(program: Command, setExit: SetExit): void {
             failed,
             stopped,
             report,
+            fixer,
           } = await runAudit(deps, {
             types,
             fix: Boolean(opts.fix),
@@ -144,6 +146,8 @@ export function auditCommand(program: Command, setExit: SetExit): void {
             onProgress: session.progressOf(deps),
           });
           session.stopProgress();
+          // Whose fields the fixed actions' owner fields now hold (serve keeps them only for the same user).
+          if (fixer !== undefined && !globals.dryRun) new OwnerIds(ownersFileIn(ctx.connection.stateDir)).record(fixer).save();
           const { command, ...rest } = found;
           const result: AuditResult & { where: Where } = { command, where, ...rest };
           const warnings = [...profileWarnings, ...auditWarnings];
