@@ -298,6 +298,12 @@ describe('Retry Requested on a record that cannot be synced', () => {
     await ticked([questionKey, missing, ...malformed]);
     const run = await cliJson(stack, ['sync', '--since', new Date().toISOString()], cwd);
     expect(run.code).toBe(0);
+    expect(run.body.warnings).toContain(
+      `salesforce log: 5 Retry Requested refused and unticked: not a key svc-sync writes (${malformed
+        .slice(0, 3)
+        .map((k) => JSON.stringify(k))
+        .join(', ')}, ...)`,
+    );
     expect(stack.salesforce.get(ERRORS, questionKey)).toMatchObject({
       Status__c: 'Ignored',
       RetryRequested__c: false,

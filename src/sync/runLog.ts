@@ -66,7 +66,7 @@ export async function logRun(log: SyncLogPort, f: RunFacts): Promise<LogResult> 
 }
 
 /** Refs of the Open errors an admin ticked RetryRequested__c on (a question's key gives its action). */
-export async function retryRefs(log: SyncLogPort): Promise<{ refs: ObjectRef[]; ignored?: ReadonlySet<string>; result?: LogResult }> {
+export async function retryRefs(log: SyncLogPort): Promise<{ refs: ObjectRef[]; ignored?: ReadonlySet<string>; result?: LogResult; refused?: string }> {
   let read;
   try {
     read = await log.retryRequested();
@@ -83,7 +83,17 @@ export async function retryRefs(log: SyncLogPort): Promise<{ refs: ObjectRef[]; 
     else refused.push({ key, reason: `retry refused: not a key svc-sync writes (${echo(key, 120)}); a key is an object's name, "_" and its platform id, as in Donation_123` });
   }
   await log.refuseRetries(refused);
-  return { refs: [...refs.values()], ignored: new Set(read.ignored.map((k) => k.toLowerCase())) };
+  // Said where the run is read too, not only in the org.
+  const said =
+    refused.length === 0
+      ? {}
+      : {
+          refused: `salesforce log: ${refused.length} Retry Requested refused and unticked: not a key svc-sync writes (${refused
+            .map((r) => echo(r.key, 40))
+            .slice(0, 3)
+            .join(', ')}${refused.length > 3 ? ', ...' : ''})`,
+        };
+  return { refs: [...refs.values()], ignored: new Set(read.ignored.map((k) => k.toLowerCase())), ...said };
 }
 
 /**

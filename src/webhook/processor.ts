@@ -158,7 +158,10 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
     async retryRequested() {
       const deps = await factory();
       opts.admitOrg?.(deps.org);
-      return deps.log === undefined ? [] : (await retryRefs(deps.log)).refs;
+      if (deps.log === undefined) return [];
+      const retry = await retryRefs(deps.log);
+      if (retry.refused !== undefined) opts.onNote?.(retry.refused);
+      return retry.refs;
     },
     async process(refs: ObjectRef[], hints: BatchHints = {}): Promise<ProcessResult> {
       const failAll = (error: unknown): ProcessResult => ({ outcomes: refs.map((ref) => ({ ref, status: 'failed', reason: messageOf(error) })) });
