@@ -58,6 +58,70 @@ describe('claimOrg', () => {
   });
 });
 
+describe('an org record that cannot be read fails closed (issue 37, row 6)', () => {
+  const TRUNCATED = '{"orgId": "00D5g00000';
+  const setUp = (): { all: Array<{ name: string; stateDir: string }>; north: { name: string; stateDir: string }; south: { name: string; stateDir: string } } => {
+    const dir = tmp();
+    const all = ['north', 'south'].map((name) => ({ name, stateDir: path.join(dir, name) }));
+    for (const c of all) fs.mkdirSync(c.stateDir);
+    return { all, north: all[0]!, south: all[1]! };
+  };
+  const why = (file: string, what: string): string => `connections north and south: the org record of north (${file}) ${what}, so south may log in to its org; ${WHY}`;
+  const fix = 'run north alone once (svc-sync doctor --connection north): its login records its org again; if it no longer runs, remove it from the config file';
+
+  it("another's record truncated, unreadable or not one of ours: refused before anything is written, naming both and what to do", () => {
+    const { all, north, south } = setUp();
+    const file = path.join(north.stateDir, 'org.json');
+    const cases: Array<[() => void, string]> = [
+      [() => fs.writeFileSync(file, TRUNCATED), 'is not JSON (truncated?)'],
+      [() => fs.writeFileSync(file, '{"orgId": "00D"}'), 'holds no org id'],
+      [
+        () => {
+          fs.rmSync(file, { force: true });
+          fs.mkdirSync(file);
+        },
+        'cannot be read (EISDIR)',
+      ],
+    ];
+    for (const [make, what] of cases) {
+      make();
+      const e = errorOf(() => claimOrg(all, south, { orgId: '00D5g000005SameAAA', instanceUrl: 'https://south.example' }, true));
+      expect(e.message).toBe(why(file, what));
+      expect(e.actions).toEqual([fix]);
+      expect(fs.readdirSync(south.stateDir)).toEqual([]);
+    }
+  });
+
+  it('missing though the other connection has synced (an earlier release): refused; never run: compared with what this process reached', () => {
+    const { all, north, south } = setUp();
+    fs.writeFileSync(path.join(north.stateDir, 'state.json'), '{}');
+    expect(errorOf(() => claimOrg(all, south, { orgId: '00D5g000006SameAAA', instanceUrl: 'https://south.example' }, true)).message).toBe(
+      why(path.join(north.stateDir, 'org.json'), 'is missing though the connection has synced'),
+    );
+    // North never run: nothing to compare but this process's logins.
+    fs.rmSync(path.join(north.stateDir, 'state.json'));
+    claimOrg(all, south, { orgId: '00D5g000006SameAAA', instanceUrl: 'https://south.example' }, true);
+    expect(readOrgRecord(south.stateDir)?.orgId).toBe('00D5g000006SameAAA');
+  });
+
+  it("its own record unreadable: a warning once, recorded again; doctor (writes nothing) only warns of another's, and records its own", () => {
+    const { all, north, south } = setUp();
+    fs.writeFileSync(path.join(south.stateDir, 'org.json'), TRUNCATED);
+    const warnings: string[] = [];
+    const doctor = { writes: false, warn: (w: string) => warnings.push(w) };
+    claimOrg(all, south, { orgId: '00D5g000008OwnsAAA', instanceUrl: 'https://south.example' }, true, doctor);
+    expect(warnings).toEqual([`connection south: its org record ${path.join(south.stateDir, 'org.json')} is not JSON (truncated?); recorded again from this login`]);
+    expect(readOrgRecord(south.stateDir)?.orgId).toBe('00D5g000008OwnsAAA');
+    claimOrg(all, south, { orgId: '00D5g000008OwnsAAA', instanceUrl: 'https://south.example' }, true, doctor);
+    expect(warnings).toHaveLength(1);
+    // North's record unreadable: doctor of south warns, a writing command is refused.
+    fs.writeFileSync(path.join(north.stateDir, 'org.json'), TRUNCATED);
+    claimOrg(all, south, { orgId: '00D5g000008OwnsAAA', instanceUrl: 'https://south.example' }, true, doctor);
+    expect(warnings[1]).toBe(why(path.join(north.stateDir, 'org.json'), 'is not JSON (truncated?)'));
+    expect(() => claimOrg(all, south, { orgId: '00D5g000008OwnsAAA', instanceUrl: 'https://south.example' }, true)).toThrow(/the org record of north/);
+  });
+});
+
 describe('at load', () => {
   it('two connections whose recorded orgs are one are refused, naming both and the file to delete', () => {
     const cwd = tmp();

@@ -233,6 +233,9 @@ describe('audit', () => {
   });
 
   it('--fix writes the missing and stale records, leaving only the orphans', async () => {
+    // What sync recorded of the actions' owners is set aside: the fix records those it writes.
+    const ownersFile = path.join(cwd, '.svc-sync', 'owners.json');
+    fs.rmSync(ownersFile, { force: true });
     const run = await cliJson(stack, ['audit', '--fix'], cwd);
     expect(run.code).toBe(1);
     const result = resultOf(run);
@@ -248,6 +251,11 @@ describe('audit', () => {
         .map((p) => p.split(' ')[2])
         .sort(),
     );
+    // Whose fields each fixed action's owner fields now hold, by user id (serve keeps them only for the same user).
+    const owners = (JSON.parse(fs.readFileSync(ownersFile, 'utf8')) as { owners: Record<string, number> }).owners;
+    const fixedActions = written.filter((k) => k.startsWith('Action_')).map((k) => Number(k.slice('Action_'.length)));
+    expect(fixedActions.length).toBeGreaterThan(0);
+    for (const id of fixedActions) expect(owners[String(id)]).toBe(stack.platform.site.action.find((a) => a.id === id)?.owner?.id);
     const again = await cliJson(stack, ['audit'], cwd);
     expect(rows(resultOf(again).drift)).toEqual(planted.filter((p) => p.startsWith('orphan ')).sort());
   });

@@ -138,6 +138,10 @@ describe('several sites from one config file', () => {
       expect(where.site.id).toBe(n === 'north' ? 7 : 8);
       expect(where.org.orgId).toBe(stacks[n].salesforce.orgId.slice(0, 15));
       expect(JSON.parse(stateOf(cwd, n, 'org.json')!)).toMatchObject({ orgId: stacks[n].salesforce.orgId.slice(0, 15), instanceUrl: stacks[n].salesforce.url });
+      // Whose fields each action's owner fields hold, by user id (serve keeps them only for the same user).
+      const owners = (JSON.parse(stateOf(cwd, n, 'owners.json')!) as { owners: Record<string, number> }).owners;
+      const action = stacks[n].platform.site.action.find((a) => a.owner !== undefined)!;
+      expect(owners[String(action.id)]).toBe(action.owner!.id);
       // Each writes its own report: the name before the extension.
       expect(fs.readFileSync(path.join(cwd, `outcomes.${n}.csv`), 'utf8').split('\n').length).toBeGreaterThan(10);
     }
@@ -285,6 +289,14 @@ describe('several sites from one config file', () => {
       const alone = await run(['sync', '--all', '--connection', 'south'], cwd);
       expect(alone.code).toBe(2);
       expect(unstamp(alone.stderr)).toContain(`svc-sync: connections north and south: ${why}`);
+
+      // North's record truncated (or unreadable): its org is unknown, so south may be on it; refused all the same.
+      fs.writeFileSync(path.join(cwd, '.svc-sync', 'north', 'org.json'), '{"orgId": "00D');
+      const blind = await run(['sync', '--all', '--connection', 'south'], cwd);
+      expect(blind.code).toBe(2);
+      expect(unstamp(blind.stderr)).toContain(`svc-sync: connections north and south: the org record of north (${path.join('.svc-sync', 'north', 'org.json')}) is not JSON (truncated?)`);
+      expect(twin.records('Svc_Donation__c')).toHaveLength(0);
+      expect(stateOf(cwd, 'south', 'org.json')).toBeUndefined();
     }, 120_000);
   });
 

@@ -261,3 +261,62 @@ describe('an org without the sync log objects', () => {
     }
   }, 120_000);
 });
+
+/** Issue 37, row 9: a ticked error record that cannot be synced is marked and unticked in the same run. */
+describe('Retry Requested on a record that cannot be synced', () => {
+  let stack: Stack;
+  let cwd: string;
+  beforeAll(async () => {
+    stack = await startStack({ site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 0, companiesPerProject: 0, actionsPerParent: 4, donations: 5, newsletterSubscriptions: 0 } });
+    cwd = tempCwd('salesforce-log-retry');
+  });
+  afterAll(async () => {
+    await stack.close();
+    removeDir(cwd);
+  });
+
+  /** Error records as an admin (or a data loader) makes them: Open, the box ticked. */
+  async function ticked(keys: string[]): Promise<void> {
+    const sf = stack.salesforce;
+    const records = keys.map((key) => ({ attributes: { type: ERRORS }, Key__c: key, Name: key, Status__c: 'Open', RetryRequested__c: true, Attempts__c: 1, Message__c: 'blocked' }));
+    const res = await fetch(`${sf.url}/services/data/v${sf.apiVersion}/composite/sobjects/${ERRORS}/Key__c`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${sf.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ allOrNone: true, records }),
+    });
+    expect(res.status).toBe(200);
+  }
+
+  it('a removed question is Ignored, saying why; keys not in canonical form are refused with a reason; all unticked, none retried again', async () => {
+    expect((await cli(stack, ['sync', '--all'], cwd)).code).toBe(0);
+    const action = stack.platform.site.action.find((a) => (a.questions ?? []).length > 0)!;
+    const removed = action.questions!.pop()!;
+    const questionKey = `ActionQuestion_${action.id}.${removed.id}`;
+    const donation = stack.platform.site.donation[0]!.id;
+    const malformed = [`Donation_0${donation}`, 'Donation_99999999999999999999', `donation_${donation}`, 'Svc_Donation__c', 'Donation_-5'];
+    const missing = 'Donation_99999999';
+    await ticked([questionKey, missing, ...malformed]);
+    const run = await cliJson(stack, ['sync', '--since', new Date().toISOString()], cwd);
+    expect(run.code).toBe(0);
+    expect(run.body.warnings).toContain(
+      `salesforce log: 5 Retry Requested refused and unticked: not a key svc-sync writes (${malformed
+        .slice(0, 3)
+        .map((k) => JSON.stringify(k))
+        .join(', ')}, ...)`,
+    );
+    expect(stack.salesforce.get(ERRORS, questionKey)).toMatchObject({
+      Status__c: 'Ignored',
+      RetryRequested__c: false,
+      Message__c: `retry: not on the platform any more (action ${action.id} has no such question); nothing to sync`,
+    });
+    // A record the platform answers 404 for: skipped as not found, so Resolved.
+    expect(stack.salesforce.get(ERRORS, missing)).toMatchObject({ Status__c: 'Resolved', RetryRequested__c: false });
+    for (const key of malformed) {
+      expect(stack.salesforce.get(ERRORS, key)).toMatchObject({ Status__c: 'Open', RetryRequested__c: false, Message__c: expect.stringMatching(/^retry refused: not a key svc-sync writes/) });
+    }
+    // Nothing left ticked: the next run retries nothing.
+    const again = await cliJson(stack, ['sync', '--since', new Date().toISOString()], cwd);
+    expect((again.body.result as unknown as { retryRequested: number }).retryRequested).toBe(0);
+    expect(again.body.result.records).toEqual([]);
+  }, 60_000);
+});

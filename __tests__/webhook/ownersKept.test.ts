@@ -8,6 +8,7 @@
  * that would write nothing).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import path from 'node:path';
 import { loadRaw, settingsOf } from '../../src/config/load.js';
 import type { Settings } from '../../src/config/settings.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
@@ -15,6 +16,7 @@ import type { ApiAction, ApiUser } from '../../src/model/apiRecords.js';
 import type { SyncableType } from '../../src/model/objects.js';
 import { createPlatformSource } from '../../src/platform/source.js';
 import { SyncEngine } from '../../src/sync/engine.js';
+import { OwnerIds, ownersFileIn } from '../../src/sync/ownerIds.js';
 import { createEngineProcessor } from '../../src/webhook/worker/processor.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { startReceiver, type Receiver } from '../../src/webhook/receiver/server.js';
@@ -80,6 +82,9 @@ const userOf = (action: ApiAction): ApiUser => {
 
 const ownerLink = (u: ApiUser): ApiAction['owner'] => ({ id: u.id, first_name: u.first_name, infix: u.infix, last_name: u.last_name, email: u.email });
 
+/** serve's options for a connection whose state folder is the test's: its profile and owners file there. */
+const inStateDir = (): { platform: { profileFile: string } } => ({ platform: { profileFile: path.join(dir.dir, 'platform-profile.json') } });
+
 /** The burst's records: donations, actions and subscriptions the org mirrors. */
 let burst: Array<{ type: SyncableType; id: number; field: string }>;
 /** Actions the warm-up batch syncs: not in the burst, so the burst starts with no owner kept. */
@@ -89,8 +94,10 @@ beforeAll(async () => {
   stack = await startStack({ site: { seed: 11, segments: 2, projectsPerSegment: 2, teamsPerProject: 2, companiesPerProject: 1, actionsPerParent: 2, donations: 200, newsletterSubscriptions: 16 } });
   dir = tempQueue();
   settings = settingsOf(loadRaw({ env: { ...stack.env, SVC_TIMEOUT_MS: '5000' }, cwd: dir.dir }));
-  // The warm org: a full sync has mirrored the site.
-  expect((await fullSync(false)).report.failed).toBe(0);
+  // The warm org: a full sync has mirrored the site, and recorded whose fields each action holds (as `sync` does).
+  const synced = await fullSync(false);
+  expect(synced.report.failed).toBe(0);
+  new OwnerIds(ownersFileIn(dir.dir)).record(synced).save();
   const site = stack.platform.site;
   warmActions = site.action.slice(0, 3);
   burst = [
@@ -101,11 +108,11 @@ beforeAll(async () => {
     ...site.newsletter_subscription.slice(0, 10).map((s) => ({ type: 'newsletter_subscription' as const, id: s.id, field: 'first_name' })),
   ];
   queue = new SqliteQueue(dir.db);
-  worker = startWorker({ queue, processor: createEngineProcessor(settings), loop: false, settleMs: 0, log: () => undefined });
+  worker = startWorker({ queue, processor: createEngineProcessor(settings, inStateDir()), loop: false, settleMs: 0, log: () => undefined });
   receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue });
   // serve has been running: a batch has read unfiltered list pages (their shapes are known) and
   // some owners, none of the burst's.
-  const warm = await createEngineProcessor(settings).process([
+  const warm = await createEngineProcessor(settings, inStateDir()).process([
     ...warmActions.map((a) => ({ type: 'action' as const, id: a.id })),
     ...paidDonations()
       .slice(-3)
@@ -268,6 +275,27 @@ describe('a burst one event at a time', () => {
     expect(result).toMatchObject({ done: 1, failed: 0 });
     expect(result.collections.filter((c) => c.endsWith(' users')).length).toBeGreaterThan(0);
     expect(sf('Svc_Action__c', `Action_${action.id}`)).toMatchObject({ Title__c: 'passed on', Email__c: other.email, City__c: other.city });
+    await expectMirrorExact();
+  });
+});
+
+describe('two platform users with one email (issue 37, row 5)', () => {
+  it("an action passed from one to the other: the new owner's fields are read, not kept from the mirror under the shared email", async () => {
+    const site = stack.platform.site;
+    // An action serve has not written (a sync wrote it), and another user of the site.
+    const action = site.action.slice(13).find((a) => typeof userOf(a).city === 'string' && typeof userOf(a).email === 'string') as ApiAction;
+    const first = userOf(action);
+    const second = site.user.find((u) => u.id !== first.id && typeof u.city === 'string' && u.city !== first.city && typeof u.phone === 'string' && u.phone !== first.phone);
+    if (!second) throw new Error('no second user');
+    stack.platform.update('user', second.id, { email: first.email });
+    const shared = site.user.find((u) => u.id === second.id)!;
+    stack.platform.update('action', action.id, { owner: ownerLink(shared), title: 'same email, another user' });
+
+    const result = await deliver([{ type: 'action', id: action.id }]);
+
+    expect(result).toMatchObject({ done: 1, failed: 0 });
+    expect(result.collections.filter((c) => c.endsWith(' users')).length).toBeGreaterThan(0);
+    expect(sf('Svc_Action__c', `Action_${action.id}`)).toMatchObject({ Title__c: 'same email, another user', Email__c: first.email, City__c: shared.city, Phone__c: shared.phone });
     await expectMirrorExact();
   });
 });

@@ -59,4 +59,22 @@ describe('serve and the sync log', () => {
     expect(stack.salesforce.get('Svc_Donation__c', key)).toBeDefined();
     expect(lines.some((l) => l.includes('1 record(s) to retry, as asked in the org'))).toBe(true);
   });
+
+  it('a ticked removed question is Ignored and a hand-made key refused, both unticked: not queued again every minute', async () => {
+    const action = stack.platform.site.action.find((a) => (a.questions ?? []).length > 0)!;
+    const removed = action.questions!.pop()!;
+    const gone = `ActionQuestion_${action.id}.${removed.id}`;
+    const handMade = `Donation_0${paid()}`;
+    const sf = stack.salesforce;
+    const records = [gone, handMade].map((key) => ({ attributes: { type: 'Svc_SyncError__c' }, Key__c: key, Name: key, Status__c: 'Open', RetryRequested__c: true }));
+    const res = await fetch(`${sf.url}/services/data/v${sf.apiVersion}/composite/sobjects/Svc_SyncError__c/Key__c`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${sf.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ allOrNone: true, records }),
+    });
+    expect(res.status).toBe(200);
+    await eventually(async () => [gone, handMade].every((k) => sf.get('Svc_SyncError__c', k)?.RetryRequested__c === false), 'both unticked');
+    expect(sf.get('Svc_SyncError__c', gone)).toMatchObject({ Status__c: 'Ignored', Message__c: expect.stringMatching(/^retry: not on the platform any more/) });
+    expect(sf.get('Svc_SyncError__c', handMade)).toMatchObject({ Status__c: 'Open', Message__c: expect.stringMatching(/^retry refused: not a key svc-sync writes/) });
+  });
 });

@@ -2,11 +2,13 @@
  * Shared by object, replay and sync: build the engine (through sync/compose) inside a run session,
  * run it, and hand back a typed result; its exit code is runStatus.ts's, its text render/runOutput.ts's.
  */
+import path from 'node:path';
 import { settingsOf } from '../config/load.js';
 import { claimOrg } from '../config/orgRecord.js';
 import { echo, oneLine } from '../config/echo.js';
 import { ConfigError, InterruptedError, describeError } from '../model/errors.js';
 import { createDeps, createEngine, profileFileFor, type Deps, type SyncEngine } from '../sync/compose.js';
+import { OwnerIds, ownersFileIn } from '../sync/ownerIds.js';
 import { RunReport } from '../sync/report.js';
 import { acquireRunLock, runLockFile, stateDirOf, type RunLock } from '../sync/run/runLock.js';
 import { checkStateDir } from '../sync/run/stateDir.js';
@@ -114,6 +116,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   const learn = { profileFile: profileFileFor(run.stateFile, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => report.warn(w) };
   const startedAt = new Date();
   let deps: Deps | undefined;
+  let engine: SyncEngine | undefined;
   let extra: E | undefined;
   let stopped: unknown;
   let lock: RunLock | undefined;
@@ -124,7 +127,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     run.prepare?.();
     deps = await createDeps(settings, session.onWait, session.signal, learn, globals.dryRun);
     // Two connections on one org would overwrite each other's records: refused before the first.
-    claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun);
+    claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun, { warn: (w) => report.warn(w) });
     where = whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name);
     // With --json the document holds it (result.where): stderr stays for what goes wrong.
     if (!ctx.globals.json) for (const line of whereLines(where, ctx.out.opts.label !== undefined)) ctx.out.info(line);
@@ -137,10 +140,13 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
       onProgress: session.progressOf(deps),
       ...(run.keepIdsOf ? { keepIdsOf: run.keepIdsOf } : {}),
     };
-    extra = await run.body(createEngine(deps, options, report), deps);
+    engine = createEngine(deps, options, report);
+    extra = await run.body(engine, deps);
   } catch (err) {
     stopped = err;
   } finally {
+    // Whose fields each action's owner fields now hold: serve keeps them only for the same user.
+    if (engine !== undefined && !globals.dryRun) new OwnerIds(ownersFileIn(path.dirname(learn.profileFile))).record(engine).save();
     lock?.release();
     csv?.close();
     session.finishing();

@@ -8,6 +8,7 @@ import { ConfigError } from '../model/errors.js';
 import { echo } from './echo.js';
 import { readConfigFile, type ConfigFile } from './configFile.js';
 import { orgFileOf, orgKey, readOrgRecord, sameOrgWhy } from './orgRecord.js';
+import { realFolder } from './realFolder.js';
 import { mergeSources, sourcesOf, type LoadOptions, type SettingSource } from './load.js';
 import { SETTINGS, type SettingName, type SettingRow } from './settingsTable.js';
 import type { RawSettings } from './values.js';
@@ -81,15 +82,22 @@ function originOf(url: string | undefined): string | undefined {
 
 const mapOr = (v: string | undefined, f: (v: string) => string): string | undefined => (v === undefined ? undefined : f(v));
 
+/** Which of two state folders reaches `real` through a symlink: said, so the cause is plain (not an org record). */
+function throughLink(real: string, a: ConnectionConfig, b: ConnectionConfig): string {
+  const linked = [a, b].map((c) => path.resolve(c.stateDir)).find((p) => p !== real);
+  return linked === undefined ? '' : ` (${echo(linked, 120)} is the same folder through a symlink)`;
+}
+
 /** The first value two connections share: "connections a and b: <why>" (exit 2). */
 function checkApart(connections: ConnectionConfig[]): void {
-  const keys: Array<{ of: (c: ConnectionConfig) => string | undefined; why: (v: string) => string; fix?: (c: ConnectionConfig) => string[] }> = [
+  const keys: Array<{ of: (c: ConnectionConfig) => string | undefined; why: (v: string, a: ConnectionConfig, b: ConnectionConfig) => string; fix?: (c: ConnectionConfig) => string[] }> = [
     { of: (c) => c.raw.SVC_SITE_ID, why: (v) => `both have site ${v}; a webhook of that site could go to either` },
     {
       of: (c) => originOf(c.raw.SF_INSTANCE_URL),
       why: (v) => `both write the org at ${echo(v, 80)}; records of two sites with the same ids would overwrite each other (one org per connection)`,
     },
-    { of: (c) => path.resolve(c.stateDir), why: (v) => `both keep their state in ${echo(v, 120)}; give each its own SVC_STATE_DIR` },
+    // By real path: one folder through a symlink shares one watermark as surely as one path does.
+    { of: (c) => realFolder(c.stateDir), why: (v, a, b) => `both keep their state in ${echo(v, 120)}${throughLink(v, a, b)}; give each its own SVC_STATE_DIR` },
     // What their logins found (org.json in each state folder): a file edited to point two at one org.
     {
       of: (c) => mapOr(readOrgRecord(c.stateDir)?.orgId, orgKey),
@@ -98,13 +106,13 @@ function checkApart(connections: ConnectionConfig[]): void {
     },
   ];
   for (const key of keys) {
-    const seen = new Map<string, string>();
+    const seen = new Map<string, ConnectionConfig>();
     for (const c of connections) {
       const v = key.of(c);
       if (v === undefined) continue;
       const first = seen.get(v);
-      if (first !== undefined) throw new ConfigError(`connections ${first} and ${c.name ?? '?'}: ${key.why(v)}`, key.fix?.(c));
-      seen.set(v, c.name ?? '?');
+      if (first !== undefined) throw new ConfigError(`connections ${first.name ?? '?'} and ${c.name ?? '?'}: ${key.why(v, first, c)}`, key.fix?.(c));
+      seen.set(v, c);
     }
   }
 }

@@ -14,7 +14,7 @@ import { COLLECTION_SIZE, upsertViaCollections } from './collections.js';
 import { deleteViaBulk, deleteViaCollections } from './delete.js';
 import { toSalesforceError } from './errors.js';
 import { queryAll } from './query.js';
-import { planErrors, retryKeys, runRecord, type StoredError } from './syncLogPlan.js';
+import { cutLine, planErrors, retryKeys, runRecord, type StoredError } from './syncLogPlan.js';
 import { ERROR_KEY, ERROR_OBJECT, ERROR_STATUSES, LOG_OBJECTS, RUN_KEY, RUN_OBJECT, type ErrorStatus } from './syncLogSchema.js';
 
 /** The commands that put the two objects in the org, said when they are missing. */
@@ -87,6 +87,17 @@ export class SyncLog implements SyncLogPort {
     const read = await this.openErrors();
     if (!read.ok) return { result: { ...read.result, calls: this.spent } as LogResult };
     return { keys: retryKeys(read.open), ignored: [...read.open.values()].filter((e) => e.status === 'Ignored').map((e) => e.key) };
+  }
+
+  /**
+   * A ticked key no retry can sync (not a key svc-sync writes): unticked with the reason, at once,
+   * so neither sync nor serve asks for it again (up to 200 a run; one call). A failure is left for
+   * the next run.
+   */
+  async refuseRetries(refused: ReadonlyArray<{ key: string; reason: string }>): Promise<void> {
+    if (refused.length === 0) return;
+    const records = refused.slice(0, COLLECTION_SIZE).map(({ key, reason }) => ({ [ERROR_KEY]: key, RetryRequested__c: false, Message__c: cutLine(reason, 255) }));
+    await this.counted(() => upsertViaCollections(this.api, ERROR_OBJECT, records, undefined, ERROR_KEY)).catch(() => undefined);
   }
 
   /** The run record and the error records that change, at the end of a run. */

@@ -4,6 +4,7 @@
  * error whose record succeeded in this run. The writer (syncLog.ts) only sends what these make.
  */
 import type { CrmRecord } from '../model/crmRecords.js';
+import { canonicalRefOfKey, keyFor } from '../model/refs.js';
 import type { RunEntry, RunOutcomes } from '../model/syncLog.js';
 import { ERROR_KEY, RUN_KEY, relationshipOf, type ErrorStatus } from './syncLogSchema.js';
 
@@ -22,7 +23,7 @@ const SUMMARY_LENGTH = 32768;
 
 const cut = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 /** One line: Salesforce's messages may span several, a Text(255) shows one. */
-const oneLine = (text: string, max: number): string => cut(text.replace(/\s+/g, ' ').trim(), max);
+export const cutLine = (text: string, max: number): string => cut(text.replace(/\s+/g, ' ').trim(), max);
 
 export function runRecord(run: RunEntry): CrmRecord {
   return {
@@ -82,7 +83,7 @@ export function planErrors(input: PlanInput): ErrorPlan {
       Name: cut(f.key, NAME_LENGTH),
       ObjectName__c: cut(f.object, 40),
       StatusCode__c: cut(error.code, 80),
-      Message__c: oneLine(redact(error.message), SHORT_TEXT),
+      Message__c: cutLine(redact(error.message), SHORT_TEXT),
       Fields__c: error.fields?.length ? cut(error.fields.join(', '), SHORT_TEXT) : null,
       Attempts__c: (prev?.attempts ?? 0) + 1,
       LastFailedAt__c: now,
@@ -99,7 +100,29 @@ export function planErrors(input: PlanInput): ErrorPlan {
     resolved++;
     byKey.set(lower, { [ERROR_KEY]: e.key, Status__c: 'Resolved', ResolvedAt__c: now, RetryRequested__c: false, ...run });
   }
+  for (const [lower, e] of open) {
+    const end = byKey.has(lower) || e.status !== 'Open' || !e.retryRequested ? undefined : retryEnd(e.key, outcomes);
+    if (end !== undefined) byKey.set(lower, { [ERROR_KEY]: e.key, ...end.status, Message__c: cutLine(end.why, SHORT_TEXT), RetryRequested__c: false, ...run });
+  }
   return { records: [...byKey.values()], opened, resolved };
+}
+
+/**
+ * How a ticked key's retry ended when the key itself got no outcome though this run synced the
+ * record it belongs to (a question's action): it names no record of the site now (a removed
+ * question: Ignored), or that record failed (its own error says why; the retry was made). Undefined
+ * while that record was not synced here (the retry then waits).
+ */
+function retryEnd(key: string, outcomes: RunOutcomes): { status: { Status__c?: 'Ignored' }; why: string } | undefined {
+  const ref = canonicalRefOfKey(key);
+  if (ref === undefined || outcomes.outcomeOf(key) !== undefined) return undefined;
+  const parent = outcomes.outcomeOf(keyFor(ref.type, ref.id));
+  const name = `${ref.type} ${ref.id}`;
+  if (parent?.action === 'fail') return { status: {}, why: `retry: not synced: ${name} failed (its own error record says why)` };
+  if (parent === undefined || !RESOLVING.has(parent.action)) return undefined;
+  const ignored = { Status__c: 'Ignored' as const };
+  if (parent.action === 'skip') return { status: ignored, why: `retry: nothing to sync (${name} was skipped: ${parent.reason ?? 'by a rule'})` };
+  return { status: ignored, why: `retry: not on the platform any more (${name} has no such question); nothing to sync` };
 }
 
 /** Keys an admin asked to retry: Open errors with the box ticked (Ignored ones never). */

@@ -36,6 +36,21 @@ export function questionKey(actionId: number, questionId: number): string {
  * action, since questions are synced through their action.
  */
 export function refOfKey(key: string): ObjectRef | undefined {
+  return parseKey(key)?.ref;
+}
+
+/**
+ * The ref a key names, only when the key is exactly as svc-sync writes it: its case, no leading
+ * zero, ids that are whole and safe. Anything else (`Donation_0100006`, `donation_7`) is a key no
+ * record of the site has, made by hand.
+ */
+export function canonicalRefOfKey(key: string): ObjectRef | undefined {
+  const parsed = parseKey(key);
+  if (parsed === undefined || !parsed.ids.every((id) => Number.isSafeInteger(id) && id > 0)) return undefined;
+  return fill(KEY_TEMPLATES[parsed.type], parsed.byPath) === key ? parsed.ref : undefined;
+}
+
+function parseKey(key: string): { type: ObjectType; ref: ObjectRef; ids: number[]; byPath: Record<string, number> } | undefined {
   for (const type of OBJECT_TYPES) {
     const paths: string[] = [];
     const pattern = KEY_TEMPLATES[type]
@@ -48,8 +63,11 @@ export function refOfKey(key: string): ObjectRef | undefined {
       .join('');
     const m = new RegExp(`^${pattern}$`).exec(key);
     if (!m) continue;
-    const idOf = (path: string): number => Number(m[paths.indexOf(path) + 1]);
-    return type === 'question' ? { type: 'action', id: idOf('action.id') } : { type, id: idOf('record.id') };
+    const ids = paths.map((_, i) => Number(m[i + 1]));
+    const byPath = Object.fromEntries(paths.map((p, i) => [p, ids[i]!]));
+    const idOf = (path: string): number => byPath[path] ?? NaN;
+    const ref: ObjectRef = type === 'question' ? { type: 'action', id: idOf('action.id') } : { type, id: idOf('record.id') };
+    return { type, ref, ids, byPath };
   }
   return undefined;
 }

@@ -25,7 +25,7 @@ export interface RunEntry {
 /** What the run did to records: its failures, and the last outcome of any key (resolving errors). */
 export interface RunOutcomes {
   failures: readonly RecordOutcome[];
-  outcomeOf(key: string): { action: RecordOutcome['action'] } | undefined;
+  outcomeOf(key: string): { action: RecordOutcome['action']; reason?: string | undefined } | undefined;
 }
 
 /** What became of the log for one run: one line for a person, and the figures for --json. */
@@ -40,6 +40,8 @@ export type LogResult =
 export interface SyncLogPort {
   /** Keys of Open errors an admin ticked RetryRequested__c on, and of Ignored ones (never retried); or why the log cannot be read. */
   retryRequested(): Promise<{ keys: string[]; ignored: string[] } | { result: LogResult }>;
+  /** Unticks RetryRequested__c on these errors, each with why it cannot be retried (Message__c); never throws. */
+  refuseRetries(refused: ReadonlyArray<{ key: string; reason: string }>): Promise<void>;
   /** The run record and the error records that change, at the end of a run. */
   record(run: RunEntry, outcomes: RunOutcomes, redact: (text: string) => string): Promise<LogResult>;
   /** Deletes Resolved errors resolved before `errorsBefore` and runs finished before `runsBefore` (ISO date-times). */

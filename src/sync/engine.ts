@@ -38,7 +38,7 @@ export interface EngineOptions {
   /** `serve`: what this process last wrote to an action's owner fields from this user (Projection's keptOwner). */
   keptOwner?: (actionId: number, userId: number) => OwnerFingerprint | undefined;
   /** `serve`: whether a user's fields may stand as Salesforce holds them under the same owner link (Projection's ownerFromMirror). */
-  ownerFromMirror?: (userId: number) => boolean;
+  ownerFromMirror?: (actionId: number, userId: number) => boolean;
 }
 
 interface ScanHooks {

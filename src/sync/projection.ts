@@ -41,9 +41,10 @@ interface ProjectionHooks {
    * `serve`, for a record this process has not written: whether this user's fields may stand as
    * Salesforce holds them when the record there names the same owner (its email). True only where
    * a change of the user reaches the mirror as its own event (users.update), never for a user
-   * changed in the batch.
+   * changed in the batch, and only when the record's owner fields are known to be this user's
+   * (owners.json): two users may share one email.
    */
-  ownerFromMirror?(userId: number): boolean;
+  ownerFromMirror?(recordId: number, userId: number): boolean;
   /** Each record whose owner fields are settled here (read from the platform, or kept as written): what they hold. */
   ownerSettled?(pair: OwnerPair, fields: OwnerFingerprint): void;
   /** Records just read from Salesforce with every field the diff compares (absent keys: not there): the write need not read them again. */
@@ -126,7 +127,7 @@ export class Projection {
       this.hooks.owner?.(pair);
       const written = this.hooks.keptOwner?.(r.id, ownerId);
       if (written !== undefined) candidates.set(r, written);
-      else if (this.hooks.ownerFromMirror?.(ownerId) === true) candidates.set(r, 'mirror');
+      else if (this.hooks.ownerFromMirror?.(r.id, ownerId) === true) candidates.set(r, 'mirror');
     }
     const { kept, mirrored } = await this.ownerKept(type, candidates);
     const ids = new Set([...pairs].filter(([r]) => !kept.has(r)).map(([, p]) => p.userId));

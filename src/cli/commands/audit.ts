@@ -4,6 +4,7 @@ import { settingsOf } from '../../config/load.js';
 import { claimOrg } from '../../config/orgRecord.js';
 import { ConfigError, messageOf, type ExitCode } from '../../model/errors.js';
 import type { LogResult } from '../../model/syncLog.js';
+import { OwnerIds, ownersFileIn } from '../../sync/ownerIds.js';
 import { RunReport } from '../../sync/report.js';
 import { logNote, logRun, salesforceReachable } from '../../sync/run/runLog.js';
 import { SYNC_ORDER, type SyncableType } from '../../model/objects.js';
@@ -126,7 +127,7 @@ async function audit(ctx: CommandContext, opts: AuditOptions): Promise<CommandRe
     const profileWarnings: string[] = [];
     const learn = { profileFile: profileFileFor(undefined, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => profileWarnings.push(w) };
     const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, learn, writes);
-    claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun);
+    claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun, { warn: (w) => profileWarnings.push(w) });
     const where = whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name);
     // With --json the document holds it (result.where): stderr stays for what goes wrong.
     if (!ctx.globals.json) for (const line of whereLines(where, ctx.out.opts.label !== undefined)) ctx.out.info(line);
@@ -136,6 +137,7 @@ async function audit(ctx: CommandContext, opts: AuditOptions): Promise<CommandRe
       failed,
       stopped,
       report,
+      fixer,
     } = await runAudit(deps, {
       types,
       fix: Boolean(opts.fix),
@@ -149,6 +151,8 @@ async function audit(ctx: CommandContext, opts: AuditOptions): Promise<CommandRe
       onProgress: session.progressOf(deps),
     });
     session.stopProgress();
+    // Whose fields the fixed actions' owner fields now hold (serve keeps them only for the same user).
+    if (fixer !== undefined && !globals.dryRun) new OwnerIds(ownersFileIn(ctx.connection.stateDir)).record(fixer).save();
     const { command, ...rest } = found;
     const result: AuditResult & { where: Where } = { command, where, ...rest };
     const warnings = [...profileWarnings, ...auditWarnings];

@@ -31,7 +31,14 @@ export function doctorCommand(program: Command, setExit: SetExit): void {
           const { platformError, platformFailure, findings, actions, requests, profile, org } = await checkSetup(platformSettings(ctx.raw), salesforceSettings(ctx.raw), {
             profileFile: profileFileFor(undefined, ctx.connection.stateDir),
           });
-          claimOrg(ctx.deployment.connections, ctx.connection, org, !ctx.globals.dryRun);
+          const warnings: string[] = [];
+          claimOrg(ctx.deployment.connections, ctx.connection, org, !ctx.globals.dryRun, {
+            writes: false,
+            warn: (w) => {
+              warnings.push(w);
+              if (!ctx.globals.json) ctx.out.warn(w);
+            },
+          });
           const where = whereOf(ctx.raw, ctx.sources, org, ctx.connection.name);
           // With --json the document holds it (result.where): stderr stays for what goes wrong.
           if (!ctx.globals.json) for (const line of whereLines(where, ctx.out.opts.label !== undefined)) ctx.out.info(line);
@@ -49,7 +56,7 @@ export function doctorCommand(program: Command, setExit: SetExit): void {
             status,
             closing,
             result: { command: 'doctor', where, ok: status === EXIT.OK, platform: platformError ?? 'ok', ...(profile ? { profile } : {}), findings, actions, requests },
-            warnings: [],
+            warnings,
             text,
           };
         },

@@ -73,7 +73,7 @@ export async function serveConnections(list: readonly ConnectionInput[], all: re
           onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
           redact: mask,
           // Checked (and recorded) as the commands check it: one org per connection of the deployment.
-          ...(named && name !== undefined ? { admitOrg: (org) => guard.admit(name, () => claimOrg(all, c, org, true)) } : {}),
+          ...(named && name !== undefined ? { admitOrg: (org) => guard.admit(name, () => claimOrg(all, c, org, true, { warn: (w) => log(`svc-sync serve: warning: ${w}`, 'warn') })) } : {}),
         }),
     });
   }

@@ -106,6 +106,7 @@ export function syncCommand(program: Command, setExit: SetExit): void {
             // The records an admin ticked RetryRequested__c on in the org: synced by id with the retries.
             const retry = deps.log ? await retryRefs(deps.log) : undefined;
             const requested = retry?.refs ?? [];
+            if (retry?.refused !== undefined) engine.report.warn(retry.refused);
             const done = await runIncremental(engine, plan, deps.sink, requested, retry?.ignored);
             // Not when the log cannot be read (the objects missing): the run says so once, at its end.
             const logReady = deps.log !== undefined && retry?.result === undefined;

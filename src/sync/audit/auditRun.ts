@@ -13,6 +13,7 @@ import { AuditFixer } from './auditFix.js';
 import { allowed, allowsAll, refusalOf, type Limit } from './auditGuard.js';
 import { auditSummary, type AuditCounts, type DriftRow } from './auditTypes.js';
 import type { AuditDeps } from '../compose.js';
+import type { SyncEngine } from '../engine.js';
 import type { RunReport } from '../report.js';
 
 interface AuditRunOptions {
@@ -63,6 +64,8 @@ interface AuditOutcome {
   stopped?: RefusedError | InterruptedError;
   /** --fix: the engine's report of the fixes (the sync log's error records come from it). */
   report?: RunReport;
+  /** --fix: the engine that wrote them (whose owner fields it wrote: owners.json). */
+  fixer?: SyncEngine;
 }
 
 export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<AuditOutcome> {
@@ -137,5 +140,5 @@ export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<
     ...(refused ? { refused } : {}),
     ...(stopped instanceof InterruptedError ? { stopped: stopped.message } : {}),
   };
-  return { result, warnings, failed, ...(stopped ? { stopped } : {}), ...(fixer ? { report: fixer.engine.report } : {}) };
+  return { result, warnings, failed, ...(stopped ? { stopped } : {}), ...(fixer ? { report: fixer.engine.report, fixer: fixer.engine } : {}) };
 }

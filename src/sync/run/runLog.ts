@@ -8,7 +8,8 @@ import path from 'node:path';
 import type { SyncLogSettings } from '../../config/settings.js';
 import { ApiLimitError, EXIT, InterruptedError, SalesforceAuthError, SalesforceError, describeError, type ExitCode } from '../../model/errors.js';
 import type { ObjectRef } from '../../model/objects.js';
-import { refOfKey } from '../../model/refs.js';
+import { canonicalRefOfKey } from '../../model/refs.js';
+import { echo } from '../../config/echo.js';
 import type { LogResult, LoggedCommand, RunOutcomeName, SyncLogPort } from '../../model/syncLog.js';
 import type { RunReport } from '../report.js';
 
@@ -65,7 +66,7 @@ export async function logRun(log: SyncLogPort, f: RunFacts): Promise<LogResult> 
 }
 
 /** Refs of the Open errors an admin ticked RetryRequested__c on (a question's key gives its action). */
-export async function retryRefs(log: SyncLogPort): Promise<{ refs: ObjectRef[]; ignored?: ReadonlySet<string>; result?: LogResult }> {
+export async function retryRefs(log: SyncLogPort): Promise<{ refs: ObjectRef[]; ignored?: ReadonlySet<string>; result?: LogResult; refused?: string }> {
   let read;
   try {
     read = await log.retryRequested();
@@ -74,11 +75,25 @@ export async function retryRefs(log: SyncLogPort): Promise<{ refs: ObjectRef[]; 
   }
   if ('result' in read) return { refs: [], result: read.result };
   const refs = new Map<string, ObjectRef>();
+  const refused: Array<{ key: string; reason: string }> = [];
   for (const key of read.keys) {
-    const ref = refOfKey(key);
+    // Only a key as svc-sync writes it: a hand-made one would be fetched for ever and never resolved.
+    const ref = canonicalRefOfKey(key);
     if (ref) refs.set(`${ref.type}:${ref.id}`, ref);
+    else refused.push({ key, reason: `retry refused: not a key svc-sync writes (${echo(key, 120)}); a key is an object's name, "_" and its platform id, as in Donation_123` });
   }
-  return { refs: [...refs.values()], ignored: new Set(read.ignored.map((k) => k.toLowerCase())) };
+  await log.refuseRetries(refused);
+  // Said where the run is read too, not only in the org.
+  const said =
+    refused.length === 0
+      ? {}
+      : {
+          refused: `salesforce log: ${refused.length} Retry Requested refused and unticked: not a key svc-sync writes (${refused
+            .map((r) => echo(r.key, 40))
+            .slice(0, 3)
+            .join(', ')}${refused.length > 3 ? ', ...' : ''})`,
+        };
+  return { refs: [...refs.values()], ignored: new Set(read.ignored.map((k) => k.toLowerCase())), ...said };
 }
 
 /**

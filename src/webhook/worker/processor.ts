@@ -10,6 +10,7 @@
  *
  * No sync logic lives here: this file translates between the worker's and the engine's words.
  */
+import path from 'node:path';
 import type { Settings } from '../../config/settings.js';
 import { EXIT, isFatal, messageOf } from '../../model/errors.js';
 import type { ObjectRef } from '../../model/objects.js';
@@ -18,6 +19,7 @@ import type { CrmCallCounts } from '../../model/crmRecords.js';
 import type { OwnedActions } from '../../model/outcomes.js';
 import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type OrgIdentity, type PlatformExtras, type SyncEngine } from '../../sync/compose.js';
 import { actionsByOwnerEmail } from '../../sync/ownerActions.js';
+import { OwnerIds, ownersFileIn } from '../../sync/ownerIds.js';
 import type { OwnerFingerprint } from '../../sync/ownerFields.js';
 import type { RunReport } from '../../sync/report.js';
 import { logNote, logRun, retryRefs, salesforceReachable } from '../../sync/run/runLog.js';
@@ -140,6 +142,8 @@ interface OwnerMemory {
   wrote: Map<number, WrittenOwner>;
   /** Users a batch met as an owner and could not read: never kept from the mirror until read. */
   unread: Set<number>;
+  /** Whose fields each action's owner fields hold (sync's and serve's record, beside the profile). */
+  ids: OwnerIds;
 }
 
 /** The batch's engine, told which owner fields it may keep instead of reading the owner again. */
@@ -151,7 +155,9 @@ function batchEngine(deps: Deps, opts: EngineProcessorOptions, batchSize: number
   };
   // A user's change reaches serve as a users.update: until one is in a batch, owner fields
   // Salesforce holds under the same owner are that user's (Projection's ownerFromMirror).
-  const ownerFromMirror = (userId: number): boolean => !changedUsers.has(userId) && !owners.unread.has(userId);
+  // What sync (beside this serve) recorded since is read first.
+  owners.ids.refresh();
+  const ownerFromMirror = (actionId: number, userId: number): boolean => !changedUsers.has(userId) && !owners.unread.has(userId) && owners.ids.get(actionId) === userId;
   return createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize, keptOwner, ownerFromMirror });
 }
 
@@ -203,7 +209,11 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
   let missingSaid = false;
   /** Why the last batch could do nothing (BatchProcessor.paused). */
   let pausedBy: string | undefined;
-  const owners: OwnerMemory = { wrote: new Map(), unread: new Set() };
+  const owners: OwnerMemory = {
+    wrote: new Map(),
+    unread: new Set(),
+    ids: new OwnerIds(opts.platform?.profileFile === undefined ? undefined : ownersFileIn(path.dirname(opts.platform.profileFile))),
+  };
 
   return {
     budget() {
@@ -215,7 +225,10 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
     async retryRequested() {
       const deps = await factory();
       opts.admitOrg?.(deps.org);
-      return deps.log === undefined ? [] : (await retryRefs(deps.log)).refs;
+      if (deps.log === undefined) return [];
+      const retry = await retryRefs(deps.log);
+      if (retry.refused !== undefined) opts.onNote?.(retry.refused);
+      return retry.refs;
     },
     async process(refs: ObjectRef[], hints: BatchHints = {}): Promise<ProcessResult> {
       const failAll = (error: unknown): ProcessResult => ({ outcomes: refs.map((ref) => ({ ref, status: 'failed', reason: reasonOf(error) })) });
@@ -240,6 +253,7 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       const before = deps.source.requests().total;
       const { synced, ownersFound, stopped } = await syncBatch(deps, engine, refs, hints);
       rememberOwners(engine, owners.wrote, owners.unread);
+      owners.ids.record(engine).save();
       if (opts.onBatch !== undefined) {
         const crmCalls = callsSince(deps.sink.calls(), callsBefore);
         opts.onBatch({ refs: refs.length, report: engine.report, crmCalls, ...(stopped === undefined ? {} : { error: stopped }) });
