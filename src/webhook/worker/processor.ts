@@ -146,6 +146,18 @@ interface OwnerMemory {
   ids: OwnerIds;
 }
 
+/** An empty memory; the owner ids file sits beside the platform profile, when there is one. */
+function ownerMemoryOf(opts: EngineProcessorOptions): OwnerMemory {
+  const file = opts.platform?.profileFile === undefined ? undefined : ownersFileIn(path.dirname(opts.platform.profileFile));
+  return { wrote: new Map(), unread: new Set(), ids: new OwnerIds(file) };
+}
+
+/** What a batch's engine wrote to owner fields, kept in memory and in the owner ids file. */
+function rememberBatchOwners(engine: SyncEngine, owners: OwnerMemory): void {
+  rememberOwners(engine, owners.wrote, owners.unread);
+  owners.ids.record(engine).save();
+}
+
 /** The batch's engine, told which owner fields it may keep instead of reading the owner again. */
 function batchEngine(deps: Deps, opts: EngineProcessorOptions, batchSize: number, hints: BatchHints, owners: OwnerMemory): SyncEngine {
   const changedUsers = new Set([...(hints.changedUsers ?? []), ...(hints.ownersToFind ?? [])]);
@@ -209,11 +221,7 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
   let missingSaid = false;
   /** Why the last batch could do nothing (BatchProcessor.paused). */
   let pausedBy: string | undefined;
-  const owners: OwnerMemory = {
-    wrote: new Map(),
-    unread: new Set(),
-    ids: new OwnerIds(opts.platform?.profileFile === undefined ? undefined : ownersFileIn(path.dirname(opts.platform.profileFile))),
-  };
+  const owners = ownerMemoryOf(opts);
 
   return {
     budget() {
@@ -252,8 +260,7 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       // The client is shared across batches: its counts run on, so the batch's share is the difference.
       const before = deps.source.requests().total;
       const { synced, ownersFound, stopped } = await syncBatch(deps, engine, refs, hints);
-      rememberOwners(engine, owners.wrote, owners.unread);
-      owners.ids.record(engine).save();
+      rememberBatchOwners(engine, owners);
       if (opts.onBatch !== undefined) {
         const crmCalls = callsSince(deps.sink.calls(), callsBefore);
         opts.onBatch({ refs: refs.length, report: engine.report, crmCalls, ...(stopped === undefined ? {} : { error: stopped }) });
