@@ -26,9 +26,12 @@ export interface RunOptions {
   report?: string;
   /** Parsed on the command line (parseBatchSize), CLI_BATCH_SIZE when not given. */
   batchSize: number;
-  /** Wait for a run holding the same state instead of exiting 75. */
-  wait?: boolean;
+  /** Wait for a run holding the same state instead of exiting 75: true (bare --wait, the default bound) or the bound in ms. */
+  wait?: WaitValue;
 }
+
+/** --wait's value as commander gives it: true when bare (the default bound), the bound in ms when given. */
+export type WaitValue = true | number;
 
 /** Records of one type a CLI run maps and writes together (the webhook worker's batches are smaller: see webhook/processor). */
 export const CLI_BATCH_SIZE = 5000;
@@ -84,8 +87,14 @@ function interruptedLine(stop: InterruptedError, report: RunReport, dryRun: bool
 }
 
 /** The lock of the run's state folder (sync's state file's, else its connection's): exit 75, or a wait. */
-export function lockRun(ctx: CommandContext, stateFile: string | undefined, wait: boolean, session: RunSession): Promise<RunLock> {
-  return acquireRunLock(stateDirOf(stateFile, ctx.connection.stateDir), { command: ctx.argv.map(shellWord).join(' '), wait, onWait: (line) => ctx.out.info(line), stop: session.signal });
+export function lockRun(ctx: CommandContext, stateFile: string | undefined, wait: WaitValue | undefined, session: RunSession): Promise<RunLock> {
+  return acquireRunLock(stateDirOf(stateFile, ctx.connection.stateDir), {
+    command: ctx.argv.map(shellWord).join(' '),
+    wait: wait !== undefined,
+    waitMs: typeof wait === 'number' ? wait : undefined,
+    onWait: (line) => ctx.out.info(line),
+    stop: session.signal,
+  });
 }
 
 /**
@@ -108,7 +117,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   let where: Where | undefined;
   try {
     // A dry run writes nothing (no progress, no profile, no record): it needs no lock.
-    if (!globals.dryRun) lock = await lockRun(ctx, run.stateFile, Boolean(run.opts.wait), session);
+    if (!globals.dryRun) lock = await lockRun(ctx, run.stateFile, run.opts.wait, session);
     run.prepare?.();
     deps = await createDeps(settings, session.onWait, session.signal, learn, globals.dryRun);
     // Two connections on one org would overwrite each other's records: refused before the first.
