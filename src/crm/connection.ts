@@ -64,14 +64,14 @@ interface TransportLike {
 }
 
 /** SF_TIMEOUT_MS's default: the longest one Salesforce request (login, check, query, write) may take. */
-export const SF_TIMEOUT_MS = 120_000;
+const SF_TIMEOUT_MS = 120_000;
 
 /**
  * After a stop (Ctrl-C, SIGTERM), how long a Salesforce request in flight, or one started since
  * (the run's record), may still take: the batch in flight usually ends, a held one does not hold
  * the run (and its lock) for the whole timeout.
  */
-export const STOP_GRACE_MS = 5_000;
+const STOP_GRACE_MS = 5_000;
 
 /** How each request of a session is bounded: its timeout, and the run's stop. */
 interface Bounds {

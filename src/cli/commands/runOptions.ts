@@ -5,7 +5,7 @@ import { CLI_BATCH_SIZE, parseBatchSize } from '../runEngine.js';
 import { parsedOption } from './optionRules.js';
 
 /** `--wait 10m`: a number of seconds, or with s, m or h; from 1 s to 24 h. */
-export function parseWait(raw: string): number {
+function parseWait(raw: string): number {
   const m = /^(\d+)(s|m|h)?$/.exec(raw.trim());
   const ms = m === null ? NaN : Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 's' | 'm' | 'h'];
   if (!(ms >= 1000 && ms <= 24 * 3_600_000)) throw new ConfigError(`--wait: "${raw}": give a duration such as 90s, 10m or 1h (1s to 24h)`);
