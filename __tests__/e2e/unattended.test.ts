@@ -210,7 +210,7 @@ describe('2. one run at a time', () => {
     expect(audit.code).not.toBe(75);
 
     const waiting = start(stack, ['sync', '--all', '--wait'], cwd);
-    await until('the waiting run to say so', () => /waiting for the run holding .*run\.lock \(pid \d+/.test(waiting.stderr()));
+    await until('the waiting run to say so', () => /waiting up to 30 min for the run holding .*run\.lock \(pid \d+/.test(waiting.stderr()));
     // The first run crashes (SIGKILL: no handler runs): the operating system drops its lock.
     first.kill();
     await first.done;

@@ -46,11 +46,24 @@ describe('run lock', () => {
     });
     while (said.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(taken).toBe(false);
-    expect(said[0]).toMatch(/^waiting for the run holding .*run\.lock \(pid \d+, started .*: svc-sync replay --file x\.csv\)$/);
+    // A bare --wait has a bound too.
+    expect(said[0]).toMatch(/^waiting up to 30 min for the run holding .*run\.lock \(pid \d+, started .*: svc-sync replay --file x\.csv\)$/);
     first.release();
     const second = await waiting;
     expect(said).toHaveLength(1);
     second.release();
+  });
+
+  it('--wait ends at its bound: exit 75 saying it waited, the holder named', async () => {
+    const dir = tempDir();
+    const first = await acquireRunLock(dir, { command: 'svc-sync sync --all', wait: false });
+    const started = Date.now();
+    const err = await acquireRunLock(dir, { command: 'svc-sync sync', wait: true, waitMs: 1_000, pollMs: 10 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RunLockedError);
+    expect(exitCodeOf(err)).toBe(75);
+    expect((err as Error).message).toMatch(/^waited 1 s \(the --wait bound\) for the run holding .*run\.lock \(pid \d+, started .*: svc-sync sync --all\); this one did nothing$/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    first.release();
   });
 
   it('a wait ends on Ctrl-C with its reason', async () => {

@@ -29,9 +29,12 @@ export interface RunOptions {
   report?: string;
   /** Parsed on the command line (parseBatchSize), CLI_BATCH_SIZE when not given. */
   batchSize: number;
-  /** Wait for a run holding the same state instead of exiting 75. */
-  wait?: boolean;
+  /** Wait for a run holding the same state instead of exiting 75: true (bare --wait, the default bound) or the bound in ms. */
+  wait?: WaitValue;
 }
+
+/** --wait's value as commander gives it: true when bare (the default bound), the bound in ms when given. */
+export type WaitValue = true | number;
 
 /** Records of one type a CLI run maps and writes together (the webhook worker's batches are smaller: see webhook/worker/processor). */
 export const CLI_BATCH_SIZE = 5000;
@@ -88,14 +91,15 @@ function interruptedLine(stop: InterruptedError, report: RunReport, dryRun: bool
 
 /**
  * The lock of the run's state folder (sync's state file's, else its connection's): exit 75, or a
- * wait. A stop while waiting ends a run that did nothing, and says so: no progress of its own.
+ * bounded wait. A stop while waiting ends a run that did nothing, and says so: no progress of its own.
  */
-export async function lockRun(ctx: CommandContext, stateFile: string | undefined, wait: boolean, session: RunSession): Promise<RunLock> {
+export async function lockRun(ctx: CommandContext, stateFile: string | undefined, wait: WaitValue | undefined, session: RunSession): Promise<RunLock> {
   const dir = stateDirOf(stateFile, ctx.connection.stateDir);
   const command = ctx.out.mask(ctx.argv.map(shellWord).join(' '));
   checkStateDir(dir);
+  const waitMs = typeof wait === 'number' ? wait : undefined;
   try {
-    return await session.waitingForLock(acquireRunLock(dir, { command, wait, onWait: (line) => ctx.out.info(line), stop: session.signal }));
+    return await session.waitingForLock(acquireRunLock(dir, { command, wait: wait !== undefined, waitMs, onWait: (line) => ctx.out.info(line), stop: session.signal }));
   } catch (err) {
     if (!(err instanceof InterruptedError)) throw err;
     throw new InterruptedError(err.signal, `${err.message} while waiting for the run holding ${runLockFile(dir)}: this run did nothing; run again with: ${command}`, [command]);
@@ -123,7 +127,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   let where: Where | undefined;
   try {
     // A dry run writes nothing (no progress, no profile, no record): it needs no lock.
-    if (!globals.dryRun) lock = await lockRun(ctx, run.stateFile, Boolean(run.opts.wait), session);
+    if (!globals.dryRun) lock = await lockRun(ctx, run.stateFile, run.opts.wait, session);
     run.prepare?.();
     deps = await createDeps(settings, session.onWait, session.signal, learn, globals.dryRun);
     // Two connections on one org would overwrite each other's records: refused before the first.

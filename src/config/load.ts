@@ -152,7 +152,14 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
   }
   const gap = loginGap(raw);
   if (gap !== undefined) throw new ConfigError(gap);
-  return { login: loginOf(raw), apiVersion, bulkThreshold: int(raw, 'SF_BULK_THRESHOLD', 2000, 1, 10_000_000), maxApiUsage: usage, log: syncLogSettings(raw) };
+  return {
+    login: loginOf(raw),
+    apiVersion,
+    bulkThreshold: int(raw, 'SF_BULK_THRESHOLD', 2000, 1, 10_000_000),
+    maxApiUsage: usage,
+    timeoutMs: int(raw, 'SF_TIMEOUT_MS', 120_000, 1_000, 1_800_000),
+    log: syncLogSettings(raw),
+  };
 }
 
 /** SVC_SALESFORCE_LOG (on or off) and the two retention periods, in whole days. */

@@ -48,6 +48,8 @@ export interface SalesforceSettings {
   bulkThreshold: number;
   /** Share of the org's daily API allowance after which a run stops (0..1). */
   maxApiUsage: number;
+  /** SF_TIMEOUT_MS: the longest one Salesforce request may take, the whole exchange (default 120 s). */
+  timeoutMs?: number | undefined;
   /** The sync log in the org (SVC_SALESFORCE_LOG and the retention days); on with the defaults when absent. */
   log?: SyncLogSettings | undefined;
 }

@@ -4,7 +4,7 @@
  * tool's retry policy for transient failures of a whole request (503, network, concurrent limit).
  */
 import type { HttpRequest, HttpResponse } from 'jsforce';
-import type { SalesforceSession } from './connection.js';
+import { passesThrough, type SalesforceSession } from './connection.js';
 import { ApiLimitError } from '../model/errors.js';
 import { isTransientCode, toSalesforceError } from './errors.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
@@ -115,6 +115,7 @@ export class SalesforceApi {
       const result = await conn.request<T>({ method: req.method, url: req.url, headers, ...(body !== undefined ? { body } : {}) }, req.text ? { responseType: 'text/plain' } : {});
       return result;
     } catch (err) {
+      if (passesThrough(err)) throw err;
       throw toSalesforceError(err);
     }
   }
@@ -139,6 +140,7 @@ export class SalesforceApi {
       try {
         return await this.once<T>(req);
       } catch (err) {
+        if (passesThrough(err)) throw err;
         const e = toSalesforceError(err);
         if (!isTransientCode(e.code) || attempt + 1 >= this.retry.attempts) throw e;
         await sleep(backoff(this.retry, attempt));

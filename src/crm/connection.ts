@@ -11,7 +11,8 @@ import type { Connection, HttpRequest, HttpRequestOptions, HttpResponse, StreamP
 import type * as JsforceCore from 'jsforce/core';
 import { lazyModule } from '../model/lazyModule.js';
 import type { SalesforceLogin, SalesforceSettings } from '../config/settings.js';
-import { SalesforceAuthError } from '../model/errors.js';
+import { PassThrough } from 'node:stream';
+import { InterruptedError, ProxyError, RedirectError, SalesforceAuthError } from '../model/errors.js';
 import { signJwtAssertion } from './jwt.js';
 import { plainRequest, type PlainAnswer } from '../model/plainHttp.js';
 
@@ -62,18 +63,61 @@ interface TransportLike {
   httpRequest(req: HttpRequest, options?: HttpRequestOptions): StreamPromise<HttpResponse>;
 }
 
-/** Longest wait for a token answer (fetch, used before, waited up to 300 s for the headers). */
-const LOGIN_TIMEOUT_MS = 60_000;
+/** SF_TIMEOUT_MS's default: the longest one Salesforce request (login, check, query, write) may take. */
+const SF_TIMEOUT_MS = 120_000;
+
+/**
+ * After a stop (Ctrl-C, SIGTERM), how long a Salesforce request in flight, or one started since
+ * (the run's record), may still take: the batch in flight usually ends, a held one does not hold
+ * the run (and its lock) for the whole timeout.
+ */
+const STOP_GRACE_MS = 5_000;
+
+/** How each request of a session is bounded: its timeout, and the run's stop. */
+interface Bounds {
+  timeoutMs: number;
+  stop?: AbortSignal | undefined;
+}
+
+/** A signal aborted STOP_GRACE_MS after the stop (or after now, if the stop came already), with the stop's reason. */
+function graceAfter(stop: AbortSignal | undefined): { signal?: AbortSignal; dispose(): void } {
+  if (stop === undefined) return { dispose: () => undefined };
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (): void => void (timer = setTimeout(() => controller.abort(stop.reason), STOP_GRACE_MS));
+  if (stop.aborted) arm();
+  else stop.addEventListener('abort', arm, { once: true });
+  return {
+    signal: controller.signal,
+    dispose() {
+      clearTimeout(timer);
+      stop.removeEventListener('abort', arm);
+    },
+  };
+}
+
+/** Whether an error must pass every wrapper unchanged: it says what to fix, or that the run was stopped. */
+export const passesThrough = (err: unknown): boolean => err instanceof RedirectError || err instanceof ProxyError || err instanceof InterruptedError;
 
 /** Posts one OAuth token request. Error text comes from Salesforce's error fields, never from our parameters. */
-async function requestToken(loginUrl: string, params: Record<string, string>): Promise<TokenResponse> {
+async function requestToken(loginUrl: string, params: Record<string, string>, bounds: Bounds): Promise<TokenResponse> {
   const url = `${loginUrl.replace(/\/+$/, '')}/services/oauth2/token`;
   let res: PlainAnswer;
+  const grace = graceAfter(bounds.stop);
   try {
     const form = new URLSearchParams(params).toString();
-    res = await plainRequest(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form, timeoutMs: LOGIN_TIMEOUT_MS });
+    res = await plainRequest(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: form,
+      timeoutMs: bounds.timeoutMs,
+      signal: grace.signal,
+    });
   } catch (err) {
+    if (passesThrough(err)) throw err;
     throw new SalesforceAuthError(`cannot reach the Salesforce login URL ${url}: ${(err as Error).message}`);
+  } finally {
+    grace.dispose();
   }
   const text = res.body;
   const ok = res.status >= 200 && res.status < 300;
@@ -91,31 +135,37 @@ async function requestToken(loginUrl: string, params: Record<string, string>): P
 }
 
 /** One OAuth token request for the login the settings resolved (an access token alone cannot be renewed). */
-function loginWith(login: SalesforceLogin, privateKey: string | undefined): Promise<TokenResponse> {
+function loginWith(login: SalesforceLogin, privateKey: string | undefined, bounds: Bounds): Promise<TokenResponse> {
   switch (login.method) {
     case 'client_credentials':
-      return requestToken(login.loginUrl, { grant_type: 'client_credentials', client_id: login.clientId, client_secret: login.clientSecret });
+      return requestToken(login.loginUrl, { grant_type: 'client_credentials', client_id: login.clientId, client_secret: login.clientSecret }, bounds);
     case 'password':
-      return requestToken(login.loginUrl, { grant_type: 'password', client_id: login.clientId, client_secret: login.clientSecret, username: login.username, password: login.password });
+      return requestToken(login.loginUrl, { grant_type: 'password', client_id: login.clientId, client_secret: login.clientSecret, username: login.username, password: login.password }, bounds);
     case 'jwt':
-      return requestToken(login.loginUrl, {
-        grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
-        assertion: signJwtAssertion({ iss: login.clientId, sub: login.username, aud: login.loginUrl }, privateKey as string),
-      });
+      return requestToken(
+        login.loginUrl,
+        {
+          grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+          assertion: signJwtAssertion({ iss: login.clientId, sub: login.username, aud: login.loginUrl }, privateKey as string),
+        },
+        bounds,
+      );
     case 'access_token':
       return Promise.reject(new SalesforceAuthError('the access token expired or is invalid, and no OAuth credentials are configured to renew it'));
   }
 }
 
-export async function connectSalesforce(settings: SalesforceSettings): Promise<SalesforceSession> {
+/** `stop`: the run's stop; each request then gets STOP_GRACE_MS more at most. */
+export async function connectSalesforce(settings: SalesforceSettings, stop?: AbortSignal): Promise<SalesforceSession> {
   const { login: how } = settings;
+  const bounds: Bounds = { timeoutMs: settings.timeoutMs ?? SF_TIMEOUT_MS, stop };
   const method = how.method;
   let authCalls = 0;
   const privateKey = how.method === 'jwt' ? await readKey(how.privateKeyFile) : undefined;
 
   const login = async (): Promise<TokenResponse> => {
     authCalls++;
-    return loginWith(how, privateKey);
+    return loginWith(how, privateKey, bounds);
   };
 
   // Set by the response observer: a re-authorisation is allowed again once a call has succeeded.
@@ -157,17 +207,17 @@ export async function connectSalesforce(settings: SalesforceSettings): Promise<S
       version: settings.apiVersion,
       ...(method === 'access_token' ? {} : { refreshFn }),
     });
-    // jsforce retries GETs by itself and hides those requests; switch that off so every HTTP call
-    // is seen here and retried (or not) by this tool's policy, for all methods alike.
+    // Every request of the connection goes through this tool's one HTTP function instead of
+    // jsforce's fetch: the same proxy rule, redirect rule (never followed), timeout and stop as the
+    // login and the session check; no retry inside (this tool's policy retries, seeing each call).
     const transport = (made as unknown as { _transport: TransportLike })._transport;
-    const original = transport.httpRequest.bind(transport);
-    transport.httpRequest = (req, options) => {
-      const p = original(req, { ...options, retry: { ...options?.retry, maxRetries: 0 } });
+    transport.httpRequest = (req) => {
+      const p = sendRequest(req, bounds);
       p.then(
         (res) => listeners.forEach((l) => l(req, res, undefined)),
         (err: unknown) => listeners.forEach((l) => l(req, undefined, err)),
       );
-      return p;
+      return streamPromiseOf(p);
     };
     return made;
   };
@@ -182,26 +232,52 @@ export async function connectSalesforce(settings: SalesforceSettings): Promise<S
     onResponse: (l) => listeners.push(l),
     orgId: () => orgId,
     instanceUrl: () => connection?.instanceUrl ?? first.instance_url,
-    getEarly: (path, stop) => (connection ? Promise.resolve(undefined) : getWithoutClient(first, settings.apiVersion, path, listeners, stop)),
+    getEarly: (path, stop) => (connection ? Promise.resolve(undefined) : getWithoutClient(first, settings.apiVersion, path, listeners, { ...bounds, stop })),
   };
 }
 
-/** Longest wait for the early answer; past it the call is made again through the connection. */
-const EARLY_TIMEOUT_MS = 30_000;
+/** One request of jsforce's connection, sent by plainRequest; the answer as jsforce's transport gives it. */
+async function sendRequest(req: HttpRequest, bounds: Bounds): Promise<HttpResponse> {
+  const grace = graceAfter(bounds.stop);
+  const headers = Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k, String(v)]));
+  const body = typeof req.body === 'string' || Buffer.isBuffer(req.body) ? req.body : undefined;
+  try {
+    const a = await plainRequest(req.url, { method: req.method, headers, body, timeoutMs: bounds.timeoutMs, signal: grace.signal });
+    return { statusCode: a.status, headers: flatHeaders(a.headers), body: a.body };
+  } finally {
+    grace.dispose();
+  }
+}
+
+const flatHeaders = (h: PlainAnswer['headers']): Record<string, string> => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
+
+/** The answer as jsforce's HttpApi takes it: a promise with the body's stream beside it. */
+function streamPromiseOf(p: Promise<HttpResponse>): StreamPromise<HttpResponse> {
+  const body = new PassThrough();
+  p.then(
+    (res) => body.end(res.body),
+    () => body.end(),
+  );
+  return Object.assign(
+    p.then((r) => r),
+    { stream: () => body },
+  ) as unknown as StreamPromise<HttpResponse>;
+}
 
 /** getEarly's request: the token as jsforce sends it, the answer shown to the listeners as jsforce's are. */
-async function getWithoutClient(session: TokenResponse, apiVersion: string, path: string, listeners: ResponseListener[], stop?: AbortSignal): Promise<unknown> {
+async function getWithoutClient(session: TokenResponse, apiVersion: string, path: string, listeners: ResponseListener[], bounds: Bounds): Promise<unknown> {
   const url = `${session.instance_url.replace(/\/+$/, '')}/services/data/v${apiVersion}${path}`;
   const req: HttpRequest = { method: 'GET', url };
   let answer: PlainAnswer;
   try {
-    answer = await plainRequest(url, { method: 'GET', headers: { authorization: `Bearer ${session.access_token}`, accept: 'application/json' }, timeoutMs: EARLY_TIMEOUT_MS, signal: stop });
+    answer = await plainRequest(url, { method: 'GET', headers: { authorization: `Bearer ${session.access_token}`, accept: 'application/json' }, timeoutMs: bounds.timeoutMs, signal: bounds.stop });
   } catch (err) {
-    if (stop?.aborted) throw err;
+    // A redirect, a proxy's refusal or a stop is the answer: asking again through the connection
+    // would meet the same, later. Anything else (a timeout, a reset) is asked again there.
+    if (bounds.stop?.aborted || passesThrough(err)) throw err;
     return undefined;
   }
-  const headers = Object.fromEntries(Object.entries(answer.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
-  listeners.forEach((l) => l(req, { statusCode: answer.status, headers, body: answer.body }, undefined));
+  listeners.forEach((l) => l(req, { statusCode: answer.status, headers: flatHeaders(answer.headers), body: answer.body }, undefined));
   if (answer.status < 200 || answer.status >= 300) return undefined;
   try {
     return JSON.parse(answer.body) as unknown;

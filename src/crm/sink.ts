@@ -62,8 +62,9 @@ export class SalesforceSink implements AuditSink {
     this.bulkOptions = { ...DEFAULT_BULK, ...options.bulk };
   }
 
-  static async connect(settings: SalesforceSettings, extra: Partial<SinkOptions> = {}): Promise<SalesforceSink> {
-    const session = await connectSalesforce(settings);
+  /** `stop`: the run's stop, which ends its requests in flight (connection.ts's STOP_GRACE_MS). */
+  static async connect(settings: SalesforceSettings, extra: Partial<SinkOptions> = {}, stop?: AbortSignal): Promise<SalesforceSink> {
+    const session = await connectSalesforce(settings, stop);
     return new SalesforceSink(session, { bulkThreshold: settings.bulkThreshold, maxApiUsage: settings.maxApiUsage, ...extra });
   }
 

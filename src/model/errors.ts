@@ -175,6 +175,21 @@ export class RunLockedError extends Error {
   override readonly name = 'RunLockedError';
 }
 
+/**
+ * A server answered with a redirect (to another host, or the same): no client of this tool
+ * follows one, so no API key or token reaches a host it was not given for. The message names both.
+ */
+export class RedirectError extends Error {
+  override readonly name = 'RedirectError';
+  readonly code = 'ERR_REDIRECT';
+}
+
+/** The proxy of HTTPS_PROXY / HTTP_PROXY refused or did not answer: the message names it (no credentials). */
+export class ProxyError extends Error {
+  override readonly name = 'ProxyError';
+  readonly code = 'ERR_PROXY';
+}
+
 interface ErrorRule {
   /** What went wrong, in a word (the --json error's `name` stays the class name). */
   kind: string;
@@ -203,6 +218,20 @@ const ERROR_TABLE: readonly ErrorRule[] = [
   },
   { kind: 'refused', matches: (e) => e instanceof RefusedError, fatal: true, exit: EXIT.USAGE, actions: ['svc-sync audit   (read-only: see what differs)', 'svc-sync doctor'] },
   { kind: 'salesforce-auth', matches: (e) => e instanceof SalesforceAuthError, fatal: true, exit: EXIT.USAGE, actions: ['check the SF_* settings', 'svc-sync doctor'] },
+  {
+    kind: 'redirect',
+    matches: (e) => e instanceof RedirectError,
+    fatal: true,
+    exit: EXIT.USAGE,
+    actions: ['check SVC_API_URL, SF_INSTANCE_URL and SF_LOGIN_URL, and any proxy in between', 'svc-sync doctor'],
+  },
+  {
+    kind: 'proxy',
+    matches: (e) => e instanceof ProxyError,
+    fatal: true,
+    exit: EXIT.USAGE,
+    actions: ['check HTTPS_PROXY, HTTP_PROXY and NO_PROXY', 'svc-sync doctor'],
+  },
   { kind: 'queue', matches: (e) => e instanceof QueueError, fatal: true, exit: EXIT.USAGE, actions: ['check SVC_QUEUE_URL (or SVC_QUEUE_PATH) and that the database is reachable', 'svc-sync queue'] },
   {
     kind: 'interrupted',

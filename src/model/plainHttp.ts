@@ -1,10 +1,12 @@
 /**
- * One request with Node's own HTTP client, for what a run sends before its heavy clients have
- * loaded: the OAuth token call and the session check (jsforce's core costs more to load than
- * Node's own start, and so does fetch's client, undici, on its first call), and the first platform
- * request, sent while got loads. node:http is loaded anyway (node:https only for an https URL).
+ * One request with Node's own HTTP client: the OAuth token call and the session check (jsforce's
+ * core costs more to load than Node's own start, and so does fetch's client, undici, on its first
+ * call), the first platform request, sent while got loads, and every request of jsforce's
+ * connection (its transport is this function: connection.ts). The proxy and redirect rules of
+ * httpRules.ts apply; node:https is loaded only for an https URL.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { agentFor, redirectOf } from './httpRules.js';
 
 export interface PlainAnswer {
   status: number;
@@ -13,25 +15,37 @@ export interface PlainAnswer {
 }
 
 interface PlainRequest {
-  method: 'GET' | 'POST';
+  method: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer | undefined;
   timeoutMs: number;
   signal?: AbortSignal | undefined;
 }
 
-/** Rejects on a network error, on `timeoutMs` without an answer, and with the signal's reason when it is aborted. */
+/**
+ * Rejects on a network error, on `timeoutMs` without the whole answer, on a redirect (a
+ * RedirectError naming both hosts: never followed), and with the signal's reason when it is aborted.
+ */
 export async function plainRequest(url: string, r: PlainRequest): Promise<PlainAnswer> {
   const target = new URL(url);
   const client = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
   const headers = r.body === undefined ? r.headers : { ...r.headers, 'content-length': String(Buffer.byteLength(r.body)) };
+  const agent = agentFor(url, r.timeoutMs);
+  if (r.signal?.aborted) throw r.signal.reason;
   return new Promise((resolve, reject) => {
-    const req = client.request(target, { method: r.method, headers, ...(r.signal ? { signal: r.signal } : {}) }, (res) => {
+    const req = client.request(target, { method: r.method, headers, ...(agent ? { agent } : {}), ...(r.signal ? { signal: r.signal } : {}) }, (res) => {
+      const redirect = redirectOf(r.method, url, res.statusCode ?? 0, res.headers.location);
+      if (redirect !== undefined) {
+        clearTimeout(timer);
+        req.destroy();
+        reject(redirect);
+        return;
+      }
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', (err) => {
         clearTimeout(timer);
-        reject(err);
+        reject(r.signal?.aborted ? (r.signal.reason as unknown) : err);
       });
       res.on('end', () => {
         clearTimeout(timer);

@@ -8,11 +8,13 @@
  * a PlatformError with method, path, status and the API's message only.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Agent as HttpsAgent } from 'node:https';
 import type { Got, Response } from 'got';
 import { oneLine } from '../config/echo.js';
 import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts } from '../model/ports.js';
-import { PlatformError, type PlatformErrorKind } from '../model/errors.js';
+import { PlatformError, ProxyError, RedirectError, type PlatformErrorKind } from '../model/errors.js';
+import { agentFor, redirectOf } from '../model/httpRules.js';
 import { plainRequest } from '../model/plainHttp.js';
 import { sleep } from '../model/sleep.js';
 import { RatePacer, retryAfterMs, stoppableSleep, type OnWait, type RateLimitSnapshot } from './rateLimit.js';
@@ -102,7 +104,11 @@ const headersOf = (settings: PlatformSettings): Record<string, string> => ({ 'x-
 const baseOf = (settings: PlatformSettings): string => settings.apiUrl.replace(/\/+$/, '');
 
 function extendGot(got: Got, settings: PlatformSettings, stop: AbortSignal | undefined): Got {
+  // The proxy rule of every client (httpRules.ts): one base URL, so one agent (or Node's own);
+  // for an https URL it is an https agent.
+  const agent = agentFor(baseOf(settings), settings.timeoutMs);
   return got.extend({
+    ...(agent ? { agent: { http: agent, https: agent as HttpsAgent } } : {}),
     // A stopped run abandons its requests in flight instead of waiting out a stalled one.
     ...(stop ? { signal: stop } : {}),
     prefixUrl: `${baseOf(settings)}/v1`,
@@ -114,6 +120,7 @@ function extendGot(got: Got, settings: PlatformSettings, stop: AbortSignal | und
     // Statuses are classified below; a text body means an HTML error page cannot crash JSON.parse.
     throwHttpErrors: false,
     responseType: 'text',
+    // The redirect rule of every client: never followed (the API key would go along); send() names both hosts.
     followRedirect: false,
   });
 }
@@ -182,10 +189,12 @@ function classify(status: number, parsed: ParsedBody): PlatformErrorKind {
   return 'bad_request';
 }
 
+const codeOf = (error: unknown): string => (error !== null && typeof error === 'object' && 'code' in error ? String((error as { code: unknown }).code) : 'UNKNOWN');
+
 /** A got failure reduced to a code: its message and options are never passed on. */
 function networkFailure(error: unknown, timeoutMs: number): { kind: PlatformErrorKind; message: string; retryable: boolean } {
   const name = error instanceof Error ? error.name : '';
-  const code = error !== null && typeof error === 'object' && 'code' in error ? String((error as { code: unknown }).code) : 'UNKNOWN';
+  const code = codeOf(error);
   if (name === 'TimeoutError' || code === 'ETIMEDOUT') {
     return { kind: 'timeout', message: `no response within ${timeoutMs} ms`, retryable: true };
   }
@@ -286,6 +295,9 @@ export class PlatformHttp {
       this.pacer.settle(ticket);
       // Abandoned because the run was stopped: not the record's failure, never retried.
       if (this.hooks.stop?.aborted) throw this.hooks.stop.reason;
+      // A redirect or a proxy's refusal: the same for every request of the run, and a setting to fix.
+      if (error instanceof RedirectError) throw error;
+      if (codeOf(error) === 'ERR_PROXY') throw new ProxyError((error as Error).message);
       const failure = networkFailure(error, this.settings.timeoutMs);
       const failed = new PlatformError(failure.kind, 'GET', shown, undefined, failure.message);
       return failure.retryable ? { kind: 'transient', status: undefined, error: failed } : { kind: 'final', status: undefined, error: failed };
@@ -340,6 +352,8 @@ export class PlatformHttp {
       return { statusCode: a.status, headers: a.headers, body: a.body };
     }
     const r: Response<string> = await (await this.got()).get(path, searchParams ? { searchParams } : {});
+    const redirect = redirectOf('GET', r.url, r.statusCode, r.headers.location);
+    if (redirect !== undefined) throw redirect;
     return { statusCode: r.statusCode, headers: r.headers, body: r.body };
   }
 

@@ -84,7 +84,7 @@ function commandSource(settings: Settings, onNote: OnNote, stop: AbortSignal | u
  * read): an expired session that cannot be renewed ends the run with exit 2 here.
  */
 async function verifiedSink(settings: Settings, stop: AbortSignal | undefined): Promise<{ sink: SalesforceSink; org: OrgIdentity }> {
-  const sink = await SalesforceSink.connect(settings.salesforce);
+  const sink = await SalesforceSink.connect(settings.salesforce, {}, stop);
   return { sink, org: await sink.verifySession(stop) };
 }
 
@@ -154,7 +154,7 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
       learnedHere = true;
     }
     sources.length = 0;
-    sink ??= SalesforceSink.connect(settings.salesforce).catch((error: unknown) => {
+    sink ??= SalesforceSink.connect(settings.salesforce, {}, extra.stop).catch((error: unknown) => {
       sink = undefined;
       throw error;
     });

@@ -15,9 +15,10 @@ import { renderAudit, writeDriftCsv } from '../render/auditTables.js';
 import { outputFileOf, runCommand, type CommandContext, type CommandResult, type SetExit } from '../runner.js';
 import { RunSession } from '../runSession.js';
 import { auditRunStatus } from '../runStatus.js';
-import { CLI_BATCH_SIZE, lockRun, parseBatchSize } from '../runEngine.js';
+import { CLI_BATCH_SIZE, lockRun, parseBatchSize, type WaitValue } from '../runEngine.js';
 import type { RunLock } from '../../sync/run/runLock.js';
 import { optionRules, parsedOption } from './optionRules.js';
+import { waitOption } from './runOptions.js';
 import { parseTypes } from './sync.js';
 import { helpAfter } from '../helpText.js';
 import { whereLines, whereOf, type Where } from '../where.js';
@@ -31,7 +32,7 @@ interface AuditOptions {
   batchSize: number;
   maxDelete?: Limit;
   maxFix?: Limit;
-  wait?: boolean;
+  wait?: WaitValue;
 }
 
 /** Fails before any request when the report file cannot be written: nothing half-done. */
@@ -100,7 +101,7 @@ function auditOptions(program: Command): Command {
     )
     .addOption(parsedOption('--max-fix <n|p%>', 'with --fix: most stale records overwritten per object, a number or a share (default: 10 %, at most 500)', (raw) => parseLimit(raw, '--max-fix')))
     .option('--report <file>', 'write every drift row as CSV to this file')
-    .option('--wait', 'with --fix or --delete-orphans: when another run holds the state, wait for it instead of exiting 75')
+    .addOption(waitOption('with --fix or --delete-orphans: '))
     .addOption(parsedOption('--batch-size <n>', 'records compared together (bounds memory)', parseBatchSize))
     .addHelpText('after', AUDIT_HELP);
   return optionRules(cmd, [
@@ -123,7 +124,7 @@ async function audit(ctx: CommandContext, opts: AuditOptions): Promise<CommandRe
   try {
     const writes = Boolean(opts.fix || opts.deleteOrphans) && !globals.dryRun;
     // Only a writing audit takes the run lock: a read-only one may run beside a sync.
-    if (writes) lock = await lockRun(ctx, undefined, Boolean(opts.wait), session);
+    if (writes) lock = await lockRun(ctx, undefined, opts.wait, session);
     const profileWarnings: string[] = [];
     const learn = { profileFile: profileFileFor(undefined, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => profileWarnings.push(w) };
     const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, learn, writes);

@@ -90,6 +90,8 @@ interface LockOptions {
   command: string;
   /** Wait for the running one instead of exiting at once. */
   wait: boolean;
+  /** The longest wait (`--wait 10m`), DEFAULT_WAIT_MS when not given: then exit 75 as without --wait. */
+  waitMs?: number | undefined;
   /** Said once when this run starts waiting. */
   onWait?: (line: string) => void;
   /** Ctrl-C / SIGTERM while waiting: the reason (an InterruptedError) is thrown. */
@@ -98,19 +100,30 @@ interface LockOptions {
   pollMs?: number;
 }
 
-/** Takes the lock of `stateDir`, or throws RunLockedError naming the run holding it (exit 75). */
+/** A bare `--wait`'s bound: a cron run never waits for ever behind a run that hangs. */
+export const DEFAULT_WAIT_MS = 30 * 60_000;
+
+/** "90 s", "10 min", "2 h" */
+export const waitSpan = (ms: number): string => (ms < 120_000 ? `${Math.round(ms / 1000)} s` : ms < 7_200_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 3_600_000)} h`);
+
+/** Takes the lock of `stateDir`, or throws RunLockedError naming the run holding it (exit 75), at once or after the wait's bound. */
 export async function acquireRunLock(stateDir: string, opts: LockOptions): Promise<RunLock> {
   const file = runLockFile(stateDir);
-  let announced = false;
+  const waitMs = opts.waitMs ?? DEFAULT_WAIT_MS;
+  let startedAt: number | undefined;
   for (;;) {
     const db = tryLock(file);
     if (db !== undefined) return holding(file, db, opts.command);
     const holder = describeHolder(readHolder(file));
     if (!opts.wait) throw new RunLockedError(`another svc-sync run holds ${file} (${holder}); this one did nothing: let it finish, or add --wait`);
-    if (!announced) opts.onWait?.(`waiting for the run holding ${file} (${holder})`);
-    announced = true;
+    if (startedAt === undefined) {
+      startedAt = Date.now();
+      opts.onWait?.(`waiting up to ${waitSpan(waitMs)} for the run holding ${file} (${holder})`);
+    } else if (Date.now() - startedAt >= waitMs) {
+      throw new RunLockedError(`waited ${waitSpan(waitMs)} (the --wait bound) for the run holding ${file} (${holder}); this one did nothing`);
+    }
     if (opts.stop?.aborted) throw opts.stop.reason instanceof InterruptedError ? opts.stop.reason : new InterruptedError('SIGINT');
-    await sleep(opts.pollMs ?? 500);
+    await sleep(Math.min(opts.pollMs ?? 500, Math.max(0, startedAt + waitMs - Date.now())));
   }
 }
 

@@ -1,0 +1,168 @@
+/**
+ * The rules every HTTP client of this tool follows, in one place: the platform's got and its
+ * first request, the Salesforce session check, the OAuth token call and jsforce's transport.
+ * - Proxy: HTTPS_PROXY / HTTP_PROXY / NO_PROXY (lower case first, as undici's
+ *   EnvHttpProxyAgent reads them); a proxied request goes through a CONNECT tunnel.
+ * - Redirects: never followed. A 3xx is an error naming both hosts, so no API key or token is
+ *   carried to another origin by a client, a proxy in front, or a forged answer.
+ * Timeouts are the callers' settings (SVC_TIMEOUT_MS, SF_TIMEOUT_MS), applied by plainHttp.ts and
+ * got as one bound on the whole exchange.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { Duplex } from 'node:stream';
+import tls from 'node:tls';
+import { ProxyError, RedirectError } from './errors.js';
+
+type Env = Record<string, string | undefined>;
+
+/** The proxy URL of a request to `url`, or undefined: none set, or NO_PROXY covers the host. */
+export function proxyFor(url: string, env: Env = process.env): string | undefined {
+  const target = new URL(url);
+  const plain = (env.http_proxy ?? env.HTTP_PROXY)?.trim() || undefined;
+  // An https request without an https proxy uses the http one, as EnvHttpProxyAgent does.
+  const proxy = target.protocol === 'https:' ? (env.https_proxy ?? env.HTTPS_PROXY)?.trim() || plain : plain;
+  if (proxy === undefined) return undefined;
+  return bypassed(target, env.no_proxy ?? env.NO_PROXY ?? '') ? undefined : proxy;
+}
+
+const defaultPort = (u: URL): string => u.port || (u.protocol === 'https:' ? '443' : '80');
+const bareHost = (host: string): string => host.replace(/^\[|\]$/g, '').toLowerCase();
+
+/**
+ * Whether NO_PROXY covers the target: `*`, a host (and its subdomains, as curl reads it), a
+ * `.domain` or `*.domain` suffix, an IP, each optionally with `:port`; commas or spaces between.
+ */
+function bypassed(target: URL, noProxy: string): boolean {
+  const host = bareHost(target.hostname);
+  const port = defaultPort(target);
+  for (const raw of noProxy.split(/[,\s]+/)) {
+    const entry = raw.trim().toLowerCase();
+    if (entry === '') continue;
+    if (entry === '*') return true;
+    const m = /^(\[[^\]]+\]|[^:]+|[0-9a-f:]+)(?::(\d+))?$/.exec(entry);
+    const name = bareHost(m?.[1] ?? entry).replace(/^\*?\./, '');
+    if (m?.[2] !== undefined && m[2] !== port) continue;
+    if (host === name || host.endsWith(`.${name}`)) return true;
+  }
+  return false;
+}
+
+/** A proxy URL as a message may show it: without a user name or password. */
+export function shownProxy(proxy: string): string {
+  try {
+    const u = new URL(proxy);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return '(the proxy setting)';
+  }
+}
+
+/** Opens a CONNECT tunnel to host:port through `proxy`, within `timeoutMs`. */
+function openTunnel(proxy: URL, host: string, port: string, timeoutMs: number): Promise<Duplex> {
+  const shown = shownProxy(proxy.href);
+  const headers: Record<string, string> = { host: `${host}:${port}` };
+  if (proxy.username !== '') {
+    const user = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
+    headers['proxy-authorization'] = `Basic ${Buffer.from(user).toString('base64')}`;
+  }
+  const client = proxy.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request({ host: bareHost(proxy.hostname), port: defaultPort(proxy), method: 'CONNECT', path: `${host}:${port}`, headers, agent: false });
+    const timer = setTimeout(() => req.destroy(new ProxyError(`proxy ${shown}: no answer to CONNECT ${host}:${port} within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    const refuse = (status: number | undefined): void => {
+      clearTimeout(timer);
+      reject(new ProxyError(`proxy ${shown} refused CONNECT to ${host}:${port} (HTTP ${status ?? '?'})`));
+    };
+    req.on('connect', (res: http.IncomingMessage, socket: Duplex) => {
+      clearTimeout(timer);
+      if (res.statusCode === 200) return resolve(socket);
+      socket.destroy();
+      refuse(res.statusCode);
+    });
+    // A proxy that answers CONNECT with a plain response instead of a tunnel.
+    req.on('response', (res: http.IncomingMessage) => {
+      res.resume();
+      refuse(res.statusCode);
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(err instanceof ProxyError ? err : new ProxyError(`proxy ${shown} cannot be reached (${err.code ?? err.message})`));
+    });
+    req.end();
+  });
+}
+
+type Created = (err: Error | null, socket?: Duplex) => void;
+interface ConnectOptions {
+  host?: string | null | undefined;
+  port?: number | string | null | undefined;
+  servername?: string | undefined;
+}
+
+/** Node's agents, with each connection opened through the proxy's tunnel. */
+class TunnelHttpAgent extends http.Agent {
+  constructor(
+    private readonly proxy: URL,
+    private readonly timeoutMs: number,
+  ) {
+    super({ keepAlive: true });
+  }
+  override createConnection(options: ConnectOptions, created: Created): undefined {
+    openTunnel(this.proxy, String(options.host), String(options.port ?? 80), this.timeoutMs).then((s) => created(null, s), created);
+    return undefined;
+  }
+}
+
+class TunnelHttpsAgent extends https.Agent {
+  constructor(
+    private readonly proxy: URL,
+    private readonly timeoutMs: number,
+  ) {
+    super({ keepAlive: true });
+  }
+  override createConnection(options: ConnectOptions & tls.ConnectionOptions, created: Created): undefined {
+    const host = String(options.host);
+    openTunnel(this.proxy, host, String(options.port ?? 443), this.timeoutMs).then((socket) => created(null, tls.connect({ ...options, socket, servername: options.servername ?? host })), created);
+    return undefined;
+  }
+}
+
+const agents = new Map<string, http.Agent>();
+
+/** The agent a request to `url` goes through: a tunnel through the proxy, or Node's default (undefined). */
+export function agentFor(url: string, timeoutMs: number): http.Agent | undefined {
+  const proxy = proxyFor(url);
+  if (proxy === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(proxy);
+  } catch {
+    throw new ProxyError(`the proxy setting is not a URL (HTTPS_PROXY / HTTP_PROXY)`);
+  }
+  const secure = new URL(url).protocol === 'https:';
+  const key = `${secure ? 's' : 'p'} ${parsed.href} ${timeoutMs}`;
+  let agent = agents.get(key);
+  if (agent === undefined) {
+    agent = secure ? new TunnelHttpsAgent(parsed, timeoutMs) : new TunnelHttpAgent(parsed, timeoutMs);
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const originOf = (url: string, base?: string): string => {
+  try {
+    return new URL(url, base).origin;
+  } catch {
+    return '(an unreadable location)';
+  }
+};
+
+/** The error a redirect answer is, or undefined for any other answer. */
+export function redirectOf(method: string, url: string, status: number, location: string | string[] | undefined): RedirectError | undefined {
+  if (!REDIRECTS.has(status)) return undefined;
+  const where = Array.isArray(location) ? location[0] : location;
+  const to = where === undefined ? '(no location)' : originOf(where, url);
+  return new RedirectError(`${method} ${originOf(url)} answered ${status}, a redirect to ${to}: not followed, no credential is sent on (check the URL setting and any proxy in between)`);
+}
