@@ -226,11 +226,11 @@ describe('2. one run at a time', () => {
     try {
       await until('the first run to reach the platform', () => stack.platform.faults.pending() === 0);
       const waiting = start(stack, ['sync', '--wait'], cwd);
-      await until('the waiting run to say so', () => /waiting for the run holding /.test(waiting.stderr()));
+      await until('the waiting run to say so', () => /waiting up to .* for the run holding /.test(waiting.stderr()));
       process.kill(waiting.pid, 'SIGTERM');
       const stopped = await waiting.done;
       expect(stopped.code).toBe(143);
-      const lines = stderrLines(stopped.stderr).filter((l) => !l.startsWith('waiting for'));
+      const lines = stderrLines(stopped.stderr).filter((l) => !l.startsWith('waiting up to'));
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/stopped by SIGTERM while waiting for the run holding .*run\.lock: this run did nothing; run again with: svc-sync sync --wait$/);
       expect(stopped.stderr).not.toContain('progress saved');
