@@ -8,6 +8,7 @@
  *
  *   npm run build && node dist/bench/sync-full.js [donations=5000]
  *   npm run build && node dist/bench/sync-full.js --latency 20 [donations=300]
+ *   npm run build && node dist/bench/sync-full.js --vendor-shape [size=5000]
  *
  * --latency MS: a small site with MS of latency on every request to either server (the fakes'
  * latencyMs: the round trip of a real network), and the figure is wall time: the built CLI's
@@ -44,6 +45,7 @@ import { SYNC_ORDER } from '../src/model/objects.js';
 import { SyncEngine } from '../src/sync/engine.js';
 import type { PlatformRequestCounts } from '../src/model/ports.js';
 import { runCli } from '../fixtures/cli.js';
+import { siteFor } from './sites.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { generateSite, type Site, type SiteOptions } from '../fixtures/platform/site.js';
 
@@ -470,6 +472,56 @@ async function latencyParent(donations: number, latencyMs: number): Promise<void
   }
 }
 
+/** Figures of `--vendor-shape` measured on this site before issue 38 (list-shape samples by id on every real site). */
+const VENDOR_BEFORE = { first: 140, second: 54, perRecordFirst: 0.0287 };
+/** The same two runs before the list-shape check existed (the fourth wave). */
+const VENDOR_OLDER = { first: 54, second: 54 };
+
+/**
+ * `--vendor-shape`: the built CLI's `sync --all`, twice from one state folder, on the site's
+ * vendor shape (segments without end_date, subscriptions linked by project_id / segment_id):
+ * what the list-shape check costs a real site, per record written, beside the naive approach.
+ */
+async function vendorParent(size: number): Promise<void> {
+  // The medium site of bench/sites.ts (backfill's 5,000), no dangling parents.
+  const options: SiteOptions = { ...siteFor(size, 0), vendorShape: true };
+  const stack = await startStack({ site: options });
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-vendor-'));
+  try {
+    const runs: Array<{ total: number; list: number; byId: number; byIdBy: string; code: number; learned: string[] }> = [];
+    for (let i = 0; i < 2; i++) {
+      stack.platform.resetCounts();
+      const { code, stderr } = await runCli(['sync', '--all'], { cwd, env: { HOME: cwd, ...stack.env } });
+      const p = stack.platform.requests;
+      const byIdBy =
+        Object.entries(p.byId)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') || 'none';
+      const learned = stderr.split('\n').filter((l) => l.includes('platform:'));
+      runs.push({ total: p.total, list: p.listTotal, byId: p.byIdTotal, byIdBy, code, learned });
+    }
+    const written = OBJECTS.filter((o) => o !== 'Svc_ActionQuestion__c').reduce((n, o) => n + stack.salesforce.records(o).length, 0);
+    const site = stack.platform.site;
+    const naive = Object.values(site).reduce((n, list) => n + list.length, 0) - site.user.length + site.action.length;
+    console.log(`sync-full --vendor-shape: a ${size}-record site, segments without end_date, subscriptions linked by project_id / segment_id; ${written} records written (questions aside)`);
+    const per = (n: number): string => (n / Math.max(1, written)).toFixed(4);
+    runs.forEach((r, i) => {
+      const before = i === 0 ? VENDOR_BEFORE.first : VENDOR_BEFORE.second;
+      const older = i === 0 ? VENDOR_OLDER.first : VENDOR_OLDER.second;
+      const target = i === 0 ? 0.013 : 0.011;
+      console.log(
+        `  ${i === 0 ? 'first' : 'second'} sync --all: ${r.total} platform requests (list ${r.list}, by id ${r.byId}: ${r.byIdBy}) = ${per(r.total)} a record (target <= ${target}); ` +
+          `before issue 38 ${before} (${per(before)}), before the list-shape check ${older}; exit ${r.code}`,
+      );
+      for (const line of r.learned) console.log(`    ${line.trim()}`);
+    });
+    console.log(`  naive (1 fetch per record, owners too): ${naive} platform requests = ${per(naive)} a record`);
+  } finally {
+    await stack.close();
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
 const args = process.argv.slice(2);
 const latencyAt = args.indexOf('--latency');
 if (latencyAt >= 0) {
@@ -477,6 +529,11 @@ if (latencyAt >= 0) {
   if (!(latencyMs >= 0)) throw new Error('--latency: milliseconds per request, e.g. 20');
   const rest = args.filter((_, i) => i !== latencyAt && i !== latencyAt + 1);
   latencyParent(Number(rest[0] ?? 300), latencyMs).catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  });
+} else if (args[0] === '--vendor-shape') {
+  vendorParent(Number(args[1] ?? 5_000)).catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : String(error));
     process.exitCode = 1;
   });

@@ -43,6 +43,8 @@ import type { PlatformProfile } from '../src/model/platformProfile.js';
 
 /** `--one-at-a-time`: only part 3 (on a warm org of the same site), without the 2,000-event bursts. */
 const onlyOneAtATime = process.argv.includes('--one-at-a-time');
+/** `--vendor-shape`: the site as the vendor's examples have it (segments without end_date, subscriptions by project_id / segment_id). */
+const vendorShape = process.argv.includes('--vendor-shape');
 const [events = 2000, donations = 1000, concurrency = 32, siteDonations = 5000] = process.argv
   .slice(2)
   .filter((a) => !a.startsWith('--'))
@@ -146,7 +148,7 @@ if (!onlyOneAtATime) {
 /** A warm org: the site mirrored by a full sync (a nightly `sync --all`), and what that sync learned of the platform. */
 async function warmOrg(): Promise<{ stack: Stack; settings: Settings; profile: PlatformProfile; preSeconds: number }> {
   const stack = await startStack({
-    site: { seed: 42, segments: 3, projectsPerSegment: 4, teamsPerProject: 3, companiesPerProject: 2, actionsPerParent: 4, donations: siteDonations, newsletterSubscriptions: 200 },
+    site: { seed: 42, segments: 3, projectsPerSegment: 4, teamsPerProject: 3, companiesPerProject: 2, actionsPerParent: 4, donations: siteDonations, newsletterSubscriptions: 200, vendorShape },
   });
   // The stack's settings as the CLI resolves them; no queue is opened here.
   const settings: Settings = settingsOf(stack.env);
@@ -221,7 +223,7 @@ if (!onlyOneAtATime) {
 {
   const { stack, settings, profile } = await warmOrg();
   try {
-    await oneAtATime(stack, settings, profile);
+    await oneAtATime(stack, settings, profile, vendorShape);
   } finally {
     await stack.close();
   }

@@ -15,8 +15,16 @@ export interface CollectionProfile {
   list?: 'complete' | 'partial';
   /** The keys list records lack (when partial). */
   missing?: string[];
-  /** Ids of records fetched by id so far without telling complete from partial (small pages: runs add up to a verdict). */
+  /** Ids of records fetched by id so far without telling complete from partial (runs add up to a verdict, a few a run). */
   sampled?: number[];
+  /** Keys read (a `|` joins alternative forms) that no list record has carried: while unsettled, looked for by id; under a complete claim, keys the records lack. */
+  unseen?: string[];
+  /** ISO 8601: since when records were taken from list pages while unsettled (what a later "partial" reads again). */
+  listedSince?: string;
+  /** ISO 8601: lists found partial after records were taken from them since then: the next scan reads the whole collection by id. */
+  reread?: string;
+  /** ISO 8601: when the list verdict was learned or last confirmed (a saved claim is confirmed again after a day). */
+  checkedAt?: string;
   /** Records the unfiltered list held when last read (total_entries): what a full scan costs. */
   records?: number;
 }
@@ -44,5 +52,16 @@ function profileFresh(learnedAt: string, now: number = Date.now()): boolean {
 /** The profile to start a run with: the saved one when it is for this base URL and fresh, else an empty one. */
 export function profileFor(saved: PlatformProfile | undefined, baseUrl: string, now: number = Date.now()): PlatformProfile {
   const fresh = saved !== undefined && saved.baseUrl === baseUrl && profileFresh(saved.learnedAt, now);
-  return fresh ? structuredClone(saved) : { baseUrl, learnedAt: new Date(now).toISOString(), collections: {} };
+  if (fresh) return structuredClone(saved);
+  const collections: Record<string, CollectionProfile> = {};
+  // Filters and sizes are learned again; not the list-shape evidence gathered a few records a run,
+  // a re-read still owed, nor a list verdict (confirmed again): a daily run must add up to one.
+  for (const [path, c] of Object.entries(saved?.baseUrl === baseUrl && Date.parse(saved.learnedAt) <= now ? saved.collections : {})) {
+    const kept = { ...(c.sampled ? { sampled: [...c.sampled] } : {}), ...(c.unseen ? { unseen: [...c.unseen] } : {}), ...(c.listedSince ? { listedSince: c.listedSince } : {}) };
+    if (c.reread !== undefined) Object.assign(kept, { list: 'partial', missing: [...(c.missing ?? [])], reread: c.reread });
+    // A complete claim stays, to be confirmed by one record by id (its checkedAt is over a day old).
+    else if (c.list === 'complete' && c.checkedAt !== undefined) Object.assign(kept, { list: 'complete', checkedAt: c.checkedAt });
+    if (Object.keys(kept).length > 0) collections[path] = kept;
+  }
+  return { baseUrl, learnedAt: new Date(now).toISOString(), collections };
 }
