@@ -472,15 +472,15 @@ async function latencyParent(donations: number, latencyMs: number): Promise<void
   }
 }
 
-/** Figures of `--vendor-shape` measured on this site before issue 38 (list-shape samples by id on every real site). */
-const VENDOR_BEFORE = { first: 140, second: 54, perRecordFirst: 0.0287 };
-/** The same two runs before the list-shape check existed (the fourth wave). */
-const VENDOR_OLDER = { first: 54, second: 54 };
+/** `--vendor-shape` on this site, measured on the tree before issue 38 (d80003d): every collection where no list record carries a key read was sampled by id. */
+const VENDOR_BEFORE = { first: 102, second: 57 };
+/** The figures issue 38 reported for its medium site (140 then 54; 54 before the list-shape check). */
+const VENDOR_ISSUE = { first: 140, second: 54 };
 
 /**
  * `--vendor-shape`: the built CLI's `sync --all`, twice from one state folder, on the site's
  * vendor shape (segments without end_date, subscriptions linked by project_id / segment_id):
- * what the list-shape check costs a real site, per record written, beside the naive approach.
+ * what the list-shape check costs a real site, per platform record, beside the naive approach.
  */
 async function vendorParent(size: number): Promise<void> {
   // The medium site of bench/sites.ts (backfill's 5,000), no dangling parents.
@@ -488,7 +488,10 @@ async function vendorParent(size: number): Promise<void> {
   const stack = await startStack({ site: options });
   const cwd = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-vendor-'));
   try {
-    const runs: Array<{ total: number; list: number; byId: number; byIdBy: string; code: number; learned: string[] }> = [];
+    const site = stack.platform.site;
+    const records = Object.values(site).reduce((n, list) => n + list.length, 0);
+    console.log(`sync-full --vendor-shape: a ${records}-record site (bench/sites.ts), segments without end_date, subscriptions linked by project_id / segment_id`);
+    const per = (n: number): string => (n / records).toFixed(4);
     for (let i = 0; i < 2; i++) {
       stack.platform.resetCounts();
       const { code, stderr } = await runCli(['sync', '--all'], { cwd, env: { HOME: cwd, ...stack.env } });
@@ -497,25 +500,15 @@ async function vendorParent(size: number): Promise<void> {
         Object.entries(p.byId)
           .map(([k, v]) => `${k} ${v}`)
           .join(', ') || 'none';
-      const learned = stderr.split('\n').filter((l) => l.includes('platform:'));
-      runs.push({ total: p.total, list: p.listTotal, byId: p.byIdTotal, byIdBy, code, learned });
-    }
-    const written = OBJECTS.filter((o) => o !== 'Svc_ActionQuestion__c').reduce((n, o) => n + stack.salesforce.records(o).length, 0);
-    const site = stack.platform.site;
-    const naive = Object.values(site).reduce((n, list) => n + list.length, 0) - site.user.length + site.action.length;
-    console.log(`sync-full --vendor-shape: a ${size}-record site, segments without end_date, subscriptions linked by project_id / segment_id; ${written} records written (questions aside)`);
-    const per = (n: number): string => (n / Math.max(1, written)).toFixed(4);
-    runs.forEach((r, i) => {
-      const before = i === 0 ? VENDOR_BEFORE.first : VENDOR_BEFORE.second;
-      const older = i === 0 ? VENDOR_OLDER.first : VENDOR_OLDER.second;
-      const target = i === 0 ? 0.013 : 0.011;
+      const [before, issue, target] = i === 0 ? [VENDOR_BEFORE.first, VENDOR_ISSUE.first, 0.013] : [VENDOR_BEFORE.second, VENDOR_ISSUE.second, 0.011];
       console.log(
-        `  ${i === 0 ? 'first' : 'second'} sync --all: ${r.total} platform requests (list ${r.list}, by id ${r.byId}: ${r.byIdBy}) = ${per(r.total)} a record (target <= ${target}); ` +
-          `before issue 38 ${before} (${per(before)}), before the list-shape check ${older}; exit ${r.code}`,
+        `  ${i === 0 ? 'first' : 'second'} sync --all (exit ${code}): ${p.total} platform requests (list ${p.listTotal}, by id ${p.byIdTotal}: ${byIdBy}) = ${per(p.total)} a record (target <= ${target}); ` +
+          `before issue 38 ${before} (${per(before)}); the issue's figure ${issue}`,
       );
-      for (const line of r.learned) console.log(`    ${line.trim()}`);
-    });
-    console.log(`  naive (1 fetch per record, owners too): ${naive} platform requests = ${per(naive)} a record`);
+      for (const line of stderr.split('\n').filter((l) => l.includes('platform:'))) console.log(`    ${line.trim()}`);
+    }
+    const naive = records - site.user.length + site.action.length;
+    console.log(`  naive (1 fetch per record, one per action owner): ${naive} platform requests = ${per(naive)} a record`);
   } finally {
     await stack.close();
     rmSync(cwd, { recursive: true, force: true });

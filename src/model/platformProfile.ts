@@ -40,6 +40,9 @@ export interface PlatformProfile {
   collections: Record<string, CollectionProfile>;
 }
 
+/** In how many runs of 100 a key on 1 record in 10 would have shown in `count` records read by id: the risk doctor and runs state. */
+export const shownIn = (count: number): number => Math.round(100 * (1 - 0.9 ** count));
+
 /** A profile older than this is learned again. */
 const PROFILE_MAX_AGE_MS = 24 * 3_600_000;
 

@@ -14,7 +14,7 @@
  * and the records taken from its lists since the check began are read again (profile `reread`).
  */
 import { RESOURCES, type ApiRecord, type ResourceType } from '../model/apiRecords.js';
-import type { CollectionProfile } from '../model/platformProfile.js';
+import { shownIn, type CollectionProfile } from '../model/platformProfile.js';
 
 /** By-id records that settle a key as absent from the records themselves: a key on 1 record in 10 stays unseen in 44 less than 1 time in 100 (0.9^44). */
 const SHAPE_SAMPLES = 44;
@@ -55,9 +55,6 @@ function spread<T>(records: readonly T[], count: number): T[] {
   if (count <= 0) return [];
   return Array.from({ length: count }, (_, i) => records[Math.floor(((i + 0.5) * records.length) / count)] as T);
 }
-
-/** In how many runs of 100 a key on 1 record in 10 would have shown in `count` records read by id. */
-export const shownIn = (count: number): number => Math.round(100 * (1 - 0.9 ** count));
 
 export class ListShape {
   private readonly checks: Partial<Record<ResourceType, ShapeCheck>> = {};
