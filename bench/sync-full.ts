@@ -7,7 +7,7 @@
  * Figures are printed, never asserted.
  *
  *   npm run build && node dist/bench/sync-full.js [donations=5000]
- *   npm run build && node dist/bench/sync-full.js --latency 20 [donations=300]
+ *   npm run build && node dist/bench/sync-full.js --latency 20 [--vendor-shape] [donations=300]
  *   npm run build && node dist/bench/sync-full.js --vendor-shape [size=5000]
  *
  * --latency MS: a small site with MS of latency on every request to either server (the fakes'
@@ -434,8 +434,8 @@ async function cliRun(stack: Stack): Promise<{ wallMs: number; firstPlatformMs: 
 }
 
 /** A small site over a network of `latencyMs` per request on both sides: what a user waits for. */
-async function latencyParent(donations: number, latencyMs: number): Promise<void> {
-  const options = { ...SITE(donations), newsletterSubscriptions: 20 };
+async function latencyParent(donations: number, latencyMs: number, vendorShape = false): Promise<void> {
+  const options = { ...SITE(donations), newsletterSubscriptions: 20, vendorShape };
   const site = generateSite(options);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-bench-'));
   const idsFile = writeIds(site, dir);
@@ -443,7 +443,7 @@ async function latencyParent(donations: number, latencyMs: number): Promise<void
   const stacks = await Promise.all([0, 1, 2].map(() => startStack({ site: options, latencyMs })));
   const [cliStack, engineStack, naiveStack] = stacks as [Stack, Stack, Stack];
   try {
-    console.log(`sync-full --latency: ${records} records, ${latencyMs} ms per request to the platform and to Salesforce; ${os.cpus().length} cores`);
+    console.log(`sync-full --latency: ${records} records${vendorShape ? ' (vendor shape)' : ''}, ${latencyMs} ms per request to the platform and to Salesforce; ${os.cpus().length} cores`);
     const floor = await measure(engineStack, 'floor');
     process.stderr.write('CLI sync --all...\n');
     const cli = await cliRun(cliStack);
@@ -520,8 +520,8 @@ const latencyAt = args.indexOf('--latency');
 if (latencyAt >= 0) {
   const latencyMs = Number(args[latencyAt + 1]);
   if (!(latencyMs >= 0)) throw new Error('--latency: milliseconds per request, e.g. 20');
-  const rest = args.filter((_, i) => i !== latencyAt && i !== latencyAt + 1);
-  latencyParent(Number(rest[0] ?? 300), latencyMs).catch((error: unknown) => {
+  const rest = args.filter((_, i) => i !== latencyAt && i !== latencyAt + 1 && args[i] !== '--vendor-shape');
+  latencyParent(Number(rest[0] ?? 300), latencyMs, args.includes('--vendor-shape')).catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : String(error));
     process.exitCode = 1;
   });
