@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FakePlatformBehaviour } from '../../fixtures/platform/server.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import { cliJson, removeDir, tempCwd, type JsonRun } from './helpers.js';
+import { cli, cliJson, removeDir, tempCwd, type JsonRun } from './helpers.js';
 
 const SITE = { seed: 4, segments: 2, projectsPerSegment: 2, teamsPerProject: 1, companiesPerProject: 1, actionsPerParent: 1, donations: 40, newsletterSubscriptions: 24 };
 
@@ -186,4 +186,20 @@ describe('a key only some records carry, left out of every list record', () => {
     expect((await cliJson(stack, args, cwd)).code).toBe(0);
     expect(stack.platform.requests.byId['newsletter-subscriptions']).toBeUndefined();
   }, 180_000);
+
+  it('doctor states the risk left on lists not settled yet, and keeps the evidence runs gathered', async () => {
+    stack = await startStack({ site: SITE });
+    cwd = tempCwd('doctor-risk');
+    for (const n of stack.platform.site.newsletter_subscription) delete (n as { consents?: unknown }).consents;
+    expect((await cliJson(stack, ['sync', '--all', '--types', 'newsletter_subscriptions'], cwd)).code).toBe(0);
+    const file = path.join(cwd, '.svc-sync', 'platform-profile.json');
+    const sampled = (): number[] | undefined => (JSON.parse(fs.readFileSync(file, 'utf8')) as { collections: Record<string, { sampled?: number[] }> }).collections['newsletter-subscriptions']?.sampled;
+    expect(sampled()).toHaveLength(1);
+    const doctor = await cli(stack, ['doctor'], cwd);
+    expect(doctor.code).toBe(0);
+    const text = doctor.stdout.replace(/\n {4}/g, ' ');
+    expect(text).toMatch(/ {2}newsletter-subscriptions: not settled: no consents in its lists nor in 2 read by id; a key on 1 record in 10 would have shown 19 times in 100 \(more each run\)/);
+    for (const line of doctor.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+    expect(sampled()).toHaveLength(2);
+  }, 90_000);
 });

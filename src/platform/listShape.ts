@@ -36,6 +36,8 @@ export interface ShapeHost {
 interface ShapeCheck {
   /** Keys read that no list record of the collection has carried (this run, or the runs before while unsettled). */
   unseen: Set<string>;
+  /** Whether `unseen` comes from this run's list records (else from the profile: no list record seen yet). */
+  fromLists: boolean;
   /** Records read by id in this run to look for them (the budget's spending). */
   sampled: Set<number>;
   /** Records read by id in this run anyway (parents, webhook records): evidence at no cost. */
@@ -90,11 +92,22 @@ export class ListShape {
     return [...unseen].some((k) => listed.every((r) => !carries(r, k)));
   }
 
-  private checkOf(type: ResourceType): ShapeCheck {
+  /**
+   * The run's check of a collection. Keys are looked for afresh on this run's list records (a list
+   * may have changed); a by-id record met before any list record is held against the keys earlier
+   * runs' lists lacked (`profile.unseen`).
+   */
+  private checkOf(type: ResourceType, fromLists = true): ShapeCheck {
     const profile = this.host.collection(type);
-    // While unsettled, keys earlier runs' lists lacked are looked for; a claim is held against every key.
-    const unseen = profile.list === undefined ? (profile.unseen ?? this.keysRead(type)) : this.keysRead(type);
-    return (this.checks[type] ??= { unseen: new Set(unseen), sampled: new Set(), anyway: new Set(), before: new Set(profile.sampled ?? []) });
+    const check = (this.checks[type] ??= {
+      unseen: new Set(fromLists || profile.list !== undefined ? this.keysRead(type) : (profile.unseen ?? [])),
+      fromLists,
+      sampled: new Set(),
+      anyway: new Set(),
+      before: new Set(profile.sampled ?? []),
+    });
+    if (fromLists && !check.fromLists) [check.unseen, check.fromLists] = [new Set(this.keysRead(type)), true];
+    return check;
   }
 
   /**
@@ -127,7 +140,7 @@ export class ListShape {
     }
     const found = await this.sample(check, spread(fresh, this.allowance(type, total ?? listed.length) - check.sampled.size), byIdOf);
     if (found.length > 0) return this.partial(type, found);
-    this.weigh(type, total);
+    this.weigh(type, check, total);
   }
 
   /** By-id samples a run may spend on a collection: a tenth of its list pages, one at least (never more than its pages). */
@@ -138,10 +151,9 @@ export class ListShape {
   }
 
   /** After samples found nothing: settled when enough records were read by id, else the evidence so far is kept and its risk said. */
-  private weigh(type: ResourceType, total?: number): void {
+  private weigh(type: ResourceType, check: ShapeCheck, total?: number, sayRisk = true): void {
     const path = RESOURCES[type].path;
     const profile = this.host.collection(type);
-    const check = this.checkOf(type);
     const count = check.before.size + check.sampled.size + check.anyway.size;
     const size = total ?? profile.records;
     const whole = size !== undefined && count >= size;
@@ -159,6 +171,7 @@ export class ListShape {
     profile.unseen = [...check.unseen];
     profile.listedSince ??= new Date().toISOString();
     this.host.changed();
+    if (!sayRisk) return;
     this.host.tell(
       `list pages of ${path} carry no ${keys}, nor do ${count} of their records read by id so far (a key on 1 record in 10 would have shown ${shownIn(count)} times in 100): ` +
         `records are taken from the lists meanwhile; the next runs read a few more by id until ${size !== undefined && size < SHAPE_SAMPLES ? `all ${size}` : SHAPE_SAMPLES} have none, and read them all again by id if one has`,
@@ -173,12 +186,12 @@ export class ListShape {
   noteById(type: ResourceType, record: ApiRecord): void {
     const profile = this.host.collection(type);
     if (profile.list !== undefined || (this.checks[type] === undefined && profile.unseen === undefined)) return;
-    const check = this.checkOf(type);
+    const check = this.checkOf(type, false);
     if (check.unseen.size === 0 || check.sampled.has(record.id) || check.before.has(record.id) || check.anyway.has(record.id)) return;
     const found = [...check.unseen].filter((k) => carries(record, k));
     if (found.length > 0) return this.partial(type, found);
     check.anyway.add(record.id);
-    this.weigh(type);
+    this.weigh(type, check, undefined, false);
   }
 
   /** Fetches the picks by id a few at a time, until one has a key no list record carries: those keys. */
