@@ -7,7 +7,8 @@
  * Figures are printed, never asserted.
  *
  *   npm run build && node dist/bench/sync-full.js [donations=5000]
- *   npm run build && node dist/bench/sync-full.js --latency 20 [donations=300]
+ *   npm run build && node dist/bench/sync-full.js --latency 20 [--vendor-shape] [donations=300]
+ *   npm run build && node dist/bench/sync-full.js --vendor-shape [size=5000]
  *
  * --latency MS: a small site with MS of latency on every request to either server (the fakes'
  * latencyMs: the round trip of a real network), and the figure is wall time: the built CLI's
@@ -44,6 +45,7 @@ import { SYNC_ORDER } from '../src/model/objects.js';
 import { SyncEngine } from '../src/sync/engine.js';
 import type { PlatformRequestCounts } from '../src/model/ports.js';
 import { runCli } from '../fixtures/cli.js';
+import { siteFor } from './sites.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { generateSite, type Site, type SiteOptions } from '../fixtures/platform/site.js';
 
@@ -432,8 +434,8 @@ async function cliRun(stack: Stack): Promise<{ wallMs: number; firstPlatformMs: 
 }
 
 /** A small site over a network of `latencyMs` per request on both sides: what a user waits for. */
-async function latencyParent(donations: number, latencyMs: number): Promise<void> {
-  const options = { ...SITE(donations), newsletterSubscriptions: 20 };
+async function latencyParent(donations: number, latencyMs: number, vendorShape = false): Promise<void> {
+  const options = { ...SITE(donations), newsletterSubscriptions: 20, vendorShape };
   const site = generateSite(options);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-bench-'));
   const idsFile = writeIds(site, dir);
@@ -441,7 +443,7 @@ async function latencyParent(donations: number, latencyMs: number): Promise<void
   const stacks = await Promise.all([0, 1, 2].map(() => startStack({ site: options, latencyMs })));
   const [cliStack, engineStack, naiveStack] = stacks as [Stack, Stack, Stack];
   try {
-    console.log(`sync-full --latency: ${records} records, ${latencyMs} ms per request to the platform and to Salesforce; ${os.cpus().length} cores`);
+    console.log(`sync-full --latency: ${records} records${vendorShape ? ' (vendor shape)' : ''}, ${latencyMs} ms per request to the platform and to Salesforce; ${os.cpus().length} cores`);
     const floor = await measure(engineStack, 'floor');
     process.stderr.write('CLI sync --all...\n');
     const cli = await cliRun(cliStack);
@@ -470,13 +472,61 @@ async function latencyParent(donations: number, latencyMs: number): Promise<void
   }
 }
 
+/** `--vendor-shape` on this site, measured on the tree before issue 38 (d80003d): every collection where no list record carries a key read was sampled by id. */
+const VENDOR_BEFORE = { first: 102, second: 57 };
+/** The figures issue 38 reported for its medium site (140 then 54; 54 before the list-shape check). */
+const VENDOR_ISSUE = { first: 140, second: 54 };
+
+/**
+ * `--vendor-shape`: the built CLI's `sync --all`, twice from one state folder, on the site's
+ * vendor shape (segments without end_date, subscriptions linked by project_id / segment_id):
+ * what the list-shape check costs a real site, per platform record, beside the naive approach.
+ */
+async function vendorParent(size: number): Promise<void> {
+  // The medium site of bench/sites.ts (backfill's 5,000), no dangling parents.
+  const options: SiteOptions = { ...siteFor(size, 0), vendorShape: true };
+  const stack = await startStack({ site: options });
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-vendor-'));
+  try {
+    const site = stack.platform.site;
+    const records = Object.values(site).reduce((n, list) => n + list.length, 0);
+    console.log(`sync-full --vendor-shape: a ${records}-record site (bench/sites.ts), segments without end_date, subscriptions linked by project_id / segment_id`);
+    const per = (n: number): string => (n / records).toFixed(4);
+    for (let i = 0; i < 2; i++) {
+      stack.platform.resetCounts();
+      const { code, stderr } = await runCli(['sync', '--all'], { cwd, env: { HOME: cwd, ...stack.env } });
+      const p = stack.platform.requests;
+      const byIdBy =
+        Object.entries(p.byId)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') || 'none';
+      const [before, issue, target] = i === 0 ? [VENDOR_BEFORE.first, VENDOR_ISSUE.first, 0.013] : [VENDOR_BEFORE.second, VENDOR_ISSUE.second, 0.011];
+      console.log(
+        `  ${i === 0 ? 'first' : 'second'} sync --all (exit ${code}): ${p.total} platform requests (list ${p.listTotal}, by id ${p.byIdTotal}: ${byIdBy}) = ${per(p.total)} a record (target <= ${target}); ` +
+          `before issue 38 ${before} (${per(before)}); the issue's figure ${issue}`,
+      );
+      for (const line of stderr.split('\n').filter((l) => l.includes('platform:'))) console.log(`    ${line.trim()}`);
+    }
+    const naive = records - site.user.length + site.action.length;
+    console.log(`  naive (1 fetch per record, one per action owner): ${naive} platform requests = ${per(naive)} a record`);
+  } finally {
+    await stack.close();
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
 const args = process.argv.slice(2);
 const latencyAt = args.indexOf('--latency');
 if (latencyAt >= 0) {
   const latencyMs = Number(args[latencyAt + 1]);
   if (!(latencyMs >= 0)) throw new Error('--latency: milliseconds per request, e.g. 20');
-  const rest = args.filter((_, i) => i !== latencyAt && i !== latencyAt + 1);
-  latencyParent(Number(rest[0] ?? 300), latencyMs).catch((error: unknown) => {
+  const rest = args.filter((_, i) => i !== latencyAt && i !== latencyAt + 1 && args[i] !== '--vendor-shape');
+  latencyParent(Number(rest[0] ?? 300), latencyMs, args.includes('--vendor-shape')).catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  });
+} else if (args[0] === '--vendor-shape') {
+  vendorParent(Number(args[1] ?? 5_000)).catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : String(error));
     process.exitCode = 1;
   });

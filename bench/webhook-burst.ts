@@ -38,15 +38,31 @@ import { startStack, type Stack } from '../fixtures/stack.js';
 import { postJson } from './live.js';
 import { settingsOf } from '../src/config/load.js';
 import { oneAtATime } from './webhook-one-at-a-time.js';
+import { oneAtATimeCli } from './webhook-serve-cli.js';
+import type { SiteOptions } from '../fixtures/platform/site.js';
 import { keysRead } from '../src/mapping/keysRead.js';
 import type { PlatformProfile } from '../src/model/platformProfile.js';
 
 /** `--one-at-a-time`: only part 3 (on a warm org of the same site), without the 2,000-event bursts. */
 const onlyOneAtATime = process.argv.includes('--one-at-a-time');
+/** `--vendor-shape`: the site as the vendor's examples have it (segments without end_date, subscriptions by project_id / segment_id). */
+const vendorShape = process.argv.includes('--vendor-shape');
 const [events = 2000, donations = 1000, concurrency = 32, siteDonations = 5000] = process.argv
   .slice(2)
   .filter((a) => !a.startsWith('--'))
   .map(Number);
+
+/** The site parts 2 and 3 run on. */
+const siteOf = (): SiteOptions => ({
+  seed: 42,
+  segments: 3,
+  projectsPerSegment: 4,
+  teamsPerProject: 3,
+  companiesPerProject: 2,
+  actionsPerParent: 4,
+  donations: siteDonations,
+  newsletterSubscriptions: 200,
+});
 
 class CountingProcessor implements BatchProcessor {
   calls = 0;
@@ -146,7 +162,7 @@ if (!onlyOneAtATime) {
 /** A warm org: the site mirrored by a full sync (a nightly `sync --all`), and what that sync learned of the platform. */
 async function warmOrg(): Promise<{ stack: Stack; settings: Settings; profile: PlatformProfile; preSeconds: number }> {
   const stack = await startStack({
-    site: { seed: 42, segments: 3, projectsPerSegment: 4, teamsPerProject: 3, companiesPerProject: 2, actionsPerParent: 4, donations: siteDonations, newsletterSubscriptions: 200 },
+    site: { ...siteOf(), vendorShape },
   });
   // The stack's settings as the CLI resolves them; no queue is opened here.
   const settings: Settings = settingsOf(stack.env);
@@ -218,10 +234,19 @@ if (!onlyOneAtATime) {
 }
 
 // 3. On a warm org of its own: part 2's thousand changes, minutes old, would sit in its filtered lists.
-{
+if (process.argv.includes('--cli')) {
+  // As a user runs it: the CLI's sync --all, then serve started in the same folder.
+  const stack = await startStack({ site: { ...siteOf(), vendorShape } });
+  try {
+    console.log(`\n3. one event at a time, the built CLI: sync --all, then serve in the same folder${vendorShape ? ' (vendor-shaped site)' : ''}`);
+    await oneAtATimeCli(stack, vendorShape ? { measured: 4, issue: 19 } : undefined);
+  } finally {
+    await stack.close();
+  }
+} else {
   const { stack, settings, profile } = await warmOrg();
   try {
-    await oneAtATime(stack, settings, profile);
+    await oneAtATime(stack, settings, profile, vendorShape);
   } finally {
     await stack.close();
   }

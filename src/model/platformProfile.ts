@@ -15,8 +15,16 @@ export interface CollectionProfile {
   list?: 'complete' | 'partial';
   /** The keys list records lack (when partial). */
   missing?: string[];
-  /** Ids of records fetched by id so far without telling complete from partial (small pages: runs add up to a verdict). */
+  /** Ids of records fetched by id so far without telling complete from partial (runs add up to a verdict, a few a run). */
   sampled?: number[];
+  /** Keys read (a `|` joins alternative forms) that no list record has carried: while unsettled, looked for by id; under a complete claim, keys the records lack. */
+  unseen?: string[];
+  /** ISO 8601: since when records were taken from list pages while unsettled (what a later "partial" reads again). */
+  listedSince?: string;
+  /** ISO 8601: lists found partial after records were taken from them since then: the next scan reads the whole collection by id. */
+  reread?: string;
+  /** ISO 8601: when the list verdict was learned or last confirmed (a saved claim is confirmed again after a day). */
+  checkedAt?: string;
   /** Records the unfiltered list held when last read (total_entries): what a full scan costs. */
   records?: number;
 }
@@ -31,6 +39,9 @@ export interface PlatformProfile {
   /** By collection path ("donations"). */
   collections: Record<string, CollectionProfile>;
 }
+
+/** In how many runs of 100 a key on 1 record in 10 would have shown in `count` records read by id: the risk doctor and runs state. */
+export const shownIn = (count: number): number => Math.round(100 * (1 - 0.9 ** count));
 
 /** A profile older than this is learned again. */
 const PROFILE_MAX_AGE_MS = 24 * 3_600_000;
@@ -54,6 +65,17 @@ const withoutCredentials = (url: string): string => url.replace(/^([a-z][a-z0-9+
  */
 export function profileFor(saved: PlatformProfile | undefined, baseUrl: string, now: number = Date.now()): PlatformProfile {
   const url = withoutCredentials(baseUrl);
-  const fresh = saved !== undefined && withoutCredentials(saved.baseUrl) === url && profileFresh(saved.learnedAt, now);
-  return fresh ? { ...structuredClone(saved), baseUrl: url } : { baseUrl: url, learnedAt: new Date(now).toISOString(), collections: {} };
+  const sameSite = saved !== undefined && withoutCredentials(saved.baseUrl) === url;
+  if (sameSite && profileFresh(saved.learnedAt, now)) return { ...structuredClone(saved), baseUrl: url };
+  const collections: Record<string, CollectionProfile> = {};
+  // Filters and sizes are learned again; not the list-shape evidence gathered a few records a run,
+  // a re-read still owed, nor a list verdict (confirmed again): a daily run must add up to one.
+  for (const [path, c] of Object.entries(sameSite && Date.parse(saved.learnedAt) <= now ? saved.collections : {})) {
+    const kept = { ...(c.sampled ? { sampled: [...c.sampled] } : {}), ...(c.unseen ? { unseen: [...c.unseen] } : {}), ...(c.listedSince ? { listedSince: c.listedSince } : {}) };
+    if (c.reread !== undefined) Object.assign(kept, { list: 'partial', missing: [...(c.missing ?? [])], reread: c.reread });
+    // A complete claim stays, to be confirmed by one record by id (its checkedAt is over a day old).
+    else if (c.list === 'complete' && c.checkedAt !== undefined) Object.assign(kept, { list: 'complete', checkedAt: c.checkedAt });
+    if (Object.keys(kept).length > 0) collections[path] = kept;
+  }
+  return { baseUrl: url, learnedAt: new Date(now).toISOString(), collections };
 }

@@ -4,20 +4,26 @@
  *
  * A partial list payload leaves a key out of every list record; an optional value is absent here
  * and there. A key some list record carries is not left out, so a list on which every key read
- * shows up settles it at no cost. A key no list record carries is looked for in records fetched by
- * id, spread over the records at hand: one that has it proves the lists partial. While it stays
- * unseen more are fetched, SHAPE_SAMPLES in all (carried over from page to page and, through the
- * profile, from run to run), or every record of a smaller list; until then every record of a page is among those read by id, so nothing is
- * handed out from a list that could be partial. A key carried by 1 record in 10 stays unseen in
- * 44 random records less than 1 time in 100 (0.9^44).
+ * shows up settles it at no cost (a key read in alternative forms, `a|b`, shows up in any of
+ * them). A key no list record carries is looked for in records read by id, on a budget: a run
+ * reads at most a tenth of the collection's list pages by id for it (one at least, never more
+ * than its pages), and by-id reads the run makes anyway count too. Records are taken from the
+ * lists meanwhile; the evidence adds up in the profile from run to run until SHAPE_SAMPLES
+ * records (or every record of a smaller collection) have been read by id without the key. A
+ * record by id that has it proves the lists partial: from then on the collection is read by id,
+ * and the records taken from its lists since the check began are read again (profile `reread`).
  */
 import { RESOURCES, type ApiRecord, type ResourceType } from '../model/apiRecords.js';
-import type { CollectionProfile } from '../model/platformProfile.js';
+import { shownIn, type CollectionProfile } from '../model/platformProfile.js';
 
-/** By-id records that settle a key as absent from the records themselves, not from the lists. */
+/** By-id records that settle a key as absent from the records themselves: a key on 1 record in 10 stays unseen in 44 less than 1 time in 100 (0.9^44). */
 const SHAPE_SAMPLES = 44;
 /** By-id sample requests in flight at once (the client's pacer bounds them further). */
 const SAMPLE_ROUND = 4;
+/** Verification spends at most this share of a collection's list pages a run. */
+const BUDGET_SHARE = 0.1;
+/** A saved claim confirmed this long ago is confirmed again (a profile lives a day at most anyway). */
+export const CONFIRM_AGE_MS = 24 * 3_600_000;
 
 /** What the learner lends the shape check: the collection's profile and the ways to keep and say what is learned. */
 export interface ShapeHost {
@@ -28,13 +34,22 @@ export interface ShapeHost {
 }
 
 interface ShapeCheck {
-  /** Keys read that no list record of the collection has carried in this run. */
+  /** Keys read that no list record of the collection has carried (this run, or the runs before while unsettled). */
   unseen: Set<string>;
-  /** Records fetched by id in this run to look for them. */
+  /** Whether `unseen` comes from this run's list records (else from the profile: no list record seen yet). */
+  fromLists: boolean;
+  /** Records read by id in this run to look for them (the budget's spending). */
   sampled: Set<number>;
-  /** Records earlier runs fetched by id without finding one (small incremental pages add up). */
+  /** Records read by id in this run anyway (parents, webhook records): evidence at no cost. */
+  anyway: Set<number>;
+  /** Records earlier runs read by id without finding one. */
   before: ReadonlySet<number>;
 }
+
+/** Whether a record carries a key read (any of its `|` forms). */
+export const carries = (record: object, key: string): boolean => key.split('|').some((k) => Object.hasOwn(record, k));
+/** A key read as a person reads it: `entity_type or project_id`. */
+const named = (keys: Iterable<string>): string => [...keys].map((k) => k.split('|').join(' or ')).join(', ');
 
 /** `count` records of `records`, evenly spread over them (all when there are no more). */
 function spread<T>(records: readonly T[], count: number): T[] {
@@ -45,28 +60,54 @@ function spread<T>(records: readonly T[], count: number): T[] {
 
 export class ListShape {
   private readonly checks: Partial<Record<ResourceType, ShapeCheck>> = {};
-  /** Collections whose "complete" claim comes from a saved profile and is not confirmed in this run yet. */
+  /** Collections whose "complete" claim comes from a saved profile and is not confirmed within the last day. */
   private readonly toConfirm: Set<string>;
+  /** Collections whose "complete" claim this run has held against list records (once a run: it is free). */
+  private readonly looked = new Set<string>();
 
+  /**
+   * `sampling`: whether this process may spend requests on samples (serve's later batches start
+   * from the profile its first batch learned: they add what they read anyway, nothing more).
+   */
   constructor(
     private readonly host: ShapeHost,
     private readonly keysRead: (type: ResourceType) => readonly string[],
     savedComplete: readonly string[],
+    private readonly sampling = true,
   ) {
     this.toConfirm = new Set(savedComplete);
   }
 
-  /** Whether records at hand would be looked at: the shape is not settled (or confirmed) in this run yet. */
+  /** Whether records at hand would be looked at: the shape is not settled, or its claim not held against this run's lists yet. */
   open(type: ResourceType): boolean {
     const list = this.host.collection(type).list;
-    return list === undefined || (list === 'complete' && this.toConfirm.has(RESOURCES[type].path));
+    const path = RESOURCES[type].path;
+    return list === undefined || (list === 'complete' && (this.toConfirm.has(path) || (this.sampling && !this.looked.has(path))));
   }
 
   /** Whether learning would sample records by id after these list records: keys read that none of them carries. */
   wouldSample(type: ResourceType, listed: readonly ApiRecord[]): boolean {
-    if (this.host.collection(type).list !== undefined) return false;
+    if (this.host.collection(type).list !== undefined || !this.sampling) return false;
     const unseen = this.checks[type]?.unseen ?? this.keysRead(type);
-    return [...unseen].some((k) => listed.every((r) => !Object.hasOwn(r, k)));
+    return [...unseen].some((k) => listed.every((r) => !carries(r, k)));
+  }
+
+  /**
+   * The run's check of a collection. Keys are looked for afresh on this run's list records (a list
+   * may have changed); a by-id record met before any list record is held against the keys earlier
+   * runs' lists lacked (`profile.unseen`).
+   */
+  private checkOf(type: ResourceType, fromLists = true): ShapeCheck {
+    const profile = this.host.collection(type);
+    const check = (this.checks[type] ??= {
+      unseen: new Set(fromLists || profile.list !== undefined ? this.keysRead(type) : (profile.unseen ?? [])),
+      fromLists,
+      sampled: new Set(),
+      anyway: new Set(),
+      before: new Set(profile.sampled ?? []),
+    });
+    if (fromLists && !check.fromLists) [check.unseen, check.fromLists] = [new Set(this.keysRead(type)), true];
+    return check;
   }
 
   /**
@@ -77,37 +118,80 @@ export class ListShape {
     if (listed.length === 0 || !this.open(type)) return;
     const path = RESOURCES[type].path;
     const profile = this.host.collection(type);
-    const check = (this.checks[type] ??= { unseen: new Set(this.keysRead(type)), sampled: new Set(), before: new Set(profile.sampled ?? []) });
-    for (const k of [...check.unseen]) if (listed.some((r) => Object.hasOwn(r, k))) check.unseen.delete(k);
+    const check = this.checkOf(type);
+    for (const k of [...check.unseen]) if (listed.some((r) => carries(r, k))) check.unseen.delete(k);
+    this.looked.add(path);
     if (check.unseen.size === 0) {
       this.toConfirm.delete(path);
       if (profile.list !== 'complete') this.settle(type, 'complete');
       return;
     }
-    const fresh = listed.filter((r) => !check.sampled.has(r.id) && !check.before.has(r.id));
+    const fresh = listed.filter((r) => !check.sampled.has(r.id) && !check.anyway.has(r.id) && !check.before.has(r.id));
     if (profile.list === 'complete') {
-      // A saved claim: the one-record check that learned it, once per collection and run.
+      // Keys the records themselves lack (learned by samples) missing again cost nothing while the
+      // claim is under a day old; a key missing that the lists carried is a change: one record by id.
+      const absent = new Set(profile.unseen ?? []);
+      if (!this.toConfirm.has(path) && [...check.unseen].every((k) => absent.has(k))) return;
       this.toConfirm.delete(path);
       const found = await this.sample(check, spread(fresh, 1), byIdOf);
-      if (found.length > 0) this.partial(type, found, ', though the saved platform profile said they were complete');
-      return;
-    }
-    const found = await this.sample(check, spread(fresh, SHAPE_SAMPLES - check.before.size - check.sampled.size), byIdOf);
-    if (found.length > 0) return this.partial(type, found);
-    const whole = total !== undefined && check.sampled.size >= total;
-    const count = check.before.size + check.sampled.size;
-    if (!whole && count < SHAPE_SAMPLES) {
-      // Not settled yet (a small filtered page): the next run goes on from here, with other records.
-      profile.sampled = [...check.before, ...check.sampled];
+      if (found.length > 0) return this.partial(type, found, ', though the saved platform profile said they were complete');
+      profile.checkedAt = new Date().toISOString();
       return this.host.changed();
     }
-    this.settle(type, 'complete');
-    const keys = [...check.unseen].join(', ');
+    const found = await this.sample(check, spread(fresh, this.allowance(type, total ?? listed.length) - check.sampled.size), byIdOf);
+    if (found.length > 0) return this.partial(type, found);
+    this.weigh(type, check, total);
+  }
+
+  /** By-id samples a run may spend on a collection: a tenth of its list pages, one at least (never more than its pages). */
+  private allowance(type: ResourceType, listedSize: number): number {
+    if (!this.sampling) return 0;
+    const pages = Math.ceil(Math.max(listedSize, this.host.collection(type).records ?? 0) / this.host.pageSizeOf(type));
+    return Math.max(1, Math.floor(BUDGET_SHARE * pages));
+  }
+
+  /** After samples found nothing: settled when enough records were read by id, else the evidence so far is kept and its risk said. */
+  private weigh(type: ResourceType, check: ShapeCheck, total?: number, sayRisk = true): void {
+    const path = RESOURCES[type].path;
+    const profile = this.host.collection(type);
+    const count = check.before.size + check.sampled.size + check.anyway.size;
+    const size = total ?? profile.records;
+    const whole = size !== undefined && count >= size;
+    const keys = named(check.unseen);
+    if (whole || count >= SHAPE_SAMPLES) {
+      this.settle(type, 'complete', [], [...check.unseen]);
+      this.host.tell(
+        whole
+          ? `list pages of ${path} carry no ${keys}, nor does any of their ${count} records by id: the list pages are complete`
+          : `list pages of ${path} carry no ${keys}, nor do ${count} of their records by id, spread over the list: taken as complete (a key on 1 record in 10 would show 99 times in 100)`,
+      );
+      return;
+    }
+    profile.sampled = [...check.before, ...check.sampled, ...check.anyway];
+    profile.unseen = [...check.unseen];
+    profile.listedSince ??= new Date().toISOString();
+    this.host.changed();
+    if (!sayRisk) return;
     this.host.tell(
-      whole
-        ? `list pages of ${path} carry no ${keys}, nor does any of their ${total} records by id: the list pages are complete`
-        : `list pages of ${path} carry no ${keys}, nor do ${count} of their records by id, spread over the list: taken as complete (a key on 1 record in 10 would show 99 times in 100)`,
+      `list pages of ${path} carry no ${keys}, nor do ${count} of their records read by id so far (a key on 1 record in 10 would have shown ${shownIn(count)} times in 100): ` +
+        `records are taken from the lists meanwhile; the next runs read a few more by id until ${size !== undefined && size < SHAPE_SAMPLES ? `all ${size}` : SHAPE_SAMPLES} have none, and read them all again by id if one has`,
     );
+  }
+
+  /**
+   * A record the run read by id anyway (a parent not on the lists, a webhook's record, a 404
+   * check): evidence for an unsettled collection at no cost. One that carries a key its lists do
+   * not proves them partial.
+   */
+  noteById(type: ResourceType, record: ApiRecord): void {
+    const profile = this.host.collection(type);
+    if (profile.list !== undefined || (this.checks[type] === undefined && profile.unseen === undefined)) return;
+    const check = this.checkOf(type, false);
+    if (check.unseen.size === 0 || check.sampled.has(record.id) || check.before.has(record.id) || check.anyway.has(record.id)) return;
+    const found = [...check.unseen].filter((k) => carries(record, k));
+    if (found.length > 0) return this.partial(type, found);
+    check.anyway.add(record.id);
+    this.weigh(type, check, undefined, false);
   }
 
   /** Fetches the picks by id a few at a time, until one has a key no list record carries: those keys. */
@@ -116,26 +200,38 @@ export class ListShape {
       const round = picks.slice(i, i + SAMPLE_ROUND);
       for (const r of round) check.sampled.add(r.id);
       const records = await Promise.all(round.map((r) => byIdOf(r.id)));
-      const found = [...check.unseen].filter((k) => records.some((r) => r !== undefined && Object.hasOwn(r, k)));
+      const found = [...check.unseen].filter((k) => records.some((r) => r !== undefined && carries(r, k)));
       if (found.length > 0) return found;
     }
     return [];
   }
 
-  private settle(type: ResourceType, list: 'complete' | 'partial', missing: string[] = []): void {
+  /** `absent`: keys read that the records themselves lack (a complete claim's lists may lack them at no cost). */
+  private settle(type: ResourceType, list: 'complete' | 'partial', missing: string[] = [], absent: string[] = []): void {
     const profile = this.host.collection(type);
     profile.list = list;
+    profile.checkedAt = new Date().toISOString();
     delete profile.sampled;
+    delete profile.listedSince;
+    if (absent.length > 0) profile.unseen = absent;
+    else delete profile.unseen;
     if (missing.length > 0) profile.missing = missing;
     else delete profile.missing;
     this.host.changed();
   }
 
   private partial(type: ResourceType, missing: string[], contradicted = ''): void {
+    const profile = this.host.collection(type);
+    if (profile.list === 'partial') return;
+    // Records taken from its lists while unsettled (or under a claim now contradicted) may lack the key: read again.
+    const since = profile.listedSince ?? (profile.list === 'complete' ? (profile.checkedAt ?? new Date(0).toISOString()) : undefined);
     this.settle(type, 'partial', missing);
     const plural = RESOURCES[type].path;
+    if (since !== undefined) profile.reread = since;
+    this.host.changed();
     this.host.tell(
-      `list pages of ${plural} lack ${missing.join(', ')} (the by-id records have them)${contradicted}: each record of ${plural} is fetched by id, 1 request a record instead of 1 per ${this.host.pageSizeOf(type)}`,
+      `list pages of ${plural} lack ${named(missing)} (the by-id records have them)${contradicted}: each record of ${plural} is fetched by id, 1 request a record instead of 1 per ${this.host.pageSizeOf(type)}` +
+        (since === undefined ? '' : `; the ${plural} taken from list pages since ${since} are read again by id and written right`),
     );
   }
 }

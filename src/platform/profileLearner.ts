@@ -8,7 +8,7 @@ import { profileFor, type CollectionProfile, type PlatformProfile } from '../mod
 import type { ScanFilter } from '../model/ports.js';
 import { MAX_PER_PAGE } from './client.js';
 import { timeOf, valueAt, type LearnOptions } from './learning.js';
-import { ListShape, type ShapeHost } from './listShape.js';
+import { CONFIRM_AGE_MS, ListShape, type ShapeHost } from './listShape.js';
 
 export class ProfileLearner implements ShapeHost {
   private readonly profileValue: PlatformProfile;
@@ -24,10 +24,12 @@ export class ProfileLearner implements ShapeHost {
   ) {
     this.profileValue = profileFor(learn.profile, baseUrl);
     // A saved "complete" is relied on to read records from lists: confirmed by this run first,
-    // unless this process learned it (serve's next batch).
-    const saved = learn.profile !== undefined && this.profileValue.learnedAt === learn.profile.learnedAt && learn.learnedHere !== true;
-    const complete = saved ? Object.entries(this.profileValue.collections).flatMap(([path, c]) => (c.list === 'complete' ? [path] : [])) : [];
-    this.shape = learn.keysRead === undefined || listIdsOnly ? undefined : new ListShape(this, learn.keysRead, complete);
+    // unless this process learned it (serve's next batch) or a run confirmed it within the last day.
+    const saved = learn.profile !== undefined && learn.learnedHere !== true;
+    const now = Date.now();
+    const stale = (c: CollectionProfile): boolean => c.checkedAt === undefined || !(now - Date.parse(c.checkedAt) >= 0 && now - Date.parse(c.checkedAt) < CONFIRM_AGE_MS);
+    const complete = saved ? Object.entries(this.profileValue.collections).flatMap(([path, c]) => (c.list === 'complete' && stale(c) ? [path] : [])) : [];
+    this.shape = learn.keysRead === undefined || listIdsOnly ? undefined : new ListShape(this, learn.keysRead, complete, learn.learnedHere !== true);
   }
 
   /** What is known of the platform now (for the run state, doctor and the batch policy). */
@@ -141,6 +143,30 @@ export class ProfileLearner implements ShapeHost {
   /** Whether learning the list shape would sample records by id after these list records (pages spread over the list are then read first). */
   wouldSample(type: ResourceType, listed: readonly ApiRecord[]): boolean {
     return this.shape?.wouldSample(type, listed) ?? false;
+  }
+
+  /** A record read by id for the run's own needs: evidence for the list shape at no cost. */
+  noteById(type: ResourceType, record: ApiRecord): void {
+    this.shape?.noteById(type, record);
+  }
+
+  /** Since when records taken from this collection's lists (found partial since) wait to be read again by id, if they do. */
+  rereadSince(type: ResourceType): string | undefined {
+    const c = this.collection(type);
+    return c.list === 'partial' ? c.reread : undefined;
+  }
+
+  /** A scan has read the whole collection again by id: said with what it read. */
+  reread(type: ResourceType, count: number): void {
+    const c = this.collection(type);
+    const since = c.reread;
+    if (since === undefined) return;
+    delete c.reread;
+    this.changed();
+    const plural = RESOURCES[type].path;
+    this.tell(
+      `read again by id: all ${count} ${plural} (their list pages, read since ${since}, lack ${(c.missing ?? []).map((k) => k.split('|').join(' or ')).join(', ')}): each is written as its by-id record has it`,
+    );
   }
 
   /** Looks at list records for the list pages' shape (see listShape.ts); `total`: the unfiltered list's size. */

@@ -169,7 +169,8 @@ export class PlatformSource implements RecordSource {
   }
 
   async *scan<T extends ResourceType>(type: T, asked: ScanFilter): AsyncIterable<ScanPage<ApiRecordOf[T]>> {
-    const filter = this.learner.planned(type, asked);
+    // Records taken from lists since found partial wait to be read again: the whole list, by id.
+    let filter = this.learner.rereadSince(type) === undefined ? this.learner.planned(type, asked) : {};
     // One yielded array per list page, in page order: a resumed run counts pages (fromPage).
     let start = Math.max(1, Math.floor(filter.fromPage ?? 1));
     let first = this.opened(type, start, filter) ?? (await this.client.listPage(type, start, MAX_PER_PAGE, filter));
@@ -180,9 +181,22 @@ export class PlatformSource implements RecordSource {
       first = await this.client.listPage(type, start, MAX_PER_PAGE, filter);
     }
     this.notePage(type, filter, first);
-    const held = await this.spreadPages(type, filter, first, start);
+    let held = await this.spreadPages(type, filter, first, start);
     await this.learnListShape(type, [first.records, ...[...held.values()].map((p) => p.records)].flat(), isUnfiltered(filter) ? first.totalEntries : undefined);
-    yield { ...(await this.complete(type, first.records)), page: start, totalPages: first.totalPages, totalEntries: first.totalEntries };
+    const reread = this.learner.rereadSince(type) !== undefined;
+    if (reread && (start > 1 || !isUnfiltered(filter))) {
+      // Found partial just now, on a part of the list: the rest was taken from lists too.
+      [filter, start, held] = [{}, 1, new Map()];
+      first = await this.client.listPage(type, start, MAX_PER_PAGE, filter);
+      this.notePage(type, filter, first);
+    }
+    let count = 0;
+    const out = async (records: ApiRecordOf[T][]): Promise<Pick<ScanPage<ApiRecordOf[T]>, 'records' | 'failed'>> => {
+      const done = await this.complete(type, records);
+      count += done.records.length + done.failed.size;
+      return done;
+    };
+    yield { ...(await out(first.records)), page: start, totalPages: first.totalPages, totalEntries: first.totalEntries };
     // Read a few pages ahead (as many as may be in flight) but hand them out in order.
     const ahead = 4;
     const queue: Promise<ListPage<ApiRecordOf[T]>>[] = [];
@@ -203,8 +217,9 @@ export class PlatformSource implements RecordSource {
       const loaded = await page;
       this.notePage(type, filter, loaded);
       launch();
-      yield { ...(await this.complete(type, loaded.records)), page: loaded.currentPage, totalPages: loaded.totalPages, totalEntries: loaded.totalEntries };
+      yield { ...(await out(loaded.records)), page: loaded.currentPage, totalPages: loaded.totalPages, totalEntries: loaded.totalEntries };
     }
+    if (reread) this.learner.reread(type, count);
   }
 
   /**
@@ -349,6 +364,7 @@ export class PlatformSource implements RecordSource {
       .getById(type, id)
       .then((record): Outcome<ApiRecord> => {
         if (keep) this.store(type, [record]);
+        this.learner.noteById(type, record);
         return { record };
       })
       .catch((error: unknown): Outcome<ApiRecord> => {

@@ -197,8 +197,11 @@ export async function checkSetup(platform: PlatformSettings, salesforce: Salesfo
   let profile: PlatformProfile | undefined;
   let probeRequests = 0;
   if (key.ok) {
-    // The profile is probed afresh (doctor is the place to look again), then kept for the runs.
-    const source = createPlatformSource(platform, {}, { retries: 1, rateLimitRetries: 1, rateLimitPatienceMs: 0 }, { keysRead });
+    // The profile is probed afresh (doctor is the place to look again), then kept for the runs;
+    // the list-shape evidence runs gathered is carried over (as from a profile a day old), not lost.
+    const saved = learn.profileFile ? readProfile(learn.profileFile).profile : undefined;
+    const carried = saved && Date.parse(saved.learnedAt) <= Date.now() ? { profile: { ...saved, learnedAt: new Date(0).toISOString() } } : {};
+    const source = createPlatformSource(platform, {}, { retries: 1, rateLimitRetries: 1, rateLimitPatienceMs: 0 }, { keysRead, ...carried });
     for (const type of PROBED) await source.probe(type);
     profile = source.profile();
     probeRequests = source.requests().total;

@@ -1,6 +1,6 @@
 /** `doctor`'s account of the platform's lists: one row per collection, then what it costs in requests. */
-import type { CollectionProfile, PlatformProfile } from '../../model/platformProfile.js';
-import { fit, formatCount } from './text.js';
+import { shownIn, type CollectionProfile, type PlatformProfile } from '../../model/platformProfile.js';
+import { fit, formatCount, wrap } from './text.js';
 
 const n = formatCount;
 const requests = (v: number): string => `${n(v)} request${v === 1 ? '' : 's'}`;
@@ -17,6 +17,12 @@ function meaningOf(collection: string, c: CollectionProfile): string[] {
     out.push(`${collection}: each incremental run reads all ${n(records)}: ~${requests(scan)}${c.createdAfter === 'honoured' ? ' (created_after works)' : ''}`);
   }
   if (c.list === 'partial') out.push(`${collection}: by id (lists lack ${(c.missing ?? []).join(', ')}): ~${requests(records)} a full sync, not ${n(scan)}`);
+  if (c.list === undefined && c.unseen !== undefined) {
+    // The residual risk of records taken from lists not yet proven complete.
+    const read = c.sampled?.length ?? 0;
+    const keys = c.unseen.map((k) => k.split('|').join(' or ')).join(', ');
+    out.push(`${collection}: not settled: no ${keys} in its lists nor in ${n(read)} read by id; a key on 1 record in 10 would have shown ${shownIn(read)} times in 100 (more each run)`);
+  }
   if (size < 100 && scan > Math.ceil(records / 100)) out.push(`${collection}: ${size} a page: a full scan ~${requests(scan)}, not ${n(Math.ceil(records / 100))}`);
   return out;
 }
@@ -33,6 +39,15 @@ export function profileLines(profile: PlatformProfile, columns: number): string[
   if (entries.some(([, c]) => c.updatedAfter === 'ignored' && c.createdAfter === 'honoured')) {
     meaning.push('SVC_INCREMENTAL=new-records: incremental runs read new records only there');
   }
-  if (meaning.length > 0) out.push('what this means:', ...meaning.map((m) => fit(`  ${m}`, columns)));
+  // Read whole: a long meaning wraps (the risk left on an unsettled list is a sentence).
+  if (meaning.length > 0)
+    out.push(
+      'what this means:',
+      ...meaning.flatMap((m) =>
+        wrap(m, columns - 2, '  ')
+          .split('\n')
+          .map((l) => `  ${l}`),
+      ),
+    );
   return out;
 }

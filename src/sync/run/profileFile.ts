@@ -41,6 +41,15 @@ function collectionOf(v: unknown): CollectionProfile | string {
     if (!Array.isArray(v.sampled) || v.sampled.length > 100 || !v.sampled.every((id) => typeof id === 'number' && Number.isSafeInteger(id) && id > 0)) return 'sampled is not a list of ids';
     out.sampled = v.sampled as number[];
   }
+  if (v.unseen !== undefined) {
+    if (!Array.isArray(v.unseen) || !v.unseen.every((m) => typeof m === 'string')) return 'unseen is not a list of keys';
+    out.unseen = v.unseen as string[];
+  }
+  for (const k of ['listedSince', 'reread', 'checkedAt'] as const) {
+    if (v[k] === undefined) continue;
+    if (typeof v[k] !== 'string' || Number.isNaN(Date.parse(v[k]))) return `${k} is not a time`;
+    out[k] = v[k];
+  }
   if (v.records !== undefined) {
     if (typeof v.records !== 'number' || !Number.isSafeInteger(v.records) || v.records < 0) return 'records is not a whole number';
     out.records = v.records;
