@@ -9,6 +9,7 @@ import net from 'node:net';
 import { BIN } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, removeDir, tempCwd, waitFor } from './helpers.js';
+import { WAIT_MS } from '../support/patience.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /;
 const SECRET = 'hook-secret-77b1e0';
@@ -94,7 +95,7 @@ describe('serve with SVC_LOG_FORMAT=json and the platform refusing connections',
         msgs()
           .map((o) => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(o.msg)?.[1])
           .find(Boolean),
-      10_000,
+      WAIT_MS,
       'serve to listen',
     );
     for (const id of [1, 2]) {
@@ -102,7 +103,7 @@ describe('serve with SVC_LOG_FORMAT=json and the platform refusing connections',
       const res = await fetch(`${base}/webhooks/${SECRET}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(event) });
       expect(res.status).toBe(200);
     }
-    const line = await waitFor(() => msgs().find((o) => o.msg.startsWith('webhook batch:') && o.msg.includes(' failed: ')), 20_000, 'a failed batch line');
+    const line = await waitFor(() => msgs().find((o) => o.msg.startsWith('webhook batch:') && o.msg.includes(' failed: ')), WAIT_MS, 'a failed batch line');
     expect(line.msg).toMatch(/; 2 failed: network error \(ECONNREFUSED\) x2$/);
     for (const o of msgs()) expect(new Date(o.time).toISOString()).toBe(o.time);
     expect(stderr).not.toContain(SECRET);
