@@ -370,9 +370,10 @@ describe('two `svc-sync serve` processes on one database', () => {
     await a.exited;
     stack.platform.faults.clear();
     const killed = Date.now();
-    // Taken over once the 2 s lease ran out, not after the settle window, nor never.
-    await eventually(async () => (await countRows(schema, `ref_type = 'donation' AND status = 'done'`)) === paid.length, "B takes over A's claim", 15_000);
-    expect(Date.now() - killed).toBeLessThan(15_000);
+    // Taken over once the 2 s lease ran out, not after B's 30 s settle window, nor never (25 s:
+    // room for a loaded machine, still short of the settle window).
+    await eventually(async () => (await countRows(schema, `ref_type = 'donation' AND status = 'done'`)) === paid.length, "B takes over A's claim", 25_000);
+    expect(Date.now() - killed).toBeLessThan(25_000);
 
     // Idle now: almost no CPU and a handful of database transactions over 3 s (a spinning loop: ~2 s CPU, thousands).
     const ticks = (): number => {
@@ -391,7 +392,7 @@ describe('two `svc-sync serve` processes on one database', () => {
     expect(c1 - c0).toBeLessThan(150);
     b.proc.kill('SIGTERM');
     expect(await b.exited).toBe(143);
-  });
+  }, 120_000);
 
   it('a wrong password: one clear line, no password, exit code 2', async () => {
     const wrong = dbUrl.replace(TEST_PG_PASSWORD, 'not-the-password-9f1');
