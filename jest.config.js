@@ -7,7 +7,9 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.test.json', diagnostics: false }],
   },
   testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
-  testTimeout: 30000,
+  // A last guard for one test, above the wait for any one event (__tests__/support/patience.ts),
+  // so a test that fails under load names what it waited for rather than timing out.
+  testTimeout: 60000,
   maxWorkers: 2,
   // Per checkout, so a transform cached by another clone of the project on the same machine is never reused.
   cacheDirectory: '<rootDir>/node_modules/.cache/jest',

@@ -13,6 +13,7 @@ import { generateSite, type Site, type SiteOptions } from '../../fixtures/platfo
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiAction } from '../../src/model/apiRecords.js';
 import { cli, cliJson, donationSynced, keyOf, parseCsv, questionKey, questionSynced, recordCount, removeDir, tempCwd, unstamp, waitFor, writeCalls, type JsonRun } from './helpers.js';
+import { WAIT_MS } from '../support/patience.js';
 
 interface Deletion {
   object: string;
@@ -197,7 +198,7 @@ describe('audit --delete-orphans stopped by Ctrl-C', () => {
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : -1))));
     // The first deletion call is in flight (audit is read-only until then).
-    await waitFor(() => (stack.salesforce.calls().collections > 0 ? true : undefined), 30_000, 'the first delete call');
+    await waitFor(() => (stack.salesforce.calls().collections > 0 ? true : undefined), WAIT_MS, 'the first delete call');
     child.kill('SIGINT');
     const code = await exited;
     stack.salesforce.slowDeletes(0);

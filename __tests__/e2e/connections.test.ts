@@ -13,6 +13,7 @@ import { BIN, outputOf, READ_WHOLE, type CliResult } from '../../fixtures/cli.js
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { startSalesforceEmulator, type Emulator } from '../../fixtures/salesforce/emulator.js';
 import { donationSynced, expectFullMirror, keyOf, removeDir, tempCwd, unstamp, waitFor, type Result } from './helpers.js';
+import { STALL_MS, WAIT_MS } from '../support/patience.js';
 import { NAMES, secretsOf, writeTwoSites, type Name } from '../support/twoSites.js';
 
 interface ConnectionEntry {
@@ -30,13 +31,9 @@ interface Several {
   warnings: string[];
 }
 
-/** The fake holds a donation page this long: far longer than a stop may take. */
-const STALL_MS = 8_000;
-
 describe('several sites from one config file', () => {
   const stacks = {} as Record<Name, Stack>;
   const dirs: string[] = [];
-  let stalledUntil = 0;
   /** What the config file takes from the environment: the secrets of both connections. */
   let secrets: Record<string, string>;
 
@@ -47,8 +44,6 @@ describe('several sites from one config file', () => {
     secrets = secretsOf(stacks);
   }, 60_000);
   afterAll(async () => {
-    const left = stalledUntil - Date.now();
-    if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
     await Promise.all(NAMES.map((n) => stacks[n].close()));
     for (const d of dirs) removeDir(d);
   });
@@ -324,7 +319,7 @@ describe('several sites from one config file', () => {
     const first = outputOf(child);
     child.stdin.end();
     try {
-      await waitFor(() => (fs.existsSync(path.join(cwd, '.svc-sync', 'north', 'run.lock.holder.json')) ? true : undefined), 30_000, "north's run lock");
+      await waitFor(() => (fs.existsSync(path.join(cwd, '.svc-sync', 'north', 'run.lock.holder.json')) ? true : undefined), WAIT_MS, "north's run lock");
       const r = await runJson(['sync', '--all'], cwd);
       expect(r.code).toBe(75);
       expect(r.body.result.connections.map((c) => [c.connection, c.status])).toEqual([
@@ -352,7 +347,6 @@ describe('several sites from one config file', () => {
     child.stdin.end();
     const pagesDone = (): number => (JSON.parse(stateOf(cwd, 'north') ?? '{}') as { run?: { pagesDone?: { donation?: number } } }).run?.pagesDone?.donation ?? 0;
     await waitFor(() => (pagesDone() >= 2 ? true : undefined), 60_000, "north's donation page 2 in its state file");
-    stalledUntil = Date.now() + STALL_MS + 200;
     child.kill('SIGINT');
     const stopped = await done;
     expect(stopped.code).toBe(130);

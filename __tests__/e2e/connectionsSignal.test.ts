@@ -12,6 +12,7 @@ import path from 'node:path';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { startHeld, type HeldRun } from '../support/heldRun.js';
 import { keyOf, removeDir, tempCwd, unstamp, waitFor } from './helpers.js';
+import { WAIT_MS } from '../support/patience.js';
 import { NAMES, secretsOf, writeTwoSites, type Name } from '../support/twoSites.js';
 
 interface ConnectionEntry {
@@ -73,7 +74,7 @@ describe('a signal in a run over two connections', () => {
     });
     // The run's end after the announcement is the test's to judge, not a failure here.
     died.catch(() => undefined);
-    return Promise.race([waitFor(() => (line.test(run.stderr()) ? true : undefined), 30_000, 'the stop announced'), died]);
+    return Promise.race([waitFor(() => (line.test(run.stderr()) ? true : undefined), WAIT_MS, 'the stop announced'), died]);
   };
 
   /**

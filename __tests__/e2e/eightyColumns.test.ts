@@ -11,6 +11,7 @@ import path from 'node:path';
 import { BIN, packageRoot, runCli, type CliResult } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { removeDir, tempCwd, unstamp, waitFor } from './helpers.js';
+import { WAIT_MS } from '../support/patience.js';
 
 /** COLUMNS empty: the width a cron job or a log gets. */
 const AS_A_PERSON = { COLUMNS: '' };
@@ -89,12 +90,12 @@ it("serve's text log: the start, a batch and the stop, every line within 80 colu
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   try {
     // The URL stands on a line of its own when the line wraps, so it can be copied.
-    const base = await waitFor(() => /listening on\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(unstamp(stderr))?.[1], 10_000, 'serve to listen');
+    const base = await waitFor(() => /listening on\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(unstamp(stderr))?.[1], WAIT_MS, 'serve to listen');
     const donation = stack.platform.site.donation[0]!;
     const body = { object_type: 'Donation', object_id: donation.id, event_type: 'donations.update', application: 'Fundraising', site_id: 6 };
     const answer = await fetch(`${base}/webhooks/hook-secret-8c1d4e`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     expect(answer.status).toBe(200);
-    await waitFor(() => (/webhook batch: 1 events/.test(unstamp(stderr)) ? true : undefined), 15_000, 'the batch line');
+    await waitFor(() => (/webhook batch: 1 events/.test(unstamp(stderr)) ? true : undefined), WAIT_MS, 'the batch line');
     child.kill('SIGTERM');
     expect(await exited).toBe(143);
     expect(unstamp(stderr)).toMatch(/svc-sync serve: stopped/);
@@ -104,7 +105,7 @@ it("serve's text log: the start, a batch and the stop, every line within 80 colu
     if (child.exitCode === null) child.kill('SIGKILL');
     removeDir(dir);
   }
-}, 30_000);
+});
 
 it('--help leads with usage and the five commands a newcomer needs, every line within 80 columns', async () => {
   const res = await run(['--help']);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { startHeld, type HeldRun } from '../support/heldRun.js';
 import { removeDir, tempCwd, waitFor } from './helpers.js';
+import { WAIT_MS } from '../support/patience.js';
 
 /** The run record, the first write of the sync log: sent once the sync's work is done. */
 const RUN_RECORD = /^PATCH \/services\/data\/v[\d.]+\/composite\/sobjects\/Svc_SyncRun__c\//;
@@ -39,7 +40,7 @@ describe('a signal while a run writes its record to the org', () => {
   it('Ctrl-C then: announced, the record finished, the document whole, exit 0 (the work was done)', async () => {
     const run = await heldAtRecord(['--json', 'sync', '--all']);
     run.child.kill('SIGINT');
-    await waitFor(() => (/^svc-sync: Ctrl-C: the run's work is done; writing its record to the org first/m.test(run.stderr()) ? true : undefined), 30_000, 'the signal announced');
+    await waitFor(() => (/^svc-sync: Ctrl-C: the run's work is done; writing its record to the org first/m.test(run.stderr()) ? true : undefined), WAIT_MS, 'the signal announced');
     run.release();
     const r = await run.done;
     expect(r.code).toBe(0);
@@ -53,7 +54,7 @@ describe('a signal while a run writes its record to the org', () => {
   it('a second SIGTERM then quits at once with 143, the progress kept', async () => {
     const run = await heldAtRecord(['--json', 'sync', '--all']);
     run.child.kill('SIGTERM');
-    await waitFor(() => (/SIGTERM: the run's work is done/.test(run.stderr()) ? true : undefined), 30_000, 'the signal announced');
+    await waitFor(() => (/SIGTERM: the run's work is done/.test(run.stderr()) ? true : undefined), WAIT_MS, 'the signal announced');
     run.child.kill('SIGTERM');
     const r = await run.done;
     run.release();

@@ -10,9 +10,7 @@ import path from 'node:path';
 import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, donationSynced, removeDir, tempCwd, waitFor } from './helpers.js';
-
-/** The fake holds a stalled request this long: far longer than a stop may take. */
-const STALL_MS = 8_000;
+import { STALL_MS, WAIT_MS } from '../support/patience.js';
 
 function start(args: string[], cwd: string, env: Record<string, string>): { output: () => string; stdout: () => string; exited: Promise<number | null>; kill: (sig: NodeJS.Signals) => void } {
   const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...env }, stdio: 'pipe' });
@@ -35,11 +33,9 @@ describe('sync', () => {
     stack = await startStack({ site: { seed: 5, donations: 450, newsletterSubscriptions: 5 } });
   });
   afterAll(async () => {
-    // The stalled request's timer outlives the run.
-    await new Promise((resolve) => setTimeout(resolve, STALL_MS));
     await stack.close();
     removeDir(cwd);
-  }, STALL_MS + 10_000);
+  });
 
   it('SIGHUP: stopped within the stalled request, progress saved, one line naming the resume command, exit 129', async () => {
     stack.platform.faults.next(1, 'slow', { path: /^\/v1\/donations\?(?:.*&)?page=3(?:&|$)/, delayMs: STALL_MS });
@@ -51,7 +47,7 @@ describe('sync', () => {
         return undefined;
       }
     };
-    await waitFor(() => ((state()?.run?.pagesDone.donation ?? 0) >= 2 ? true : undefined), 30_000, 'donation page 2 in the state file');
+    await waitFor(() => ((state()?.run?.pagesDone.donation ?? 0) >= 2 ? true : undefined), WAIT_MS, 'donation page 2 in the state file');
     run.kill('SIGHUP');
     expect(await run.exited).toBe(129);
     expect(run.output()).toMatch(/SIGHUP \(terminal closed\): stopping after the batch in flight/);
@@ -87,7 +83,7 @@ describe('audit and serve', () => {
     stack.salesforce.slowDeletes(3_000);
     stack.salesforce.resetCalls();
     const run = start(['--json', 'audit', '--delete-orphans', '--max-delete', '100%'], cwd, stack.env);
-    await waitFor(() => (stack.salesforce.calls().collections > 0 ? true : undefined), 30_000, 'the first delete call');
+    await waitFor(() => (stack.salesforce.calls().collections > 0 ? true : undefined), WAIT_MS, 'the first delete call');
     run.kill('SIGHUP');
     const code = await run.exited;
     stack.salesforce.slowDeletes(0);
@@ -103,10 +99,10 @@ describe('audit and serve', () => {
     const donation = stack.platform.site.donation.filter((d) => d.payment_status === 'paid' && Number(d.total_amount) !== 0)[20]!;
     stack.platform.faults.next(20, '429', { path: `/donations/${donation.id}`, retryAfter: 600 });
     const run = start(['serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2'], cwd, { ...stack.env, SVC_SITE_ID: '6' });
-    const base = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.output())?.[1], 10_000, 'serve to listen');
+    const base = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.output())?.[1], WAIT_MS, 'serve to listen');
     const event = { object_type: 'Donation', object_id: donation.id, event_type: 'donations.update', application: 'Kentaa', site_id: 6 };
     expect((await fetch(`${base}/webhooks`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(event) })).status).toBe(200);
-    await waitFor(() => (/waiting 600 s: platform rate limited/.test(run.output()) ? true : undefined), 15_000, 'the wait to be announced');
+    await waitFor(() => (/waiting 600 s: platform rate limited/.test(run.output()) ? true : undefined), WAIT_MS, 'the wait to be announced');
     run.kill('SIGHUP');
     expect(await run.exited).toBe(129);
     stack.platform.faults.clear();

@@ -11,6 +11,7 @@ import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { cli, cliJson, donationSynced, keyOf, recordCount, removeDir, tempCwd, waitFor, writeCalls, unstamp } from './helpers.js';
+import { WAIT_MS } from '../support/patience.js';
 
 let stack: Stack;
 let cwd: string;
@@ -176,7 +177,7 @@ describe('serve: a proxy answering 404 in HTML loses no event', () => {
   });
 
   it('the event stays queued for a retry and is not recorded as done', async () => {
-    const base = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1], 10_000, 'serve to listen');
+    const base = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1], WAIT_MS, 'serve to listen');
     const other = stack.platform.site.donation.filter(donationSynced).find((d) => d.id !== victim.id)!;
     stack.platform.faults.next(1000, 'html404', { path: `/v1/donations/${other.id}` });
     try {
@@ -184,9 +185,9 @@ describe('serve: a proxy answering 404 in HTML loses no event', () => {
       const res = await fetch(`${base}/webhooks/${SECRET}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(event) });
       expect(res.status).toBe(200);
       // One try and its retries reached the proxy; then the outcome is recorded.
-      await waitFor(() => (stack.platform.requests.log.filter((e) => e.fault === 'html404').length >= 5 ? true : undefined), 20_000, 'the by-id retries');
-      // The worker records the outcome right after the last retry: give it a moment, then look.
-      await new Promise((r) => setTimeout(r, 1_000));
+      await waitFor(() => (stack.platform.requests.log.filter((e) => e.fault === 'html404').length >= 5 ? true : undefined), WAIT_MS, 'the by-id retries');
+      // The worker logs its batch line once the outcome is in the queue: then look.
+      await waitFor(() => (/webhook batch: \d+ events \(/.test(stderr) ? true : undefined), WAIT_MS, 'the batch outcome');
       const queue = JSON.parse((await cli(stack, ['--json', 'queue'], dir)).stdout) as { result: { counts: Record<string, number> } };
       expect(queue.result.counts.done).toBe(0);
       expect(queue.result.counts.ignored).toBe(0);
@@ -198,7 +199,7 @@ describe('serve: a proxy answering 404 in HTML loses no event', () => {
   });
 
   it('object_type "constructor" is answered 200 and recorded ignored, never a 503 the platform retries for a day', async () => {
-    const base = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1], 10_000, 'serve to listen');
+    const base = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1], WAIT_MS, 'serve to listen');
     for (const objectType of ['constructor', '__proto__', 'toString']) {
       const event = { object_type: objectType, object_id: 1, event_type: 'donations.update', application: 'Kentaa', site_id: 6 };
       const res = await fetch(`${base}/webhooks/${SECRET}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(event) });

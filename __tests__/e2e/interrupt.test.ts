@@ -11,26 +11,21 @@ import path from 'node:path';
 import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { removeDir, tempCwd, waitFor } from './helpers.js';
+import { STALL_MS, WAIT_MS } from '../support/patience.js';
 
 interface StateOnDisk {
   watermarks?: Record<string, string>;
   run?: { completed: string[]; pagesDone: Record<string, number> };
 }
 
-/** The fake holds donation page 3 this long: far longer than a stop may take. */
-const STALL_MS = 8_000;
-
 describe('stopping a run', () => {
   let stack: Stack;
   const dirs: string[] = [];
-  let stalledUntil = 0;
 
   beforeAll(async () => {
     stack = await startStack({ site: { seed: 5, donations: 450, newsletterSubscriptions: 5 } });
   });
   afterAll(async () => {
-    const left = stalledUntil - Date.now();
-    if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
     await stack.close();
     for (const d of dirs) removeDir(d);
   });
@@ -54,9 +49,7 @@ describe('stopping a run', () => {
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await waitFor(() => ((readState(cwd)?.run?.pagesDone.donation ?? 0) >= 2 ? true : undefined), 30_000, 'donation page 2 in the state file');
-    // The stalled request is on its way: the fake's timer outlives the run.
-    stalledUntil = Date.now() + STALL_MS + 200;
+    await waitFor(() => ((readState(cwd)?.run?.pagesDone.donation ?? 0) >= 2 ? true : undefined), WAIT_MS, 'donation page 2 in the state file');
     return { child, cwd, output: () => out, exited };
   }
 

@@ -9,6 +9,7 @@ import net from 'node:net';
 import { BIN } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, removeDir, tempCwd, waitFor } from './helpers.js';
+import { WAIT_MS } from '../support/patience.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /;
 const SECRET = 'hook-secret-77b1e0';
@@ -78,7 +79,9 @@ describe('serve with SVC_LOG_FORMAT=json and the platform refusing connections',
   it('logs JSON lines, and the failed batch gives its reason grouped', async () => {
     let stderr = '';
     const apiUrl = `http://127.0.0.1:${await refusedPort()}`;
-    child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0'], {
+    // Both events must land in one batch: a 5 s settle window holds it open for the second (with
+    // --settle 0 a loaded machine could claim the first alone, and the line said x1).
+    child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '5'], {
       cwd,
       env: { PATH: process.env.PATH ?? '', ...stack.env, SVC_API_URL: apiUrl, SVC_WEBHOOK_SECRET: SECRET, SVC_LOG_FORMAT: 'json' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -94,15 +97,17 @@ describe('serve with SVC_LOG_FORMAT=json and the platform refusing connections',
         msgs()
           .map((o) => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(o.msg)?.[1])
           .find(Boolean),
-      10_000,
+      WAIT_MS,
       'serve to listen',
     );
-    for (const id of [1, 2]) {
-      const event = { object_type: 'Donation', object_id: id, event_type: 'donations.update', application: 'Kentaa', site_id: 6 };
-      const res = await fetch(`${base}/webhooks/${SECRET}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(event) });
-      expect(res.status).toBe(200);
-    }
-    const line = await waitFor(() => msgs().find((o) => o.msg.startsWith('webhook batch:') && o.msg.includes(' failed: ')), 20_000, 'a failed batch line');
+    const posted = await Promise.all(
+      [1, 2].map((id) => {
+        const event = { object_type: 'Donation', object_id: id, event_type: 'donations.update', application: 'Kentaa', site_id: 6 };
+        return fetch(`${base}/webhooks/${SECRET}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(event) });
+      }),
+    );
+    expect(posted.map((res) => res.status)).toEqual([200, 200]);
+    const line = await waitFor(() => msgs().find((o) => o.msg.startsWith('webhook batch:') && o.msg.includes(' failed: ')), WAIT_MS, 'a failed batch line');
     expect(line.msg).toMatch(/; 2 failed: network error \(ECONNREFUSED\) x2$/);
     for (const o of msgs()) expect(new Date(o.time).toISOString()).toBe(o.time);
     expect(stderr).not.toContain(SECRET);

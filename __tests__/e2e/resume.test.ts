@@ -6,6 +6,7 @@ import path from 'node:path';
 import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cliJson, expectEnvelope, isStartCheck, expectedKeys, expectFullMirror, removeDir, tempCwd, waitFor } from './helpers.js';
+import { STALL_MS, WAIT_MS } from '../support/patience.js';
 
 interface RunOnDisk {
   since: string | null;
@@ -21,9 +22,6 @@ interface StateOnDisk {
 describe('sync resume after a kill', () => {
   let stack: Stack;
   let cwd: string;
-  /** The fake holds the stalled response this long; afterAll lets its timer run out so no handle outlives the file. */
-  const STALL_MS = 4_000;
-  let stalledUntil = 0;
   const statePath = (): string => path.join(cwd, '.svc-sync', 'state.json');
   const readState = (): StateOnDisk | undefined => {
     try {
@@ -40,8 +38,6 @@ describe('sync resume after a kill', () => {
   });
 
   afterAll(async () => {
-    const left = stalledUntil - Date.now();
-    if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
     await stack.close();
     removeDir(cwd);
   });
@@ -62,13 +58,11 @@ describe('sync resume after a kill', () => {
           const s = readState();
           return s?.run && (s.run.pagesDone.donation ?? 0) >= 2 ? s : undefined;
         },
-        20_000,
+        WAIT_MS,
         'donation page 2 in the state file',
       );
     } finally {
       child.kill('SIGKILL');
-      // The stalled request arrived before the kill, so the fake's timer ends before this.
-      stalledUntil = Date.now() + STALL_MS + 100;
     }
     await exited;
     stack.platform.faults.clear();

@@ -13,6 +13,7 @@ import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { cli, donationSynced, keyOf, removeDir, tempCwd, waitFor } from './helpers.js';
+import { WAIT_MS } from '../support/patience.js';
 
 let stack: Stack;
 let cwd: string;
@@ -164,12 +165,12 @@ describe('row 3 in serve: the queue, the log and the org records', () => {
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     try {
-      const base = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1], 10_000, 'serve to listen');
+      const base = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1], WAIT_MS, 'serve to listen');
       const event = { object_type: 'Donation', object_id: donation.id, event_type: 'donations.update', application: 'Kentaa' };
       const reply = await fetch(`${base}/webhooks/${hook}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(event) });
       expect(reply.status).toBe(200);
       const errorKey = keyOf('donation', donation.id);
-      await waitFor(() => stack.salesforce.get('Svc_SyncError__c', errorKey), 15_000, 'the error record');
+      await waitFor(() => stack.salesforce.get('Svc_SyncError__c', errorKey), WAIT_MS, 'the error record');
       expect(String(stack.salesforce.get('Svc_SyncError__c', errorKey)?.Message__c)).toContain('<SVC_API_KEY>');
       // The failure reaches the queue once the batch's log records are written: waited for, masked or not.
       const queueText = (): string =>
@@ -178,7 +179,7 @@ describe('row 3 in serve: the queue, the log and the org records', () => {
           .filter((f) => f.startsWith('queue.db'))
           .map((f) => fs.readFileSync(path.join(dir, '.svc-sync', f)).toString('latin1'))
           .join('\n');
-      const queued = await waitFor(() => (queueText().includes(`/v1/donations/${donation.id} -> 400`) ? queueText() : undefined), 15_000, 'the failure in the queue');
+      const queued = await waitFor(() => (queueText().includes(`/v1/donations/${donation.id} -> 400`) ? queueText() : undefined), WAIT_MS, 'the failure in the queue');
       expect(queued).toContain('<SVC_API_KEY>');
       const runs = stack.salesforce
         .records('Svc_SyncRun__c')

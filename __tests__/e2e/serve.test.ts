@@ -9,6 +9,7 @@ import net from 'node:net';
 import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, removeDir, tempCwd, waitFor, unstamp } from './helpers.js';
+import { WAIT_MS } from '../support/patience.js';
 import { openDatabase } from '../../src/webhook/queue/sqliteKeep.js';
 
 let stack: Stack;
@@ -28,7 +29,7 @@ beforeAll(async () => {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  base = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1], 10_000, 'serve to listen');
+  base = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1], WAIT_MS, 'serve to listen');
 });
 
 afterAll(async () => {
@@ -58,7 +59,7 @@ describe('svc-sync serve', () => {
 
     // Poll with the operator's own command until both donation events are done.
     let status: QueueJson | undefined;
-    const until = Date.now() + 15_000;
+    const until = Date.now() + WAIT_MS;
     while (status?.result.counts.done !== 2 && Date.now() < until) {
       status = JSON.parse((await cli(stack, ['--json', 'queue'], cwd)).stdout) as QueueJson;
       if (status.result.counts.done !== 2) await new Promise((r) => setTimeout(r, 100));
@@ -127,13 +128,14 @@ describe('svc-sync serve', () => {
     stack.platform.faults.next(20, '429', { path: `/donations/${donation.id}`, retryAfter: 600 });
     const event = { object_type: 'Donation', object_id: donation.id, event_type: 'donations.update', application: 'Kentaa', site_id: 6 };
     expect((await post(`${base}/webhooks/${SECRET}`, event)).status).toBe(200);
-    await waitFor(() => (stack.platform.requests.log.some((e) => e.url.startsWith(`/v1/donations/${donation.id}`) && e.status === 429) ? true : undefined), 15_000, 'the 429');
-    await waitFor(() => (/waiting 600 s: platform rate limited/.test(stderr) ? true : undefined), 10_000, 'the wait to be announced');
+    await waitFor(() => (stack.platform.requests.log.some((e) => e.url.startsWith(`/v1/donations/${donation.id}`) && e.status === 429) ? true : undefined), WAIT_MS, 'the 429');
+    await waitFor(() => (/waiting 600 s: platform rate limited/.test(stderr) ? true : undefined), WAIT_MS, 'the wait to be announced');
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const sent = Date.now();
     child.kill('SIGTERM');
     expect(await exited).toBe(143);
-    expect(Date.now() - sent).toBeLessThan(5_000);
+    // Within seconds, not the 600 s of the wait (the margin is for a loaded machine).
+    expect(Date.now() - sent).toBeLessThan(15_000);
     expect(stderr).toMatch(/events handed back, processed on the next start/);
     expect(stderr).toMatch(/svc-sync serve: stopped/);
     stack.platform.faults.clear();

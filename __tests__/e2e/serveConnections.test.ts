@@ -12,6 +12,7 @@ import path from 'node:path';
 import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, expectFullMirror, removeDir, tempCwd, waitFor, type SiteRecord } from './helpers.js';
+import { WAIT_MS } from '../support/patience.js';
 
 const ORG_NORTH = '00D5g000000NorthAA';
 const ORG_SOUTH = '00D5g000000SouthAA';
@@ -76,7 +77,7 @@ async function startServe(): Promise<void> {
   });
   child = proc;
   proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  base = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1], 20_000, `serve to listen (${stderr})`);
+  base = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1], WAIT_MS, `serve to listen (${stderr})`);
 }
 
 async function stopServe(): Promise<void> {
@@ -217,7 +218,7 @@ describe('one serve for two sites', () => {
     const after = (await queueJson()).result.counts;
     expect(after.ignored - before.ignored).toBe(1);
     expect(after.pending + after.done - before.pending - before.done).toBe(0);
-  }, 30_000);
+  });
 
   it("one org refusing its login pauses that connection alone: the other's events flow; its own flow once it accepts again", async () => {
     south.salesforce.refuseLogins(true);
@@ -227,8 +228,8 @@ describe('one serve for two sites', () => {
     south.platform.update('donation', sd.id, { message: 'south changed' });
     expect((await post(`${base}/webhooks`, { object_type: 'Donation', object_id: sd.id, event_type: 'donations.update', application: 'Kentaa', site_id: 7 }, HOOK_SOUTH)).status).toBe(200);
     expect((await post(`${base}/webhooks`, { object_type: 'Donation', object_id: nd.id, event_type: 'donations.update', application: 'Kentaa', site_id: 6 }, HOOK_NORTH)).status).toBe(200);
-    await waitFor(() => (north.salesforce.get('Svc_Donation__c', `Donation_${nd.id}`)?.Message__c === 'north changed' ? true : undefined), 30_000, 'north to sync');
-    await eventually(async () => (await queueJson()).result.byConnection?.find((c) => c.connection === 'south')?.counts.failed === 1, 30_000, 'south to hold its event');
+    await waitFor(() => (north.salesforce.get('Svc_Donation__c', `Donation_${nd.id}`)?.Message__c === 'north changed' ? true : undefined), WAIT_MS, 'north to sync');
+    await eventually(async () => (await queueJson()).result.byConnection?.find((c) => c.connection === 'south')?.counts.failed === 1, WAIT_MS, 'south to hold its event');
     const health = (await (await fetch(`${base}/healthz`)).json()) as { status: string; byConnection: Record<string, { status: string; why?: string }> };
     expect(health.status).toBe('degraded');
     expect(health.byConnection.south).toMatchObject({ status: 'paused', why: expect.stringMatching(/Salesforce/) });
@@ -239,7 +240,7 @@ describe('one serve for two sites', () => {
     // The operator need not wait for the backoff: `queue retry --connection south` makes it due now.
     const retry = await cli(north, ['queue', 'retry', '--connection', 'south'], cwd, undefined, env());
     expect(retry.stdout).toMatch(/^1 failed event\(s\) of connection south queued again/);
-    await waitFor(() => (south.salesforce.get('Svc_Donation__c', `Donation_${sd.id}`)?.Message__c === 'south changed' ? true : undefined), 30_000, 'south to catch up');
+    await waitFor(() => (south.salesforce.get('Svc_Donation__c', `Donation_${sd.id}`)?.Message__c === 'south changed' ? true : undefined), WAIT_MS, 'south to catch up');
   }, 90_000);
 
   it('a SIGKILL right after the 200s of a burst loses no event of either connection: the next start finishes them, each in its own org', async () => {
@@ -286,14 +287,14 @@ describe('two connections on one org', () => {
     const id = north.platform.site.donation[1]!.id;
     // North first, so south is the second to reach the org.
     expect((await post(`${base}/webhooks`, { object_type: 'Donation', object_id: id, event_type: 'donations.update', application: 'Kentaa', site_id: 6 }, HOOK_NORTH)).status).toBe(200);
-    await eventually(async () => (await queueJson()).result.byConnection?.find((c) => c.connection === 'north')?.counts.done === 1, 30_000, 'north to sync');
+    await eventually(async () => (await queueJson()).result.byConnection?.find((c) => c.connection === 'north')?.counts.done === 1, WAIT_MS, 'north to sync');
     const before = north.salesforce.records('Svc_Donation__c').map((r) => `${r.SvcId__c}:${String(r.Amount__c)}`);
     expect((await post(`${base}/webhooks`, { object_type: 'Donation', object_id: id, event_type: 'donations.update', application: 'Kentaa', site_id: 7 }, HOOK_SOUTH)).status).toBe(200);
-    await waitFor(() => (/both log in to org/.test(stderr) ? true : undefined), 30_000, 'the refusal');
+    await waitFor(() => (/both log in to org/.test(stderr) ? true : undefined), WAIT_MS, 'the refusal');
     expect(stderr).toMatch(
       new RegExp(`svc-sync serve: error: connections north and south: both log in to org ${ORG_NORTH.slice(0, 15)}; .*; connection south is paused and nothing is written for it`),
     );
-    await eventually(async () => (await queueJson()).result.byConnection?.find((c) => c.connection === 'south')?.counts.failed === 1, 30_000, 'south to hold its event');
+    await eventually(async () => (await queueJson()).result.byConnection?.find((c) => c.connection === 'south')?.counts.failed === 1, WAIT_MS, 'south to hold its event');
     // Only north's own donation values are in the org: south wrote nothing.
     const after = north.salesforce.records('Svc_Donation__c').map((r) => `${r.SvcId__c}:${String(r.Amount__c)}`);
     expect(after).toEqual(before);
@@ -311,13 +312,13 @@ describe('starting and operating several connections', () => {
     expect(res.stderr).toMatch(/connection south: /);
     expect(res.stderr).not.toMatch(/listening on/);
     expect(res.stderr).not.toContain('not-the-key-of-south');
-  }, 30_000);
+  });
 
   it('`queue retry` needs --connection when there are several', async () => {
     const res = await cli(north, ['queue', 'retry'], cwd, undefined, env());
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/2 connections \(north, south\): this command acts on one; choose it with --connection NAME/);
-  }, 30_000);
+  });
 });
 
 describe('stopping', () => {
@@ -333,7 +334,7 @@ describe('stopping', () => {
       stack.platform.faults.next(20, '429', { path: `/donations/${d.id}`, retryAfter: 600 });
       expect((await post(`${base}/webhooks`, { object_type: 'Donation', object_id: d.id, event_type: 'donations.update', application: 'Kentaa', site_id: site }, secret)).status).toBe(200);
     }
-    await waitFor(() => (/connection north: waiting 600 s/.test(stderr) && /connection south: waiting 600 s/.test(stderr) ? true : undefined), 30_000, 'both batches to wait');
+    await waitFor(() => (/connection north: waiting 600 s/.test(stderr) && /connection south: waiting 600 s/.test(stderr) ? true : undefined), WAIT_MS, 'both batches to wait');
     const proc = child as ChildProcess;
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
     proc.kill('SIGTERM');

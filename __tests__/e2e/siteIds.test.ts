@@ -46,7 +46,7 @@ describe('ids and site ids as numbers or strings', () => {
     } finally {
       Object.assign(donation, { site_id: 6 });
     }
-  }, 30_000);
+  });
 
   it('a record without a readable site_id while SVC_SITE_ID is set: refused with a line that says so, exit 2, nothing written', async () => {
     const donation = stack.platform.site.donation.find(donationSynced)!;
@@ -68,5 +68,5 @@ describe('ids and site ids as numbers or strings', () => {
     // Without SVC_SITE_ID nothing is judged.
     expect((await cli(stack, ['object', 'donation', String(donation.id)], cwd)).code).toBe(0);
     Object.assign(donation, { site_id: 6 });
-  }, 30_000);
+  });
 });

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, removeDir, tempCwd, waitFor } from './helpers.js';
+import { WAIT_MS } from '../support/patience.js';
 
 interface Seen {
   event: 'sent' | 'answered';
@@ -144,7 +145,7 @@ describe('sync: what goes out before the first platform request', () => {
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      await waitFor(() => (held.length > 0 ? true : undefined), 30_000, 'the session check');
+      await waitFor(() => (held.length > 0 ? true : undefined), WAIT_MS, 'the session check');
       child.kill('SIGINT');
       expect(await exited).toBe(130);
       expect(stderr).toMatch(/stopped by Ctrl-C before any record was done; .*resume with: svc-sync sync --all/);

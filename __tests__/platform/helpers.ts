@@ -10,8 +10,13 @@ export const API_KEY = 'sk_live_5f3c9a1e7b2d4c6e8f0a1b2c3d4e5f60';
 /** Short backoff so retries do not slow the suite; the policy is the same. */
 export const FAST_RETRY: Partial<RetryTuning> = { retryBaseMs: 20, retryMaxMs: 100 };
 
+/**
+ * The request timeout is a last guard here: a reply from the fake on 127.0.0.1 takes milliseconds,
+ * but seconds on a loaded machine, and a timeout there would be a retry the test did not ask for.
+ * The tests of timeouts set their own, against a fault that holds the reply far longer.
+ */
 export function settingsFor(fake: FakePlatform, overrides: Partial<PlatformSettings> = {}): PlatformSettings {
-  return { apiUrl: fake.url, apiKey: API_KEY, concurrency: 4, timeoutMs: 2_000, listIdsOnly: false, ...overrides };
+  return { apiUrl: fake.url, apiKey: API_KEY, concurrency: 4, timeoutMs: 10_000, listIdsOnly: false, ...overrides };
 }
 
 export async function startWith(siteOptions: SiteOptions, rateLimit?: FakeRateLimit): Promise<{ fake: FakePlatform; site: Site }> {

@@ -38,8 +38,10 @@ describe('retries', () => {
   });
 
   it('retries a timeout (the response is slower than timeoutMs)', async () => {
-    const client = new PlatformClient(settingsFor(fake, { timeoutMs: 250 }), { retry: FAST_RETRY });
-    fake.faults.next(1, 'slow', { delayMs: 1_200 });
+    // The retry must answer within timeoutMs (2 s: a loaded machine's reply, not a quiet one's
+    // 250 ms); the slow reply is held far longer (the fake drops it when the client gives up).
+    const client = new PlatformClient(settingsFor(fake, { timeoutMs: 2_000 }), { retry: FAST_RETRY });
+    fake.faults.next(1, 'slow', { delayMs: 30_000 });
     const donation = await client.getById('donation', site.donation[1].id);
     expect(donation.id).toBe(site.donation[1].id);
     expect(client.counts()).toMatchObject({ total: 2, retries: 1 });
@@ -63,7 +65,7 @@ describe('retries', () => {
 
   it('reports a timeout that persists as kind timeout', async () => {
     const client = new PlatformClient(settingsFor(fake, { timeoutMs: 150 }), { retry: { ...FAST_RETRY, retries: 1 } });
-    fake.faults.next(2, 'slow', { delayMs: 800 });
+    fake.faults.next(2, 'slow', { delayMs: 30_000 });
     const error = await client.getById('donation', site.donation[4].id).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'timeout', status: undefined });
     expect((error as PlatformError).apiMessage).toBe('no response within 150 ms');

@@ -47,7 +47,7 @@ it('backs off on queue errors, logs state changes only, reports them in /healthz
   // The worker is already sleeping: a new event wakes it into the failing claim.
   expect((await postJson(`${service.url}/webhooks`, donationEvent(6))).status).toBe(200);
 
-  await eventually(() => attempts >= 3, 'three failed claims', 15_000);
+  await eventually(() => attempts >= 3, 'three failed claims');
   const health = JSON.parse((await request(`${service.url}/healthz`, { method: 'GET' })).body) as { status: string; worker: { state: string; failures: number; lastError: string } };
   expect(health.status).toBe('degraded');
   expect(health.worker).toMatchObject({ state: 'backing-off' });
@@ -63,7 +63,7 @@ it('backs off on queue errors, logs state changes only, reports them in /healthz
   expect(failing[0]).toContain(tmp.db);
 
   full = false;
-  await eventually(async () => processor.calls.length > 0 && (await service!.queue.counts()).pending === 0, 'the events to be processed after the disk has room', 15_000);
+  await eventually(async () => processor.calls.length > 0 && (await service!.queue.counts()).pending === 0, 'the events to be processed after the disk has room');
   expect(lines.filter((l) => /usable again after \d+ failed attempts/.test(l))).toHaveLength(1);
   const after = JSON.parse((await request(`${service.url}/healthz`, { method: 'GET' })).body) as { status: string; worker: { state: string } };
   expect(after).toMatchObject({ status: 'ok', worker: { state: 'ok' } });

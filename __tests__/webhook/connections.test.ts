@@ -12,6 +12,7 @@ import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { serve, type RunningService, type ServeConnection } from '../../src/webhook/serve.js';
 import type { BatchProcessor, ProcessResult } from '../../src/webhook/worker/worker.js';
 import { postJson, request, tempQueue, type TempDir } from './helpers.js';
+import { WAIT_MS } from '../support/patience.js';
 
 /** A processor that records the refs it is given, or refuses every batch while `refusing` is set. */
 function recorder(): BatchProcessor & { seen: ObjectRef[]; refusing: string | undefined } {
@@ -38,7 +39,7 @@ const event = (id: number, site: number | undefined, type = 'donations.update'):
 });
 
 async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const end = Date.now() + 10_000;
+  const end = Date.now() + WAIT_MS;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));

@@ -8,6 +8,7 @@ import type { BatchProcessor, ProcessOutcome, ProcessResult } from '../../src/we
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import type { EnqueueInput } from '../../src/webhook/queue/store.js';
+import { WAIT_MS } from '../support/patience.js';
 
 /** An event as the receiver hands it to a queue: the message, its classification and the raw body. */
 export function eventInput(objectType: string, objectId: number, eventType: string): EnqueueInput {
@@ -85,7 +86,7 @@ export async function pool<T>(tasks: Array<() => Promise<T>>, limit: number): Pr
 }
 
 /** Polls until `check` returns true; fails (not times) when it never does. */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
+export async function eventually(check: () => boolean | Promise<boolean>, what: string, limitMs = WAIT_MS): Promise<void> {
   const until = Date.now() + limitMs;
   while (!(await check())) {
     if (Date.now() > until) throw new Error(`never happened: ${what}`);

@@ -19,6 +19,7 @@ import { startReceiver } from '../../src/webhook/receiver/server.js';
 import { statusRoute } from '../../src/webhook/status/statusRoute.js';
 import type { ProcessResult } from '../../src/webhook/worker/worker.js';
 import { donationEvent, eventually, postJson, request, tempQueue, type TempDir } from './helpers.js';
+import { WAIT_MS } from '../support/patience.js';
 
 const TOKEN = 'status-admin-token-0123456789abcdef';
 const FAILING = new Set([10, 11]);
@@ -113,21 +114,21 @@ afterAll(async () => {
 test('the page shows what /healthz shows, retries failed events, fits a phone, and asks for the token', async () => {
   // The prefilled batch ran: 3 done, 2 failed (not due for an hour). Two more events stay queued.
   let h = await health();
-  for (let i = 0; i < 500 && (h.queue.done !== 3 || h.queue.failed !== 2); i++) {
-    await new Promise((r) => setTimeout(r, 20));
+  await eventually(async () => {
     h = await health();
-  }
+    return h.queue.done === 3 && h.queue.failed === 2;
+  }, 'the prefilled batch to run');
   expect(h.queue).toMatchObject({ done: 3, failed: 2 });
   for (const id of [20, 21]) expect((await postJson(`${service.url}/webhooks`, donationEvent(id))).status).toBe(200);
-  for (let i = 0; i < 500 && !(h.batches.waiting ?? '').startsWith('settling'); i++) {
-    await new Promise((r) => setTimeout(r, 20));
+  await eventually(async () => {
     h = await health();
-  }
+    return (h.batches.waiting ?? '').startsWith('settling');
+  }, 'the new events to settle');
   expect(h.queue.pending).toBe(2);
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
-  page.setDefaultTimeout(5_000);
+  page.setDefaultTimeout(WAIT_MS);
   // Without the token: 401 and a sign-in form, no figure.
   const first = await page.goto(`${service.url}/status`);
   expect(first?.status()).toBe(401);
