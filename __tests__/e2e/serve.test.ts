@@ -134,7 +134,7 @@ describe('svc-sync serve', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(143);
     expect(Date.now() - sent).toBeLessThan(5_000);
-    expect(stderr).toMatch(/events handed back, processed on the next start/);
+    expect(stderr).toMatch(/events? handed back, processed on the next start/);
     expect(stderr).toMatch(/svc-sync serve: stopped/);
     stack.platform.faults.clear();
     // Back to pending, with no failed attempt counted: the next start processes it.
