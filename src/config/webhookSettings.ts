@@ -51,7 +51,7 @@ export function checkWebhookSecret(raw: RawSettings, connection: string | undefi
 }
 
 /** A loopback address: only this machine reaches a receiver listening there. */
-export function isLoopbackHost(host: string): boolean {
+function isLoopbackHost(host: string): boolean {
   const h = host
     .trim()
     .toLowerCase()
