@@ -156,6 +156,9 @@ it('the demo: every line within 80 columns, and its last screen says what happen
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   expect(code).toBe(0);
   expect(wide(out)).toEqual([]);
+  // The demo runs as README says to: its site named, never "site ? (SVC_SITE_ID not set)".
+  expect(out).toMatch(/^(\S+Z )?site 6 at 127\.0\.0\.1:\d+$/m);
+  expect(out).not.toMatch(/SVC_SITE_ID not set/);
   const lastScreen = out.trimEnd().split('\n').slice(-24).join('\n');
   expect(lastScreen).toMatch(/== What happened/);
   expect(lastScreen).toMatch(/1\. a dry run showed what a full sync would write \(exit 0\)/);
