@@ -356,7 +356,7 @@ describe('stopping', () => {
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
     proc.kill('SIGTERM');
     expect(await exited).toBe(143);
-    expect(stderr.match(/events handed back, processed on the next start/g)?.length).toBe(2);
+    expect(stderr.match(/events? handed back, processed on the next start/g)?.length).toBe(2);
     north.platform.faults.clear();
     south.platform.faults.clear();
     const q = await queueJson();
