@@ -1,7 +1,8 @@
 /**
- * Issue 29: what a person reads fits an 80-column terminal. The errors the CLI prints (the
- * catalogue below), serve's text log, the demo and --help, run as a person runs them: no
- * terminal, so stderr is a log (each line stamped) wrapped at 80 columns.
+ * Issue 29: what a person reads fits an 80-column terminal. Issue 40: a log keeps a record on one
+ * line. The errors the CLI prints (the catalogue below), serve's text log, the demo and --help,
+ * run as cron runs them: no terminal, so stderr is a log, each record one stamped line, never
+ * wrapped; on a terminal the same record wraps to its width.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
@@ -31,8 +32,7 @@ afterAll(async () => {
 
 const run = (args: string[], env: Record<string, string> = stack.env): Promise<CliResult> => runCli(args, { cwd, env: { ...env, ...AS_A_PERSON } });
 
-describe('the error catalogue: every line within 80 columns', () => {
-  // Usage errors are commander's, before any command runs: not log lines, so not stamped.
+describe('the error catalogue: in a log, one stamped line a record, never wrapped', () => {
   const cases: Array<[string, () => Promise<CliResult>, RegExp]> = [
     ['every setting missing', () => run(['sync', '--all'], { PATH: process.env.PATH ?? '' }), /settings are missing/],
     ['a rejected API key', () => run(['sync', '--all'], { ...stack.env, SVC_API_KEY: 'not-the-key-at-all' }), /check SVC_API_KEY/],
@@ -70,15 +70,16 @@ describe('the error catalogue: every line within 80 columns', () => {
   it.each(cases)('%s', async (_name, make, says) => {
     const res = await make();
     expect(res.code).not.toBe(0);
-    expect(unstamp(res.stderr).replace(/\n\s+/g, ' ')).toMatch(says);
-    expect({ stdout: wide(res.stdout), stderr: wide(res.stderr) }).toEqual({ stdout: [], stderr: [] });
-    // A log: every line, the wrapped ones too, carries its time.
+    expect(wide(res.stdout)).toEqual([]);
+    // A log: every line is a whole record carrying its time (commander's usage errors too); the
+    // message is found whole by grep, its `next:` command with it.
     const lines = res.stderr.split('\n').filter((l) => l !== '');
-    if (!lines[0]?.startsWith('error: ')) for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /);
+    for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z \S/);
+    expect(lines.filter((l) => says.test(l))).toHaveLength(1);
   });
 });
 
-it("serve's text log: the start, a batch and the stop, every line within 80 columns and stamped", async () => {
+it("serve's text log: the start, a batch and the stop, every line a whole stamped record", async () => {
   const dir = tempCwd('eighty-serve');
   const child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0'], {
     cwd: dir,
@@ -95,17 +96,36 @@ it("serve's text log: the start, a batch and the stop, every line within 80 colu
     const body = { object_type: 'Donation', object_id: donation.id, event_type: 'donations.update', application: 'Fundraising', site_id: 6 };
     const answer = await fetch(`${base}/webhooks/hook-secret-8c1d4e`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     expect(answer.status).toBe(200);
-    await waitFor(() => (/webhook batch: 1 events/.test(unstamp(stderr)) ? true : undefined), WAIT_MS, 'the batch line');
+    await waitFor(() => (/webhook batch: 1 event\b/.test(unstamp(stderr)) ? true : undefined), WAIT_MS, 'the batch line');
     child.kill('SIGTERM');
     expect(await exited).toBe(143);
     expect(unstamp(stderr)).toMatch(/svc-sync serve: stopped/);
-    expect(wide(stderr)).toEqual([]);
+    // Counts in the right number: "1 event", never "1 events" nor "1 platform requests".
+    expect(unstamp(stderr)).not.toMatch(/\b1 (events|records|refs|platform requests)\b/);
     for (const line of stderr.split('\n').filter((l) => l !== '')) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     removeDir(dir);
   }
 });
+
+it('on a terminal a record wraps to its width: continuation lines indented, the next: command whole', async () => {
+  // `script` gives the CLI a terminal (stdout and stderr both), as a person at a console has.
+  const cmd = `${process.execPath} ${BIN} sync --all; ${process.execPath} ${BIN} --json sync --bogus-option-with-a-long-name > /dev/null`;
+  const child = spawn('script', ['-qec', cmd, '/dev/null'], { cwd, env: { PATH: process.env.PATH ?? '', COLUMNS: '60' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  await new Promise((resolve) => child.on('exit', resolve));
+  const lines = out
+    .replace(/\r/g, '')
+    .split('\n')
+    .filter((l) => l !== '');
+  expect(lines[0]).toMatch(/^svc-sync: 3 settings are missing/);
+  for (const l of lines) expect([...l].length).toBeLessThanOrEqual(60);
+  expect(lines.filter((l) => l.startsWith('svc-sync: '))).toHaveLength(2);
+  for (const l of lines.filter((x) => !x.startsWith('svc-sync: '))) expect(l).toMatch(/^ {2}\S/);
+  expect(lines).toContain('  next: svc-sync sync --help');
+}, 30_000);
 
 it('--help leads with usage and the five commands a newcomer needs, every line within 80 columns', async () => {
   const res = await run(['--help']);
@@ -137,6 +157,9 @@ it('the demo: every line within 80 columns, and its last screen says what happen
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   expect(code).toBe(0);
   expect(wide(out)).toEqual([]);
+  // The demo runs as README says to: its site named, never "site ? (SVC_SITE_ID not set)".
+  expect(out).toMatch(/^(\S+Z )?site 6 at 127\.0\.0\.1:\d+$/m);
+  expect(out).not.toMatch(/SVC_SITE_ID not set/);
   const lastScreen = out.trimEnd().split('\n').slice(-24).join('\n');
   expect(lastScreen).toMatch(/== What happened/);
   expect(lastScreen).toMatch(/1\. a dry run showed what a full sync would write \(exit 0\)/);

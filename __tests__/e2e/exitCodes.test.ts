@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
+import { packageRoot } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { cli, cliJson, donationSynced, expectEnvelope, expectFullMirror, expectedKeys, keyOf, recordCount, removeDir, tempCwd, totals, writeCalls } from './helpers.js';
@@ -58,6 +59,30 @@ describe('exit codes', () => {
       expect(body).toMatchObject({ status: 2, exitCode: 2, warnings: [] });
       expect(body.message).toMatch(message);
       expectNothingWritten();
+    });
+
+    it("commander's own errors speak as every other error: `svc-sync: `, the help to read next, one line", async () => {
+      const human = await cli(stack, ['sync', '--bogus'], cwd);
+      const json = await cli(stack, ['--json-lines', 'sync', '--bogus'], cwd);
+      for (const res of [human, json]) expect(res.code).toBe(2);
+      const unstamped = (t: string): string[] =>
+        t
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => l.replace(/^\d{4}-\d\d-\d\dT\S+Z /, ''));
+      expect(unstamped(human.stderr)).toEqual(["svc-sync: unknown option '--bogus'; next: svc-sync sync --help"]);
+      expect(unstamped(json.stderr)).toEqual(["svc-sync: exit 2: unknown option '--bogus'; next: svc-sync sync --help"]);
+      expect(JSON.parse(json.stdout)).toMatchObject({ status: 2, message: "unknown option '--bogus'", actions: ['svc-sync sync --help'] });
+      expectNothingWritten();
+    });
+
+    it("--help lists every exit code of README's table", async () => {
+      const readme = fs.readFileSync(path.join(packageRoot(), 'README.md'), 'utf8');
+      const codes = [...readme.matchAll(/^\| (\d+) \|/gm)].map((m) => m[1]);
+      expect(codes).toEqual(expect.arrayContaining(['0', '1', '2', '3', '75', '143']));
+      const help = (await cli(stack, ['--help'], cwd)).stdout.replace(/\s+/g, ' ');
+      const listed = /Exit codes: (.*?)\./.exec(help)?.[1] ?? '';
+      for (const code of codes) expect(listed).toMatch(new RegExp(`(^|, )${code} `));
     });
 
     it('SVC_API_URL missing: the message names it', async () => {

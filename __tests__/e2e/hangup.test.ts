@@ -107,7 +107,7 @@ describe('audit and serve', () => {
     expect(await run.exited).toBe(129);
     stack.platform.faults.clear();
     expect(run.output()).toMatch(/svc-sync serve: SIGHUP: no longer accepting; ending the batch in flight and handing its events back/);
-    expect(run.output()).toMatch(/events handed back, processed on the next start/);
+    expect(run.output()).toMatch(/events? handed back, processed on the next start/);
     expect(run.output()).toMatch(/svc-sync serve: stopped/);
     const status = JSON.parse((await cli(stack, ['--json', 'queue'], cwd)).stdout) as { result: { counts: Record<string, number> } };
     expect(status.result.counts).toMatchObject({ pending: 1, failed: 0 });

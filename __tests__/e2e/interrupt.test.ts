@@ -82,4 +82,15 @@ describe('stopping a run', () => {
     expect(run.output().match(/stopped by SIGTERM after/g)).toHaveLength(1);
     expect(readState(run.cwd)?.run?.pagesDone).toEqual({ donation: 2 });
   }, 60_000);
+
+  it('SIGTERM under cron (the recipe: --json-lines -q, no terminal): no Ctrl-C hint, the resume command once', async () => {
+    const run = await startStalled((cwd, env) => spawn(process.execPath, [BIN, 'sync', '--all', '--batch-size', '50', '--json-lines', '-q'], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] }));
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(143);
+    const stderr = run.output();
+    expect(stderr).toMatch(/SIGTERM: stopping after the batch in flight/);
+    expect(stderr).not.toMatch(/Ctrl-C/);
+    expect(stderr).toMatch(/stopped by SIGTERM after/);
+    expect(stderr.match(/svc-sync sync --all --batch-size 50 --json-lines -q/g)).toHaveLength(1);
+  }, 60_000);
 });

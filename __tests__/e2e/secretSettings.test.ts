@@ -6,10 +6,11 @@
  * webhook secret short enough to guess stops `serve` the same way.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runCli } from '../../fixtures/cli.js';
-import { removeDir, tempCwd, unstamp } from './helpers.js';
+import { BIN, runCli } from '../../fixtures/cli.js';
+import { removeDir, tempCwd, unstamp, waitFor } from './helpers.js';
 
 const cwd = tempCwd('secrets');
 afterAll(() => removeDir(cwd));
@@ -77,4 +78,44 @@ describe('a webhook secret short enough to guess', () => {
       removeDir(dir);
     }
   });
+});
+
+describe('no webhook secret, listening beyond this machine', () => {
+  it('`serve` on the default --host 0.0.0.0 with no SVC_WEBHOOK_SECRET refuses to start: exit 2, one line, no queue, no port', async () => {
+    const queue = `${cwd}/unsigned.db`;
+    const run = await runCli(['serve', '--port', '0', '--queue', queue], { cwd, env: ENV });
+    expect(run.code).toBe(2);
+    const lines = unstamp(run.stderr).trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^svc-sync: no SVC_WEBHOOK_SECRET, and --host 0\.0\.0\.0 listens beyond this machine: .*--public-without-secret/);
+    expect(run.stderr).not.toContain('listening');
+    expect(fs.existsSync(queue)).toBe(false);
+  });
+
+  it.each([
+    ['the flag', ['--public-without-secret'], {}],
+    ['the setting', [], { SVC_WEBHOOK_PUBLIC_WITHOUT_SECRET: 'true' }],
+  ])(
+    'told so by %s, it starts and says the secret is not set',
+    async (_how, flag, env) => {
+      const dir = tempCwd('unsigned-public');
+      const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--settle', '0', ...flag], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', ...ENV, ...env },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      try {
+        await waitFor(() => (/listening on http:\/\/0\.0\.0\.0:\d+\/webhooks \(secret not set;/.test(stderr) ? true : undefined), 15_000, 'serve to listen');
+        child.kill('SIGTERM');
+        expect(await exited).toBe(143);
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+        removeDir(dir);
+      }
+    },
+    30_000,
+  );
 });

@@ -136,7 +136,7 @@ describe('svc-sync serve', () => {
     expect(await exited).toBe(143);
     // Within seconds, not the 600 s of the wait (the margin is for a loaded machine).
     expect(Date.now() - sent).toBeLessThan(15_000);
-    expect(stderr).toMatch(/events handed back, processed on the next start/);
+    expect(stderr).toMatch(/events? handed back, processed on the next start/);
     expect(stderr).toMatch(/svc-sync serve: stopped/);
     stack.platform.faults.clear();
     // Back to pending, with no failed attempt counted: the next start processes it.

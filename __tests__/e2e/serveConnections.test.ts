@@ -220,6 +220,24 @@ describe('one serve for two sites', () => {
     expect(after.pending + after.done - before.pending - before.done).toBe(0);
   });
 
+  it('a webhook with no site_id, which no connection can claim: 200 ignored, one log line with the reason, counted by reason in /metrics, the reason in `queue -v`', async () => {
+    const unsited = { object_type: 'Donation', object_id: north.platform.site.donation[1]!.id, event_type: 'donations.update', application: 'Kentaa' };
+    const answer = await post(`${base}/webhooks`, unsited, HOOK_NORTH);
+    expect(answer.status).toBe(200);
+    const { id } = (await answer.json()) as { id: number };
+    const line = await waitFor(() => stderr.split('\n').find((l) => l.includes(`webhook ignored: event ${id} `)), 10_000, 'the ignored line');
+    expect(line).toMatch(/^\S+Z webhook ignored: event \d+ \(donations\.update Donation \d+\): no site_id and no connection named in the path/);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/^svc_sync_webhook_events_ignored_total\{reason="no_site_id"\} 1$/m);
+    const verbose = await cli(north, ['queue', '-v'], cwd, undefined, env());
+    expect(verbose.stdout).toMatch(/^ignored \(answered 200, never synced/m);
+    expect(verbose.stdout.replace(/\n\s+/g, ' ')).toMatch(/ 1 \(none\): no site_id and no connection named in the path/);
+    const json = await queueJson();
+    expect((json.result as unknown as { ignored: Array<{ reason: string; connection: string; count: number }> }).ignored).toEqual(
+      expect.arrayContaining([expect.objectContaining({ connection: '(none)', count: 1, reason: expect.stringMatching(/^no site_id/) })]),
+    );
+  }, 30_000);
+
   it("one org refusing its login pauses that connection alone: the other's events flow; its own flow once it accepts again", async () => {
     south.salesforce.refuseLogins(true);
     const nd = north.platform.site.donation.find((d) => d.payment_status === 'paid')!;
@@ -339,7 +357,7 @@ describe('stopping', () => {
     const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
     proc.kill('SIGTERM');
     expect(await exited).toBe(143);
-    expect(stderr.match(/events handed back, processed on the next start/g)?.length).toBe(2);
+    expect(stderr.match(/events? handed back, processed on the next start/g)?.length).toBe(2);
     north.platform.faults.clear();
     south.platform.faults.clear();
     const q = await queueJson();

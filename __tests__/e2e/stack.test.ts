@@ -55,14 +55,13 @@ function readExports(lines: string[]): Record<string, string> {
 /** Lines wider than an 80-column terminal (characters, not bytes). */
 const wide = (text: string): string[] => text.split('\n').filter((l) => [...l].length > 80);
 
-async function exportsOf(r: Running): Promise<Record<string, string>> {
+/** The settings to paste (the first block); `oauth`: the block of the unattended login after it. */
+async function exportsOf(r: Running, block: 'settings' | 'oauth' = 'settings'): Promise<Record<string, string>> {
   const until = Date.now() + 20_000;
   for (;;) {
     // The lines come in one write, after the servers started.
-    const lines = r
-      .stdout()
-      .split('\n')
-      .filter((l) => l.startsWith('export '));
+    const [settings = '', oauth = ''] = r.stdout().split(/^Or log in as an unattended run does.*$/m);
+    const lines = (block === 'settings' ? settings : oauth).split('\n').filter((l) => l.startsWith('export '));
     if (lines.length > 0) return readExports(lines);
     if (r.child.exitCode !== null) throw new Error(`stack exited ${r.child.exitCode}: ${r.stderr()}`);
     if (Date.now() > until) throw new Error(`no export line; stdout so far:\n${r.stdout()}`);
@@ -131,6 +130,82 @@ describe('npm run stack', () => {
     running.child.kill('SIGTERM');
     await running.exited;
   }, 60_000);
+
+  it('--site-id names the site its records carry and prints SVC_SITE_ID; the OAuth client logs in as an unattended run does', async () => {
+    running = start(['--donations', '10', '--subscriptions', '2', '--segments', '1', '--site-id', '7']);
+    const env = await exportsOf(running);
+    expect(env.SVC_SITE_ID).toBe('7');
+    const oauth = await exportsOf(running, 'oauth');
+    expect(Object.keys(oauth)).toEqual(['SF_LOGIN_URL', 'SF_CLIENT_ID', 'SF_CLIENT_SECRET']);
+    expect(running.stdout()).toMatch(/^unset SF_INSTANCE_URL SF_ACCESS_TOKEN$/m);
+    expect(wide(running.stdout())).toEqual([]);
+    cwd = tempCwd('stack-oauth');
+    const { SF_INSTANCE_URL: _url, SF_ACCESS_TOKEN: _token, ...platform } = env;
+    const run = await runCli(['sync', '--all'], { env: { ...platform, ...oauth }, cwd });
+    expect(run.code).toBe(0);
+    // The header names the site as set, and the org the client credentials logged in to.
+    expect(run.stderr).toMatch(/^\S+Z site 7 at 127\.0\.0\.1:\d+$/m);
+    expect(run.stderr).toMatch(/^\S+Z org 00D\w+ at 127\.0\.0\.1:\d+$/m);
+    // Another SVC_SITE_ID is refused: the records really carry 7.
+    const other = await runCli(['sync', '--all'], { env: { ...env, SVC_SITE_ID: '6' }, cwd: tempCwd('stack-other-site') });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/SVC_SITE_ID is 6/);
+    running.child.kill('SIGTERM');
+    await running.exited;
+  }, 60_000);
+
+  it('--validation-rule makes Salesforce refuse some donations (error records to try); kill -USR1 lifts it and the next sync writes them', async () => {
+    running = start(['--donations', '20', '--subscriptions', '2', '--segments', '1', '--validation-rule', 'donation-gift-aid']);
+    const env = await exportsOf(running);
+    const refused = Number(/validation rule donation-gift-aid: (\d+) donations refused/.exec(running.stdout())?.[1]);
+    expect(refused).toBeGreaterThan(0);
+    cwd = tempCwd('stack-rule');
+    const first = await runCli(['--json', 'sync', '--all'], { env, cwd });
+    expect(first.code).toBe(1);
+    const failed = (JSON.parse(first.stdout) as Envelope).result.records.filter((r) => r.action === 'fail');
+    expect(failed).toHaveLength(refused);
+    for (const f of failed) expect(f).toMatchObject({ object: 'Svc_Donation__c', error: { code: 'FIELD_CUSTOM_VALIDATION_EXCEPTION', message: expect.stringMatching(/Gift Aid/) } });
+    running.child.kill('SIGUSR1');
+    await new Promise<void>((resolve) => {
+      const check = (): void => void (/validation rule donation-gift-aid lifted/.test(running?.stdout() ?? '') ? resolve() : setTimeout(check, 50));
+      check();
+    });
+    const again = await runCli(['--json', 'sync'], { env, cwd });
+    expect(again.code).toBe(0);
+    expect(totals((JSON.parse(again.stdout) as Envelope).result).inserted).toBe(refused);
+    running.child.kill('SIGTERM');
+    await running.exited;
+  }, 60_000);
+
+  it('two stacks with two site ids run README\'s "Several sites" as written, each site into its own org', async () => {
+    const north = start(['--donations', '8', '--subscriptions', '2', '--segments', '1', '--site-id', '7']);
+    const south = start(['--donations', '12', '--subscriptions', '2', '--segments', '1', '--site-id', '8']);
+    try {
+      const [n, s] = await Promise.all([exportsOf(north), exportsOf(south)]);
+      cwd = tempCwd('stack-several');
+      // README's config, with each stack's own platform URL (two fake platforms stand for one).
+      const connection = (e: Record<string, string>, site: number, key: string, token: string): Record<string, unknown> => ({
+        SVC_SITE_ID: site,
+        SVC_API_URL: e.SVC_API_URL,
+        SVC_API_KEY: { env: key },
+        SF_INSTANCE_URL: e.SF_INSTANCE_URL,
+        SF_ACCESS_TOKEN: { env: token },
+      });
+      const config = { connections: { north: connection(n, 7, 'NORTH_KEY', 'NORTH_TOKEN'), south: connection(s, 8, 'SOUTH_KEY', 'SOUTH_TOKEN') } };
+      fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify(config));
+      const keys = { NORTH_KEY: n.SVC_API_KEY!, NORTH_TOKEN: n.SF_ACCESS_TOKEN!, SOUTH_KEY: s.SVC_API_KEY!, SOUTH_TOKEN: s.SF_ACCESS_TOKEN! };
+      const run = await runCli(['--json', 'sync', '--all'], { env: keys, cwd });
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+      const results = (JSON.parse(run.stdout) as { result: { connections: Array<{ connection: string; status: number }> } }).result.connections;
+      expect(results.map((r) => [r.connection, r.status])).toEqual([
+        ['north', 0],
+        ['south', 0],
+      ]);
+    } finally {
+      for (const r of [north, south]) r.child.kill('SIGTERM');
+      await Promise.all([north.exited, south.exited]);
+    }
+  }, 90_000);
 
   it('explains its flags, and refuses a bad one in one line with exit code 2', async () => {
     running = start(['--help']);

@@ -325,7 +325,7 @@ describe('two `svc-sync serve` processes on one database', () => {
     for (const d of paid) expect(stack.salesforce.records('Svc_Donation__c').filter((r) => r.SvcId__c === `Donation_${d.id}`)).toHaveLength(1);
     // Exactly one batch synced them: five records from ten events, in one claim.
     expect(b.stderr()).toMatch(/webhook batch: 10 events \(10 done, 0 skipped, 0 failed\) for 5 records/);
-    expect(b.stderr().match(/webhook batch: \d+ events \(/g)).toHaveLength(2);
+    expect(b.stderr().match(/webhook batch: \d+ events? \(/g)).toHaveLength(2);
 
     // B's /metrics: what it received, synced and spent.
     const metrics = (await request(`${bUrl}/metrics`, { method: 'GET' })).body;

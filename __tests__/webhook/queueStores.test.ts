@@ -168,6 +168,18 @@ describe.each(backends)('$name queue', (backend) => {
     expect(await north.dueSummary(1000)).toBeUndefined();
   });
 
+  it('groups ignored events by reason and connection, the most frequent first, each view its own', async () => {
+    const ignored = (objectType: string, connection: string): EnqueueInput => ({ ...input(objectType, 1, 'news.update'), connection });
+    await queue.enqueueMany([ignored('News', 'north'), ignored('News', 'north'), ignored('Order', 'south'), input('Donation', 1, 'donations.update')], 1000);
+    await queue.enqueueMany([ignored('News', 'north')], 5000);
+    expect(await queue.ignoredReasons()).toEqual([
+      { reason: 'object type News is not mirrored', connection: 'north', count: 3, lastAt: new Date(5000).toISOString() },
+      { reason: 'object type Order is not mirrored', connection: 'south', count: 1, lastAt: new Date(1000).toISOString() },
+    ]);
+    expect((await queue.scoped({ home: 'south', keys: ['south'] }).ignoredReasons()).map((g) => [g.connection, g.count])).toEqual([['south', 1]]);
+    expect(await queue.ignoredReasons(1)).toHaveLength(1);
+  });
+
   it('stores a group whose one event the database cannot take, and reports that event alone', async () => {
     const nul = input('Donation', 2, 'donations.update');
     // PostgreSQL text cannot hold NUL; SQLite can. Either way the neighbours are stored.

@@ -166,7 +166,7 @@ describe('the platform budget', () => {
     // Every batch's line and /healthz say what it cost and what is left.
     const batchLines = lines.filter((l) => l.startsWith('webhook batch:'));
     expect(batchLines.length).toBeGreaterThan(0);
-    for (const l of batchLines) expect(l).toMatch(/\d+ platform requests \([\d.]+ per event\), budget left \d+\/h \d+\/min$/);
+    for (const l of batchLines) expect(l).toMatch(/\d+ platform requests? \([\d.]+ per event\), budget left \d+\/h \d+\/min$/);
     const health = (await (await fetch(`${service.url}/healthz`)).json()) as { batches: WorkerStats };
     expect(health.batches).toMatchObject({ settleMs: 300, events, requests: used });
     expect(health.batches.requestsPerEvent).toBeLessThan(1);

@@ -19,12 +19,18 @@ interface Interrupt {
  */
 let loop: { signal: AbortSignal; inner: Set<(sig: StopSignal) => void> } | undefined;
 
+/**
+ * The second signal's promise, said only to a person at a terminal: under cron or a service
+ * manager nobody can press Ctrl-C, and the hint would only puzzle the reader of the mail.
+ */
+const againHint = (): string => (process.stderr.isTTY === true ? ' (Ctrl-C again quits at once)' : '');
+
 /** `then`: what the run does once the batch in flight is done (sync saves progress; audit lists what it did). */
 export function watchInterrupt(notify: (line: string) => void, then = 'saving progress'): Interrupt {
   const controller = new AbortController();
   const stop = (sig: StopSignal): void => {
     controller.abort(new InterruptedError(sig));
-    notify(`${signalName(sig)}: stopping after the batch in flight and ${then} (Ctrl-C again quits at once)`);
+    notify(`${signalName(sig)}: stopping after the batch in flight and ${then}${againHint()}`);
   };
   const outer = loop;
   if (outer !== undefined) {
@@ -66,7 +72,7 @@ export function watchConnections(notify: (line: string) => void): ConnectionsWat
     first = sig;
     controller.abort(new InterruptedError(sig));
     if (inner.size > 0) for (const stop of inner) stop(sig);
-    else notify(`${signalName(sig)}: stopping after this connection; the ones after it do not start (Ctrl-C again quits at once)`);
+    else notify(`${signalName(sig)}: stopping after this connection; the ones after it do not start${againHint()}`);
   };
   loop = { signal: controller.signal, inner };
   for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
@@ -93,7 +99,7 @@ export function watchFinish(notify: (line: string) => void): Pick<Interrupt, 'di
   const onSignal = (sig: StopSignal): void => {
     if (first) process.exit(exitOfSignal(sig));
     first = true;
-    notify(`${signalName(sig)}: the run's work is done; writing its record to the org first (Ctrl-C again quits at once)`);
+    notify(`${signalName(sig)}: the run's work is done; writing its record to the org first${againHint()}`);
   };
   for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
   return { dispose: () => STOP_SIGNALS.forEach((sig) => process.off(sig, onSignal)) };

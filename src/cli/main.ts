@@ -33,7 +33,8 @@ function writeJsonError(argv: string[], status: number, name: string, message: s
   const doc = { status, name, message, exitCode: status, warnings: [], actions };
   process.stdout.write(`${argv.includes('--json-lines') ? JSON.stringify(doc) : JSON.stringify(doc, null, 2)}\n`);
   // The document goes to a log: the one line cron mails goes to stderr (commander writes its own).
-  if (!commanderSaidIt) process.stderr.write(`${stderrLine('error', `svc-sync: exit ${status}: ${message}${actions[0] === undefined ? '' : `; next: ${actions[0]}`}`)}\n`);
+  if (!commanderSaidIt)
+    process.stderr.write(`${stderrLine('error', `svc-sync: exit ${status}: ${message}${actions[0] === undefined || message.includes(actions[0]) ? '' : `; next: ${actions[0]}`}`)}\n`);
 }
 
 const wantsJson = (argv: string[]): boolean => argv.includes('--json') || argv.includes('--json-lines');
@@ -86,8 +87,11 @@ async function run(argv: string[]): Promise<number> {
       // --help and --version end here too, with their own code 0; commander printed its message.
       if (err.exitCode === 0) return EXIT.OK;
       // No command given: commander printed the help on stderr and threw its own "(outputHelp)", which says nothing.
-      const message = err.code === 'commander.help' ? 'no command given: name one, e.g. svc-sync sync --all' : oneLine(err.message.replace(/^error: /, ''), 300);
-      if (wantsJson(argv)) writeJsonError(argv, EXIT.USAGE, 'UsageError', message, [`${commandPath(program, argv)} --help`], true);
+      const message = err.code === 'commander.help' ? 'no command given: name one, e.g. svc-sync sync --all' : oneLine(err.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' '), 300);
+      const help = `${commandPath(program, argv)} --help`;
+      // Commander wrote nothing (program.ts): its errors read as every other error does.
+      if (wantsJson(argv)) writeJsonError(argv, EXIT.USAGE, 'UsageError', message, [help], err.code === 'commander.help');
+      else if (err.code !== 'commander.help') process.stderr.write(`${stderrLine('error', `svc-sync: ${message}; next: ${help}`)}\n`);
       return EXIT.USAGE;
     }
     const status = exitCodeOf(err);

@@ -3,7 +3,7 @@
  * CLI's envelope and nothing else; every message goes to stderr. Secrets are redacted from all of it.
  */
 import { logLine, type LogFormat, type LogLevel } from '../config/log.js';
-import { messageColumns, wrapLines } from './render/text.js';
+import { messageColumns, wrapLine } from './render/text.js';
 
 interface OutputOptions {
   json: boolean;
@@ -28,14 +28,16 @@ export function stderrLine(level: LogLevel, masked: string): string {
 }
 
 /**
- * A message as written to stderr, without the final newline: JSON is one line for a log pipeline;
- * text is wrapped to the message width (80 for cron and logs), every line stamped when asked.
+ * A message as written to stderr, without the final newline: JSON is one line for a log pipeline.
+ * Text is one line a record, stamped when asked; only on a terminal (`columns` set) is a long
+ * record wrapped to its width, its continuation lines indented and not stamped again.
  */
-function logText(format: LogFormat, level: LogLevel, masked: string, stamp: boolean): string {
+export function logText(format: LogFormat, level: LogLevel, masked: string, stamp: boolean, columns = messageColumns()): string {
   if (format === 'json') return logLine(format, level, masked, stamp);
   const prefix = logLine(format, level, '', stamp);
-  return wrapLines(masked, Math.max(20, messageColumns() - prefix.length))
-    .map((l) => `${prefix}${l}`)
+  return masked
+    .split('\n')
+    .flatMap((l) => (columns === undefined ? [`${prefix}${l}`] : wrapLine(`${prefix}${l}`, Math.max(20, columns))))
     .join('\n');
 }
 

@@ -1,9 +1,7 @@
 /** The commander program: global options and one file per command. */
 import { Command, Help } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
-import { oneLine } from '../config/echo.js';
 import { helpAfter, newcomerFirst } from './helpText.js';
-import { messageColumns, wrapLines } from './render/text.js';
 import { addGlobalOptions, CRON_RECIPE } from './globals.js';
 import { objectCommand } from './commands/object.js';
 import { replayCommand } from './commands/replay.js';
@@ -27,7 +25,6 @@ export function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('svc-sync')
     .description('Keep a Salesforce org an exact, linked mirror of the fundraising platform.')
     .version(version(), '-V, --version')
-    .showHelpAfterError('(run svc-sync --help for usage)')
     // Global options are listed once, here; each subcommand's help names them in one line.
     // A boolean flag's "(default: false)" says nothing: left out.
     .configureHelp({
@@ -38,9 +35,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .configureOutput({
       writeOut: (s) => process.stdout.write(s),
       writeErr: (s) => process.stderr.write(s),
-      // Commander's errors quote the argument they refuse: escaped and bounded like every other
-      // echo, and wrapped like every other message.
-      outputError: (s, write) => write(`${wrapLines(oneLine(s.replace(/\n$/, ''), 300), messageColumns()).join('\n')}\n`),
+      // Commander's errors are said by main(), in the form of every other error (`svc-sync: ...`,
+      // stamped in a log, `exit 2: ...; next: ...` with --json): commander itself writes nothing.
+      outputError: () => undefined,
     })
     .exitOverride();
   addGlobalOptions(program);
@@ -49,7 +46,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     helpAfter({
       prose: [
         'Settings come from flags, then environment variables, then svc-sync.config.json: SVC_API_URL, SVC_API_KEY, SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_LOGIN_URL + SF_CLIENT_ID + SF_CLIENT_SECRET (+ SF_USERNAME + SF_PASSWORD, or SF_USERNAME + SF_PRIVATE_KEY_FILE for JWT), SF_API_VERSION.',
-        'Exit codes: 0 all done, 1 some records failed (the rest written), 2 usage or configuration error, 129 stopped by SIGHUP (the terminal closed), 130 stopped by Ctrl-C, 143 stopped by SIGTERM (run the same command again to resume).',
+        'Exit codes: 0 all done, 1 some records failed (the rest written), 2 usage or configuration error, 3 `object`: the record is not on the platform, 75 another run holds the state folder (this one did nothing; cron tries again), 129 stopped by SIGHUP (the terminal closed), 130 stopped by Ctrl-C, 143 stopped by SIGTERM (run the same command again to resume).',
       ],
       examples: ['svc-sync doctor', 'svc-sync --dry-run sync --all', CRON_RECIPE],
     }),
@@ -62,15 +59,6 @@ export function buildProgram(setExit: (code: number) => void): Command {
   doctorCommand(program, setExit);
   serveCommand(program, setExit);
   queueCommand(program, setExit);
-  // A mistake in a subcommand points to that subcommand's own help.
-  const pointToHelp = (cmd: Command, path: string): void => {
-    for (const sub of cmd.commands) {
-      const name = `${path} ${sub.name()}`;
-      sub.showHelpAfterError(`(run ${name} --help for usage)`);
-      pointToHelp(sub, name);
-    }
-  };
-  pointToHelp(program, 'svc-sync');
   const globalNames = program.options
     .map((o) => o.long ?? o.short ?? '')
     .filter((n) => n !== '--version')

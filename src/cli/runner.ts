@@ -112,7 +112,9 @@ function render<T>(out: Output, r: CommandResult<T>): ExitCode {
 function closingLine(r: Pick<CommandResult<unknown>, 'status' | 'stopped' | 'closing'>, redact: (text: string) => string): string {
   if (r.stopped === undefined) return r.closing ?? `exit ${r.status}`;
   const next = actionsOf(r.stopped)[0];
-  return `exit ${r.status}: ${oneLine(describeError(r.stopped, redact), 300)}${next === undefined ? '' : `; next: ${redact(next)}`}`;
+  const message = oneLine(describeError(r.stopped, redact), 300);
+  // A stop's message names its resume command already ("resume with: ..."): said once.
+  return `exit ${r.status}: ${message}${next === undefined || message.includes(redact(next)) ? '' : `; next: ${redact(next)}`}`;
 }
 
 /**

@@ -32,6 +32,8 @@ const DETAILS: Partial<Record<SettingName, string>> = {
   SF_PRIVATE_KEY_FILE: 'private key file of the JWT bearer flow (with `SF_CLIENT_ID` and `SF_USERNAME`)',
   SF_BULK_THRESHOLD: 'records of one object above which a Bulk API 2.0 job is used',
   SF_MAX_API_USAGE: "stop a run before this share of the org's daily API allowance is used",
+  SVC_WEBHOOK_PUBLIC_WITHOUT_SECRET:
+    '`true`: `serve` listens on a non-loopback `--host` (the default `0.0.0.0`) although a connection has no `SVC_WEBHOOK_SECRET`, so anyone who reaches the port can post events; without it `serve` refuses to start (exit 2). Loopback (`127.0.0.1`, `::1`, `localhost`) needs no secret',
   SVC_ADMIN_TOKEN:
     "turns on `serve`'s [status page](administration.md#status-page) at `GET /status` and is its sign-in token (at least 16 characters, e.g. `openssl rand -hex 16`); unset: the page is off (404)",
   SVC_QUEUE_URL:

@@ -48,6 +48,13 @@ export const SETTINGS = [
   { name: 'SVC_ERROR_RETENTION_DAYS', default: '30', help: 'days a resolved Svc_SyncError__c record is kept' },
   { name: 'SVC_RUN_RETENTION_DAYS', default: '90', help: 'days a Svc_SyncRun__c record is kept' },
   { name: 'SVC_WEBHOOK_SECRET', secret: true, help: 'shared secret the webhook receiver requires; at least 16 characters (openssl rand -hex 24)' },
+  {
+    name: 'SVC_WEBHOOK_PUBLIC_WITHOUT_SECRET',
+    deployment: true,
+    commandFlag: '--public-without-secret',
+    default: 'false',
+    help: 'let serve listen beyond loopback with no SVC_WEBHOOK_SECRET: anyone who reaches the port can post events',
+  },
   { name: 'SVC_ADMIN_TOKEN', deployment: true, secret: true, help: "sign-in token of serve's status page" },
   { name: 'SVC_QUEUE_PATH', deployment: true, commandFlag: '--queue <path>', default: '.svc-sync/queue.db', help: 'webhook queue database' },
   { name: 'SVC_QUEUE_URL', deployment: true, commandFlag: '--queue-url <url>', help: 'the webhook queue in PostgreSQL' },

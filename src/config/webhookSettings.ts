@@ -50,6 +50,31 @@ export function checkWebhookSecret(raw: RawSettings, connection: string | undefi
   throw new ConfigError(`${who}SVC_WEBHOOK_SECRET: ${secret.length} characters; at least ${MIN_WEBHOOK_SECRET_LENGTH} are needed (generate one: openssl rand -hex 24)`);
 }
 
+/** A loopback address: only this machine reaches a receiver listening there. */
+function isLoopbackHost(host: string): boolean {
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
+  return h === 'localhost' || h === '::1' || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/**
+ * `serve` without a webhook secret takes any POST as the platform's: on loopback (behind a proxy
+ * on this machine) that is a choice; beyond it, anyone who reaches the port could queue events,
+ * so the start is refused (exit 2) unless SVC_WEBHOOK_PUBLIC_WITHOUT_SECRET / --public-without-secret
+ * says so. `unsigned`: the connections without a secret (undefined: the one implicit connection).
+ */
+export function checkPublicWithoutSecret(host: string, unsigned: ReadonlyArray<string | undefined>, allowed: boolean): void {
+  if (unsigned.length === 0 || allowed || isLoopbackHost(host)) return;
+  const who = unsigned[0] === undefined ? '' : `connection ${unsigned.join(', ')}: `;
+  throw new ConfigError(
+    `${who}no SVC_WEBHOOK_SECRET, and --host ${host} listens beyond this machine: anyone who reaches the port could post events. ` +
+      'Set SVC_WEBHOOK_SECRET, listen on --host 127.0.0.1 behind a proxy, or pass --public-without-secret to accept it',
+    ['export SVC_WEBHOOK_SECRET=$(openssl rand -hex 24)'],
+  );
+}
+
 /** The queue flags of `serve` and `queue`; each wins over its setting. */
 interface QueueFlags {
   /** --queue */

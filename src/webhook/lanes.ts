@@ -5,6 +5,7 @@
  * (retried with the queue's backoff) while the other lanes go on. Without "connections" there is
  * one lane, the implicit connection's, over the whole queue, exactly as before connections.
  */
+import { counted } from '../model/counted.js';
 import type { LogSink } from '../config/log.js';
 import type { SharedBudget } from '../model/budget.js';
 import type { ConnectionMetrics, ServeMetrics } from './metrics.js';
@@ -114,7 +115,7 @@ export function watchStrays(queue: QueueStore, lanes: readonly Lane[], log: LogS
         const open = counts.pending + counts.failed + counts.processing;
         if (open > 0 && ownerOf(lanes, connection) === undefined) {
           const who = connection === '' ? 'no connection (a queue from before "connections")' : `connection "${connection}" (not among the connections this serve runs)`;
-          log(`webhook queue: warning: ${open} open events of ${who} are left pending; serve that connection to sync them`, 'warn');
+          log(`webhook queue: warning: ${counted(open, 'open event')} of ${who} ${open === 1 ? 'is' : 'are'} left pending; serve that connection to sync them`, 'warn');
         }
       }
     } catch {

@@ -12,6 +12,7 @@ import type { RunReport } from '../sync/report.js';
 import type { QueueCounts } from './queue/store.js';
 import type { QueueStore } from './queue/store.js';
 import type { ReceiverMetrics } from './receiver/server.js';
+import { ignoreKind } from './receiver/ignoreReason.js';
 import type { BatchReport } from './worker/worker.js';
 
 /** Loaded when serve starts: no other command pays for prom-client. */
@@ -38,6 +39,7 @@ export class ServeMetrics implements ReceiverMetrics, ConnectionMetrics {
   /** The connections shown with 0 events when the queue holds none of theirs. */
   private names: readonly string[] = [];
   private readonly received: client.Counter<'event_type' | 'status'>;
+  private readonly ignoredEvents: client.Counter<'reason'>;
   private readonly queueDepth: client.Gauge;
   private readonly queueUp: client.Gauge;
   private readonly batchEvents: client.Histogram;
@@ -60,6 +62,12 @@ export class ServeMetrics implements ReceiverMetrics, ConnectionMetrics {
       name: 'svc_sync_webhook_events_received_total',
       help: 'Webhook requests answered, by event type (unknown when unreadable) and HTTP status',
       labelNames: ['event_type', 'status'],
+      registers,
+    });
+    this.ignoredEvents = new prom.Counter({
+      name: 'svc_sync_webhook_events_ignored_total',
+      help: 'Webhook events answered 200 and recorded ignored (never synced), by reason: no_site_id, other_site, application, event_type, object_type, other',
+      labelNames: ['reason'],
       registers,
     });
     this.queueDepth = new prom.Gauge({
@@ -129,6 +137,10 @@ export class ServeMetrics implements ReceiverMetrics, ConnectionMetrics {
   answered(eventType: string | undefined, status: number): void {
     // Label values from fixed sets: 3,000 invented event types must not become 3,000 series.
     this.received.inc({ event_type: eventType === undefined ? 'unknown' : eventTypeLabel(eventType), status: String(status) });
+  }
+
+  ignored(reason: string): void {
+    this.ignoredEvents.inc({ reason: ignoreKind(reason) });
   }
 
   batch(report: BatchReport, now: number = Date.now()): void {

@@ -3,6 +3,7 @@
  * PostgreSQL database shared with other receivers), and a graceful stop on SIGTERM/SIGINT (stop
  * accepting, finish the batch in flight, close the database).
  */
+import { counted } from '../model/counted.js';
 import type { LogSink } from '../config/log.js';
 import { ConfigError, InterruptedError, STOP_SIGNALS, exitOfSignal, type StopSignal } from '../model/errors.js';
 import type { ClassifyOptions } from '../sync/webhookEvents.js';
@@ -100,7 +101,7 @@ async function startPruning(queue: QueueStore, keepDays: number, log: LogSink): 
   const prune = async (): Promise<void> => {
     try {
       const removed = await queue.prune(keepDays);
-      if (removed > 0) log(`webhook queue: pruned ${removed} finished events older than ${keepDays} days`);
+      if (removed > 0) log(`webhook queue: pruned ${counted(removed, 'finished event')} older than ${keepDays} days`);
     } catch (error) {
       log(`webhook queue: prune failed: ${(error as Error).message}`, 'warn');
     }

@@ -4,7 +4,7 @@ import { webhookSettings } from '../../config/webhookSettings.js';
 import { EXIT } from '../../model/errors.js';
 import type { QueueLocation } from '../../config/settings.js';
 import { storeRetryFailed, storeStatus } from '../../webhook/queue/open.js';
-import { renderQueue } from '../render/queueText.js';
+import { ignoredLines, renderQueue } from '../render/queueText.js';
 import { outputColumns } from '../render/text.js';
 import { runCommand, type CommandContext, type SetExit } from '../runner.js';
 import { chooseConnections, type Deployment } from '../../config/connections.js';
@@ -61,8 +61,11 @@ export function queueCommand(program: Command, setExit: SetExit): void {
           const label = nameOf(ctx.deployment);
           // With "connections": each connection's counts, and each failed event's connection (as in the file).
           const perConnection = named ? { byConnection: byConnection.map((c) => ({ ...c, connection: label(c.connection) })) } : {};
-          const result = { command: 'queue', ...rest, ...perConnection, path: where };
-          const lines = renderQueue(where, s.counts, s.failed, outputColumns(), (t) => ctx.out.redact(t), named ? { counts: byConnection, nameOf: label } : undefined);
+          const ignored = named ? s.ignored.map((g) => ({ ...g, connection: label(g.connection) })) : s.ignored.map(({ connection: _c, ...g }) => g);
+          const result = { command: 'queue', ...rest, ignored, ...perConnection, path: where };
+          const redact = (t: string): string => ctx.out.redact(t);
+          const lines = renderQueue(where, s.counts, s.failed, outputColumns(), redact, named ? { counts: byConnection, nameOf: label } : undefined);
+          if (ctx.globals.verbose) lines.push(...ignoredLines(s.ignored, outputColumns(), redact, named ? label : undefined));
           return { status: EXIT.OK, result, warnings: [], text: lines.join('\n') };
         },
         { connections: 'deployment' },

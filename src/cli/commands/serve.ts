@@ -4,13 +4,14 @@ import { echo } from '../../config/echo.js';
 import { DEFAULT_SERVE, serve } from '../../webhook/serve.js';
 import { serveConnections } from './serveConnections.js';
 import { settingsOf } from '../../config/load.js';
-import { checkWebhookSecret, DEFAULT_SETTLE_S, settleSeconds, webhookSettings } from '../../config/webhookSettings.js';
+import { checkPublicWithoutSecret, checkWebhookSecret, DEFAULT_SETTLE_S, settleSeconds, webhookSettings } from '../../config/webhookSettings.js';
 import { EXIT, exitOfSignal } from '../../model/errors.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { helpAfter } from '../helpText.js';
 import { whereLines, whereOf } from '../where.js';
 import { parsedOption } from './optionRules.js';
 import type { LogSink } from '../../config/log.js';
+import { bool, secretValue } from '../../config/values.js';
 
 /** As commander hands them over, parsed (optionRules.ts). */
 interface ServeCommandOptions {
@@ -23,6 +24,7 @@ interface ServeCommandOptions {
   /** --settle in ms. */
   settle?: number;
   application?: string[];
+  publicWithoutSecret?: boolean;
 }
 
 function port(raw: string): number {
@@ -66,6 +68,7 @@ export function serveCommand(program: Command, setExit: SetExit): void {
       ),
     )
     .option('--application <name...>', "sync only events of these applications (the fundraising platform's name); others are answered 200 and recorded ignored (default: every application)")
+    .option('--public-without-secret', 'listen beyond loopback although no SVC_WEBHOOK_SECRET is set: anyone who reaches the port can post events (env SVC_WEBHOOK_PUBLIC_WITHOUT_SECRET)')
     .addHelpText('after', SERVE_HELP)
     .action((opts: ServeCommandOptions, c: Command) =>
       runCommand(
@@ -86,6 +89,8 @@ export function serveCommand(program: Command, setExit: SetExit): void {
           const chosen = ctx.deployment.named && ctx.connection.name !== undefined ? [ctx.connection] : ctx.deployment.connections;
           // A guessable secret of any of them refuses the start before a probe, a queue or a port.
           for (const c of chosen) checkWebhookSecret(c.raw, ctx.deployment.named ? c.name : undefined);
+          const unsigned = chosen.filter((c) => secretValue(c.raw, 'SVC_WEBHOOK_SECRET') === undefined).map((c) => (ctx.deployment.named ? c.name : undefined));
+          checkPublicWithoutSecret(opts.host, unsigned, opts.publicWithoutSecret === true || bool(top, 'SVC_WEBHOOK_PUBLIC_WITHOUT_SECRET'));
           const connections = await serveConnections(chosen, ctx.deployment.connections, log, { batchSize: size });
           const service = await serve({
             connections,

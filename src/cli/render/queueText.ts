@@ -2,9 +2,9 @@
  * Human output of `svc-sync queue`: the counts on one line, then the failed events in the one
  * compact table, fitted to the width; the last error is the flexible column (full text in --json).
  */
-import type { ConnectionCounts, FailedEvent, QueueCounts } from '../../webhook/queue/store.js';
+import type { ConnectionCounts, FailedEvent, IgnoredReason, QueueCounts } from '../../webhook/queue/store.js';
 import { grid } from './grid.js';
-import { formatCount, wrap } from './text.js';
+import { formatCount, wrap, wrapLine } from './text.js';
 
 /** "11-24 17:45" (UTC, as the heading says): the year and seconds cost room the error needs. */
 const when = (iso: string): string => iso.replace(/^\d{4}-(\d\d-\d\d)T(\d\d:\d\d).*$/, '$1 $2');
@@ -43,5 +43,19 @@ export function renderQueue(
     lines.push(...grid(['event', 'ref', 'tries', 'next (UTC)', 'last error'], rows, { columns, align: ['right', 'left', 'right', 'left', 'left'], minWidth: 10, flex: 4, flexMin: 24 }));
   }
   lines.push('`svc-sync queue retry` queues them again now; --json shows each error in full');
+  return lines;
+}
+
+/**
+ * `queue -v`: why events were ignored, the most frequent reason first; the platform does not send
+ * them again, so the reason is all there is to act on. `nameOf`: the connection, with "connections".
+ */
+export function ignoredLines(ignored: readonly IgnoredReason[], columns: number, redact: (s: string) => string = (s) => s, nameOf?: (stored: string) => string): string[] {
+  if (ignored.length === 0) return [];
+  const lines = ['ignored (answered 200, never synced; the platform does not send them again):'];
+  for (const g of ignored) {
+    const who = nameOf === undefined ? '' : `${nameOf(g.connection)}: `;
+    lines.push(...wrapLine(`  ${formatCount(g.count)} ${who}${redact(g.reason)} (last ${when(g.lastAt)} UTC)`, columns));
+  }
   return lines;
 }

@@ -47,20 +47,35 @@ export function wrap(text: string, columns: number, indent = ''): string {
   return lines.join('\n');
 }
 
-/** The width of messages on stderr: COLUMNS when set, else the terminal's, else 80 (cron, a log). */
-export function messageColumns(stream: NodeJS.WriteStream = process.stderr): number {
+/**
+ * The width to wrap messages on stderr at, only when a person reads it on a terminal: COLUMNS
+ * when set, else the terminal's. Undefined for a file, a pipe, cron's mail or journald: there a
+ * record stays one line, so grep finds it whole and a log stores it as one entry.
+ */
+export function messageColumns(stream: NodeJS.WriteStream = process.stderr): number | undefined {
+  if (stream.isTTY !== true) return undefined;
   const given = Number(process.env.COLUMNS);
   if (Number.isInteger(given) && given >= 40) return given;
-  return stream.isTTY && stream.columns > 0 ? stream.columns : 80;
+  return stream.columns > 0 ? stream.columns : 80;
 }
 
 /** A URL or a path: never cut, and on a line of its own when its line must wrap, so it can be copied. */
 const isLink = (word: string): boolean => /^[("'<]?([a-z][a-z0-9+.-]*:\/\/|\.{0,2}\/|~\/)\S/i.test(word);
 
 /**
+ * The words of a line, but `next: <command>` (to the end of the line) is one: the command a
+ * message names is copied whole, never split across lines.
+ */
+function wordsOf(text: string): string[] {
+  const words = text.split(' ');
+  const next = words.indexOf('next:');
+  return next < 0 ? words : [...words.slice(0, next), words.slice(next).join(' ')];
+}
+
+/**
  * One line of a message wrapped at word boundaries to `columns`: continuation lines keep the
  * line's own indent plus two spaces. A line that fits is returned as it is; a word longer than
- * the width (a long URL) stands alone rather than being cut.
+ * the width (a long URL, a `next:` command) stands alone rather than being cut.
  */
 export function wrapLine(line: string, columns: number): string[] {
   if ([...line].length <= columns) return [line];
@@ -72,7 +87,7 @@ export function wrapLine(line: string, columns: number): string[] {
     if (current.trim() !== '') lines.push(current);
     current = '';
   };
-  for (const word of line.slice(indent.length).split(' ')) {
+  for (const word of wordsOf(line.slice(indent.length))) {
     const lead = lines.length === 0 && current === '' ? indent : hang;
     if (isLink(word) && word.length > 12) {
       push();

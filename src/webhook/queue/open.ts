@@ -6,7 +6,7 @@ import type { LogSink } from '../../config/log.js';
 import type { QueueLocation } from '../../config/settings.js';
 import { PgQueue } from './postgres.js';
 import { SqliteQueue } from './sqlite.js';
-import { type BackoffPolicy, type ConnectionCounts, type ConnectionScope, type FailedEvent, type OpenOptions, type QueueCounts, type QueueStore } from './store.js';
+import { type BackoffPolicy, type ConnectionCounts, type ConnectionScope, type FailedEvent, type IgnoredReason, type OpenOptions, type QueueCounts, type QueueStore } from './store.js';
 
 interface OpenQueueOptions extends OpenOptions {
   retry?: Partial<BackoffPolicy> | undefined;
@@ -35,6 +35,8 @@ interface StoreStatus {
   failed: FailedEvent[];
   /** Events by state per stored connection value ('' : the implicit connection, and events from before connections). */
   byConnection: ConnectionCounts[];
+  /** Why events were ignored, the most frequent reasons first. */
+  ignored: IgnoredReason[];
 }
 
 /** Runs `use` on the queue if it is there; never creates it (a queue not there is a QueueMissingError, exit 2). */
@@ -51,7 +53,14 @@ async function withExisting<T>(where: QueueLocation, access: 'read' | 'write', u
 export function storeStatus(where: QueueLocation, failedLimit = 100, scope?: ConnectionScope): Promise<StoreStatus> {
   return withExisting<StoreStatus>(where, 'read', async (whole) => {
     const queue = scope === undefined ? whole : whole.scoped(scope);
-    return { location: queue.location, exists: true, counts: await queue.counts(), failed: await queue.failedEvents(failedLimit), byConnection: await queue.countsByConnection() };
+    return {
+      location: queue.location,
+      exists: true,
+      counts: await queue.counts(),
+      failed: await queue.failedEvents(failedLimit),
+      byConnection: await queue.countsByConnection(),
+      ignored: await queue.ignoredReasons(),
+    };
   });
 }
 

@@ -1,17 +1,13 @@
 /**
  * The webhook queue in PostgreSQL, shared by any number of `serve` processes.
- *
  * - Durable 200s: every connection runs with synchronous_commit = on, and the receiver answers
  *   only after its insert transaction has committed.
  * - One claim per record across receivers: a `refs` row per record with open events is the unit
  *   of claim (FOR UPDATE SKIP LOCKED, then a claim token and a lease). While a receiver holds a
  *   record, events arriving for it wait, so two receivers never sync one record at once.
- * - Leases: a live receiver renews its claims every third of the lease; one that died stops
- *   renewing, and after the lease any receiver claims the record again with its events.
- * - The database unreachable: every method rejects (the receiver answers 503, /healthz says so);
- *   the pool opens new connections on the next call, so recovery needs nothing from anyone.
- * - Timestamps the queue reasons about (arrival, next attempt) are the caller's milliseconds, as in
- *   the SQLite queue; leases use the database clock, so receivers' clock skew cannot break them.
+ * - Leases, renewed every third of their time: a dead receiver's records are claimed again after.
+ * - Database unreachable: every method rejects (503, /healthz says so); the pool reconnects itself.
+ * - Times: the caller's milliseconds (as in SQLite); leases use the database clock (no skew).
  */
 import type { LogSink } from '../../config/log.js';
 import { randomUUID } from 'node:crypto';
@@ -25,29 +21,9 @@ import { DEFAULT_LEASE_MS, DEFAULT_QUEUE_SCHEMA } from '../../config/webhookSett
 import { migrate, queueExists, type MigrationResult } from './pgSchema.js';
 import { permanentQueueFailure, QueueMissingError } from './errors.js';
 import { QueueError } from '../../model/errors.js';
-import {
-  failedColumns,
-  type ConnectionColumn,
-  QUEUE_BACKOFF,
-  countsOf,
-  eventRowOf,
-  failedEventOf,
-  type FailedRow,
-  type QueueStore,
-  type EventStatus,
-  type ClaimedBatch,
-  type DueSummary,
-  type EnqueueInput,
-  type EnqueueRejected,
-  type EnqueueResult,
-  type EventOutcome,
-  type FailedEvent,
-  type QueueCounts,
-  type BackoffPolicy,
-  type OpenOptions,
-  type ConnectionScope,
-  type ConnectionCounts,
-} from './store.js';
+import { countsOf, eventRowOf, failedColumns, failedEventOf, ignoredReasonOf, ignoredSql, QUEUE_BACKOFF } from './store.js';
+import type { BackoffPolicy, ClaimedBatch, ConnectionColumn, ConnectionCounts, ConnectionScope, DueSummary, EnqueueInput, EnqueueRejected, EnqueueResult } from './store.js';
+import type { EventOutcome, EventStatus, FailedEvent, FailedRow, IgnoredReason, IgnoredRow, OpenOptions, QueueCounts, QueueStore } from './store.js';
 import type { OwnerPair } from '../../model/outcomes.js';
 
 interface PgQueueOptions {
@@ -311,6 +287,11 @@ export class PgQueue implements QueueStore {
       [limit, this.keys],
     );
     return res.rows.map(failedEventOf);
+  }
+
+  async ignoredReasons(limit = 20): Promise<IgnoredReason[]> {
+    const scope = ` AND ($2::text[] IS NULL OR ${this.col} = ANY($2::text[]))`;
+    return (await this.run<IgnoredRow>(ignoredSql(`${this.s}.events`, this.col, scope, '$1'), [limit, this.keys])).rows.map(ignoredReasonOf);
   }
 
   async retryFailed(now: number = Date.now()): Promise<number> {

@@ -41,7 +41,7 @@ import {
   type ConnectionScope,
   type ConnectionCounts,
 } from './store.js';
-import { failedColumns, eventRowOf, failedEventOf, type ConnectionColumn, type FailedRow } from './store.js';
+import { failedColumns, eventRowOf, failedEventOf, ignoredReasonOf, ignoredSql, type ConnectionColumn, type FailedRow, type IgnoredReason, type IgnoredRow } from './store.js';
 
 /** The port's open options (`create` defaults to true here: tests and `serve` make the file). */
 interface QueueOptions extends Partial<OpenOptions> {
@@ -333,6 +333,11 @@ export class SqliteQueue implements QueueStore {
     const { sql, params } = this.inScope;
     const rows = this.stmt(`SELECT ${failedColumns(this.conn)} FROM events WHERE status = 'failed'${sql} ORDER BY id LIMIT ?`).all(...params, limit) as FailedRow[];
     return rows.map(failedEventOf);
+  }
+
+  async ignoredReasons(limit = 20): Promise<IgnoredReason[]> {
+    const { sql, params } = this.inScope;
+    return (this.stmt(ignoredSql('events', this.conn, sql, '?')).all(...params, limit) as IgnoredRow[]).map(ignoredReasonOf);
   }
 
   /** Makes every failed event due now (attempt counts are kept for the record). */

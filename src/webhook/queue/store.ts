@@ -120,6 +120,34 @@ export function eventRowOf(input: EnqueueInput): EventRow {
   return { message, raw, ref, status: intent.kind === 'ignored' ? 'ignored' : 'pending', reason: intent.kind === 'ignored' ? intent.reason : null, connection: input.connection ?? '' };
 }
 
+/** Events recorded ignored for one reason (of one connection), for `queue -v`: the platform does not send them again. */
+export interface IgnoredReason {
+  reason: string;
+  /** The stored connection value ('' : the implicit connection, or none could be told). */
+  connection: string;
+  count: number;
+  /** When the last of them arrived (ISO 8601). */
+  lastAt: string;
+}
+
+/** The ignored-reasons query, the same in both databases: `scope` narrows it, `limit` is the LIMIT parameter. */
+export const ignoredSql = (table: string, col: ConnectionColumn, scope: string, limit: string): string =>
+  `SELECT ${col} AS connection, COALESCE(reason, '') AS reason, COUNT(*) AS n, MAX(received_at) AS last FROM ${table} WHERE status = 'ignored'${scope} GROUP BY 1, 2 ORDER BY n DESC, 2 LIMIT ${limit}`;
+
+export interface IgnoredRow {
+  connection: string;
+  reason: string;
+  n: number | string;
+  last: number | string;
+}
+
+export const ignoredReasonOf = (r: IgnoredRow): IgnoredReason => ({
+  reason: r.reason,
+  connection: r.connection,
+  count: Number(r.n),
+  lastAt: new Date(Number(r.last)).toISOString(),
+});
+
 /** A failed event's row as both databases return it (PostgreSQL gives bigints as strings). */
 export interface FailedRow {
   id: number | string;
@@ -217,6 +245,8 @@ export interface QueueStore {
   scoped(scope: ConnectionScope): QueueStore;
   /** Events by state per stored connection value. */
   countsByConnection(): Promise<ConnectionCounts[]>;
+  /** Why events were ignored: per reason and connection, the most frequent first. */
+  ignoredReasons(limit?: number): Promise<IgnoredReason[]>;
 
   // Capabilities one backend has and the other not, declared here so callers never ask which class it is.
   /** A file only one receiver may serve from at a time (SQLite): `serve` locks it before its worker starts. */

@@ -93,6 +93,8 @@ interface IntakeOptions {
   /** After a commit that stored pending events, with their connections ('' : the implicit one). */
   onEnqueued?: ((connections: ReadonlySet<string>) => void) | undefined;
   answered?: (eventType: string | undefined, status: number) => void;
+  /** An event stored as ignored, with its reason (counted in /metrics). */
+  ignored?: (reason: string) => void;
 }
 
 /** What the path said: the connection it names (`<path>/<name>`) and the secret as its last segment, if any. */
@@ -138,7 +140,15 @@ export function webhookIntake(ctx: RouteContext, opts: IntakeOptions): (req: htt
         if (routed === 'secret') return refuse(req, res, 401, 'missing or wrong webhook secret');
         const { intent } = routed;
         committer.add({ message: parsed.message, intent, raw, ...(routed.connection === '' ? {} : { connection: routed.connection }) }).then(
-          (stored) => send(res, 200, stored.status === 'ignored' && intent.kind === 'ignored' ? { status: 'ignored', id: stored.id, reason: intent.reason } : { status: 'queued', id: stored.id }),
+          (stored) => {
+            if (stored.status !== 'ignored' || intent.kind !== 'ignored') return send(res, 200, { status: 'queued', id: stored.id });
+            // The platform does not send it again: the log and /metrics say it was dropped, and why.
+            const m = parsed.message;
+            const of = routed.connection === '' ? '' : `connection ${routed.connection}: `;
+            ctx.log(`${of}webhook ignored: event ${stored.id} (${oneLine(m.eventType, 60)} ${oneLine(m.objectType, 60)} ${m.objectId}): ${intent.reason}`);
+            opts.ignored?.(intent.reason);
+            send(res, 200, { status: 'ignored', id: stored.id, reason: intent.reason });
+          },
           (error: Error) => {
             if (error instanceof EventRejected) return refuse(req, res, 400, `event cannot be stored: ${oneLine(error.message, 200)}`);
             // The detail (database, file) to the log only; the answer says what kind of trouble it is.

@@ -56,6 +56,8 @@ interface ReceiverOptions {
 export interface ReceiverMetrics {
   /** `eventType` is undefined when the body could not be read as an event. */
   answered(eventType: string | undefined, status: number): void;
+  /** An event answered 200 and recorded ignored, with the reason given. */
+  ignored(reason: string): void;
   render(): Promise<{ contentType: string; body: string }>;
 }
 
@@ -164,7 +166,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
     maxBody: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     router,
     onEnqueued: opts.onEnqueued,
-    ...(metrics === undefined ? {} : { answered: (t: string | undefined, status: number) => metrics.answered(t, status) }),
+    ...(metrics === undefined ? {} : { answered: (t: string | undefined, status: number) => metrics.answered(t, status), ignored: (reason: string) => metrics.ignored(reason) }),
   });
 
   const headersTimeout = opts.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;

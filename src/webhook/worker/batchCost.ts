@@ -2,6 +2,7 @@
  * What the webhook batches cost: per batch (platform requests, per event, the budget the platform
  * reported after it) and in total since the worker started. For the batch log line and /healthz.
  */
+import { counted } from '../../model/counted.js';
 import type { BudgetLeft } from './batchPolicy.js';
 
 /** The figures one batch adds to the worker's BatchReport. */
@@ -49,7 +50,7 @@ export class BatchLedger<Report extends BatchCost & { events: number }> {
     this.totals.requestsPerEvent = perEvent(this.totals.requests, this.totals.events);
     this.totals.last = report;
     let text = '';
-    if (report.requests !== undefined) text += `, ${report.requests} platform requests (${report.requestsPerEvent ?? 0} per event)`;
+    if (report.requests !== undefined) text += `, ${counted(report.requests, 'platform request')} (${report.requestsPerEvent ?? 0} per event)`;
     if (report.budgetLeft !== undefined) text += `, budget left ${report.budgetLeft.hour ?? '?'}/h ${report.budgetLeft.minute ?? '?'}/min`;
     return text;
   }

@@ -4,6 +4,7 @@
  * batch to the engine, and records each event's outcome. The engine is injected (BatchProcessor)
  * so this file holds no sync logic.
  */
+import { counted } from '../../model/counted.js';
 import type { LogSink } from '../../config/log.js';
 import { messageOf } from '../../model/errors.js';
 import type { ObjectRef } from '../../model/objects.js';
@@ -99,7 +100,7 @@ class QueueWorker implements Worker {
     this.ledger = new BatchLedger(this.settleMs);
     this.faults = new QueueFaults(this.queue.location, { ...WORKER_BACKOFF, ...opts.backoff }, this.log);
     const announce = (recovered: number): void => {
-      if (recovered > 0) this.log(`webhook worker: ${recovered} events interrupted by an earlier stop are due again`);
+      if (recovered > 0) this.log(`webhook worker: ${counted(recovered, 'event')} interrupted by an earlier stop are due again`);
     };
     // Started now, before any request is taken (the SQLite queue runs it within this call).
     this.recovery = this.queue.recoverInterrupted().then(announce, (error: unknown) => this.log(`webhook worker: could not recover interrupted events yet: ${messageOf(error)}`, 'warn'));
@@ -173,10 +174,10 @@ class QueueWorker implements Worker {
     const decision = decideBatch(due, this.opts.processor.budget?.() ?? {}, this.memory, policy, this.now());
     if (!decision.start) {
       this.holdMs = decision.waitMs;
-      const why = `${decision.why} (${due.events} events, ${due.refs} refs pending)`;
+      const why = `${decision.why} (${counted(due.events, 'event')}, ${counted(due.refs, 'ref')} pending)`;
       this.ledger.waiting = why;
       // The page shows the state beside the reason: the reason need not repeat it.
-      const pending = `${due.events} events, ${due.refs} refs pending`;
+      const pending = `${counted(due.events, 'event')}, ${counted(due.refs, 'ref')} pending`;
       this.holding = decision.why === 'settling' ? { state: 'settling', why: pending } : { state: 'widening', why: `the budget cannot cover a fetch by id; ${pending}` };
       return false;
     }
@@ -272,15 +273,15 @@ class QueueWorker implements Worker {
     if (recorded && lost >= batch.eventCount) {
       // Another receiver took the claim over (the lease ran out): nothing here was recorded, so
       // nothing is logged or counted as done; that receiver processes the events.
-      this.log(`webhook batch: claim lost to another receiver after ${report.durationMs} ms (lease expired): ${batch.eventCount} events not recorded here`, 'warn');
+      this.log(`webhook batch: claim lost to another receiver after ${report.durationMs} ms (lease expired): ${counted(batch.eventCount, 'event')} not recorded here`, 'warn');
       return report;
     }
     for (const o of outcomes) report[o.status] += o.eventIds.length;
     const cost = this.ledger.note(report, requests, this.opts.processor.budget?.());
     this.log(
       // Events and records are different units: each number says which it counts.
-      `webhook batch: ${report.events} events (${report.done} done, ${report.skipped} skipped, ${report.failed} failed) ` +
-        `for ${report.refs} record${report.refs === 1 ? '' : 's'} (${report.processed} synced through the engine) in ${report.durationMs} ms${cost}` +
+      `webhook batch: ${counted(report.events, 'event')} (${report.done} done, ${report.skipped} skipped, ${report.failed} failed) ` +
+        `for ${counted(report.refs, 'record')} (${report.processed} synced through the engine) in ${report.durationMs} ms${cost}` +
         (recorded && lost > 0 ? ` (${lost} of them not recorded: claim lost to another receiver)` : '') +
         failureReasons(outcomes),
       report.failed > 0 ? 'warn' : 'info',
@@ -298,9 +299,9 @@ class QueueWorker implements Worker {
     const report: BatchReport = { events: batch.eventCount, refs: batch.refs.length, processed: 0, done: 0, skipped: 0, failed: 0, durationMs: Math.round(performance.now() - started) };
     try {
       await this.queue.releaseClaim(batch.token, 'the receiver stopped before the batch finished; processing again');
-      this.log(`webhook batch: stopped after ${report.durationMs} ms: ${batch.eventCount} events handed back, processed on the next start`);
+      this.log(`webhook batch: stopped after ${report.durationMs} ms: ${counted(batch.eventCount, 'event')} handed back, processed on the next start`);
     } catch (error) {
-      this.log(`webhook batch: stopped; could not hand ${batch.eventCount} events back (${messageOf(error)}): they are recovered on the next start`, 'error');
+      this.log(`webhook batch: stopped; could not hand ${counted(batch.eventCount, 'event')} back (${messageOf(error)}): they are recovered on the next start`, 'error');
     }
     return report;
   }
