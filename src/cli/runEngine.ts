@@ -5,7 +5,7 @@
 import { settingsOf } from '../config/load.js';
 import { claimOrg } from '../config/orgRecord.js';
 import { echo, oneLine } from '../config/echo.js';
-import { ConfigError, InterruptedError, describeError } from '../model/errors.js';
+import { ConfigError, InterruptedError, actionsOf, describeError, exitCodeOf } from '../model/errors.js';
 import { createDeps, createEngine, profileFileFor, type Deps, type SyncEngine } from '../sync/compose.js';
 import { RunReport } from '../sync/report.js';
 import { acquireRunLock, runLockFile, stateDirOf, type RunLock } from '../sync/run/runLock.js';
@@ -176,6 +176,8 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
   if (stopped instanceof InterruptedError && deps === undefined) throw stopped;
   // Nothing was attempted: a configuration or connection problem, reported as such.
   if (stopped !== undefined && !(stopped instanceof InterruptedError) && (deps === undefined || (report.records.length === 0 && report.summary.size === 0))) {
+    // Salesforce answered and the org is this connection's: the org's log keeps the refusal too.
+    if (deps !== undefined && where !== undefined) await logUnstarted(ctx, deps, { command: run.command, startedAt, stopped, report });
     throw stopped;
   }
   const ran = deps as Deps;
@@ -206,6 +208,16 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
       ? 'check the type and id (svc-sync audit finds what is missing)'
       : (run.fix ?? 'each failure is in the --json result, or listed by --verbose and --report FILE');
   return { status, result, ...shown, ...(stopped === undefined ? {} : { stopped }), closing: `exit ${status}: ${why.join('; ')}; next: ${fix}` };
+}
+
+/** The run record of a run stopped before its first record (a refused key, the platform down): Refused or Failed, the reason its summary. */
+async function logUnstarted(ctx: CommandContext, deps: Deps, f: Pick<RunFacts, 'command' | 'startedAt' | 'stopped' | 'report'>): Promise<void> {
+  const status = exitCodeOf(f.stopped);
+  const next = actionsOf(f.stopped)[0];
+  const summary = `exit ${status}: ${oneLine(describeError(f.stopped), 1000)}${next === undefined ? '' : `; next: ${next}`}`;
+  const logged = await logEngineRun(deps, { ...f, status, summary: () => summary, redact: ctx.out.redact });
+  const note = logNote(logged);
+  if (note !== undefined) ctx.out.info(note);
 }
 
 /** The run record and error records in the org, when the log is on and Salesforce can still be reached. */

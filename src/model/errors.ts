@@ -114,19 +114,21 @@ export class RefusedError extends Error {
 /**
  * 0 all done; 1 some records failed (the rest written); 2 usage or configuration, nothing written;
  * 3 the one record `object` was asked for is not on the platform (a 404), nothing written;
+ * 69 the platform or Salesforce did not answer (sysexits' EX_UNAVAILABLE), nothing written;
  * 75 another run holds the state (sysexits' EX_TEMPFAIL: try again later), nothing done;
  * 129 / 130 / 143 stopped by SIGHUP (the terminal closed) / Ctrl-C (SIGINT) / SIGTERM, the shell's
  * 128 + signal number.
  */
-export const EXIT = { OK: 0, PARTIAL: 1, USAGE: 2, NOT_FOUND: 3, LOCKED: 75, HANGUP: 129, INTERRUPTED: 130, TERMINATED: 143 } as const;
+export const EXIT = { OK: 0, PARTIAL: 1, USAGE: 2, NOT_FOUND: 3, UNREACHABLE: 69, LOCKED: 75, HANGUP: 129, INTERRUPTED: 130, TERMINATED: 143 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /**
  * How bad an exit is, for a command that ran several connections: a stop by a signal first (the
- * run did not finish), then a connection that could not run (2), one that ran short (1), a record
- * not found (3), one that was busy with another run (75: cron tries again), then success.
+ * run did not finish), then a connection that could not run (2), one whose other side did not
+ * answer (69), one that ran short (1), a record not found (3), one that was busy with another run
+ * (75: cron tries again), then success.
  */
-const EXIT_SEVERITY: readonly ExitCode[] = [EXIT.OK, EXIT.LOCKED, EXIT.NOT_FOUND, EXIT.PARTIAL, EXIT.USAGE, EXIT.HANGUP, EXIT.TERMINATED, EXIT.INTERRUPTED];
+const EXIT_SEVERITY: readonly ExitCode[] = [EXIT.OK, EXIT.LOCKED, EXIT.NOT_FOUND, EXIT.PARTIAL, EXIT.UNREACHABLE, EXIT.USAGE, EXIT.HANGUP, EXIT.TERMINATED, EXIT.INTERRUPTED];
 
 /** The worst of several exit codes (EXIT_SEVERITY), 0 for none. */
 export function worstExit(codes: readonly ExitCode[]): ExitCode {
@@ -231,6 +233,24 @@ const ERROR_TABLE: readonly ErrorRule[] = [
     fatal: true,
     exit: EXIT.LOCKED,
     actions: ['wait for the running one to finish (this run did nothing)', 'add --wait to queue behind it'],
+  },
+  {
+    // Not fatal for one record (a dropped connection mid-run fails that batch); a run it ends
+    // before anything was written exits 69, and the message names the host and what was tried.
+    kind: 'platform-unreachable',
+    matches: (e) => e instanceof PlatformError && (e.kind === 'network' || e.kind === 'timeout'),
+    fatal: false,
+    exit: EXIT.UNREACHABLE,
+    actions: ['svc-sync doctor', 'run the same command again once the platform answers'],
+    describe: (m) => `the platform API did not answer: ${m}; check that it is up and that SVC_API_URL points at it`,
+  },
+  {
+    kind: 'salesforce-unreachable',
+    matches: (e) => e instanceof SalesforceError && e.code === 'NETWORK_ERROR',
+    fatal: false,
+    exit: EXIT.UNREACHABLE,
+    actions: ['svc-sync doctor', 'run the same command again once Salesforce answers'],
+    describe: (m) => `Salesforce did not answer: ${m}; check that it is up and that SF_INSTANCE_URL (or SF_LOGIN_URL) points at it`,
   },
   { kind: 'api-limit', matches: (e) => e instanceof ApiLimitError, fatal: true, exit: EXIT.PARTIAL, actions: ['run the same command again after the 24-hour window rolls over'] },
 ];
