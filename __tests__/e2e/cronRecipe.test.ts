@@ -56,7 +56,13 @@ describe('the cron recipe, run as cron runs it', () => {
   /** One tick: the env file written (mode 600) with `env` over the stack's, then the crontab line. */
   async function tick(env: Record<string, string> = {}): Promise<{ code: number; lines: string[]; last: { status: number } }> {
     const settings = { ...stack.env, ...env };
-    fs.writeFileSync(path.join(dir, 'svc-sync.env'), Object.entries(settings).map(([k, v]) => `${k}='${v}'\n`).join(''), { mode: 0o600 });
+    fs.writeFileSync(
+      path.join(dir, 'svc-sync.env'),
+      Object.entries(settings)
+        .map(([k, v]) => `${k}='${v}'\n`)
+        .join(''),
+      { mode: 0o600 },
+    );
     const line = `cd ${dir} && set -a && . ./svc-sync.env && set +a && svc-sync sync --json-lines -q >> sync.jsonl`;
     // cron's environment: no terminal, no COLUMNS, HOME, LOGNAME, SHELL and the crontab's PATH.
     const child = spawn('/bin/sh', ['-c', line], { env: { PATH: cronPath, HOME: dir, LOGNAME: 'svc', SHELL: '/bin/sh' }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -81,7 +87,10 @@ describe('the cron recipe, run as cron runs it', () => {
     const t = await tick();
     expect(t.code).toBe(1);
     expect(t.last.status).toBe(1);
-    oneFailureLine(t.lines, 1, /\S/);
+    // The mail names the reason and the records; a validation rule is not fixed by the next sync.
+    const line = oneFailureLine(t.lines, 1, /^svc-sync doctor$/);
+    expect(line).toContain(`2 records failed: 2 Svc_Donation__c FIELD_CUSTOM_VALIDATION_EXCEPTION: Gift Aid needs a declaration (${failing.join(', ')})`);
+    expect(line).toContain('a retry cannot fix it');
     expect(runs().map((r) => r.Outcome__c)).toEqual(['Partial', 'Partial']);
     expect(runs()[1]).toMatchObject({ Failed__c: 2, Inserted__c: 0, Updated__c: 0 });
   });
@@ -93,6 +102,23 @@ describe('the cron recipe, run as cron runs it', () => {
     expect(runs().map((r) => r.Outcome__c)).toEqual(['Partial', 'Partial', 'Succeeded']);
     expect(runs()[2]).toMatchObject({ Inserted__c: 2, Failed__c: 0 });
     expect(fs.existsSync(path.join(dir, '.svc-sync', 'run.lock.holder.json'))).toBe(false);
+  });
+
+  it('a config file holding a secret that others can read: one warning line naming it and chmod 600, as ssh does', async () => {
+    const config = path.join(dir, 'svc-sync.config.json');
+    fs.writeFileSync(config, JSON.stringify({ SVC_API_KEY: stack.env.SVC_API_KEY, SVC_SALESFORCE_LOG: 'on' }), { mode: 0o644 });
+    fs.chmodSync(config, 0o644);
+    try {
+      const open = await tick();
+      expect(open.code).toBe(0);
+      expect(open.lines).toHaveLength(1);
+      expect(open.lines[0]).toMatch(/^\S+ warning: \S+svc-sync\.config\.json holds SVC_API_KEY and others can read it \(mode 0644\): chmod 600 \S+svc-sync\.config\.json$/);
+      expect(open.lines[0]).not.toContain(stack.env.SVC_API_KEY);
+      fs.chmodSync(config, 0o600);
+      expect((await tick()).lines).toEqual([]);
+    } finally {
+      fs.rmSync(config);
+    }
   });
 
   it('a wrong API key: exit 2, one line, and a Refused run record (Salesforce answered)', async () => {

@@ -70,7 +70,8 @@ describe('unattended runs', () => {
         expect(run.code).toBe(1);
         const lines = stderrLines(run.stderr);
         expect(lines).toHaveLength(1);
-        expect(lines[0]).toMatch(/svc-sync: exit 1: 1 record failed; next: /);
+        // The cron mail names the record and the reason, not only the count (issue 40).
+        expect(lines[0]).toMatch(new RegExp(`svc-sync: exit 1: 1 record failed: 1 Svc_Donation__c INVALID_VALUE: .+ \\(${keyOf('donation', victim.id)}\\); next: `));
       } finally {
         stack.platform.update('donation', victim.id, { total_amount: before.total_amount });
       }

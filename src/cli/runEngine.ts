@@ -13,6 +13,7 @@ import { checkStateDir } from '../sync/run/stateDir.js';
 import { buildResult, type RunResult } from '../sync/result.js';
 import { logNote, logRun, salesforceReachable, type RunFacts } from '../sync/run/runLog.js';
 import type { LoggedCommand, LogResult } from '../model/syncLog.js';
+import { failureSummary } from '../sync/failureGroups.js';
 import { CsvReport } from './render/csvReport.js';
 import { renderRun } from './render/runOutput.js';
 import { formatCount } from './render/text.js';
@@ -184,7 +185,9 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
   const notFound = run.notFound?.();
   const shortfall = run.shortfall?.();
   const status = engineRunStatus({ stopped, written: report.written, failed: report.failed, shortfall, notFound: notFound !== undefined });
-  const why = [...(report.failed > 0 ? [`${formatCount(report.failed)} ${report.failed === 1 ? 'record' : 'records'} failed`] : []), ...[shortfall, notFound].filter((t) => t !== undefined)];
+  // Failures by reason: the first whole, with `svc-sync doctor` next when a retry cannot fix it.
+  const failures = failureSummary(report.records, report.failed, run.fix ?? 'each failure is in the --json result, or listed by --verbose and --report FILE');
+  const why = [...(report.failed > 0 ? [failures.why] : []), ...[shortfall, notFound].filter((t) => t !== undefined)];
   const resultNow = (): RunResult<E> => {
     const { command, ...built } = buildResult(run.command, globals.dryRun, report, ran.source.requests(), ran.sink.calls());
     // Where first: a log reader sees which site and org before the counts.
@@ -194,7 +197,9 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
     r.learned = ran.source.learned?.() ?? [];
     return r;
   };
-  const facts = { globals, status, stopped, shortfall: why.slice(report.failed > 0 ? 1 : 0).join('; ') || undefined, warningsBefore: run.warningsBefore ?? [] };
+  const fix = notFound !== undefined && why.length === 1 ? 'check the type and id (svc-sync audit finds what is missing)' : failures.next;
+  const closing = `exit ${status}: ${why.join('; ')}; next: ${fix}`;
+  const facts = { globals, status, stopped, closing, warningsBefore: run.warningsBefore ?? [] };
   // The log in the org gets the summary as the terminal shows it, before its own calls are made.
   const salesforceLog = await logEngineRun(ran, { command: run.command, startedAt, status, stopped, report, summary: () => renderRun(resultNow(), report, facts).text, redact: ctx.out.redact });
   const result = resultNow();
@@ -203,11 +208,7 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
   const shown = { ...rendered, text: [rendered.text, ...(run.after?.() ?? [])].join('\n') };
   const note = logNote(salesforceLog);
   if (note !== undefined) shown.notes.push(note);
-  const fix =
-    notFound !== undefined && why.length === 1
-      ? 'check the type and id (svc-sync audit finds what is missing)'
-      : (run.fix ?? 'each failure is in the --json result, or listed by --verbose and --report FILE');
-  return { status, result, ...shown, ...(stopped === undefined ? {} : { stopped }), closing: `exit ${status}: ${why.join('; ')}; next: ${fix}` };
+  return { status, result, ...shown, ...(stopped === undefined ? {} : { stopped }), closing };
 }
 
 /** The run record of a run stopped before its first record (a refused key, the platform down): Refused or Failed, the reason its summary. */
