@@ -54,7 +54,7 @@ describe('the cron recipe, run as cron runs it', () => {
   });
 
   /** One tick: the env file written (mode 600) with `env` over the stack's, then the crontab line. */
-  async function tick(env: Record<string, string> = {}): Promise<{ code: number; lines: string[]; last: { status: number } }> {
+  async function tick(env: Record<string, string> = {}): Promise<{ code: number; lines: string[]; last: { status: number; result?: { where?: { site?: unknown } } } }> {
     const settings = { ...stack.env, ...env };
     fs.writeFileSync(
       path.join(dir, 'svc-sync.env'),
@@ -68,7 +68,7 @@ describe('the cron recipe, run as cron runs it', () => {
     const child = spawn('/bin/sh', ['-c', line], { env: { PATH: cronPath, HOME: dir, LOGNAME: 'svc', SHELL: '/bin/sh' }, stdio: ['ignore', 'ignore', 'pipe'] });
     const res = await outputOf(child);
     const jsonl = fs.readFileSync(path.join(dir, 'sync.jsonl'), 'utf8').trimEnd().split('\n');
-    return { code: res.code, lines: res.stderr.split('\n').filter((l) => l !== ''), last: JSON.parse(jsonl[jsonl.length - 1] ?? '{}') as { status: number } };
+    return { code: res.code, lines: res.stderr.split('\n').filter((l) => l !== ''), last: JSON.parse(jsonl[jsonl.length - 1] ?? '{}') as { status: number; result?: { where?: { site?: unknown } } } };
   }
 
   /** The one stderr line of a failed tick: stamped, and ending in a whole next command. */
@@ -102,6 +102,15 @@ describe('the cron recipe, run as cron runs it', () => {
     expect(runs().map((r) => r.Outcome__c)).toEqual(['Partial', 'Partial', 'Succeeded']);
     expect(runs()[2]).toMatchObject({ Inserted__c: 2, Failed__c: 0 });
     expect(fs.existsSync(path.join(dir, '.svc-sync', 'run.lock.holder.json'))).toBe(false);
+    // SVC_SITE_ID is not set: the log line names the site as the platform's records report it.
+    expect(t.last.result?.where?.site).toMatchObject({ id: null, reported: stack.platform.site.donation[0]?.site_id });
+  });
+
+  it('by hand, SVC_SITE_ID unset: the run names the site its records carry, and the setting to fix it', async () => {
+    const site = stack.platform.site.donation[0]?.site_id;
+    const res = await runCli(['sync', '--all'], { env: stack.env, cwd: dir });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(`site ${site}, as the platform reports it (SVC_SITE_ID not set: set SVC_SITE_ID=${site} so a record of another site stops the run)`);
   });
 
   it('a config file holding a secret that others can read: one warning line naming it and chmod 600, as ssh does', async () => {

@@ -108,7 +108,7 @@ describe('unattended runs', () => {
     it('the first lines name the site and the org, and which source won when a config file says otherwise', async () => {
       const dir = tempCwd('where');
       try {
-        fs.writeFileSync(path.join(dir, 'svc-sync.config.json'), JSON.stringify({ SVC_API_URL: 'http://127.0.0.1:9', SVC_API_KEY: 'another-stack-key' }));
+        fs.writeFileSync(path.join(dir, 'svc-sync.config.json'), JSON.stringify({ SVC_API_URL: 'http://127.0.0.1:9', SVC_API_KEY: 'another-stack-key' }), { mode: 0o600 });
         const human = await cli(stack, ['sync', '--all'], dir);
         expect(human.code).toBe(0);
         const [site, org] = stderrLines(human.stderr);

@@ -18,7 +18,7 @@ import { CsvReport } from './render/csvReport.js';
 import { renderRun } from './render/runOutput.js';
 import { formatCount } from './render/text.js';
 import { RunSession } from './runSession.js';
-import { whereLines, whereOf, type Where } from './where.js';
+import { noteReportedSite, whereLines, whereOf, type Where } from './where.js';
 import { engineRunStatus } from './runStatus.js';
 import { outputFileOf, type CommandContext, type CommandResult } from './runner.js';
 
@@ -182,6 +182,8 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
     throw stopped;
   }
   const ran = deps as Deps;
+  const site = noteReportedSite(where, ran.source.siteReported?.());
+  if (site !== undefined && !globals.json) ctx.out.info(site);
   const notFound = run.notFound?.();
   const shortfall = run.shortfall?.();
   const status = engineRunStatus({ stopped, written: report.written, failed: report.failed, shortfall, notFound: notFound !== undefined });
