@@ -33,6 +33,7 @@ describe('the cron recipe, run as cron runs it', () => {
   let dir: string;
   let failing: string[];
   let cronPath: string;
+  let script: string;
 
   beforeAll(async () => {
     stack = await startStack({ site: { seed: 40, segments: 1, projectsPerSegment: 1, donations: 12, newsletterSubscriptions: 2 } });
@@ -43,6 +44,10 @@ describe('the cron recipe, run as cron runs it', () => {
     fs.mkdirSync(bin);
     fs.symlinkSync(BIN, path.join(bin, 'svc-sync'));
     cronPath = [bin, path.dirname(process.execPath), '/usr/bin', '/bin'].join(':');
+    // docs/operations.md's sync.sh, in this folder: the crontab line runs it.
+    script = path.join(dir, 'sync.sh');
+    const recipe = [`cd ${dir} || exit 1`, 'set -a && . ./svc-sync.env && set +a', 'exec svc-sync sync --json-lines -q >> sync.jsonl'];
+    fs.writeFileSync(script, `#!/bin/sh\n${recipe.join('\n')}\n`, { mode: 0o700 });
     // The first run is a person's, by hand (`sync --all`); two donations are refused by a rule.
     stack.salesforce.addValidationRule({ object: 'Svc_Donation__c', keys: failing, message: 'Gift Aid needs a declaration', field: 'Amount__c' });
     const first = await runCli(['sync', '--all'], { env: stack.env, cwd: dir });
@@ -63,9 +68,8 @@ describe('the cron recipe, run as cron runs it', () => {
         .join(''),
       { mode: 0o600 },
     );
-    const line = `cd ${dir} && set -a && . ./svc-sync.env && set +a && svc-sync sync --json-lines -q >> sync.jsonl`;
     // cron's environment: no terminal, no COLUMNS, HOME, LOGNAME, SHELL and the crontab's PATH.
-    const child = spawn('/bin/sh', ['-c', line], { env: { PATH: cronPath, HOME: dir, LOGNAME: 'svc', SHELL: '/bin/sh' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('/bin/sh', ['-c', script], { env: { PATH: cronPath, HOME: dir, LOGNAME: 'svc', SHELL: '/bin/sh' }, stdio: ['ignore', 'ignore', 'pipe'] });
     const res = await outputOf(child);
     const jsonl = fs.readFileSync(path.join(dir, 'sync.jsonl'), 'utf8').trimEnd().split('\n');
     return { code: res.code, lines: res.stderr.split('\n').filter((l) => l !== ''), last: JSON.parse(jsonl[jsonl.length - 1] ?? '{}') as { status: number; result?: { where?: { site?: unknown } } } };
