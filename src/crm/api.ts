@@ -5,7 +5,7 @@
  */
 import type { HttpRequest, HttpResponse } from 'jsforce';
 import type { SalesforceSession } from './connection.js';
-import { ApiLimitError, SalesforceError } from '../model/errors.js';
+import { ApiLimitError, type SalesforceError } from '../model/errors.js';
 import { isTransientCode, toSalesforceError } from './errors.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
 import { sleep } from '../model/sleep.js';
@@ -139,7 +139,8 @@ export class SalesforceApi {
       // No instance URL known yet: the setting's name stands in for it.
     }
     const tried = attempts === 1 ? '1 attempt' : `${attempts} attempts over ${(ms / 1000).toFixed(1)} s`;
-    return new SalesforceError('NETWORK_ERROR', `${e.message} at ${host} (${tried})`);
+    e.unanswered = `at ${host} (${tried})`;
+    return e;
   }
 
   /**

@@ -28,6 +28,8 @@ export type PlatformErrorKind = 'not_found' | 'not_platform' | 'auth' | 'bad_req
 
 export class PlatformError extends Error {
   override readonly name = 'PlatformError';
+  /** No answer at all: the host asked and what was tried ("from https://... (5 attempts over 6.8 s)"), for the run's last line. */
+  unanswered?: string;
   constructor(
     readonly kind: PlatformErrorKind,
     readonly method: string,
@@ -50,6 +52,8 @@ export class PlatformError extends Error {
 
 /** Typed Salesforce errors. Messages never carry tokens, secrets or passwords. */
 export class SalesforceError extends Error {
+  /** No answer at all: the host asked and what was tried, for the run's last line (not the record's reason). */
+  unanswered?: string;
   constructor(
     readonly code: string,
     message: string,
@@ -188,8 +192,11 @@ interface ErrorRule {
   /** What to run or fix next (the --json error's `actions`). */
   actions: string[];
   /** The line a person reads, when the message alone says too little. */
-  describe?: (message: string) => string;
+  describe?: (message: string, error: unknown) => string;
 }
+
+/** " from https://... (5 attempts over 6.8 s)" when the client said so; kept out of the message, which groups records by reason. */
+const triedOf = (e: unknown): string => ((e instanceof PlatformError || e instanceof SalesforceError) && e.unanswered !== undefined ? ` ${e.unanswered}` : '');
 
 /** Every error that means more than "this record failed", first match wins; the rest: OTHER_ERROR. */
 const ERROR_TABLE: readonly ErrorRule[] = [
@@ -242,7 +249,7 @@ const ERROR_TABLE: readonly ErrorRule[] = [
     fatal: false,
     exit: EXIT.UNREACHABLE,
     actions: ['svc-sync doctor', 'run the same command again once the platform answers'],
-    describe: (m) => `the platform API did not answer: ${m}; check that it is up and that SVC_API_URL points at it`,
+    describe: (m, e) => `the platform API did not answer: ${m}${triedOf(e)}; check that it is up and that SVC_API_URL points at it`,
   },
   {
     kind: 'salesforce-unreachable',
@@ -250,7 +257,7 @@ const ERROR_TABLE: readonly ErrorRule[] = [
     fatal: false,
     exit: EXIT.UNREACHABLE,
     actions: ['svc-sync doctor', 'run the same command again once Salesforce answers'],
-    describe: (m) => `Salesforce did not answer: ${m}; check that it is up and that SF_INSTANCE_URL (or SF_LOGIN_URL) points at it`,
+    describe: (m, e) => `Salesforce did not answer: ${m}${triedOf(e)}; check that it is up and that SF_INSTANCE_URL (or SF_LOGIN_URL) points at it`,
   },
   { kind: 'api-limit', matches: (e) => e instanceof ApiLimitError, fatal: true, exit: EXIT.PARTIAL, actions: ['run the same command again after the 24-hour window rolls over'] },
 ];
@@ -284,6 +291,6 @@ export function messageOf(error: unknown): string {
  */
 export function describeError(error: unknown, redact: (text: string) => string = (t) => t): string {
   const rule = ruleOf(error);
-  const text = rule.describe ? rule.describe(messageOf(error)) : messageOf(error);
+  const text = rule.describe ? rule.describe(messageOf(error), error) : messageOf(error);
   return redact(text).split(/\r?\n/)[0] ?? '';
 }

@@ -277,7 +277,8 @@ export class PlatformHttp {
   /** A request nothing answered: the host it went to and what was tried, for the one line a person reads. */
   private unanswered(error: PlatformError, attempts: number, ms: number): PlatformError {
     const tried = attempts === 1 ? '1 attempt' : `${attempts} attempts over ${(ms / 1000).toFixed(1)} s`;
-    return new PlatformError(error.kind, error.method, error.path, undefined, `${error.apiMessage} from ${shownBaseUrl(this.settings.apiUrl)} (${tried})`);
+    error.unanswered = `from ${shownBaseUrl(this.settings.apiUrl)} (${tried})`;
+    return error;
   }
 
   /** One request, paced and counted, and what it means for the loop above. */

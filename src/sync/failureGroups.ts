@@ -9,7 +9,7 @@ import type { RecordOutcome } from '../model/outcomes.js';
 /** First records named per group. */
 const FIRST_KEYS = 3;
 
-export interface FailureGroup {
+interface FailureGroup {
   object: string;
   code: string;
   /** The message of the group's first record (keys inside it made alike for grouping only). */
@@ -32,7 +32,7 @@ const NOT_RETRYABLE: Readonly<Record<string, string>> = {
 };
 
 /** What to fix for a code a retry cannot fix; undefined when the next sync may succeed. */
-export const notRetryableFix = (code: string): string | undefined => NOT_RETRYABLE[code];
+const notRetryableFix = (code: string): string | undefined => NOT_RETRYABLE[code];
 
 /** Keys inside a message ("Donation_7 refused") would make every record its own group. */
 const alike = (message: string): string => message.replace(/\b([A-Z][A-Za-z]*)_\d+(?:\.\d+)?\b/g, '$1_*').replace(/\s+/g, ' ');
