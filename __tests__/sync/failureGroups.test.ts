@@ -1,5 +1,6 @@
 /** Failures grouped by reason (issue 40): count, first records, the whole reason, and doctor for what a retry cannot fix. */
 import { describe, expect, it } from '@jest/globals';
+import { EXIT, PlatformError, SalesforceError, actionsOf, describeError, exitCodeOf } from '../../src/model/errors.js';
 import type { RecordOutcome } from '../../src/model/outcomes.js';
 import { failureGroups, failureSummary } from '../../src/sync/failureGroups.js';
 
@@ -39,5 +40,26 @@ describe('failure groups', () => {
 
   it('no failure records (a shortfall only): the count alone and the given next step', () => {
     expect(failureSummary([], 0, 'x')).toEqual({ why: '0 records failed', next: 'x' });
+  });
+});
+
+describe('a run stopped by a cause a retry cannot fix, or by a side that did not answer', () => {
+  it('a field missing or hidden (INVALID_FIELD on a query): next is doctor, not the next sync', () => {
+    const e = new SalesforceError('INVALID_FIELD', "No such column 'CreatedAt__c' on entity 'Svc_Segment__c'.");
+    expect(actionsOf(e)).toEqual(['svc-sync doctor']);
+    expect(exitCodeOf(e)).toBe(EXIT.PARTIAL);
+  });
+
+  it('no answer: exit 69, the host and what was tried in the line, the message itself unchanged (records group by it)', () => {
+    const p = new PlatformError('network', 'GET', '/v1/segments', undefined, 'network error (ECONNREFUSED)');
+    p.unanswered = 'from http://127.0.0.1:9 (5 attempts over 6.8 s)';
+    expect(exitCodeOf(p)).toBe(EXIT.UNREACHABLE);
+    expect(p.message).toBe('GET /v1/segments: network error (ECONNREFUSED)');
+    expect(describeError(p)).toBe(
+      'the platform API did not answer: GET /v1/segments: network error (ECONNREFUSED) from http://127.0.0.1:9 (5 attempts over 6.8 s); check that it is up and that SVC_API_URL points at it',
+    );
+    const s = new SalesforceError('NETWORK_ERROR', 'network error talking to Salesforce: ECONNREFUSED');
+    expect(exitCodeOf(s)).toBe(EXIT.UNREACHABLE);
+    expect(actionsOf(s)[0]).toBe('svc-sync doctor');
   });
 });

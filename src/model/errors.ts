@@ -259,6 +259,14 @@ const ERROR_TABLE: readonly ErrorRule[] = [
     actions: ['svc-sync doctor', 'run the same command again once Salesforce answers'],
     describe: (m, e) => `Salesforce did not answer: ${m}${triedOf(e)}; check that it is up and that SF_INSTANCE_URL (or SF_LOGIN_URL) points at it`,
   },
+  {
+    // A field missing or hidden by field-level security: every retry fails the same way; doctor names the fix.
+    kind: 'org-setup',
+    matches: (e) => e instanceof SalesforceError && ['INVALID_FIELD', 'INVALID_FIELD_FOR_INSERT_UPDATE', 'INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY'].includes(e.code),
+    fatal: false,
+    exit: EXIT.PARTIAL,
+    actions: ['svc-sync doctor'],
+  },
   { kind: 'api-limit', matches: (e) => e instanceof ApiLimitError, fatal: true, exit: EXIT.PARTIAL, actions: ['run the same command again after the 24-hour window rolls over'] },
 ];
 
