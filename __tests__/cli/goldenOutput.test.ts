@@ -132,4 +132,4 @@ describe('sync summary of a site of 20,000 records', () => {
 
 /** Line counts at 80 columns: a change to the layout shows here as a changed figure. */
 // Doctor's counts include the platform lists block (a title, a heading and a row per collection: 9 lines).
-const GOLDEN = { doctorRead: 27, doctorNone: 31, sync20k: 90 };
+const GOLDEN = { doctorRead: 27, doctorNone: 31, sync20k: 74 };

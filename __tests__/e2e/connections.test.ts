@@ -208,8 +208,11 @@ describe('several sites from one config file', () => {
       ['south', 2],
     ]);
     expect(r.body.result.connections[1]!.error).toMatch(/SVC_SITE_ID is 8, but .* serves records of site 7 .*Nothing was written/);
+    // No record of the mirror is written; the org's log keeps the refusal (issue 40): one write.
     const after = stacks.south.salesforce.calls();
-    expect(after.collections + after.bulk).toBe(before.collections + before.bulk);
+    expect(after.collections + after.bulk).toBe(before.collections + before.bulk + 1);
+    expect(stacks.south.salesforce.records('Svc_SyncRun__c').at(-1)).toMatchObject({ Outcome__c: 'Refused', Inserted__c: 0, Updated__c: 0 });
+    expect(String(stacks.south.salesforce.records('Svc_SyncRun__c').at(-1)?.Summary__c)).toMatch(/SVC_SITE_ID is 8/);
   }, 120_000);
 
   it('--connection picks one (where names it); object and replay refuse to guess among several (exit 2, one line)', async () => {

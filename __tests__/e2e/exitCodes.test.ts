@@ -145,10 +145,10 @@ describe('exit codes', () => {
       expect(state.retry).toEqual([{ type: 'donation', id: victim.id }]);
       expect(run.body.result.retryNextRun).toBe(1);
 
-      // The human output lists the failure with key and error code.
+      // The human output lists the failure by reason, with key and error code.
       const human = await cli(stack, ['sync', '--all'], cwd);
       expect(human.code).toBe(1);
-      expect(human.stdout).toContain('Failures (1):');
+      expect(human.stdout).toContain('Failures (1), by reason:');
       expect(human.stdout).toContain(keyOf('donation', victim.id));
       expect(human.stdout).toContain(failed[0].error?.code ?? '<no code>');
 

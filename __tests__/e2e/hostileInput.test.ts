@@ -344,7 +344,7 @@ describe('smaller faults', () => {
   it('a config file with a UTF-8 byte order mark is read', async () => {
     const dir = tempCwd('bom');
     try {
-      fs.writeFileSync(path.join(dir, 'svc-sync.config.json'), `\uFEFF${JSON.stringify(stack.env)}`);
+      fs.writeFileSync(path.join(dir, 'svc-sync.config.json'), `\uFEFF${JSON.stringify(stack.env)}`, { mode: 0o600 });
       const run = await cliJson(stack, ['--dry-run', 'object', 'donation', String(victim.id)], dir, undefined, {});
       expect(run.code).toBe(0);
       // Read and used: the donation was looked up (an earlier test may have written it already).

@@ -30,7 +30,9 @@ it('a failed record with -q: exit 1 and the failure on stderr', async () => {
   const res = await cli(stack, ['-q', 'object', 'donation', String(victim.id)], cwd);
   expect(res.code).toBe(1);
   expect(res.stdout).toBe('');
-  expect(res.stderr).toContain(`failed: Svc_Donation__c ${keyOf('donation', victim.id)} INVALID_VALUE:`);
+  // One line: the count, the reason and the record, and what next (issue 40).
+  expect(res.stderr.trim().split('\n')).toHaveLength(1);
+  expect(res.stderr).toMatch(new RegExp(`exit 1: 1 record failed: 1 Svc_Donation__c INVALID_VALUE: .+ \\(${keyOf('donation', victim.id)}\\); next: `));
 });
 
 it('a configuration error with -q still says what is wrong', async () => {

@@ -167,7 +167,7 @@ describe('replay --file', () => {
     expect(human.stderr).toMatch(/line 4: .*"abc"/);
     expect(human.stderr).toMatch(/line 5: not valid JSON/);
     // The last line says why the exit code is 1.
-    expect(unstamp(human.stderr).trim().split('\n').at(-1)).toMatch(/^exit 1: 3 lines of --file .*bad-lines\.csv could not be read \(each named in a warning; not synced\)$/);
+    expect(unstamp(human.stderr).trim().split('\n').at(-1)).toMatch(/^exit 1: 3 lines of --file .*bad-lines\.csv could not be read \(each named in a warning; not synced\); next: \S.*$/);
   });
 
   it('no valid line at all, or a file that cannot be read: exit 2, nothing written', async () => {

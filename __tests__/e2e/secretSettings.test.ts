@@ -66,7 +66,7 @@ describe('a webhook secret short enough to guess', () => {
       SVC_WEBHOOK_SECRET: { env: hook },
     });
     const config = { SVC_API_KEY: API_KEY, SF_ACCESS_TOKEN: ACCESS_TOKEN, connections: { north: site('6', 9, 'NORTH_HOOK'), south: site('7', 10, 'SOUTH_HOOK') } };
-    fs.writeFileSync(path.join(dir, 'svc-sync.config.json'), JSON.stringify(config));
+    fs.writeFileSync(path.join(dir, 'svc-sync.config.json'), JSON.stringify(config), { mode: 0o600 });
     const hooks = { NORTH_HOOK: 'north-hook-0123456789', SOUTH_HOOK: 'k3Y-south' };
     try {
       const run = await runCli(['serve', '--host', '127.0.0.1', '--port', '0'], { cwd: dir, env: hooks });

@@ -65,7 +65,7 @@ function writeConfig(southOrg: Stack = south): void {
       south: southConnection,
     },
   };
-  fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify(config, null, 2));
+  fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
 }
 
 async function startServe(): Promise<void> {

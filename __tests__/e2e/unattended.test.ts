@@ -70,7 +70,8 @@ describe('unattended runs', () => {
         expect(run.code).toBe(1);
         const lines = stderrLines(run.stderr);
         expect(lines).toHaveLength(1);
-        expect(lines[0]).toMatch(/svc-sync: exit 1: 1 record failed; next: /);
+        // The cron mail names the record and the reason, not only the count (issue 40).
+        expect(lines[0]).toMatch(new RegExp(`svc-sync: exit 1: 1 record failed: 1 Svc_Donation__c INVALID_VALUE: .+ \\(${keyOf('donation', victim.id)}\\); next: `));
       } finally {
         stack.platform.update('donation', victim.id, { total_amount: before.total_amount });
       }
@@ -107,7 +108,7 @@ describe('unattended runs', () => {
     it('the first lines name the site and the org, and which source won when a config file says otherwise', async () => {
       const dir = tempCwd('where');
       try {
-        fs.writeFileSync(path.join(dir, 'svc-sync.config.json'), JSON.stringify({ SVC_API_URL: 'http://127.0.0.1:9', SVC_API_KEY: 'another-stack-key' }));
+        fs.writeFileSync(path.join(dir, 'svc-sync.config.json'), JSON.stringify({ SVC_API_URL: 'http://127.0.0.1:9', SVC_API_KEY: 'another-stack-key' }), { mode: 0o600 });
         const human = await cli(stack, ['sync', '--all'], dir);
         expect(human.code).toBe(0);
         const [site, org] = stderrLines(human.stderr);

@@ -37,6 +37,6 @@ export function connectionEntry(stack: Stack, name: Name, siteId: number, extra:
 /** Writes the config file naming both connections (north site 7, south site 8, each entry overridable) into `cwd`. */
 export function writeTwoSites(cwd: string, stacks: Record<Name, Stack>, overrides: Partial<Record<Name, Record<string, unknown>>> = {}): string {
   const connections = { north: connectionEntry(stacks.north, 'north', 7, overrides.north), south: connectionEntry(stacks.south, 'south', 8, overrides.south) };
-  fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify({ connections }, null, 2));
+  fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify({ connections }, null, 2), { mode: 0o600 });
   return cwd;
 }

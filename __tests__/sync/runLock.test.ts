@@ -35,6 +35,15 @@ describe('run lock', () => {
     again.release();
   });
 
+  it('the holder file goes with the lock: it never names a run that has ended (issue 40)', async () => {
+    const dir = tempDir();
+    const lock = await acquireRunLock(dir, { command: 'svc-sync sync', wait: false });
+    expect(fs.existsSync(`${runLockFile(dir)}.holder.json`)).toBe(true);
+    lock.release();
+    expect(fs.existsSync(`${runLockFile(dir)}.holder.json`)).toBe(false);
+    expect(fs.existsSync(runLockFile(dir))).toBe(true);
+  });
+
   it('--wait: said once, then taken when the holder lets go', async () => {
     const dir = tempDir();
     const first = await acquireRunLock(dir, { command: 'svc-sync replay --file x.csv', wait: false });

@@ -46,7 +46,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     helpAfter({
       prose: [
         'Settings come from flags, then environment variables, then svc-sync.config.json: SVC_API_URL, SVC_API_KEY, SF_INSTANCE_URL + SF_ACCESS_TOKEN, or SF_LOGIN_URL + SF_CLIENT_ID + SF_CLIENT_SECRET (+ SF_USERNAME + SF_PASSWORD, or SF_USERNAME + SF_PRIVATE_KEY_FILE for JWT), SF_API_VERSION.',
-        'Exit codes: 0 all done, 1 some records failed (the rest written), 2 usage or configuration error, 3 `object`: the record is not on the platform, 75 another run holds the state folder (this one did nothing; cron tries again), 129 stopped by SIGHUP (the terminal closed), 130 stopped by Ctrl-C, 143 stopped by SIGTERM (run the same command again to resume).',
+        'Exit codes: 0 all done, 1 some records failed (the rest written), 2 usage or configuration error, 3 `object`: the record is not on the platform, 69 the platform or Salesforce did not answer (nothing written), 75 another run holds the state folder (this one did nothing; cron tries again), 129 stopped by SIGHUP (the terminal closed), 130 stopped by Ctrl-C, 143 stopped by SIGTERM (run the same command again to resume).',
       ],
       examples: ['svc-sync doctor', 'svc-sync --dry-run sync --all', CRON_RECIPE],
     }),

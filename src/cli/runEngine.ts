@@ -6,7 +6,7 @@ import path from 'node:path';
 import { settingsOf } from '../config/load.js';
 import { claimOrg } from '../config/orgRecord.js';
 import { echo, oneLine } from '../config/echo.js';
-import { ConfigError, InterruptedError, describeError } from '../model/errors.js';
+import { ConfigError, InterruptedError, actionsOf, describeError, exitCodeOf } from '../model/errors.js';
 import { createDeps, createEngine, profileFileFor, type Deps, type SyncEngine } from '../sync/compose.js';
 import { OwnerIds, ownersFileIn } from '../sync/ownerIds.js';
 import { RunReport } from '../sync/report.js';
@@ -15,11 +15,12 @@ import { checkStateDir } from '../sync/run/stateDir.js';
 import { buildResult, type RunResult } from '../sync/result.js';
 import { logNote, logRun, salesforceReachable, type RunFacts } from '../sync/run/runLog.js';
 import type { LoggedCommand, LogResult } from '../model/syncLog.js';
+import { failureSummary } from '../sync/failureGroups.js';
 import { CsvReport } from './render/csvReport.js';
 import { renderRun } from './render/runOutput.js';
 import { formatCount } from './render/text.js';
 import { RunSession } from './runSession.js';
-import { whereLines, whereOf, type Where } from './where.js';
+import { noteReportedSite, whereLines, whereOf, type Where } from './where.js';
 import { engineRunStatus } from './runStatus.js';
 import { outputFileOf, type CommandContext, type CommandResult } from './runner.js';
 
@@ -186,13 +187,19 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
   if (stopped instanceof InterruptedError && deps === undefined) throw stopped;
   // Nothing was attempted: a configuration or connection problem, reported as such.
   if (stopped !== undefined && !(stopped instanceof InterruptedError) && (deps === undefined || (report.records.length === 0 && report.summary.size === 0))) {
+    // Salesforce answered and the org is this connection's: the org's log keeps the refusal too.
+    if (deps !== undefined && where !== undefined) await logUnstarted(ctx, deps, { command: run.command, startedAt, stopped, report });
     throw stopped;
   }
   const ran = deps as Deps;
+  const site = noteReportedSite(where, ran.source.siteReported?.());
+  if (site !== undefined && !globals.json) ctx.out.info(site);
   const notFound = run.notFound?.();
   const shortfall = run.shortfall?.();
   const status = engineRunStatus({ stopped, written: report.written, failed: report.failed, shortfall, notFound: notFound !== undefined });
-  const why = [...(report.failed > 0 ? [`${formatCount(report.failed)} ${report.failed === 1 ? 'record' : 'records'} failed`] : []), ...[shortfall, notFound].filter((t) => t !== undefined)];
+  // Failures by reason: the first whole, with `svc-sync doctor` next when a retry cannot fix it.
+  const failures = failureSummary(report.records, report.failed, run.fix ?? 'each failure is in the --json result, or listed by --verbose and --report FILE');
+  const why = [...(report.failed > 0 ? [failures.why] : []), ...[shortfall, notFound].filter((t) => t !== undefined)];
   const resultNow = (): RunResult<E> => {
     const { command, ...built } = buildResult(run.command, globals.dryRun, report, ran.source.requests(), ran.sink.calls());
     // Where first: a log reader sees which site and org before the counts.
@@ -202,7 +209,9 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
     r.learned = ran.source.learned?.() ?? [];
     return r;
   };
-  const facts = { globals, status, stopped, shortfall: why.slice(report.failed > 0 ? 1 : 0).join('; ') || undefined, warningsBefore: run.warningsBefore ?? [] };
+  const fix = notFound !== undefined && why.length === 1 ? 'check the type and id (svc-sync audit finds what is missing)' : failures.next;
+  const closing = `exit ${status}: ${why.join('; ')}; next: ${fix}`;
+  const facts = { globals, status, stopped, closing, warningsBefore: run.warningsBefore ?? [] };
   // The log in the org gets the summary as the terminal shows it, before its own calls are made.
   const salesforceLog = await logEngineRun(ran, { command: run.command, startedAt, status, stopped, report, summary: () => renderRun(resultNow(), report, facts).text, redact: ctx.out.redact });
   const result = resultNow();
@@ -211,11 +220,17 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
   const shown = { ...rendered, text: [rendered.text, ...(run.after?.() ?? [])].join('\n') };
   const note = logNote(salesforceLog);
   if (note !== undefined) shown.notes.push(note);
-  const fix =
-    notFound !== undefined && why.length === 1
-      ? 'check the type and id (svc-sync audit finds what is missing)'
-      : (run.fix ?? 'each failure is in the --json result, or listed by --verbose and --report FILE');
-  return { status, result, ...shown, ...(stopped === undefined ? {} : { stopped }), closing: `exit ${status}: ${why.join('; ')}; next: ${fix}` };
+  return { status, result, ...shown, ...(stopped === undefined ? {} : { stopped }), closing };
+}
+
+/** The run record of a run stopped before its first record (a refused key, the platform down): Refused or Failed, the reason its summary. */
+async function logUnstarted(ctx: CommandContext, deps: Deps, f: Pick<RunFacts, 'command' | 'startedAt' | 'stopped' | 'report'>): Promise<void> {
+  const status = exitCodeOf(f.stopped);
+  const next = actionsOf(f.stopped)[0];
+  const summary = `exit ${status}: ${oneLine(describeError(f.stopped), 1000)}${next === undefined ? '' : `; next: ${next}`}`;
+  const logged = await logEngineRun(deps, { ...f, status, summary: () => summary, redact: ctx.out.redact });
+  const note = logNote(logged);
+  if (note !== undefined) ctx.out.info(note);
 }
 
 /** The run record and error records in the org, when the log is on and Salesforce can still be reached. */

@@ -21,7 +21,8 @@ interface Origin {
 export interface Where {
   /** The connection's name, when the config file names its sites. */
   connection?: string;
-  site: { id: number | null; host: string; from?: Origin };
+  /** `reported`: the site_id the platform's records carry, when SVC_SITE_ID is not set. */
+  site: { id: number | null; reported?: number; host: string; from?: Origin };
   org: { instanceHost: string; orgId: string | null; from?: Origin };
 }
 
@@ -54,4 +55,14 @@ export function whereLines(w: Where, labelled = false): string[] {
   const named = w.connection !== undefined && !labelled ? `connection ${w.connection}: ` : '';
   const site = w.site.id === null ? 'site ? (SVC_SITE_ID not set)' : `site ${w.site.id}`;
   return [`${named}${site} at ${w.site.host}${originText(w.site.from)}`, `org ${w.org.orgId ?? '?'} at ${w.org.instanceHost}${originText(w.org.from)}`];
+}
+
+/**
+ * SVC_SITE_ID unset: the site the records named, once read, for the result and for a person, with
+ * the setting that makes every later run check it.
+ */
+export function noteReportedSite(w: Where | undefined, reported: number | undefined): string | undefined {
+  if (w === undefined || w.site.id !== null || reported === undefined) return undefined;
+  w.site.reported = reported;
+  return `site ${reported}, as the platform reports it (SVC_SITE_ID not set: set SVC_SITE_ID=${reported} so a record of another site stops the run)`;
 }

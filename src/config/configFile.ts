@@ -21,6 +21,8 @@ const isSettingName = (name: string): name is SettingName => SETTING_SET.has(nam
 export interface ConfigFile {
   file: string;
   top: RawSettings;
+  /** A line to warn with: the file holds secrets and others can read it (as ssh says of a key). */
+  exposed?: string;
   connections?: Array<{ name: string; settings: RawSettings }>;
 }
 
@@ -51,7 +53,31 @@ export function readConfigFile(explicitPath: string | undefined, cwd = process.c
   const { connections, ...top } = data;
   const out: ConfigFile = { file, top: settingsOf(top, `config file ${file}`, env) };
   if (connections !== undefined) out.connections = connectionsOf(connections, file, env);
+  const exposed = exposedSecrets(file, [top, ...(isObject(connections) ? Object.values(connections) : [])]);
+  if (exposed !== undefined) out.exposed = exposed;
   return out;
+}
+
+const SECRET_NAMES: ReadonlySet<string> = new Set(SETTINGS.filter((r) => 'secret' in r && r.secret === true).map((r) => r.name));
+
+/**
+ * A file holding a secret's value itself (not {"env": ...}) that its group or others can read: one
+ * line naming the file, the secrets and the fix. Not on Windows, whose modes say nothing of this.
+ */
+function exposedSecrets(file: string, groups: unknown[]): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  const held = new Set<string>();
+  for (const g of groups) if (isObject(g)) for (const [k, v] of Object.entries(g)) if (SECRET_NAMES.has(k) && !isObject(v)) held.add(k);
+  if (held.size === 0) return undefined;
+  let mode: number;
+  try {
+    mode = fs.statSync(file).mode & 0o777;
+  } catch {
+    return undefined;
+  }
+  if ((mode & 0o077) === 0) return undefined;
+  const shown = mode.toString(8).padStart(4, '0');
+  return `warning: ${file} holds ${[...held].join(', ')} and others can read it (mode ${shown}): chmod 600 ${file}`;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -33,6 +33,8 @@ export interface Deployment {
   top: RawSettings;
   /** Every connection, in the file's order; exactly one (name undefined) when not named. */
   connections: ConnectionConfig[];
+  /** The config file holds secrets others can read: said once per command (configFile.ts). */
+  exposed?: string;
 }
 
 export const DEFAULT_STATE_DIR = '.svc-sync';
@@ -52,7 +54,8 @@ export function loadDeployment(opts: LoadOptions = {}): Deployment {
   const flags = opts.flags ?? {};
   const file = readConfigFile(opts.configPath, opts.cwd, env);
   const top = mergeSources(flags, env, file.top);
-  if (file.connections === undefined) return { named: false, top, connections: [{ ...topAsConnection(top), sources: sourcesOf(flags, {}, env, file.top) }] };
+  const exposed = file.exposed === undefined ? {} : { exposed: file.exposed };
+  if (file.connections === undefined) return { named: false, top, connections: [{ ...topAsConnection(top), sources: sourcesOf(flags, {}, env, file.top) }], ...exposed };
   const connections = file.connections.map(({ name, settings }) => {
     for (const key of Object.keys(settings)) {
       if (DEPLOYMENT_SETTINGS.has(key)) throw new ConfigError(`${where(file, name)}: ${key} is one for the whole deployment; set it at the top level of the file`);
@@ -63,7 +66,7 @@ export function loadDeployment(opts: LoadOptions = {}): Deployment {
     return { name, raw: { ...raw, SVC_STATE_DIR: stateDir }, sources: sourcesOf(flags, settings, env, file.top), stateDir };
   });
   checkApart(connections);
-  return { named: true, top, connections };
+  return { named: true, top, connections, ...exposed };
 }
 
 /** The top-level settings as one connection's: the implicit one, or the deployment as a whole. */

@@ -5,7 +5,7 @@
  */
 import type { HttpRequest, HttpResponse } from 'jsforce';
 import { passesThrough, type SalesforceSession } from './connection.js';
-import { ApiLimitError } from '../model/errors.js';
+import { ApiLimitError, type SalesforceError } from '../model/errors.js';
 import { isTransientCode, toSalesforceError } from './errors.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
 import { sleep } from '../model/sleep.js';
@@ -131,17 +131,32 @@ export class SalesforceApi {
     return early === undefined ? this.call<T>({ method: 'GET', url }) : (early as T);
   }
 
+  /** A request nothing answered: the host it went to and what was tried, for the line a person reads. */
+  private unanswered(e: SalesforceError, attempts: number, ms: number): SalesforceError {
+    let host = '(SF_INSTANCE_URL)';
+    try {
+      host = new URL(this.session.instanceUrl()).origin;
+    } catch {
+      // No instance URL known yet: the setting's name stands in for it.
+    }
+    const tried = attempts === 1 ? '1 attempt' : `${attempts} attempts over ${(ms / 1000).toFixed(1)} s`;
+    e.unanswered = `at ${host} (${tried})`;
+    return e;
+  }
+
   /**
    * A request retried on transient failures of the whole request. Upserts on an external id are
    * idempotent, so re-sending a PATCH or a job creation after a 503 or a dropped connection is safe.
    */
   async call<T>(req: ApiRequest): Promise<T> {
+    const began = Date.now();
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.once<T>(req);
       } catch (err) {
         if (passesThrough(err)) throw err;
         const e = toSalesforceError(err);
+        if (e.code === 'NETWORK_ERROR' && attempt + 1 >= this.retry.attempts) throw this.unanswered(e, attempt + 1, Date.now() - began);
         if (!isTransientCode(e.code) || attempt + 1 >= this.retry.attempts) throw e;
         await sleep(backoff(this.retry, attempt));
       }

@@ -28,6 +28,8 @@ export type PlatformErrorKind = 'not_found' | 'not_platform' | 'auth' | 'bad_req
 
 export class PlatformError extends Error {
   override readonly name = 'PlatformError';
+  /** No answer at all: the host asked and what was tried ("from https://... (5 attempts over 6.8 s)"), for the run's last line. */
+  unanswered?: string;
   constructor(
     readonly kind: PlatformErrorKind,
     readonly method: string,
@@ -50,6 +52,8 @@ export class PlatformError extends Error {
 
 /** Typed Salesforce errors. Messages never carry tokens, secrets or passwords. */
 export class SalesforceError extends Error {
+  /** No answer at all: the host asked and what was tried, for the run's last line (not the record's reason). */
+  unanswered?: string;
   constructor(
     readonly code: string,
     message: string,
@@ -114,19 +118,21 @@ export class RefusedError extends Error {
 /**
  * 0 all done; 1 some records failed (the rest written); 2 usage or configuration, nothing written;
  * 3 the one record `object` was asked for is not on the platform (a 404), nothing written;
+ * 69 the platform or Salesforce did not answer (sysexits' EX_UNAVAILABLE), nothing written;
  * 75 another run holds the state (sysexits' EX_TEMPFAIL: try again later), nothing done;
  * 129 / 130 / 143 stopped by SIGHUP (the terminal closed) / Ctrl-C (SIGINT) / SIGTERM, the shell's
  * 128 + signal number.
  */
-export const EXIT = { OK: 0, PARTIAL: 1, USAGE: 2, NOT_FOUND: 3, LOCKED: 75, HANGUP: 129, INTERRUPTED: 130, TERMINATED: 143 } as const;
+export const EXIT = { OK: 0, PARTIAL: 1, USAGE: 2, NOT_FOUND: 3, UNREACHABLE: 69, LOCKED: 75, HANGUP: 129, INTERRUPTED: 130, TERMINATED: 143 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /**
  * How bad an exit is, for a command that ran several connections: a stop by a signal first (the
- * run did not finish), then a connection that could not run (2), one that ran short (1), a record
- * not found (3), one that was busy with another run (75: cron tries again), then success.
+ * run did not finish), then a connection that could not run (2), one whose other side did not
+ * answer (69), one that ran short (1), a record not found (3), one that was busy with another run
+ * (75: cron tries again), then success.
  */
-const EXIT_SEVERITY: readonly ExitCode[] = [EXIT.OK, EXIT.LOCKED, EXIT.NOT_FOUND, EXIT.PARTIAL, EXIT.USAGE, EXIT.HANGUP, EXIT.TERMINATED, EXIT.INTERRUPTED];
+const EXIT_SEVERITY: readonly ExitCode[] = [EXIT.OK, EXIT.LOCKED, EXIT.NOT_FOUND, EXIT.PARTIAL, EXIT.UNREACHABLE, EXIT.USAGE, EXIT.HANGUP, EXIT.TERMINATED, EXIT.INTERRUPTED];
 
 /** The worst of several exit codes (EXIT_SEVERITY), 0 for none. */
 export function worstExit(codes: readonly ExitCode[]): ExitCode {
@@ -201,8 +207,11 @@ interface ErrorRule {
   /** What to run or fix next (the --json error's `actions`). */
   actions: string[];
   /** The line a person reads, when the message alone says too little. */
-  describe?: (message: string) => string;
+  describe?: (message: string, error: unknown) => string;
 }
+
+/** " from https://... (5 attempts over 6.8 s)" when the client said so; kept out of the message, which groups records by reason. */
+const triedOf = (e: unknown): string => ((e instanceof PlatformError || e instanceof SalesforceError) && e.unanswered !== undefined ? ` ${e.unanswered}` : '');
 
 /** Every error that means more than "this record failed", first match wins; the rest: OTHER_ERROR. */
 const ERROR_TABLE: readonly ErrorRule[] = [
@@ -261,6 +270,32 @@ const ERROR_TABLE: readonly ErrorRule[] = [
     exit: EXIT.LOCKED,
     actions: ['wait for the running one to finish (this run did nothing)', 'add --wait to queue behind it'],
   },
+  {
+    // Not fatal for one record (a dropped connection mid-run fails that batch); a run it ends
+    // before anything was written exits 69, and the message names the host and what was tried.
+    kind: 'platform-unreachable',
+    matches: (e) => e instanceof PlatformError && (e.kind === 'network' || e.kind === 'timeout'),
+    fatal: false,
+    exit: EXIT.UNREACHABLE,
+    actions: ['svc-sync doctor', 'run the same command again once the platform answers'],
+    describe: (m, e) => `the platform API did not answer: ${m}${triedOf(e)}; check that it is up and that SVC_API_URL points at it`,
+  },
+  {
+    kind: 'salesforce-unreachable',
+    matches: (e) => e instanceof SalesforceError && e.code === 'NETWORK_ERROR',
+    fatal: false,
+    exit: EXIT.UNREACHABLE,
+    actions: ['svc-sync doctor', 'run the same command again once Salesforce answers'],
+    describe: (m, e) => `Salesforce did not answer: ${m}${triedOf(e)}; check that it is up and that SF_INSTANCE_URL (or SF_LOGIN_URL) points at it`,
+  },
+  {
+    // A field missing or hidden by field-level security: every retry fails the same way; doctor names the fix.
+    kind: 'org-setup',
+    matches: (e) => e instanceof SalesforceError && ['INVALID_FIELD', 'INVALID_FIELD_FOR_INSERT_UPDATE', 'INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY'].includes(e.code),
+    fatal: false,
+    exit: EXIT.PARTIAL,
+    actions: ['svc-sync doctor'],
+  },
   { kind: 'api-limit', matches: (e) => e instanceof ApiLimitError, fatal: true, exit: EXIT.PARTIAL, actions: ['run the same command again after the 24-hour window rolls over'] },
 ];
 
@@ -293,6 +328,6 @@ export function messageOf(error: unknown): string {
  */
 export function describeError(error: unknown, redact: (text: string) => string = (t) => t): string {
   const rule = ruleOf(error);
-  const text = rule.describe ? rule.describe(messageOf(error)) : messageOf(error);
+  const text = rule.describe ? rule.describe(messageOf(error), error) : messageOf(error);
   return redact(text).split(/\r?\n/)[0] ?? '';
 }

@@ -76,6 +76,8 @@ export interface RecordSource {
   learned?(): string[];
   /** What is known of the platform now, to keep for the next run. */
   profile?(): PlatformProfile;
+  /** The site the platform's records carry (site_id), once one was read. */
+  siteReported?(): number | undefined;
 }
 
 export interface CrmSink {

@@ -72,6 +72,8 @@ export class PlatformClient {
   private readonly http: PlatformHttp;
   private readonly siteId: number | undefined;
   private readonly baseUrlValue: string;
+  /** The site_id the first record read carries, when SVC_SITE_ID is not set (the run names it). */
+  private reported: number | undefined;
 
   constructor(settings: PlatformSettings, options: ClientOptions = {}) {
     const stop = options.hooks?.stop;
@@ -89,6 +91,19 @@ export class PlatformClient {
     this.http = new PlatformHttp(createGot(settings, stop), settings, pacer, options.hooks, retry);
   }
 
+  /** The site the platform reports in its records (the first readable site_id), SVC_SITE_ID or not. */
+  siteReported(): number | undefined {
+    return this.siteId ?? this.reported;
+  }
+
+  private note(records: readonly object[]): void {
+    if (this.reported !== undefined) return;
+    for (const r of records) {
+      this.reported = parsePositiveId((r as { site_id?: unknown }).site_id);
+      if (this.reported !== undefined) return;
+    }
+  }
+
   /** Lets a new run send requests again after a 401/403 stopped the previous one. */
   resume(): void {
     this.http.clearFatal();
@@ -104,6 +119,7 @@ export class PlatformClient {
       throw new PlatformError('invalid_response', 'GET', `/v1/${route}`, 200, `expected a "${one}" object with an id`);
     }
     checkSite(this.siteId, type, [record], this.baseUrlValue);
+    this.note([record]);
     return record;
   }
 
@@ -121,6 +137,7 @@ export class PlatformClient {
     }
     const records = items.map((item) => asApiRecord(item, type)).filter((r): r is ApiRecordOf[T] => r !== undefined);
     checkSite(this.siteId, type, records, this.baseUrlValue);
+    this.note(records);
     const perPageSeen = toInt(body.per_page) ?? size;
     const totalEntries = toInt(body.total_entries) ?? records.length;
     return {

@@ -255,6 +255,7 @@ export class PlatformHttp {
     let failures = 0;
     let limited = 0;
     let limitedMs = 0;
+    const began = Date.now();
     for (let attempt = 1; ; attempt++) {
       if (this.fatal) throw new PlatformError(this.fatal.kind, 'GET', shown, this.fatal.status, this.fatal.apiMessage);
       const verdict = await this.attempt(path, kind, shown, attempt > 1, searchParams);
@@ -266,6 +267,7 @@ export class PlatformHttp {
           throw new PlatformError('rate_limited', 'GET', shown, verdict.status, `${verdict.error.apiMessage} (${limited + 1} answers 429 in a row, ${spanOf(limitedMs)} waited)`);
         }
         if (verdict.error.kind === 'auth') this.fatal = verdict.error;
+        if (verdict.error.kind === 'network' || verdict.error.kind === 'timeout') throw this.unanswered(verdict.error, attempt, Date.now() - began);
         throw verdict.error;
       }
       if (verdict.kind === 'limited') {
@@ -279,6 +281,13 @@ export class PlatformHttp {
         await (this.hooks.stop ? stoppableSleep(this.hooks.stop) : sleep)(this.backoff(failures));
       }
     }
+  }
+
+  /** A request nothing answered: the host it went to and what was tried, for the one line a person reads. */
+  private unanswered(error: PlatformError, attempts: number, ms: number): PlatformError {
+    const tried = attempts === 1 ? '1 attempt' : `${attempts} attempts over ${(ms / 1000).toFixed(1)} s`;
+    error.unanswered = `from ${shownBaseUrl(this.settings.apiUrl)} (${tried})`;
+    return error;
   }
 
   /** One request, paced and counted, and what it means for the loop above. */

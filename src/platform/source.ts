@@ -72,6 +72,10 @@ export class PlatformSource implements RecordSource {
     return this.learner.learned();
   }
 
+  siteReported(): number | undefined {
+    return this.client.siteReported();
+  }
+
   /** Records per list page as this platform serves them (100 asked). */
   pageSizeOf(type: ResourceType): number {
     return this.learner.pageSizeOf(type);

@@ -4,27 +4,31 @@ import { EXIT, type ExitCode } from '../../model/errors.js';
 import type { RunReport } from '../../sync/report.js';
 import { DRY_RUN_NOTICE, type RunResult } from '../../sync/result.js';
 import { renderHuman } from './tables.js';
-import { formatCount, outputColumns } from './text.js';
+import { failureGroups, groupPhrase } from '../../sync/failureGroups.js';
+import { outputColumns } from './text.js';
 
 interface RunFacts {
   globals: GlobalOptions;
   status: ExitCode;
   stopped: unknown;
-  shortfall: string | undefined;
+  /** The one line that explains a non-zero exit: outcome, count, first reason, next command. */
+  closing: string;
   /** Warnings known before the run (replay's bad lines). */
   warningsBefore: string[];
 }
 
 /**
- * What explains a non-zero exit, never hidden: under --quiet each failure (the report is not
- * shown), and an exit 1 closes with one line saying why (a stop says so in its own line).
+ * What explains a non-zero exit, never hidden: under --quiet the failures by reason (the report
+ * is not shown), and an exit 1 closes with one line saying why (a stop says so in its own line).
  */
-function alertsOf(result: RunResult<object>, quiet: boolean, status: ExitCode | undefined, failed: number, shortfall: string | undefined): string[] {
-  const alerts = quiet ? result.records.filter((r) => r.action === 'fail').map((r) => `failed: ${r.object} ${r.key} ${r.error?.code ?? 'ERROR'}: ${r.error?.message ?? ''}`) : [];
-  if (status !== undefined) {
-    const why = [...(failed > 0 ? [`${formatCount(failed)} ${failed === 1 ? 'record' : 'records'} failed`] : []), ...(shortfall === undefined ? [] : [shortfall])];
-    alerts.push(`exit ${status}: ${why.join('; ')}`);
-  }
+function alertsOf(result: RunResult<object>, quiet: boolean, closing: string | undefined): string[] {
+  // The closing line names the first reason: the others get a line each.
+  const alerts = quiet
+    ? failureGroups(result.records)
+        .slice(1)
+        .map((g) => `failed: ${groupPhrase(g)}`)
+    : [];
+  if (closing !== undefined) alerts.push(closing);
   return alerts;
 }
 
@@ -37,6 +41,6 @@ export function renderRun(result: RunResult<object>, report: RunReport, f: RunFa
   if (globals.verbose) notes.push(...report.warnings.map((w) => `warning: ${w}`));
   else if (report.warnings.length > 0) notes.push(`${report.warnings.length} warning(s); --verbose lists them`);
   const explained = (f.status === EXIT.PARTIAL || f.status === EXIT.NOT_FOUND) && f.stopped === undefined;
-  const alerts = alertsOf(result, globals.quiet, explained ? f.status : undefined, report.failed, f.shortfall);
+  const alerts = alertsOf(result, globals.quiet, explained ? f.closing : undefined);
   return { warnings, alerts, text: renderHuman(result, { verbose: globals.verbose, columns: outputColumns() }), notes };
 }

@@ -7,6 +7,7 @@
 import type { ObjectCounts, RecordOutcome } from '../../model/outcomes.js';
 import type { RunResult } from '../../sync/result.js';
 import { DRY_RUN_NOTICE } from '../../sync/result.js';
+import { failureGroups } from '../../sync/failureGroups.js';
 import { grid } from './grid.js';
 import { fit, formatCount, shorten, wrap } from './text.js';
 import { escapeControls } from '../../model/lineSafe.js';
@@ -101,9 +102,30 @@ function groupLines(title: string, groups: Group[], total: number, opts: HumanOp
   return out;
 }
 
-function failureLines(failed: RecordOutcome[], columns: number): string[] {
-  const out = [`Failures (${n(failed.length)}):`];
-  for (const r of failed) out.push(fit(`  ${r.object} ${r.key}  ${r.error?.code ?? 'ERROR'}: ${escapeControls(r.error?.message ?? '').replace(/\s+/g, ' ')}`, columns));
+/** Groups whose message is shown whole: a few reasons are read in full, many are a list to scan. */
+const WHOLE_REASONS = 3;
+
+/**
+ * Failures by reason: count, object, code and message (whole when there are few reasons), the
+ * first records, and what to fix when a retry cannot; every failure itself only with --verbose.
+ */
+function failureLines(failed: RecordOutcome[], opts: HumanOptions): string[] {
+  const { columns } = opts;
+  const groups = failureGroups(failed);
+  const out = [`Failures (${n(failed.length)}), by reason:`];
+  const countWidth = Math.max(...groups.map((g) => n(g.count).length));
+  const indent = ' '.repeat(countWidth + 4);
+  for (const g of groups) {
+    // A word wider than the line (a 200-character value) cannot wrap: only it is cut.
+    const reason = wrap(`  ${n(g.count).padStart(countWidth)}  ${g.object} ${g.code}: ${escapeControls(g.message)}`, columns, indent)
+      .split('\n')
+      .map((l) => fit(l, columns));
+    out.push(...(opts.verbose || groups.length <= WHOLE_REASONS ? reason : [fit(reason.join(' ').replace(/\s+/g, ' '), columns)]));
+    out.push(fit(`${indent}e.g. ${g.keys.join(', ')}${g.count > g.keys.length ? ', …' : ''}`, columns));
+    const fix = g.fix === undefined ? [] : wrap(`a retry cannot fix this: ${g.fix}; next: svc-sync doctor`, columns - indent.length, '').split('\n');
+    out.push(...fix.map((l) => `${indent}${l}`));
+  }
+  if (opts.verbose) for (const r of failed) out.push(fit(`  ${r.object} ${r.key}  ${r.error?.code ?? 'ERROR'}: ${escapeControls(r.error?.message ?? '').replace(/\s+/g, ' ')}`, columns));
   return out;
 }
 
@@ -147,7 +169,7 @@ export function renderHuman(result: RunResult, opts: HumanOptions): string {
     sections.push(groupLines('Skipped', groups, skips.length, opts));
   }
   const failed = by('fail');
-  if (failed.length > 0) sections.push(failureLines(failed, opts.columns));
+  if (failed.length > 0) sections.push(failureLines(failed, opts));
   if (result.missingParents.length > 0) {
     const groups = groupBy(result.missingParents.map((m) => ({ object: m.object, reason: m.reason, example: `${m.key} -> ${m.parent ?? '(none)'}` })));
     sections.push(groupLines('Missing parents', groups, result.missingParents.length, opts));

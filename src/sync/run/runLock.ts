@@ -143,8 +143,14 @@ function holding(file: string, db: Database.Database, command: string): RunLock 
     release() {
       if (released) return;
       released = true;
-      // Ending the transaction drops the lock; the handle and the files stay (removing them would
-      // race a starting run).
+      // The holder file goes while the lock is still held (no other run can have written its own
+      // yet), so it never names a run that has ended. Ending the transaction drops the lock; the
+      // handle and the lock file stay (removing that would race a starting run).
+      try {
+        fs.rmSync(holderFile(file), { force: true });
+      } catch {
+        // A holder file that cannot be removed only names an ended run; the lock is what counts.
+      }
       db.exec('ROLLBACK');
     },
   };

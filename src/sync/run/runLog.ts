@@ -18,6 +18,8 @@ function outcomeName(r: { status: ExitCode; stopped: unknown; written: number })
   if (r.stopped instanceof InterruptedError) return 'Interrupted';
   if (r.status === EXIT.OK) return 'Succeeded';
   if (r.status === EXIT.USAGE) return 'Refused';
+  // Exit 1 with nothing stopping the run: some records failed, the others stand (written or unchanged).
+  if (r.status === EXIT.PARTIAL && r.stopped === undefined) return 'Partial';
   return r.stopped !== undefined || r.written === 0 ? 'Failed' : 'Partial';
 }
 
