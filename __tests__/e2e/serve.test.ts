@@ -9,7 +9,7 @@ import net from 'node:net';
 import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, removeDir, tempCwd, waitFor, unstamp } from './helpers.js';
-import { openDatabase } from '../../src/webhook/queue/sqliteKeep.js';
+import { openDatabase } from '../../src/webhook/queue/sqliteDb.js';
 
 let stack: Stack;
 let cwd: string;
