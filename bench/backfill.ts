@@ -131,7 +131,7 @@ async function runCli(stack: Stack, args: string[], mode: Mode): Promise<RunFigu
   rmSync(cwd, { recursive: true, force: true });
 
   const p = stack.platform.requests;
-  let result = '';
+  let result: string;
   if (mode === 'json') {
     try {
       const doc = JSON.parse(stdout) as {

@@ -6,6 +6,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { debuglog } from 'node:util';
 
+// Checked before the bundle is imported (the imports above are Node's own): on an older Node, the
+// bundle or a package could fail to load with a stack trace; this says what is needed in one line.
+const FLOOR = [22, 19];
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < FLOOR[0] || (major === FLOOR[0] && minor < FLOOR[1])) {
+  process.stderr.write(`svc-sync needs Node.js ${FLOOR.join('.')}+ (this is ${process.versions.node}): get it at https://nodejs.org\n`);
+  process.exit(2);
+}
+
 const debug = debuglog('svc-sync');
 
 /**

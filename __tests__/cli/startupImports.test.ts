@@ -1,7 +1,7 @@
 /**
  * What every command loads before it reads its command line: the static imports of the bundled CLI
  * (dist/cli.js, what bin/svc-sync.js runs). The heavy packages (jsforce, got, pg, prom-client,
- * html-to-text, ora, cli-table3, csv-parse, better-sqlite3) must be loaded by the code that uses
+ * html-to-text, ora, cli-table3, csv-parse, node:sqlite) must be loaded by the code that uses
  * them, when it runs, so `--help` or `queue` costs little more than Node's own start; bench/startup
  * prints the times. A structural check: no timing here.
  */
@@ -29,9 +29,15 @@ describe('start-up', () => {
 
   it('holds commander, whose node:child_process is loaded only when called (no executable subcommands here)', () => {
     const source = readFileSync(BUNDLE, 'utf8');
-    expect(source).toMatch(/^var require_command = __commonJS\(/m);
+    expect(source).toMatch(/^\/\/ node_modules\/commander\/lib\/command\.js$/m);
     expect(staticImports(source)).not.toContain('node:child_process');
     expect(source).not.toMatch(/^\s*var childProcess = __require\("node:child_process"\)/m);
+  });
+
+  it('loads node:sqlite only where a database is opened (Node 22 warns that it is experimental when loaded)', () => {
+    const source = readFileSync(BUNDLE, 'utf8');
+    expect(staticImports(source)).not.toContain('node:sqlite');
+    expect(source).not.toMatch(/from "node:sqlite"|import\("node:sqlite"\)/);
   });
 
   it('is one module of our own: no relative import is left to load file by file', () => {

@@ -21,6 +21,17 @@ const base = (e: Emulator) => ({ apiVersion: e.apiVersion, bulkThreshold: 2000, 
 const oauth = (e: Emulator, login: DistributiveOmit<SalesforceLogin, 'loginUrl'>): SalesforceSettings => ({ ...base(e), login: { ...login, loginUrl: e.url } as SalesforceLogin });
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
+describe('a Salesforce that stops answering', () => {
+  it("is a network error naming the socket's code (jsforce's fetch says only `fetch failed`)", async () => {
+    emu = await startSalesforceEmulator();
+    const sink = new SalesforceSink(await connectSalesforce(settingsFor(emu)), { bulkThreshold: 2000, maxApiUsage: 0.9, ...FAST });
+    await emu.close();
+    emu = undefined;
+    const [out] = await sink.upsert('Svc_Segment__c', segments(1));
+    expect(out).toMatchObject({ status: 'failed', error: { code: 'NETWORK_ERROR', message: 'network error talking to Salesforce: ECONNREFUSED' } });
+  });
+});
+
 describe('connectSalesforce', () => {
   it('uses an instance URL and access token as given', async () => {
     emu = await startSalesforceEmulator();

@@ -10,7 +10,7 @@ import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, removeDir, tempCwd, waitFor, unstamp } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
-import { openDatabase } from '../../src/webhook/queue/sqliteKeep.js';
+import { openDatabase } from '../../src/webhook/queue/sqliteDb.js';
 
 let stack: Stack;
 let cwd: string;

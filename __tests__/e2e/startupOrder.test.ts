@@ -33,6 +33,9 @@ const seen = [];
 const jsforce = () => Object.keys(require.cache).some((k) => k.includes('/node_modules/jsforce/'));
 dc.subscribe('http.client.request.start', ({ request }) => seen.push({ event: 'sent', method: request.method, path: request.path, jsforce: jsforce() }));
 dc.subscribe('http.client.response.finish', ({ request, response }) => seen.push({ event: 'answered', method: request.method, path: request.path, status: response.statusCode }));
+// jsforce sends through undici's fetch (from 3.10.17), which reports on channels of its own.
+dc.subscribe('undici:request:create', ({ request }) => seen.push({ event: 'sent', method: request.method, path: request.path, jsforce: jsforce() }));
+dc.subscribe('undici:request:headers', ({ request, response }) => seen.push({ event: 'answered', method: request.method, path: request.path, status: response.statusCode }));
 process.on('exit', () => fs.writeFileSync(process.env.SVC_TEST_TRACE, JSON.stringify(seen)));
 `;
 

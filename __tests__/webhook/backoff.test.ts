@@ -4,10 +4,12 @@
  * its state in /healthz.
  */
 import { afterEach, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { eventInput, donationEvent, eventually, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';
+
+/** An error as node:sqlite raises it: SQLite's extended result code in `errcode`, 13 for SQLITE_FULL. */
+const driverError = (message: string, errcode: number): Error => Object.assign(new Error(message), { code: 'ERR_SQLITE_ERROR', errcode, errstr: message });
 
 let tmp: TempDir | undefined;
 let service: RunningService | undefined;
@@ -42,7 +44,7 @@ it('backs off on queue errors, logs state changes only, reports them in /healthz
   service.queue.claimBatch = (...args: Parameters<SqliteQueue['claimBatch']>) => {
     if (!full) return claim(...args);
     attempts++;
-    throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
+    throw driverError('database or disk is full', 13);
   };
   // The worker is already sleeping: a new event wakes it into the failing claim.
   expect((await postJson(`${service.url}/webhooks`, donationEvent(6))).status).toBe(200);

@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { ObjectRef } from '../../src/model/objects.js';
-import { openDatabase, pragma } from '../../src/webhook/queue/sqliteKeep.js';
+import { openDatabase, pragma } from '../../src/webhook/queue/sqliteDb.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { serve, type RunningService, type ServeConnection } from '../../src/webhook/serve.js';
 import type { BatchProcessor, ProcessResult } from '../../src/webhook/worker/worker.js';
@@ -212,7 +212,7 @@ describe('one serve for several connections', () => {
     expect(north.seen).toEqual([{ type: 'donation', id: 81 }]);
     await service?.stop();
     service = undefined;
-    const after = openDatabase(tmp.db, { readonly: true });
+    const after = openDatabase(tmp.db, { readOnly: true });
     expect(pragma(after, 'user_version')).toBe(2);
     after.close();
   });

@@ -3,8 +3,7 @@
  * forge log lines, a byte order mark, unusable queue files, a second receiver on one queue.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
-import { openDatabase } from '../../src/webhook/queue/sqliteKeep.js';
+import { openDatabase } from '../../src/webhook/queue/sqliteDb.js';
 import fs from 'node:fs';
 import { ConfigError } from '../../src/model/errors.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
@@ -13,6 +12,9 @@ import { queueFileError } from '../../src/webhook/queue/errors.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { startReceiver, type Receiver } from '../../src/webhook/receiver/server.js';
 import { eventInput, donationEvent, postJson, request, RecordingProcessor, tempQueue, type TempDir } from './helpers.js';
+
+/** An error as node:sqlite raises it: SQLite's extended result code in `errcode`, 8 for SQLITE_READONLY. */
+const driverError = (message: string, errcode: number): Error => Object.assign(new Error(message), { code: 'ERR_SQLITE_ERROR', errcode, errstr: message });
 
 const input = (objectId: number): EnqueueInput => eventInput('Donation', objectId, 'donations.update');
 
@@ -121,7 +123,7 @@ describe('queue files that cannot be used', () => {
     // SQLite's own read-only error, as a file it may not write to produces it.
     const file = `${tmp.dir}/ro.db`;
     openDatabase(file).close();
-    const ro = openDatabase(file, { readonly: true });
+    const ro = openDatabase(file, { readOnly: true });
     let sqliteError: unknown;
     try {
       ro.exec('CREATE TABLE t (x)');
@@ -145,7 +147,7 @@ describe('a queue that stops taking writes while serving', () => {
     try {
       // As SQLite reports a file made read-only (or remounted so) under a running receiver.
       queue.enqueueEach = () => {
-        throw new Database.SqliteError('attempt to write a readonly database', 'SQLITE_READONLY');
+        throw driverError('attempt to write a readonly database', 8);
       };
       const r = await postJson(`${receiver.url}/webhooks`, donationEvent(3));
       expect(r.status).toBe(503);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { acquireReceiverLock } from '../../src/webhook/queue/receiverLock.js';
-import { openDatabase, pragma } from '../../src/webhook/queue/sqliteKeep.js';
+import { openDatabase, pragma } from '../../src/webhook/queue/sqliteDb.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { storeRetryFailed, storeStatus } from '../../src/webhook/queue/open.js';
 import { eventInput, tempQueue, type TempDir } from './helpers.js';
@@ -223,7 +223,7 @@ describe('files that are not a queue of this release', () => {
 
   it('a new queue carries its mark and schema version', async () => {
     await new SqliteQueue(tmp.db).close();
-    const db = openDatabase(tmp.db, { readonly: true });
+    const db = openDatabase(tmp.db, { readOnly: true });
     expect([pragma(db, 'application_id'), pragma(db, 'user_version')]).toEqual([0x73767371, 2]);
     db.close();
   });
@@ -252,7 +252,7 @@ describe('files that are not a queue of this release', () => {
     const queue = new SqliteQueue(tmp.db);
     expect(await queue.counts()).toMatchObject({ failed: 1 });
     await queue.close();
-    const after = openDatabase(tmp.db, { readonly: true });
+    const after = openDatabase(tmp.db, { readOnly: true });
     expect([pragma(after, 'application_id'), pragma(after, 'user_version')]).toEqual([0x73767371, 2]);
     after.close();
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { openDatabase, statement } from '../../src/webhook/queue/sqliteKeep.js';
+import { openDatabase, statement } from '../../src/webhook/queue/sqliteDb.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { startReceiver, type Receiver } from '../../src/webhook/receiver/server.js';
 import { donationEvent, postForm, postJson, request, tempQueue, type TempDir } from './helpers.js';
@@ -24,9 +24,9 @@ describe('receiver without a secret', () => {
   const logged: string[] = [];
   let wakes = 0;
   const rows = (): Row[] => {
-    const db = openDatabase(tmp.db, { readonly: true });
+    const db = openDatabase(tmp.db, { readOnly: true });
     try {
-      return statement(db, 'SELECT status, object_type, object_id, ref_type, ref_id, reason, site_id FROM events ORDER BY id').all() as Row[];
+      return statement(db, 'SELECT status, object_type, object_id, ref_type, ref_id, reason, site_id FROM events ORDER BY id').all() as unknown as Row[];
     } finally {
       db.close();
     }

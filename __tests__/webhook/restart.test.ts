@@ -4,7 +4,7 @@
  * there, none was marked done without an outcome, and the restart processes each ref once.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { openDatabase, statement } from '../../src/webhook/queue/sqliteKeep.js';
+import { openDatabase, statement } from '../../src/webhook/queue/sqliteDb.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -53,9 +53,9 @@ interface Row {
 }
 
 function rows(db: string): Row[] {
-  const conn = openDatabase(db, { readonly: true });
+  const conn = openDatabase(db, { readOnly: true });
   try {
-    return statement(conn, 'SELECT id, ref_type, ref_id, status, outcome FROM events ORDER BY id').all() as Row[];
+    return statement(conn, 'SELECT id, ref_type, ref_id, status, outcome FROM events ORDER BY id').all() as unknown as Row[];
   } finally {
     conn.close();
   }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { openDatabase, statement } from '../../src/webhook/queue/sqliteKeep.js';
+import { openDatabase, statement } from '../../src/webhook/queue/sqliteDb.js';
 import http from 'node:http';
 import type { ObjectRef } from '../../src/model/objects.js';
 import { classifyEvent } from '../../src/sync/webhookEvents.js';
@@ -144,7 +144,7 @@ describe('worker', () => {
       return c.failed === 0 && c.pending === 0 && c.done === 3;
     }, 'failures retried to completion');
     expect(await q.counts()).toMatchObject({ done: 3, skipped: 1, failed: 0 });
-    const db = openDatabase(tmp?.db ?? '', { readonly: true });
+    const db = openDatabase(tmp?.db ?? '', { readOnly: true });
     const attempts = statement(db, 'SELECT ref_type, ref_id, attempts, status, outcome, reason FROM events ORDER BY id').all();
     db.close();
     expect(attempts).toEqual([
@@ -179,7 +179,7 @@ describe('worker', () => {
     const report = await worker.runOnce();
     expect(report).toMatchObject({ events: 4, refs: 3, processed: 2, done: 3, skipped: 1 });
     expect(processor.calls[1]?.map(refKey).sort()).toEqual(['action:10', 'action:11']);
-    const db = openDatabase(tmp?.db ?? '', { readonly: true });
+    const db = openDatabase(tmp?.db ?? '', { readOnly: true });
     const user6 = statement(db, `SELECT outcome, reason FROM events WHERE ref_type = 'user' AND ref_id = 6`).get();
     db.close();
     expect(user6).toEqual({ outcome: 'skipped', reason: 'no known actions owned by user 6' });

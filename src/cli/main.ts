@@ -4,6 +4,7 @@ import { CommanderError, type Command } from 'commander';
 import { redact } from '../config/load.js';
 import { everySettingGroup } from '../config/connections.js';
 import { EXIT, actionsOf, describeError, exitCodeOf } from '../model/errors.js';
+import { isSqliteExperimentalWarning } from '../model/sqlite.js';
 import { oneLine } from '../config/echo.js';
 import { boundHeapGrowth } from './heap.js';
 import { buildProgram } from './program.js';
@@ -56,12 +57,14 @@ function commandPath(program: Command, argv: string[]): string {
  * Process warnings (a library's emitWarning: pg on `sslmode=require`, a deprecation) as one log
  * line in the chosen format, masked, instead of Node's raw lines: with --log-format json every
  * stderr line stays one JSON object. Node's own printer is replaced only when it is on (not
- * under --no-warnings).
+ * under --no-warnings). Node 22's note that node:sqlite is experimental is left out (see
+ * model/sqlite.ts); every other warning is printed.
  */
 function logWarnings(argv: string[]): void {
   if (process.listenerCount('warning') === 0) return;
   process.removeAllListeners('warning');
   process.on('warning', (warning: Error) => {
+    if (isSqliteExperimentalWarning(warning)) return;
     const text = `svc-sync: ${warning.name}: ${warning.message.replace(/\s*\n\s*/g, ' ')}`;
     process.stderr.write(`${stderrLine('warn', safeRedact(text, argv))}\n`);
   });

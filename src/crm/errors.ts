@@ -1,4 +1,4 @@
-/** What jsforce and node-fetch throw, turned into the model's Salesforce errors. */
+/** What jsforce and its HTTP client throw, turned into the model's Salesforce errors. */
 import { oneLine } from '../config/echo.js';
 import { ApiLimitError, SalesforceAuthError, SalesforceError } from '../model/errors.js';
 import { escapeControls } from '../model/lineSafe.js';
@@ -19,16 +19,29 @@ export function isTransientCode(code: string): boolean {
 }
 
 /**
- * Turns whatever jsforce or node-fetch threw into a SalesforceError with Salesforce's code.
- * jsforce's HttpApiError carries `errorCode`; node-fetch's FetchError carries `code`.
+ * The socket's code under undici's `TypeError: fetch failed` (jsforce's HTTP client from 3.10.17):
+ * the failure itself is in `cause` (ECONNREFUSED, UND_ERR_SOCKET, ...), '' when there is none.
+ */
+function fetchFailureCode(e: { name?: unknown; message?: unknown; cause?: unknown } | null): string | undefined {
+  if (e?.name !== 'TypeError' || e.message !== 'fetch failed') return undefined;
+  const cause = e.cause as { code?: unknown; errors?: Array<{ code?: unknown }> } | undefined;
+  const code = cause?.code ?? cause?.errors?.[0]?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+/**
+ * Turns whatever jsforce or its HTTP client threw into a SalesforceError with Salesforce's code.
+ * jsforce's HttpApiError carries `errorCode`; a network failure carries `code`, or (undici's fetch)
+ * `cause.code`.
  */
 export function toSalesforceError(err: unknown): SalesforceError {
   if (err instanceof SalesforceError) return err;
-  const e = err as { errorCode?: unknown; code?: unknown; name?: unknown; message?: unknown } | null;
+  const e = err as { errorCode?: unknown; code?: unknown; name?: unknown; message?: unknown; cause?: unknown } | null;
   // Salesforce's text stays on the line that quotes it (a line break in it would forge a log line).
   const message = escapeControls(typeof e?.message === 'string' ? e.message : String(err));
-  const code = typeof e?.errorCode === 'string' ? e.errorCode : typeof e?.code === 'string' ? e.code : '';
-  if (NETWORK_CODES.has(code) || e?.name === 'FetchError' || e?.name === 'AbortError') {
+  const fetchFailure = fetchFailureCode(e);
+  const code = typeof e?.errorCode === 'string' ? e.errorCode : typeof e?.code === 'string' ? e.code : (fetchFailure ?? '');
+  if (NETWORK_CODES.has(code) || /^UND_ERR_/.test(code) || fetchFailure !== undefined || e?.name === 'FetchError' || e?.name === 'AbortError') {
     return new SalesforceError('NETWORK_ERROR', `network error talking to Salesforce: ${code || message}`);
   }
   if (code === 'REQUEST_LIMIT_EXCEEDED') {

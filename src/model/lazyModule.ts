@@ -1,11 +1,9 @@
 /**
  * A package loaded on first use, not when the CLI starts: `--help` or `queue` must not pay for
  * jsforce, pg or html-to-text. Synchronous (CommonJS `require`), so a pure function such as the
- * HTML converter can stay synchronous; for packages that ship CommonJS.
+ * HTML converter can stay synchronous; for packages that ship CommonJS (and Node's own modules).
  */
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
 import { ConfigError } from './errors.js';
 
 const requireHere = createRequire(import.meta.url);
@@ -31,19 +29,5 @@ function load(id: string): unknown {
     const named = /^Cannot find module '([^'./][^']*)'/.exec((error as Error).message)?.[1];
     const name = packageOf(named ?? id);
     throw new ConfigError(`package ${name} is not installed (this command needs it): reinstall svc-sync, or run npm install ${name} in its folder`);
-  }
-}
-
-/**
- * better-sqlite3's compiled addon where its build puts it, for its `nativeBinding` option: found
- * there, the package's own lookup (the `bindings` package, which tries a dozen paths) is skipped,
- * a few milliseconds of every run's start. Elsewhere (another layout), that lookup runs as before.
- */
-export function sqliteBinding(): { nativeBinding?: string } {
-  try {
-    const file = path.join(path.dirname(requireHere.resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
-    return existsSync(file) ? { nativeBinding: file } : {};
-  } catch {
-    return {};
   }
 }

@@ -9,8 +9,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
-import { lazyModule, sqliteBinding } from '../../model/lazyModule.js';
+import type { DatabaseSync } from 'node:sqlite';
+import { openSqlite, sqliteCode } from '../../model/sqlite.js';
 import { ConfigError, InterruptedError, RunLockedError } from '../../model/errors.js';
 import { sleep } from '../../model/sleep.js';
 
@@ -25,17 +25,13 @@ export interface RunLock {
   release(): void;
 }
 
-/** Loaded when a run takes its lock: --help and read-only commands do not load the addon. */
-const sqlite = lazyModule<typeof Database>('better-sqlite3');
-
 /**
  * Handles per lock file for the life of the process, never dropped: a collected handle would be
- * closed, and its lock dropped, mid-run; and Node 24 aborts when the garbage collector frees a
- * better-sqlite3 12 handle in idle time (see webhook/queue/sqliteKeep.ts). An attempt reuses a
+ * closed, and its lock dropped, mid-run. An attempt reuses a
  * handle that holds no lock (a run that waits tries again on the same one), so the set stays as
  * small as the number of locks this process holds at once.
  */
-const handles = new Map<string, Database.Database[]>();
+const handles = new Map<string, DatabaseSync[]>();
 
 /** The folder a command keeps its state in: its state file's, or its connection's (object, replay, audit). */
 export const stateDirOf = (stateFile: string | undefined, stateDir: string): string => (stateFile === undefined ? stateDir : path.dirname(stateFile));
@@ -43,32 +39,31 @@ export const stateDirOf = (stateFile: string | undefined, stateDir: string): str
 export const runLockFile = (stateDir: string): string => path.join(stateDir, 'run.lock');
 const holderFile = (lockFile: string): string => `${lockFile}.holder.json`;
 
-function handleOf(file: string): Database.Database {
+function handleOf(file: string): DatabaseSync {
   const open = handles.get(file) ?? [];
-  const idle = open.find((db) => !db.inTransaction);
+  const idle = open.find((db) => !db.isTransaction);
   if (idle !== undefined) return idle;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    const SqliteDatabase = sqlite();
     // No busy timeout: a held lock is reported (or waited for) by the caller, never blocks here.
-    const db = new SqliteDatabase(file, { timeout: 0, ...sqliteBinding() });
+    const db = openSqlite(file, { timeoutMs: 0 });
     handles.set(file, [...open, db]);
     return db;
   } catch (error) {
     // A driver missing from the install says so itself (lazyModule).
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError(`run lock ${file}: cannot be opened (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new ConfigError(`run lock ${file}: cannot be opened (${sqliteCode(error) || String(error)})`);
   }
 }
 
-function tryLock(file: string): Database.Database | undefined {
+function tryLock(file: string): DatabaseSync | undefined {
   const db = handleOf(file);
   try {
     db.exec('BEGIN EXCLUSIVE');
     return db;
   } catch (error) {
-    if (/^SQLITE_BUSY/.test(String((error as { code?: unknown }).code))) return undefined;
-    throw new ConfigError(`run lock ${file}: cannot be taken (${String((error as { code?: unknown }).code ?? error)})`);
+    if (sqliteCode(error) === 'SQLITE_BUSY') return undefined;
+    throw new ConfigError(`run lock ${file}: cannot be taken (${sqliteCode(error) || String(error)})`);
   }
 }
 
@@ -127,7 +122,7 @@ export async function acquireRunLock(stateDir: string, opts: LockOptions): Promi
   }
 }
 
-function holding(file: string, db: Database.Database, command: string): RunLock {
+function holding(file: string, db: DatabaseSync, command: string): RunLock {
   const holder: RunHolder = { pid: process.pid, startedAt: new Date().toISOString(), command };
   const tmp = `${holderFile(file)}.${process.pid}.tmp`;
   try {

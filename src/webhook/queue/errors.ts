@@ -4,8 +4,9 @@
  * the queue is a configuration problem (exit 2), not a failed run.
  */
 import { ConfigError } from '../../model/errors.js';
+import { sqliteCode } from '../../model/sqlite.js';
 
-/** SQLite result codes (better-sqlite3 puts them in `code`) that mean the file itself is unusable. */
+/** SQLite result codes (as sqliteCode names them) that mean the file itself is unusable. */
 const FILE_PROBLEMS: Array<[RegExp, string]> = [
   [/^SQLITE_CANTOPEN/, 'cannot be opened: check that its directory exists and that this user may read and write both'],
   [/^SQLITE_NOTADB/, 'is not an svc-sync queue (not a SQLite database): point --queue or SVC_QUEUE_PATH at another path, or move the file away'],
@@ -27,10 +28,8 @@ const FS_PROBLEMS: Record<string, string> = {
   ENOSPC: 'cannot be created: the disk is full',
 };
 
-function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : '';
-}
+/** SQLite's code by name (SQLITE_BUSY), or a file-system or PostgreSQL code, or ''. */
+const codeOf = (error: unknown): string => sqliteCode(error);
 
 /**
  * SQLite refused one event's value (a constraint, a type, a size), as opposed to anything else: a
@@ -39,7 +38,7 @@ function codeOf(error: unknown): string {
  * (503: the platform tries again later).
  */
 export function isRefusedValue(error: unknown): boolean {
-  // By name: better-sqlite3's binding errors may come from another realm (a test runner's).
+  // By name: a binding error may come from another realm (a test runner's).
   const name = (error as { name?: unknown } | null)?.name;
   if (name === 'TypeError' || name === 'RangeError') return true;
   return /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/.test(codeOf(error));

@@ -5,6 +5,7 @@
  */
 import { messageOf, QueueError } from '../../model/errors.js';
 import { oneLine } from '../../config/echo.js';
+import { sqliteCode } from '../../model/sqlite.js';
 
 /** By error code (SQLSTATE, Node's system codes, SQLite's), first match wins. */
 const BY_CODE: Array<[RegExp, string]> = [
@@ -33,10 +34,8 @@ const BY_MESSAGE: Array<[RegExp, string]> = [
   [/terminat|shut ?down|Connection terminated/i, 'database shut down or connection lost'],
 ];
 
-function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : '';
-}
+/** SQLite's code by name (SQLITE_FULL), or the error's own code (SQLSTATE, Node's), or ''. */
+const codeOf = (error: unknown): string => sqliteCode(error);
 
 const isQueueFailure = (error: unknown): boolean => error instanceof QueueError || /^SQLITE_/.test(codeOf(error));
 

@@ -6,8 +6,8 @@
  * The lock sits beside the real file (symlinks and `..` resolved): every name of one file is one
  * queue, so a symlink to the file is no way around it.
  */
-import type Database from 'better-sqlite3';
-import { openDatabase } from './sqliteKeep.js';
+import { openDatabase, type DatabaseSync } from './sqliteDb.js';
+import { sqliteCode } from '../../model/sqlite.js';
 import { ConfigError } from '../../model/errors.js';
 import { queueFileError } from './errors.js';
 import { realpathSync } from 'node:fs';
@@ -30,10 +30,10 @@ function realPathOf(queuePath: string): string {
 
 export function acquireReceiverLock(queuePath: string): ReceiverLock {
   const file = lockPathOf(realPathOf(queuePath));
-  let db: Database.Database;
+  let db: DatabaseSync;
   try {
     // No busy timeout: a held lock must be reported at once, not waited for.
-    db = openDatabase(file, { timeout: 0 });
+    db = openDatabase(file, { timeoutMs: 0 });
   } catch (error) {
     throw queueFileError(file, error);
   }
@@ -41,7 +41,7 @@ export function acquireReceiverLock(queuePath: string): ReceiverLock {
     db.exec('BEGIN EXCLUSIVE');
   } catch (error) {
     db.close();
-    if (/^SQLITE_BUSY/.test(String((error as { code?: unknown }).code))) {
+    if (sqliteCode(error) === 'SQLITE_BUSY') {
       throw new ConfigError(
         `queue file ${queuePath}: another svc-sync serve is already using it (it holds ${file}); stop that one first, or give this one its own queue with --queue or SVC_QUEUE_PATH`,
       );

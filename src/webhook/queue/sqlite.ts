@@ -1,5 +1,5 @@
 /**
- * The durable webhook queue: one SQLite file (better-sqlite3), WAL journal, synchronous=FULL.
+ * The durable webhook queue: one SQLite file (node:sqlite), WAL journal, synchronous=FULL.
  *
  * Why FULL: in WAL mode synchronous=NORMAL only fsyncs the WAL at checkpoints, so a transaction
  * that has returned can still vanish on a power loss or OS crash; the receiver would then have
@@ -11,8 +11,7 @@
  * flight; a worker starting up returns every 'processing' row of an earlier process to 'pending'
  * (recoverInterrupted), which is what makes a crash mid-batch lose nothing.
  */
-import type Database from 'better-sqlite3';
-import { openDatabase, pragma, statement } from './sqliteKeep.js';
+import { openDatabase, pragma, statement, transaction, type DatabaseSync, type StatementSync } from './sqliteDb.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -70,9 +69,9 @@ function notYetAQueue(file: string): QueueMissingError {
  * database or a newer release's queue is refused before anything is written; `read` opens the
  * file read-only and changes nothing (no journal mode, no tables, no migration).
  */
-function openQueueFile(file: string, create: boolean, access: 'read' | 'write'): Database.Database {
+function openQueueFile(file: string, create: boolean, access: 'read' | 'write'): DatabaseSync {
   const latest = STEPS.length;
-  let db: Database.Database | undefined;
+  let db: DatabaseSync | undefined;
   try {
     const missing = !existsSync(file);
     if (missing && !create) throw new QueueMissingError(file, `no such file (svc-sync serve creates it; ${CHECK_PATH})`);
@@ -84,7 +83,7 @@ function openQueueFile(file: string, create: boolean, access: 'read' | 'write'):
     }
     if (missing) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     const readOnly = access === 'read' && !create;
-    db = openDatabase(file, { fileMustExist: !create, readonly: readOnly });
+    db = openDatabase(file, { mustExist: !create, readOnly });
     // A CLI `queue` command may read while `serve` writes: wait for the lock instead of failing.
     pragma(db, 'busy_timeout = 5000');
     // What the connection sees is authoritative (a WAL file in use holds its latest pages in -wal).
@@ -114,7 +113,7 @@ export class SqliteQueue implements QueueStore {
   get receiverLockPath(): string {
     return this.path;
   }
-  private readonly db: Database.Database;
+  private readonly db: DatabaseSync;
   private readonly retry: BackoffPolicy;
   private closed = false;
   /** Set on a view (scoped()): the connections whose events it sees. */
@@ -126,7 +125,7 @@ export class SqliteQueue implements QueueStore {
     return this.path;
   }
 
-  constructor(file: string, options: QueueOptions = {}, view?: { db: Database.Database; scope: ConnectionScope }) {
+  constructor(file: string, options: QueueOptions = {}, view?: { db: DatabaseSync; scope: ConnectionScope }) {
     this.path = file;
     this.retry = { ...QUEUE_BACKOFF, ...options.retry };
     this.db = view?.db ?? openQueueFile(file, options.create ?? true, options.access ?? 'write');
@@ -160,7 +159,7 @@ export class SqliteQueue implements QueueStore {
 
   /** Stores events in one transaction; returns only after the commit (and its fsync). Any failure fails all. */
   async enqueueMany(inputs: readonly EnqueueInput[], now: number = Date.now()): Promise<EnqueueResult[]> {
-    return this.db.transaction((items: readonly EnqueueInput[]) => items.map((input) => this.insertEvent(input, now)))(inputs);
+    return transaction(this.db, () => inputs.map((input) => this.insertEvent(input, now)));
   }
 
   /**
@@ -170,11 +169,10 @@ export class SqliteQueue implements QueueStore {
    * other failure (disk full, I/O error, a missing column) throws, and then nothing was stored.
    */
   async enqueueEach(inputs: readonly EnqueueInput[], now: number = Date.now()): Promise<Array<EnqueueResult | EnqueueRejected>> {
-    const one = this.db.transaction((input: EnqueueInput) => this.insertEvent(input, now));
-    const all = this.db.transaction((items: readonly EnqueueInput[]) =>
-      items.map((input): EnqueueResult | EnqueueRejected => {
+    return transaction(this.db, () =>
+      inputs.map((input): EnqueueResult | EnqueueRejected => {
         try {
-          return one(input);
+          return transaction(this.db, () => this.insertEvent(input, now));
         } catch (error) {
           // Only a refused value is this event's fault; anything else (the file, a table that is
           // not what this release expects) fails the whole commit: 503 to all, sent again later.
@@ -183,7 +181,6 @@ export class SqliteQueue implements QueueStore {
         }
       }),
     );
-    return all(inputs);
   }
 
   private insertEvent(input: EnqueueInput, now: number): EnqueueResult {
@@ -234,21 +231,24 @@ export class SqliteQueue implements QueueStore {
       `UPDATE events SET status = 'processing', claim_token = ?
         WHERE ref_type = ? AND ref_id = ? AND status IN ('pending','failed')${sql} RETURNING id, received_at`,
     );
-    const run = this.db.transaction((): ClaimedBatch | undefined => {
-      const rows = due.all(now, ...params, maxRefs) as DueRefRow[];
-      if (rows.length === 0) return undefined;
-      let eventCount = 0;
-      let oldestReceivedAt = now;
-      const refs = rows.map((row): ClaimedRef => {
-        const claimed = claim.all(token, row.ref_type, row.ref_id, ...params) as Array<{ id: number; received_at: number }>;
-        for (const c of claimed) oldestReceivedAt = Math.min(oldestReceivedAt, c.received_at);
-        const ids = claimed.map((r) => r.id).sort((a, b) => a - b);
-        eventCount += ids.length;
-        return { refType: row.ref_type, refId: row.ref_id, eventIds: ids };
-      });
-      return { token, refs, eventCount, oldestReceivedAt };
-    });
-    return run.immediate();
+    return transaction(
+      this.db,
+      (): ClaimedBatch | undefined => {
+        const rows = due.all(now, ...params, maxRefs) as unknown as DueRefRow[];
+        if (rows.length === 0) return undefined;
+        let eventCount = 0;
+        let oldestReceivedAt = now;
+        const refs = rows.map((row): ClaimedRef => {
+          const claimed = claim.all(token, row.ref_type, row.ref_id, ...params) as Array<{ id: number; received_at: number }>;
+          for (const c of claimed) oldestReceivedAt = Math.min(oldestReceivedAt, c.received_at);
+          const ids = claimed.map((r) => r.id).sort((a, b) => a - b);
+          eventCount += ids.length;
+          return { refType: row.ref_type, refId: row.ref_id, eventIds: ids };
+        });
+        return { token, refs, eventCount, oldestReceivedAt };
+      },
+      'IMMEDIATE',
+    );
   }
 
   /**
@@ -269,19 +269,22 @@ export class SqliteQueue implements QueueStore {
     );
     const owner = this.ownerUpsert();
     let recorded = 0;
-    const run = this.db.transaction(() => {
-      for (const outcome of outcomes) {
-        for (const id of outcome.eventIds) {
-          if (outcome.status === 'failed') {
-            recorded += failed.run(outcome.error.slice(0, 2000), now, this.retry.maxMs, this.retry.baseMs, id, token).changes;
-          } else {
-            recorded += done.run(outcome.status, outcome.reason ?? null, now, id, token).changes;
+    transaction(
+      this.db,
+      () => {
+        for (const outcome of outcomes) {
+          for (const id of outcome.eventIds) {
+            if (outcome.status === 'failed') {
+              recorded += Number(failed.run(outcome.error.slice(0, 2000), now, this.retry.maxMs, this.retry.baseMs, id, token).changes);
+            } else {
+              recorded += Number(done.run(outcome.status, outcome.reason ?? null, now, id, token).changes);
+            }
           }
         }
-      }
-      for (const pair of owners) owner.run(this.scope?.home ?? '', pair.actionId, pair.userId, now);
-    });
-    run.immediate();
+        for (const pair of owners) owner.run(this.scope?.home ?? '', pair.actionId, pair.userId, now);
+      },
+      'IMMEDIATE',
+    );
     return recorded;
   }
 
@@ -295,7 +298,7 @@ export class SqliteQueue implements QueueStore {
       now,
       token,
     );
-    return info.changes;
+    return Number(info.changes);
   }
 
   /** Returns events claimed by a process that stopped before recording their outcome. */
@@ -307,10 +310,10 @@ export class SqliteQueue implements QueueStore {
            next_attempt_at = MIN(next_attempt_at, ?)
           WHERE status = 'processing'${sql}`,
     ).run(now, ...params);
-    return info.changes;
+    return Number(info.changes);
   }
 
-  private ownerUpsert(): Database.Statement {
+  private ownerUpsert(): StatementSync {
     return this.stmt(
       `INSERT INTO action_owners (connection, action_id, user_id, updated_at) VALUES (?, ?, ?, ?)
         ON CONFLICT (connection, action_id) DO UPDATE SET user_id = excluded.user_id, updated_at = excluded.updated_at`,
@@ -331,7 +334,7 @@ export class SqliteQueue implements QueueStore {
 
   async failedEvents(limit = 100): Promise<FailedEvent[]> {
     const { sql, params } = this.inScope;
-    const rows = this.stmt(`SELECT ${failedColumns(this.conn)} FROM events WHERE status = 'failed'${sql} ORDER BY id LIMIT ?`).all(...params, limit) as FailedRow[];
+    const rows = this.stmt(`SELECT ${failedColumns(this.conn)} FROM events WHERE status = 'failed'${sql} ORDER BY id LIMIT ?`).all(...params, limit) as unknown as FailedRow[];
     return rows.map(failedEventOf);
   }
 
@@ -343,7 +346,7 @@ export class SqliteQueue implements QueueStore {
   /** Makes every failed event due now (attempt counts are kept for the record). */
   async retryFailed(now: number = Date.now()): Promise<number> {
     const { sql, params } = this.inScope;
-    return this.stmt(`UPDATE events SET status = 'pending', next_attempt_at = ? WHERE status = 'failed'${sql}`).run(now, ...params).changes;
+    return Number(this.stmt(`UPDATE events SET status = 'pending', next_attempt_at = ? WHERE status = 'failed'${sql}`).run(now, ...params).changes);
   }
 
   /**
@@ -368,7 +371,7 @@ export class SqliteQueue implements QueueStore {
 
   /** Deletes done and ignored events finished more than `keepDays` days ago; failures are kept. */
   async prune(keepDays: number, now: number = Date.now()): Promise<number> {
-    return this.stmt(`DELETE FROM events WHERE status IN ('done','ignored') AND finished_at < ?`).run(now - keepDays * DAY_MS).changes;
+    return Number(this.stmt(`DELETE FROM events WHERE status IN ('done','ignored') AND finished_at < ?`).run(now - keepDays * DAY_MS).changes);
   }
 
   /** The settings the durability promise rests on, as SQLite reports them (for tests and doctor). */
@@ -380,7 +383,7 @@ export class SqliteQueue implements QueueStore {
   }
 
   /** Prepared statements are cached: the receiver's insert runs once per request. */
-  private stmt(sql: string): Database.Statement {
+  private stmt(sql: string): StatementSync {
     return statement(this.db, sql);
   }
 

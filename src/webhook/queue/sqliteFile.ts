@@ -1,17 +1,16 @@
 /**
  * Which file the SQLite queue is asked to open: an svc-sync queue (and of which schema version),
  * an empty file, or something else (another application's database, a newer release's queue).
- * Only a queue of ours is ever written to; `svc-sync queue` decides before opening the file with
- * SQLite at all (a read-only connection to a WAL database would leave -wal and -shm files beside
- * it), from a copy of the file's first pages in memory.
+ * Only a queue of ours is ever written to; `svc-sync queue` decides before opening the file for
+ * reading as SQLite does (a read-only connection to a WAL database would leave -wal and -shm files
+ * beside it), through an immutable connection: no lock, no file made beside it.
  *
  * The mark: SQLite's header field application_id holds QUEUE_APP_ID, user_version the schema
  * version. A queue of a release before the mark (version 0) is recognised by its tables.
  */
-import type Database from 'better-sqlite3';
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { ConfigError } from '../../model/errors.js';
-import { openDatabase, pragma, statement } from './sqliteKeep.js';
+import { openDatabase, pragma, statement, transaction, type DatabaseSync } from './sqliteDb.js';
 
 /** "svsq": what marks a SQLite file as an svc-sync webhook queue. */
 const QUEUE_APP_ID = 0x73767371;
@@ -24,7 +23,7 @@ const EVENT_COLUMNS = ['id', 'received_at', 'raw', 'object_type', 'object_id', '
 type QueueIdentity = { kind: 'empty' } | { kind: 'queue'; version: number } | { kind: 'newer'; version: number } | { kind: 'foreign'; why: string };
 
 /** The identity as an open connection sees it (inside a transaction: what is committed now). */
-export function identify(db: Database.Database, latest: number): QueueIdentity {
+export function identify(db: DatabaseSync, latest: number): QueueIdentity {
   const appId = Number(pragma(db, 'application_id'));
   const version = Number(pragma(db, 'user_version'));
   if (appId === QUEUE_APP_ID) return version > latest ? { kind: 'newer', version } : { kind: 'queue', version };
@@ -43,9 +42,10 @@ export function identify(db: Database.Database, latest: number): QueueIdentity {
 }
 
 /**
- * The identity of the file at `file`, read without opening it through SQLite: undefined when that
- * cannot be told from its first pages (a WAL file in use: what is committed may be in the -wal
- * file only), and then the caller asks an open connection. A missing file is `empty` too.
+ * The identity of the file at `file`, read through an immutable connection (no lock taken, no
+ * file made beside it): undefined when that cannot tell (a WAL file in use: what is committed may
+ * be in the -wal file only), and then the caller asks an open connection. A missing file is
+ * `empty` too.
  */
 export function identifyFile(file: string, latest: number): QueueIdentity | undefined {
   let size: number;
@@ -57,8 +57,10 @@ export function identifyFile(file: string, latest: number): QueueIdentity | unde
     return { kind: 'empty' };
   }
   if (size === 0) return { kind: 'empty' };
+  // A WAL file in use: what is committed may be in the -wal file only, which only a connection
+  // that takes the file's locks reads.
   if (existsSync(`${file}-wal`)) return undefined;
-  const head = Buffer.alloc(Math.min(size, 65_536));
+  const head = Buffer.alloc(Math.min(size, 100));
   const fd = openSync(file, 'r');
   try {
     readSync(fd, head, 0, head.length, 0);
@@ -67,24 +69,18 @@ export function identifyFile(file: string, latest: number): QueueIdentity | unde
   }
   const rawPageSize = head.length >= 100 ? head.readUInt16BE(16) : 0;
   const pageSize = rawPageSize === 1 ? 65_536 : rawPageSize;
-  if (head.subarray(0, 16).toString('latin1') !== 'SQLite format 3\u0000' || pageSize < 512 || head.length < pageSize) {
+  if (head.subarray(0, 16).toString('latin1') !== 'SQLite format 3\u0000' || pageSize < 512 || size < pageSize) {
     throw Object.assign(new Error('file is not a database'), { code: 'SQLITE_NOTADB' });
   }
-  const pages = Math.floor(head.length / pageSize);
-  const copy = head.subarray(0, pages * pageSize);
-  // An in-memory database has no WAL: read the copy as a rollback-journal file of `pages` pages.
-  copy[18] = 1;
-  copy[19] = 1;
-  copy.writeUInt32BE(pages, 28);
   try {
-    const db = openDatabase(copy, { readonly: true });
+    const db = openDatabase(file, { immutable: true });
     try {
       return identify(db, latest);
     } finally {
       db.close();
     }
   } catch {
-    // The schema reaches past the first pages: the file itself is asked.
+    // Not readable so (a file another process is changing): an ordinary connection is asked.
     return undefined;
   }
 }
@@ -107,22 +103,21 @@ export function identityError(file: string, identity: QueueIdentity, latest: num
  * yet applied, then the mark. Checked again inside the transaction, so a second process starting
  * at once finds the work done; a newer or foreign file is refused and nothing is written.
  */
-export function migrateQueue(db: Database.Database, file: string, steps: readonly string[]): void {
+export function migrateQueue(db: DatabaseSync, file: string, steps: readonly string[]): void {
   const latest = steps.length;
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    const identity = identify(db, latest);
-    const refused = identityError(file, identity, latest);
-    if (refused !== undefined) throw refused;
-    const from = identity.kind === 'queue' ? identity.version : 0;
-    for (let v = from; v < latest; v++) db.exec(steps[v] as string);
-    if (identity.kind !== 'queue' || identity.version !== latest) {
-      pragma(db, `application_id = ${QUEUE_APP_ID}`);
-      pragma(db, `user_version = ${latest}`);
-    }
-    db.exec('COMMIT');
-  } catch (error) {
-    if (db.inTransaction) db.exec('ROLLBACK');
-    throw error;
-  }
+  transaction(
+    db,
+    () => {
+      const identity = identify(db, latest);
+      const refused = identityError(file, identity, latest);
+      if (refused !== undefined) throw refused;
+      const from = identity.kind === 'queue' ? identity.version : 0;
+      for (let v = from; v < latest; v++) db.exec(steps[v] as string);
+      if (identity.kind !== 'queue' || identity.version !== latest) {
+        pragma(db, `application_id = ${QUEUE_APP_ID}`);
+        pragma(db, `user_version = ${latest}`);
+      }
+    },
+    'IMMEDIATE',
+  );
 }
