@@ -340,7 +340,7 @@ export class SqliteQueue implements QueueStore {
 
   async ignoredReasons(limit = 20): Promise<IgnoredReason[]> {
     const { sql, params } = this.inScope;
-    return (this.stmt(ignoredSql('events', this.conn, sql, '?')).all(...params, limit) as IgnoredRow[]).map(ignoredReasonOf);
+    return (this.stmt(ignoredSql('events', this.conn, sql, '?')).all(...params, limit) as unknown as IgnoredRow[]).map(ignoredReasonOf);
   }
 
   /** Makes every failed event due now (attempt counts are kept for the record). */
