@@ -156,7 +156,7 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
 }
 
 /** SVC_PROJECTION: off (absent), npc or auto; NPSP is a later slice and is refused by name. */
-export function projectionSetting(raw: RawSettings): { projection?: ProjectionMode } {
+function projectionSetting(raw: RawSettings): { projection?: ProjectionMode } {
   const v = (raw.SVC_PROJECTION ?? 'off').trim().toLowerCase();
   if (v === 'off' || v === '') return {};
   if (v === 'npc' || v === 'auto') return { projection: v };
