@@ -233,10 +233,10 @@ export const requirePlatformApi = (platform: PlatformSettings): Promise<void> =>
 export const probePlatformApi = (platform: PlatformSettings): Promise<PlatformCheck> => checkPlatform(platform, { retries: 2, rateLimitRetries: 0 });
 
 /** `schema --out`: the metadata of the eight objects and the permission set, as bare source under a folder. */
-export const writeSchemaSource = (outDir: string): Promise<WrittenSource> => exportSource(outDir);
+export const writeSchemaSource = (outDir: string, projection?: 'npc'): Promise<WrittenSource> => exportSource(outDir, projection);
 
 /** `schema --project`: a complete SFDX project, sourceApiVersion = the configured API version. */
-export const writeSchemaProject = (dir: string, apiVersion: string): Promise<WrittenSource> => exportProject(dir, apiVersion);
+export const writeSchemaProject = (dir: string, apiVersion: string, projection?: 'npc'): Promise<WrittenSource> => exportProject(dir, apiVersion, projection);
 
 export type { OrgIdentity, SyncEngine, WrittenSource };
 
