@@ -11,7 +11,7 @@ type AccountFields = Record<string, string>;
 
 type DonorKind = 'person' | 'noKey' | 'organisation' | 'anonymousPool';
 
-interface DonorPlan {
+export interface DonorPlan {
   kind: DonorKind;
   /** SvcDonorKey__c: `P:`, `O:`, `D:Donation_<id>` or `A:<site>`. */
   key: string;
