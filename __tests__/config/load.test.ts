@@ -117,6 +117,17 @@ describe('validation', () => {
     expect(s.webhook.queue).toEqual({ kind: 'sqlite', path: '.svc-sync/queue.db' });
   });
 
+  it('SVC_PROJECTION: off by default (absent), npc or auto; npsp and others refused in one line', () => {
+    const sf = (v?: string): ReturnType<typeof salesforceSettings> => salesforceSettings(v === undefined ? TOKEN_ENV : { ...TOKEN_ENV, SVC_PROJECTION: v });
+    expect(sf().projection).toBeUndefined();
+    expect('projection' in sf()).toBe(false);
+    expect('projection' in sf('off')).toBe(false);
+    expect(sf('npc').projection).toBe('npc');
+    expect(sf('AUTO').projection).toBe('auto');
+    expect(errorOf(() => sf('npsp')).message).toMatch(/^SVC_PROJECTION npsp: not supported yet/);
+    expect(errorOf(() => sf('nfp')).message).toMatch(/^SVC_PROJECTION "?nfp"?: must be off, npc or auto$/);
+  });
+
   it('never puts a secret in an error message', () => {
     const secret = 'sk live with space';
     const e = errorOf(() => platformSettings({ SVC_API_URL: 'http://x', SVC_API_KEY: secret }));

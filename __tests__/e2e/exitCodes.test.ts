@@ -85,6 +85,13 @@ describe('exit codes', () => {
       for (const code of codes) expect(listed).toMatch(new RegExp(`(^|, )${code} `));
     });
 
+    it('SVC_PROJECTION=npsp: refused in one line before anything is read or written', async () => {
+      const res = await cli(stack, ['sync', '--all'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'npsp' });
+      expect(res.code).toBe(2);
+      expect(res.stderr.trim().split('\n')).toEqual([expect.stringMatching(/SVC_PROJECTION npsp: not supported yet/)]);
+      expectNothingWritten();
+    });
+
     it('SVC_API_URL missing: the message names it', async () => {
       const env = { ...stack.env };
       delete env.SVC_API_URL;

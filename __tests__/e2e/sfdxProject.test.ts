@@ -171,3 +171,41 @@ describe('svc-sync schema refuses what it must, and writes nothing then', () => 
     expect(tree(dir)).toEqual([]);
   });
 });
+
+describe('svc-sync schema --project DIR --projection npc', () => {
+  it('adds the key fields of PROJECTION.md §0 on the Nonprofit Cloud objects, granted read/edit, as the deploy converts them', async () => {
+    const res = await schema(['--project', 'npc-org', '--projection', 'npc']);
+    expect(res.code).toBe(0);
+    const converted = await convertAsDeployDoes(path.join(cwd, 'npc-org'), path.join(cwd, 'npc-mdapi'));
+    const members = children(converted.packageXml, 'types')
+      .filter((t) => child(t, 'name') === 'CustomField')
+      .flatMap((t) => children(t, 'members').map((m) => m.text));
+    const keys = [
+      'Account.SvcDonorKey__c',
+      'Campaign.SvcCampaignKey__c',
+      'GiftTransaction.SvcGiftKey__c',
+      'GiftTransaction.SvcAnonymous__c',
+      'GiftSoftCredit.SvcSoftCreditKey__c',
+      'GiftRefund.SvcRefundKey__c',
+    ];
+    expect(members.filter((m) => !m.startsWith('Svc_')).sort()).toEqual([...keys].sort());
+    const gift = children(converted.objects.get('GiftTransaction')!, 'fields').find((f) => child(f, 'fullName') === 'SvcGiftKey__c')!;
+    expect(['type', 'length', 'externalId', 'unique', 'caseSensitive'].map((n) => child(gift, n))).toEqual(['Text', '50', 'true', 'true', 'false']);
+    const granted = children(converted.permissionSet, 'fieldPermissions').map((f) => child(f, 'field'));
+    expect(granted).toEqual(expect.arrayContaining(keys));
+    // The standard objects' access comes with the org's Fundraising licence, not from this set.
+    expect(children(converted.permissionSet, 'objectPermissions').map((o) => child(o, 'object'))).not.toContain('GiftTransaction');
+  }, 60_000);
+
+  it('refuses npsp (a later slice) and unknown models in one line, writing nothing', async () => {
+    for (const [model, message] of [
+      ['npsp', 'svc-sync: --projection npsp: not supported yet (Nonprofit Cloud only); give --projection npc'],
+      ['crm', 'svc-sync: --projection "crm": must be npc'],
+    ] as const) {
+      const res = await schema(['--out', `out-${model}`, '--projection', model]);
+      expect(res.code).toBe(2);
+      expect(unstamp(res.stderr).trim().split('\n')[0]).toBe(message);
+      expect(tree(path.join(cwd, `out-${model}`))).toEqual([]);
+    }
+  });
+});

@@ -9,7 +9,7 @@ import { ConfigError } from '../model/errors.js';
 import { echo } from './echo.js';
 import { secretMasker, type Secret } from './redact.js';
 import { SETTINGS, type SettingName, type SettingRow } from './settingsTable.js';
-import type { IncrementalMode, PlatformSettings, SalesforceLogin, SalesforceSettings, Settings, SyncLogSettings } from './settings.js';
+import type { IncrementalMode, PlatformSettings, ProjectionMode, SalesforceLogin, SalesforceSettings, Settings, SyncLogSettings } from './settings.js';
 import { bool, int, secretValue, url, urlWithoutCredentials, type RawSettings } from './values.js';
 import { webhookSettings } from './webhookSettings.js';
 import { DEFAULT_CONFIG_FILE, readConfigFile } from './configFile.js';
@@ -159,7 +159,17 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
     maxApiUsage: usage,
     timeoutMs: int(raw, 'SF_TIMEOUT_MS', 120_000, 1_000, 1_800_000),
     log: syncLogSettings(raw),
+    ...projectionSetting(raw),
   };
+}
+
+/** SVC_PROJECTION: off (absent), npc or auto; NPSP is a later slice and is refused by name. */
+function projectionSetting(raw: RawSettings): { projection?: ProjectionMode } {
+  const v = (raw.SVC_PROJECTION ?? 'off').trim().toLowerCase();
+  if (v === 'off' || v === '') return {};
+  if (v === 'npc' || v === 'auto') return { projection: v };
+  if (v === 'npsp') throw new ConfigError('SVC_PROJECTION npsp: not supported yet (Nonprofit Cloud only); set off, npc or auto');
+  throw new ConfigError(`SVC_PROJECTION ${echo(raw.SVC_PROJECTION ?? '', 40)}: must be off, npc or auto`);
 }
 
 /** SVC_SALESFORCE_LOG (on or off) and the two retention periods, in whole days. */

@@ -50,9 +50,17 @@ export interface SalesforceSettings {
   maxApiUsage: number;
   /** SF_TIMEOUT_MS: the longest one Salesforce request may take, the whole exchange (default 120 s). */
   timeoutMs?: number | undefined;
+  /** SVC_PROJECTION when not off: the donation model the mirrored donations are projected into. */
+  projection?: ProjectionMode | undefined;
   /** The sync log in the org (SVC_SALESFORCE_LOG and the retention days); on with the defaults when absent. */
   log?: SyncLogSettings | undefined;
 }
+
+/**
+ * SVC_PROJECTION: `npc` projects into Nonprofit Cloud; `auto` detects the model from the org's
+ * objects. `off` (the default) is an absent value: the mirror alone, unchanged.
+ */
+export type ProjectionMode = 'npc' | 'auto';
 
 /** SVC_SALESFORCE_LOG, SVC_ERROR_RETENTION_DAYS, SVC_RUN_RETENTION_DAYS. */
 export interface SyncLogSettings {

@@ -44,6 +44,7 @@ export const SETTINGS = [
   { name: 'SVC_LOG_FORMAT', deployment: true, flag: '--log-format <format>', default: 'text', help: 'stderr lines as text or json, one object a line with time, level and msg' },
   { name: 'SF_BULK_THRESHOLD', flag: '--bulk-threshold <n>', default: '2000', help: 'records of one object above which Bulk API 2.0 is used' },
   { name: 'SF_MAX_API_USAGE', default: '0.9', help: "share of the org's daily API allowance a run may use" },
+  { name: 'SVC_PROJECTION', default: 'off', help: 'Nonprofit Cloud gift projection: off, npc or auto; doctor checks the org for it, sync refuses it until the gift writer ships (docs/projection.md)' },
   { name: 'SVC_SALESFORCE_LOG', default: 'on', help: 'on: write each run and each failing record to Svc_SyncRun__c and Svc_SyncError__c; off: not' },
   { name: 'SVC_ERROR_RETENTION_DAYS', default: '30', help: 'days a resolved Svc_SyncError__c record is kept' },
   { name: 'SVC_RUN_RETENTION_DAYS', default: '90', help: 'days a Svc_SyncRun__c record is kept' },

@@ -23,7 +23,11 @@ type DoctorProblem =
   | 'too_small'
   | 'wrong_target'
   | 'not_external_id'
-  | 'not_unique';
+  | 'not_unique'
+  /** SVC_PROJECTION: a picklist value or record type the projection sends is not active. */
+  | 'missing_value'
+  /** SVC_PROJECTION: the org has no Nonprofit Cloud, or NPSP next to it. */
+  | 'wrong_model';
 
 /** Problems the permission set may be the cure for. */
 const ACCESS_PROBLEMS: readonly DoctorProblem[] = ['missing_field', 'hidden_fields', 'not_editable'];

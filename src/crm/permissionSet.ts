@@ -31,11 +31,12 @@ function grantedFields(): string[] {
 /**
  * Read/create/edit/delete on the eight objects (delete: orphan clean-up removes records) and on the
  * sync log's two (delete: retention removes old records), and
- * read/edit on every field that takes field-level security. Elements in the order Salesforce
+ * read/edit on every field that takes field-level security (and on `extraFields`, the
+ * projection's key fields on standard objects, whose object access the org's own licences give). Elements in the order Salesforce
  * retrieves them (alphabetical, entries sorted by name), so a retrieve shows no diff.
  */
-export function permissionSetXml(): string {
-  const fields: XmlNode[] = [...grantedFields()].sort().map((name) => [
+export function permissionSetXml(extraFields: readonly string[] = []): string {
+  const fields: XmlNode[] = [...grantedFields(), ...extraFields].sort().map((name) => [
     'fieldPermissions',
     [
       ['editable', true],

@@ -8,6 +8,10 @@ import { metadataDoc as doc, type XmlNode as Node } from './metadataXml.js';
 import { PERMISSION_SET, permissionSetXml } from './permissionSet.js';
 import { LOG_SCHEMAS, type OrgFieldDef } from './syncLogSchema.js';
 import { listViewsSource } from './syncLogViews.js';
+import { NPC_KEY_FIELDS } from '../mapping/gifts/keyFields.js';
+
+/** The donation model a schema export adds the projection's key fields for (PROJECTION.md §0). */
+export type ProjectionModel = 'npc';
 
 /** What the export needs of an object, mirrored or of the sync log. */
 interface ExportedObject {
@@ -127,10 +131,27 @@ function tabXml(motif: string): string {
  * objects/<Object>/<Object>.object-meta.xml, objects/<Object>/fields/<Field>.field-meta.xml for the
  * eight objects and the sync log's two (with their list views and tabs), and the permission set.
  */
-export function schemaSource(): SourceFile[] {
+export function schemaSource(projection?: ProjectionModel): SourceFile[] {
   const files: SourceFile[] = SCHEMAS.flatMap(objectFiles);
   for (const s of LOG_SCHEMAS) files.push(...objectFiles(s), { path: `tabs/${s.apiName}.tab-meta.xml`, content: tabXml(s.tabMotif) });
   files.push(...listViewsSource());
-  files.push({ path: `permissionsets/${PERMISSION_SET}.permissionset-meta.xml`, content: permissionSetXml() });
+  const extra = projection === 'npc' ? projectionFieldFiles() : [];
+  files.push(...extra.map((x) => x.file));
+  files.push({ path: `permissionsets/${PERMISSION_SET}.permissionset-meta.xml`, content: permissionSetXml(extra.map((x) => x.grant)) });
   return files;
+}
+
+/**
+ * The projection's key fields on the standard Nonprofit Cloud objects: field files only (the
+ * objects are Salesforce's), each granted read and edit in the permission set.
+ */
+function projectionFieldFiles(): Array<{ file: SourceFile; grant: string }> {
+  return NPC_KEY_FIELDS.map((k) => {
+    const def: OrgFieldDef =
+      k.type.kind === 'key'
+        ? { name: k.field, label: k.label, type: { kind: 'text', length: k.type.length }, externalId: true, unique: true }
+        : { name: k.field, label: k.label, type: { kind: 'checkbox', default: false } };
+    const owner: ExportedObject = { apiName: k.object, label: k.object, pluralLabel: k.object, fields: [def] };
+    return { file: { path: `objects/${k.object}/fields/${k.field}.field-meta.xml`, content: fieldXml(owner, def) }, grant: `${k.object}.${k.field}` };
+  });
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { ConfigError } from '../model/errors.js';
 import { SCHEMAS } from '../mapping/schema.js';
 import { ASSIGN_PERMISSION_SET, PERMISSION_SET } from './permissionSet.js';
-import { schemaSource, type SourceFile } from './schemaExport.js';
+import { schemaSource, type ProjectionModel, type SourceFile } from './schemaExport.js';
 import { LOG_SCHEMAS } from './syncLogSchema.js';
 
 const PROJECT_FILE = 'sfdx-project.json';
@@ -102,9 +102,9 @@ function describeWritten(dir: string, sourceDir: string, files: string[], next: 
 }
 
 /** `schema --out DIR`: bare source (objects/, permissionsets/) into a package directory, e.g. force-app/main/default. */
-export async function exportSource(outDir: string): Promise<WrittenSource> {
+export async function exportSource(outDir: string, projection?: ProjectionModel): Promise<WrittenSource> {
   const existing = await entries(outDir, '--out');
-  const files = await writeAll(outDir, schemaSource(), '--out', existing !== undefined);
+  const files = await writeAll(outDir, schemaSource(projection), '--out', existing !== undefined);
   return describeWritten(outDir, outDir, files, ['sf project deploy start', ASSIGN_PERMISSION_SET]);
 }
 
@@ -138,7 +138,7 @@ async function projectTarget(dir: string): Promise<{ existed: boolean; project?:
  * the source under its default package directory. A project this command wrote before is
  * updated in place: its other settings and any other files in it are kept.
  */
-export async function exportProject(dir: string, apiVersion: string): Promise<WrittenSource> {
+export async function exportProject(dir: string, apiVersion: string, projection?: ProjectionModel): Promise<WrittenSource> {
   const { existed, project: existing } = await projectTarget(dir);
   const packageDir = existing ? defaultPackageDir(existing) : DEFAULT_PACKAGE_DIR;
   const inside = path.normalize(packageDir);
@@ -154,7 +154,7 @@ export async function exportProject(dir: string, apiVersion: string): Promise<Wr
     sourceApiVersion: apiVersion,
   };
   const prefix = `${packageDir.replace(/\\/g, '/').replace(/\/+$/, '')}/${SOURCE_SUBDIR}`;
-  const files: SourceFile[] = [{ path: PROJECT_FILE, content: `${JSON.stringify(project, null, 2)}\n` }, ...schemaSource().map((f) => ({ path: `${prefix}/${f.path}`, content: f.content }))];
+  const files: SourceFile[] = [{ path: PROJECT_FILE, content: `${JSON.stringify(project, null, 2)}\n` }, ...schemaSource(projection).map((f) => ({ path: `${prefix}/${f.path}`, content: f.content }))];
   const written = await writeAll(dir, files, '--project', existed);
   const next = [`cd ${/^[\w./@%+=:,-]+$/.test(dir) ? dir : `'${dir.replace(/'/g, `'\\''`)}'`}`, 'sf project deploy start', ASSIGN_PERMISSION_SET];
   return { ...describeWritten(dir, path.join(dir, ...prefix.split('/')), written, next), projectFile: written[0], apiVersion };

@@ -149,6 +149,8 @@ export interface ApiDonation extends ApiBase {
   locale?: Maybe<string>;
   address?: Maybe<ApiAddress>;
   currency?: Maybe<string>;
+  /** List payloads carry only this (PROJECTION.md §2.1: the gift's D when donation_amount is absent). */
+  amount?: Maybe<string | number>;
   donation_amount?: Maybe<string | number>;
   transaction_costs?: Maybe<string | number>;
   total_amount?: Maybe<string | number>;
@@ -168,6 +170,10 @@ export interface ApiDonation extends ApiBase {
   registration_fee_amount?: Maybe<string | number>;
   start_donation?: Maybe<boolean>;
   consents?: Maybe<ApiConsent[]>;
+  /** Public anonymity (towards the site); read by the gift projection only. */
+  anonymous?: Maybe<boolean>;
+  /** "visible" in the sample; other values hide the donor's details (PROJECTION.md §1.5). */
+  contact_details_type?: Maybe<string>;
 }
 
 /** A subscription's entity as SPEC.md 2.9 describes it: `{ "entity_type": "Project", "entity_id": 2 }`. */

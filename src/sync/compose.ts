@@ -5,6 +5,7 @@
 import { ConfigError, describeError } from '../model/errors.js';
 import type { PlatformSettings, SalesforceSettings, Settings } from '../config/settings.js';
 import { checkOrg, fixesFor, type DoctorFinding } from '../crm/doctor.js';
+import { checkProjection, projectionFixes } from '../crm/projectionDoctor.js';
 import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProject.js';
 import { SalesforceSink, type OrgIdentity } from '../crm/sink.js';
 import { SyncLog } from '../crm/syncLog.js';
@@ -88,7 +89,18 @@ async function verifiedSink(settings: Settings, stop: AbortSignal | undefined): 
   return { sink, org: await sink.verifySession(stop) };
 }
 
+/**
+ * SVC_PROJECTION=npc|auto: this version checks the org for the projection (`doctor`) but does not
+ * write gifts yet, so a sync or serve with it on is refused before anything is read or written.
+ */
+function refuseProjectionWrites(settings: Settings): void {
+  const mode = settings.salesforce.projection;
+  if (mode !== undefined)
+    throw new ConfigError(`SVC_PROJECTION ${mode}: this version checks the org for the gift projection (svc-sync doctor) but does not write gifts yet; set SVC_PROJECTION=off to sync`);
+}
+
 export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, dryRun = false): Promise<Deps> {
+  refuseProjectionWrites(settings);
   const source = commandSource(settings, onNote, stop, learn);
   const { sink, org } = await verifiedSink(settings, stop);
   return { source, sink, org, log: logFor(settings, sink, dryRun) };
@@ -121,6 +133,7 @@ export type DepsFactory = () => Deps | Promise<Deps>;
  * from the API's headers; a new PlatformSource over that client per batch.
  */
 export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefined, extra: PlatformExtras = {}): DepsFactory {
+  refuseProjectionWrites(settings);
   // A shared budget out of reach is said once a minute at most: each request meets it while it lasts.
   let sharedErrorSaidAt = -Infinity;
   const onSharedError = (error: unknown): void => {
@@ -208,14 +221,16 @@ export async function checkSetup(platform: PlatformSettings, salesforce: Salesfo
     if (learn.profileFile) writeProfile(learn.profileFile, profile);
   }
   const sink = await SalesforceSink.connect(salesforce);
-  const findings = await checkOrg(sink);
+  const mirror = await checkOrg(sink);
+  const projection = salesforce.projection === undefined ? [] : await checkProjection(sink);
+  const findings = [...mirror, ...projection];
   const orgId = sink.session.orgId();
   return {
     ...(key.ok ? {} : { platformError: key.message, platformFailure: key.notPlatform ? new ConfigError(key.message) : key.error }),
     org: { instanceUrl: sink.session.instanceUrl(), ...(orgId === undefined ? {} : { orgId }) },
     ...(profile ? { profile } : {}),
     findings,
-    actions: fixesFor(findings),
+    actions: [...fixesFor(mirror), ...projectionFixes(projection)],
     requests: { platform: 1 + probeRequests, salesforce: sink.calls().total },
   };
 }
@@ -236,10 +251,10 @@ export const requirePlatformApi = (platform: PlatformSettings): Promise<void> =>
 export const probePlatformApi = (platform: PlatformSettings): Promise<PlatformCheck> => checkPlatform(platform, { retries: 2, rateLimitRetries: 0 });
 
 /** `schema --out`: the metadata of the eight objects and the permission set, as bare source under a folder. */
-export const writeSchemaSource = (outDir: string): Promise<WrittenSource> => exportSource(outDir);
+export const writeSchemaSource = (outDir: string, projection?: 'npc'): Promise<WrittenSource> => exportSource(outDir, projection);
 
 /** `schema --project`: a complete SFDX project, sourceApiVersion = the configured API version. */
-export const writeSchemaProject = (dir: string, apiVersion: string): Promise<WrittenSource> => exportProject(dir, apiVersion);
+export const writeSchemaProject = (dir: string, apiVersion: string, projection?: 'npc'): Promise<WrittenSource> => exportProject(dir, apiVersion, projection);
 
 export type { OrgIdentity, SyncEngine, WrittenSource };
 

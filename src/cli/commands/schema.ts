@@ -17,6 +17,7 @@ export function schemaCommand(program: Command, setExit: SetExit): void {
       'write a complete SFDX project (sfdx-project.json with sourceApiVersion = SF_API_VERSION, source under force-app/); a new or empty folder, or one written by this command before',
     )
     .option('--out <dir>', 'write bare SFDX source (objects/, permissionsets/) into a package directory of an existing project, e.g. force-app/main/default')
+    .option('--projection <model>', 'also the key fields the gift projection needs on the Nonprofit Cloud objects (npc), granted in the permission set')
     .addHelpText(
       'after',
       helpAfter({
@@ -24,18 +25,20 @@ export function schemaCommand(program: Command, setExit: SetExit): void {
           'svc-sync schema --project svc-org && cd svc-org && sf project deploy start \\',
           '  && sf org assign permset --name Svc_Sync_Integration',
           'svc-sync schema --out force-app/main/default   # into your own project',
+          'svc-sync schema --project svc-org --projection npc   # + gift keys',
         ],
       }),
     );
-  optionRules(cmd, [{ kind: 'excludes', flag: '--project', other: '--out', actions: HELP }]).action((opts: { project?: string; out?: string }, c: Command) => {
+  optionRules(cmd, [{ kind: 'excludes', flag: '--project', other: '--out', actions: HELP }]).action((opts: { project?: string; out?: string; projection?: string }, c: Command) => {
     const { project, out } = opts;
     if (project === undefined && out === undefined) throw new ConfigError('give --project DIR (a complete SFDX project) or --out DIR (bare source for a project you have)', HELP);
+    const projection = projectionModel(opts.projection);
     return runCommand(
       c,
       setExit,
       async (ctx) => {
         // The project's sourceApiVersion follows SF_API_VERSION (flag, environment or config file).
-        const written: WrittenSource = project !== undefined ? await writeSchemaProject(project, apiVersionSetting(ctx.raw)) : await writeSchemaSource(out as string);
+        const written: WrittenSource = project !== undefined ? await writeSchemaProject(project, apiVersionSetting(ctx.raw), projection) : await writeSchemaSource(out as string, projection);
         const { dir, sourceDir, files, objects, permissionSet, projectFile, apiVersion, next } = written;
         const where = project !== undefined ? { projectDir: dir, projectFile, apiVersion } : { outDir: dir };
         const place = projectFile ? `an SFDX project in ${dir} (sourceApiVersion ${apiVersion})` : dir;
@@ -51,4 +54,13 @@ export function schemaCommand(program: Command, setExit: SetExit): void {
       { readSettings: project !== undefined, connections: 'deployment' },
     );
   });
+}
+
+/** --projection: npc (Nonprofit Cloud); NPSP is a later slice, refused by name. */
+function projectionModel(v: string | undefined): 'npc' | undefined {
+  if (v === undefined) return undefined;
+  const m = v.trim().toLowerCase();
+  if (m === 'npc') return 'npc';
+  if (m === 'npsp') throw new ConfigError('--projection npsp: not supported yet (Nonprofit Cloud only); give --projection npc', HELP);
+  throw new ConfigError(`--projection ${JSON.stringify(v.slice(0, 40))}: must be npc`, HELP);
 }

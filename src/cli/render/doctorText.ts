@@ -14,7 +14,19 @@ interface DoctorFinding {
   expected: string;
   actual: string;
 }
-type DoctorProblem = 'missing_object' | 'hidden_fields' | 'missing_field' | 'not_editable' | 'wrong_type' | 'too_short' | 'too_small' | 'wrong_target' | 'not_external_id' | 'not_unique';
+type DoctorProblem =
+  | 'missing_object'
+  | 'hidden_fields'
+  | 'missing_field'
+  | 'not_editable'
+  | 'wrong_type'
+  | 'too_short'
+  | 'too_small'
+  | 'wrong_target'
+  | 'not_external_id'
+  | 'not_unique'
+  | 'missing_value'
+  | 'wrong_model';
 
 const TITLES: Record<DoctorProblem, string> = {
   missing_object: 'Objects missing from the org',
@@ -27,6 +39,8 @@ const TITLES: Record<DoctorProblem, string> = {
   wrong_target: 'Lookups to the wrong object',
   not_external_id: 'Fields that must be an external id',
   not_unique: 'Fields that must be unique',
+  missing_value: 'Picklist values or record types the gift projection needs',
+  wrong_model: 'No donation model to project into (SVC_PROJECTION)',
 };
 
 /** Problems listed as one line per object naming its fields; the others get a table. */
