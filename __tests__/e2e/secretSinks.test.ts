@@ -14,6 +14,10 @@ import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { cli, donationSynced, keyOf, removeDir, tempCwd, waitFor } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
+import { startHeld } from '../support/heldRun.js';
+
+/** The run's first Salesforce query or write: the run holds its lock there. */
+const FIRST_WORK = /^(GET \/services\/data\/v[\d.]+\/query|PATCH \/services\/data\/v[\d.]+\/composite\/sobjects\/)/;
 
 let stack: Stack;
 let cwd: string;
@@ -135,15 +139,21 @@ describe('row 10: no credentials kept in state files', () => {
       expect(viaEnv.code).toBe(0);
       const profile = path.join(dir, '.svc-sync', 'platform-profile.json');
       expect(fs.readFileSync(profile, 'utf8')).toContain(`"baseUrl": "${stack.env.SVC_API_URL}"`);
-      const viaFlag = await cli(stack, ['sync', '--api-url', withCreds], dir);
+      // The holder file names the run while it holds the lock (it is removed when the run ends):
+      // read while the run's first Salesforce request waits there.
+      const held = await startHeld(stack.salesforce, FIRST_WORK, ['sync', '--api-url', withCreds], dir, stack.env);
+      const holderFile = path.join(dir, '.svc-sync', 'run.lock.holder.json');
+      const holderText = fs.readFileSync(holderFile, 'utf8');
+      const holderMode = fs.statSync(holderFile).mode & 0o777;
+      held.release();
+      const viaFlag = await held.done;
       expect(viaFlag.code).toBe(0);
-      const holder = fs.readdirSync(path.join(dir, '.svc-sync')).find((f) => f.endsWith('holder.json'));
-      expect(holder).toBeDefined();
-      const holderText = fs.readFileSync(path.join(dir, '.svc-sync', holder ?? ''), 'utf8');
       expect(holderText).toContain('--api-url');
-      const all = [filesUnder(path.join(dir, '.svc-sync')), viaEnv.stdout, viaEnv.stderr, viaFlag.stdout, viaFlag.stderr].join('\n');
+      expect(fs.existsSync(holderFile)).toBe(false);
+      const all = [holderText, filesUnder(path.join(dir, '.svc-sync')), viaEnv.stdout, viaEnv.stderr, viaFlag.stdout, viaFlag.stderr].join('\n');
       expectNone(all, [password, key(), tokenSecret()]);
-      for (const file of [profile, path.join(dir, '.svc-sync', holder ?? '')]) expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      expect(holderMode).toBe(0o600);
+      expect(fs.statSync(profile).mode & 0o777).toBe(0o600);
     } finally {
       removeDir(dir);
     }
