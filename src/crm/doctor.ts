@@ -3,6 +3,7 @@
  * connected user sees it and reports what is missing or incompatible (types, lengths, precision, lookup targets,
  * SvcId__c as external id) and what that user cannot write (field-level security).
  */
+import type { DoctorFinding, DoctorProblem } from '../model/doctorFinding.js';
 import { KEY_FIELD } from '../model/refs.js';
 import { NAME_FIELD, NAME_LENGTH, SCHEMAS } from '../mapping/schema.js';
 import type { FieldDescription, ObjectDescription } from './describe.js';
@@ -10,24 +11,6 @@ import { ASSIGN_PERMISSION_SET, PERMISSION_SET, takesFieldPermission } from './p
 import { LOG_SCHEMAS, type OrgFieldDef, type OrgFieldType } from './syncLogSchema.js';
 
 type FieldType = OrgFieldType;
-
-type DoctorProblem =
-  | 'missing_object'
-  | 'missing_field'
-  /** Every optional field of an object is invisible: not deployed, or hidden by field-level security. */
-  | 'hidden_fields'
-  /** The connected user may read the field but not create or update it. */
-  | 'not_editable'
-  | 'wrong_type'
-  | 'too_short'
-  | 'too_small'
-  | 'wrong_target'
-  | 'not_external_id'
-  | 'not_unique'
-  /** SVC_PROJECTION: a picklist value or record type the projection sends is not active. */
-  | 'missing_value'
-  /** SVC_PROJECTION: the org has no Nonprofit Cloud, or NPSP next to it. */
-  | 'wrong_model';
 
 /** Problems the permission set may be the cure for. */
 const ACCESS_PROBLEMS: readonly DoctorProblem[] = ['missing_field', 'hidden_fields', 'not_editable'];
@@ -40,15 +23,6 @@ export function fixesFor(findings: readonly DoctorFinding[]): string[] {
   if (findings.some((f) => f.problem !== 'not_editable')) actions.push(`deploy the metadata: ${DEPLOY}`);
   if (findings.some((f) => ACCESS_PROBLEMS.includes(f.problem))) actions.push(`give the connected user access to the fields: ${ASSIGN_PERMISSION_SET}`);
   return actions;
-}
-
-export interface DoctorFinding {
-  object: string;
-  field?: string;
-  problem: DoctorProblem;
-  expected: string;
-  actual: string;
-  message: string;
 }
 
 /** Anything that can describe an object: SalesforceSink has this method. */

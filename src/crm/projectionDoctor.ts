@@ -5,7 +5,7 @@
  * also has NPSP, is no target: `modelProblem` says so, and sync refuses before writing anything.
  */
 import { NPC_KEY_FIELDS } from '../mapping/gifts/keyFields.js';
-import type { DoctorFinding } from './doctor.js';
+import type { DoctorFinding } from '../model/doctorFinding.js';
 import type { ObjectDescription } from './describe.js';
 
 interface Describer {

@@ -4,7 +4,8 @@
  */
 import { ConfigError, describeError } from '../model/errors.js';
 import type { PlatformSettings, SalesforceSettings, Settings } from '../config/settings.js';
-import { checkOrg, fixesFor, type DoctorFinding } from '../crm/doctor.js';
+import { checkOrg, fixesFor } from '../crm/doctor.js';
+import type { DoctorFinding } from '../model/doctorFinding.js';
 import { checkProjection, projectionFixes } from '../crm/projectionDoctor.js';
 import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProject.js';
 import { SalesforceSink, type OrgIdentity } from '../crm/sink.js';

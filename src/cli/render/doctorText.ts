@@ -3,30 +3,9 @@
  * object for fields that are missing, hidden or read-only (159 findings read in a screen, not
  * 647 lines), and a compact table for the few type mismatches. --json keeps every finding.
  */
+import type { DoctorFinding, DoctorProblem } from '../../model/doctorFinding.js';
 import { cutCell, grid } from './grid.js';
 import { wrap } from './text.js';
-
-/** What doctor finds (crm/doctor.ts's DoctorFinding, as sync/compose.ts hands it on; cli/ may not import crm/). */
-interface DoctorFinding {
-  object: string;
-  field?: string;
-  problem: string;
-  expected: string;
-  actual: string;
-}
-type DoctorProblem =
-  | 'missing_object'
-  | 'hidden_fields'
-  | 'missing_field'
-  | 'not_editable'
-  | 'wrong_type'
-  | 'too_short'
-  | 'too_small'
-  | 'wrong_target'
-  | 'not_external_id'
-  | 'not_unique'
-  | 'missing_value'
-  | 'wrong_model';
 
 const TITLES: Record<DoctorProblem, string> = {
   missing_object: 'Objects missing from the org',
