@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../model/errors.js';
+import { writePrivateFile } from '../model/privateFile.js';
 
 const ORG_FILE = 'org.json';
 
@@ -75,14 +76,10 @@ function orgRecordOf(data: unknown): OrgRecord | undefined {
  * written fails a run where its progress is saved, not here: a read-only `audit` or `doctor` goes on.
  */
 function writeOrgRecord(stateDir: string, record: OrgRecord): void {
-  const file = orgFileOf(stateDir);
-  const tmp = `${file}.${process.pid}.tmp`;
   try {
-    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    fs.writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`);
-    fs.renameSync(tmp, file);
+    writePrivateFile(orgFileOf(stateDir), `${JSON.stringify(record, null, 2)}\n`);
   } catch {
-    fs.rmSync(tmp, { force: true });
+    // Said where it matters: the run that saves its progress there fails on the folder.
   }
 }
 

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SyncEngine } from './engine.js';
 import { keyFor } from '../model/refs.js';
+import { writePrivateFile } from '../model/privateFile.js';
 
 const OWNERS_FILE = 'owners.json';
 
@@ -69,15 +70,12 @@ export class OwnerIds {
   save(): void {
     if (this.file === undefined || this.pending.size === 0) return;
     this.refresh();
-    const tmp = `${this.file}.${process.pid}.tmp`;
     try {
-      fs.mkdirSync(path.dirname(this.file), { recursive: true });
-      fs.writeFileSync(tmp, JSON.stringify({ owners: Object.fromEntries(this.ids) }), { mode: 0o600 });
-      fs.renameSync(tmp, this.file);
+      writePrivateFile(this.file, JSON.stringify({ owners: Object.fromEntries(this.ids) }));
       this.pending.clear();
       this.readAt = mtimeOf(this.file);
     } catch {
-      fs.rmSync(tmp, { force: true });
+      // Kept pending: the next save tries again.
     }
   }
 }

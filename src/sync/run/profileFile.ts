@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { oneLine } from '../../config/echo.js';
 import type { CollectionProfile, PlatformProfile } from '../../model/platformProfile.js';
+import { writePrivateFile } from '../../model/privateFile.js';
 
 const PROFILE_FILE = 'platform-profile.json';
 
@@ -92,11 +93,7 @@ export function readProfile(file: string): ProfileRead {
 /** Written atomically (temp file, then rename); a failure to write is not worth failing a run for. */
 export function writeProfile(file: string, profile: PlatformProfile): boolean {
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    // Owner-only, as every state file: what a run learned is nobody else's to read or change.
-    fs.writeFileSync(tmp, `${JSON.stringify(profile, null, 2)}\n`, { mode: 0o600 });
-    fs.renameSync(tmp, file);
+    writePrivateFile(file, `${JSON.stringify(profile, null, 2)}\n`);
     return true;
   } catch {
     return false;

@@ -13,6 +13,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { openSqlite, sqliteCode } from '../../model/sqlite.js';
 import { ConfigError, InterruptedError, RunLockedError } from '../../model/errors.js';
 import { sleep } from '../../model/sleep.js';
+import { writePrivateFile } from '../../model/privateFile.js';
 
 interface RunHolder {
   pid: number;
@@ -124,11 +125,9 @@ export async function acquireRunLock(stateDir: string, opts: LockOptions): Promi
 
 function holding(file: string, db: DatabaseSync, command: string): RunLock {
   const holder: RunHolder = { pid: process.pid, startedAt: new Date().toISOString(), command };
-  const tmp = `${holderFile(file)}.${process.pid}.tmp`;
   try {
     // The command line comes masked (no secret, no URL credentials); owner-only all the same.
-    fs.writeFileSync(tmp, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
-    fs.renameSync(tmp, holderFile(file));
+    writePrivateFile(holderFile(file), `${JSON.stringify(holder)}\n`);
   } catch {
     // The lock holds without it; a waiting run then says "details not written yet".
   }

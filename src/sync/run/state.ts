@@ -4,9 +4,9 @@
  * completed watermark.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { echo } from '../../config/echo.js';
 import { ConfigError } from '../../model/errors.js';
+import { writePrivateFile } from '../../model/privateFile.js';
 import { OBJECT_TYPES, type ObjectRef, type SyncableType } from '../../model/objects.js';
 import { parsePositiveId, refOfKey } from '../../model/refs.js';
 
@@ -73,16 +73,7 @@ export class StateFile {
   }
 
   write(state: SyncState): void {
-    fs.mkdirSync(path.dirname(path.resolve(this.file)), { recursive: true });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    const fd = fs.openSync(tmp, 'w', 0o600);
-    try {
-      fs.writeSync(fd, `${JSON.stringify(state, null, 2)}\n`);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, this.file);
+    writePrivateFile(this.file, `${JSON.stringify(state, null, 2)}\n`, { fsync: true });
   }
 }
 
