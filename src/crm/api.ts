@@ -41,7 +41,7 @@ function kindOf(url: string): Kind {
   const path = url.split('?')[0];
   // Bulk API 2.0 first: /jobs/query/... would otherwise count as a REST query.
   if (path.includes('/jobs/ingest') || path.includes('/jobs/query')) return 'bulk';
-  if (/\/query(\/|$)/.test(path)) return 'query';
+  if (/\/query(All)?(\/|$)/.test(path)) return 'query';
   if (path.includes('/composite/sobjects')) return 'collections';
   if (path.endsWith('/describe')) return 'describe';
   return 'other';

@@ -52,14 +52,26 @@ function jsonOf(object: string, r: CrmRecord): Record<string, unknown> {
   return out;
 }
 
-/** `keyField`: the external id to upsert on (SvcId__c; the sync log's objects have their own). */
-export async function upsertViaCollections(
-  api: SalesforceApi,
-  object: string,
-  records: CrmRecord[],
-  onStep?: (step: WriteStep) => void,
-  keyField: string = KEY_FIELD,
-): Promise<Map<string, UpsertOutcome>> {
+/** `keyField`: the external id to upsert on (SvcId__c; the sync log's and the gift projection's objects have their own). */
+export function upsertViaCollections(api: SalesforceApi, object: string, records: CrmRecord[], onStep?: (step: WriteStep) => void, keyField: string = KEY_FIELD): Promise<Map<string, UpsertOutcome>> {
+  return saveViaCollections(api, { method: 'PATCH', url: `/composite/sobjects/${object}/${keyField}`, object, keyField }, records, onStep);
+}
+
+/** Updates records by their Id (PATCH /composite/sobjects): outcomes keyed by Id. */
+export function updateViaCollections(api: SalesforceApi, object: string, records: Array<CrmRecord & { Id: string }>): Promise<Map<string, UpsertOutcome>> {
+  return saveViaCollections(api, { method: 'PATCH', url: '/composite/sobjects', object, keyField: 'Id' }, records);
+}
+
+interface SaveCall {
+  method: 'PATCH';
+  url: string;
+  object: string;
+  /** The field that names a record in the outcomes (the external id, or Id for an update). */
+  keyField: string;
+}
+
+async function saveViaCollections(api: SalesforceApi, call: SaveCall, records: CrmRecord[], onStep?: (step: WriteStep) => void): Promise<Map<string, UpsertOutcome>> {
+  const { object, keyField } = call;
   const recordKey = (r: CrmRecord): string => String(r[keyField]);
   const outcomes = new Map<string, UpsertOutcome>();
   const duplicateRetried = new Set<string>();
@@ -72,11 +84,7 @@ export async function upsertViaCollections(
       onStep?.({ via: 'collections', batch: i + 1, batches: parts.length });
       let results: SaveResult[];
       try {
-        results = await api.call<SaveResult[]>({
-          method: 'PATCH',
-          url: `/composite/sobjects/${object}/${keyField}`,
-          body: { allOrNone: false, records: part.map((r) => jsonOf(object, r)) },
-        });
+        results = await api.call<SaveResult[]>({ method: call.method, url: call.url, body: { allOrNone: false, records: part.map((r) => jsonOf(object, r)) } });
       } catch (err) {
         const e = toSalesforceError(err);
         if (isFatal(e)) throw e;

@@ -20,9 +20,10 @@ export function queryUrlPrefix(api: SalesforceApi): string {
   return `${c.instanceUrl}/services/data/v${c.version}/query?q=`;
 }
 
-export async function queryAll(api: SalesforceApi, soql: string): Promise<QueryRow[]> {
+/** `endpoint` queryAll also returns deleted rows (a merged Account with its MasterRecordId). */
+export async function queryAll(api: SalesforceApi, soql: string, endpoint: 'query' | 'queryAll' = 'query'): Promise<QueryRow[]> {
   const rows: QueryRow[] = [];
-  let page = await api.call<QueryPage>({ method: 'GET', url: `/query?q=${encodeSoql(soql)}` });
+  let page = await api.call<QueryPage>({ method: 'GET', url: `/${endpoint}?q=${encodeSoql(soql)}` });
   for (;;) {
     for (const r of page.records) {
       const { attributes: _attributes, ...fields } = r;

@@ -20,6 +20,7 @@ import type { CrmCallCounts, CrmRecord, DeleteOutcome, StoredRecord, UpsertOutco
 import type { AuditSink } from '../model/ports.js';
 import type { WriteStep } from '../model/outcomes.js';
 import { describeObject, type ObjectDescription } from './describe.js';
+import { SalesforceGiftSink } from './giftSink.js';
 
 /** The org a run acts on, as its login found it. */
 export interface OrgIdentity {
@@ -149,6 +150,11 @@ export class SalesforceSink implements AuditSink {
     if (unique.length === 0) return [];
     const outcomes = unique.length > this.options.bulkThreshold ? await deleteViaBulk(this.api, object, unique, this.bulkOptions) : await deleteViaCollections(this.api, unique);
     return unique.map((id) => outcomes.get(id) ?? { id, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
+  }
+
+  /** The gift projection's side of this connection (its calls count with the mirror's). */
+  gifts(): SalesforceGiftSink {
+    return new SalesforceGiftSink(this.api);
   }
 
   /** Describes an object for `doctor`; undefined when the org does not have it. */

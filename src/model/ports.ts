@@ -97,3 +97,23 @@ export interface AuditSink extends CrmSink {
   /** Deletes by Salesforce Id in batches; one outcome per distinct Id. */
   deleteByIds(object: SObjectName, ids: string[]): Promise<DeleteOutcome[]>;
 }
+
+/** The Nonprofit Cloud objects the gift projection writes (PROJECTION.md §0). */
+export type GiftObject = 'Account' | 'Campaign' | 'GiftTransaction' | 'GiftSoftCredit' | 'GiftRefund';
+
+/**
+ * What the gift projection needs of Salesforce (PROJECTION.md §6.2): upserts on each object's own
+ * key field, updates by Id (claims, filled blanks), deletes, and SOQL reads. Every write goes in
+ * sObject Collections of 200; each call counts in `calls()` with the mirror's.
+ */
+export interface GiftSink {
+  /** Upserts on `keyField` (an external id); one outcome per distinct key, keyed by its value. */
+  upsertOn(object: GiftObject, keyField: string, records: CrmRecord[]): Promise<UpsertOutcome[]>;
+  /** Updates records by their `Id`; one outcome per record, keyed by its Id. */
+  updateByIds(object: GiftObject, records: Array<CrmRecord & { Id: string }>): Promise<UpsertOutcome[]>;
+  /** Deletes by Id; one outcome per distinct Id. */
+  deleteByIds(object: GiftObject, ids: string[]): Promise<DeleteOutcome[]>;
+  /** A SOQL query, every page. `withDeleted`: /queryAll, which also returns deleted rows (a merged loser and its MasterRecordId). */
+  query(soql: string, withDeleted?: boolean): Promise<CrmRecord[]>;
+  calls(): CrmCallCounts;
+}

@@ -1,0 +1,53 @@
+/**
+ * The gift projection's Salesforce port on the real client against the NPC emulator: upserts on
+ * each object's own key, updates by Id, and queryAll that shows a merged loser.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { Emulator } from '../../fixtures/salesforce/emulator.js';
+import { setup } from './helpers.js';
+
+let emu: Emulator | undefined;
+afterEach(async () => {
+  await emu?.close();
+  emu = undefined;
+});
+
+describe('SalesforceGiftSink', () => {
+  it('upserts on the key field, updates by Id, reads, and counts every call', async () => {
+    const s = await setup({ npc: true });
+    emu = s.emu;
+    const gifts = s.sink.gifts();
+    const person = s.emu.npc?.recordTypeId('PersonAccount') ?? '';
+    const before = gifts.calls().total;
+    const [created] = await gifts.upsertOn('Account', 'SvcDonorKey__c', [{ SvcDonorKey__c: 'P:j@x.nl:doe:john', RecordTypeId: person, LastName: 'Doe' }]);
+    expect(created).toMatchObject({ key: 'P:j@x.nl:doe:john', status: 'created' });
+    const id = created?.status === 'created' ? created.id : '';
+    const [updated] = await gifts.updateByIds('Account', [{ Id: id, Phone: '0612345678' }]);
+    expect(updated).toMatchObject({ key: id, status: 'updated', id });
+    const rows = await gifts.query(`SELECT Id, Phone, LastName FROM Account WHERE SvcDonorKey__c = 'P:j@x.nl:doe:john'`);
+    expect(rows).toEqual([expect.objectContaining({ Id: id, Phone: '0612345678', LastName: 'Doe' })]);
+    expect(gifts.calls().total - before).toBe(3);
+  });
+
+  it('reports a refused update per record', async () => {
+    const s = await setup({ npc: true });
+    emu = s.emu;
+    const gifts = s.sink.gifts();
+    const id = s.emu.npc?.seed('Account', { Name: 'Acme' }) ?? '';
+    const [refused] = await gifts.updateByIds('Account', [{ Id: id, NoSuchField__c: 'x' }]);
+    expect(refused).toMatchObject({ key: id, status: 'failed' });
+    expect(await gifts.query(`SELECT Id, Name FROM Account WHERE Id = '${id}'`)).toEqual([expect.objectContaining({ Name: 'Acme' })]);
+  });
+
+  it('finds a merged loser and its survivor only through queryAll', async () => {
+    const s = await setup({ npc: true });
+    emu = s.emu;
+    const gifts = s.sink.gifts();
+    const survivor = s.emu.npc?.seed('Account', { Name: 'Survivor' }) ?? '';
+    const loser = s.emu.npc?.seed('Account', { Name: 'Loser', SvcDonorKey__c: 'O:loser' }) ?? '';
+    s.emu.npc?.merge(survivor, loser);
+    const soql = `SELECT Id, IsDeleted, MasterRecordId FROM Account WHERE SvcDonorKey__c = 'O:loser'`;
+    expect(await gifts.query(soql)).toEqual([]);
+    expect(await gifts.query(soql, true)).toEqual([expect.objectContaining({ Id: loser, IsDeleted: true, MasterRecordId: survivor })]);
+  });
+});
