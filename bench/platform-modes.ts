@@ -21,10 +21,11 @@ import type { SiteOptions } from '../fixtures/platform/site.js';
 import { runCli, type CliResult } from '../fixtures/cli.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { cheapestPlan, COLLECTIONS, learningRequests } from '../fixtures/platform/cheapestPlan.js';
+import { defaultSite } from './sites.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.resolve(HERE, '..', '..', 'bin', 'svc-sync.js');
-const SITE: SiteOptions = { seed: 42, segments: 3, projectsPerSegment: 4, teamsPerProject: 3, companiesPerProject: 2, actionsPerParent: 4, donations: 5_000, newsletterSubscriptions: 200 };
+const SITE: SiteOptions = defaultSite(5_000);
 interface Mode {
   name: string;
   behaviour: FakePlatformBehaviour;

@@ -8,6 +8,7 @@ import { createPlatformSource } from '../src/platform/source.js';
 import type { PlatformSettings } from '../src/config/settings.js';
 import { startFakePlatform } from '../fixtures/platform/server.js';
 import { generateSite } from '../fixtures/platform/site.js';
+import { defaultSite } from './sites.js';
 
 const API_KEY = 'bench-key';
 
@@ -21,7 +22,7 @@ interface Row {
 }
 
 async function main(): Promise<void> {
-  const site = generateSite({ seed: 42, segments: 3, projectsPerSegment: 4, teamsPerProject: 3, companiesPerProject: 2, actionsPerParent: 4, donations: 5_000, newsletterSubscriptions: 200 });
+  const site = generateSite(defaultSite(5_000));
   const fake = await startFakePlatform({ site, apiKey: API_KEY });
   const settings = (listIdsOnly: boolean): PlatformSettings => ({ apiUrl: fake.url, apiKey: API_KEY, concurrency: 4, timeoutMs: 10_000, listIdsOnly });
   const rows: Row[] = [];

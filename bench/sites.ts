@@ -3,6 +3,18 @@ import { prng, type SiteOptions } from '../fixtures/platform/site.js';
 import type { Stack } from '../fixtures/stack.js';
 import type { ResourceType } from '../src/model/apiRecords.js';
 
+/** The benches' default site: 3 segments, 12 projects, 36 teams, 24 companies, 288 pages, 200 subscriptions and `donations`. */
+export const defaultSite = (donations: number): SiteOptions => ({
+  seed: 42,
+  segments: 3,
+  projectsPerSegment: 4,
+  teamsPerProject: 3,
+  companiesPerProject: 2,
+  actionsPerParent: 4,
+  donations,
+  newsletterSubscriptions: 200,
+});
+
 /**
  * A site of about `size` records (questions, which ride inside actions, not counted): the shape of
  * bench/sync-full scaled up, so a larger site also has more projects, pages and people.

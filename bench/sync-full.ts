@@ -45,7 +45,7 @@ import { SYNC_ORDER } from '../src/model/objects.js';
 import { SyncEngine } from '../src/sync/engine.js';
 import type { PlatformRequestCounts } from '../src/model/ports.js';
 import { runCli } from '../fixtures/cli.js';
-import { siteFor } from './sites.js';
+import { defaultSite, siteFor } from './sites.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { generateSite, type Site, type SiteOptions } from '../fixtures/platform/site.js';
 
@@ -92,16 +92,7 @@ interface ServerCounts {
   sfBulk: number;
 }
 
-const SITE = (donations: number): SiteOptions => ({
-  seed: 42,
-  segments: 3,
-  projectsPerSegment: 4,
-  teamsPerProject: 3,
-  companiesPerProject: 2,
-  actionsPerParent: 4,
-  donations,
-  newsletterSubscriptions: 200,
-});
+const SITE = defaultSite;
 
 const OBJECTS: SObjectName[] = SCHEMAS.map((schema) => schema.apiName);
 

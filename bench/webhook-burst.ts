@@ -42,6 +42,7 @@ import { oneAtATimeCli } from './webhook-serve-cli.js';
 import type { SiteOptions } from '../fixtures/platform/site.js';
 import { keysRead } from '../src/mapping/keysRead.js';
 import type { PlatformProfile } from '../src/model/platformProfile.js';
+import { defaultSite } from './sites.js';
 
 /** `--one-at-a-time`: only part 3 (on a warm org of the same site), without the 2,000-event bursts. */
 const onlyOneAtATime = process.argv.includes('--one-at-a-time');
@@ -53,16 +54,7 @@ const [events = 2000, donations = 1000, concurrency = 32, siteDonations = 5000] 
   .map(Number);
 
 /** The site parts 2 and 3 run on. */
-const siteOf = (): SiteOptions => ({
-  seed: 42,
-  segments: 3,
-  projectsPerSegment: 4,
-  teamsPerProject: 3,
-  companiesPerProject: 2,
-  actionsPerParent: 4,
-  donations: siteDonations,
-  newsletterSubscriptions: 200,
-});
+const siteOf = (): SiteOptions => defaultSite(siteDonations);
 
 class CountingProcessor implements BatchProcessor {
   calls = 0;

@@ -30,6 +30,7 @@ import type { ApiDonation } from '../src/model/apiRecords.js';
 import { isoSeconds } from '../fixtures/platform/site.js';
 import { startStack } from '../fixtures/stack.js';
 import { batchLines, closeAgent, mirrorFirst, postEvent, quantile, seeded, sleep, startServe, verifyMirror } from './live.js';
+import { defaultSite } from './sites.js';
 
 interface Args {
   compression: number;
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
   const minutes = (realMs: number): string => (Number.isNaN(realMs) ? '-' : `${(toPlatform(realMs) / 60).toFixed(1)} min`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-sustained-'));
   const stack = await startStack({
-    site: { seed: 42, segments: 3, projectsPerSegment: 4, teamsPerProject: 3, companiesPerProject: 2, actionsPerParent: 4, donations: args.donations, newsletterSubscriptions: 200 },
+    site: defaultSite(args.donations),
     rateLimit: { perMinute: args.perMinute, perHour: args.perHour, windowMs: 60_000 / args.compression },
   });
   let stopServe: (() => Promise<number>) | undefined;

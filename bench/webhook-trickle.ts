@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startStack } from '../fixtures/stack.js';
 import { batchLines, closeAgent, mirrorFirst, postEvent, seeded, sleep, startServe, verifyMirror, type WebhookEvent } from './live.js';
+import { defaultSite } from './sites.js';
 
 interface Args {
   events: number;
@@ -56,7 +57,7 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-trickle-'));
   const stack = await startStack({
-    site: { seed: 42, segments: 3, projectsPerSegment: 4, teamsPerProject: 3, companiesPerProject: 2, actionsPerParent: 4, donations: args.donations, newsletterSubscriptions: 200 },
+    site: defaultSite(args.donations),
   });
   let serveStop: (() => Promise<number>) | undefined;
   try {

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../../fixtures/cli.js';
-import { startStack, type Stack } from '../../fixtures/stack.js';
+import type { Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
-import { cli, cliJson, donationSynced, expectEnvelope, expectFullMirror, expectedKeys, keyOf, recordCount, removeDir, tempCwd, totals, writeCalls } from './helpers.js';
+import { cli, cliJson, expectEnvelope, expectFullMirror, expectedKeys, keyOf, recordCount, removeDir, stackWithVictim, totals, writeCalls } from './helpers.js';
 
 describe('exit codes', () => {
   let stack: Stack;
@@ -13,11 +13,7 @@ describe('exit codes', () => {
   let victim: ApiDonation;
 
   beforeAll(async () => {
-    stack = await startStack({ site: { segments: 1, projectsPerSegment: 2, donations: 40, newsletterSubscriptions: 4 } });
-    cwd = tempCwd('exit');
-    const found = stack.platform.site.donation.find(donationSynced);
-    if (!found) throw new Error('no synced donation on the site');
-    victim = found;
+    ({ stack, cwd, victim } = await stackWithVictim('exit', { segments: 1, projectsPerSegment: 2, donations: 40, newsletterSubscriptions: 4 }));
   });
 
   afterAll(async () => {

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { packageRoot, runCli, type CliResult } from '../../fixtures/cli.js';
-import type { Site } from '../../fixtures/platform/site.js';
-import type { Stack } from '../../fixtures/stack.js';
+import type { Site, SiteOptions } from '../../fixtures/platform/site.js';
+import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { EmulatorRecord } from '../../fixtures/salesforce/emulator.js';
 import type { ApiDonation, ApiQuestion, ResourceType } from '../../src/model/apiRecords.js';
 
@@ -252,6 +252,23 @@ export function recordCount(stack: Stack): number {
 /** SPEC 1.1 donation filter. */
 export function donationSynced(d: ApiDonation): boolean {
   return ['paid', 'refunded', 'chargedback'].includes(d.payment_status ?? '') && Number(d.total_amount) !== 0;
+}
+
+/** A stack, a scratch folder and one donation the sync writes: the set-up of a file that attacks one record. */
+export interface VictimStack {
+  stack: Stack;
+  cwd: string;
+  victim: ApiDonation;
+}
+
+export async function stackWithVictim(label: string, site: SiteOptions): Promise<VictimStack> {
+  const stack = await startStack({ site });
+  const victim = stack.platform.site.donation.find(donationSynced);
+  if (!victim) {
+    await stack.close();
+    throw new Error('no synced donation on the site');
+  }
+  return { stack, cwd: tempCwd(label), victim };
 }
 
 /** SPEC 2.7 filter: a blank answer is skipped. */

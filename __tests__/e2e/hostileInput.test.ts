@@ -10,7 +10,7 @@ import path from 'node:path';
 import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
-import { cli, cliJson, donationSynced, keyOf, recordCount, removeDir, tempCwd, waitFor, writeCalls, unstamp } from './helpers.js';
+import { cli, cliJson, donationSynced, keyOf, recordCount, removeDir, stackWithVictim, tempCwd, waitFor, writeCalls, unstamp } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
 
 let stack: Stack;
@@ -18,11 +18,15 @@ let cwd: string;
 let victim: ApiDonation;
 
 beforeAll(async () => {
-  stack = await startStack({ site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, donations: 30, newsletterSubscriptions: 0 } });
-  cwd = tempCwd('hostile');
-  const found = stack.platform.site.donation.find(donationSynced);
-  if (!found) throw new Error('no synced donation on the site');
-  victim = found;
+  ({ stack, cwd, victim } = await stackWithVictim('hostile', {
+    segments: 1,
+    projectsPerSegment: 1,
+    teamsPerProject: 1,
+    companiesPerProject: 0,
+    actionsPerParent: 1,
+    donations: 30,
+    newsletterSubscriptions: 0,
+  }));
 });
 
 afterAll(async () => {

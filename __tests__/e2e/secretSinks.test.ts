@@ -10,9 +10,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
-import { startStack, type Stack } from '../../fixtures/stack.js';
+import type { Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
-import { cli, donationSynced, keyOf, removeDir, tempCwd, waitFor } from './helpers.js';
+import { cli, donationSynced, keyOf, removeDir, stackWithVictim, tempCwd, waitFor } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
 import { startHeld } from '../support/heldRun.js';
 
@@ -24,11 +24,15 @@ let cwd: string;
 let victim: ApiDonation;
 
 beforeAll(async () => {
-  stack = await startStack({ site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, donations: 12, newsletterSubscriptions: 0 } });
-  cwd = tempCwd('secret-sinks');
-  const found = stack.platform.site.donation.find(donationSynced);
-  if (!found) throw new Error('no synced donation on the site');
-  victim = found;
+  ({ stack, cwd, victim } = await stackWithVictim('secret-sinks', {
+    segments: 1,
+    projectsPerSegment: 1,
+    teamsPerProject: 1,
+    companiesPerProject: 0,
+    actionsPerParent: 1,
+    donations: 12,
+    newsletterSubscriptions: 0,
+  }));
 });
 
 afterAll(async () => {
