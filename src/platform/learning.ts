@@ -11,6 +11,8 @@ export interface LearnOptions {
   profile?: PlatformProfile | undefined;
   /** That profile was learned by this process (serve's earlier batch): its claims need no confirming. */
   learnedHere?: boolean | undefined;
+  /** Each collection has a verification budget of its own pages, not a share of the run's (doctor probes one page of each). */
+  sampleEach?: boolean | undefined;
   /** Told once per thing learned, as a line for a person. */
   onLearn?: ((text: string) => void) | undefined;
   /** What an incremental scan reads of a collection whose lists ignore updated_after (SVC_INCREMENTAL; default exact). */

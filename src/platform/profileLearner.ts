@@ -15,6 +15,8 @@ export class ProfileLearner implements ShapeHost {
   private readonly notes: string[] = [];
   /** Whether list records carry what by-id records carry: learned, or a saved claim confirmed, once a run. */
   private readonly shape: ListShape | undefined;
+  /** List pages read in this run (the verification budget is a share of them). */
+  private pages = 0;
 
   constructor(
     private readonly learn: LearnOptions,
@@ -29,7 +31,7 @@ export class ProfileLearner implements ShapeHost {
     const now = Date.now();
     const stale = (c: CollectionProfile): boolean => c.checkedAt === undefined || !(now - Date.parse(c.checkedAt) >= 0 && now - Date.parse(c.checkedAt) < CONFIRM_AGE_MS);
     const complete = saved ? Object.entries(this.profileValue.collections).flatMap(([path, c]) => (c.list === 'complete' && stale(c) ? [path] : [])) : [];
-    this.shape = learn.keysRead === undefined || listIdsOnly ? undefined : new ListShape(this, learn.keysRead, complete, learn.learnedHere !== true);
+    this.shape = learn.keysRead === undefined || listIdsOnly ? undefined : new ListShape(this, learn.keysRead, complete, learn.learnedHere !== true, learn.sampleEach === true);
   }
 
   /** What is known of the platform now (for the run state, doctor and the batch policy). */
@@ -55,6 +57,10 @@ export class ProfileLearner implements ShapeHost {
     if (this.notes.includes(text)) return;
     this.notes.push(text);
     this.learn.onLearn?.(text);
+  }
+
+  pagesRead(): number {
+    return this.pages;
   }
 
   /** Records per list page as this platform serves them (100 asked). */
@@ -84,6 +90,7 @@ export class ProfileLearner implements ShapeHost {
 
   /** What a list page shows: the page size served, filters ignored, the collection's size (unfiltered). */
   notePage<T extends ResourceType>(type: T, filter: ScanFilter, page: ListPage<ApiRecordOf[T]>): void {
+    this.pages++;
     this.notePageSize(type, page);
     this.noteFilters(type, filter, page);
     if (!filter.updatedAfter && !filter.createdAfter) this.collection(type).records = page.totalEntries;
@@ -169,8 +176,8 @@ export class ProfileLearner implements ShapeHost {
     );
   }
 
-  /** Looks at list records for the list pages' shape (see listShape.ts); `total`: the unfiltered list's size. */
-  learnListShape(type: ResourceType, listed: readonly ApiRecord[], byIdOf: (id: number) => Promise<ApiRecord | undefined>, total?: number): Promise<void> {
-    return this.shape?.look(type, listed, byIdOf, total) ?? Promise.resolve();
+  /** Looks at list records for the list pages' shape (see listShape.ts); `total`: the unfiltered list's size; `ahead`: pages the scan has still to read. */
+  learnListShape(type: ResourceType, listed: readonly ApiRecord[], byIdOf: (id: number) => Promise<ApiRecord | undefined>, total?: number, ahead = 0): Promise<void> {
+    return this.shape?.look(type, listed, byIdOf, total, ahead) ?? Promise.resolve();
   }
 }

@@ -186,7 +186,9 @@ export class PlatformSource implements RecordSource {
     }
     this.notePage(type, filter, first);
     let held = await this.spreadPages(type, filter, first, start);
-    await this.learnListShape(type, [first.records, ...[...held.values()].map((p) => p.records)].flat(), isUnfiltered(filter) ? first.totalEntries : undefined);
+    // The pages after the first count in the run's budget for samples now (held ones are not noted yet).
+    const listed = [first.records, ...[...held.values()].map((p) => p.records)].flat();
+    await this.learnListShape(type, listed, isUnfiltered(filter) ? first.totalEntries : undefined, Math.max(0, first.totalPages - start));
     const reread = this.learner.rereadSince(type) !== undefined;
     if (reread && (start > 1 || !isUnfiltered(filter))) {
       // Found partial just now, on a part of the list: the rest was taken from lists too.
@@ -313,7 +315,7 @@ export class PlatformSource implements RecordSource {
     if (page.perPage === this.pageSizeOf(type)) read.add(page.currentPage);
   }
 
-  private learnListShape<T extends ResourceType>(type: T, listed: ApiRecordOf[T][], total?: number): Promise<void> {
+  private learnListShape<T extends ResourceType>(type: T, listed: ApiRecordOf[T][], total?: number, ahead = 0): Promise<void> {
     return this.learner.learnListShape(
       type,
       listed,
@@ -322,6 +324,7 @@ export class PlatformSource implements RecordSource {
         return 'record' in outcome ? outcome.record : undefined;
       },
       total,
+      ahead,
     );
   }
 

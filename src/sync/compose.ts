@@ -215,7 +215,7 @@ export async function checkSetup(platform: PlatformSettings, salesforce: Salesfo
     // the list-shape evidence runs gathered is carried over (as from a profile a day old), not lost.
     const saved = learn.profileFile ? readProfile(learn.profileFile).profile : undefined;
     const carried = saved && Date.parse(saved.learnedAt) <= Date.now() ? { profile: { ...saved, learnedAt: new Date(0).toISOString() } } : {};
-    const source = createPlatformSource(platform, {}, { retries: 1, rateLimitRetries: 1, rateLimitPatienceMs: 0 }, { keysRead, ...carried });
+    const source = createPlatformSource(platform, {}, { retries: 1, rateLimitRetries: 1, rateLimitPatienceMs: 0 }, { keysRead, sampleEach: true, ...carried });
     for (const type of PROBED) await source.probe(type);
     profile = source.profile();
     probeRequests = source.requests().total;
