@@ -286,7 +286,8 @@ const ERROR_TABLE: readonly ErrorRule[] = [
     fatal: false,
     exit: EXIT.UNREACHABLE,
     actions: ['svc-sync doctor', 'run the same command again once Salesforce answers'],
-    describe: (m, e) => `Salesforce did not answer: ${m}${triedOf(e)}; check that it is up and that SF_INSTANCE_URL (or SF_LOGIN_URL) points at it`,
+    // The OAuth token request names its login URL: then that is the setting to check.
+    describe: (m, e) => `Salesforce did not answer: ${m}${triedOf(e)}; check that it is up and that ${m.startsWith('login URL ') ? 'SF_LOGIN_URL' : 'SF_INSTANCE_URL (or SF_LOGIN_URL)'} points at it`,
   },
   {
     // A field missing or hidden by field-level security: every retry fails the same way; doctor names the fix.
