@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, EXIT, InterruptedError } from '../../src/model/errors.js';
+import { ConfigError, EXIT, InterruptedError, OrgSetupError } from '../../src/model/errors.js';
 import { auditRunStatus, engineRunStatus } from '../../src/cli/runStatus.js';
 
 // README "Exit codes", decided from the facts of a run without running one.
@@ -30,6 +30,12 @@ describe('the exit code of sync, object and replay', () => {
     expect(engineRunStatus({ ...clean, stopped: fatal, written: 1 })).toBe(EXIT.PARTIAL);
     // An error that is not a configuration error never makes a stopped run look complete.
     expect(engineRunStatus({ ...clean, stopped: new Error('socket hang up') })).toBeGreaterThanOrEqual(EXIT.PARTIAL);
+  });
+
+  it('is 2 for a run stopped at an object the org refuses every write of, whatever it wrote before', () => {
+    const setup = new OrgSetupError('Svc_Donation__c', 'every write of Svc_Donation__c fails: Svc_Donation__c.Amount__c is read-only');
+    expect(engineRunStatus({ ...clean, stopped: setup, written: 91, failed: 92 })).toBe(EXIT.USAGE);
+    expect(engineRunStatus({ ...clean, stopped: setup })).toBe(EXIT.USAGE);
   });
 });
 

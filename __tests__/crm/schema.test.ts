@@ -3,7 +3,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Emulator } from '../../fixtures/salesforce/emulator.js';
-import { checkOrg, fixesFor } from '../../src/crm/doctor.js';
+import { checkOrg, everyWriteFails, fixesFor } from '../../src/crm/doctor.js';
 import { exportSource } from '../../src/crm/sfdxProject.js';
 import type { SalesforceSink } from '../../src/crm/sink.js';
 import { SCHEMAS } from '../../src/mapping/schema.js';
@@ -175,5 +175,25 @@ describe('doctor and field-level security', () => {
     ]);
     expect(findings[0].message).toMatch(/does not exist, or field-level security hides it from the connected user \(sf org assign permset --name Svc_Sync_Integration\)/);
     expect(findings[1].message).toMatch(/read-only for the connected user \(field-level security\): assign the permission set Svc_Sync_Integration/);
+  });
+
+  it("answers a run's question about one object with one describe call: only what fails every write", async () => {
+    await emu?.close();
+    const s = await setup();
+    emu = s.emu;
+    const describes = (): number => s.sink.calls().describe;
+    expect(await everyWriteFails(s.sink, 'Svc_Donation__c')).toBeUndefined();
+    expect(describes()).toBe(1);
+    // A field shorter than the schema fails long values only: not every write.
+    emu.alterField('Svc_Donation__c', 'Email__c', { type: { kind: 'text', length: 80 } });
+    expect(await everyWriteFails(s.sink, 'Svc_Donation__c')).toBeUndefined();
+    emu.setFieldAccess('Svc_Donation__c', 'Amount__c', 'read');
+    emu.setFieldAccess('Svc_Donation__c', 'Currency__c', 'read');
+    expect(await everyWriteFails(s.sink, 'Svc_Donation__c')).toEqual({
+      cause: expect.stringMatching(/^Svc_Donation__c\.Currency__c is read-only for the connected user \(field-level security\)/),
+      findings: 2,
+    });
+    expect(describes()).toBe(3);
+    expect(await everyWriteFails(s.sink, 'Svc_Project__c')).toBeUndefined();
   });
 });

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { ORG_ID, startSalesforceEmulator, type Emulator } from '../../fixtures/salesforce/emulator.js';
 import type { SalesforceSettings } from '../../src/config/settings.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
-import { ApiLimitError, InterruptedError, SalesforceAuthError } from '../../src/model/errors.js';
+import { ApiLimitError, InterruptedError, SalesforceAuthError, SalesforceError, describeError, exitCodeOf } from '../../src/model/errors.js';
 import { CLIENT, FAST, settingsFor } from './helpers.js';
 
 let emu: Emulator | undefined;
@@ -79,7 +79,7 @@ describe('the session check at the start of a run', () => {
 });
 
 describe('the OAuth token call', () => {
-  it('an unreachable login URL is named, with the network error', async () => {
+  it('an unreachable login URL is a host out of reach (exit 69), named with the network error and what was tried', async () => {
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
@@ -87,7 +87,12 @@ describe('the OAuth token call', () => {
     const url = `http://127.0.0.1:${port}`;
     const settings: SalesforceSettings = { apiVersion: '62.0', bulkThreshold: 2000, maxApiUsage: 0.9, login: { method: 'client_credentials', ...CLIENT, loginUrl: url } };
     const err = await SalesforceSink.connect(settings, FAST).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(SalesforceAuthError);
-    expect((err as Error).message).toBe(`cannot reach the Salesforce login URL ${url}/services/oauth2/token: connect ECONNREFUSED 127.0.0.1:${port}`);
+    expect(err).toBeInstanceOf(SalesforceError);
+    expect(err).not.toBeInstanceOf(SalesforceAuthError);
+    expect((err as SalesforceError).code).toBe('NETWORK_ERROR');
+    expect((err as Error).message).toBe(`login URL ${url}/services/oauth2/token: connect ECONNREFUSED 127.0.0.1:${port}`);
+    expect((err as SalesforceError).unanswered).toMatch(/^\(3 attempts over \d+\.\d s\)$/);
+    expect(exitCodeOf(err)).toBe(69);
+    expect(describeError(err)).toMatch(/^Salesforce did not answer: login URL .*ECONNREFUSED.* \(3 attempts over .*\); check that it is up and that SF_LOGIN_URL points at it$/);
   });
 });

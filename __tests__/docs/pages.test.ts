@@ -60,3 +60,15 @@ it('every relative link names a file of the repository, and an anchor of that pa
 it('README refers to no file outside the repository', () => {
   expect(read('README.md')).not.toMatch(/\.\.\/|\/work\/|SPEC\.md/);
 });
+
+/** "took 4 min 5 s on 2 cores (1,625 tests, Node 22)": every statement of the suite's figures on a page. */
+const suiteFigures = (page: string): string[] =>
+  [...read(page).replace(/\s+/g, ' ').matchAll(/\d+ min \d+ s on \d+ cores \([\d,]+ tests, Node \d+\)/g)].map((m) => m[0]);
+
+it('README and docs/development.md state the same suite figures (tests, time), each once', () => {
+  const readme = suiteFigures('README.md');
+  expect(readme).toHaveLength(1);
+  expect(suiteFigures('docs/development.md')).toEqual(readme);
+  // No other count of tests on either page, which a later run could leave stale.
+  for (const page of ['README.md', 'docs/development.md']) expect(read(page).replace(/\s+/g, ' ').match(/[\d,]+ tests\b/g)).toHaveLength(1);
+});

@@ -166,3 +166,34 @@ it('the demo: every line within 80 columns, and its last screen says what happen
   expect(lastScreen).toMatch(/npm run stack/);
   expect(lastScreen).toMatch(/docs\/administration\.md/);
 }, 90_000);
+
+describe('output a person reads after a command that succeeded', () => {
+  it('schema --project: within 80 columns, each next command on a line of its own, whole', async () => {
+    const res = await run(['schema', '--project', 'svc-org-for-an-eighty-column-terminal']);
+    expect(res.code).toBe(0);
+    expect(wide(res.stdout)).toEqual([]);
+    const lines = res.stdout.split('\n');
+    const next = lines.findIndex((l) => l.startsWith('next, in order'));
+    expect(lines.slice(next + 1, next + 4)).toEqual(['  cd svc-org-for-an-eighty-column-terminal', '  sf project deploy start', '  sf org assign permset --name Svc_Sync_Integration']);
+    const out = await run(['schema', '--out', path.join('svc-org-for-an-eighty-column-terminal', 'force-app', 'main', 'default')]);
+    expect(out.code).toBe(0);
+    expect(wide(out.stdout)).toEqual([]);
+  });
+
+  it('a dry run after changes on the platform, a record removed among them: within 80 columns', async () => {
+    const dir = tempCwd('eighty-dry');
+    try {
+      expect((await runCli(['sync', '--all'], { cwd: dir, env: stack.env })).code).toBe(0);
+      const [first, , , , last] = stack.platform.site.donation;
+      stack.platform.update('donation', first!.id, { message: 'A message changed on the platform, long enough to be cut in the diff' });
+      stack.platform.remove('donation', last!.id);
+      const res = await runCli(['--dry-run', 'sync', '--all'], { cwd: dir, env: { ...stack.env, ...AS_A_PERSON } });
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(/^Orphan candidates \(1\): /m);
+      expect(res.stdout).toMatch(/^Updates \(1\):/m);
+      expect(wide(res.stdout)).toEqual([]);
+    } finally {
+      removeDir(dir);
+    }
+  });
+});

@@ -1,6 +1,8 @@
 /** Exit codes of the built CLI: 0 all done, 1 some records failed (the rest written), 2 usage or configuration, nothing written. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { packageRoot } from '../../fixtures/cli.js';
 import type { Stack } from '../../fixtures/stack.js';
@@ -113,6 +115,31 @@ describe('exit codes', () => {
       const body = JSON.parse(json.stdout) as { status: number; message: string };
       expect(body.status).toBe(2);
       expect(body.message).toMatch(/401/);
+      expectNothingWritten();
+    });
+  });
+
+  describe('69: an OAuth login URL nothing answers', () => {
+    it.each([
+      ['client credentials', {}],
+      ['username and password', { SF_USERNAME: 'integration@example.org', SF_PASSWORD: 'pw-0123456789' }],
+    ])('%s: exit 69, one line naming the host, the attempts and the setting to check', async (_flow, extra) => {
+      const closed = http.createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const { port } = closed.address() as AddressInfo;
+      await new Promise((resolve) => closed.close(resolve));
+      const { SF_INSTANCE_URL: _url, SF_ACCESS_TOKEN: _token, ...platform } = stack.env;
+      const env = { ...platform, SF_LOGIN_URL: `http://127.0.0.1:${port}`, SF_CLIENT_ID: 'client-id-of-the-app', SF_CLIENT_SECRET: 'client-secret-0123456789', ...extra };
+      const res = await cli(stack, ['sync', '--all'], cwd, undefined, env);
+      expect(res.code).toBe(69);
+      const lines = res.stderr.split('\n').filter((l) => l !== '');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        new RegExp(
+          `Salesforce did not answer: login URL http://127\\.0\\.0\\.1:${port}/services/oauth2/token: .*ECONNREFUSED.* \\(3 attempts over \\d+\\.\\d s\\); check that it is up and that SF_LOGIN_URL points at it`,
+        ),
+      );
+      expect(res.stderr).not.toContain('client-secret-0123456789');
       expectNothingWritten();
     });
   });

@@ -213,7 +213,10 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
   const closing = `exit ${status}: ${why.join('; ')}; next: ${fix}`;
   const facts = { globals, status, stopped, closing, warningsBefore: run.warningsBefore ?? [] };
   // The log in the org gets the summary as the terminal shows it, before its own calls are made.
-  const salesforceLog = await logEngineRun(ran, { command: run.command, startedAt, status, stopped, report, summary: () => renderRun(resultNow(), report, facts).text, redact: ctx.out.redact });
+  // A run an error stopped says why first: the report alone would not.
+  const stopLine = stopped === undefined || stopped instanceof InterruptedError ? [] : [`exit ${status}: ${oneLine(describeError(stopped, ctx.out.redact), 1000)}`];
+  const summary = (): string => [...stopLine, renderRun(resultNow(), report, facts).text].join('\n');
+  const salesforceLog = await logEngineRun(ran, { command: run.command, startedAt, status, stopped, report, summary, redact: ctx.out.redact });
   const result = resultNow();
   if (salesforceLog !== undefined) result.salesforceLog = salesforceLog;
   const rendered = renderRun(result, report, facts);

@@ -112,7 +112,8 @@ function render<T>(out: Output, r: CommandResult<T>): ExitCode {
 function closingLine(r: Pick<CommandResult<unknown>, 'status' | 'stopped' | 'closing'>, redact: (text: string) => string): string {
   if (r.stopped === undefined) return r.closing ?? `exit ${r.status}`;
   const next = actionsOf(r.stopped)[0];
-  const message = oneLine(describeError(r.stopped, redact), 300);
+  // As long as the same line without --json (render): a long cause keeps its next command whole.
+  const message = oneLine(describeError(r.stopped, redact), 1000);
   // A stop's message names its resume command already ("resume with: ..."): said once.
   return `exit ${r.status}: ${message}${next === undefined || message.includes(redact(next)) ? '' : `; next: ${redact(next)}`}`;
 }

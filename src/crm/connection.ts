@@ -12,7 +12,8 @@ import type * as JsforceCore from 'jsforce/core';
 import { lazyModule } from '../model/lazyModule.js';
 import type { SalesforceLogin, SalesforceSettings } from '../config/settings.js';
 import { PassThrough } from 'node:stream';
-import { InterruptedError, ProxyError, RedirectError, SalesforceAuthError } from '../model/errors.js';
+import { InterruptedError, ProxyError, RedirectError, SalesforceAuthError, SalesforceError } from '../model/errors.js';
+import { sleep } from '../model/sleep.js';
 import { signJwtAssertion } from './jwt.js';
 import { plainRequest, type PlainAnswer } from '../model/plainHttp.js';
 
@@ -99,26 +100,47 @@ function graceAfter(stop: AbortSignal | undefined): { signal?: AbortSignal; disp
 /** Whether an error must pass every wrapper unchanged: it says what to fix, or that the run was stopped. */
 export const passesThrough = (err: unknown): boolean => err instanceof RedirectError || err instanceof ProxyError || err instanceof InterruptedError;
 
+/** Token requests that got no answer at all are tried this often, the first included (Salesforce's own calls: api.ts). */
+const LOGIN_ATTEMPTS = 3;
+const LOGIN_BACKOFF_MS = 500;
+
+/**
+ * The token request, sent again when nothing answered (a refused connection, a dropped one): a
+ * login URL that stays silent is a host out of reach (exit 69), named with what was tried, not a
+ * refused login. A request that ran into its timeout is not sent again: its wait was bound enough.
+ */
+async function postToken(url: string, form: string, bounds: Bounds): Promise<PlainAnswer> {
+  const began = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    const grace = graceAfter(bounds.stop);
+    try {
+      return await plainRequest(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: form,
+        timeoutMs: bounds.timeoutMs,
+        signal: grace.signal,
+      });
+    } catch (err) {
+      if (passesThrough(err)) throw err;
+      const timedOut = (err as { code?: unknown }).code === 'ETIMEDOUT';
+      if (attempt >= LOGIN_ATTEMPTS || timedOut || bounds.stop?.aborted === true) {
+        const e = new SalesforceError('NETWORK_ERROR', `login URL ${url}: ${(err as Error).message}`);
+        const ms = Date.now() - began;
+        e.unanswered = attempt === 1 ? '(1 attempt)' : `(${attempt} attempts over ${(ms / 1000).toFixed(1)} s)`;
+        throw e;
+      }
+    } finally {
+      grace.dispose();
+    }
+    await sleep(LOGIN_BACKOFF_MS * 2 ** (attempt - 1));
+  }
+}
+
 /** Posts one OAuth token request. Error text comes from Salesforce's error fields, never from our parameters. */
 async function requestToken(loginUrl: string, params: Record<string, string>, bounds: Bounds): Promise<TokenResponse> {
   const url = `${loginUrl.replace(/\/+$/, '')}/services/oauth2/token`;
-  let res: PlainAnswer;
-  const grace = graceAfter(bounds.stop);
-  try {
-    const form = new URLSearchParams(params).toString();
-    res = await plainRequest(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: form,
-      timeoutMs: bounds.timeoutMs,
-      signal: grace.signal,
-    });
-  } catch (err) {
-    if (passesThrough(err)) throw err;
-    throw new SalesforceAuthError(`cannot reach the Salesforce login URL ${url}: ${(err as Error).message}`);
-  } finally {
-    grace.dispose();
-  }
+  const res = await postToken(url, new URLSearchParams(params).toString(), bounds);
   const text = res.body;
   const ok = res.status >= 200 && res.status < 300;
   let body: Partial<TokenResponse & { error: string; error_description: string }> = {};

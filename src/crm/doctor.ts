@@ -4,6 +4,7 @@
  * SvcId__c as external id) and what that user cannot write (field-level security).
  */
 import type { DoctorFinding, DoctorProblem } from '../model/doctorFinding.js';
+import type { SetupProblem } from '../model/ports.js';
 import { KEY_FIELD } from '../model/refs.js';
 import { NAME_FIELD, NAME_LENGTH, SCHEMAS } from '../mapping/schema.js';
 import type { FieldDescription, ObjectDescription } from './describe.js';
@@ -134,44 +135,64 @@ const CHECKED: ReadonlyArray<{ apiName: string; label: string; fields: readonly 
 
 export async function checkOrg(org: Describer): Promise<DoctorFinding[]> {
   const findings: DoctorFinding[] = [];
-  for (const s of CHECKED) {
-    const d = await org.describe(s.apiName);
-    if (!d) {
-      findings.push({
+  for (const s of CHECKED) findings.push(...(await checkObject(org, s)));
+  return findings;
+}
+
+/** Problems that fail every write of the object, whatever the record holds. */
+const EVERY_WRITE: readonly DoctorProblem[] = ['missing_object', 'missing_field', 'hidden_fields', 'not_editable'];
+
+/**
+ * doctor's checks of one object (one describe call), kept to what makes every write of it fail:
+ * a run whose whole batch failed asks, and stops when they confirm it (sync/writer.ts).
+ */
+export async function everyWriteFails(org: Describer, object: string): Promise<SetupProblem | undefined> {
+  const s = CHECKED.find((c) => c.apiName === object);
+  if (s === undefined) return undefined;
+  const blocking = (await checkObject(org, s)).filter((f) => EVERY_WRITE.includes(f.problem) || (f.problem === 'not_external_id' && f.field === KEY_FIELD));
+  const first = blocking[0];
+  return first === undefined ? undefined : { cause: first.message, findings: blocking.length };
+}
+
+async function checkObject(org: Describer, s: (typeof CHECKED)[number]): Promise<DoctorFinding[]> {
+  const d = await org.describe(s.apiName);
+  if (!d) {
+    return [
+      {
         object: s.apiName,
         problem: 'missing_object',
         expected: s.label,
         actual: 'absent',
         message: `object ${s.apiName} does not exist in the org (deploy the output of \`svc-sync schema\`)`,
-      });
-      continue;
-    }
-    const byName = new Map(d.fields.map((f) => [f.name, f]));
-    // Deployed without field-level security, every optional field is hidden from the API user:
-    // one finding for the object says so better than one "missing" line per field.
-    const optional = s.fields.filter(takesFieldPermission);
-    const hidden = optional.length > 0 && optional.every((f) => !byName.has(f.name));
-    if (hidden) {
-      findings.push({
-        object: s.apiName,
-        problem: 'hidden_fields',
-        expected: `${optional.length} fields`,
-        actual: 'none visible',
-        message: `none of the ${optional.length} optional fields of ${s.apiName} is visible to the connected user: they are not deployed, or field-level security hides them (assign the permission set ${PERMISSION_SET}: ${ASSIGN_PERMISSION_SET})`,
-      });
-    }
-    const name = byName.get(NAME_FIELD);
-    if (name && name.length < NAME_LENGTH) {
-      findings.push({
-        object: s.apiName,
-        field: NAME_FIELD,
-        problem: 'too_short',
-        expected: `Text(${NAME_LENGTH})`,
-        actual: actualText(name),
-        message: `${s.apiName}.Name holds ${name.length} characters, ${NAME_LENGTH} are needed`,
-      });
-    }
-    for (const f of s.fields) findings.push(...fieldFindings(s.apiName, f, byName.get(f.name), hidden));
+      },
+    ];
   }
+  const findings: DoctorFinding[] = [];
+  const byName = new Map(d.fields.map((f) => [f.name, f]));
+  // Deployed without field-level security, every optional field is hidden from the API user:
+  // one finding for the object says so better than one "missing" line per field.
+  const optional = s.fields.filter(takesFieldPermission);
+  const hidden = optional.length > 0 && optional.every((f) => !byName.has(f.name));
+  if (hidden) {
+    findings.push({
+      object: s.apiName,
+      problem: 'hidden_fields',
+      expected: `${optional.length} fields`,
+      actual: 'none visible',
+      message: `none of the ${optional.length} optional fields of ${s.apiName} is visible to the connected user: they are not deployed, or field-level security hides them (assign the permission set ${PERMISSION_SET}: ${ASSIGN_PERMISSION_SET})`,
+    });
+  }
+  const name = byName.get(NAME_FIELD);
+  if (name && name.length < NAME_LENGTH) {
+    findings.push({
+      object: s.apiName,
+      field: NAME_FIELD,
+      problem: 'too_short',
+      expected: `Text(${NAME_LENGTH})`,
+      actual: actualText(name),
+      message: `${s.apiName}.Name holds ${name.length} characters, ${NAME_LENGTH} are needed`,
+    });
+  }
+  for (const f of s.fields) findings.push(...fieldFindings(s.apiName, f, byName.get(f.name), hidden));
   return findings;
 }

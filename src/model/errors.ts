@@ -88,6 +88,22 @@ export class ApiLimitError extends SalesforceError {
   }
 }
 
+/**
+ * The org refuses every write of an object, for a cause doctor's own checks confirm (a field
+ * missing or hidden, a field the user may not edit, the object absent): a run stops before its
+ * next write, since every later batch would fail the same way. A configuration problem (exit 2),
+ * though records of other objects may have been written before it: the message says what stood.
+ */
+export class OrgSetupError extends Error {
+  override readonly name = 'OrgSetupError';
+  constructor(
+    readonly object: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The webhook queue's database cannot be used (unreachable, refused, wrong schema); names it without a password. */
 export class QueueError extends Error {
   override readonly name: string = 'QueueError';
@@ -216,6 +232,7 @@ const triedOf = (e: unknown): string => ((e instanceof PlatformError || e instan
 /** Every error that means more than "this record failed", first match wins; the rest: OTHER_ERROR. */
 const ERROR_TABLE: readonly ErrorRule[] = [
   { kind: 'usage', matches: (e) => e instanceof ConfigError, fatal: true, exit: EXIT.USAGE, actions: ['svc-sync --help'] },
+  { kind: 'org-setup-stop', matches: (e) => e instanceof OrgSetupError, fatal: true, exit: EXIT.USAGE, actions: ['svc-sync doctor'] },
   {
     kind: 'platform-auth',
     matches: (e) => e instanceof PlatformError && e.kind === 'auth',
@@ -286,7 +303,8 @@ const ERROR_TABLE: readonly ErrorRule[] = [
     fatal: false,
     exit: EXIT.UNREACHABLE,
     actions: ['svc-sync doctor', 'run the same command again once Salesforce answers'],
-    describe: (m, e) => `Salesforce did not answer: ${m}${triedOf(e)}; check that it is up and that SF_INSTANCE_URL (or SF_LOGIN_URL) points at it`,
+    // The OAuth token request names its login URL: then that is the setting to check.
+    describe: (m, e) => `Salesforce did not answer: ${m}${triedOf(e)}; check that it is up and that ${m.startsWith('login URL ') ? 'SF_LOGIN_URL' : 'SF_INSTANCE_URL (or SF_LOGIN_URL)'} points at it`,
   },
   {
     // A field missing or hidden by field-level security: every retry fails the same way; doctor names the fix.

@@ -90,6 +90,20 @@ export interface CrmSink {
   calls(): CrmCallCounts;
 }
 
+/** What makes every write of an object fail, as doctor words it. */
+export interface SetupProblem {
+  /** doctor's first finding for the object, whole (it names the fix). */
+  cause: string;
+  /** How many such findings doctor made for the object. */
+  findings: number;
+}
+
+/**
+ * doctor's checks of one object (one describe call): what makes every write of it fail (a field
+ * missing or hidden, a field the user may not edit, the object absent), undefined when nothing does.
+ */
+export type ObjectCheck = (object: SObjectName) => Promise<SetupProblem | undefined>;
+
 /** What an audit needs of Salesforce beyond the engine's sink: a walk over every key, and deletes. */
 export interface AuditSink extends CrmSink {
   /** Every record of an object, page by page; `expected`: about how many (a Bulk API 2.0 query above the bulk threshold). */

@@ -4,7 +4,7 @@
  */
 import { ConfigError, describeError } from '../model/errors.js';
 import type { PlatformSettings, SalesforceSettings, Settings } from '../config/settings.js';
-import { checkOrg, fixesFor } from '../crm/doctor.js';
+import { checkOrg, everyWriteFails, fixesFor } from '../crm/doctor.js';
 import type { DoctorFinding } from '../model/doctorFinding.js';
 import { checkProjection, projectionFixes } from '../crm/projectionDoctor.js';
 import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProject.js';
@@ -14,7 +14,7 @@ import type { SyncLogPort } from '../model/syncLog.js';
 import { DEFAULT_SYNC_LOG } from '../config/settings.js';
 import { DEFAULT_STATE_DIR } from '../config/connections.js';
 import type { PlatformRequestInfo, RateLimitSnapshot, SharedBudget } from '../model/budget.js';
-import type { AuditSink, CrmSink, RecordSource } from '../model/ports.js';
+import type { AuditSink, CrmSink, ObjectCheck, RecordSource } from '../model/ports.js';
 import { assertPlatformApi, checkPlatform, PlatformClient, type PlatformCheck } from '../platform/client.js';
 import { createPlatformSource, PlatformSource, type LearnOptions } from '../platform/source.js';
 import { keysRead } from '../mapping/keysRead.js';
@@ -30,6 +30,8 @@ export interface Deps {
   org?: OrgIdentity;
   /** The sync log in the org; absent when SVC_SALESFORCE_LOG is off, and in a dry run. */
   log?: SyncLogPort | undefined;
+  /** doctor's checks of one object, for a run whose whole batch of it failed (a command's run only). */
+  setupCheck?: ObjectCheck;
 }
 
 /** A fresh log writer (it reads the open errors once): none when the log is off or nothing may be written. */
@@ -104,11 +106,11 @@ export async function createDeps(settings: Settings, onNote: OnNote = () => unde
   refuseProjectionWrites(settings);
   const source = commandSource(settings, onNote, stop, learn);
   const { sink, org } = await verifiedSink(settings, stop);
-  return { source, sink, org, log: logFor(settings, sink, dryRun) };
+  return { source, sink, org, log: logFor(settings, sink, dryRun), setupCheck: (object) => everyWriteFails(sink, object) };
 }
 
 export function createEngine(deps: Deps, opts: EngineOptions, report?: RunReport): SyncEngine {
-  return new SyncEngine(deps.source, deps.sink, opts, report);
+  return new SyncEngine(deps.source, deps.sink, deps.setupCheck === undefined ? opts : { ...opts, setupCheck: deps.setupCheck }, report);
 }
 
 /** What a long-lived worker adds to its platform client: metrics hooks and a budget shared with other receivers. */

@@ -12,7 +12,7 @@ import { recordKey } from '../model/crmRecords.js';
 import { isFatal, type PlatformError } from '../model/errors.js';
 import { SYNC_ORDER, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
 import type { MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
-import type { CrmSink, RecordSource, ScanFilter } from '../model/ports.js';
+import type { CrmSink, RecordSource, ScanFilter, ObjectCheck } from '../model/ports.js';
 import { keyFor, refOfKey } from '../model/refs.js';
 import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
 import { isParentType, RecordCache } from './run/cache.js';
@@ -35,6 +35,8 @@ export interface EngineOptions {
   stop?: AbortSignal;
   /** Keys whose Salesforce Id the run keeps for salesforceRecord (`object`). */
   keepIdsOf?: ReadonlySet<string>;
+  /** doctor's checks of one object, asked when a whole batch of it failed for a cause a retry cannot fix (writer.ts). */
+  setupCheck?: ObjectCheck;
   /** `serve`: what this process last wrote to an action's owner fields from this user (Projection's keptOwner). */
   keptOwner?: (actionId: number, userId: number) => OwnerFingerprint | undefined;
   /** `serve`: whether a user's fields may stand as Salesforce holds them under the same owner link (Projection's ownerFromMirror). */

@@ -31,6 +31,16 @@ const NOT_RETRYABLE: Readonly<Record<string, string>> = {
   FIELD_CUSTOM_VALIDATION_EXCEPTION: 'a validation rule in the org refuses these records: change the rule or the records',
 };
 
+/**
+ * Codes a retry cannot fix that may mean the org refuses every write of an object (a field
+ * missing, hidden or read-only, no access, the object absent): doctor's checks can tell. A
+ * validation rule they cannot: it refuses records, not the object.
+ */
+const SETUP_CODES: ReadonlySet<string> = new Set([...Object.keys(NOT_RETRYABLE).filter((c) => c !== 'FIELD_CUSTOM_VALIDATION_EXCEPTION'), 'NOT_FOUND', 'INVALID_TYPE']);
+
+/** Whether a record's failure may come from the org's setup of its object (then doctor's checks are asked). */
+export const mayBeOrgSetup = (code: string): boolean => SETUP_CODES.has(code);
+
 /** What to fix for a code a retry cannot fix; undefined when the next sync may succeed. */
 const notRetryableFix = (code: string): string | undefined => NOT_RETRYABLE[code];
 

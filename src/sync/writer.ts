@@ -7,11 +7,13 @@ import { lookupFields, type ObjectSchema } from '../mapping/schema.js';
 import { recordKey, type CrmRecord, type StoredRecord, type UpsertOutcome } from '../model/crmRecords.js';
 import type { ObjectType, SObjectName } from '../model/objects.js';
 import type { Changes, WriteStep } from '../model/outcomes.js';
-import type { CrmSink } from '../model/ports.js';
+import { OrgSetupError } from '../model/errors.js';
+import type { CrmSink, ObjectCheck } from '../model/ports.js';
 import { KEY_FIELD } from '../model/refs.js';
 import { pendingId, type RecordCache } from './run/cache.js';
 import { changesOf, currentOf } from './projection.js';
 import { carriedDown, planRelink } from './relink.js';
+import { mayBeOrgSetup } from './failureGroups.js';
 import type { RunReport } from './report.js';
 
 interface WriterOptions {
@@ -20,6 +22,8 @@ interface WriterOptions {
   force: boolean;
   /** Keys whose Salesforce Id the run keeps (`object` prints it); none for a scan of millions. */
   keepIdsOf?: ReadonlySet<string> | undefined;
+  /** doctor's checks of one object: asked when a whole batch of it failed for a cause a retry cannot fix. */
+  setupCheck?: ObjectCheck | undefined;
 }
 
 export class RecordWriter {
@@ -127,7 +131,28 @@ export class RecordWriter {
         if (cur && carriedDown(schema.type, Object.keys(changes), lookupNames)) moved.push(stored);
       }
     }
+    await this.stopIfEveryWriteFails(schema.apiName, toWrite.length, outcomes);
     if (moved.length > 0) await this.relink(schema.type, moved);
+  }
+
+  /** Objects doctor's checks were asked about in this run: once each, so a clean answer costs one call. */
+  private readonly setupChecked = new Set<SObjectName>();
+
+  /**
+   * A whole batch refused for a cause a retry cannot fix (a field missing or read-only, no access):
+   * doctor's checks of the object (one describe call), and when they confirm that every write of
+   * it fails, the run stops here, before its next write. A healthy run never asks.
+   */
+  private async stopIfEveryWriteFails(object: SObjectName, sent: number, outcomes: readonly UpsertOutcome[]): Promise<void> {
+    const check = this.opts.setupCheck;
+    if (check === undefined || this.opts.dryRun || this.setupChecked.has(object)) return;
+    const refused = outcomes.filter((o) => o.status === 'failed' && mayBeOrgSetup(o.error.code));
+    if (refused.length === 0 || refused.length < sent) return;
+    this.setupChecked.add(object);
+    const problem = await check(object);
+    if (problem === undefined) return;
+    const more = problem.findings > 1 ? ` (and ${problem.findings - 1} more such problems)` : '';
+    throw new OrgSetupError(object, `every write of ${object} fails: ${problem.cause}${more}; the run stopped before its next write; next: svc-sync doctor`);
   }
 
   /** Carries changed lookups (and a target's new external reference) down to descendants already in Salesforce. */

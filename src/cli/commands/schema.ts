@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { apiVersionSetting } from '../../config/load.js';
 import { ConfigError, EXIT } from '../../model/errors.js';
 import { writeSchemaProject, writeSchemaSource, type WrittenSource } from '../../sync/compose.js';
+import { outputColumns, wrap } from '../render/text.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { helpAfter } from '../helpText.js';
 import { optionRules } from './optionRules.js';
@@ -46,7 +47,7 @@ export function schemaCommand(program: Command, setExit: SetExit): void {
           status: EXIT.OK,
           result: { command: 'schema', ...where, sourceDir, objects, permissionSet, files, next },
           warnings: [],
-          text: `wrote ${files.length} files for ${objects.length} objects and the ${permissionSet} permission set to ${place}\nnext (the permission set goes to the user svc-sync connects as): ${next.join(' && ')}`,
+          text: schemaText(`wrote ${files.length} files for ${objects.length} objects and the ${permissionSet} permission set to ${place}`, next),
           verbose: files,
         };
       },
@@ -54,6 +55,15 @@ export function schemaCommand(program: Command, setExit: SetExit): void {
       { readSettings: project !== undefined, connections: 'deployment' },
     );
   });
+}
+
+/**
+ * What was written, then the commands to run next, one a line as they are copied: every line
+ * fits the terminal (80 columns in a pipe), but for a long folder name, which is never cut.
+ */
+function schemaText(wrote: string, next: readonly string[]): string {
+  const columns = outputColumns();
+  return [wrap(wrote, columns, '  '), wrap('next, in order (the permission set goes to the user svc-sync connects as):', columns, '  '), ...next.map((c) => `  ${c}`)].join('\n');
 }
 
 /** --projection: npc (Nonprofit Cloud); NPSP is a later slice, refused by name. */

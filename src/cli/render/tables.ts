@@ -183,7 +183,7 @@ export function renderHuman(result: RunResult, opts: HumanOptions): string {
   if (result.dryRun) sections.push([wrap(DRY_RUN_NOTICE, opts.columns)]);
   const candidates = 'orphanCandidates' in result && Array.isArray(result.orphanCandidates) ? (result.orphanCandidates as Array<{ object: string; key: string; reason: string }>) : [];
   if (candidates.length > 0) {
-    const lines = [`Orphan candidates (in Salesforce, not on the platform; \`svc-sync audit\` confirms): ${candidates.length}`];
+    const lines = [wrap(`Orphan candidates (${n(candidates.length)}): in Salesforce, not on the platform; \`svc-sync audit\` confirms`, opts.columns, '  ')];
     for (const c of candidates.slice(0, opts.verbose ? undefined : UPDATES_SHOWN)) lines.push(fit(`  ${c.object} ${c.key}: ${c.reason}`, opts.columns));
     if (!opts.verbose && candidates.length > UPDATES_SHOWN) lines.push(`  ... and ${candidates.length - UPDATES_SHOWN} more (--verbose or --json list all)`);
     sections.push(lines);

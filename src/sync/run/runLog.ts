@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SyncLogSettings } from '../../config/settings.js';
-import { ApiLimitError, EXIT, InterruptedError, SalesforceAuthError, SalesforceError, describeError, type ExitCode } from '../../model/errors.js';
+import { ApiLimitError, EXIT, InterruptedError, OrgSetupError, SalesforceAuthError, SalesforceError, describeError, type ExitCode } from '../../model/errors.js';
 import type { ObjectRef } from '../../model/objects.js';
 import { canonicalRefOfKey } from '../../model/refs.js';
 import { echo } from '../../config/echo.js';
@@ -17,7 +17,8 @@ import type { RunReport } from '../report.js';
 function outcomeName(r: { status: ExitCode; stopped: unknown; written: number }): RunOutcomeName {
   if (r.stopped instanceof InterruptedError) return 'Interrupted';
   if (r.status === EXIT.OK) return 'Succeeded';
-  if (r.status === EXIT.USAGE) return 'Refused';
+  // A run stopped at an object the org refuses every write of has run, and failed: not refused at the door.
+  if (r.status === EXIT.USAGE) return r.stopped instanceof OrgSetupError ? 'Failed' : 'Refused';
   // Exit 1 with nothing stopping the run: some records failed, the others stand (written or unchanged).
   if (r.status === EXIT.PARTIAL && r.stopped === undefined) return 'Partial';
   return r.stopped !== undefined || r.written === 0 ? 'Failed' : 'Partial';
