@@ -37,11 +37,10 @@ import { startWorker, type BatchHints, type BatchProcessor, type ProcessResult }
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { postJson } from './live.js';
 import { settingsOf } from '../src/config/load.js';
-import { oneAtATime } from './webhook-one-at-a-time.js';
+import { oneAtATime, type WarmState } from './webhook-one-at-a-time.js';
 import { oneAtATimeCli } from './webhook-serve-cli.js';
 import type { SiteOptions } from '../fixtures/platform/site.js';
 import { keysRead } from '../src/mapping/keysRead.js';
-import type { PlatformProfile } from '../src/model/platformProfile.js';
 import { defaultSite } from './sites.js';
 
 /** `--one-at-a-time`: only part 3 (on a warm org of the same site), without the 2,000-event bursts. */
@@ -152,7 +151,7 @@ if (!onlyOneAtATime) {
 // 2. The real pipeline: engine processor, fake platform, Salesforce emulator.
 
 /** A warm org: the site mirrored by a full sync (a nightly `sync --all`), and what that sync learned of the platform. */
-async function warmOrg(): Promise<{ stack: Stack; settings: Settings; profile: PlatformProfile; preSeconds: number }> {
+async function warmOrg(): Promise<{ stack: Stack; settings: Settings; learned: WarmState; preSeconds: number }> {
   const stack = await startStack({
     site: { ...siteOf(), vendorShape },
   });
@@ -164,7 +163,7 @@ async function warmOrg(): Promise<{ stack: Stack; settings: Settings; profile: P
   const sink = await SalesforceSink.connect(settings.salesforce);
   const full = new SyncEngine(source, sink, { dryRun: false, force: false, strictParents: false, batchSize: 5_000 });
   await full.syncScan(SYNC_ORDER, {});
-  return { stack, settings, profile: source.profile(), preSeconds: (performance.now() - preStarted) / 1000 };
+  return { stack, settings, learned: { profile: source.profile(), engine: full }, preSeconds: (performance.now() - preStarted) / 1000 };
 }
 
 if (!onlyOneAtATime) {
@@ -236,9 +235,9 @@ if (process.argv.includes('--cli')) {
     await stack.close();
   }
 } else {
-  const { stack, settings, profile } = await warmOrg();
+  const { stack, settings, learned } = await warmOrg();
   try {
-    await oneAtATime(stack, settings, profile, vendorShape);
+    await oneAtATime(stack, settings, learned, vendorShape);
   } finally {
     await stack.close();
   }

@@ -22,6 +22,7 @@ import { createPlatformSource } from '../src/platform/source.js';
 import { SyncEngine } from '../src/sync/engine.js';
 import { profileFileFor } from '../src/sync/compose.js';
 import { writeProfile } from '../src/sync/run/profileFile.js';
+import { OwnerIds, ownersFileIn } from '../src/sync/ownerIds.js';
 import type { PlatformProfile } from '../src/model/platformProfile.js';
 import { createEngineProcessor } from '../src/webhook/worker/processor.js';
 import { SqliteQueue } from '../src/webhook/queue/sqlite.js';
@@ -130,21 +131,29 @@ function printBurst(label: string, f: BurstFigures): void {
   console.log(`      by collection:         ${[...byCollection].map(([k, v]) => `${k} ${v}`).join(', ')}`);
 }
 
+/** What the warm-up `sync --all` leaves in its state folder for `serve`: the platform profile and the owners it wrote (owners.json). */
+export interface WarmState {
+  profile: PlatformProfile;
+  engine: SyncEngine;
+}
+
 /**
- * `profile`: what the warm-up sync learned, kept where `serve` finds it (the directory it runs in).
+ * `learned`: what the warm-up sync kept, where `serve` finds it (the directory it runs in).
  * Two bursts of the same shape through one worker: the first meets `serve` just started, the
  * second a `serve` that has synced those records before (as it has the actions whose counters keep
  * changing on a live site).
  */
-export async function oneAtATime(stack: Stack, settings: Settings, profile: PlatformProfile, vendorShape = false): Promise<void> {
+export async function oneAtATime(stack: Stack, settings: Settings, learned: WarmState, vendorShape = false): Promise<void> {
   const events = eventsOf(stack);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-bench-'));
   const cwd = process.cwd();
   process.chdir(dir);
-  writeProfile(profileFileFor(undefined, '.svc-sync'), profile);
+  const profileFile = profileFileFor(undefined, '.svc-sync');
+  writeProfile(profileFile, learned.profile);
+  new OwnerIds(ownersFileIn(path.dirname(profileFile))).record(learned.engine).save();
   const queue = new SqliteQueue(path.join(dir, 'queue.db'));
   const batchLog: string[] = [];
-  const worker = startWorker({ queue, processor: createEngineProcessor(settings), log: (line) => batchLog.push(line), settleMs: DEFAULT_SETTLE_S * 1000 });
+  const worker = startWorker({ queue, processor: createEngineProcessor(settings, { platform: { profileFile } }), log: (line) => batchLog.push(line), settleMs: DEFAULT_SETTLE_S * 1000 });
   const receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue, onEnqueued: () => worker.wake() });
   const url = new URL(`${receiver.url}/webhooks`);
   const runs: BurstFigures[] = [];
