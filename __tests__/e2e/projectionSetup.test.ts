@@ -1,12 +1,13 @@
 /**
- * SVC_PROJECTION as an admin meets it in this version: `doctor` checks the org for the Nonprofit
- * Cloud projection (objects, key fields, Person Account record type, picklist values) and says how
- * to fix each; an org without NPC is refused; sync and serve with the setting on refuse before
- * anything is read or written (the gift writer is not in this version); off changes nothing.
+ * SVC_PROJECTION as an admin meets it: `doctor` checks the org for the Nonprofit Cloud projection
+ * (objects, key fields, Person Account record type, picklist values) and says how to fix each;
+ * sync and serve check the org once at their start (the org guard): `npc` in an org that cannot
+ * take it is refused with exit 2 before anything is read or written, `auto` there mirrors alone
+ * and says so; off changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import { cli, cliJson, recordCount, removeDir, tempCwd, writeCalls } from './helpers.js';
+import { cli, cliJson, recordCount, removeDir, tempCwd, unstamp, writeCalls } from './helpers.js';
 
 interface Finding {
   object: string;
@@ -38,14 +39,38 @@ describe('an org without Nonprofit Cloud', () => {
     expect(result.actions).toContainEqual(expect.stringMatching(/enable Nonprofit Cloud Fundraising .*or set SVC_PROJECTION=off/));
   });
 
-  it('sync with SVC_PROJECTION=npc or auto: exit 2 in one line, nothing written', async () => {
-    for (const mode of ['npc', 'auto']) {
-      const res = await cli(stack, ['sync', '--all'], cwd, undefined, { ...stack.env, SVC_PROJECTION: mode });
+  it('sync and object with SVC_PROJECTION=npc: exit 2 in one line, nothing read from the platform, nothing written', async () => {
+    const before = stack.platform.requests.total;
+    for (const args of [
+      ['sync', '--all'],
+      ['object', 'donation', '1'],
+    ]) {
+      const res = await cli(stack, args, cwd, undefined, { ...stack.env, SVC_PROJECTION: 'npc' });
       expect(res.code).toBe(2);
-      expect(res.stderr).toMatch(new RegExp(`SVC_PROJECTION ${mode}: this version checks the org .* does not write gifts yet`));
-      expect(writeCalls(stack)).toBe(0);
-      expect(recordCount(stack)).toBe(0);
+      const lines = res.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/SVC_PROJECTION npc: the org has no GiftTransaction object .*; next: svc-sync doctor$/);
     }
+    expect(stack.platform.requests.total).toBe(before);
+    expect(writeCalls(stack)).toBe(0);
+    expect(recordCount(stack)).toBe(0);
+  });
+
+  it('serve with SVC_PROJECTION=npc: refused at start (exit 2), before it listens', async () => {
+    const res = await cli(stack, ['serve', '--host', '127.0.0.1', '--port', '0'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'npc' });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/SVC_PROJECTION npc: the org has no GiftTransaction object .*; next: svc-sync doctor/);
+    expect(res.stderr).not.toMatch(/listening/);
+  });
+
+  it('sync with SVC_PROJECTION=auto: the mirror alone, said in the header and in --json', async () => {
+    const res = await cli(stack, ['sync', '--all', '--dry-run'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'auto' });
+    expect(res.code).toBe(0);
+    expect(unstamp(res.stderr).split('\n')).toContain('gifts: off (SVC_PROJECTION=auto: the org has no GiftTransaction)');
+    const run = await cliJson(stack, ['sync', '--all', '--dry-run'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'auto' });
+    expect(run.body.status).toBe(0);
+    expect((run.body.result as unknown as { where: { projection: unknown } }).where.projection).toEqual({ setting: 'auto', resolved: 'off', reason: 'the org has no GiftTransaction' });
+    expect(writeCalls(stack)).toBe(0);
   });
 
   it('SVC_PROJECTION=off (and unset): doctor finds nothing of the projection, sync mirrors as before', async () => {
@@ -77,6 +102,17 @@ describe('an org with Nonprofit Cloud', () => {
 
   it('doctor: nothing to fix when the objects, key fields, record type and values are there', async () => {
     expect((await projectionFindings()).findings).toEqual([]);
+  });
+
+  it('sync with npc or auto: the guard passes (nothing missing), then the writer check decides', async () => {
+    for (const mode of ['npc', 'auto']) {
+      const res = await cli(stack, ['sync', '--all'], cwd, undefined, { ...stack.env, SVC_PROJECTION: mode });
+      // The refusal of a version without the gift writer, not the guard's: the org was found fit.
+      expect(res.stderr).not.toMatch(/next: svc-sync doctor/);
+      expect(res.stderr).toMatch(/does not write gifts yet/);
+      expect(res.code).toBe(2);
+    }
+    expect(writeCalls(stack)).toBe(0);
   });
 
   it('doctor: a missing key field, a deactivated value and a hidden field each get their fix', async () => {

@@ -133,7 +133,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     deps = await createDeps(settings, session.onWait, session.signal, learn, globals.dryRun);
     // Two connections on one org would overwrite each other's records: refused before the first.
     claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun, { warn: (w) => report.warn(w) });
-    where = whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name);
+    where = whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name, deps.projection);
     // With --json the document holds it (result.where): stderr stays for what goes wrong.
     if (!ctx.globals.json) for (const line of whereLines(where, ctx.out.opts.label !== undefined)) ctx.out.info(line);
     const options = {

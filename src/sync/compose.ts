@@ -7,6 +7,7 @@ import type { PlatformSettings, SalesforceSettings, Settings } from '../config/s
 import { checkOrg, fixesFor } from '../crm/doctor.js';
 import type { DoctorFinding } from '../model/doctorFinding.js';
 import { checkProjection, projectionFixes } from '../crm/projectionDoctor.js';
+import { chooseProjection, type ProjectionChoice } from '../crm/projectionGuard.js';
 import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProject.js';
 import { SalesforceSink, type OrgIdentity } from '../crm/sink.js';
 import { SyncLog } from '../crm/syncLog.js';
@@ -30,7 +31,14 @@ export interface Deps {
   org?: OrgIdentity;
   /** The sync log in the org; absent when SVC_SALESFORCE_LOG is off, and in a dry run. */
   log?: SyncLogPort | undefined;
+  /**
+   * SVC_PROJECTION npc|auto: what the org guard chose at the start (crm/projectionGuard.ts);
+   * absent when the setting is off. `resolved` 'npc': the run projects gifts; 'off': mirror alone.
+   */
+  projection?: ProjectionChoice | undefined;
 }
+
+export type { ProjectionChoice };
 
 /** A fresh log writer (it reads the open errors once): none when the log is off or nothing may be written. */
 function logFor(settings: Settings, sink: SalesforceSink, dryRun: boolean): SyncLogPort | undefined {
@@ -101,10 +109,22 @@ function refuseProjectionWrites(settings: Settings): void {
 }
 
 export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, dryRun = false): Promise<Deps> {
-  refuseProjectionWrites(settings);
-  const source = commandSource(settings, onNote, stop, learn);
   const { sink, org } = await verifiedSink(settings, stop);
-  return { source, sink, org, log: logFor(settings, sink, dryRun) };
+  // The org guard: describes only, before the platform is read or anything written.
+  const projection = await chooseProjection(sink, settings.salesforce.projection);
+  if (projection?.resolved !== 'off') refuseProjectionWrites(settings);
+  const source = commandSource(settings, onNote, stop, learn);
+  return { source, sink, org, log: logFor(settings, sink, dryRun), ...(projection ? { projection } : {}) };
+}
+
+/**
+ * `serve`, before it listens: the org guard of a connection with SVC_PROJECTION on (one login and
+ * the describes). A refusal is a ConfigError (exit 2); undefined when the setting is off.
+ */
+export async function projectionAtStart(settings: Settings, stop?: AbortSignal): Promise<ProjectionChoice | undefined> {
+  if (settings.salesforce.projection === undefined) return undefined;
+  const { sink } = await verifiedSink(settings, stop);
+  return chooseProjection(sink, settings.salesforce.projection);
 }
 
 export function createEngine(deps: Deps, opts: EngineOptions, report?: RunReport): SyncEngine {
@@ -120,6 +140,8 @@ export interface PlatformExtras {
   sharedBudget?: SharedBudget | undefined;
   /** The saved platform profile to start from: the connection's (<stateDir>/platform-profile.json); default .svc-sync's. */
   profileFile?: string | undefined;
+  /** SVC_PROJECTION npc|auto: the org guard's choice at start (projectionAtStart); else the first batch asks. */
+  projection?: ProjectionChoice | undefined;
 }
 
 /**
@@ -134,7 +156,8 @@ export type DepsFactory = () => Deps | Promise<Deps>;
  * from the API's headers; a new PlatformSource over that client per batch.
  */
 export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefined, extra: PlatformExtras = {}): DepsFactory {
-  refuseProjectionWrites(settings);
+  if (extra.projection?.resolved !== 'off') refuseProjectionWrites(settings);
+  let projection: Promise<ProjectionChoice | undefined> | undefined = extra.projection === undefined ? undefined : Promise.resolve(extra.projection);
   // A shared budget out of reach is said once a minute at most: each request meets it while it lasts.
   let sharedErrorSaidAt = -Infinity;
   const onSharedError = (error: unknown): void => {
@@ -178,10 +201,16 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     const source = new PlatformSource(client, settings.platform.listIdsOnly, { keysRead, ...(learned ? { profile: learned, learnedHere } : {}), onLearn: (t) => onNote(`platform: ${t}`) });
     sources.push(source);
     const connected = await sink;
+    // The org guard once a process (a refusal is asked again by the next batch).
+    projection ??= chooseProjection(connected, settings.salesforce.projection).catch((error: unknown) => {
+      projection = undefined;
+      throw error;
+    });
+    const choice = await projection;
     // Which org the login reached (no call of its own): serve keeps two connections off one org.
     const orgId = connected.session.orgId();
     const org = { instanceUrl: connected.session.instanceUrl(), ...(orgId === undefined ? {} : { orgId }) };
-    return { source, sink: connected, org, log: logFor(settings, connected, false) };
+    return { source, sink: connected, org, log: logFor(settings, connected, false), ...(choice ? { projection: choice } : {}) };
   };
 }
 
@@ -223,7 +252,7 @@ export async function checkSetup(platform: PlatformSettings, salesforce: Salesfo
   }
   const sink = await SalesforceSink.connect(salesforce);
   const mirror = await checkOrg(sink);
-  const projection = salesforce.projection === undefined ? [] : await checkProjection(sink);
+  const projection = salesforce.projection === undefined ? [] : await checkProjection(sink, undefined, salesforce.projection);
   const findings = [...mirror, ...projection];
   const orgId = sink.session.orgId();
   return {
