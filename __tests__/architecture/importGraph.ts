@@ -86,6 +86,7 @@ export const ROOMS: Readonly<Record<string, Readonly<Record<string, readonly str
   sync: {
     run: ['report.ts'],
     audit: ['', 'run'],
+    gifts: [],
     '': ['run', 'audit/orphanCandidates.ts'],
   },
 };
