@@ -1,8 +1,8 @@
 /**
  * SVC_PROJECTION as an admin meets it in this version: `doctor` checks the org for the Nonprofit
  * Cloud projection (objects, key fields, Person Account record type, picklist values) and says how
- * to fix each; an org without NPC is refused; sync and serve with the setting on refuse before
- * anything is read or written (the gift writer is not in this version); off changes nothing.
+ * to fix each; an org without NPC is refused: sync with the setting on stops before anything is
+ * written; off changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startStack, type Stack } from '../../fixtures/stack.js';
@@ -42,7 +42,7 @@ describe('an org without Nonprofit Cloud', () => {
     for (const mode of ['npc', 'auto']) {
       const res = await cli(stack, ['sync', '--all'], cwd, undefined, { ...stack.env, SVC_PROJECTION: mode });
       expect(res.code).toBe(2);
-      expect(res.stderr).toMatch(new RegExp(`SVC_PROJECTION ${mode}: this version checks the org .* does not write gifts yet`));
+      expect(res.stderr).toMatch(new RegExp(`SVC_PROJECTION ${mode}: the org is not ready for the gift projection \\(.*GiftTransaction.*\\); run svc-sync doctor`));
       expect(writeCalls(stack)).toBe(0);
       expect(recordCount(stack)).toBe(0);
     }

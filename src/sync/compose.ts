@@ -11,7 +11,7 @@ import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProj
 import { SalesforceSink, type OrgIdentity } from '../crm/sink.js';
 import { SyncLog } from '../crm/syncLog.js';
 import type { SyncLogPort } from '../model/syncLog.js';
-import { DEFAULT_SYNC_LOG } from '../config/settings.js';
+import { DEFAULT_GIFT_SETTINGS, DEFAULT_SYNC_LOG } from '../config/settings.js';
 import { DEFAULT_STATE_DIR } from '../config/connections.js';
 import type { PlatformRequestInfo, RateLimitSnapshot, SharedBudget } from '../model/budget.js';
 import type { AuditSink, CrmSink, RecordSource } from '../model/ports.js';
@@ -21,6 +21,8 @@ import { keysRead } from '../mapping/keysRead.js';
 import type { PlatformProfile } from '../model/platformProfile.js';
 import { profileFileBeside, readProfile, writeProfile } from './run/profileFile.js';
 import { SyncEngine, type EngineOptions } from './engine.js';
+import { GiftProjector } from './giftProjector.js';
+import { donorLinksBeside } from './gifts/donorLinksFile.js';
 import type { RunReport } from './report.js';
 
 export interface Deps {
@@ -30,6 +32,8 @@ export interface Deps {
   org?: OrgIdentity;
   /** The sync log in the org; absent when SVC_SALESFORCE_LOG is off, and in a dry run. */
   log?: SyncLogPort | undefined;
+  /** The gift projection (SVC_PROJECTION); absent when it is off. */
+  gifts?: GiftProjector | undefined;
 }
 
 /** A fresh log writer (it reads the open errors once): none when the log is off or nothing may be written. */
@@ -91,24 +95,30 @@ async function verifiedSink(settings: Settings, stop: AbortSignal | undefined): 
 }
 
 /**
- * SVC_PROJECTION=npc|auto: this version checks the org for the projection (`doctor`) but does not
- * write gifts yet, so a sync or serve with it on is refused before anything is read or written.
+ * SVC_PROJECTION=npc|auto: the gift projection of a run, or none when it is off. Both project into
+ * Nonprofit Cloud when doctor's checks (describe only) find its objects, and are refused (exit 2,
+ * before anything is written) when the org has no Nonprofit Cloud.
  */
-function refuseProjectionWrites(settings: Settings): void {
-  const mode = settings.salesforce.projection;
-  if (mode !== undefined)
-    throw new ConfigError(`SVC_PROJECTION ${mode}: this version checks the org for the gift projection (svc-sync doctor) but does not write gifts yet; set SVC_PROJECTION=off to sync`);
+async function giftProjector(settings: Settings, sink: SalesforceSink, source: RecordSource, dryRun: boolean, stateFile: string): Promise<GiftProjector | undefined> {
+  const { projection, gifts } = settings.salesforce;
+  if (projection === undefined) return undefined;
+  // Only an org without the objects is refused here; a missing field or value fails the records that need it.
+  const first = (await checkProjection(sink)).find((f) => f.problem === 'wrong_model' || f.problem === 'missing_object');
+  if (first !== undefined)
+    throw new ConfigError(`SVC_PROJECTION ${projection}: the org is not ready for the gift projection (${first.message}); run svc-sync doctor, or set SVC_PROJECTION=off`, ['svc-sync doctor']);
+  return new GiftProjector({ sink: sink.gifts(), settings: gifts ?? DEFAULT_GIFT_SETTINGS, dryRun, linksFile: donorLinksBeside(stateFile), siteId: () => source.siteReported?.() });
 }
 
 export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, dryRun = false): Promise<Deps> {
-  refuseProjectionWrites(settings);
   const source = commandSource(settings, onNote, stop, learn);
   const { sink, org } = await verifiedSink(settings, stop);
-  return { source, sink, org, log: logFor(settings, sink, dryRun) };
+  const gifts = await giftProjector(settings, sink, source, dryRun, learn.profileFile ?? `${DEFAULT_STATE_DIR}/state.json`);
+  return { source, sink, org, log: logFor(settings, sink, dryRun), ...(gifts ? { gifts } : {}) };
 }
 
 export function createEngine(deps: Deps, opts: EngineOptions, report?: RunReport): SyncEngine {
-  return new SyncEngine(deps.source, deps.sink, opts, report);
+  const gifts = deps.gifts;
+  return new SyncEngine(deps.source, deps.sink, gifts ? { ...opts, afterDonations: (records, r) => gifts.project(records, r) } : opts, report);
 }
 
 /** What a long-lived worker adds to its platform client: metrics hooks and a budget shared with other receivers. */
@@ -134,7 +144,6 @@ export type DepsFactory = () => Deps | Promise<Deps>;
  * from the API's headers; a new PlatformSource over that client per batch.
  */
 export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefined, extra: PlatformExtras = {}): DepsFactory {
-  refuseProjectionWrites(settings);
   // A shared budget out of reach is said once a minute at most: each request meets it while it lasts.
   let sharedErrorSaidAt = -Infinity;
   const onSharedError = (error: unknown): void => {
@@ -181,7 +190,9 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     // Which org the login reached (no call of its own): serve keeps two connections off one org.
     const orgId = connected.session.orgId();
     const org = { instanceUrl: connected.session.instanceUrl(), ...(orgId === undefined ? {} : { orgId }) };
-    return { source, sink: connected, org, log: logFor(settings, connected, false) };
+    // The projection's donor links and figures are the batch's: a fresh projector each batch.
+    const gifts = await giftProjector(settings, connected, source, false, extra.profileFile ?? profileFileFor(undefined, DEFAULT_STATE_DIR));
+    return { source, sink: connected, org, log: logFor(settings, connected, false), ...(gifts ? { gifts } : {}) };
   };
 }
 

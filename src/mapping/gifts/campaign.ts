@@ -9,7 +9,7 @@ import { truncate } from '../convert.js';
 import { localDate } from './amounts.js';
 
 /** The mirror objects a campaign is made from, by level, top-down. */
-export const CAMPAIGN_LEVELS = ['segment', 'project', 'team', 'company', 'action'] as const;
+const CAMPAIGN_LEVELS = ['segment', 'project', 'team', 'company', 'action'] as const;
 export type CampaignLevel = (typeof CAMPAIGN_LEVELS)[number];
 
 /** Depth in the tree: teams and companies share a level (§6.1: segment, project, team+company, action). */

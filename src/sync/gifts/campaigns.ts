@@ -12,7 +12,7 @@ import { byKey, changedFields, readIn } from './reads.js';
 
 const CAMPAIGN_FIELDS = ['Id', 'SvcCampaignKey__c', 'Name', 'ParentId', 'IsActive', 'StartDate', 'EndDate', 'ExpectedRevenue'];
 
-export interface CampaignStep {
+interface CampaignStep {
   /** Each campaign's Id (undefined: a dry run's new campaign). */
   ids: Map<string, string | undefined>;
   /** Campaigns that could not be written, with why (a failed parent too). */

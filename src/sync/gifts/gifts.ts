@@ -11,7 +11,7 @@ const GIFT = { object: 'GiftTransaction', keyField: 'SvcGiftKey__c' } as const;
 const COMPARED = ['Name', 'DonorId', 'GiftType', 'OriginalAmount', 'DonorCoverAmount', 'TransactionDate', 'Status', 'CampaignId', 'PaymentMethod', 'GatewayReference', 'SvcAnonymous__c'];
 
 /** The GiftTransaction of an item: the plan's fields with DonorId and CampaignId as Ids (absent: a dry run's new record). */
-export function giftRecord(item: GiftItem, campaignId: string | undefined): Desired {
+function giftRecord(item: GiftItem, campaignId: string | undefined): Desired {
   const record = plainFields(item.plan.gift);
   if (item.donors.donor.id !== undefined) record.DonorId = item.donors.donor.id;
   if (campaignId !== undefined) record.CampaignId = campaignId;

@@ -13,7 +13,7 @@ import { deleteObsolete, readExisting, upsertChanged, type Desired, type StepRes
 const SLOT = { object: 'GiftSoftCredit', keyField: 'SvcSoftCreditKey__c' } as const;
 const COMPARED = ['RecipientId', 'Role', 'PartialPercent', 'GiftTransactionId'];
 
-export const slotKey = (giftKey: string): string => `${giftKey}:fundraiser`;
+const slotKey = (giftKey: string): string => `${giftKey}:fundraiser`;
 
 /** Whether the gift gets a fundraiser slot: a target action the mirror has, a fundraiser with a valid email, not the donor itself. */
 function wantsSlot(item: GiftItem): boolean {
