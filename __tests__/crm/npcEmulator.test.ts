@@ -103,8 +103,14 @@ describe('an org with NPC', () => {
     expect(codes(r)).toEqual(['created', 'REQUIRED_FIELD_MISSING', 'INVALID_FIELD_FOR_INSERT_UPDATE', 'created', 'INVALID_FIELD_FOR_INSERT_UPDATE', 'INVALID_FIELD_FOR_INSERT_UPDATE']);
     const rows = await query(e, "SELECT Id, Name, IsPersonAccount, PersonContactId FROM Account WHERE IsPersonAccount = true AND PersonEmail IN ('a@x.nl')");
     expect(rows).toEqual([expect.objectContaining({ Name: 'John Doe', IsPersonAccount: true, PersonContactId: expect.stringMatching(/^003/) })]);
-    // The upsert on the same key updates the one record.
+    // The upsert on the same key updates the one record, in the org.
     expect(codes(await upsert(e, 'Account', 'SvcDonorKey__c', [{ SvcDonorKey__c: 'P:A@X.NL:DOE:JOHN', Phone: '0612345678' }]))).toEqual(['updated']);
+    expect(
+      e.npc
+        .records('Account')
+        .filter((a) => String(a.SvcDonorKey__c).toLowerCase() === 'p:a@x.nl:doe:john')
+        .map((a) => a.Phone),
+    ).toEqual(['0612345678']);
   });
 
   it('refuses a missing required field, a bad restricted value, an unknown lookup, a duplicate key in one call', async () => {

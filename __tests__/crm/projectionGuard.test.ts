@@ -76,24 +76,25 @@ describe('the projection guard', () => {
     expect(line).not.toMatch(/\n/);
   });
 
-  it('npc with a key field, a field and a value missing: each named, in doctor order', async () => {
+  it('npc with a key field and a field missing: each named, in doctor order; a missing value alone is no refusal', async () => {
     const { emu: e, sink } = await org({ npc: true });
+    e.npc?.deactivateValue('GiftSoftCredit', 'Role', 'Solicitor');
+    expect(await resolveProjection(sink, 'npc')).toBe('npc');
     e.npc?.removeField('GiftTransaction', 'SvcGiftKey__c');
     e.npc?.removeField('Account', 'PersonEmail');
-    e.npc?.deactivateValue('GiftSoftCredit', 'Role', 'Solicitor');
     expect(await refusal(resolveProjection(sink, 'npc'))).toBe(
-      'SVC_PROJECTION npc: the org cannot take the gift projection: Account.PersonEmail missing, GiftTransaction.SvcGiftKey__c missing, GiftSoftCredit.Role lacks "Solicitor"; next: svc-sync doctor',
+      'SVC_PROJECTION npc: the org cannot take the gift projection: Account.PersonEmail missing, GiftTransaction.SvcGiftKey__c missing; next: svc-sync doctor',
     );
   });
 
-  it('auto with the key fields but a value missing: refused (set up for svc-sync, not writable)', async () => {
+  it('auto with the key fields but standard fields missing: refused (set up for svc-sync, not writable)', async () => {
     const { emu: e, sink } = await org({ npc: true });
-    e.npc?.deactivateValue('GiftTransaction', 'Status', 'Paid');
-    e.npc?.deactivateValue('GiftRefund', 'Status', 'Completed');
+    e.npc?.removeField('GiftTransaction', 'GatewayReference');
+    e.npc?.removeField('GiftRefund', 'Reason');
     e.npc?.removeField('Campaign', 'EndDate');
     e.npc?.removeField('Account', 'Phone');
     expect(await refusal(resolveProjection(sink, 'auto'))).toBe(
-      'SVC_PROJECTION auto: the org cannot take the gift projection: Account.Phone missing, Campaign.EndDate missing, GiftTransaction.Status lacks "Paid" (+1 more); next: svc-sync doctor',
+      'SVC_PROJECTION auto: the org cannot take the gift projection: Account.Phone missing, Campaign.EndDate missing, GiftTransaction.GatewayReference missing (+1 more); next: svc-sync doctor',
     );
   });
 

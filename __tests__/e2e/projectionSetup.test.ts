@@ -104,15 +104,33 @@ describe('an org with Nonprofit Cloud', () => {
     expect((await projectionFindings()).findings).toEqual([]);
   });
 
-  it('sync with npc or auto: the guard passes (nothing missing), then the writer check decides', async () => {
-    for (const mode of ['npc', 'auto']) {
-      const res = await cli(stack, ['sync', '--all'], cwd, undefined, { ...stack.env, SVC_PROJECTION: mode });
-      // The refusal of a version without the gift writer, not the guard's: the org was found fit.
-      expect(res.stderr).not.toMatch(/next: svc-sync doctor/);
-      expect(res.stderr).toMatch(/does not write gifts yet/);
-      expect(res.code).toBe(2);
-    }
+  it('sync with npc or auto: the guard passes, the header and --json say gifts: npc', async () => {
+    const npc = await cli(stack, ['sync', '--all', '--dry-run'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'npc' });
+    expect(npc.code).toBe(0);
+    expect(unstamp(npc.stderr).split('\n')).toContain('gifts: npc');
+    const run = await cliJson(stack, ['sync', '--all', '--dry-run'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'auto' });
+    expect(run.body.status).toBe(0);
+    expect((run.body.result as unknown as { where: { projection: unknown } }).where.projection).toEqual({ setting: 'auto', resolved: 'npc', reason: 'GiftTransaction and key fields found' });
     expect(writeCalls(stack)).toBe(0);
+  });
+
+  it('sync with npc in an NPC org lacking a key field: exit 2 naming it, nothing written; auto mirrors alone', async () => {
+    const fresh = await startStack({ site: SITE, salesforce: { npc: true } });
+    try {
+      fresh.salesforce.npc?.removeField('GiftRefund', 'SvcRefundKey__c');
+      const refused = await cli(fresh, ['sync', '--all'], cwd, undefined, { ...fresh.env, SVC_PROJECTION: 'npc' });
+      expect(refused.code).toBe(2);
+      expect(unstamp(refused.stderr).trim().split('\n')).toEqual(['svc-sync: SVC_PROJECTION npc: the org cannot take the gift projection: GiftRefund.SvcRefundKey__c missing; next: svc-sync doctor']);
+      expect(fresh.platform.requests.total).toBe(0);
+      expect(writeCalls(fresh)).toBe(0);
+      const auto = await cli(fresh, ['sync', '--all'], cwd, undefined, { ...fresh.env, SVC_PROJECTION: 'auto' });
+      expect(auto.code).toBe(0);
+      expect(unstamp(auto.stderr).split('\n')).toContain('gifts: off (SVC_PROJECTION=auto: key fields not deployed, see doctor)');
+      expect(fresh.salesforce.npc?.records('GiftTransaction')).toEqual([]);
+      expect(recordCount(fresh)).toBeGreaterThan(0);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('doctor: a missing key field, a deactivated value and a hidden field each get their fix', async () => {

@@ -207,6 +207,10 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
     if (stopped !== undefined) r.stopped = oneLine(describeError(stopped, ctx.out.redact), 1000);
     // What the run learned of the platform where the spec is silent: said once, and in --json.
     r.learned = ran.source.learned?.() ?? [];
+    if (ran.gifts) {
+      r.projection = ran.gifts.summary();
+      r.salesforceCalls = { mirror: ran.sink.calls().total - r.projection.salesforceCalls, projection: r.projection.salesforceCalls };
+    }
     return r;
   };
   const fix = notFound !== undefined && why.length === 1 ? 'check the type and id (svc-sync audit finds what is missing)' : failures.next;

@@ -79,8 +79,8 @@ function refusalLine(setting: ProjectionMode, findings: readonly DoctorFinding[]
 const keyFieldMissing = (f: DoctorFinding): boolean => f.problem === 'missing_field' && NPC_KEY_FIELDS.some((k) => k.object === f.object && k.field === f.field);
 
 /**
- * The projection a run does in this org. `npc`: every check of doctor must pass, else a
- * ConfigError (exit 2). `auto`: Nonprofit Cloud when the org has GiftTransaction and the key
+ * The projection a run does in this org. `npc`: doctor's checks of objects and fields must pass,
+ * else a ConfigError (exit 2); a missing picklist value is left to the records that send it. `auto`: Nonprofit Cloud when the org has GiftTransaction and the key
  * fields `schema --projection npc` deploys; off when it lacks either (no NPC, or NPC not set up for
  * svc-sync); refused when the org has NPSP beside NPC, or NPC set up with something else missing.
  * Off (undefined): nothing is asked.
@@ -89,7 +89,9 @@ export async function chooseProjection(org: Describer, setting: ProjectionMode |
   if (setting === undefined) return undefined;
   const cached = once(org);
   if (setting === 'auto' && (await cached.describe('GiftTransaction')) === undefined) return { setting, resolved: 'off', reason: 'the org has no GiftTransaction' };
-  const findings = await checkProjection(cached, personRecordType, setting);
+  // A picklist value or record type missing fails only the records that send it (doctor lists it);
+  // an object or field missing fails every gift, so the run is refused.
+  const findings = (await checkProjection(cached, personRecordType, setting)).filter((f) => f.problem !== 'missing_value');
   if (setting === 'auto' && findings.some(keyFieldMissing)) return { setting, resolved: 'off', reason: 'key fields not deployed, see doctor' };
   if (findings.length > 0) throw new ConfigError(refusalLine(setting, findings), ['svc-sync doctor']);
   return { setting, resolved: 'npc', reason: setting === 'auto' ? 'GiftTransaction and key fields found' : 'the org checked' };

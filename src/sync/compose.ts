@@ -12,7 +12,7 @@ import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProj
 import { SalesforceSink, type OrgIdentity } from '../crm/sink.js';
 import { SyncLog } from '../crm/syncLog.js';
 import type { SyncLogPort } from '../model/syncLog.js';
-import { DEFAULT_SYNC_LOG } from '../config/settings.js';
+import { DEFAULT_GIFT_SETTINGS, DEFAULT_SYNC_LOG } from '../config/settings.js';
 import { DEFAULT_STATE_DIR } from '../config/connections.js';
 import type { PlatformRequestInfo, RateLimitSnapshot, SharedBudget } from '../model/budget.js';
 import type { AuditSink, CrmSink, RecordSource } from '../model/ports.js';
@@ -22,6 +22,8 @@ import { keysRead } from '../mapping/keysRead.js';
 import type { PlatformProfile } from '../model/platformProfile.js';
 import { profileFileBeside, readProfile, writeProfile } from './run/profileFile.js';
 import { SyncEngine, type EngineOptions } from './engine.js';
+import { GiftProjector } from './giftProjector.js';
+import { donorLinksBeside } from './gifts/donorLinksFile.js';
 import type { RunReport } from './report.js';
 
 export interface Deps {
@@ -36,6 +38,8 @@ export interface Deps {
    * absent when the setting is off. `resolved` 'npc': the run projects gifts; 'off': mirror alone.
    */
   projection?: ProjectionChoice | undefined;
+  /** The gift projection, when the org guard chose npc; absent otherwise. */
+  gifts?: GiftProjector | undefined;
 }
 
 export type { ProjectionChoice };
@@ -98,23 +102,23 @@ async function verifiedSink(settings: Settings, stop: AbortSignal | undefined): 
   return { sink, org: await sink.verifySession(stop) };
 }
 
-/**
- * SVC_PROJECTION=npc|auto: this version checks the org for the projection (`doctor`) but does not
- * write gifts yet, so a sync or serve with it on is refused before anything is read or written.
- */
-function refuseProjectionWrites(settings: Settings): void {
-  const mode = settings.salesforce.projection;
-  if (mode !== undefined)
-    throw new ConfigError(`SVC_PROJECTION ${mode}: this version checks the org for the gift projection (svc-sync doctor) but does not write gifts yet; set SVC_PROJECTION=off to sync`);
+/** The org guard's question for a run: the setting, and the person record type doctor checks. */
+const guardOrg = (settings: Settings, sink: SalesforceSink): Promise<ProjectionChoice | undefined> =>
+  chooseProjection(sink, settings.salesforce.projection, (settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS).personRecordType);
+
+/** The gift projection of a run whose org guard chose Nonprofit Cloud; none when it resolved off. */
+function giftProjector(settings: Settings, sink: SalesforceSink, source: RecordSource, dryRun: boolean, stateFile: string, choice: ProjectionChoice | undefined): GiftProjector | undefined {
+  if (choice?.resolved !== 'npc') return undefined;
+  return new GiftProjector({ sink: sink.gifts(), settings: settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS, dryRun, linksFile: donorLinksBeside(stateFile), siteId: () => source.siteReported?.() });
 }
 
 export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, dryRun = false): Promise<Deps> {
   const { sink, org } = await verifiedSink(settings, stop);
   // The org guard: describes only, before the platform is read or anything written.
-  const projection = await chooseProjection(sink, settings.salesforce.projection);
-  if (projection?.resolved !== 'off') refuseProjectionWrites(settings);
+  const projection = await guardOrg(settings, sink);
   const source = commandSource(settings, onNote, stop, learn);
-  return { source, sink, org, log: logFor(settings, sink, dryRun), ...(projection ? { projection } : {}) };
+  const gifts = giftProjector(settings, sink, source, dryRun, learn.profileFile ?? `${DEFAULT_STATE_DIR}/state.json`, projection);
+  return { source, sink, org, log: logFor(settings, sink, dryRun), ...(projection ? { projection } : {}), ...(gifts ? { gifts } : {}) };
 }
 
 /**
@@ -124,11 +128,12 @@ export async function createDeps(settings: Settings, onNote: OnNote = () => unde
 export async function projectionAtStart(settings: Settings, stop?: AbortSignal): Promise<ProjectionChoice | undefined> {
   if (settings.salesforce.projection === undefined) return undefined;
   const { sink } = await verifiedSink(settings, stop);
-  return chooseProjection(sink, settings.salesforce.projection);
+  return guardOrg(settings, sink);
 }
 
 export function createEngine(deps: Deps, opts: EngineOptions, report?: RunReport): SyncEngine {
-  return new SyncEngine(deps.source, deps.sink, opts, report);
+  const gifts = deps.gifts;
+  return new SyncEngine(deps.source, deps.sink, gifts ? { ...opts, afterDonations: (records, r) => gifts.project(records, r) } : opts, report);
 }
 
 /** What a long-lived worker adds to its platform client: metrics hooks and a budget shared with other receivers. */
@@ -156,7 +161,6 @@ export type DepsFactory = () => Deps | Promise<Deps>;
  * from the API's headers; a new PlatformSource over that client per batch.
  */
 export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefined, extra: PlatformExtras = {}): DepsFactory {
-  if (extra.projection?.resolved !== 'off') refuseProjectionWrites(settings);
   let projection: Promise<ProjectionChoice | undefined> | undefined = extra.projection === undefined ? undefined : Promise.resolve(extra.projection);
   // A shared budget out of reach is said once a minute at most: each request meets it while it lasts.
   let sharedErrorSaidAt = -Infinity;
@@ -202,7 +206,7 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     sources.push(source);
     const connected = await sink;
     // The org guard once a process (a refusal is asked again by the next batch).
-    projection ??= chooseProjection(connected, settings.salesforce.projection).catch((error: unknown) => {
+    projection ??= guardOrg(settings, connected).catch((error: unknown) => {
       projection = undefined;
       throw error;
     });
@@ -210,7 +214,9 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     // Which org the login reached (no call of its own): serve keeps two connections off one org.
     const orgId = connected.session.orgId();
     const org = { instanceUrl: connected.session.instanceUrl(), ...(orgId === undefined ? {} : { orgId }) };
-    return { source, sink: connected, org, log: logFor(settings, connected, false), ...(choice ? { projection: choice } : {}) };
+    // The projection's donor links and figures are the batch's: a fresh projector each batch.
+    const gifts = giftProjector(settings, connected, source, false, extra.profileFile ?? profileFileFor(undefined, DEFAULT_STATE_DIR), choice);
+    return { source, sink: connected, org, log: logFor(settings, connected, false), ...(choice ? { projection: choice } : {}), ...(gifts ? { gifts } : {}) };
   };
 }
 

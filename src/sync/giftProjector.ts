@@ -1,0 +1,143 @@
+/**
+ * The gift projection inside a run (PROJECTION.md §0, §6.5): after the mirror wrote a batch of
+ * donations, the same donations are projected, and what became of them joins the run's report
+ * under keys of their own (`Donation_20:gift`), so a projection failure is its own failed record
+ * (exit 1, an error record in the sync log), never a failed mirror write.
+ */
+import type { GiftSettings } from '../config/settings.js';
+import type { ApiDonation } from '../model/apiRecords.js';
+import type { CrmError } from '../model/crmRecords.js';
+import { describeError, InterruptedError, isFatal } from '../model/errors.js';
+import type { GiftObject, GiftSink } from '../model/ports.js';
+import { FileDonorLinks } from './gifts/donorLinksFile.js';
+import { failureLine, type BatchProjection, type DonationProjection, type ProjectionRow, type RowAction } from './gifts/outcome.js';
+import { projectBatch } from './gifts/projectBatch.js';
+import { readRecordTypes } from './gifts/recordTypes.js';
+import type { RunReport } from './report.js';
+
+/** N1: a single-currency org; its currency is taken as EUR until it is read from the org. */
+const ORG_CURRENCY = 'EUR';
+
+type RowCounts = Record<RowAction, number>;
+const emptyRows = (): RowCounts => ({ insert: 0, update: 0, unchanged: 0, delete: 0, skip: 0, fail: 0 });
+
+/** What `--json` carries under `projection`. */
+export interface ProjectionSummary {
+  model: 'npc';
+  donations: number;
+  /** Per object: records inserted, updated, unchanged, deleted, skipped and failed (a dry run: would be). */
+  objects: Partial<Record<GiftObject, RowCounts>>;
+  gifts: RowCounts;
+  /** One line each: donation, stage, object, key, code, message. */
+  failures: string[];
+  skipped: Array<{ donation: string; reason: string }>;
+  ambiguousDonors: Array<{ donation: string; candidates: string[] }>;
+  /** Salesforce calls the projection made (beyond the mirror's). */
+  salesforceCalls: number;
+  /** A dry run: per donation, the donor decision and the gift it would write. */
+  decisions?: DonationProjection[];
+}
+
+interface GiftProjectorOptions {
+  sink: GiftSink;
+  settings: GiftSettings;
+  dryRun: boolean;
+  /** The donor links file (beside the run state); a dry run reads it and never writes it. */
+  linksFile: string;
+  /** The site the run's records carry, when a donation does not say. */
+  siteId: () => number | undefined;
+}
+
+export class GiftProjector {
+  private recordTypes: Promise<{ person: string; business: string }> | undefined;
+  private readonly links: FileDonorLinks;
+  private readonly summaryNow: ProjectionSummary = { model: 'npc', donations: 0, objects: {}, gifts: emptyRows(), failures: [], skipped: [], ambiguousDonors: [], salesforceCalls: 0 };
+  private warned = false;
+
+  constructor(private readonly opts: GiftProjectorOptions) {
+    this.links = FileDonorLinks.open(opts.linksFile);
+    if (opts.dryRun) this.summaryNow.decisions = [];
+  }
+
+  /** Projects donations the mirror has just written; every outcome goes to `report`. */
+  async project(donations: readonly ApiDonation[], report: RunReport): Promise<void> {
+    if (donations.length === 0) return;
+    if (this.links.problem !== undefined && !this.warned) report.warn(this.links.problem);
+    this.warned = true;
+    const before = this.opts.sink.calls().total;
+    try {
+      this.recordTypes ??= readRecordTypes(this.opts.sink, this.opts.settings.personRecordType);
+      const recordTypes = await this.recordTypes;
+      const s = this.opts.settings;
+      const siteId = donations.find((d) => typeof d.site_id === 'number')?.site_id ?? this.opts.siteId() ?? 0;
+      const out = await projectBatch(donations, {
+        sink: this.opts.sink,
+        siteId,
+        dryRun: this.opts.dryRun,
+        timeZone: s.timeZone,
+        anonymousLastName: s.anonymousLastName,
+        matchEmailAndName: s.matchEmailAndName,
+        orgCurrency: ORG_CURRENCY,
+        recordTypes,
+        links: this.links,
+      });
+      this.absorb(out, report);
+    } catch (error) {
+      if (error instanceof InterruptedError || isFatal(error) || (error instanceof Error && error.name === 'AbortError')) throw error;
+      // A read or a setup the whole batch needs failed: each donation's projection fails, the mirror stands.
+      this.recordTypes = undefined;
+      const failed: CrmError = { code: 'PROJECTION_FAILED', message: describeError(error) };
+      const out: BatchProjection = { donations: [], rows: [], failures: [], warnings: [] };
+      for (const d of donations) {
+        const donation = `Donation_${d.id}`;
+        out.donations.push({ donation, gift: 'fail', reason: failed.code, warnings: [] });
+        out.failures.push({ donation, stage: 'gift', object: 'GiftTransaction', key: donation, error: failed });
+      }
+      this.absorb(out, report);
+    } finally {
+      this.summaryNow.salesforceCalls += this.opts.sink.calls().total - before;
+      if (!this.opts.dryRun && !this.links.save()) report.warn(`donor links ${this.links.file} could not be written: the next run finds the donors again by key and email`);
+    }
+  }
+
+  summary(): ProjectionSummary {
+    return this.summaryNow;
+  }
+
+  private absorb(out: BatchProjection, report: RunReport): void {
+    const s = this.summaryNow;
+    s.donations += out.donations.length;
+    for (const w of out.warnings) report.warn(w);
+    const failedKeys = new Set(out.failures.map((f) => `${f.donation}:${f.stage}`));
+    for (const p of out.donations) {
+      s.gifts[p.gift]++;
+      for (const w of p.warnings) report.warn(`${p.donation}: ${w}`);
+      if (p.gift === 'skip') {
+        s.skipped.push({ donation: p.donation, reason: p.reason ?? 'not a gift' });
+        report.add({ object: 'GiftTransaction', key: `${p.donation}:gift`, action: 'skip', reason: p.reason ?? 'not a gift' });
+      }
+      if (p.donor?.matchedBy === 'ambiguous') s.ambiguousDonors.push({ donation: p.donation, candidates: p.donor.candidates ?? [] });
+      s.decisions?.push(p);
+    }
+    for (const r of out.rows) {
+      const counts = (s.objects[r.object] ??= emptyRows());
+      counts[r.action]++;
+      const key = rowKey(r);
+      if (r.action === 'fail' || r.action === 'skip' || key === undefined || failedKeys.has(key)) continue;
+      report.add({ object: r.object, key, action: r.action === 'delete' ? 'update' : r.action, ...(r.fields ? { reason: `fields: ${r.fields.join(', ')}` } : {}) });
+    }
+    for (const f of out.failures) {
+      s.failures.push(failureLine(f));
+      report.add({ object: f.object, key: `${f.donation}:${f.stage}`, action: 'fail', error: { ...f.error, message: failureLine(f) } });
+    }
+  }
+}
+
+/** The report key of a row: the donation and stage it belongs to (campaigns: their own key). */
+function rowKey(r: ProjectionRow): string | undefined {
+  if (r.object === 'GiftTransaction') return `${r.key}:gift`;
+  if (r.object === 'GiftRefund') return `${r.key}:refund`;
+  if (r.object === 'GiftSoftCredit') return `${r.key.replace(/:fundraiser$/, '')}:softCredit`;
+  if (r.object === 'Campaign') return `${r.key}:campaign`;
+  return undefined;
+}
