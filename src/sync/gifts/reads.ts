@@ -14,6 +14,9 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', "'": "\\'", '"': '\\"', 
 /** A SOQL string literal: backslash first, then quotes, so a value cannot end its literal. */
 const literal = (value: string): string => `'${value.replace(/[\\'"\n\r\t\f\b]/g, (c) => ESCAPES[c] as string)}'`;
 
+/** The length of text once the client has URL-encoded it: it sends ! ' ( ) * encoded too (three characters each). */
+const encodedLength = (text: string): number => encodeURIComponent(text).replace(/[!'()*]/g, '%XX').length;
+
 function identifier(name: string): string {
   if (!IDENT.test(name)) throw new Error(`not a Salesforce field or object name: ${JSON.stringify(name)}`);
   return name;
@@ -24,15 +27,15 @@ export async function readIn(sink: GiftSink, object: string, fields: readonly st
   const head = `SELECT ${fields.map(identifier).join(', ')} FROM ${identifier(object)} WHERE ${identifier(field)} IN (`;
   const out: CrmRecord[] = [];
   let chunk: string[] = [];
-  let length = encodeURIComponent(head).length;
+  let length = encodedLength(head);
   const flush = async (): Promise<void> => {
     if (chunk.length > 0) out.push(...(await sink.query(`${head}${chunk.join(', ')})`)));
     chunk = [];
-    length = encodeURIComponent(head).length;
+    length = encodedLength(head);
   };
   for (const v of new Set(values)) {
     const lit = literal(v);
-    const size = encodeURIComponent(`${lit}, `).length;
+    const size = encodedLength(`${lit}, `);
     if (chunk.length > 0 && length + size > MAX_QUERY_LENGTH) await flush();
     chunk.push(lit);
     length += size;
