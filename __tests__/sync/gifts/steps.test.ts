@@ -95,8 +95,9 @@ async function pass(gifts: GiftSink, items: GiftItem[], dryRun = false): Promise
   const keys = new Set(items.flatMap((i) => (i.campaign ? chainOf(tree, i.campaign) : [])));
   const campaigns = await writeCampaigns(gifts, tree, keys, { timeZone: TZ, dryRun });
   const g = await writeGifts(gifts, items, campaigns.ids, dryRun);
-  const sc = await writeSoftCredits(gifts, items, g.ids, dryRun);
-  const rf = await writeRefunds(gifts, items, g.ids, dryRun);
+  const fresh = new Set(g.rows.filter((r) => r.action === 'insert').map((r) => r.key));
+  const sc = await writeSoftCredits(gifts, items, g.ids, dryRun, fresh);
+  const rf = await writeRefunds(gifts, items, g.ids, dryRun, fresh);
   const after = gifts.calls();
   const rows = [...campaigns.rows, ...g.rows, ...sc.rows, ...rf.rows].filter((r) => r.action !== 'unchanged').map((r) => `${r.action} ${r.object} ${r.key}`);
   return { calls: after.total - before.total, writes: after.collections - before.collections, rows };

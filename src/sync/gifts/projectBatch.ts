@@ -98,9 +98,10 @@ export async function projectBatch(donations: readonly ApiDonation[], ctx: Proje
   record(b, gifts, 'gift', 'GiftTransaction', (k) => k);
   const written = ready.filter((i) => !gifts.failed.has(i.key));
   for (const i of written) Object.assign(b.byKey.get(i.key) as DonationProjection, { gift: gifts.rows.find((r) => r.key === i.key)?.action ?? 'unchanged' });
-  const slots = await writeSoftCredits(ctx.sink, written, gifts.ids, ctx.dryRun);
+  const newGifts = new Set(gifts.rows.filter((r) => r.action === 'insert').map((r) => r.key));
+  const slots = await writeSoftCredits(ctx.sink, written, gifts.ids, ctx.dryRun, newGifts);
   record(b, slots, 'softCredit', 'GiftSoftCredit', (k) => k.replace(/:fundraiser$/, ''));
-  const refunds = await writeRefunds(ctx.sink, written, gifts.ids, ctx.dryRun);
+  const refunds = await writeRefunds(ctx.sink, written, gifts.ids, ctx.dryRun, newGifts);
   record(b, refunds, 'refund', 'GiftRefund', (k) => k);
   return b.out;
 }
