@@ -5,6 +5,8 @@
  * one failed record); a dry run writes nothing and shows each donation's decision in 80 columns.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import path from 'node:path';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { NpcOrg, NpcRecord } from '../../fixtures/salesforce/npc.js';
 import type { ApiAction, ApiDonation } from '../../src/model/apiRecords.js';
@@ -171,7 +173,21 @@ describe('SVC_PROJECTION=npc: a site with a donation of each kind', () => {
     expect(run.code).toBe(0);
     expect(writeCalls(stack)).toBe(0);
     const projection = (run.body.result as unknown as { projection: ProjectionJson }).projection;
-    expect(projection.gifts).toMatchObject({ insert: 0, update: 0, unchanged: 8, fail: 0 });
+    expect(projection.gifts).toMatchObject({ insert: 0, update: 0, unchanged: 9, fail: 0 });
+    // Each donation is as it was projected (the state folder keeps a digest): not even read again.
+    expect(projection.salesforceCalls).toBe(0);
+  });
+
+  it('with the state folder lost, a run compares with the org field by field and still writes nothing', async () => {
+    fs.rmSync(path.join(cwd, '.svc-sync', 'projected-gifts.json'));
+    fs.rmSync(path.join(cwd, '.svc-sync', 'donor-links.json'), { force: true });
+    stack.salesforce.resetCalls();
+    const run = await cliJson(stack, ['sync', '--all'], cwd, undefined, env());
+    expect(run.code).toBe(0);
+    expect(writeCalls(stack)).toBe(0);
+    const projection = (run.body.result as unknown as { projection: ProjectionJson }).projection;
+    expect(projection.gifts).toMatchObject({ insert: 0, update: 0, unchanged: 8, skip: 1, fail: 0 });
+    expect(projection.salesforceCalls).toBeGreaterThan(0);
   });
 
   it('a gift Salesforce refuses: exit 1, the mirror row written, one failed record naming donation, stage, object, key and code', async () => {

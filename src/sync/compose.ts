@@ -23,6 +23,7 @@ import { profileFileBeside, readProfile, writeProfile } from './run/profileFile.
 import { SyncEngine, type EngineOptions } from './engine.js';
 import { GiftProjector } from './giftProjector.js';
 import { donorLinksBeside } from './gifts/donorLinksFile.js';
+import { projectedBeside } from './gifts/projectedFile.js';
 import type { RunReport } from './report.js';
 
 export interface Deps {
@@ -106,7 +107,14 @@ async function giftProjector(settings: Settings, sink: SalesforceSink, source: R
   const first = (await checkProjection(sink)).find((f) => f.problem === 'wrong_model' || f.problem === 'missing_object');
   if (first !== undefined)
     throw new ConfigError(`SVC_PROJECTION ${projection}: the org is not ready for the gift projection (${first.message}); run svc-sync doctor, or set SVC_PROJECTION=off`, ['svc-sync doctor']);
-  return new GiftProjector({ sink: sink.gifts(), settings: gifts ?? DEFAULT_GIFT_SETTINGS, dryRun, linksFile: donorLinksBeside(stateFile), siteId: () => source.siteReported?.() });
+  return new GiftProjector({
+    sink: sink.gifts(),
+    settings: gifts ?? DEFAULT_GIFT_SETTINGS,
+    dryRun,
+    linksFile: donorLinksBeside(stateFile),
+    projectedFile: projectedBeside(stateFile),
+    siteId: () => source.siteReported?.(),
+  });
 }
 
 export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, dryRun = false): Promise<Deps> {

@@ -11,6 +11,7 @@ import { describeError, InterruptedError, isFatal } from '../model/errors.js';
 import type { GiftObject, GiftSink } from '../model/ports.js';
 import { FileDonorLinks } from './gifts/donorLinksFile.js';
 import { failureLine, type BatchProjection, type DonationProjection, type ProjectionRow, type RowAction } from './gifts/outcome.js';
+import { ProjectedGifts } from './gifts/projectedFile.js';
 import { projectBatch } from './gifts/projectBatch.js';
 import { readRecordTypes } from './gifts/recordTypes.js';
 import type { RunReport } from './report.js';
@@ -44,6 +45,8 @@ interface GiftProjectorOptions {
   dryRun: boolean;
   /** The donor links file (beside the run state); a dry run reads it and never writes it. */
   linksFile: string;
+  /** What was projected per donation (beside the run state), likewise. */
+  projectedFile: string;
   /** The site the run's records carry, when a donation does not say. */
   siteId: () => number | undefined;
 }
@@ -51,26 +54,35 @@ interface GiftProjectorOptions {
 export class GiftProjector {
   private recordTypes: Promise<{ person: string; business: string }> | undefined;
   private readonly links: FileDonorLinks;
+  private readonly projected: ProjectedGifts;
   private readonly summaryNow: ProjectionSummary = { model: 'npc', donations: 0, objects: {}, gifts: emptyRows(), failures: [], skipped: [], ambiguousDonors: [], salesforceCalls: 0 };
   private warned = false;
 
   constructor(private readonly opts: GiftProjectorOptions) {
     this.links = FileDonorLinks.open(opts.linksFile);
+    this.projected = ProjectedGifts.open(opts.projectedFile);
     if (opts.dryRun) this.summaryNow.decisions = [];
   }
 
   /** Projects donations the mirror has just written; every outcome goes to `report`. */
   async project(donations: readonly ApiDonation[], report: RunReport): Promise<void> {
-    if (donations.length === 0) return;
-    if (this.links.problem !== undefined && !this.warned) report.warn(this.links.problem);
+    if (!this.warned) for (const problem of [this.links.problem, this.projected.problem]) if (problem !== undefined) report.warn(problem);
     this.warned = true;
+    const digests = new Map(donations.map((d) => [d.id, ProjectedGifts.digest(d, this.opts.settings)] as const));
+    // A donation projected as it is now, with nothing left to do: not read or written again (§6.3).
+    const todo = donations.filter((d) => !this.projected.done(`Donation_${d.id}`, digests.get(d.id) as string));
+    this.unchanged(
+      donations.filter((d) => !todo.includes(d)),
+      report,
+    );
+    if (todo.length === 0) return;
     const before = this.opts.sink.calls().total;
     try {
       this.recordTypes ??= readRecordTypes(this.opts.sink, this.opts.settings.personRecordType);
       const recordTypes = await this.recordTypes;
       const s = this.opts.settings;
-      const siteId = donations.find((d) => typeof d.site_id === 'number')?.site_id ?? this.opts.siteId() ?? 0;
-      const out = await projectBatch(donations, {
+      const siteId = todo.find((d) => typeof d.site_id === 'number')?.site_id ?? this.opts.siteId() ?? 0;
+      const out = await projectBatch(todo, {
         sink: this.opts.sink,
         siteId,
         dryRun: this.opts.dryRun,
@@ -82,14 +94,21 @@ export class GiftProjector {
         links: this.links,
       });
       this.absorb(out, report);
+      const failed = new Set(out.failures.map((f) => f.donation));
+      for (const d of todo) {
+        const key = `Donation_${d.id}`;
+        if (failed.has(key)) this.projected.forget(key);
+        else this.projected.set(key, digests.get(d.id) as string);
+      }
     } catch (error) {
       if (error instanceof InterruptedError || isFatal(error) || (error instanceof Error && error.name === 'AbortError')) throw error;
       // A read or a setup the whole batch needs failed: each donation's projection fails, the mirror stands.
       this.recordTypes = undefined;
       const failed: CrmError = { code: 'PROJECTION_FAILED', message: describeError(error) };
       const out: BatchProjection = { donations: [], rows: [], failures: [], warnings: [] };
-      for (const d of donations) {
+      for (const d of todo) {
         const donation = `Donation_${d.id}`;
+        this.projected.forget(donation);
         out.donations.push({ donation, gift: 'fail', reason: failed.code, warnings: [] });
         out.failures.push({ donation, stage: 'gift', object: 'GiftTransaction', key: donation, error: failed });
       }
@@ -97,6 +116,18 @@ export class GiftProjector {
     } finally {
       this.summaryNow.salesforceCalls += this.opts.sink.calls().total - before;
       if (!this.opts.dryRun && !this.links.save()) report.warn(`donor links ${this.links.file} could not be written: the next run finds the donors again by key and email`);
+      if (!this.opts.dryRun && !this.projected.save()) report.warn(`projected gifts ${this.projected.file} could not be written: the next run compares every donation with the org`);
+    }
+  }
+
+  /** Donations with nothing to do: counted unchanged (their gift's open error, if any, resolved). */
+  private unchanged(donations: readonly ApiDonation[], report: RunReport): void {
+    for (const d of donations) {
+      const donation = `Donation_${d.id}`;
+      this.summaryNow.donations++;
+      this.summaryNow.gifts.unchanged++;
+      this.summaryNow.decisions?.push({ donation, gift: 'unchanged', reason: 'projected before, unchanged since', warnings: [] });
+      report.add({ object: 'GiftTransaction', key: `${donation}:gift`, action: 'unchanged' });
     }
   }
 

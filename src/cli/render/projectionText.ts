@@ -11,10 +11,10 @@ import { fit, formatCount } from './text.js';
 const DECISIONS_SHOWN = 20;
 
 function decisionLine(p: DonationProjection): string {
-  if (p.gift === 'skip' && p.donor === undefined) return `  ${p.donation}: no gift (${p.reason ?? 'not eligible'})`;
   const d = p.donor;
+  if (d === undefined) return `  ${p.donation}: ${p.gift === 'unchanged' ? 'unchanged since the last run' : `no gift (${p.reason ?? 'not eligible'})`}`;
   // Matched by what (with the Id), or new; a pool or no-key donor made in this run says so.
-  const donor = d === undefined ? 'donor ?' : d.matchedBy === 'new' ? 'donor new' : `donor ${d.matchedBy} ${d.id ?? '(new)'}`;
+  const donor = d.matchedBy === 'new' ? 'donor new' : `donor ${d.matchedBy} ${d.id ?? '(new)'}`;
   const amount = p.amount === undefined ? '' : ` ${p.amount.toFixed(2)}`;
   const gift = p.gift === 'fail' ? `no gift (${p.reason ?? 'failed'})` : `gift ${p.gift}${amount} ${p.date ?? ''} "${p.name ?? ''}"`;
   return `  ${p.donation}: ${donor}; ${gift.trimEnd()}`;
