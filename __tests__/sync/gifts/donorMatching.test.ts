@@ -142,4 +142,21 @@ describe('resolveDonors: matching by email and name', () => {
       PersonBirthdate: '1970-05-06',
     });
   });
+
+  it('a claim refused (the Account merged away meanwhile) is a warning; the donation is not failed', async () => {
+    org = await donorOrg();
+    const { npc } = org;
+    const person = npc.recordTypeId('PersonAccount');
+    const jd = npc.seed('Account', { RecordTypeId: person, FirstName: 'J.', LastName: 'Doe', PersonEmail: 'john.doe@kentaa.nl' });
+    const other = npc.seed('Account', { RecordTypeId: person, FirstName: 'Johnny', LastName: 'Doe' });
+    const gate = org.emu.holdNext(/^PATCH .*\/composite\/sobjects$/);
+    const running = resolveDonors([{ donation: john(1) }], org.ctx());
+    await gate.reached;
+    npc.merge(other, jd);
+    gate.release();
+    const r = (await running).get(1);
+    expect(r?.error).toBeUndefined();
+    expect(r?.donor).toEqual({ matchedBy: 'email+name', key: JOHN, id: jd });
+    expect(r?.warnings).toEqual([expect.stringMatching(new RegExp(`^Donation_1: donor Account ${jd}: key or blank fields not written: ENTITY_IS_DELETED`))]);
+  });
 });

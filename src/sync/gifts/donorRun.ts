@@ -184,11 +184,11 @@ export class DonorRun {
     const warnings: string[] = [];
     if (decided.candidates) {
       decision.candidates = decided.candidates.map((c) => c.id);
-      warnings.push(`Donation_${donationId}: ${what[entry.role]} ambiguous, ${decided.candidates.length} accounts match email and name, a new one is made; merge: ${decision.candidates.join(', ')}`);
+      warnings.push(`Donation_${donationId}: ${what[entry.role]} matches ${decided.candidates.length} accounts by email and name, so a new one is made; merge them: ${decision.candidates.join(', ')}`);
     }
     const failed = this.failedUpdates.get(row);
     if (failed && this.updates.get(row)?.donationId === donationId)
-      warnings.push(`Donation_${donationId}: ${what[entry.role]} Account ${row.id} not updated (key or blanks): ${failed.code}: ${failed.message}`);
+      warnings.push(`Donation_${donationId}: ${what[entry.role]} Account ${row.id}: key or blank fields not written: ${failed.code}: ${failed.message}`);
     return { row, planKey: entry.plan.key, decision, warnings, error: this.errors.get(row) };
   }
 }
