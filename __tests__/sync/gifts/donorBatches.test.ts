@@ -103,6 +103,22 @@ describe('resolveDonors in batches', () => {
     expect(writes(o)).toEqual([]);
   });
 
+  it('200 donations with 200 fundraisers (400 new donors): the key list split by URL length, two upserts of 200', async () => {
+    const o = await newOrg();
+    const inputs = Array.from({ length: 200 }, (_, i): DonorInput => ({
+      donation: donation(2000 + i, { first_name: `First${i}`, last_name: `Name${i}`, email: `donor${i}@example.org`, action_id: i + 1 }),
+      fundraiser: { owner: { first_name: `Owner${i}`, last_name: `Page${i}`, email: `owner${i}@example.org` } },
+    }));
+    o.mark();
+    o.emu.resetCalls();
+    const results = await resolveDonors(inputs, o.ctx());
+    expect([...results.values()].every((r) => r.donor.id !== undefined && r.fundraiser?.id !== undefined)).toBe(true);
+    expect(o.npc.records('Account')).toHaveLength(400);
+    // Keys: 2 queries (about 20 KB of SOQL); emails: 1; upserts: 2 collections of 200; no claims.
+    expect(o.emu.calls()).toMatchObject({ query: 3, collections: 2 });
+    expect(o.calls()).toBe(5);
+  });
+
   it('§6.4: a dry run reads, writes nothing, keeps no link, and decides as the real run', async () => {
     const dry = await seeded();
     const links = new MemoryLinks();

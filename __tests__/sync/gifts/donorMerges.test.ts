@@ -95,11 +95,15 @@ describe('resolveDonors across runs', () => {
     const ctx = org.ctx();
     ctx.links.set(JOHN, '001000000000404AAA');
     ctx.links.set(PIET, '001000000000405AAA');
-    const existing = npc.seed('Account', { RecordTypeId: npc.recordTypeId('PersonAccount'), FirstName: 'John', LastName: 'Doe', SvcDonorKey__c: JOHN });
+    const person = npc.recordTypeId('PersonAccount');
+    const existing = npc.seed('Account', { RecordTypeId: person, FirstName: 'John', LastName: 'Doe', SvcDonorKey__c: JOHN });
+    const pietsOwn = npc.seed('Account', { RecordTypeId: person, FirstName: 'Piet', LastName: 'Jansen', PersonEmail: 'piet@x.nl' });
     const results = await resolveDonors(batch.slice(0, 1), ctx);
     expect(results.get(1)?.donor).toEqual({ matchedBy: 'key', key: JOHN, id: existing });
-    expect(results.get(1)?.fundraiser).toMatchObject({ matchedBy: 'new', key: PIET });
+    expect(results.get(1)?.fundraiser).toEqual({ matchedBy: 'email+name', key: PIET, id: pietsOwn });
     expect(ctx.links.get(JOHN)).toBe(existing);
-    expect(ctx.links.get(PIET)).toBe(accountByKey(npc, PIET)?.Id);
+    expect(ctx.links.get(PIET)).toBe(pietsOwn);
+    expect(accountByKey(npc, PIET)?.Id).toBe(pietsOwn);
+    expect(npc.records('Account')).toHaveLength(2);
   });
 });
