@@ -191,8 +191,9 @@ describe('SVC_PROJECTION=npc: a site with a donation of each kind', () => {
   });
 
   it('a gift Salesforce refuses: exit 1, the mirror row written, one failed record naming donation, stage, object, key and code', async () => {
-    npc.deactivateValue('GiftTransaction', 'PaymentMethod', 'PayPal');
-    stack.platform.add('donation', base(20, { first_name: 'Piet', last_name: 'Paal', email: 'pp@x.nl', donation_amount: '5.0', total_amount: '5.0', payment_method: 'paypal' }));
+    // GiftType is a restricted picklist: a company gift is refused once the admin deactivates its value.
+    npc.deactivateValue('GiftTransaction', 'GiftType', 'Organizational');
+    stack.platform.add('donation', base(20, { company: 'Paal BV', first_name: 'Piet', last_name: 'Paal', email: 'pp@x.nl', donation_amount: '5.0', total_amount: '5.0' }));
     const run = await cliJson(stack, ['sync', '--all'], cwd, undefined, env());
     expect(run.code).toBe(1);
     expect(stack.salesforce.get('Svc_Donation__c', 'Donation_20')).toBeDefined();
@@ -202,6 +203,8 @@ describe('SVC_PROJECTION=npc: a site with a donation of each kind', () => {
     const projection = (run.body.result as unknown as { projection: ProjectionJson }).projection;
     expect(projection.failures).toHaveLength(1);
     expect(npc.records('GiftTransaction').some((g) => g.SvcGiftKey__c === 'Donation_20')).toBe(false);
+    // The donors stand: the business account the gift was for, and its person (N9).
+    expect(npc.records('Account').some((a) => a.SvcDonorKey__c === 'O:paal bv:pp@x.nl')).toBe(true);
     expect(npc.records('Account').some((a) => a.SvcDonorKey__c === 'P:pp@x.nl:paal:piet')).toBe(true);
   });
 });

@@ -239,7 +239,8 @@ describe('the gift steps', () => {
     await mirrorTree(s);
     const npc = s.emu.npc;
     if (!npc) throw new Error('no NPC org');
-    npc.deactivateValue('GiftTransaction', 'PaymentMethod', 'PayPal');
+    // GiftType is a restricted picklist: a value the admin deactivated is refused.
+    npc.deactivateValue('GiftTransaction', 'GiftType', 'Organizational');
     const john = npc.seed('Account', { RecordTypeId: npc.recordTypeId('PersonAccount'), FirstName: 'John', LastName: 'Doe', SvcDonorKey__c: 'P:john.doe@kentaa.nl:doe:john' });
     const donors = (id: number): DonorResult => ({
       donationId: id,
@@ -251,8 +252,8 @@ describe('the gift steps', () => {
     });
     const gifts = s.sink.gifts();
     const items = [
-      item(donation({ id: 1, payment_method: 'paypal' }), donors(1), 'Action_7'),
-      item(donation({ id: 2, payment_method: 'creditcard', action_id: null, project_id: 3 }), donors(2), 'Project_3'),
+      item(donation({ id: 1, company: 'Acme BV' }), { ...donors(1), label: 'Acme BV', giftType: 'Organizational' }, 'Action_7'),
+      item(donation({ id: 2, action_id: null, project_id: 3 }), donors(2), 'Project_3'),
     ];
     const tree = await readCampaignTree(gifts, ['Action_7', 'Project_3']);
     const campaigns = await writeCampaigns(gifts, tree, new Set([...chainOf(tree, 'Action_7'), ...chainOf(tree, 'Project_3')]), { timeZone: TZ, dryRun: false });
