@@ -207,4 +207,18 @@ describe('SVC_PROJECTION=npc: a site with a donation of each kind', () => {
     expect(npc.records('Account').some((a) => a.SvcDonorKey__c === 'O:paal bv:pp@x.nl')).toBe(true);
     expect(npc.records('Account').some((a) => a.SvcDonorKey__c === 'P:pp@x.nl:paal:piet')).toBe(true);
   });
+
+  it('a read the whole batch needs fails: each donation of it fails in one line, the mirror rows stand, exit 1', async () => {
+    // The campaigns' field hidden from the integration user: the projection's campaign read is refused.
+    npc.removeField('Campaign', 'ExpectedRevenue');
+    stack.platform.add('donation', base(21, { first_name: 'Roos', last_name: 'Wit', email: 'roos@x.nl', donation_amount: '7.0', total_amount: '7.0', action_id: action.id }));
+    const run = await cliJson(stack, ['sync', '--all'], cwd, undefined, env());
+    expect(run.code).toBe(1);
+    expect(stack.salesforce.get('Svc_Donation__c', 'Donation_21')).toBeDefined();
+    const projection = (run.body.result as unknown as { projection: ProjectionJson }).projection;
+    // Donation_20 failed before, so it is tried again; the donations projected before are not read.
+    expect(projection.failures.map((f) => f.split(':')[0])).toEqual(['Donation_20 gift GiftTransaction Donation_20', 'Donation_21 gift GiftTransaction Donation_21']);
+    for (const line of projection.failures) expect(line).toMatch(/^Donation_2[01] gift GiftTransaction Donation_2[01]: PROJECTION_FAILED: [^\n]*ExpectedRevenue[^\n]*$/);
+    expect(run.body.result.summary.Svc_Donation__c?.failed).toBe(0);
+  });
 });
