@@ -206,6 +206,9 @@ describe('SVC_PROJECTION=npc: a site with a donation of each kind', () => {
     // The donors stand: the business account the gift was for, and its person (N9).
     expect(npc.records('Account').some((a) => a.SvcDonorKey__c === 'O:paal bv:pp@x.nl')).toBe(true);
     expect(npc.records('Account').some((a) => a.SvcDonorKey__c === 'P:pp@x.nl:paal:piet')).toBe(true);
+    // The next sync takes the donation again by id, and so projects it again.
+    const state = JSON.parse(fs.readFileSync(path.join(cwd, '.svc-sync', 'state.json'), 'utf8')) as { retry?: unknown[] };
+    expect(state.retry).toEqual([{ type: 'donation', id: 20 }]);
   });
 
   it('a read the whole batch needs fails: each donation of it fails in one line, the mirror rows stand, exit 1', async () => {
