@@ -194,7 +194,8 @@ describe('SVC_PROJECTION=npc: a site with a donation of each kind', () => {
     // GiftType is a restricted picklist: a company gift is refused once the admin deactivates its value.
     npc.deactivateValue('GiftTransaction', 'GiftType', 'Organizational');
     stack.platform.add('donation', base(20, { company: 'Paal BV', first_name: 'Piet', last_name: 'Paal', email: 'pp@x.nl', donation_amount: '5.0', total_amount: '5.0' }));
-    const run = await cliJson(stack, ['sync', '--all'], cwd, undefined, env());
+    // With the sync log in the org on: the failure is one error record there too.
+    const run = await cliJson(stack, ['sync', '--all'], cwd, undefined, { ...env(), SVC_SALESFORCE_LOG: 'on' });
     expect(run.code).toBe(1);
     expect(stack.salesforce.get('Svc_Donation__c', 'Donation_20')).toBeDefined();
     const failed = run.body.result.records.filter((r) => r.action === 'fail');
@@ -206,6 +207,9 @@ describe('SVC_PROJECTION=npc: a site with a donation of each kind', () => {
     // The donors stand: the business account the gift was for, and its person (N9).
     expect(npc.records('Account').some((a) => a.SvcDonorKey__c === 'O:paal bv:pp@x.nl')).toBe(true);
     expect(npc.records('Account').some((a) => a.SvcDonorKey__c === 'P:pp@x.nl:paal:piet')).toBe(true);
+    expect(stack.salesforce.records('Svc_SyncError__c')).toEqual([
+      expect.objectContaining({ Key__c: 'Donation_20:gift', ObjectName__c: 'GiftTransaction', StatusCode__c: 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST', Status__c: 'Open' }),
+    ]);
     // The next sync takes the donation again by id, and so projects it again.
     const state = JSON.parse(fs.readFileSync(path.join(cwd, '.svc-sync', 'state.json'), 'utf8')) as { retry?: unknown[] };
     expect(state.retry).toEqual([{ type: 'donation', id: 20 }]);
