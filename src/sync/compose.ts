@@ -100,13 +100,19 @@ async function verifiedSink(settings: Settings, stop: AbortSignal | undefined): 
  * Nonprofit Cloud when doctor's checks (describe only) find its objects, and are refused (exit 2,
  * before anything is written) when the org has no Nonprofit Cloud.
  */
-async function giftProjector(settings: Settings, sink: SalesforceSink, source: RecordSource, dryRun: boolean, stateFile: string): Promise<GiftProjector | undefined> {
-  const { projection, gifts } = settings.salesforce;
-  if (projection === undefined) return undefined;
+async function projectionGate(settings: Settings, sink: SalesforceSink): Promise<void> {
+  const mode = settings.salesforce.projection;
+  if (mode === undefined) return;
   // Only an org without the objects is refused here; a missing field or value fails the records that need it.
   const first = (await checkProjection(sink)).find((f) => f.problem === 'wrong_model' || f.problem === 'missing_object');
   if (first !== undefined)
-    throw new ConfigError(`SVC_PROJECTION ${projection}: the org is not ready for the gift projection (${first.message}); run svc-sync doctor, or set SVC_PROJECTION=off`, ['svc-sync doctor']);
+    throw new ConfigError(`SVC_PROJECTION ${mode}: the org is not ready for the gift projection (${first.message}); run svc-sync doctor, or set SVC_PROJECTION=off`, ['svc-sync doctor']);
+}
+
+/** The run's (or serve batch's) gift projection, once the gate passed; none when it is off. */
+function giftProjector(settings: Settings, sink: SalesforceSink, source: RecordSource, dryRun: boolean, stateFile: string): GiftProjector | undefined {
+  const { projection, gifts } = settings.salesforce;
+  if (projection === undefined) return undefined;
   return new GiftProjector({
     sink: sink.gifts(),
     settings: gifts ?? DEFAULT_GIFT_SETTINGS,
@@ -120,7 +126,8 @@ async function giftProjector(settings: Settings, sink: SalesforceSink, source: R
 export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, dryRun = false): Promise<Deps> {
   const source = commandSource(settings, onNote, stop, learn);
   const { sink, org } = await verifiedSink(settings, stop);
-  const gifts = await giftProjector(settings, sink, source, dryRun, learn.profileFile ?? `${DEFAULT_STATE_DIR}/state.json`);
+  await projectionGate(settings, sink);
+  const gifts = giftProjector(settings, sink, source, dryRun, learn.profileFile ?? `${DEFAULT_STATE_DIR}/state.json`);
   return { source, sink, org, log: logFor(settings, sink, dryRun), ...(gifts ? { gifts } : {}) };
 }
 
@@ -170,6 +177,7 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     sharedBudget: extra.sharedBudget,
   });
   let sink: Promise<SalesforceSink> | undefined;
+  let gate: Promise<void> | undefined;
   const sources: PlatformSource[] = [];
   // What `sync` learned of the platform in this directory (list shapes, collection sizes; for this
   // base URL and under a day old) spares the first batches learning it again with requests.
@@ -199,7 +207,13 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     const orgId = connected.session.orgId();
     const org = { instanceUrl: connected.session.instanceUrl(), ...(orgId === undefined ? {} : { orgId }) };
     // The projection's donor links and figures are the batch's: a fresh projector each batch.
-    const gifts = await giftProjector(settings, connected, source, false, extra.profileFile ?? profileFileFor(undefined, DEFAULT_STATE_DIR));
+    // The gate's describes once a process (a refusal is asked again by the next batch).
+    gate ??= projectionGate(settings, connected).catch((error: unknown) => {
+      gate = undefined;
+      throw error;
+    });
+    await gate;
+    const gifts = giftProjector(settings, connected, source, false, extra.profileFile ?? profileFileFor(undefined, DEFAULT_STATE_DIR));
     return { source, sink: connected, org, log: logFor(settings, connected, false), ...(gifts ? { gifts } : {}) };
   };
 }

@@ -142,7 +142,7 @@ function giftItems(
       { timeZone: ctx.timeZone, orgCurrency: ctx.orgCurrency },
     );
     if ('skip' in plan) continue;
-    if (plan.refundDateFallback) p.warnings.push(`${key}: payment_status_at missing, the refund is dated by updated_at`);
+    if (plan.refundDateFallback) p.warnings.push('payment_status_at missing: the refund is dated by updated_at');
     const campaign = target !== undefined && tree.has(target) ? target : undefined;
     Object.assign(p, { name: plan.gift.Name, amount: plan.gift.OriginalAmount, date: plan.gift.TransactionDate, ...(campaign ? { campaign } : {}) });
     items.push({ d, key, plan, donors: r, campaign });
