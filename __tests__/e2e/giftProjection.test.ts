@@ -102,6 +102,8 @@ describe('SVC_PROJECTION=npc: a site with a donation of each kind', () => {
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}Donation_14: no gift \(noGiftAmount\)$/));
     expect(lines).toContainEqual(expect.stringMatching(/^Gifts: 8 inserted, 0 updated, 0 unchanged, 1 skipped, 0 failed \(\d+ calls\)$/));
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}Donation_7: donor anonymousPool \(new\); gift insert 3\.00/));
+    // Campaigns and slots come from the mirror's rows, which a dry run on a fresh org has not written.
+    expect(lines).toContain('  GiftRefund 1 inserted');
   });
 
   it('projects field by field as the document says', async () => {

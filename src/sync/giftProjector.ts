@@ -71,8 +71,9 @@ export class GiftProjector {
     const digests = new Map(donations.map((d) => [d.id, ProjectedGifts.digest(d, this.opts.settings)] as const));
     // A donation projected as it is now, with nothing left to do: not read or written again (§6.3).
     const todo = donations.filter((d) => !this.projected.done(`Donation_${d.id}`, digests.get(d.id) as string));
+    const pending = new Set(todo);
     this.unchanged(
-      donations.filter((d) => !todo.includes(d)),
+      donations.filter((d) => !pending.has(d)),
       report,
     );
     if (todo.length === 0) return;

@@ -97,7 +97,8 @@ export async function projectBatch(donations: readonly ApiDonation[], ctx: Proje
   const gifts = await writeGifts(ctx.sink, ready, campaigns.ids, ctx.dryRun);
   record(b, gifts, 'gift', 'GiftTransaction', (k) => k);
   const written = ready.filter((i) => !gifts.failed.has(i.key));
-  for (const i of written) Object.assign(b.byKey.get(i.key) as DonationProjection, { gift: gifts.rows.find((r) => r.key === i.key)?.action ?? 'unchanged' });
+  const giftAction = new Map(gifts.rows.map((r) => [r.key, r.action] as const));
+  for (const i of written) Object.assign(b.byKey.get(i.key) as DonationProjection, { gift: giftAction.get(i.key) ?? 'unchanged' });
   const newGifts = new Set(gifts.rows.filter((r) => r.action === 'insert').map((r) => r.key));
   const slots = await writeSoftCredits(ctx.sink, written, gifts.ids, ctx.dryRun, newGifts);
   record(b, slots, 'softCredit', 'GiftSoftCredit', (k) => k.replace(/:fundraiser$/, ''));
