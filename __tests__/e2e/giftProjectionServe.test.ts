@@ -51,4 +51,16 @@ describe('serve with SVC_PROJECTION=npc', () => {
     expect(gift).toMatchObject({ Status: 'Paid', OriginalAmount: Math.round((Number(donation.donation_amount) + Number(donation.transaction_costs ?? 0)) * 100) / 100 });
     expect(npc.records('Account').find((a) => a.Id === gift.DonorId)?.PersonEmail).toBe(donation.email?.toLowerCase());
   });
+
+  it('a later batch projects too, with the org gate and the record types not asked again', async () => {
+    const donation = stack.platform.site.donation.filter((d) => d.payment_status === 'paid' && Number(d.donation_amount) > 0).at(-1);
+    if (!donation) throw new Error('the generated site has no paid donation');
+    const event = { object_type: 'Donation', object_id: donation.id, event_type: 'donations.update', application: 'Kentaa', site_id: 6 };
+    expect((await fetch(`${base}/webhooks/${SECRET}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(event) })).status).toBe(200);
+    const npc = stack.salesforce.npc as NpcOrg;
+    await waitFor(() => npc.records('GiftTransaction').find((g) => g.SvcGiftKey__c === `Donation_${donation.id}`), WAIT_MS, 'the second gift');
+    const requests = stack.salesforce.requests();
+    expect(requests.filter((r) => /FROM RecordType/.test(r))).toHaveLength(1);
+    expect(requests.filter((r) => /\/sobjects\/GiftTransaction\/describe/.test(r))).toHaveLength(1);
+  });
 });

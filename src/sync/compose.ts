@@ -21,7 +21,7 @@ import { keysRead } from '../mapping/keysRead.js';
 import type { PlatformProfile } from '../model/platformProfile.js';
 import { profileFileBeside, readProfile, writeProfile } from './run/profileFile.js';
 import { SyncEngine, type EngineOptions } from './engine.js';
-import { GiftProjector } from './giftProjector.js';
+import { GiftProjector, type SharedLookups } from './giftProjector.js';
 import { donorLinksBeside } from './gifts/donorLinksFile.js';
 import { projectedBeside } from './gifts/projectedFile.js';
 import type { RunReport } from './report.js';
@@ -110,7 +110,7 @@ async function projectionGate(settings: Settings, sink: SalesforceSink): Promise
 }
 
 /** The run's (or serve batch's) gift projection, once the gate passed; none when it is off. */
-function giftProjector(settings: Settings, sink: SalesforceSink, source: RecordSource, dryRun: boolean, stateFile: string): GiftProjector | undefined {
+function giftProjector(settings: Settings, sink: SalesforceSink, source: RecordSource, dryRun: boolean, stateFile: string, shared?: SharedLookups): GiftProjector | undefined {
   const { projection, gifts } = settings.salesforce;
   if (projection === undefined) return undefined;
   return new GiftProjector({
@@ -120,6 +120,7 @@ function giftProjector(settings: Settings, sink: SalesforceSink, source: RecordS
     linksFile: donorLinksBeside(stateFile),
     projectedFile: projectedBeside(stateFile),
     siteId: () => source.siteReported?.(),
+    shared,
   });
 }
 
@@ -178,6 +179,7 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
   });
   let sink: Promise<SalesforceSink> | undefined;
   let gate: Promise<void> | undefined;
+  const lookups: SharedLookups = {};
   const sources: PlatformSource[] = [];
   // What `sync` learned of the platform in this directory (list shapes, collection sizes; for this
   // base URL and under a day old) spares the first batches learning it again with requests.
@@ -213,7 +215,7 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
       throw error;
     });
     await gate;
-    const gifts = giftProjector(settings, connected, source, false, extra.profileFile ?? profileFileFor(undefined, DEFAULT_STATE_DIR));
+    const gifts = giftProjector(settings, connected, source, false, extra.profileFile ?? profileFileFor(undefined, DEFAULT_STATE_DIR), lookups);
     return { source, sink: connected, org, log: logFor(settings, connected, false), ...(gifts ? { gifts } : {}) };
   };
 }

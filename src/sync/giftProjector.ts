@@ -49,10 +49,17 @@ interface GiftProjectorOptions {
   projectedFile: string;
   /** The site the run's records carry, when a donation does not say. */
   siteId: () => number | undefined;
+  /** What projectors of one process share (serve: a projector a batch): the record types, read once. */
+  shared?: SharedLookups | undefined;
+}
+
+/** The Account record types, read once and kept while they answer. */
+export interface SharedLookups {
+  recordTypes?: Promise<{ person: string; business: string }> | undefined;
 }
 
 export class GiftProjector {
-  private recordTypes: Promise<{ person: string; business: string }> | undefined;
+  private readonly shared: SharedLookups;
   private readonly links: FileDonorLinks;
   private readonly projected: ProjectedGifts;
   private readonly summaryNow: ProjectionSummary = { model: 'npc', donations: 0, objects: {}, gifts: emptyRows(), failures: [], skipped: [], ambiguousDonors: [], salesforceCalls: 0 };
@@ -61,6 +68,7 @@ export class GiftProjector {
   constructor(private readonly opts: GiftProjectorOptions) {
     this.links = FileDonorLinks.open(opts.linksFile);
     this.projected = ProjectedGifts.open(opts.projectedFile);
+    this.shared = opts.shared ?? {};
     if (opts.dryRun) this.summaryNow.decisions = [];
   }
 
@@ -79,8 +87,8 @@ export class GiftProjector {
     if (todo.length === 0) return;
     const before = this.opts.sink.calls().total;
     try {
-      this.recordTypes ??= readRecordTypes(this.opts.sink, this.opts.settings.personRecordType);
-      const recordTypes = await this.recordTypes;
+      this.shared.recordTypes ??= readRecordTypes(this.opts.sink, this.opts.settings.personRecordType);
+      const recordTypes = await this.shared.recordTypes;
       const s = this.opts.settings;
       const siteId = todo.find((d) => typeof d.site_id === 'number')?.site_id ?? this.opts.siteId() ?? 0;
       const out = await projectBatch(todo, {
@@ -104,7 +112,7 @@ export class GiftProjector {
     } catch (error) {
       if (error instanceof InterruptedError || isFatal(error) || (error instanceof Error && error.name === 'AbortError')) throw error;
       // A read or a setup the whole batch needs failed: each donation's projection fails, the mirror stands.
-      this.recordTypes = undefined;
+      this.shared.recordTypes = undefined;
       const failed: CrmError = { code: 'PROJECTION_FAILED', message: describeError(error) };
       const out: BatchProjection = { donations: [], rows: [], failures: [], warnings: [] };
       for (const d of todo) {
