@@ -151,7 +151,7 @@ export class GiftProjector {
     const failedKeys = new Set(out.failures.map((f) => `${f.donation}:${f.stage}`));
     for (const p of out.donations) {
       s.gifts[p.gift]++;
-      for (const w of p.warnings) report.warn(`${p.donation}: ${w}`);
+      for (const w of p.warnings) report.warn(w.startsWith(`${p.donation}:`) ? w : `${p.donation}: ${w}`);
       if (p.gift === 'skip') {
         s.skipped.push({ donation: p.donation, reason: p.reason ?? 'not a gift' });
         report.add({ object: 'GiftTransaction', key: `${p.donation}:gift`, action: 'skip', reason: p.reason ?? 'not a gift' });
