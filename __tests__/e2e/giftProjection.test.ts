@@ -193,11 +193,16 @@ describe('SVC_PROJECTION=npc: a site with a donation of each kind', () => {
   });
 
   it('a gift Salesforce refuses: exit 1, the mirror row written, one failed record naming donation, stage, object, key and code', async () => {
-    // GiftType is a restricted picklist: a company gift is refused once the admin deactivates its value.
-    npc.deactivateValue('GiftTransaction', 'GiftType', 'Organizational');
     stack.platform.add('donation', base(20, { company: 'Paal BV', first_name: 'Piet', last_name: 'Paal', email: 'pp@x.nl', donation_amount: '5.0', total_amount: '5.0' }));
+    // GiftType is a restricted picklist: the admin deactivates the company gift's value while the
+    // run is on its way (after the checks at its start), so Salesforce refuses that one gift.
+    const gate = stack.salesforce.holdNext(/^PATCH .*\/composite\/sobjects\/GiftTransaction\/SvcGiftKey__c$/);
     // With the sync log in the org on: the failure is one error record there too.
-    const run = await cliJson(stack, ['sync', '--all'], cwd, undefined, { ...env(), SVC_SALESFORCE_LOG: 'on' });
+    const running = cliJson(stack, ['sync', '--all'], cwd, undefined, { ...env(), SVC_SALESFORCE_LOG: 'on' });
+    await gate.reached;
+    npc.deactivateValue('GiftTransaction', 'GiftType', 'Organizational');
+    gate.release();
+    const run = await running;
     expect(run.code).toBe(1);
     expect(stack.salesforce.get('Svc_Donation__c', 'Donation_20')).toBeDefined();
     const failed = run.body.result.records.filter((r) => r.action === 'fail');
@@ -216,18 +221,43 @@ describe('SVC_PROJECTION=npc: a site with a donation of each kind', () => {
     const state = JSON.parse(fs.readFileSync(path.join(cwd, '.svc-sync', 'state.json'), 'utf8')) as { retry?: unknown[] };
     expect(state.retry).toEqual([{ type: 'donation', id: 20 }]);
   });
+});
 
-  it('a read the whole batch needs fails: each donation of it fails in one line, the mirror rows stand, exit 1', async () => {
-    // The campaigns' field hidden from the integration user: the projection's campaign read is refused.
+describe('SVC_PROJECTION=npc: a read the batch needs is refused', () => {
+  let stack: Stack;
+  let cwd: string;
+  beforeAll(async () => {
+    stack = await startStack({ site: SITE, salesforce: { npc: true } });
+    cwd = tempCwd('gift-projection-read');
+    const action = stack.platform.site.action[0] as ApiAction;
+    for (const d of donationsOf(action, stack.platform.site.project[0]?.id ?? 0).slice(0, 2)) stack.platform.add('donation', d);
+  });
+  afterAll(async () => {
+    await stack.close();
+    removeDir(cwd);
+  });
+
+  it('each donation of the batch fails in one line, the mirror rows stand, exit 1', async () => {
+    const npc = stack.salesforce.npc as NpcOrg;
+    // The campaigns' field hidden from the integration user after the run's checks, while the
+    // donors are written: the projection's campaign read that follows is refused.
+    const gate = stack.salesforce.holdNext(/^PATCH .*\/composite\/sobjects\/Account\/SvcDonorKey__c$/);
+    const running = cliJson(stack, ['sync', '--all'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'npc', SVC_SALESFORCE_LOG: 'off' });
+    await gate.reached;
     npc.removeField('Campaign', 'ExpectedRevenue');
-    stack.platform.add('donation', base(21, { first_name: 'Roos', last_name: 'Wit', email: 'roos@x.nl', donation_amount: '7.0', total_amount: '7.0', action_id: action.id }));
-    const run = await cliJson(stack, ['sync', '--all'], cwd, undefined, env());
+    gate.release();
+    const run = await running;
     expect(run.code).toBe(1);
-    expect(stack.salesforce.get('Svc_Donation__c', 'Donation_21')).toBeDefined();
-    const projection = (run.body.result as unknown as { projection: ProjectionJson }).projection;
-    // Donation_20 failed before, so it is tried again; the donations projected before are not read.
-    expect(projection.failures.map((f) => f.split(':')[0])).toEqual(['Donation_20 gift GiftTransaction Donation_20', 'Donation_21 gift GiftTransaction Donation_21']);
-    for (const line of projection.failures) expect(line).toMatch(/^Donation_2[01] gift GiftTransaction Donation_2[01]: PROJECTION_FAILED: [^\n]*ExpectedRevenue[^\n]*$/);
+    expect(
+      stack.salesforce
+        .records('Svc_Donation__c')
+        .map((r) => r.SvcId__c)
+        .sort(),
+    ).toEqual(['Donation_1', 'Donation_2']);
     expect(run.body.result.summary.Svc_Donation__c?.failed).toBe(0);
+    const projection = (run.body.result as unknown as { projection: ProjectionJson }).projection;
+    expect(projection.failures.map((f) => f.split(':')[0])).toEqual(['Donation_1 gift GiftTransaction Donation_1', 'Donation_2 gift GiftTransaction Donation_2']);
+    for (const line of projection.failures) expect(line).toMatch(/^Donation_[12] gift GiftTransaction Donation_[12]: PROJECTION_FAILED: [^\n]*ExpectedRevenue[^\n]*$/);
+    expect(npc.records('GiftTransaction')).toEqual([]);
   });
 });
