@@ -192,6 +192,18 @@ describe('SVC_PROJECTION=npc: a site with a donation of each kind', () => {
     expect(projection.salesforceCalls).toBeGreaterThan(0);
   });
 
+  it('a team renamed and closed on the platform: its campaign follows, no gift is read or written', async () => {
+    const team = stack.platform.site.team[0];
+    if (!team) throw new Error('no team');
+    stack.platform.update('team', team.id, { name: 'Fast runners', closed: true });
+    const run = await cliJson(stack, ['sync', '--all'], cwd, undefined, env());
+    expect(run.code).toBe(0);
+    const campaign = npc.records('Campaign').find((c) => c.SvcCampaignKey__c === `Team_${team.id}`);
+    expect(campaign).toMatchObject({ Name: 'Fast runners', IsActive: false });
+    const rows = run.body.result.records.filter((r) => !r.object.startsWith('Svc_'));
+    expect(rows.map((r) => [r.object, r.key, r.action])).toEqual([['Campaign', `Team_${team.id}:campaign`, 'update']]);
+  });
+
   it('a gift Salesforce refuses: exit 1, the mirror row written, one failed record naming donation, stage, object, key and code', async () => {
     stack.platform.add('donation', base(20, { company: 'Paal BV', first_name: 'Piet', last_name: 'Paal', email: 'pp@x.nl', donation_amount: '5.0', total_amount: '5.0' }));
     // GiftType is a restricted picklist: the admin deactivates the company gift's value while the

@@ -134,7 +134,8 @@ export async function createDeps(settings: Settings, onNote: OnNote = () => unde
 
 export function createEngine(deps: Deps, opts: EngineOptions, report?: RunReport): SyncEngine {
   const gifts = deps.gifts;
-  return new SyncEngine(deps.source, deps.sink, gifts ? { ...opts, afterDonations: (records, r) => gifts.project(records, r) } : opts, report);
+  const hooks: Partial<EngineOptions> = gifts ? { afterDonations: (records, r) => gifts.project(records, r), afterParents: (keys, r) => gifts.parentsChanged(keys, r) } : {};
+  return new SyncEngine(deps.source, deps.sink, { ...opts, ...hooks }, report);
 }
 
 /** What a long-lived worker adds to its platform client: metrics hooks and a budget shared with other receivers. */

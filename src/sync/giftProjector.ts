@@ -13,6 +13,7 @@ import { FileDonorLinks } from './gifts/donorLinksFile.js';
 import { failureLine, type BatchProjection, type DonationProjection, type ProjectionRow, type RowAction } from './gifts/outcome.js';
 import { ProjectedGifts } from './gifts/projectedFile.js';
 import { projectBatch } from './gifts/projectBatch.js';
+import { refreshCampaigns } from './gifts/campaignRefresh.js';
 import { readRecordTypes } from './gifts/recordTypes.js';
 import type { RunReport } from './report.js';
 
@@ -127,6 +128,23 @@ export class GiftProjector {
       if (!this.opts.dryRun && !this.links.save()) report.warn(`donor links ${this.links.file} could not be written: the next run finds the donors again by key and email`);
       if (!this.opts.dryRun && !this.projected.save()) report.warn(`projected gifts ${this.projected.file} could not be written: the next run compares every donation with the org`);
     }
+  }
+
+  /** Parents the mirror just inserted or updated: their campaigns, where they exist, follow (§3.2). */
+  async parentsChanged(keys: readonly string[], report: RunReport): Promise<void> {
+    const before = this.opts.sink.calls().total;
+    const out: BatchProjection = { donations: [], rows: [], failures: [], warnings: [] };
+    try {
+      const step = await refreshCampaigns(this.opts.sink, keys, this.opts.settings.timeZone);
+      out.rows.push(...step.rows);
+      for (const [key, error] of step.failed) out.failures.push({ donation: key, stage: 'campaign', object: 'Campaign', key, error });
+    } catch (error) {
+      if (error instanceof InterruptedError || isFatal(error) || (error instanceof Error && error.name === 'AbortError')) throw error;
+      for (const key of keys) out.failures.push({ donation: key, stage: 'campaign', object: 'Campaign', key, error: { code: 'PROJECTION_FAILED', message: describeError(error) } });
+    } finally {
+      this.summaryNow.salesforceCalls += this.opts.sink.calls().total - before;
+    }
+    this.absorb(out, report);
   }
 
   /** Donations with nothing to do: counted unchanged (their gift's open error, if any, resolved). */

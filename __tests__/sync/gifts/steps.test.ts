@@ -148,6 +148,12 @@ describe('the gift steps', () => {
     ]);
     const second = await pass(s.sink.gifts(), items);
     expect(second.rows).toEqual([]);
+    // The project renamed in the mirror: its campaign is updated in place (the stored record changes).
+    await s.sink.upsert('Svc_Project__c', [{ SvcId__c: 'Project_3', Name: 'Clean water' }]);
+    const renamed = await pass(s.sink.gifts(), items);
+    expect(renamed.rows).toEqual(['update Campaign Project_3']);
+    expect(npc.records('Campaign').find((c) => c.SvcCampaignKey__c === 'Project_3')).toMatchObject({ Name: 'Clean water', Id: idOf('Project_3') });
+    expect(npc.records('Campaign')).toHaveLength(4);
     expect(second.writes).toBe(0);
     // Reads only: the tree (action, team, project, segment), campaigns, gifts, slots, refunds.
     expect(second.calls).toBe(8);
