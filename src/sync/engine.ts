@@ -41,7 +41,7 @@ export interface EngineOptions {
   ownerFromMirror?: (actionId: number, userId: number) => boolean;
   /** The gift projection: the donations of a batch the mirror wrote (a dry run: would write), after that write. */
   afterDonations?: (records: ApiDonation[], report: RunReport) => Promise<void>;
-  /** The gift projection: the keys of parents (segments ... actions) this batch inserted or updated, after that write. */
+  /** The gift projection: the keys of parents (segments ... actions) this batch updated, after that write. */
   afterParents?: (keys: string[], report: RunReport) => Promise<void>;
 }
 
@@ -260,7 +260,8 @@ export class SyncEngine {
     await this.writeResults(type, results);
     if (type === 'donation' && this.opts.afterDonations) await this.afterDonations(eligible as ApiDonation[], this.opts.afterDonations);
     if (isParentType(type) && this.opts.afterParents && !this.opts.dryRun) {
-      const changed = eligible.map((r) => keyFor(type, r.id)).filter((k) => ['insert', 'update'].includes(this.report.outcomeOf(k)?.action ?? ''));
+      // Updates only: a row inserted now has no campaign yet (campaigns are made from these rows).
+      const changed = eligible.map((r) => keyFor(type, r.id)).filter((k) => this.report.outcomeOf(k)?.action === 'update');
       if (changed.length > 0) await this.opts.afterParents(changed, this.report);
     }
     const nested = SCHEMA[type].context.nested;

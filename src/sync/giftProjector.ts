@@ -130,7 +130,7 @@ export class GiftProjector {
     }
   }
 
-  /** Parents the mirror just inserted or updated: their campaigns, where they exist, follow (§3.2). */
+  /** Parents the mirror just updated: their campaigns, where they exist, follow (§3.2). */
   async parentsChanged(keys: readonly string[], report: RunReport): Promise<void> {
     const before = this.opts.sink.calls().total;
     const out: BatchProjection = { donations: [], rows: [], failures: [], warnings: [] };

@@ -1,6 +1,6 @@
 /**
- * Campaigns follow their mirror rows (PROJECTION.md §3.2): when the mirror inserts or updates a
- * segment, project, team, company or action whose campaign exists, the campaign (with the parents
+ * Campaigns follow their mirror rows (PROJECTION.md §3.2): when the mirror updates a segment,
+ * project, team, company or action whose campaign exists, the campaign (with the parents
  * it now has) is brought up to date: a rename, a move, a page closed. A campaign no gift needs yet
  * is not created here (lazy, §3.1).
  */
