@@ -5,6 +5,8 @@
  * one failed record); a dry run writes nothing and shows each donation's decision in 80 columns.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import path from 'node:path';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { NpcOrg, NpcRecord } from '../../fixtures/salesforce/npc.js';
 import type { ApiAction, ApiDonation } from '../../src/model/apiRecords.js';
@@ -100,6 +102,8 @@ describe('SVC_PROJECTION=npc: a site with a donation of each kind', () => {
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}Donation_14: no gift \(noGiftAmount\)$/));
     expect(lines).toContainEqual(expect.stringMatching(/^Gifts: 8 inserted, 0 updated, 0 unchanged, 1 skipped, 0 failed \(\d+ calls\)$/));
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}Donation_7: donor anonymousPool \(new\); gift insert 3\.00/));
+    // Campaigns and slots come from the mirror's rows, which a dry run on a fresh org has not written.
+    expect(lines).toContain('  GiftRefund 1 inserted');
   });
 
   it('projects field by field as the document says', async () => {
@@ -171,14 +175,46 @@ describe('SVC_PROJECTION=npc: a site with a donation of each kind', () => {
     expect(run.code).toBe(0);
     expect(writeCalls(stack)).toBe(0);
     const projection = (run.body.result as unknown as { projection: ProjectionJson }).projection;
-    expect(projection.gifts).toMatchObject({ insert: 0, update: 0, unchanged: 8, fail: 0 });
+    expect(projection.gifts).toMatchObject({ insert: 0, update: 0, unchanged: 9, fail: 0 });
+    // Each donation is as it was projected (the state folder keeps a digest): not even read again.
+    expect(projection.salesforceCalls).toBe(0);
+  });
+
+  it('with the state folder lost, a run compares with the org field by field and still writes nothing', async () => {
+    fs.rmSync(path.join(cwd, '.svc-sync', 'projected-gifts.json'));
+    fs.rmSync(path.join(cwd, '.svc-sync', 'donor-links.json'), { force: true });
+    stack.salesforce.resetCalls();
+    const run = await cliJson(stack, ['sync', '--all'], cwd, undefined, env());
+    expect(run.code).toBe(0);
+    expect(writeCalls(stack)).toBe(0);
+    const projection = (run.body.result as unknown as { projection: ProjectionJson }).projection;
+    expect(projection.gifts).toMatchObject({ insert: 0, update: 0, unchanged: 8, skip: 1, fail: 0 });
+    expect(projection.salesforceCalls).toBeGreaterThan(0);
+  });
+
+  it('a team renamed and closed on the platform: its campaign follows, no gift is read or written', async () => {
+    const team = stack.platform.site.team[0];
+    if (!team) throw new Error('no team');
+    stack.platform.update('team', team.id, { name: 'Fast runners', closed: true });
+    const run = await cliJson(stack, ['sync', '--all'], cwd, undefined, env());
+    expect(run.code).toBe(0);
+    const campaign = npc.records('Campaign').find((c) => c.SvcCampaignKey__c === `Team_${team.id}`);
+    expect(campaign).toMatchObject({ Name: 'Fast runners', IsActive: false });
+    const rows = run.body.result.records.filter((r) => !r.object.startsWith('Svc_'));
+    expect(rows.map((r) => [r.object, r.key, r.action])).toEqual([['Campaign', `Team_${team.id}:campaign`, 'update']]);
   });
 
   it('a gift Salesforce refuses: exit 1, the mirror row written, one failed record naming donation, stage, object, key and code', async () => {
-    // GiftType is the gift's one restricted picklist (Nonprofit Cloud Developer Guide): a company gift.
+    stack.platform.add('donation', base(20, { company: 'Paal BV', first_name: 'Piet', last_name: 'Paal', email: 'pp@x.nl', donation_amount: '5.0', total_amount: '5.0' }));
+    // GiftType is a restricted picklist: the admin deactivates the company gift's value while the
+    // run is on its way (after the checks at its start), so Salesforce refuses that one gift.
+    const gate = stack.salesforce.holdNext(/^PATCH .*\/composite\/sobjects\/GiftTransaction\/SvcGiftKey__c$/);
+    // With the sync log in the org on: the failure is one error record there too.
+    const running = cliJson(stack, ['sync', '--all'], cwd, undefined, { ...env(), SVC_SALESFORCE_LOG: 'on' });
+    await gate.reached;
     npc.deactivateValue('GiftTransaction', 'GiftType', 'Organizational');
-    stack.platform.add('donation', base(20, { company: 'Paal BV', first_name: 'Piet', last_name: 'Paal', email: 'pp@x.nl', donation_amount: '5.0', total_amount: '5.0', payment_method: 'paypal' }));
-    const run = await cliJson(stack, ['sync', '--all'], cwd, undefined, env());
+    gate.release();
+    const run = await running;
     expect(run.code).toBe(1);
     expect(stack.salesforce.get('Svc_Donation__c', 'Donation_20')).toBeDefined();
     const failed = run.body.result.records.filter((r) => r.action === 'fail');
@@ -187,6 +223,53 @@ describe('SVC_PROJECTION=npc: a site with a donation of each kind', () => {
     const projection = (run.body.result as unknown as { projection: ProjectionJson }).projection;
     expect(projection.failures).toHaveLength(1);
     expect(npc.records('GiftTransaction').some((g) => g.SvcGiftKey__c === 'Donation_20')).toBe(false);
+    // The donors stand: the business account the gift was for, and its person (N9).
+    expect(npc.records('Account').some((a) => a.SvcDonorKey__c === 'O:paal bv:pp@x.nl')).toBe(true);
     expect(npc.records('Account').some((a) => a.SvcDonorKey__c === 'P:pp@x.nl:paal:piet')).toBe(true);
+    expect(stack.salesforce.records('Svc_SyncError__c')).toEqual([
+      expect.objectContaining({ Key__c: 'Donation_20:gift', ObjectName__c: 'GiftTransaction', StatusCode__c: 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST', Status__c: 'Open' }),
+    ]);
+    // The next sync takes the donation again by id, and so projects it again.
+    const state = JSON.parse(fs.readFileSync(path.join(cwd, '.svc-sync', 'state.json'), 'utf8')) as { retry?: unknown[] };
+    expect(state.retry).toEqual([{ type: 'donation', id: 20 }]);
+  });
+});
+
+describe('SVC_PROJECTION=npc: a read the batch needs is refused', () => {
+  let stack: Stack;
+  let cwd: string;
+  beforeAll(async () => {
+    stack = await startStack({ site: SITE, salesforce: { npc: true } });
+    cwd = tempCwd('gift-projection-read');
+    const action = stack.platform.site.action[0] as ApiAction;
+    for (const d of donationsOf(action, stack.platform.site.project[0]?.id ?? 0).slice(0, 2)) stack.platform.add('donation', d);
+  });
+  afterAll(async () => {
+    await stack.close();
+    removeDir(cwd);
+  });
+
+  it('each donation of the batch fails in one line, the mirror rows stand, exit 1', async () => {
+    const npc = stack.salesforce.npc as NpcOrg;
+    // The campaigns' field hidden from the integration user after the run's checks, while the
+    // donors are written: the projection's campaign read that follows is refused.
+    const gate = stack.salesforce.holdNext(/^PATCH .*\/composite\/sobjects\/Account\/SvcDonorKey__c$/);
+    const running = cliJson(stack, ['sync', '--all'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'npc', SVC_SALESFORCE_LOG: 'off' });
+    await gate.reached;
+    npc.removeField('Campaign', 'ExpectedRevenue');
+    gate.release();
+    const run = await running;
+    expect(run.code).toBe(1);
+    expect(
+      stack.salesforce
+        .records('Svc_Donation__c')
+        .map((r) => r.SvcId__c)
+        .sort(),
+    ).toEqual(['Donation_1', 'Donation_2']);
+    expect(run.body.result.summary.Svc_Donation__c?.failed).toBe(0);
+    const projection = (run.body.result as unknown as { projection: ProjectionJson }).projection;
+    expect(projection.failures.map((f) => f.split(':')[0])).toEqual(['Donation_1 gift GiftTransaction Donation_1', 'Donation_2 gift GiftTransaction Donation_2']);
+    for (const line of projection.failures) expect(line).toMatch(/^Donation_[12] gift GiftTransaction Donation_[12]: PROJECTION_FAILED: [^\n]*ExpectedRevenue[^\n]*$/);
+    expect(npc.records('GiftTransaction')).toEqual([]);
   });
 });

@@ -22,8 +22,9 @@ import { keysRead } from '../mapping/keysRead.js';
 import type { PlatformProfile } from '../model/platformProfile.js';
 import { profileFileBeside, readProfile, writeProfile } from './run/profileFile.js';
 import { SyncEngine, type EngineOptions } from './engine.js';
-import { GiftProjector } from './giftProjector.js';
+import { GiftProjector, type SharedLookups } from './giftProjector.js';
 import { donorLinksBeside } from './gifts/donorLinksFile.js';
+import { projectedBeside } from './gifts/projectedFile.js';
 import type { RunReport } from './report.js';
 
 export interface Deps {
@@ -106,10 +107,26 @@ async function verifiedSink(settings: Settings, stop: AbortSignal | undefined): 
 const guardOrg = (settings: Settings, sink: SalesforceSink): Promise<ProjectionChoice | undefined> =>
   chooseProjection(sink, settings.salesforce.projection, (settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS).personRecordType);
 
-/** The gift projection of a run whose org guard chose Nonprofit Cloud; none when it resolved off. */
-function giftProjector(settings: Settings, sink: SalesforceSink, source: RecordSource, dryRun: boolean, stateFile: string, choice: ProjectionChoice | undefined): GiftProjector | undefined {
+/** The run's (or serve batch's) gift projection, when the org guard chose Nonprofit Cloud; none when it resolved off. */
+function giftProjector(
+  settings: Settings,
+  sink: SalesforceSink,
+  source: RecordSource,
+  dryRun: boolean,
+  stateFile: string,
+  choice: ProjectionChoice | undefined,
+  shared?: SharedLookups,
+): GiftProjector | undefined {
   if (choice?.resolved !== 'npc') return undefined;
-  return new GiftProjector({ sink: sink.gifts(), settings: settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS, dryRun, linksFile: donorLinksBeside(stateFile), siteId: () => source.siteReported?.() });
+  return new GiftProjector({
+    sink: sink.gifts(),
+    settings: settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS,
+    dryRun,
+    linksFile: donorLinksBeside(stateFile),
+    projectedFile: projectedBeside(stateFile),
+    siteId: () => source.siteReported?.(),
+    shared,
+  });
 }
 
 export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, dryRun = false): Promise<Deps> {
@@ -133,7 +150,8 @@ export async function projectionAtStart(settings: Settings, stop?: AbortSignal):
 
 export function createEngine(deps: Deps, opts: EngineOptions, report?: RunReport): SyncEngine {
   const gifts = deps.gifts;
-  return new SyncEngine(deps.source, deps.sink, gifts ? { ...opts, afterDonations: (records, r) => gifts.project(records, r) } : opts, report);
+  const hooks: Partial<EngineOptions> = gifts ? { afterDonations: (records, r) => gifts.project(records, r), afterParents: (keys, r) => gifts.parentsChanged(keys, r) } : {};
+  return new SyncEngine(deps.source, deps.sink, { ...opts, ...hooks }, report);
 }
 
 /** What a long-lived worker adds to its platform client: metrics hooks and a budget shared with other receivers. */
@@ -180,6 +198,7 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     sharedBudget: extra.sharedBudget,
   });
   let sink: Promise<SalesforceSink> | undefined;
+  const lookups: SharedLookups = {};
   const sources: PlatformSource[] = [];
   // What `sync` learned of the platform in this directory (list shapes, collection sizes; for this
   // base URL and under a day old) spares the first batches learning it again with requests.
@@ -215,7 +234,7 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     const orgId = connected.session.orgId();
     const org = { instanceUrl: connected.session.instanceUrl(), ...(orgId === undefined ? {} : { orgId }) };
     // The projection's donor links and figures are the batch's: a fresh projector each batch.
-    const gifts = giftProjector(settings, connected, source, false, extra.profileFile ?? profileFileFor(undefined, DEFAULT_STATE_DIR), choice);
+    const gifts = giftProjector(settings, connected, source, false, extra.profileFile ?? profileFileFor(undefined, DEFAULT_STATE_DIR), choice, lookups);
     return { source, sink: connected, org, log: logFor(settings, connected, false), ...(choice ? { projection: choice } : {}), ...(gifts ? { gifts } : {}) };
   };
 }

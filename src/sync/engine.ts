@@ -41,6 +41,8 @@ export interface EngineOptions {
   ownerFromMirror?: (actionId: number, userId: number) => boolean;
   /** The gift projection: the donations of a batch the mirror wrote (a dry run: would write), after that write. */
   afterDonations?: (records: ApiDonation[], report: RunReport) => Promise<void>;
+  /** The gift projection: the keys of parents (segments ... actions) this batch updated, after that write. */
+  afterParents?: (keys: string[], report: RunReport) => Promise<void>;
 }
 
 interface ScanHooks {
@@ -257,6 +259,11 @@ export class SyncEngine {
     const { results, eligible } = await this.projection.map(type, records);
     await this.writeResults(type, results);
     if (type === 'donation' && this.opts.afterDonations) await this.afterDonations(eligible as ApiDonation[], this.opts.afterDonations);
+    if (isParentType(type) && this.opts.afterParents && !this.opts.dryRun) {
+      // Updates only: a row inserted now has no campaign yet (campaigns are made from these rows).
+      const changed = eligible.map((r) => keyFor(type, r.id)).filter((k) => this.report.outcomeOf(k)?.action === 'update');
+      if (changed.length > 0) await this.opts.afterParents(changed, this.report);
+    }
     const nested = SCHEMA[type].context.nested;
     if (nested && eligible.length > 0) await this.writeNested(type, nested.type, eligible);
   }

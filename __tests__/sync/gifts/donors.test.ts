@@ -95,4 +95,15 @@ describe('resolveDonors: new donors', () => {
     expect(accountByKey(npc, 'P:jan.smit@x.nl::')).toMatchObject({ LastName: 'jan.smit', PersonEmail: 'jan.smit@x.nl' });
     expect(npc.records('Account')).toHaveLength(10);
   });
+
+  it('N16: an email longer than PersonEmail (80) stays in the key and is not written cut (a cut one is another address)', async () => {
+    org = await donorOrg();
+    const email = `${'x'.repeat(90)}@example.org`;
+    const results = await resolveDonors([{ donation: donation(1, { first_name: 'Long', last_name: 'Mail', email }) }], org.ctx());
+    expect(results.get(1)?.error).toBeUndefined();
+    expect(results.get(1)?.donor).toMatchObject({ matchedBy: 'new', key: `P:${email}:mail:long` });
+    const account = accountByKey(org.npc, `P:${email}:mail:long`);
+    expect(account).toMatchObject({ FirstName: 'Long', LastName: 'Mail' });
+    expect(account).not.toHaveProperty('PersonEmail');
+  });
 });

@@ -16,6 +16,7 @@ import type { GiftItem, PlannedGift } from '../../../src/sync/gifts/item.js';
 import { writeRefunds } from '../../../src/sync/gifts/refunds.js';
 import { writeSoftCredits } from '../../../src/sync/gifts/softCredits.js';
 import { setup } from '../../crm/helpers.js';
+import { mirrorTree } from './mirrorTree.js';
 
 let emu: Emulator | undefined;
 afterEach(async () => {
@@ -24,38 +25,6 @@ afterEach(async () => {
 });
 
 const TZ = 'Europe/Amsterdam';
-
-/** The mirror's rows of §7's tree: segment 2 > project 3 > team 4 > action 7 (Piet Jansen). */
-async function mirrorTree(s: Awaited<ReturnType<typeof setup>>): Promise<void> {
-  const id = (object: string, key: string): string => String(s.emu.get(object, key)?.Id);
-  await s.sink.upsert('Svc_Segment__c', [{ SvcId__c: 'Segment_2', Name: 'Spring run', CreatedAt__c: '2016-01-31T23:30:00Z' }]);
-  await s.sink.upsert('Svc_Project__c', [{ SvcId__c: 'Project_3', Name: 'Water', Visible__c: true, Closed__c: false, TargetAmount__c: 1000.4, Svc_Segment__c: id('Svc_Segment__c', 'Segment_2') }]);
-  await s.sink.upsert('Svc_Team__c', [
-    {
-      SvcId__c: 'Team_4',
-      Name: 'Runners',
-      Visible__c: true,
-      Closed__c: true,
-      EndDate__c: '2016-06-30T22:30:00Z',
-      Svc_Project__c: id('Svc_Project__c', 'Project_3'),
-      Svc_Segment__c: id('Svc_Segment__c', 'Segment_2'),
-    },
-  ]);
-  await s.sink.upsert('Svc_Action__c', [
-    {
-      SvcId__c: 'Action_7',
-      Name: 'Piet Jansen',
-      FirstName__c: 'Piet',
-      LastName__c: 'Jansen',
-      Email__c: 'piet@x.nl',
-      City__c: 'Utrecht',
-      Visible__c: true,
-      Svc_Team__c: id('Svc_Team__c', 'Team_4'),
-      Svc_Project__c: id('Svc_Project__c', 'Project_3'),
-      Svc_Segment__c: id('Svc_Segment__c', 'Segment_2'),
-    },
-  ]);
-}
 
 const donation = (over: Partial<ApiDonation>): ApiDonation => ({
   id: 1,
@@ -95,8 +64,9 @@ async function pass(gifts: GiftSink, items: GiftItem[], dryRun = false): Promise
   const keys = new Set(items.flatMap((i) => (i.campaign ? chainOf(tree, i.campaign) : [])));
   const campaigns = await writeCampaigns(gifts, tree, keys, { timeZone: TZ, dryRun });
   const g = await writeGifts(gifts, items, campaigns.ids, dryRun);
-  const sc = await writeSoftCredits(gifts, items, g.ids, dryRun);
-  const rf = await writeRefunds(gifts, items, g.ids, dryRun);
+  const fresh = new Set(g.rows.filter((r) => r.action === 'insert').map((r) => r.key));
+  const sc = await writeSoftCredits(gifts, items, g.ids, dryRun, fresh);
+  const rf = await writeRefunds(gifts, items, g.ids, dryRun, fresh);
   const after = gifts.calls();
   const rows = [...campaigns.rows, ...g.rows, ...sc.rows, ...rf.rows].filter((r) => r.action !== 'unchanged').map((r) => `${r.action} ${r.object} ${r.key}`);
   return { calls: after.total - before.total, writes: after.collections - before.collections, rows };
@@ -178,6 +148,12 @@ describe('the gift steps', () => {
     ]);
     const second = await pass(s.sink.gifts(), items);
     expect(second.rows).toEqual([]);
+    // The project renamed in the mirror: its campaign is updated in place (the stored record changes).
+    await s.sink.upsert('Svc_Project__c', [{ SvcId__c: 'Project_3', Name: 'Clean water' }]);
+    const renamed = await pass(s.sink.gifts(), items);
+    expect(renamed.rows).toEqual(['update Campaign Project_3']);
+    expect(npc.records('Campaign').find((c) => c.SvcCampaignKey__c === 'Project_3')).toMatchObject({ Name: 'Clean water', Id: idOf('Project_3') });
+    expect(npc.records('Campaign')).toHaveLength(4);
     expect(second.writes).toBe(0);
     // Reads only: the tree (action, team, project, segment), campaigns, gifts, slots, refunds.
     expect(second.calls).toBe(8);
@@ -238,7 +214,7 @@ describe('the gift steps', () => {
     await mirrorTree(s);
     const npc = s.emu.npc;
     if (!npc) throw new Error('no NPC org');
-    // GiftType is the gift's one restricted picklist (Nonprofit Cloud Developer Guide).
+    // GiftType is a restricted picklist: a value the admin deactivated is refused.
     npc.deactivateValue('GiftTransaction', 'GiftType', 'Organizational');
     const john = npc.seed('Account', { RecordTypeId: npc.recordTypeId('PersonAccount'), FirstName: 'John', LastName: 'Doe', SvcDonorKey__c: 'P:john.doe@kentaa.nl:doe:john' });
     const donors = (id: number): DonorResult => ({
@@ -251,8 +227,8 @@ describe('the gift steps', () => {
     });
     const gifts = s.sink.gifts();
     const items = [
-      item(donation({ id: 1, payment_method: 'paypal' }), donors(1), 'Action_7'),
-      item(donation({ id: 2, payment_method: 'creditcard', action_id: null, project_id: 3 }), donors(2), 'Project_3'),
+      item(donation({ id: 1, company: 'Acme BV' }), { ...donors(1), label: 'Acme BV', giftType: 'Organizational' }, 'Action_7'),
+      item(donation({ id: 2, action_id: null, project_id: 3 }), donors(2), 'Project_3'),
     ];
     const tree = await readCampaignTree(gifts, ['Action_7', 'Project_3']);
     const campaigns = await writeCampaigns(gifts, tree, new Set([...chainOf(tree, 'Action_7'), ...chainOf(tree, 'Project_3')]), { timeZone: TZ, dryRun: false });

@@ -48,6 +48,8 @@ export class AccountBook {
   private readonly asked = new Set<string>();
   /** Live rows by Id, each one object for the whole run, so claims and fills are seen by later donors. */
   private readonly live = new Map<string, AccountRow>();
+  /** Live Person Accounts by email in lower case (step 3's candidates), kept as rows are added or filled. */
+  private readonly byEmail = new Map<string, Set<AccountRow>>();
 
   constructor(private readonly sink: GiftSink) {}
 
@@ -55,7 +57,7 @@ export class AccountBook {
     for (const r of rows) {
       const id = String(r.Id);
       this.read.set(id, r);
-      if (r.IsDeleted !== true && !this.live.has(id)) this.live.set(id, rowOf(r));
+      if (r.IsDeleted !== true && !this.live.has(id)) this.add(rowOf(r));
     }
   }
 
@@ -119,15 +121,28 @@ export class AccountBook {
     return this.live.get(id);
   }
 
-  /** Live Person Accounts whose email is this one (lower-cased), read or pending. */
+  private add(row: AccountRow): void {
+    this.live.set(row.id, row);
+    this.emailChanged(row);
+  }
+
+  /** A row's PersonEmail was read, set or filled: it is a candidate under that email from now on. */
+  emailChanged(row: AccountRow): void {
+    const email = row.values.PersonEmail?.trim().toLowerCase();
+    if (!row.person || email === undefined) return;
+    const rows = this.byEmail.get(email) ?? new Set<AccountRow>();
+    this.byEmail.set(email, rows.add(row));
+  }
+
+  /** Live Person Accounts whose email is this one (lower-cased), read or pending, in the order met. */
   personsWithEmail(email: string): AccountRow[] {
-    return [...this.live.values()].filter((r) => r.person && r.values.PersonEmail?.trim().toLowerCase() === email);
+    return [...(this.byEmail.get(email) ?? [])];
   }
 
   /** A donor this run creates: a candidate for later donors of the run (N4) before it exists. */
   addPending(key: string, person: boolean, values: Record<string, string>): AccountRow {
     const row: AccountRow = { id: `(new ${key})`, pending: true, person, key, values: { ...values } };
-    this.live.set(row.id, row);
+    this.add(row);
     return row;
   }
 }

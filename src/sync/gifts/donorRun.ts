@@ -46,6 +46,7 @@ export class DonorRun {
   /** Keys decided in this run: a later donor with the same key is the same Account. */
   private readonly decided = new Map<string, Decided>();
   private readonly entries: Array<{ entry: Entry; decided: Decided }> = [];
+  private readonly at = new Map<string, { entry: Entry; decided: Decided }>();
   private readonly creates: AccountRow[] = [];
   private readonly updates = new Map<AccountRow, { fields: CrmRecord; donationId: number }>();
   private readonly failedUpdates = new Map<AccountRow, CrmError>();
@@ -94,7 +95,7 @@ export class DonorRun {
       // The Account this run already found or creates for the key: found by the key it holds, else by the link made.
       const matchedBy: MatchedBy = before.row.key === plan.key ? 'key' : 'link';
       this.fill(before.row, plan, entry.donationId);
-      this.entries.push({ entry, decided: { row: before.row, matchedBy } });
+      this.keep(entry, { row: before.row, matchedBy });
       return;
     }
     const candidates = plan.match ? this.book.personsWithEmail(plan.match.email).map(candidateOf) : [];
@@ -118,7 +119,12 @@ export class DonorRun {
       decided = { row, matchedBy: d.matchedBy, candidates: d.matchedBy === 'ambiguous' ? rows : undefined };
     }
     this.decided.set(plan.key, decided);
+    this.keep(entry, decided);
+  }
+
+  private keep(entry: Entry, decided: Decided): void {
     this.entries.push({ entry, decided });
+    this.at.set(`${entry.donationId}:${entry.role}`, { entry, decided });
   }
 
   /** N6: blanks of the Account filled from this donor's fields, once, by the first donor that has them. */
@@ -127,6 +133,7 @@ export class DonorRun {
     const filled = fillBlanks(row.values, own);
     if (Object.keys(filled).length === 0) return;
     Object.assign(row.values, filled);
+    if (filled.PersonEmail !== undefined) this.book.emailChanged(row);
     if (!row.pending) Object.assign(this.updateFor(row, donationId), filled);
   }
 
@@ -168,7 +175,7 @@ export class DonorRun {
   }
 
   outcome(donationId: number, role: Role): Outcome | undefined {
-    const at = this.entries.find((x) => x.entry.donationId === donationId && x.entry.role === role);
+    const at = this.at.get(`${donationId}:${role}`);
     if (at === undefined) return undefined;
     const { entry, decided } = at;
     const { row } = decided;
@@ -177,11 +184,11 @@ export class DonorRun {
     const warnings: string[] = [];
     if (decided.candidates) {
       decision.candidates = decided.candidates.map((c) => c.id);
-      warnings.push(`Donation_${donationId}: ${what[entry.role]} ambiguous, ${decided.candidates.length} accounts match email and name, a new one is made; merge: ${decision.candidates.join(', ')}`);
+      warnings.push(`Donation_${donationId}: ${what[entry.role]} matches ${decided.candidates.length} accounts by email and name, so a new one is made; merge them: ${decision.candidates.join(', ')}`);
     }
     const failed = this.failedUpdates.get(row);
     if (failed && this.updates.get(row)?.donationId === donationId)
-      warnings.push(`Donation_${donationId}: ${what[entry.role]} Account ${row.id} not updated (key or blanks): ${failed.code}: ${failed.message}`);
+      warnings.push(`Donation_${donationId}: ${what[entry.role]} Account ${row.id}: key or blank fields not written: ${failed.code}: ${failed.message}`);
     return { row, planKey: entry.plan.key, decision, warnings, error: this.errors.get(row) };
   }
 }

@@ -46,7 +46,11 @@ export interface DonorResult {
   giftType: 'Individual' | 'Organizational';
   /** One line each (ambiguous: lists the candidates to merge). */
   warnings: string[];
-  /** The donor step failed: the gift, slot and refund are not written (DONOR_FAILED). */
+  /**
+   * The donor step failed (the donor's, the company person's or the fundraiser's Account was
+   * refused): the gift, slot and refund are not written (DONOR_FAILED), so a slot is never
+   * deleted for a fundraiser who could not be written. A claim or fill refused is a warning only.
+   */
   error?: { stage: 'donor'; object: 'Account'; key: string; error: CrmError } | undefined;
 }
 /** Donor links the state folder keeps (key -> Account Id); only saves calls (§6.3). */

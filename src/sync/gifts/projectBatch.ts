@@ -78,31 +78,38 @@ export async function projectBatch(donations: readonly ApiDonation[], ctx: Proje
   const campaignKeys = new Set(eligible.flatMap((e) => (e.target === undefined ? [] : chainOf(tree, e.target))));
   const campaigns = await writeCampaigns(ctx.sink, tree, campaignKeys, ctx);
   b.out.rows.push(...campaigns.rows);
-  const items = giftItems(b, eligible, donors, tree, ctx);
+  const ready = readyGifts(b, giftItems(b, eligible, donors, tree, ctx), tree, campaigns.failed);
+  const gifts = await writeGifts(ctx.sink, ready, campaigns.ids, ctx.dryRun);
+  record(b, gifts, 'gift', 'GiftTransaction', (k) => k);
+  const written = ready.filter((i) => !gifts.failed.has(i.key));
+  const giftAction = new Map(gifts.rows.map((r) => [r.key, r.action] as const));
+  for (const i of written) Object.assign(b.byKey.get(i.key) as DonationProjection, { gift: giftAction.get(i.key) ?? 'unchanged' });
+  const newGifts = new Set(gifts.rows.filter((r) => r.action === 'insert').map((r) => r.key));
+  const slots = await writeSoftCredits(ctx.sink, written, gifts.ids, ctx.dryRun, newGifts);
+  record(b, slots, 'softCredit', 'GiftSoftCredit', (k) => k.replace(/:fundraiser$/, ''));
+  const refunds = await writeRefunds(ctx.sink, written, gifts.ids, ctx.dryRun, newGifts);
+  record(b, refunds, 'refund', 'GiftRefund', (k) => k);
+  return b.out;
+}
+
+/** The gifts whose campaigns stand and whose currency is the org's (CAMPAIGN_FAILED, N3 otherwise). */
+function readyGifts(b: Batch, items: readonly GiftItem[], tree: ReadonlyMap<string, TreeRow>, failedCampaigns: ReadonlyMap<string, CrmError>): GiftItem[] {
   const ready: GiftItem[] = [];
-  const failedCampaigns = new Set<string>();
+  const said = new Set<string>();
   for (const item of items) {
-    const broken = item.campaign === undefined ? undefined : chainOf(tree, item.campaign).find((k) => campaigns.failed.has(k));
+    const broken = item.campaign === undefined ? undefined : chainOf(tree, item.campaign).find((k) => failedCampaigns.has(k));
     if (broken !== undefined) {
       // The campaign's own failure once, under the first donation that needs it; each gift after.
-      const error = campaigns.failed.get(broken) as CrmError;
-      if (!failedCampaigns.has(broken)) fail(b, item.key, 'campaign', 'Campaign', broken, error);
-      failedCampaigns.add(broken);
+      const error = failedCampaigns.get(broken) as CrmError;
+      if (!said.has(broken)) fail(b, item.key, 'campaign', 'Campaign', broken, error);
+      said.add(broken);
       fail(b, item.key, 'gift', 'GiftTransaction', item.key, { code: 'CAMPAIGN_FAILED', message: `campaign ${broken} failed: ${error.code}` });
     } else if (item.plan.giftProblem !== undefined) {
       // N3: the donors and the campaigns stand; no gift, slot or refund.
       fail(b, item.key, 'gift', 'GiftTransaction', item.key, { code: item.plan.giftProblem.split(':')[0] as string, message: item.plan.giftProblem });
     } else ready.push(item);
   }
-  const gifts = await writeGifts(ctx.sink, ready, campaigns.ids, ctx.dryRun);
-  record(b, gifts, 'gift', 'GiftTransaction', (k) => k);
-  const written = ready.filter((i) => !gifts.failed.has(i.key));
-  for (const i of written) Object.assign(b.byKey.get(i.key) as DonationProjection, { gift: gifts.rows.find((r) => r.key === i.key)?.action ?? 'unchanged' });
-  const slots = await writeSoftCredits(ctx.sink, written, gifts.ids, ctx.dryRun);
-  record(b, slots, 'softCredit', 'GiftSoftCredit', (k) => k.replace(/:fundraiser$/, ''));
-  const refunds = await writeRefunds(ctx.sink, written, gifts.ids, ctx.dryRun);
-  record(b, refunds, 'refund', 'GiftRefund', (k) => k);
-  return b.out;
+  return ready;
 }
 
 /** A donation's donor input: the fundraiser only when its target is an action the mirror has (N12). */
@@ -141,7 +148,7 @@ function giftItems(
       { timeZone: ctx.timeZone, orgCurrency: ctx.orgCurrency },
     );
     if ('skip' in plan) continue;
-    if (plan.refundDateFallback) p.warnings.push(`${key}: payment_status_at missing, the refund is dated by updated_at`);
+    if (plan.refundDateFallback) p.warnings.push('payment_status_at missing: the refund is dated by updated_at');
     const campaign = target !== undefined && tree.has(target) ? target : undefined;
     Object.assign(p, { name: plan.gift.Name, amount: plan.gift.OriginalAmount, date: plan.gift.TransactionDate, ...(campaign ? { campaign } : {}) });
     items.push({ d, key, plan, donors: r, campaign });

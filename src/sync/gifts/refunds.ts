@@ -11,13 +11,14 @@ import { deleteObsolete, readExisting, upsertChanged, type Desired, type StepRes
 const REFUND = { object: 'GiftRefund', keyField: 'SvcRefundKey__c' } as const;
 const COMPARED = ['Amount', 'Date', 'Status', 'Reason', 'GiftTransactionId'];
 
-export async function writeRefunds(sink: GiftSink, items: readonly GiftItem[], giftIds: ReadonlyMap<string, string | undefined>, dryRun: boolean): Promise<StepResult> {
+export async function writeRefunds(sink: GiftSink, items: readonly GiftItem[], giftIds: ReadonlyMap<string, string | undefined>, dryRun: boolean, newGifts: ReadonlySet<string>): Promise<StepResult> {
   if (items.length === 0) return { ids: new Map(), failed: new Map(), rows: [] };
   const existing = await readExisting(
     sink,
     REFUND,
     COMPARED,
-    items.map((i) => i.key),
+    // A gift created just now has no refund yet: only older gifts are asked about.
+    items.filter((i) => !newGifts.has(i.key)).map((i) => i.key),
   );
   const desired: Desired[] = [];
   const obsolete: Array<{ key: string; id: string }> = [];

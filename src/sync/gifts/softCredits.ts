@@ -25,14 +25,21 @@ function wantsSlot(item: GiftItem): boolean {
 }
 
 /** Deletes obsolete slots and upserts the desired ones for gifts just written or unchanged (`giftIds`). */
-export async function writeSoftCredits(sink: GiftSink, items: readonly GiftItem[], giftIds: ReadonlyMap<string, string | undefined>, dryRun: boolean): Promise<StepResult> {
+export async function writeSoftCredits(
+  sink: GiftSink,
+  items: readonly GiftItem[],
+  giftIds: ReadonlyMap<string, string | undefined>,
+  dryRun: boolean,
+  newGifts: ReadonlySet<string>,
+): Promise<StepResult> {
   const out: StepResult = { ids: new Map(), failed: new Map(), rows: [] };
   if (items.length === 0) return out;
   const existing = await readExisting(
     sink,
     SLOT,
     COMPARED,
-    items.map((i) => slotKey(i.key)),
+    // A gift created just now has no slot yet: only older gifts are asked about.
+    items.filter((i) => !newGifts.has(i.key)).map((i) => slotKey(i.key)),
   );
   const desired: Desired[] = [];
   const obsolete: Array<{ key: string; id: string }> = [];
