@@ -6,8 +6,11 @@
  * and says so; off changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
-import { cli, cliJson, recordCount, removeDir, tempCwd, unstamp, writeCalls } from './helpers.js';
+import { WAIT_MS } from '../support/patience.js';
+import { cli, cliJson, recordCount, removeDir, tempCwd, unstamp, waitFor, writeCalls } from './helpers.js';
 
 interface Finding {
   object: string;
@@ -61,6 +64,26 @@ describe('an org without Nonprofit Cloud', () => {
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/SVC_PROJECTION npc: the org has no GiftTransaction object .*; next: svc-sync doctor/);
     expect(res.stderr).not.toMatch(/listening/);
+  });
+
+  it('serve with SVC_PROJECTION=npc while Salesforce is out of reach: starts, says so, the first batch checks', async () => {
+    const down = await startStack({ site: SITE, salesforce: { npc: true } });
+    // Every Salesforce request answers 503 for a while: the guard's login and describes cannot run.
+    down.salesforce.failUnavailable(1000);
+    const child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...down.env, SVC_PROJECTION: 'npc', SVC_WEBHOOK_SECRET: 'hook-secret-5f2a-projection' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      await waitFor(() => (/listening on http/.test(stderr) ? true : undefined), WAIT_MS, 'serve to listen');
+      expect(stderr).toMatch(/warning: the org could not be checked for the gift projection at start \(.*\); the first batch checks it/);
+    } finally {
+      child.kill('SIGKILL');
+      await down.close();
+    }
   });
 
   it('sync with SVC_PROJECTION=auto: the mirror alone, said in the header and in --json', async () => {

@@ -9,7 +9,7 @@ import type { ConnectionConfig } from '../../config/connections.js';
 import { redact, settingsOf } from '../../config/load.js';
 import type { LogSink } from '../../config/log.js';
 import type { Settings } from '../../config/settings.js';
-import { ConfigError } from '../../model/errors.js';
+import { ConfigError, describeError, isFatal } from '../../model/errors.js';
 import { claimOrg } from '../../config/orgRecord.js';
 import { probePlatformApi, profileFileFor, projectionAtStart, type ProjectionChoice } from '../../sync/compose.js';
 import type { ServeConnection } from '../../webhook/lanes.js';
@@ -40,6 +40,7 @@ async function probe(name: string | undefined, settings: Settings, log: LogSink)
 /**
  * SVC_PROJECTION npc|auto: the org guard before serve listens, so an org that cannot take the
  * gifts refuses the start (exit 2, naming the connection) rather than failing every event.
+ * Salesforce only out of reach for now is no reason to drop webhooks: the first batch asks.
  */
 async function guardProjection(name: string | undefined, settings: Settings, log: LogSink): Promise<ProjectionChoice | undefined> {
   const who = name === undefined ? '' : `connection ${name}: `;
@@ -48,7 +49,9 @@ async function guardProjection(name: string | undefined, settings: Settings, log
     choice = await projectionAtStart(settings);
   } catch (error) {
     if (error instanceof ConfigError && name !== undefined) throw new ConfigError(`${who}${error.message}`, error.actions);
-    throw error;
+    if (error instanceof ConfigError || isFatal(error)) throw error;
+    log(`svc-sync serve: warning: ${who}the org could not be checked for the gift projection at start (${describeError(error)}); the first batch checks it`, 'warn');
+    return undefined;
   }
   if (choice !== undefined) log(`svc-sync serve: ${who}gifts: ${choice.resolved}${choice.setting === 'auto' ? ` (SVC_PROJECTION=auto: ${choice.reason})` : ''}`);
   return choice;
