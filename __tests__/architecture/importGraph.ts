@@ -86,7 +86,9 @@ export const ROOMS: Readonly<Record<string, Readonly<Record<string, readonly str
   sync: {
     run: ['report.ts'],
     audit: ['', 'run'],
-    '': ['run', 'audit/orphanCandidates.ts'],
+    // The gift projection's writer: it gets a GiftSink, and knows nothing of the engine.
+    gifts: [],
+    '': ['run', 'audit/orphanCandidates.ts', 'gifts'],
   },
 };
 

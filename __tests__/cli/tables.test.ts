@@ -8,7 +8,7 @@ import type { RunResult } from '../../src/sync/result.js';
 function result(records: RecordOutcome[]): RunResult {
   const summary = {} as RunResult['summary'];
   for (const o of ['Svc_Donation__c', 'Svc_NewsletterSubscription__c'] as const) summary[o] = emptyObjectCounts();
-  for (const r of records) summary[r.object].updated += r.action === 'update' ? 1 : 0;
+  for (const r of records) if (r.object in summary) summary[r.object as keyof typeof summary].updated += r.action === 'update' ? 1 : 0;
   return {
     command: 'sync',
     dryRun: false,

@@ -32,4 +32,15 @@ describe('where', () => {
     expect(whereLines(w, true)).toEqual(['site 42 at api.fundraising.example', 'org 00D5g000000NorA at north.my.salesforce.com']);
     expect(whereOf(raw, {}, org)).not.toHaveProperty('connection');
   });
+
+  it('SVC_PROJECTION on: a third line says what the run does about gifts, and why when auto chose', () => {
+    const org = { instanceUrl: 'https://acme.my.salesforce.com', orgId: '00D5g000000EmuA' };
+    const off = whereOf(raw, {}, org, undefined, { setting: 'auto', resolved: 'off', reason: 'key fields not deployed, see doctor' });
+    const npc = whereOf(raw, {}, org, undefined, { setting: 'npc', resolved: 'npc', reason: 'the org checked' });
+    expect(whereLines(off)[2]).toBe('gifts: off (SVC_PROJECTION=auto: key fields not deployed, see doctor)');
+    expect(whereLines(npc)[2]).toBe('gifts: npc');
+    for (const reason of ['the org has no GiftTransaction', 'key fields not deployed, see doctor', 'GiftTransaction and key fields found'])
+      expect(whereLines(whereOf(raw, {}, org, undefined, { setting: 'auto', resolved: 'npc', reason }))[2]?.length).toBeLessThanOrEqual(80);
+    expect(whereLines(whereOf(raw, {}, org))).toHaveLength(2);
+  });
 });

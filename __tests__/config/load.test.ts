@@ -128,6 +128,24 @@ describe('validation', () => {
     expect(errorOf(() => sf('nfp')).message).toMatch(/^SVC_PROJECTION "?nfp"?: must be off, npc or auto$/);
   });
 
+  it('the gift settings: documented defaults, each checked in one line (an unknown zone is a usage error)', () => {
+    const sf = (more: Record<string, string> = {}): ReturnType<typeof salesforceSettings> => salesforceSettings({ ...TOKEN_ENV, SVC_PROJECTION: 'npc', ...more });
+    expect(sf().gifts).toEqual({ timeZone: 'Europe/Amsterdam', anonymousLastName: 'Anonymous', matchEmailAndName: true, personRecordType: 'PersonAccount' });
+    expect(sf({ SVC_GIFT_TIMEZONE: 'America/New_York', SVC_ANONYMOUS_LASTNAME: ' Anoniem ', SVC_MATCH_EMAIL_NAME: 'false', SVC_NPC_PERSON_RECORD_TYPE: 'Donor_Person' }).gifts).toEqual({
+      timeZone: 'America/New_York',
+      anonymousLastName: 'Anoniem',
+      matchEmailAndName: false,
+      personRecordType: 'Donor_Person',
+    });
+    expect(errorOf(() => sf({ SVC_GIFT_TIMEZONE: 'Mars/Olympus' })).message).toMatch(/^SVC_GIFT_TIMEZONE "?Mars\/Olympus"?: not a time zone name, such as Europe\/Amsterdam$/);
+    expect(errorOf(() => sf({ SVC_MATCH_EMAIL_NAME: 'maybe' })).message).toBe('SVC_MATCH_EMAIL_NAME: must be true or false');
+    expect(errorOf(() => sf({ SVC_ANONYMOUS_LASTNAME: '  ' })).message).toBe('SVC_ANONYMOUS_LASTNAME: must be a name of 1 to 80 characters');
+    expect(errorOf(() => sf({ SVC_NPC_PERSON_RECORD_TYPE: 'Person Account' })).message).toMatch(/^SVC_NPC_PERSON_RECORD_TYPE .*: must be a record type's DeveloperName/);
+    // Checked with the projection off too: a wrong value is said before it would matter.
+    expect(errorOf(() => salesforceSettings({ ...TOKEN_ENV, SVC_GIFT_TIMEZONE: 'Nowhere' })).message).toMatch(/^SVC_GIFT_TIMEZONE /);
+    expect('gifts' in salesforceSettings(TOKEN_ENV)).toBe(false);
+  });
+
   it('never puts a secret in an error message', () => {
     const secret = 'sk live with space';
     const e = errorOf(() => platformSettings({ SVC_API_URL: 'http://x', SVC_API_KEY: secret }));

@@ -1,6 +1,7 @@
 /**
  * The gift projection's Salesforce port on the real client against the NPC emulator: upserts on
- * each object's own key, updates by Id, and queryAll that shows a merged loser.
+ * each object's own key, updates by Id, deletes (an obsolete soft credit), and queryAll that shows
+ * a merged loser.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Emulator } from '../../fixtures/salesforce/emulator.js';
@@ -27,6 +28,25 @@ describe('SalesforceGiftSink', () => {
     const rows = await gifts.query(`SELECT Id, Phone, LastName FROM Account WHERE SvcDonorKey__c = 'P:j@x.nl:doe:john'`);
     expect(rows).toEqual([expect.objectContaining({ Id: id, Phone: '0612345678', LastName: 'Doe' })]);
     expect(gifts.calls().total - before).toBe(3);
+  });
+
+  it('deletes an obsolete soft credit in one call; one already gone counts as deleted', async () => {
+    const s = await setup({ npc: true });
+    emu = s.emu;
+    const npc = s.emu.npc;
+    if (!npc) throw new Error('no npc org');
+    const gifts = s.sink.gifts();
+    const donor = npc.seed('Account', { Name: 'Acme' });
+    const gift = npc.seed('GiftTransaction', { Name: 'G', DonorId: donor, OriginalAmount: 3, TransactionDate: '2016-03-30', Status: 'Paid', PaymentMethod: 'Cash', SvcGiftKey__c: 'Donation_3' });
+    const slot = npc.seed('GiftSoftCredit', { GiftTransactionId: gift, RecipientId: donor, Role: 'Solicitor', SvcSoftCreditKey__c: 'Donation_3:fundraiser' });
+    const before = gifts.calls().collections;
+    expect(await gifts.deleteByIds('GiftSoftCredit', [slot])).toEqual([{ id: slot, status: 'deleted' }]);
+    expect(gifts.calls().collections - before).toBe(1);
+    expect(npc.records('GiftSoftCredit')).toEqual([]);
+    expect(npc.records('GiftTransaction').map((g) => g.Id)).toEqual([gift]);
+    // The emulator answers ENTITY_IS_DELETED (as Salesforce does); the port takes it as done.
+    expect(await gifts.deleteByIds('GiftSoftCredit', [slot])).toEqual([{ id: slot, status: 'deleted' }]);
+    expect(s.emu.requests().filter((r) => r.startsWith('DELETE')).length).toBeGreaterThanOrEqual(2);
   });
 
   it('reports a refused update per record', async () => {

@@ -30,6 +30,7 @@ describe('the mirror’s Salesforce calls on the NPC objects', () => {
       TransactionDate: '2016-03-30',
       Status: 'Paid',
       GiftType: 'Individual',
+      PaymentMethod: 'Credit Card',
     };
     const before = s.sink.calls().total;
     const first = await upsertViaCollections(s.sink.api, 'GiftTransaction', [gift], undefined, 'SvcGiftKey__c');
@@ -42,17 +43,17 @@ describe('the mirror’s Salesforce calls on the NPC objects', () => {
     expect(rows).toEqual([expect.objectContaining({ DonorId: donor && 'id' in donor ? donor.id : 'none', OriginalAmount: 15.4 })]);
   });
 
-  it('reports a refused gift per record with Salesforce’s code (a restricted picklist)', async () => {
+  it('reports a refused gift per record with Salesforce’s code (GiftType is a restricted picklist)', async () => {
     const s = await setup({ npc: true });
     emu = s.emu;
     const donor = s.emu.npc?.seed('Account', { Name: 'Acme' }) ?? '';
     const out = await upsertViaCollections(
       s.sink.api,
       'GiftTransaction',
-      [{ SvcGiftKey__c: 'Donation_2', Name: 'G', DonorId: donor, OriginalAmount: 1, TransactionDate: '2016-03-30', Status: 'Refunded' }],
+      [{ SvcGiftKey__c: 'Donation_2', Name: 'G', DonorId: donor, OriginalAmount: 1, TransactionDate: '2016-03-30', Status: 'Paid', PaymentMethod: 'Cash', GiftType: 'Corporate' }],
       undefined,
       'SvcGiftKey__c',
     );
-    expect(out.get('Donation_2')).toMatchObject({ status: 'failed', error: { code: 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST', fields: ['Status'] } });
+    expect(out.get('Donation_2')).toMatchObject({ status: 'failed', error: { code: 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST', fields: ['GiftType'] } });
   });
 });

@@ -219,7 +219,13 @@ describe('§7 cases', () => {
   });
 
   it('payment methods and streets follow N14 and §1.4', () => {
-    expect([paymentMethodOf('creditcard'), paymentMethodOf('PayPal'), paymentMethodOf('ideal'), paymentMethodOf(' ')]).toEqual(['Credit Card', 'PayPal', 'Unknown', undefined]);
+    expect([paymentMethodOf('creditcard'), paymentMethodOf('PayPal'), paymentMethodOf('ideal'), paymentMethodOf(' '), paymentMethodOf(null)]).toEqual([
+      'Credit Card',
+      'PayPal',
+      'Unknown',
+      'Unknown',
+      'Unknown',
+    ]);
     expect(streetOf({ address: 'Main 1', address2: 'Floor 2' })).toBe('Main 1\nFloor 2');
     expect(streetOf({ street: 'Main', house_number: '1', country: 'BE' })).toBeNull();
   });

@@ -133,7 +133,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     deps = await createDeps(settings, session.onWait, session.signal, learn, globals.dryRun);
     // Two connections on one org would overwrite each other's records: refused before the first.
     claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun, { warn: (w) => report.warn(w) });
-    where = whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name);
+    where = whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name, deps.projection);
     // With --json the document holds it (result.where): stderr stays for what goes wrong.
     if (!ctx.globals.json) for (const line of whereLines(where, ctx.out.opts.label !== undefined)) ctx.out.info(line);
     const options = {
@@ -207,6 +207,10 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
     if (stopped !== undefined) r.stopped = oneLine(describeError(stopped, ctx.out.redact), 1000);
     // What the run learned of the platform where the spec is silent: said once, and in --json.
     r.learned = ran.source.learned?.() ?? [];
+    if (ran.gifts) {
+      r.projection = ran.gifts.summary();
+      r.salesforceCalls = { mirror: ran.sink.calls().total - r.projection.salesforceCalls, projection: r.projection.salesforceCalls };
+    }
     return r;
   };
   const fix = notFound !== undefined && why.length === 1 ? 'check the type and id (svc-sync audit finds what is missing)' : failures.next;

@@ -6,7 +6,7 @@
 import type { RawSettings, SettingSource } from '../config/load.js';
 import type { Sources } from '../config/connections.js';
 import type { SettingName } from '../config/settingsTable.js';
-import type { OrgIdentity } from '../sync/compose.js';
+import type { OrgIdentity, ProjectionChoice } from '../sync/compose.js';
 
 export type { Sources };
 
@@ -24,6 +24,8 @@ export interface Where {
   /** `reported`: the site_id the platform's records carry, when SVC_SITE_ID is not set. */
   site: { id: number | null; reported?: number; host: string; from?: Origin };
   org: { instanceHost: string; orgId: string | null; from?: Origin };
+  /** SVC_PROJECTION npc|auto: what the run does about gifts in this org, and why (auto). */
+  projection?: ProjectionChoice;
 }
 
 const hostOf = (url: string | undefined): string => (url !== undefined && URL.canParse(url) ? new URL(url).host : '?');
@@ -33,7 +35,7 @@ function originOf(sources: Sources, setting: SettingName): Origin | undefined {
   return s === undefined ? undefined : { setting, source: s.from, alsoInFile: s.alsoFile };
 }
 
-export function whereOf(raw: RawSettings, sources: Sources, org: OrgIdentity | undefined, connection?: string): Where {
+export function whereOf(raw: RawSettings, sources: Sources, org: OrgIdentity | undefined, connection?: string, projection?: ProjectionChoice): Where {
   const siteFrom = originOf(sources, 'SVC_API_URL');
   // OAuth finds the org through its client; a given session through its instance URL.
   const orgFrom = originOf(sources, raw.SF_CLIENT_ID !== undefined ? 'SF_CLIENT_ID' : 'SF_INSTANCE_URL');
@@ -41,20 +43,25 @@ export function whereOf(raw: RawSettings, sources: Sources, org: OrgIdentity | u
     ...(connection === undefined ? {} : { connection }),
     site: { id: raw.SVC_SITE_ID === undefined ? null : Number(raw.SVC_SITE_ID), host: hostOf(raw.SVC_API_URL), ...(siteFrom ? { from: siteFrom } : {}) },
     org: { instanceHost: hostOf(org?.instanceUrl ?? raw.SF_INSTANCE_URL ?? raw.SF_LOGIN_URL), orgId: org?.orgId ?? null, ...(orgFrom ? { from: orgFrom } : {}) },
+    ...(projection === undefined ? {} : { projection }),
   };
 }
+
+/** `gifts: npc`, `gifts: off (SVC_PROJECTION=auto: the org has no GiftTransaction)`. */
+const projectionLine = (p: ProjectionChoice): string => `gifts: ${p.resolved}${p.setting === 'auto' ? ` (SVC_PROJECTION=auto: ${p.reason})` : ''}`;
 
 /** Named only when it matters: the config file said otherwise. */
 const originText = (o: Origin | undefined): string => (o?.alsoInFile ? ` (${o.source === 'environment' ? 'env' : o.source}, over the config file)` : '');
 
 /**
- * Two lines a person reads first; the first names the connection, unless every stderr line of the
- * run already begins with its name (`labelled`: a run over several connections).
+ * Two lines a person reads first (a third with SVC_PROJECTION on); the first names the connection,
+ * unless every stderr line of the run already begins with its name (`labelled`: several connections).
  */
 export function whereLines(w: Where, labelled = false): string[] {
   const named = w.connection !== undefined && !labelled ? `connection ${w.connection}: ` : '';
   const site = w.site.id === null ? 'site ? (SVC_SITE_ID not set)' : `site ${w.site.id}`;
-  return [`${named}${site} at ${w.site.host}${originText(w.site.from)}`, `org ${w.org.orgId ?? '?'} at ${w.org.instanceHost}${originText(w.org.from)}`];
+  const lines = [`${named}${site} at ${w.site.host}${originText(w.site.from)}`, `org ${w.org.orgId ?? '?'} at ${w.org.instanceHost}${originText(w.org.from)}`];
+  return w.projection === undefined ? lines : [...lines, projectionLine(w.projection)];
 }
 
 /**

@@ -9,7 +9,17 @@ import { ConfigError } from '../model/errors.js';
 import { echo } from './echo.js';
 import { secretMasker, type Secret } from './redact.js';
 import { SETTINGS, type SettingName, type SettingRow } from './settingsTable.js';
-import type { IncrementalMode, PlatformSettings, ProjectionMode, SalesforceLogin, SalesforceSettings, Settings, SyncLogSettings } from './settings.js';
+import {
+  DEFAULT_GIFT_SETTINGS,
+  type GiftSettings,
+  type IncrementalMode,
+  type PlatformSettings,
+  type ProjectionMode,
+  type SalesforceLogin,
+  type SalesforceSettings,
+  type Settings,
+  type SyncLogSettings,
+} from './settings.js';
 import { bool, int, secretValue, url, urlWithoutCredentials, type RawSettings } from './values.js';
 import { webhookSettings } from './webhookSettings.js';
 import { DEFAULT_CONFIG_FILE, readConfigFile } from './configFile.js';
@@ -164,12 +174,38 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
 }
 
 /** SVC_PROJECTION: off (absent), npc or auto; NPSP is a later slice and is refused by name. */
-function projectionSetting(raw: RawSettings): { projection?: ProjectionMode } {
+function projectionSetting(raw: RawSettings): { projection?: ProjectionMode; gifts?: GiftSettings } {
   const v = (raw.SVC_PROJECTION ?? 'off').trim().toLowerCase();
+  // The gift settings are checked even with the projection off: a wrong one is said before it matters.
+  const gifts = giftSettings(raw);
   if (v === 'off' || v === '') return {};
-  if (v === 'npc' || v === 'auto') return { projection: v };
+  if (v === 'npc' || v === 'auto') return { projection: v, gifts };
   if (v === 'npsp') throw new ConfigError('SVC_PROJECTION npsp: not supported yet (Nonprofit Cloud only); set off, npc or auto');
   throw new ConfigError(`SVC_PROJECTION ${echo(raw.SVC_PROJECTION ?? '', 40)}: must be off, npc or auto`);
+}
+
+/** A time zone the runtime knows by its IANA name ("Europe/Amsterdam"). */
+function knownZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SVC_GIFT_TIMEZONE, SVC_ANONYMOUS_LASTNAME, SVC_MATCH_EMAIL_NAME, SVC_NPC_PERSON_RECORD_TYPE. */
+function giftSettings(raw: RawSettings): GiftSettings {
+  const d = DEFAULT_GIFT_SETTINGS;
+  const zone = (raw.SVC_GIFT_TIMEZONE ?? d.timeZone).trim();
+  if (zone === '' || !knownZone(zone)) throw new ConfigError(`SVC_GIFT_TIMEZONE ${echo(raw.SVC_GIFT_TIMEZONE ?? '', 40)}: not a time zone name, such as Europe/Amsterdam`);
+  const lastName = (raw.SVC_ANONYMOUS_LASTNAME ?? d.anonymousLastName).trim().replace(/\s+/g, ' ');
+  if (lastName === '' || lastName.length > 80) throw new ConfigError('SVC_ANONYMOUS_LASTNAME: must be a name of 1 to 80 characters');
+  const recordType = (raw.SVC_NPC_PERSON_RECORD_TYPE ?? d.personRecordType).trim();
+  if (!/^[A-Za-z][A-Za-z0-9_]{0,79}$/.test(recordType))
+    throw new ConfigError(`SVC_NPC_PERSON_RECORD_TYPE ${echo(raw.SVC_NPC_PERSON_RECORD_TYPE ?? '', 40)}: must be a record type's DeveloperName, such as PersonAccount`);
+  const match = raw.SVC_MATCH_EMAIL_NAME === undefined ? d.matchEmailAndName : bool(raw, 'SVC_MATCH_EMAIL_NAME');
+  return { timeZone: zone, anonymousLastName: lastName, matchEmailAndName: match, personRecordType: recordType };
 }
 
 /** SVC_SALESFORCE_LOG (on or off) and the two retention periods, in whole days. */

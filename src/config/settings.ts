@@ -52,6 +52,8 @@ export interface SalesforceSettings {
   timeoutMs?: number | undefined;
   /** SVC_PROJECTION when not off: the donation model the mirrored donations are projected into. */
   projection?: ProjectionMode | undefined;
+  /** How the projection writes gifts and donors (read only when `projection` is set). */
+  gifts?: GiftSettings | undefined;
   /** The sync log in the org (SVC_SALESFORCE_LOG and the retention days); on with the defaults when absent. */
   log?: SyncLogSettings | undefined;
 }
@@ -61,6 +63,20 @@ export interface SalesforceSettings {
  * objects. `off` (the default) is an absent value: the mirror alone, unchanged.
  */
 export type ProjectionMode = 'npc' | 'auto';
+
+/** The gift projection's settings (PROJECTION.md appendix N1); defaults as the document says. */
+export interface GiftSettings {
+  /** SVC_GIFT_TIMEZONE: the zone of gift, refund and campaign dates (default Europe/Amsterdam). */
+  timeZone: string;
+  /** SVC_ANONYMOUS_LASTNAME: the site's anonymous donor's LastName (default Anonymous). */
+  anonymousLastName: string;
+  /** SVC_MATCH_EMAIL_NAME: step 3 of donor matching, email + name (default true). */
+  matchEmailAndName: boolean;
+  /** SVC_NPC_PERSON_RECORD_TYPE: DeveloperName of the person record type (default PersonAccount). */
+  personRecordType: string;
+}
+
+export const DEFAULT_GIFT_SETTINGS: GiftSettings = { timeZone: 'Europe/Amsterdam', anonymousLastName: 'Anonymous', matchEmailAndName: true, personRecordType: 'PersonAccount' };
 
 /** SVC_SALESFORCE_LOG, SVC_ERROR_RETENTION_DAYS, SVC_RUN_RETENTION_DAYS. */
 export interface SyncLogSettings {

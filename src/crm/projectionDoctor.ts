@@ -101,11 +101,14 @@ function objectFindings(object: string, d: ObjectDescription): DoctorFinding[] {
   return out;
 }
 
-/** Every finding for SVC_PROJECTION=npc|auto; the first is a `wrong_model` one when the org is no target. */
-export async function checkProjection(org: Describer, personRecordType = 'PersonAccount'): Promise<DoctorFinding[]> {
+/**
+ * Every finding for SVC_PROJECTION=npc|auto; the first is a `wrong_model` one when the org is no
+ * target. NPSP beside NPC stops `auto` only: `npc` says which model to write (§0).
+ */
+export async function checkProjection(org: Describer, personRecordType = 'PersonAccount', mode: 'npc' | 'auto' = 'auto'): Promise<DoctorFinding[]> {
   const described = new Map<string, ObjectDescription | undefined>();
   for (const object of Object.keys(WRITTEN)) described.set(object, await org.describe(object));
-  const npsp = (await org.describe('npe01__OppPayment__c')) !== undefined;
+  const npsp = mode === 'auto' && (await org.describe('npe01__OppPayment__c')) !== undefined;
   const model = modelProblem(described, npsp);
   if (model !== undefined) return [finding('GiftTransaction', undefined, 'wrong_model', 'Nonprofit Cloud', npsp && described.get('GiftTransaction') ? 'NPSP and NPC' : 'absent', model)];
   const out: DoctorFinding[] = [];

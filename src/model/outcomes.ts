@@ -1,12 +1,16 @@
 /** Per-record outcomes of a run: what the engine reports and every door renders or records. */
 import type { CrmError, CrmValue } from './crmRecords.js';
 import type { ObjectType, SObjectName } from './objects.js';
+import type { GiftObject } from './ports.js';
 
 export type OutcomeAction = 'insert' | 'update' | 'unchanged' | 'skip' | 'fail';
 export type Changes = Record<string, { from: CrmValue; to: CrmValue }>;
 
+/** The objects a run reports records of: the mirror's, and the gift projection's (PROJECTION.md §6.5). */
+export type ReportedObject = SObjectName | GiftObject;
+
 export interface RecordOutcome {
-  object: SObjectName;
+  object: ReportedObject;
   key: string;
   action: OutcomeAction;
   changes?: Changes;

@@ -7,11 +7,12 @@ import type { PlatformSettings, SalesforceSettings, Settings } from '../config/s
 import { checkOrg, everyWriteFails, fixesFor } from '../crm/doctor.js';
 import type { DoctorFinding } from '../model/doctorFinding.js';
 import { checkProjection, projectionFixes } from '../crm/projectionDoctor.js';
+import { chooseProjection, type ProjectionChoice } from '../crm/projectionGuard.js';
 import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProject.js';
 import { SalesforceSink, type OrgIdentity } from '../crm/sink.js';
 import { SyncLog } from '../crm/syncLog.js';
 import type { SyncLogPort } from '../model/syncLog.js';
-import { DEFAULT_SYNC_LOG } from '../config/settings.js';
+import { DEFAULT_GIFT_SETTINGS, DEFAULT_SYNC_LOG } from '../config/settings.js';
 import { DEFAULT_STATE_DIR } from '../config/connections.js';
 import type { PlatformRequestInfo, RateLimitSnapshot, SharedBudget } from '../model/budget.js';
 import type { AuditSink, CrmSink, ObjectCheck, RecordSource } from '../model/ports.js';
@@ -21,6 +22,9 @@ import { keysRead } from '../mapping/keysRead.js';
 import type { PlatformProfile } from '../model/platformProfile.js';
 import { profileFileBeside, readProfile, writeProfile } from './run/profileFile.js';
 import { SyncEngine, type EngineOptions } from './engine.js';
+import { GiftProjector, type SharedLookups } from './giftProjector.js';
+import { donorLinksBeside } from './gifts/donorLinksFile.js';
+import { projectedBeside } from './gifts/projectedFile.js';
 import type { RunReport } from './report.js';
 
 export interface Deps {
@@ -32,7 +36,16 @@ export interface Deps {
   log?: SyncLogPort | undefined;
   /** doctor's checks of one object, for a run whose whole batch of it failed (a command's run only). */
   setupCheck?: ObjectCheck;
+  /**
+   * SVC_PROJECTION npc|auto: what the org guard chose at the start (crm/projectionGuard.ts);
+   * absent when the setting is off. `resolved` 'npc': the run projects gifts; 'off': mirror alone.
+   */
+  projection?: ProjectionChoice | undefined;
+  /** The gift projection, when the org guard chose npc; absent otherwise. */
+  gifts?: GiftProjector | undefined;
 }
+
+export type { ProjectionChoice };
 
 /** A fresh log writer (it reads the open errors once): none when the log is off or nothing may be written. */
 function logFor(settings: Settings, sink: SalesforceSink, dryRun: boolean): SyncLogPort | undefined {
@@ -92,25 +105,56 @@ async function verifiedSink(settings: Settings, stop: AbortSignal | undefined): 
   return { sink, org: await sink.verifySession(stop) };
 }
 
-/**
- * SVC_PROJECTION=npc|auto: this version checks the org for the projection (`doctor`) but does not
- * write gifts yet, so a sync or serve with it on is refused before anything is read or written.
- */
-function refuseProjectionWrites(settings: Settings): void {
-  const mode = settings.salesforce.projection;
-  if (mode !== undefined)
-    throw new ConfigError(`SVC_PROJECTION ${mode}: this version checks the org for the gift projection (svc-sync doctor) but does not write gifts yet; set SVC_PROJECTION=off to sync`);
+/** The org guard's question for a run: the setting, and the person record type doctor checks. */
+const guardOrg = (settings: Settings, sink: SalesforceSink): Promise<ProjectionChoice | undefined> =>
+  chooseProjection(sink, settings.salesforce.projection, (settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS).personRecordType);
+
+/** The run's (or serve batch's) gift projection, when the org guard chose Nonprofit Cloud; none when it resolved off. */
+function giftProjector(
+  settings: Settings,
+  sink: SalesforceSink,
+  source: RecordSource,
+  dryRun: boolean,
+  stateFile: string,
+  choice: ProjectionChoice | undefined,
+  shared?: SharedLookups,
+): GiftProjector | undefined {
+  if (choice?.resolved !== 'npc') return undefined;
+  return new GiftProjector({
+    sink: sink.gifts(),
+    settings: settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS,
+    dryRun,
+    linksFile: donorLinksBeside(stateFile),
+    projectedFile: projectedBeside(stateFile),
+    siteId: () => source.siteReported?.(),
+    shared,
+  });
 }
 
 export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, dryRun = false): Promise<Deps> {
-  refuseProjectionWrites(settings);
-  const source = commandSource(settings, onNote, stop, learn);
   const { sink, org } = await verifiedSink(settings, stop);
-  return { source, sink, org, log: logFor(settings, sink, dryRun), setupCheck: (object) => everyWriteFails(sink, object) };
+  // The org guard: describes only, before the platform is read or anything written.
+  const projection = await guardOrg(settings, sink);
+  const source = commandSource(settings, onNote, stop, learn);
+  const gifts = giftProjector(settings, sink, source, dryRun, learn.profileFile ?? `${DEFAULT_STATE_DIR}/state.json`, projection);
+  return { source, sink, org, log: logFor(settings, sink, dryRun), setupCheck: (object) => everyWriteFails(sink, object), ...(projection ? { projection } : {}), ...(gifts ? { gifts } : {}) };
+}
+
+/**
+ * `serve`, before it listens: the org guard of a connection with SVC_PROJECTION on (one login and
+ * the describes). A refusal is a ConfigError (exit 2); undefined when the setting is off.
+ */
+export async function projectionAtStart(settings: Settings, stop?: AbortSignal): Promise<ProjectionChoice | undefined> {
+  if (settings.salesforce.projection === undefined) return undefined;
+  const { sink } = await verifiedSink(settings, stop);
+  return guardOrg(settings, sink);
 }
 
 export function createEngine(deps: Deps, opts: EngineOptions, report?: RunReport): SyncEngine {
-  return new SyncEngine(deps.source, deps.sink, deps.setupCheck === undefined ? opts : { ...opts, setupCheck: deps.setupCheck }, report);
+  const gifts = deps.gifts;
+  const hooks: Partial<EngineOptions> = gifts ? { afterDonations: (records, r) => gifts.project(records, r), afterParents: (keys, r) => gifts.parentsChanged(keys, r) } : {};
+  const setup: Partial<EngineOptions> = deps.setupCheck === undefined ? {} : { setupCheck: deps.setupCheck };
+  return new SyncEngine(deps.source, deps.sink, { ...opts, ...setup, ...hooks }, report);
 }
 
 /** What a long-lived worker adds to its platform client: metrics hooks and a budget shared with other receivers. */
@@ -122,6 +166,8 @@ export interface PlatformExtras {
   sharedBudget?: SharedBudget | undefined;
   /** The saved platform profile to start from: the connection's (<stateDir>/platform-profile.json); default .svc-sync's. */
   profileFile?: string | undefined;
+  /** SVC_PROJECTION npc|auto: the org guard's choice at start (projectionAtStart); else the first batch asks. */
+  projection?: ProjectionChoice | undefined;
 }
 
 /**
@@ -136,7 +182,7 @@ export type DepsFactory = () => Deps | Promise<Deps>;
  * from the API's headers; a new PlatformSource over that client per batch.
  */
 export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefined, extra: PlatformExtras = {}): DepsFactory {
-  refuseProjectionWrites(settings);
+  let projection: Promise<ProjectionChoice | undefined> | undefined = extra.projection === undefined ? undefined : Promise.resolve(extra.projection);
   // A shared budget out of reach is said once a minute at most: each request meets it while it lasts.
   let sharedErrorSaidAt = -Infinity;
   const onSharedError = (error: unknown): void => {
@@ -155,6 +201,7 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     sharedBudget: extra.sharedBudget,
   });
   let sink: Promise<SalesforceSink> | undefined;
+  const lookups: SharedLookups = {};
   const sources: PlatformSource[] = [];
   // What `sync` learned of the platform in this directory (list shapes, collection sizes; for this
   // base URL and under a day old) spares the first batches learning it again with requests.
@@ -180,10 +227,18 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     const source = new PlatformSource(client, settings.platform.listIdsOnly, { keysRead, ...(learned ? { profile: learned, learnedHere } : {}), onLearn: (t) => onNote(`platform: ${t}`) });
     sources.push(source);
     const connected = await sink;
+    // The org guard once a process (a refusal is asked again by the next batch).
+    projection ??= guardOrg(settings, connected).catch((error: unknown) => {
+      projection = undefined;
+      throw error;
+    });
+    const choice = await projection;
     // Which org the login reached (no call of its own): serve keeps two connections off one org.
     const orgId = connected.session.orgId();
     const org = { instanceUrl: connected.session.instanceUrl(), ...(orgId === undefined ? {} : { orgId }) };
-    return { source, sink: connected, org, log: logFor(settings, connected, false) };
+    // The projection's donor links and figures are the batch's: a fresh projector each batch.
+    const gifts = giftProjector(settings, connected, source, false, extra.profileFile ?? profileFileFor(undefined, DEFAULT_STATE_DIR), choice, lookups);
+    return { source, sink: connected, org, log: logFor(settings, connected, false), ...(choice ? { projection: choice } : {}), ...(gifts ? { gifts } : {}) };
   };
 }
 
@@ -225,7 +280,7 @@ export async function checkSetup(platform: PlatformSettings, salesforce: Salesfo
   }
   const sink = await SalesforceSink.connect(salesforce);
   const mirror = await checkOrg(sink);
-  const projection = salesforce.projection === undefined ? [] : await checkProjection(sink);
+  const projection = salesforce.projection === undefined ? [] : await checkProjection(sink, undefined, salesforce.projection);
   const findings = [...mirror, ...projection];
   const orgId = sink.session.orgId();
   return {

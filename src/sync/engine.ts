@@ -7,7 +7,7 @@ import { parentFieldsToRead } from '../mapping/link.js';
 import { mapNested, ownerIdOf } from '../mapping/map.js';
 import { LEVEL, SCHEMA } from '../mapping/schema.js';
 import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
-import type { ApiRecordOf } from '../model/apiRecords.js';
+import type { ApiDonation, ApiRecordOf } from '../model/apiRecords.js';
 import { recordKey } from '../model/crmRecords.js';
 import { isFatal, type PlatformError } from '../model/errors.js';
 import { SYNC_ORDER, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
@@ -41,6 +41,10 @@ export interface EngineOptions {
   keptOwner?: (actionId: number, userId: number) => OwnerFingerprint | undefined;
   /** `serve`: whether a user's fields may stand as Salesforce holds them under the same owner link (Projection's ownerFromMirror). */
   ownerFromMirror?: (actionId: number, userId: number) => boolean;
+  /** The gift projection: the donations of a batch the mirror wrote (a dry run: would write), after that write. */
+  afterDonations?: (records: ApiDonation[], report: RunReport) => Promise<void>;
+  /** The gift projection: the keys of parents (segments ... actions) this batch updated, after that write. */
+  afterParents?: (keys: string[], report: RunReport) => Promise<void>;
 }
 
 interface ScanHooks {
@@ -256,8 +260,20 @@ export class SyncEngine {
     if (records.length === 0) return;
     const { results, eligible } = await this.projection.map(type, records);
     await this.writeResults(type, results);
+    if (type === 'donation' && this.opts.afterDonations) await this.afterDonations(eligible as ApiDonation[], this.opts.afterDonations);
+    if (isParentType(type) && this.opts.afterParents && !this.opts.dryRun) {
+      // Updates only: a row inserted now has no campaign yet (campaigns are made from these rows).
+      const changed = eligible.map((r) => keyFor(type, r.id)).filter((k) => this.report.outcomeOf(k)?.action === 'update');
+      if (changed.length > 0) await this.opts.afterParents(changed, this.report);
+    }
     const nested = SCHEMA[type].context.nested;
     if (nested && eligible.length > 0) await this.writeNested(type, nested.type, eligible);
+  }
+
+  /** Only the donations whose mirror row stands (written or unchanged) go on to the projection. */
+  private async afterDonations(records: ApiDonation[], project: NonNullable<EngineOptions['afterDonations']>): Promise<void> {
+    const written = records.filter((d) => ['insert', 'update', 'unchanged'].includes(this.report.outcomeOf(keyFor('donation', d.id))?.action ?? 'fail'));
+    if (written.length > 0) await project(written, this.report);
   }
 
   /** Records nested in those just written (an action's questions): written after their holder, or skipped with it. */

@@ -51,7 +51,8 @@ export function completedState(state: SyncState, run: RunProgress, report: RunRe
   const retry = new Map<string, ObjectRef>();
   for (const r of state.retry ?? []) if (!run.types.includes(r.type)) retry.set(`${r.type}:${r.id}`, r);
   for (const o of report.records) {
-    const ref = o.action === 'fail' ? refOfKey(o.key) : undefined;
+    // A gift projection failure (`Donation_20:gift`) retries its donation: mirrored again, projected again.
+    const ref = o.action === 'fail' ? refOfKey(o.key.replace(/:(donor|campaign|gift|softCredit|refund)$/, '')) : undefined;
     if (ref) retry.set(`${ref.type}:${ref.id}`, ref);
   }
   return { version: 1, watermarks, ...(retry.size > 0 ? { retry: [...retry.values()] } : {}) };

@@ -1,6 +1,5 @@
 /** Per-record outcomes of a run, collected by the engine; the CLI renders them. The engine never prints. */
-import { emptyObjectCounts, type MissingParent, type ObjectCounts, type OutcomeAction, type OutsideParent, type RecordOutcome } from '../model/outcomes.js';
-import type { SObjectName } from '../model/objects.js';
+import { emptyObjectCounts, type ReportedObject, type MissingParent, type ObjectCounts, type OutcomeAction, type OutsideParent, type RecordOutcome } from '../model/outcomes.js';
 
 const COUNTER: Record<OutcomeAction, keyof ObjectCounts> = {
   insert: 'inserted',
@@ -16,7 +15,7 @@ const UNCHANGED = Object.freeze({ action: 'unchanged' as const });
 export class RunReport {
   /** Every outcome but "unchanged" (those are only counted, so a quiet re-run stays small). */
   readonly records: RecordOutcome[] = [];
-  readonly summary = new Map<SObjectName, ObjectCounts>();
+  readonly summary = new Map<ReportedObject, ObjectCounts>();
   readonly missingParents: MissingParent[] = [];
   /** Records attached to a parent outside the spec's objects, written with no lookups (not a problem). */
   readonly outsideParents: OutsideParent[] = [];

@@ -6,6 +6,7 @@ import { SCHEMAS } from '../mapping/schema.js';
 import type { PlatformRequestCounts } from '../model/ports.js';
 import { emptyObjectCounts } from '../model/outcomes.js';
 import { type RunReport } from './report.js';
+import type { ProjectionSummary } from './giftProjector.js';
 import { type MissingParent, type ObjectCounts, type OutsideParent, type RecordOutcome } from '../model/outcomes.js';
 
 interface RunResultBase {
@@ -28,6 +29,10 @@ interface RunResultBase {
   learned?: string[];
   /** What became of the run and its failing records in the org's sync log (absent: off, or a dry run). */
   salesforceLog?: LogResult;
+  /** The gift projection (SVC_PROJECTION on): counts, failures, and in a dry run each donation's decision. */
+  projection?: ProjectionSummary;
+  /** Salesforce calls of the mirror and of the projection (SVC_PROJECTION on). */
+  salesforceCalls?: { mirror: number; projection: number };
 }
 
 /** A run's result, with what its command adds (sync: since, types, watermarks ...; replay: input). */

@@ -9,9 +9,9 @@ import type { ConnectionConfig } from '../../config/connections.js';
 import { redact, settingsOf } from '../../config/load.js';
 import type { LogSink } from '../../config/log.js';
 import type { Settings } from '../../config/settings.js';
-import { ConfigError } from '../../model/errors.js';
+import { ConfigError, describeError, isFatal } from '../../model/errors.js';
 import { claimOrg } from '../../config/orgRecord.js';
-import { probePlatformApi, profileFileFor } from '../../sync/compose.js';
+import { probePlatformApi, profileFileFor, projectionAtStart, type ProjectionChoice } from '../../sync/compose.js';
 import type { ServeConnection } from '../../webhook/lanes.js';
 import { OrgGuard } from '../../webhook/worker/orgGuard.js';
 import { createEngineProcessor } from '../../webhook/worker/processor.js';
@@ -37,6 +37,26 @@ async function probe(name: string | undefined, settings: Settings, log: LogSink)
   if (!check.ok) log(`svc-sync serve: warning: ${who}the platform API did not answer at start (${check.message}); events are stored and synced once it does`, 'warn');
 }
 
+/**
+ * SVC_PROJECTION npc|auto: the org guard before serve listens, so an org that cannot take the
+ * gifts refuses the start (exit 2, naming the connection) rather than failing every event.
+ * Salesforce only out of reach for now is no reason to drop webhooks: the first batch asks.
+ */
+async function guardProjection(name: string | undefined, settings: Settings, log: LogSink): Promise<ProjectionChoice | undefined> {
+  const who = name === undefined ? '' : `connection ${name}: `;
+  let choice: ProjectionChoice | undefined;
+  try {
+    choice = await projectionAtStart(settings);
+  } catch (error) {
+    if (error instanceof ConfigError && name !== undefined) throw new ConfigError(`${who}${error.message}`, error.actions);
+    if (error instanceof ConfigError || isFatal(error)) throw error;
+    log(`svc-sync serve: warning: ${who}the org could not be checked for the gift projection at start (${describeError(error)}); the first batch checks it`, 'warn');
+    return undefined;
+  }
+  if (choice !== undefined) log(`svc-sync serve: ${who}gifts: ${choice.resolved}${choice.setting === 'auto' ? ` (SVC_PROJECTION=auto: ${choice.reason})` : ''}`);
+  return choice;
+}
+
 interface Tuning {
   batchSize?: number | undefined;
 }
@@ -51,6 +71,7 @@ export async function serveConnections(list: readonly ConnectionInput[], all: re
   for (const c of list) {
     const settings = settingsOf(c.raw);
     await probe(c.name, settings, log);
+    const projection = await guardProjection(c.name, settings, log);
     const name = c.name;
     const say: LogSink = name === undefined || !named ? log : (line, level) => log(`connection ${name}: ${line}`, level);
     const budgetKey = budgetKeyOf(settings);
@@ -69,6 +90,7 @@ export async function serveConnections(list: readonly ConnectionInput[], all: re
             sharedBudget: sharedBudget?.(budgetKey),
             // The connection's saved profile (sync keeps it in the connection's state folder).
             profileFile: profileFileFor(undefined, c.stateDir),
+            ...(projection === undefined ? {} : { projection }),
           },
           onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
           redact: mask,

@@ -9,6 +9,7 @@ import type { RunResult } from '../../sync/result.js';
 import { DRY_RUN_NOTICE } from '../../sync/result.js';
 import { failureGroups } from '../../sync/failureGroups.js';
 import { grid } from './grid.js';
+import { projectionLines } from './projectionText.js';
 import { fit, formatCount, shorten, wrap } from './text.js';
 import { escapeControls } from '../../model/lineSafe.js';
 
@@ -180,6 +181,7 @@ export function renderHuman(result: RunResult, opts: HumanOptions): string {
     );
     sections.push(groupLines('Outside the mirrored objects', groups, result.outsideParents.length, opts));
   }
+  if (result.projection) sections.push(projectionLines(result.projection, opts));
   if (result.dryRun) sections.push([wrap(DRY_RUN_NOTICE, opts.columns)]);
   const candidates = 'orphanCandidates' in result && Array.isArray(result.orphanCandidates) ? (result.orphanCandidates as Array<{ object: string; key: string; reason: string }>) : [];
   if (candidates.length > 0) {

@@ -37,6 +37,7 @@ export interface DonationDonors {
 }
 
 const DEFAULT_ANONYMOUS_LASTNAME = 'Anonymous';
+const PERSON_EMAIL_LENGTH = 80;
 
 const put = (out: AccountFields, name: string, value: string | null | undefined, length: number): void => {
   const v = clean(value);
@@ -78,7 +79,8 @@ function personDonor(p: PersonInput): DonorPlan | undefined {
   const last = fullLastName(p.infix, p.last);
   const first = clean(p.first);
   const fields = personFields(p, last ?? (email.split('@')[0] as string));
-  fields.PersonEmail = truncate(email, 80);
+  // An email cut to the field is another address (or none): one too long is kept in the key only.
+  if (email.length <= PERSON_EMAIL_LENGTH) fields.PersonEmail = email;
   return { kind: 'person', key: personKey(email, last, first), person: true, fields, match: { email, lastName: last ?? '', firstName: first }, lastNameFromEmail: last === null };
 }
 

@@ -36,10 +36,14 @@ interface GiftInput {
 
 const PAYMENT_METHODS: Readonly<Record<string, string>> = { creditcard: 'Credit Card', paypal: 'PayPal' };
 
-/** N14: creditcard -> Credit Card, paypal -> PayPal, other non-blank -> Unknown, blank -> not sent. */
-export function paymentMethodOf(v: string | null | undefined): string | undefined {
+/**
+ * N14: creditcard -> Credit Card, paypal -> PayPal, anything else -> Unknown. A blank one is
+ * Unknown too, not left out as N14 says: GiftTransaction.PaymentMethod is not nillable and has
+ * no default (Nonprofit Cloud Developer Guide), so a create without it is refused.
+ */
+export function paymentMethodOf(v: string | null | undefined): string {
   const m = typeof v === 'string' ? v.trim().toLowerCase() : '';
-  return m === '' ? undefined : (PAYMENT_METHODS[m] ?? 'Unknown');
+  return PAYMENT_METHODS[m] ?? 'Unknown';
 }
 
 /** GiftTransaction, field by field: the value, or undefined when the field is not sent. */

@@ -1,0 +1,201 @@
+/**
+ * The gift projection inside a run (PROJECTION.md §0, §6.5): after the mirror wrote a batch of
+ * donations, the same donations are projected, and what became of them joins the run's report
+ * under keys of their own (`Donation_20:gift`), so a projection failure is its own failed record
+ * (exit 1, an error record in the sync log), never a failed mirror write.
+ */
+import type { GiftSettings } from '../config/settings.js';
+import type { ApiDonation } from '../model/apiRecords.js';
+import type { CrmError } from '../model/crmRecords.js';
+import { describeError, InterruptedError, isFatal } from '../model/errors.js';
+import type { GiftObject, GiftSink } from '../model/ports.js';
+import { FileDonorLinks } from './gifts/donorLinksFile.js';
+import { failureLine, type BatchProjection, type DonationProjection, type ProjectionRow, type RowAction } from './gifts/outcome.js';
+import { ProjectedGifts } from './gifts/projectedFile.js';
+import { projectBatch } from './gifts/projectBatch.js';
+import { refreshCampaigns } from './gifts/campaignRefresh.js';
+import { readRecordTypes } from './gifts/recordTypes.js';
+import type { RunReport } from './report.js';
+
+/** N1: a single-currency org; its currency is taken as EUR until it is read from the org. */
+const ORG_CURRENCY = 'EUR';
+
+type RowCounts = Record<RowAction, number>;
+const emptyRows = (): RowCounts => ({ insert: 0, update: 0, unchanged: 0, delete: 0, skip: 0, fail: 0 });
+
+/** What `--json` carries under `projection`. */
+export interface ProjectionSummary {
+  model: 'npc';
+  donations: number;
+  /** Per object: records inserted, updated, unchanged, deleted, skipped and failed (a dry run: would be). */
+  objects: Partial<Record<GiftObject, RowCounts>>;
+  gifts: RowCounts;
+  /** One line each: donation, stage, object, key, code, message. */
+  failures: string[];
+  skipped: Array<{ donation: string; reason: string }>;
+  ambiguousDonors: Array<{ donation: string; candidates: string[] }>;
+  /** Salesforce calls the projection made (beyond the mirror's). */
+  salesforceCalls: number;
+  /** A dry run: per donation, the donor decision and the gift it would write. */
+  decisions?: DonationProjection[];
+}
+
+interface GiftProjectorOptions {
+  sink: GiftSink;
+  settings: GiftSettings;
+  dryRun: boolean;
+  /** The donor links file (beside the run state); a dry run reads it and never writes it. */
+  linksFile: string;
+  /** What was projected per donation (beside the run state), likewise. */
+  projectedFile: string;
+  /** The site the run's records carry, when a donation does not say. */
+  siteId: () => number | undefined;
+  /** What projectors of one process share (serve: a projector a batch): the record types, read once. */
+  shared?: SharedLookups | undefined;
+}
+
+/** The Account record types, read once and kept while they answer. */
+export interface SharedLookups {
+  recordTypes?: Promise<{ person: string; business: string }> | undefined;
+}
+
+export class GiftProjector {
+  private readonly shared: SharedLookups;
+  private readonly links: FileDonorLinks;
+  private readonly projected: ProjectedGifts;
+  private readonly summaryNow: ProjectionSummary = { model: 'npc', donations: 0, objects: {}, gifts: emptyRows(), failures: [], skipped: [], ambiguousDonors: [], salesforceCalls: 0 };
+  private warned = false;
+
+  constructor(private readonly opts: GiftProjectorOptions) {
+    this.links = FileDonorLinks.open(opts.linksFile);
+    this.projected = ProjectedGifts.open(opts.projectedFile);
+    this.shared = opts.shared ?? {};
+    if (opts.dryRun) this.summaryNow.decisions = [];
+  }
+
+  /** Projects donations the mirror has just written; every outcome goes to `report`. */
+  async project(donations: readonly ApiDonation[], report: RunReport): Promise<void> {
+    if (!this.warned) for (const problem of [this.links.problem, this.projected.problem]) if (problem !== undefined) report.warn(problem);
+    this.warned = true;
+    const digests = new Map(donations.map((d) => [d.id, ProjectedGifts.digest(d, this.opts.settings)] as const));
+    // A donation projected as it is now, with nothing left to do: not read or written again (§6.3).
+    const todo = donations.filter((d) => !this.projected.done(`Donation_${d.id}`, digests.get(d.id) as string));
+    const pending = new Set(todo);
+    this.unchanged(
+      donations.filter((d) => !pending.has(d)),
+      report,
+    );
+    if (todo.length === 0) return;
+    const before = this.opts.sink.calls().total;
+    try {
+      this.shared.recordTypes ??= readRecordTypes(this.opts.sink, this.opts.settings.personRecordType);
+      const recordTypes = await this.shared.recordTypes;
+      const s = this.opts.settings;
+      const siteId = todo.find((d) => typeof d.site_id === 'number')?.site_id ?? this.opts.siteId() ?? 0;
+      const out = await projectBatch(todo, {
+        sink: this.opts.sink,
+        siteId,
+        dryRun: this.opts.dryRun,
+        timeZone: s.timeZone,
+        anonymousLastName: s.anonymousLastName,
+        matchEmailAndName: s.matchEmailAndName,
+        orgCurrency: ORG_CURRENCY,
+        recordTypes,
+        links: this.links,
+      });
+      this.absorb(out, report);
+      const failed = new Set(out.failures.map((f) => f.donation));
+      for (const d of todo) {
+        const key = `Donation_${d.id}`;
+        if (failed.has(key)) this.projected.forget(key);
+        else this.projected.set(key, digests.get(d.id) as string);
+      }
+    } catch (error) {
+      if (error instanceof InterruptedError || isFatal(error) || (error instanceof Error && error.name === 'AbortError')) throw error;
+      // A read or a setup the whole batch needs failed: each donation's projection fails, the mirror stands.
+      this.shared.recordTypes = undefined;
+      const failed: CrmError = { code: 'PROJECTION_FAILED', message: describeError(error) };
+      const out: BatchProjection = { donations: [], rows: [], failures: [], warnings: [] };
+      for (const d of todo) {
+        const donation = `Donation_${d.id}`;
+        this.projected.forget(donation);
+        out.donations.push({ donation, gift: 'fail', reason: failed.code, warnings: [] });
+        out.failures.push({ donation, stage: 'gift', object: 'GiftTransaction', key: donation, error: failed });
+      }
+      this.absorb(out, report);
+    } finally {
+      this.summaryNow.salesforceCalls += this.opts.sink.calls().total - before;
+      if (!this.opts.dryRun && !this.links.save()) report.warn(`donor links ${this.links.file} could not be written: the next run finds the donors again by key and email`);
+      if (!this.opts.dryRun && !this.projected.save()) report.warn(`projected gifts ${this.projected.file} could not be written: the next run compares every donation with the org`);
+    }
+  }
+
+  /** Parents the mirror just updated: their campaigns, where they exist, follow (§3.2). */
+  async parentsChanged(keys: readonly string[], report: RunReport): Promise<void> {
+    const before = this.opts.sink.calls().total;
+    const out: BatchProjection = { donations: [], rows: [], failures: [], warnings: [] };
+    try {
+      const step = await refreshCampaigns(this.opts.sink, keys, this.opts.settings.timeZone);
+      out.rows.push(...step.rows);
+      for (const [key, error] of step.failed) out.failures.push({ donation: key, stage: 'campaign', object: 'Campaign', key, error });
+    } catch (error) {
+      if (error instanceof InterruptedError || isFatal(error) || (error instanceof Error && error.name === 'AbortError')) throw error;
+      for (const key of keys) out.failures.push({ donation: key, stage: 'campaign', object: 'Campaign', key, error: { code: 'PROJECTION_FAILED', message: describeError(error) } });
+    } finally {
+      this.summaryNow.salesforceCalls += this.opts.sink.calls().total - before;
+    }
+    this.absorb(out, report);
+  }
+
+  /** Donations with nothing to do: counted unchanged (their gift's open error, if any, resolved). */
+  private unchanged(donations: readonly ApiDonation[], report: RunReport): void {
+    for (const d of donations) {
+      const donation = `Donation_${d.id}`;
+      this.summaryNow.donations++;
+      this.summaryNow.gifts.unchanged++;
+      this.summaryNow.decisions?.push({ donation, gift: 'unchanged', reason: 'projected before, unchanged since', warnings: [] });
+      report.add({ object: 'GiftTransaction', key: `${donation}:gift`, action: 'unchanged' });
+    }
+  }
+
+  summary(): ProjectionSummary {
+    return this.summaryNow;
+  }
+
+  private absorb(out: BatchProjection, report: RunReport): void {
+    const s = this.summaryNow;
+    s.donations += out.donations.length;
+    for (const w of out.warnings) report.warn(w);
+    const failedKeys = new Set(out.failures.map((f) => `${f.donation}:${f.stage}`));
+    for (const p of out.donations) {
+      s.gifts[p.gift]++;
+      for (const w of p.warnings) report.warn(w.startsWith(`${p.donation}:`) ? w : `${p.donation}: ${w}`);
+      if (p.gift === 'skip') {
+        s.skipped.push({ donation: p.donation, reason: p.reason ?? 'not a gift' });
+        report.add({ object: 'GiftTransaction', key: `${p.donation}:gift`, action: 'skip', reason: p.reason ?? 'not a gift' });
+      }
+      if (p.donor?.matchedBy === 'ambiguous') s.ambiguousDonors.push({ donation: p.donation, candidates: p.donor.candidates ?? [] });
+      s.decisions?.push(p);
+    }
+    for (const r of out.rows) {
+      const counts = (s.objects[r.object] ??= emptyRows());
+      counts[r.action]++;
+      const key = rowKey(r);
+      if (r.action === 'fail' || r.action === 'skip' || key === undefined || failedKeys.has(key)) continue;
+      report.add({ object: r.object, key, action: r.action === 'delete' ? 'update' : r.action, ...(r.fields ? { reason: `fields: ${r.fields.join(', ')}` } : {}) });
+    }
+    for (const f of out.failures) {
+      s.failures.push(failureLine(f));
+      report.add({ object: f.object, key: `${f.donation}:${f.stage}`, action: 'fail', error: { ...f.error, message: failureLine(f) } });
+    }
+  }
+}
+
+/** The report key of a row: the donation and stage it belongs to (campaigns: their own key). */
+function rowKey(r: ProjectionRow): string | undefined {
+  if (r.object === 'GiftTransaction') return `${r.key}:gift`;
+  if (r.object === 'GiftRefund') return `${r.key}:refund`;
+  if (r.object === 'GiftSoftCredit') return `${r.key.replace(/:fundraiser$/, '')}:softCredit`;
+  if (r.object === 'Campaign') return `${r.key}:campaign`;
+  return undefined;
+}

@@ -1,0 +1,21 @@
+/**
+ * Campaigns follow their mirror rows (PROJECTION.md §3.2): when the mirror updates a segment,
+ * project, team, company or action whose campaign exists, the campaign (with the parents
+ * it now has) is brought up to date: a rename, a move, a page closed. A campaign no gift needs yet
+ * is not created here (lazy, §3.1).
+ */
+import type { GiftSink } from '../../model/ports.js';
+import { chainOf, readCampaignTree } from './campaignRows.js';
+import { writeCampaigns } from './campaigns.js';
+import { readIn } from './reads.js';
+
+type CampaignStep = Awaited<ReturnType<typeof writeCampaigns>>;
+
+export async function refreshCampaigns(sink: GiftSink, keys: readonly string[], timeZone: string): Promise<Pick<CampaignStep, 'rows' | 'failed'>> {
+  // One query when none of them has a campaign (a first sync, or pages without gifts).
+  const existing = (await readIn(sink, 'Campaign', ['Id', 'SvcCampaignKey__c'], 'SvcCampaignKey__c', keys)).flatMap((r) => (typeof r.SvcCampaignKey__c === 'string' ? [r.SvcCampaignKey__c] : []));
+  if (existing.length === 0) return { rows: [], failed: new Map() };
+  const tree = await readCampaignTree(sink, existing);
+  const chains = new Set(existing.flatMap((k) => chainOf(tree, k)));
+  return writeCampaigns(sink, tree, chains, { timeZone, dryRun: false });
+}

@@ -1,0 +1,87 @@
+/**
+ * The campaign step (PROJECTION.md §3, §6.1 step 3, N13): the campaigns the batch's gifts need,
+ * with their ancestors, upserted on SvcCampaignKey__c top-down one level per call, only those
+ * whose fields differ from what the org holds. A campaign whose parent failed is not written.
+ */
+import type { CrmError, CrmRecord } from '../../model/crmRecords.js';
+import type { GiftSink } from '../../model/ports.js';
+import { CAMPAIGN_DEPTH, campaignFields } from '../../mapping/gifts/campaign.js';
+import type { TreeRow } from './campaignRows.js';
+import type { ProjectionRow } from './outcome.js';
+import { byKey, changedFields, readIn } from './reads.js';
+
+const CAMPAIGN_FIELDS = ['Id', 'SvcCampaignKey__c', 'Name', 'ParentId', 'IsActive', 'StartDate', 'EndDate', 'ExpectedRevenue'];
+
+interface CampaignStep {
+  /** Each campaign's Id (undefined: a dry run's new campaign). */
+  ids: Map<string, string | undefined>;
+  /** Campaigns that could not be written, with why (a failed parent too). */
+  failed: Map<string, CrmError>;
+  rows: ProjectionRow[];
+}
+
+interface Level {
+  tree: ReadonlyMap<string, TreeRow>;
+  existing: ReadonlyMap<string, CrmRecord>;
+  timeZone: string;
+  dryRun: boolean;
+}
+
+/** Writes the campaigns of `keys` (every ancestor included by the caller) that differ from the org's. */
+export async function writeCampaigns(sink: GiftSink, tree: ReadonlyMap<string, TreeRow>, keys: ReadonlySet<string>, opts: { timeZone: string; dryRun: boolean }): Promise<CampaignStep> {
+  const step: CampaignStep = { ids: new Map(), failed: new Map(), rows: [] };
+  if (keys.size === 0) return step;
+  const existing = byKey(await readIn(sink, 'Campaign', CAMPAIGN_FIELDS, 'SvcCampaignKey__c', keys), 'SvcCampaignKey__c');
+  const depths = [...new Set([...keys].map((k) => CAMPAIGN_DEPTH[(tree.get(k) as TreeRow).level]))].sort((a, b) => a - b);
+  for (const depth of depths) {
+    const level = [...keys].filter((k) => CAMPAIGN_DEPTH[(tree.get(k) as TreeRow).level] === depth);
+    await writeLevel(sink, level, { tree, existing, ...opts }, step);
+  }
+  return step;
+}
+
+async function writeLevel(sink: GiftSink, keys: string[], c: Level, step: CampaignStep): Promise<void> {
+  const send: CrmRecord[] = [];
+  const sent = new Map<string, ProjectionRow>();
+  for (const key of keys) {
+    const t = c.tree.get(key) as TreeRow;
+    const current = c.existing.get(key.toLowerCase());
+    const parentError = t.parentKey === undefined ? undefined : step.failed.get(t.parentKey);
+    if (parentError !== undefined) {
+      step.failed.set(key, { code: 'CAMPAIGN_FAILED', message: `parent campaign ${t.parentKey ?? ''} failed: ${parentError.message}` });
+      step.rows.push({ object: 'Campaign', key, action: 'fail', reason: 'CAMPAIGN_FAILED' });
+      continue;
+    }
+    const desired = campaignFields(t.row, key, c.timeZone);
+    const parentId = t.parentKey === undefined ? undefined : step.ids.get(t.parentKey);
+    if (parentId !== undefined) desired.ParentId = parentId;
+    const changed = changedFields(desired, current);
+    const id = typeof current?.Id === 'string' ? current.Id : undefined;
+    if (changed.length === 0) {
+      step.ids.set(key, id);
+      step.rows.push({ object: 'Campaign', key, action: 'unchanged' });
+      continue;
+    }
+    const row: ProjectionRow = { object: 'Campaign', key, action: current ? 'update' : 'insert', fields: changed };
+    if (c.dryRun) {
+      step.ids.set(key, id);
+      step.rows.push(row);
+      continue;
+    }
+    // An update sends only what differs: a field the org holds as svc-sync would write it stays untouched.
+    send.push(current ? { SvcCampaignKey__c: key, ...Object.fromEntries(changed.map((f) => [f, desired[f] ?? null])) } : desired);
+    sent.set(key.toLowerCase(), row);
+  }
+  if (send.length === 0) return;
+  for (const o of await sink.upsertOn('Campaign', 'SvcCampaignKey__c', send)) {
+    const row = sent.get(o.key.toLowerCase());
+    if (!row) continue;
+    if (o.status === 'failed') {
+      step.failed.set(row.key, o.error);
+      step.rows.push({ ...row, action: 'fail', reason: o.error.code });
+    } else {
+      step.ids.set(row.key, o.id);
+      step.rows.push(row);
+    }
+  }
+}

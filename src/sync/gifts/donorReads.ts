@@ -1,0 +1,148 @@
+/**
+ * The donor step's reads (PROJECTION.md §6.1 step 1): the linked Ids, the keys still unresolved
+ * and the emails of person donors still unresolved, each one query (split only by URL length).
+ * Links and keys are read through queryAll, so a merged loser is seen with its MasterRecordId and
+ * followed to the survivor, along a chain of merges too (§1.6).
+ */
+import type { CrmRecord } from '../../model/crmRecords.js';
+import type { GiftSink } from '../../model/ports.js';
+import { queryIn } from './soqlIn.js';
+
+const MAILING = ['PersonMailingStreet', 'PersonMailingPostalCode', 'PersonMailingCity', 'PersonMailingCountry'];
+const BILLING = ['BillingStreet', 'BillingPostalCode', 'BillingCity', 'BillingCountry'];
+
+/** What matching and fill-blanks compare (§1.3, N6), read alike by every query. */
+const VALUE_FIELDS = ['FirstName', 'LastName', 'PersonEmail', 'Phone', ...MAILING, ...BILLING];
+const FIELDS = ['Id', 'IsDeleted', 'MasterRecordId', 'IsPersonAccount', 'SvcDonorKey__c', ...VALUE_FIELDS];
+
+/** A merge chain longer than this is taken as a loop (a damaged org), not followed further. */
+const MAX_MERGE_HOPS = 10;
+
+/** An Account as this run knows it: read, or about to be created (pending), with this run's claims and fills applied. */
+export interface AccountRow {
+  /** The Salesforce Id; for a pending row `(new <key>)` until the upsert answers. */
+  id: string;
+  pending: boolean;
+  person: boolean;
+  /** SvcDonorKey__c as it will stand after this run's claims. */
+  key: string | null;
+  /** The matched and filled fields (VALUE_FIELDS), as they will stand after this run's writes. */
+  values: Record<string, string>;
+}
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
+
+function rowOf(r: CrmRecord): AccountRow {
+  const values: Record<string, string> = {};
+  for (const f of VALUE_FIELDS) {
+    const v = text(r[f]);
+    if (v !== null) values[f] = v;
+  }
+  return { id: String(r.Id), pending: false, person: r.IsPersonAccount === true, key: text(r.SvcDonorKey__c), values };
+}
+
+/** The Accounts this run has read, by Id, deleted ones too (merged losers point at their survivor). */
+export class AccountBook {
+  private readonly read = new Map<string, CrmRecord>();
+  /** Ids asked for (found or not), so a gone Id is not asked again. */
+  private readonly asked = new Set<string>();
+  /** Live rows by Id, each one object for the whole run, so claims and fills are seen by later donors. */
+  private readonly live = new Map<string, AccountRow>();
+  /** Live Person Accounts by email in lower case (step 3's candidates), kept as rows are added or filled. */
+  private readonly byEmail = new Map<string, Set<AccountRow>>();
+
+  constructor(private readonly sink: GiftSink) {}
+
+  private keep(rows: readonly CrmRecord[]): void {
+    for (const r of rows) {
+      const id = String(r.Id);
+      this.read.set(id, r);
+      if (r.IsDeleted !== true && !this.live.has(id)) this.add(rowOf(r));
+    }
+  }
+
+  /** Reads the Ids not read yet (queryAll: a merged loser too). */
+  async loadIds(ids: readonly string[]): Promise<void> {
+    const missing = [...new Set(ids)].filter((id) => !this.read.has(id) && !this.asked.has(id));
+    for (const id of missing) this.asked.add(id);
+    if (missing.length > 0) this.keep(await queryIn(this.sink, { fields: FIELDS, object: 'Account', field: 'Id', values: missing }, true));
+  }
+
+  /** The rows holding these keys (queryAll), by key in lower case: a live row, else a merged loser. */
+  async loadKeys(keys: readonly string[]): Promise<Map<string, CrmRecord>> {
+    const byKey = new Map<string, CrmRecord>();
+    if (keys.length === 0) return byKey;
+    const rows = await queryIn(this.sink, { fields: FIELDS, object: 'Account', field: 'SvcDonorKey__c', values: keys }, true);
+    this.keep(rows);
+    for (const r of rows) {
+      const k = text(r.SvcDonorKey__c)?.toLowerCase();
+      if (k === undefined) continue;
+      const had = byKey.get(k);
+      if (r.IsDeleted !== true || had === undefined || (had.IsDeleted === true && text(had.MasterRecordId) === null)) byKey.set(k, r);
+    }
+    return byKey;
+  }
+
+  /** Person Accounts holding these emails (live only: a deleted record is no candidate). */
+  async loadEmails(emails: readonly string[]): Promise<void> {
+    if (emails.length > 0) this.keep(await queryIn(this.sink, { fields: FIELDS, object: 'Account', field: 'PersonEmail', values: emails, and: 'IsPersonAccount = true' }));
+  }
+
+  /** The live rows these Ids end at, following merges (reading survivors as needed); absent: gone, not merged. */
+  async survivors(ids: readonly string[]): Promise<Map<string, AccountRow>> {
+    for (let hop = 0; hop < MAX_MERGE_HOPS; hop++) {
+      const next = ids.map((id) => this.end(id)).filter((id): id is string => id !== undefined && !this.read.has(id) && !this.asked.has(id));
+      if (next.length === 0) break;
+      await this.loadIds(next);
+    }
+    const out = new Map<string, AccountRow>();
+    for (const id of ids) {
+      const end = this.end(id);
+      const row = end === undefined ? undefined : this.live.get(end);
+      if (row) out.set(id, row);
+    }
+    return out;
+  }
+
+  /** Where an Id's merge chain stands now: a live Id, an Id not read yet, or undefined (deleted, not merged). */
+  private end(id: string): string | undefined {
+    let at = id;
+    for (let hop = 0; hop <= MAX_MERGE_HOPS; hop++) {
+      const r = this.read.get(at);
+      if (r === undefined || r.IsDeleted !== true) return at;
+      const master = text(r.MasterRecordId);
+      if (master === null) return undefined;
+      at = master;
+    }
+    return undefined;
+  }
+
+  row(id: string): AccountRow | undefined {
+    return this.live.get(id);
+  }
+
+  private add(row: AccountRow): void {
+    this.live.set(row.id, row);
+    this.emailChanged(row);
+  }
+
+  /** A row's PersonEmail was read, set or filled: it is a candidate under that email from now on. */
+  emailChanged(row: AccountRow): void {
+    const email = row.values.PersonEmail?.trim().toLowerCase();
+    if (!row.person || email === undefined) return;
+    const rows = this.byEmail.get(email) ?? new Set<AccountRow>();
+    this.byEmail.set(email, rows.add(row));
+  }
+
+  /** Live Person Accounts whose email is this one (lower-cased), read or pending, in the order met. */
+  personsWithEmail(email: string): AccountRow[] {
+    return [...(this.byEmail.get(email) ?? [])];
+  }
+
+  /** A donor this run creates: a candidate for later donors of the run (N4) before it exists. */
+  addPending(key: string, person: boolean, values: Record<string, string>): AccountRow {
+    const row: AccountRow = { id: `(new ${key})`, pending: true, person, key, values: { ...values } };
+    this.add(row);
+    return row;
+  }
+}

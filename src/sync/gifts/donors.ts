@@ -1,0 +1,141 @@
+/**
+ * Who each gift is from (PROJECTION.md §1, §6.1 steps 1-2, appendix N4-N12): the donors of a batch
+ * of donations matched in the documented order (stored link, key, email + full last name +
+ * compatible first name; never a name alone), merges followed to the survivor, new donors created
+ * in one upsert, claims and filled blanks written by Id. The seam the gift writer calls.
+ */
+import type { ApiDonation, ApiUser } from '../../model/apiRecords.js';
+import type { CrmError } from '../../model/crmRecords.js';
+import type { GiftSink } from '../../model/ports.js';
+import { donorsOf, fundraiserDonor, type DonationDonors, type DonorPlan } from '../../mapping/gifts/donor.js';
+import { AccountBook } from './donorReads.js';
+import { DonorRun, type Entry, type Role } from './donorRun.js';
+
+/** What the run knows of a donation's fundraiser (N12): the action owner and their user record. */
+export interface FundraiserInput {
+  owner: { first_name?: string | null; infix?: string | null; last_name?: string | null; email?: string | null };
+  user?: ApiUser | undefined;
+}
+export interface DonorInput {
+  donation: ApiDonation;
+  /** Present only when the donation's target is an action the platform has (N12). */
+  fundraiser?: FundraiserInput | undefined;
+}
+export type MatchedBy = 'link' | 'key' | 'email+name' | 'new' | 'anonymousPool' | 'noKey' | 'ambiguous';
+export interface DonorDecisionOut {
+  matchedBy: MatchedBy;
+  /** SvcDonorKey__c of the donor the gift/slot points to (after this run's claims). */
+  key: string;
+  /** The Account Id (absent in a dry run for a new donor, or on failure). */
+  id?: string | undefined;
+  /** ambiguous: the candidate Ids (`(new <key>)` for one this dry run would create). */
+  candidates?: string[] | undefined;
+}
+export interface DonorResult {
+  donationId: number;
+  /** The gift's donor (DonorId). */
+  donor: DonorDecisionOut;
+  /** N9: a company donation's person (no gift). */
+  companyPerson?: DonorDecisionOut;
+  /** N12: absent = no slot (no fundraiser, no valid email, or the same Account as the donor). */
+  fundraiser?: DonorDecisionOut;
+  /** SvcAnonymous__c. */
+  anonymous: boolean;
+  /** The gift Name's label. */
+  label: string;
+  giftType: 'Individual' | 'Organizational';
+  /** One line each (ambiguous: lists the candidates to merge). */
+  warnings: string[];
+  /**
+   * The donor step failed (the donor's, the company person's or the fundraiser's Account was
+   * refused): the gift, slot and refund are not written (DONOR_FAILED), so a slot is never
+   * deleted for a fundraiser who could not be written. A claim or fill refused is a warning only.
+   */
+  error?: { stage: 'donor'; object: 'Account'; key: string; error: CrmError } | undefined;
+}
+/** Donor links the state folder keeps (key -> Account Id); only saves calls (§6.3). */
+export interface DonorLinks {
+  get(key: string): string | undefined;
+  set(key: string, id: string): void;
+}
+export interface DonorContext {
+  sink: GiftSink;
+  siteId: number;
+  dryRun: boolean;
+  /** SVC_ANONYMOUS_LASTNAME (default "Anonymous"). */
+  anonymousLastName: string;
+  /** SVC_MATCH_EMAIL_NAME (default true). */
+  matchEmailAndName: boolean;
+  /** Account RecordTypeIds (readRecordTypes). */
+  recordTypes: { person: string; business: string };
+  links: DonorLinks;
+}
+
+interface Planned {
+  donationId: number;
+  donors: DonationDonors;
+  fundraiser?: DonorPlan | undefined;
+}
+
+function planOf(input: DonorInput, ctx: DonorContext): Planned {
+  const donors = donorsOf(input.donation, ctx.siteId, ctx.anonymousLastName);
+  const f = input.fundraiser;
+  return { donationId: input.donation.id, donors, fundraiser: f ? fundraiserDonor(f.owner, f.user) : undefined };
+}
+
+/** N4: per donation, the hard-credit donor, then the company's person, then the fundraiser. */
+function entriesOf(p: Planned): Entry[] {
+  const out: Entry[] = [{ donationId: p.donationId, role: 'donor', plan: p.donors.donor }];
+  if (p.donors.companyPerson) out.push({ donationId: p.donationId, role: 'companyPerson', plan: p.donors.companyPerson });
+  if (p.fundraiser) out.push({ donationId: p.donationId, role: 'fundraiser', plan: p.fundraiser });
+  return out;
+}
+
+/**
+ * Donations in ascending id (N4); one result per donation (the caller has filtered N2/N3). Reads run
+ * in a dry run too; nothing is written then and new donors come back without an Id. A record
+ * Salesforce refuses becomes its donations' `error`; a fatal error (session, limits) is thrown.
+ */
+export async function resolveDonors(inputs: readonly DonorInput[], ctx: DonorContext): Promise<Map<number, DonorResult>> {
+  const planned = [...inputs].sort((a, b) => a.donation.id - b.donation.id).map((i) => planOf(i, ctx));
+  const entries = planned.flatMap(entriesOf);
+  const run = new DonorRun(new AccountBook(ctx.sink), ctx);
+  await run.read(entries);
+  for (const e of entries) run.decide(e);
+  if (!ctx.dryRun) {
+    await run.write();
+    run.saveLinks();
+  }
+  const out = new Map<number, DonorResult>();
+  for (const p of planned) out.set(p.donationId, resultOf(p, run));
+  return out;
+}
+
+function resultOf(p: Planned, run: DonorRun): DonorResult {
+  const id = p.donationId;
+  const donor = run.outcome(id, 'donor');
+  const warnings: string[] = [];
+  const roles: Role[] = ['donor', 'companyPerson', 'fundraiser'];
+  let error: DonorResult['error'];
+  for (const role of roles) {
+    const o = run.outcome(id, role);
+    if (o === undefined) continue;
+    warnings.push(...o.warnings);
+    if (o.error && error === undefined) error = { stage: 'donor', object: 'Account', key: o.planKey, error: o.error };
+  }
+  const result: DonorResult = {
+    donationId: id,
+    donor: (donor as NonNullable<typeof donor>).decision,
+    anonymous: p.donors.anonymous,
+    label: p.donors.label,
+    giftType: p.donors.giftType,
+    warnings,
+    error,
+  };
+  const person = run.outcome(id, 'companyPerson');
+  if (person) result.companyPerson = person.decision;
+  const fundraiser = run.outcome(id, 'fundraiser');
+  // §4: no slot when the fundraiser is the hard donor's own Account (their own start donation).
+  if (fundraiser && fundraiser.row !== donor?.row) result.fundraiser = fundraiser.decision;
+  return result;
+}

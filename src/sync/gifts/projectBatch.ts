@@ -1,0 +1,163 @@
+/**
+ * The gift projection of one batch of mirrored donations (PROJECTION.md §6.1): eligibility (N2),
+ * then in order donors, campaigns top-down, gifts, soft credits (obsolete deleted, then upserted)
+ * and refunds, each step only for the donations whose prerequisites succeeded (DONOR_FAILED,
+ * CAMPAIGN_FAILED), each record sent only when it differs from what the org holds.
+ */
+import type { ApiDonation } from '../../model/apiRecords.js';
+import type { CrmError } from '../../model/crmRecords.js';
+import type { GiftSink } from '../../model/ports.js';
+import { keyFor } from '../../model/refs.js';
+import { giftOf } from '../../mapping/gifts/gift.js';
+import { parentRef } from '../../mapping/map.js';
+import { chainOf, fundraiserOf, readCampaignTree, type TreeRow } from './campaignRows.js';
+import { writeCampaigns } from './campaigns.js';
+import { resolveDonors, type DonorInput, type DonorLinks, type DonorResult } from './donors.js';
+import { writeGifts } from './gifts.js';
+import type { GiftItem } from './item.js';
+import type { BatchProjection, DonationProjection, ProjectionFailure, ProjectionStage } from './outcome.js';
+import { writeRefunds } from './refunds.js';
+import { writeSoftCredits } from './softCredits.js';
+import type { StepResult } from './upsertChanged.js';
+
+interface ProjectionContext {
+  sink: GiftSink;
+  siteId: number;
+  dryRun: boolean;
+  timeZone: string;
+  anonymousLastName: string;
+  matchEmailAndName: boolean;
+  /** The org's currency (single-currency orgs; N1: EUR when unsure). */
+  orgCurrency: string;
+  recordTypes: { person: string; business: string };
+  links: DonorLinks;
+}
+
+interface Batch {
+  out: BatchProjection;
+  byKey: Map<string, DonationProjection>;
+}
+
+function fail(b: Batch, donation: string, stage: ProjectionStage, object: ProjectionFailure['object'], key: string, error: CrmError): void {
+  b.out.failures.push({ donation, stage, object, key, error });
+  const p = b.byKey.get(donation);
+  if (p && (stage === 'gift' || stage === 'donor' || stage === 'campaign')) Object.assign(p, { gift: 'fail', reason: error.code });
+}
+
+/** Each donation once (the last copy), in ascending id (N4). */
+function ordered(donations: readonly ApiDonation[]): ApiDonation[] {
+  return [...new Map(donations.map((d) => [d.id, d])).values()].sort((a, b) => a.id - b.id);
+}
+
+export async function projectBatch(donations: readonly ApiDonation[], ctx: ProjectionContext): Promise<BatchProjection> {
+  const b: Batch = { out: { donations: [], rows: [], failures: [], warnings: [] }, byKey: new Map() };
+  const eligible: Array<{ d: ApiDonation; target: string | undefined }> = [];
+  for (const d of ordered(donations)) {
+    const key = keyFor('donation', d.id);
+    const p: DonationProjection = { donation: key, gift: 'skip', warnings: [] };
+    b.out.donations.push(p);
+    b.byKey.set(key, p);
+    // Eligibility only: the donors are not known yet (N2: a skipped donation writes nothing).
+    const plan = giftOf(
+      d,
+      { donor: { kind: 'noKey', key: '', person: true, fields: {} }, anonymous: false, label: '', giftType: 'Individual' },
+      { timeZone: ctx.timeZone, orgCurrency: ctx.orgCurrency },
+    );
+    if ('skip' in plan) p.reason = plan.skip === 'noGiftAmount' ? 'noGiftAmount' : plan.reason;
+    else eligible.push({ d, target: parentRef('donation', d)?.key });
+  }
+  if (eligible.length === 0) return b.out;
+  const tree = await readCampaignTree(
+    ctx.sink,
+    eligible.flatMap((e) => (e.target === undefined ? [] : [e.target])),
+  );
+  const donors = await resolveDonors(
+    eligible.map((e) => donorInput(e.d, e.target, tree)),
+    ctx,
+  );
+  const campaignKeys = new Set(eligible.flatMap((e) => (e.target === undefined ? [] : chainOf(tree, e.target))));
+  const campaigns = await writeCampaigns(ctx.sink, tree, campaignKeys, ctx);
+  b.out.rows.push(...campaigns.rows);
+  const ready = readyGifts(b, giftItems(b, eligible, donors, tree, ctx), tree, campaigns.failed);
+  const gifts = await writeGifts(ctx.sink, ready, campaigns.ids, ctx.dryRun);
+  record(b, gifts, 'gift', 'GiftTransaction', (k) => k);
+  const written = ready.filter((i) => !gifts.failed.has(i.key));
+  const giftAction = new Map(gifts.rows.map((r) => [r.key, r.action] as const));
+  for (const i of written) Object.assign(b.byKey.get(i.key) as DonationProjection, { gift: giftAction.get(i.key) ?? 'unchanged' });
+  const newGifts = new Set(gifts.rows.filter((r) => r.action === 'insert').map((r) => r.key));
+  const slots = await writeSoftCredits(ctx.sink, written, gifts.ids, ctx.dryRun, newGifts);
+  record(b, slots, 'softCredit', 'GiftSoftCredit', (k) => k.replace(/:fundraiser$/, ''));
+  const refunds = await writeRefunds(ctx.sink, written, gifts.ids, ctx.dryRun, newGifts);
+  record(b, refunds, 'refund', 'GiftRefund', (k) => k);
+  return b.out;
+}
+
+/** The gifts whose campaigns stand and whose currency is the org's (CAMPAIGN_FAILED, N3 otherwise). */
+function readyGifts(b: Batch, items: readonly GiftItem[], tree: ReadonlyMap<string, TreeRow>, failedCampaigns: ReadonlyMap<string, CrmError>): GiftItem[] {
+  const ready: GiftItem[] = [];
+  const said = new Set<string>();
+  for (const item of items) {
+    const broken = item.campaign === undefined ? undefined : chainOf(tree, item.campaign).find((k) => failedCampaigns.has(k));
+    if (broken !== undefined) {
+      // The campaign's own failure once, under the first donation that needs it; each gift after.
+      const error = failedCampaigns.get(broken) as CrmError;
+      if (!said.has(broken)) fail(b, item.key, 'campaign', 'Campaign', broken, error);
+      said.add(broken);
+      fail(b, item.key, 'gift', 'GiftTransaction', item.key, { code: 'CAMPAIGN_FAILED', message: `campaign ${broken} failed: ${error.code}` });
+    } else if (item.plan.giftProblem !== undefined) {
+      // N3: the donors and the campaigns stand; no gift, slot or refund.
+      fail(b, item.key, 'gift', 'GiftTransaction', item.key, { code: item.plan.giftProblem.split(':')[0] as string, message: item.plan.giftProblem });
+    } else ready.push(item);
+  }
+  return ready;
+}
+
+/** A donation's donor input: the fundraiser only when its target is an action the mirror has (N12). */
+function donorInput(d: ApiDonation, target: string | undefined, tree: ReadonlyMap<string, TreeRow>): DonorInput {
+  const action = target?.startsWith('Action_') ? tree.get(target) : undefined;
+  return action ? { donation: d, fundraiser: fundraiserOf(action) } : { donation: d };
+}
+
+/** The gift plan of each eligible donation whose donor step succeeded (DONOR_FAILED otherwise). */
+function giftItems(
+  b: Batch,
+  eligible: ReadonlyArray<{ d: ApiDonation; target: string | undefined }>,
+  donors: ReadonlyMap<number, DonorResult>,
+  tree: ReadonlyMap<string, TreeRow>,
+  ctx: ProjectionContext,
+): GiftItem[] {
+  const items: GiftItem[] = [];
+  for (const { d, target } of eligible) {
+    const key = keyFor('donation', d.id);
+    const p = b.byKey.get(key) as DonationProjection;
+    const r = donors.get(d.id);
+    if (r === undefined) {
+      fail(b, key, 'donor', 'Account', key, { code: 'DONOR_FAILED', message: 'the donor step returned no decision for this donation' });
+      continue;
+    }
+    Object.assign(p, { donor: r.donor, ...(r.fundraiser ? { fundraiser: r.fundraiser } : {}) });
+    p.warnings.push(...r.warnings);
+    if (r.error !== undefined) {
+      fail(b, key, 'donor', r.error.object, r.error.key, r.error.error);
+      fail(b, key, 'gift', 'GiftTransaction', key, { code: 'DONOR_FAILED', message: `donor ${r.error.key} failed: ${r.error.error.code}` });
+      continue;
+    }
+    const plan = giftOf(
+      d,
+      { donor: { kind: 'person', key: r.donor.key, person: true, fields: {} }, anonymous: r.anonymous, label: r.label, giftType: r.giftType },
+      { timeZone: ctx.timeZone, orgCurrency: ctx.orgCurrency },
+    );
+    if ('skip' in plan) continue;
+    if (plan.refundDateFallback) p.warnings.push('payment_status_at missing: the refund is dated by updated_at');
+    const campaign = target !== undefined && tree.has(target) ? target : undefined;
+    Object.assign(p, { name: plan.gift.Name, amount: plan.gift.OriginalAmount, date: plan.gift.TransactionDate, ...(campaign ? { campaign } : {}) });
+    items.push({ d, key, plan, donors: r, campaign });
+  }
+  return items;
+}
+
+/** A step's rows into the batch, and each of its failures under its donation. */
+function record(b: Batch, step: StepResult, stage: ProjectionStage, object: ProjectionFailure['object'], donationOf: (key: string) => string): void {
+  b.out.rows.push(...step.rows);
+  for (const [key, error] of step.failed) fail(b, donationOf(key), stage, object, key, error);
+}

@@ -1,0 +1,25 @@
+/**
+ * The Account record types the donor step writes with (PROJECTION.md §1.4): the Person Account
+ * type named by SVC_NPC_PERSON_RECORD_TYPE (a DeveloperName, default PersonAccount) and a business
+ * type, read in one query a run. An org without them cannot take donors: a configuration error.
+ */
+import type { CrmRecord } from '../../model/crmRecords.js';
+import { ConfigError } from '../../model/errors.js';
+import type { GiftSink } from '../../model/ports.js';
+
+/** Salesforce's own business record type when Person Accounts are enabled. */
+const BUSINESS_DEFAULT = 'Business_Account';
+
+const nameOf = (r: CrmRecord): string => String(r.DeveloperName ?? '');
+
+export async function readRecordTypes(sink: GiftSink, personDeveloperName: string): Promise<{ person: string; business: string }> {
+  const rows = await sink.query("SELECT Id, DeveloperName, IsPersonType FROM RecordType WHERE SobjectType = 'Account' AND IsActive = true");
+  const person = rows.find((r) => nameOf(r) === personDeveloperName);
+  const shown = JSON.stringify(personDeveloperName.slice(0, 80));
+  if (person === undefined) throw new ConfigError(`SVC_NPC_PERSON_RECORD_TYPE ${shown}: no active Account record type has that DeveloperName; run svc-sync doctor`);
+  if (person.IsPersonType !== true) throw new ConfigError(`SVC_NPC_PERSON_RECORD_TYPE ${shown}: that Account record type is not a Person Account type; run svc-sync doctor`);
+  // Business types sorted by name, Salesforce's default first, so the choice is the same every run.
+  const business = rows.filter((r) => r.IsPersonType !== true).sort((a, b) => (nameOf(a) === BUSINESS_DEFAULT ? -1 : nameOf(b) === BUSINESS_DEFAULT ? 1 : nameOf(a).localeCompare(nameOf(b))))[0];
+  if (business === undefined) throw new ConfigError('the org has no active business Account record type, which company donors need; run svc-sync doctor');
+  return { person: String(person.Id), business: String(business.Id) };
+}

@@ -1,0 +1,64 @@
+/**
+ * `WHERE <field> IN (...)` reads for the gift projection, split only when the request URL would
+ * pass Salesforce's limit (a GET past about 16 KB is refused whole), as the mirror's reads split.
+ * Values are escaped backslash first, then quote, so a key cannot end its literal.
+ */
+import type { CrmRecord } from '../../model/crmRecords.js';
+import type { GiftSink } from '../../model/ports.js';
+
+/** Salesforce's URL limit is 16,384 bytes; the rest leaves room for the instance URL and path. */
+const MAX_QUERY_LENGTH = 16000 - 400;
+const IDENT = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+const ESCAPES: Record<string, string> = { '\\': '\\\\', "'": "\\'", '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\f': '\\f', '\b': '\\b' };
+
+const soqlLiteral = (value: string): string => `'${value.replace(/[\\'"\n\r\t\f\b]/g, (c) => ESCAPES[c] as string)}'`;
+
+/** The length a query has once URL-encoded as the client sends it. */
+const encodedLength = (soql: string): number => encodeURIComponent(soql).replace(/[!'()*]/g, '%XX').length;
+
+interface InQuery {
+  fields: readonly string[];
+  object: string;
+  field: string;
+  values: readonly string[];
+  /** A condition ANDed after the list, built here (never from input). */
+  and?: string | undefined;
+}
+
+function assertIdentifier(name: string): void {
+  if (!IDENT.test(name)) throw new Error(`not a Salesforce field or object name: ${JSON.stringify(name)}`);
+}
+
+/** As few queries as fit the URL limit; duplicates dropped; none for an empty list. */
+function inQueries(q: InQuery, maxLength = MAX_QUERY_LENGTH): string[] {
+  [...q.fields, q.object, q.field].forEach(assertIdentifier);
+  const head = `SELECT ${q.fields.join(', ')} FROM ${q.object} WHERE ${q.field} IN (`;
+  const tail = `)${q.and ? ` AND ${q.and}` : ''}`;
+  const budget = maxLength - encodedLength(head) - encodedLength(tail);
+  const sep = encodedLength(', ');
+  const out: string[] = [];
+  let chunk: string[] = [];
+  let used = 0;
+  for (const v of new Set(q.values)) {
+    const lit = soqlLiteral(v);
+    const len = encodedLength(lit);
+    if (len > budget) throw new Error(`a value is too long to query by: ${v.slice(0, 60)}`);
+    if (chunk.length > 0 && used + sep + len > budget) {
+      out.push(head + chunk.join(', ') + tail);
+      chunk = [];
+      used = 0;
+    }
+    used += chunk.length > 0 ? sep + len : len;
+    chunk.push(lit);
+  }
+  if (chunk.length > 0) out.push(head + chunk.join(', ') + tail);
+  return out;
+}
+
+/** Every row of the split queries, one after the other (`withDeleted`: queryAll). */
+export async function queryIn(sink: GiftSink, q: InQuery, withDeleted = false): Promise<CrmRecord[]> {
+  const rows: CrmRecord[] = [];
+  for (const soql of inQueries(q)) rows.push(...(await sink.query(soql, withDeleted)));
+  return rows;
+}
