@@ -15,6 +15,7 @@ import { ProjectedGifts } from './gifts/projectedFile.js';
 import { projectBatch } from './gifts/projectBatch.js';
 import { refreshCampaigns } from './gifts/campaignRefresh.js';
 import { readRecordTypes } from './gifts/recordTypes.js';
+import { describeWouldExplain } from './gifts/orgVerdictFile.js';
 import type { RunReport } from './report.js';
 
 /** N1: a single-currency org; its currency is taken as EUR until it is read from the org. */
@@ -52,6 +53,8 @@ interface GiftProjectorOptions {
   siteId: () => number | undefined;
   /** What projectors of one process share (serve: a projector a batch): the record types, read once. */
   shared?: SharedLookups | undefined;
+  /** A command's kept org verdict: the record types join it; a failure a describe would explain drops it. */
+  verdict?: { keepRecordTypes: (rt: { person: string; business: string }) => void; drop: () => void } | undefined;
 }
 
 /** The Account record types, read once and kept while they answer. */
@@ -65,6 +68,8 @@ export class GiftProjector {
   private readonly projected: ProjectedGifts;
   private readonly summaryNow: ProjectionSummary = { model: 'npc', donations: 0, objects: {}, gifts: emptyRows(), failures: [], skipped: [], ambiguousDonors: [], salesforceCalls: 0 };
   private warned = false;
+  /** A full run (`sync --all`): every donation compared with the org, the digests not trusted. */
+  private compareAll = false;
 
   constructor(private readonly opts: GiftProjectorOptions) {
     this.links = FileDonorLinks.open(opts.linksFile);
@@ -73,13 +78,21 @@ export class GiftProjector {
     if (opts.dryRun) this.summaryNow.decisions = [];
   }
 
+  /**
+   * A full run compares every donation's records with the org, as the mirror compares its rows:
+   * a gift or soft credit an admin deleted comes back. Incremental runs and serve trust the digests.
+   */
+  compareEveryDonation(): void {
+    this.compareAll = true;
+  }
+
   /** Projects donations the mirror has just written; every outcome goes to `report`. */
   async project(donations: readonly ApiDonation[], report: RunReport): Promise<void> {
     if (!this.warned) for (const problem of [this.links.problem, this.projected.problem]) if (problem !== undefined) report.warn(problem);
     this.warned = true;
     const digests = new Map(donations.map((d) => [d.id, ProjectedGifts.digest(d, this.opts.settings)] as const));
     // A donation projected as it is now, with nothing left to do: not read or written again (§6.3).
-    const todo = donations.filter((d) => !this.projected.done(`Donation_${d.id}`, digests.get(d.id) as string));
+    const todo = this.compareAll ? [...donations] : donations.filter((d) => !this.projected.done(`Donation_${d.id}`, digests.get(d.id) as string));
     const pending = new Set(todo);
     this.unchanged(
       donations.filter((d) => !pending.has(d)),
@@ -88,7 +101,11 @@ export class GiftProjector {
     if (todo.length === 0) return;
     const before = this.opts.sink.calls().total;
     try {
-      this.shared.recordTypes ??= readRecordTypes(this.opts.sink, this.opts.settings.personRecordType);
+      if (this.shared.recordTypes === undefined) {
+        const read = readRecordTypes(this.opts.sink, this.opts.settings.personRecordType);
+        this.shared.recordTypes = read;
+        this.opts.verdict?.keepRecordTypes(await read);
+      }
       const recordTypes = await this.shared.recordTypes;
       const s = this.opts.settings;
       const siteId = todo.find((d) => typeof d.site_id === 'number')?.site_id ?? this.opts.siteId() ?? 0;
@@ -164,6 +181,8 @@ export class GiftProjector {
 
   private absorb(out: BatchProjection, report: RunReport): void {
     const s = this.summaryNow;
+    // The org changed since it was checked (a field, a value, an access gone): the next run checks again.
+    if (out.failures.some((f) => describeWouldExplain(f.error.code, f.error.message))) this.opts.verdict?.drop();
     s.donations += out.donations.length;
     for (const w of out.warnings) report.warn(w);
     const failedKeys = new Set(out.failures.map((f) => `${f.donation}:${f.stage}`));
