@@ -143,6 +143,49 @@ describe('the repair path', () => {
   });
 });
 
+describe('the campaigns kept', () => {
+  it("a new gift to a campaign written before: neither the Campaign nor the ancestors' mirror rows are read", async () => {
+    const d = addDonation();
+    stack.salesforce.resetCalls();
+    expect((await cli(stack, ['sync'], cwd, undefined, env())).code).toBe(0);
+    const reads = stack.salesforce.requests().map((r) => decodeURIComponent(r));
+    expect(reads.filter((r) => /FROM Campaign\b/.test(r))).toEqual([]);
+    // The projection's reads of mirror rows carry the campaign's fields (Name, CreatedAt__c).
+    expect(reads.filter((r) => /SELECT Id, SvcId__c, Name, CreatedAt__c.* FROM Svc_(Segment|Project|Team|Company)__c/.test(r))).toEqual([]);
+    const action = stack.platform.site.action[0];
+    const campaign = npc()
+      .records('Campaign')
+      .find((c) => c.SvcCampaignKey__c === `Action_${action?.id}`);
+    expect(gift(d.id)).toMatchObject({ CampaignId: campaign?.Id });
+    expect(fs.statSync(path.join(cwd, '.svc-sync', 'projected-campaigns.json')).mode & 0o077).toBe(0);
+  });
+
+  it("E10 in an incremental run: a donation moved to another fundraiser's page credits that fundraiser, no one else", async () => {
+    const [from, to] = stack.platform.site.action;
+    if (!from || !to) throw new Error('the generated site has fewer than two actions');
+    const email = (a: typeof from): string | undefined => a.owner?.email?.toLowerCase();
+    expect(email(to)).not.toBe(email(from));
+    const before = slot(2);
+    stack.platform.update('donation', 2, { action_id: to.id });
+    const run = await cliJson(stack, ['sync'], cwd, undefined, env());
+    expect(run.code).toBe(0);
+    const campaign = npc()
+      .records('Campaign')
+      .find((c) => c.SvcCampaignKey__c === `Action_${to.id}`);
+    expect(gift(2)).toMatchObject({ CampaignId: campaign?.Id });
+    const slots = npc()
+      .records('GiftSoftCredit')
+      .filter((s) => s.GiftTransactionId === gift(2)?.Id);
+    expect(slots).toHaveLength(1);
+    expect(slots[0]).toMatchObject({ SvcSoftCreditKey__c: 'Donation_2:fundraiser', Role: 'Solicitor', PartialPercent: 100 });
+    const recipient = npc()
+      .records('Account')
+      .find((a) => a.Id === slots[0]?.RecipientId);
+    expect(recipient?.PersonEmail).toBe(email(to));
+    expect(slots[0]?.RecipientId).not.toBe(before?.RecipientId);
+  });
+});
+
 describe('the org changed after the verdict was kept', () => {
   it('the write that fails as a describe would explain drops the verdict; the next run is refused (exit 2)', async () => {
     npc().removeField('GiftTransaction', 'SvcAnonymous__c');

@@ -25,6 +25,7 @@ import { SyncEngine, type EngineOptions } from './engine.js';
 import { GiftProjector, type SharedLookups } from './giftProjector.js';
 import { donorLinksBeside } from './gifts/donorLinksFile.js';
 import { projectedBeside } from './gifts/projectedFile.js';
+import { campaignsBeside } from './gifts/campaignState.js';
 import { dropVerdict, keepRecordTypes, keepVerdict, readVerdict, verdictBeside, type RecordTypes, type VerdictScope } from './gifts/orgVerdictFile.js';
 import type { RunReport } from './report.js';
 
@@ -150,6 +151,7 @@ function giftProjector(
     dryRun,
     linksFile: donorLinksBeside(stateFile),
     projectedFile: projectedBeside(stateFile),
+    campaignsFile: campaignsBeside(stateFile),
     siteId: () => source.siteReported?.(),
     shared,
   });

@@ -12,6 +12,7 @@ import type { GiftObject, GiftSink } from '../model/ports.js';
 import { FileDonorLinks } from './gifts/donorLinksFile.js';
 import { failureLine, type BatchProjection, type DonationProjection, type ProjectionRow, type RowAction } from './gifts/outcome.js';
 import { ProjectedGifts } from './gifts/projectedFile.js';
+import { KnownCampaigns } from './gifts/campaignState.js';
 import { projectBatch } from './gifts/projectBatch.js';
 import { refreshCampaigns } from './gifts/campaignRefresh.js';
 import { readRecordTypes } from './gifts/recordTypes.js';
@@ -49,6 +50,8 @@ interface GiftProjectorOptions {
   linksFile: string;
   /** What was projected per donation (beside the run state), likewise. */
   projectedFile: string;
+  /** The campaigns known written and current (beside the run state), likewise. */
+  campaignsFile: string;
   /** The site the run's records carry, when a donation does not say. */
   siteId: () => number | undefined;
   /** What projectors of one process share (serve: a projector a batch): the record types, read once. */
@@ -66,6 +69,7 @@ export class GiftProjector {
   private readonly shared: SharedLookups;
   private readonly links: FileDonorLinks;
   private readonly projected: ProjectedGifts;
+  private readonly campaigns: KnownCampaigns;
   private readonly summaryNow: ProjectionSummary = { model: 'npc', donations: 0, objects: {}, gifts: emptyRows(), failures: [], skipped: [], ambiguousDonors: [], salesforceCalls: 0 };
   private warned = false;
   /** A full run (`sync --all`): every donation compared with the org, the digests not trusted. */
@@ -74,6 +78,7 @@ export class GiftProjector {
   constructor(private readonly opts: GiftProjectorOptions) {
     this.links = FileDonorLinks.open(opts.linksFile);
     this.projected = ProjectedGifts.open(opts.projectedFile);
+    this.campaigns = KnownCampaigns.open(opts.campaignsFile, opts.settings.timeZone);
     this.shared = opts.shared ?? {};
     if (opts.dryRun) this.summaryNow.decisions = [];
   }
@@ -84,6 +89,7 @@ export class GiftProjector {
    */
   compareEveryDonation(): void {
     this.compareAll = true;
+    this.campaigns.trusted = false;
   }
 
   /** Projects donations the mirror has just written; every outcome goes to `report`. */
@@ -119,6 +125,7 @@ export class GiftProjector {
         orgCurrency: ORG_CURRENCY,
         recordTypes,
         links: this.links,
+        campaigns: this.campaigns,
       });
       this.absorb(out, report);
       const failed = new Set(out.failures.map((f) => f.donation));
@@ -144,6 +151,7 @@ export class GiftProjector {
       this.summaryNow.salesforceCalls += this.opts.sink.calls().total - before;
       if (!this.opts.dryRun && !this.links.save()) report.warn(`donor links ${this.links.file} could not be written: the next run finds the donors again by key and email`);
       if (!this.opts.dryRun && !this.projected.save()) report.warn(`projected gifts ${this.projected.file} could not be written: the next run compares every donation with the org`);
+      if (!this.opts.dryRun) this.campaigns.save();
     }
   }
 
@@ -152,14 +160,19 @@ export class GiftProjector {
     const before = this.opts.sink.calls().total;
     const out: BatchProjection = { donations: [], rows: [], failures: [], warnings: [] };
     try {
-      const step = await refreshCampaigns(this.opts.sink, keys, this.opts.settings.timeZone);
+      const step = await refreshCampaigns(this.opts.sink, keys, this.opts.settings.timeZone, this.campaigns);
       out.rows.push(...step.rows);
       for (const [key, error] of step.failed) out.failures.push({ donation: key, stage: 'campaign', object: 'Campaign', key, error });
     } catch (error) {
       if (error instanceof InterruptedError || isFatal(error) || (error instanceof Error && error.name === 'AbortError')) throw error;
-      for (const key of keys) out.failures.push({ donation: key, stage: 'campaign', object: 'Campaign', key, error: { code: 'PROJECTION_FAILED', message: describeError(error) } });
+      for (const key of keys) {
+        // Whether its campaign followed is unknown: the next gift to it reads it again.
+        this.campaigns.forget(key);
+        out.failures.push({ donation: key, stage: 'campaign', object: 'Campaign', key, error: { code: 'PROJECTION_FAILED', message: describeError(error) } });
+      }
     } finally {
       this.summaryNow.salesforceCalls += this.opts.sink.calls().total - before;
+      this.campaigns.save();
     }
     this.absorb(out, report);
   }

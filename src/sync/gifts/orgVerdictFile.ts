@@ -22,7 +22,7 @@ export interface VerdictScope {
   personRecordType: string;
 }
 
-export interface KeptChoice {
+interface KeptChoice {
   setting: ProjectionMode;
   resolved: 'npc' | 'off';
   reason: string;
