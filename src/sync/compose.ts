@@ -127,7 +127,8 @@ async function keptGuard(settings: Settings, sink: SalesforceSink, org: OrgIdent
   const kept = readVerdict(file, scope);
   const choice = kept?.choice ?? (await guardOrg(settings, sink));
   // A dry run writes nothing, this file included; a refusal (thrown) is never kept.
-  if (kept === undefined && choice !== undefined && !dryRun) keepVerdict(file, scope, choice);
+  // Only a verdict that projects is kept: an admin who deploys the key fields for `auto` sees the next run project.
+  if (kept === undefined && choice?.resolved === 'npc' && !dryRun) keepVerdict(file, scope, choice);
   const verdict = dryRun ? undefined : { keepRecordTypes: (rt: RecordTypes) => keepRecordTypes(file, scope, rt), drop: () => dropVerdict(file) };
   return { choice, shared: kept?.recordTypes ? { recordTypes: Promise.resolve(kept.recordTypes) } : {}, verdict };
 }
