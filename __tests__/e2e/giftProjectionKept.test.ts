@@ -186,6 +186,29 @@ describe('the campaigns kept', () => {
   });
 });
 
+describe('a refund undone (PROJECTION.md §2.3: refunded -> paid)', () => {
+  it("deletes svc-sync's GiftRefund by its key, keeps the gift Paid and an admin's refund untouched", async () => {
+    const refundOf = (id: number): Record<string, unknown> | undefined =>
+      npc()
+        .records('GiftRefund')
+        .find((r) => r.SvcRefundKey__c === `Donation_${id}`);
+    const at = new Date().toISOString();
+    stack.platform.update('donation', 3, { payment_status: 'refunded', payment_status_at: at });
+    expect((await cli(stack, ['sync'], cwd, undefined, env())).code).toBe(0);
+    expect(refundOf(3)).toMatchObject({ GiftTransactionId: gift(3)?.Id, Amount: 10, Status: 'Completed' });
+    const admins = npc().seed('GiftRefund', { GiftTransactionId: gift(3)?.Id as string, Amount: 1, Date: at.slice(0, 10), Status: 'Completed' });
+    stack.platform.update('donation', 3, { payment_status: 'paid', payment_status_at: new Date().toISOString() });
+    expect((await cli(stack, ['sync'], cwd, undefined, env())).code).toBe(0);
+    expect(refundOf(3)).toBeUndefined();
+    expect(
+      npc()
+        .records('GiftRefund')
+        .map((r) => r.Id),
+    ).toContain(admins);
+    expect(gift(3)).toMatchObject({ Status: 'Paid', OriginalAmount: 10 });
+  });
+});
+
 describe('the org changed after the verdict was kept', () => {
   it('the write that fails as a describe would explain drops the verdict; the next run is refused (exit 2)', async () => {
     npc().removeField('GiftTransaction', 'SvcAnonymous__c');
