@@ -93,6 +93,12 @@ describe('the org verdict kept for a day', () => {
     expect(guardCalls()).toEqual([]);
     expect(gift(d.id)).toBeDefined();
     expect(slot(d.id)).toBeDefined();
+    // The fundraiser's link and the new donor's key in one read, then the email; no read by key alone.
+    const accounts = stack.salesforce
+      .requests()
+      .map((r) => decodeURIComponent(r))
+      .filter((r) => /FROM Account WHERE/.test(r));
+    expect(accounts.map((r) => (/WHERE Id IN \(.*\) OR SvcDonorKey__c IN \(/.test(r) ? 'Id OR SvcDonorKey__c' : /WHERE (\w+) IN/.exec(r)?.[1]))).toEqual(['Id OR SvcDonorKey__c', 'PersonEmail']);
   });
 
   it('doctor checks the org all the same', async () => {

@@ -62,3 +62,21 @@ export async function queryIn(sink: GiftSink, q: InQuery, withDeleted = false): 
   for (const soql of inQueries(q)) rows.push(...(await sink.query(soql, withDeleted)));
   return rows;
 }
+
+/**
+ * One query for rows matching either list (`WHERE a IN (...) OR b IN (...)`), when it fits the
+ * URL limit; undefined when it does not (the caller reads each list on its own).
+ */
+export async function queryEither(
+  sink: GiftSink,
+  q: { fields: readonly string[]; object: string; either: ReadonlyArray<{ field: string; values: readonly string[] }> },
+  withDeleted = false,
+): Promise<CrmRecord[] | undefined> {
+  [...q.fields, q.object, ...q.either.map((e) => e.field)].forEach(assertIdentifier);
+  const lists = q.either.filter((e) => e.values.length > 0);
+  if (lists.length === 0) return [];
+  const where = lists.map((e) => `${e.field} IN (${[...new Set(e.values)].map(soqlLiteral).join(', ')})`).join(' OR ');
+  const soql = `SELECT ${q.fields.join(', ')} FROM ${q.object} WHERE ${where}`;
+  if (encodedLength(soql) > MAX_QUERY_LENGTH) return undefined;
+  return sink.query(soql, withDeleted);
+}
