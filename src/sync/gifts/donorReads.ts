@@ -65,28 +65,17 @@ export class AccountBook {
   private readonly keysAsked = new Set<string>();
 
   /**
-   * The links and the keys of the donors without one in one query (queryAll) when it fits a URL:
-   * most batches then need no key query of their own. Otherwise nothing is read here.
+   * The links and the keys of the donors without one in one query (queryAll): all the links and as
+   * many keys as fit a URL, the rest left to loadKeys. Nothing is read here when no key fits.
    */
   async loadIdsAndKeys(ids: readonly string[], keys: readonly string[]): Promise<void> {
     const missing = [...new Set(ids)].filter((id) => !this.read.has(id) && !this.asked.has(id));
     if (missing.length === 0 || keys.length === 0) return;
-    const rows = await queryEither(
-      this.sink,
-      {
-        fields: FIELDS,
-        object: 'Account',
-        either: [
-          { field: 'Id', values: missing },
-          { field: 'SvcDonorKey__c', values: keys },
-        ],
-      },
-      true,
-    );
-    if (rows === undefined) return;
+    const got = await queryEither(this.sink, { fields: FIELDS, object: 'Account', field: 'Id', values: missing, or: { field: 'SvcDonorKey__c', values: keys } }, true);
+    if (got === undefined) return;
     for (const id of missing) this.asked.add(id);
-    for (const k of keys) this.keysAsked.add(k.toLowerCase());
-    this.keep(rows);
+    for (const k of got.asked) this.keysAsked.add(k.toLowerCase());
+    this.keep(got.rows);
   }
 
   /** Reads the Ids not read yet (queryAll: a merged loser too). */

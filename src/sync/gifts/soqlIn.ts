@@ -64,19 +64,29 @@ export async function queryIn(sink: GiftSink, q: InQuery, withDeleted = false): 
 }
 
 /**
- * One query for rows matching either list (`WHERE a IN (...) OR b IN (...)`), when it fits the
- * URL limit; undefined when it does not (the caller reads each list on its own).
+ * One query for rows matching either list (`WHERE a IN (...) OR b IN (...)`): all of the first
+ * list and as many of the second as fit the URL limit. Undefined when not even one of the second
+ * fits (the caller reads each list on its own); else the rows and the values of `or` it asked.
  */
 export async function queryEither(
   sink: GiftSink,
-  q: { fields: readonly string[]; object: string; either: ReadonlyArray<{ field: string; values: readonly string[] }> },
+  q: { fields: readonly string[]; object: string; field: string; values: readonly string[]; or: { field: string; values: readonly string[] } },
   withDeleted = false,
-): Promise<CrmRecord[] | undefined> {
-  [...q.fields, q.object, ...q.either.map((e) => e.field)].forEach(assertIdentifier);
-  const lists = q.either.filter((e) => e.values.length > 0);
-  if (lists.length === 0) return [];
-  const where = lists.map((e) => `${e.field} IN (${[...new Set(e.values)].map(soqlLiteral).join(', ')})`).join(' OR ');
-  const soql = `SELECT ${q.fields.join(', ')} FROM ${q.object} WHERE ${where}`;
-  if (encodedLength(soql) > MAX_QUERY_LENGTH) return undefined;
-  return sink.query(soql, withDeleted);
+): Promise<{ rows: CrmRecord[]; asked: string[] } | undefined> {
+  [...q.fields, q.object, q.field, q.or.field].forEach(assertIdentifier);
+  const head = `SELECT ${q.fields.join(', ')} FROM ${q.object} WHERE ${q.field} IN (${[...new Set(q.values)].map(soqlLiteral).join(', ')}) OR ${q.or.field} IN (`;
+  let used = encodedLength(head) + encodedLength(')');
+  const sep = encodedLength(', ');
+  const asked: string[] = [];
+  const lits: string[] = [];
+  for (const v of new Set(q.or.values)) {
+    const lit = soqlLiteral(v);
+    const len = encodedLength(lit) + (lits.length > 0 ? sep : 0);
+    if (used + len > MAX_QUERY_LENGTH) break;
+    used += len;
+    lits.push(lit);
+    asked.push(v);
+  }
+  if (q.values.length === 0 || asked.length === 0) return undefined;
+  return { rows: await sink.query(`${head}${lits.join(', ')})`, withDeleted), asked };
 }
