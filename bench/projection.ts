@@ -1,13 +1,16 @@
 /**
- * The gift projection's cost (issue 42, PROJECTION.md §6.2): the built CLI's first `sync --all`
- * of the medium site of bench/sites.ts into a Nonprofit Cloud org, once with SVC_PROJECTION off
- * (the mirror alone) and once with npc, each into its own empty emulator, then a second run of
- * each. The projection's Salesforce calls are the difference between the two; they are printed
- * per 200 gifts written, beside the naive figure (one call per record the projection writes),
- * with the time the projection adds and the platform requests it adds (the fundraisers' user
- * records may be read; nothing else). Figures are printed, never asserted.
+ * The gift projection's cost (issue 42, PROJECTION.md §6.2): the built CLI on the medium site of
+ * bench/sites.ts into a Nonprofit Cloud org, every run made twice, with SVC_PROJECTION off (the
+ * mirror alone) and with npc, each into its own emulator; the projection's Salesforce calls are the
+ * difference. Shapes, in this order on the same two orgs:
+ *   (a) the first `sync --all`;
+ *   (d) a second identical run: `sync --all` again (it compares with the org), and a `sync`;
+ *   (b) the cron steady state: 50 new donations, then `sync --since <(a)'s start>`;
+ *   (c) serve-shaped batches: 1,000 new donations, then `sync --batch-size 200`.
+ * Each beside the naive figure (one call per record the projection writes), per 200 gifts written
+ * where gifts are written. Figures are printed, never asserted.
  *
- *   npm run build && node dist/bench/projection.js [size=5000]
+ *   npm run build && node dist/bench/projection.js [size=5000] [--bin PATH (another build's CLI)]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -15,6 +18,7 @@ import path from 'node:path';
 import { runCli } from '../fixtures/cli.js';
 import type { EmulatorCalls } from '../fixtures/salesforce/emulator.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
+import type { ApiDonation } from '../src/model/apiRecords.js';
 import { siteFor } from './sites.js';
 
 interface RunFigures {
@@ -25,68 +29,96 @@ interface RunFigures {
 }
 
 const NPC_OBJECTS = ['Account', 'Campaign', 'GiftTransaction', 'GiftSoftCredit', 'GiftRefund'] as const;
+type Side = 'off' | 'npc';
 
-async function syncAll(stack: Stack, cwd: string, projection: 'off' | 'npc'): Promise<RunFigures> {
+async function run(stack: Stack, cwd: string, projection: Side, args: string[], bin: string | undefined): Promise<RunFigures> {
   stack.salesforce.resetCalls();
   stack.platform.resetCounts();
   const started = process.hrtime.bigint();
-  const res = await runCli(['sync', '--all'], { cwd, env: { HOME: cwd, ...stack.env, SVC_SITE_ID: '6', SVC_PROJECTION: projection } });
+  const res = await runCli(args, { cwd, ...(bin ? { bin } : {}), env: { HOME: cwd, ...stack.env, SVC_SITE_ID: '6', SVC_PROJECTION: projection, SVC_SALESFORCE_LOG: 'off' } });
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
-  if (res.code > 1) throw new Error(`sync --all (SVC_PROJECTION=${projection}) exited ${res.code}: ${res.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  if (res.code > 1) throw new Error(`${args.join(' ')} (SVC_PROJECTION=${projection}) exited ${res.code}: ${res.stderr.trim().split('\n').slice(-3).join(' | ')}`);
   return { code: res.code, wallMs, salesforce: stack.salesforce.calls(), platform: stack.platform.requests.total };
 }
 
-const diff = (on: EmulatorCalls, off: EmulatorCalls): Record<string, number> =>
-  Object.fromEntries((['total', 'query', 'collections', 'bulk', 'describe', 'auth', 'other'] as const).map((k) => [k, on[k] - off[k]]));
-
 const fmt = (n: number, digits = 1): string => n.toFixed(digits);
 
-async function main(size: number): Promise<void> {
+/** `count` new paid donations (copies of the site's last ones, new ids and donors, dated now) on both platforms. */
+function addDonations(stacks: readonly Stack[], count: number): void {
+  const site = (stacks[0] as Stack).platform.site;
+  const paid = site.donation.filter((d) => d.payment_status === 'paid');
+  const maxId = Math.max(...site.donation.map((d) => d.id));
+  const at = new Date().toISOString();
+  for (let i = 0; i < count; i++) {
+    const from = paid[paid.length - 1 - (i % paid.length)] as ApiDonation;
+    const id = maxId + 1 + i;
+    const d: ApiDonation = { ...from, id, created_at: at, updated_at: at, payment_status_at: at, ...(from.email ? { email: `new${id}.${from.email}` } : {}) };
+    for (const s of stacks) s.platform.add('donation', { ...d });
+  }
+}
+
+interface Shape {
+  name: string;
+  off: RunFigures;
+  on: RunFigures;
+  /** Records the projection wrote in this run, per object. */
+  written: Record<string, number>;
+}
+
+function line(s: Shape): string {
+  const added = s.on.salesforce.total - s.off.salesforce.total;
+  const kinds = (['query', 'collections', 'describe', 'other'] as const)
+    .map((k) => [k, s.on.salesforce[k] - s.off.salesforce[k]] as const)
+    .filter(([, v]) => v !== 0)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  const gifts = s.written.GiftTransaction ?? 0;
+  const records = Object.values(s.written).reduce((n, v) => n + v, 0);
+  const per200 = gifts === 0 ? '' : `; per 200 gifts ${fmt((added / gifts) * 200)} (naive ${fmt((records / gifts) * 200)})`;
+  const writes = s.on.salesforce.collections - s.off.salesforce.collections;
+  return `${s.name}: ${added} calls beyond the mirror's (${kinds || 'none'}), ${writes} write calls, ${gifts} gifts written; naive ${records}${per200}; exit ${s.off.code}/${s.on.code}; ${fmt(s.off.wallMs / 1000, 2)} s -> ${fmt(s.on.wallMs / 1000, 2)} s; platform requests added ${s.on.platform - s.off.platform}`;
+}
+
+async function main(size: number, bin: string | undefined): Promise<void> {
   const site = siteFor(size, 0);
   const [off, on] = await Promise.all([startStack({ site, salesforce: { npc: true } }), startStack({ site, salesforce: { npc: true } })]);
   const dirs = [0, 1].map(() => mkdtempSync(path.join(os.tmpdir(), 'svc-sync-projection-bench-')));
   const [offDir, onDir] = dirs as [string, string];
+  const npc = on.salesforce.npc;
+  if (!npc) throw new Error('no NPC org');
+  const counts = (): Record<string, number> => Object.fromEntries(NPC_OBJECTS.map((o) => [o, npc.records(o).length]));
+  const shape = async (name: string, args: string[]): Promise<Shape> => {
+    const before = counts();
+    const o = await run(off, offDir, 'off', args, bin);
+    const n = await run(on, onDir, 'npc', args, bin);
+    const after = counts();
+    const s = { name, off: o, on: n, written: Object.fromEntries(NPC_OBJECTS.map((k) => [k, (after[k] ?? 0) - (before[k] ?? 0)])) };
+    console.log(line(s));
+    return s;
+  };
   try {
     const records = Object.values(on.platform.site).reduce((n, list) => n + list.length, 0);
-    console.log(`projection: the medium site of bench/sites.ts (${records} platform records, ${site.donations ?? 0} donations), the built CLI; ${os.cpus().length} cores`);
-    const first = { off: await syncAll(off, offDir, 'off'), on: await syncAll(on, onDir, 'npc') };
-    const second = { off: await syncAll(off, offDir, 'off'), on: await syncAll(on, onDir, 'npc') };
-    const npc = on.salesforce.npc;
-    if (!npc) throw new Error('no NPC org');
-    const written = Object.fromEntries(NPC_OBJECTS.map((o) => [o, npc.records(o).length])) as Record<(typeof NPC_OBJECTS)[number], number>;
-    const gifts = written.GiftTransaction;
-    const recordsWritten = NPC_OBJECTS.reduce((n, o) => n + written[o], 0);
-    const added = diff(first.on.salesforce, first.off.salesforce);
-    const per200 = (n: number): string => (gifts === 0 ? 'n/a' : fmt((n / gifts) * 200));
-    console.log(`exit codes: off ${first.off.code}/${second.off.code}, npc ${first.on.code}/${second.on.code} (first/second run; 1 = some records failed)`);
-    console.log(`written by the projection: ${NPC_OBJECTS.map((o) => `${o} ${written[o]}`).join(', ')} (${recordsWritten} records)`);
-    console.table({
-      'first run, mirror alone': { salesforceCalls: first.off.salesforce.total, platformRequests: first.off.platform, wallSeconds: fmt(first.off.wallMs / 1000, 2) },
-      'first run, with npc': { salesforceCalls: first.on.salesforce.total, platformRequests: first.on.platform, wallSeconds: fmt(first.on.wallMs / 1000, 2) },
-      'second run, mirror alone': { salesforceCalls: second.off.salesforce.total, platformRequests: second.off.platform, wallSeconds: fmt(second.off.wallMs / 1000, 2) },
-      'second run, with npc': { salesforceCalls: second.on.salesforce.total, platformRequests: second.on.platform, wallSeconds: fmt(second.on.wallMs / 1000, 2) },
-    });
-    console.log(
-      `projection's Salesforce calls, first run: ${added.total} (${Object.entries(added)
-        .filter(([k, v]) => k !== 'total' && v !== 0)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ')})`,
-    );
-    console.log(`  per 200 gifts: ${per200(added.total ?? 0)} (target <= 10; naive, one call per record written: ${per200(recordsWritten)})`);
-    console.log(
-      `  second run: ${second.on.salesforce.total - second.off.salesforce.total} calls beyond the mirror's, collections (writes) ${second.on.salesforce.collections - second.off.salesforce.collections}`,
-    );
-    console.log(`  platform requests added: first run ${first.on.platform - first.off.platform}, second run ${second.on.platform - second.off.platform}`);
-    console.log(
-      `time the projection adds to the first sync: ${fmt((first.on.wallMs - first.off.wallMs) / 1000, 2)} s (${fmt(first.off.wallMs / 1000, 2)} s -> ${fmt(first.on.wallMs / 1000, 2)} s; loopback, noisy)`,
-    );
+    console.log(`projection: the medium site of bench/sites.ts (${records} platform records, ${site.donations ?? 0} donations), ${bin ?? 'this build'}; ${os.cpus().length} cores`);
+    const start = new Date(Date.now() - 1000).toISOString();
+    const first = await shape('(a) first sync --all', ['sync', '--all']);
+    console.log(`  written: ${NPC_OBJECTS.map((o) => `${o} ${first.written[o]}`).join(', ')}`);
+    await shape('(d) second identical sync --all', ['sync', '--all']);
+    await shape('(d) second identical sync (incremental)', ['sync']);
+    addDonations([off, on], 50);
+    await shape(`(b) 50 new donations, sync --since ${start}`, ['sync', '--since', start]);
+    addDonations([off, on], 1000);
+    await shape('(c) 1,000 new donations, sync --batch-size 200', ['sync', '--batch-size', '200']);
   } finally {
     await Promise.all([off.close(), on.close()]);
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
 }
 
-main(Number(process.argv[2] ?? 5000)).catch((error: unknown) => {
+const args = process.argv.slice(2);
+const binAt = args.indexOf('--bin');
+const bin = binAt >= 0 ? args[binAt + 1] : undefined;
+const size = args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== '--bin');
+main(Number(size ?? 5000), bin).catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Emulator } from '../../fixtures/salesforce/emulator.js';
-import { parseSoql } from '../../fixtures/salesforce/soql.js';
+import { matchesWhere, parseSoql } from '../../fixtures/salesforce/soql.js';
 import { buildInQueries, encodeSoql, escapeSoqlString, soqlLiteral } from '../../src/crm/soql.js';
 import { segments, setup } from './helpers.js';
 
@@ -26,6 +26,22 @@ describe('SOQL building', () => {
     for (const q of queries) expect(60 + encodeSoql(q).length).toBeLessThanOrEqual(4000);
     expect(queries.flatMap((q) => parseSoql(q).where[0].values)).toEqual(values);
     expect(() => buildInQueries({ fields: ['Id, (SELECT Id FROM x)'], object: 'Svc_Segment__c', field: 'SvcId__c', values: ['a'] }, 0)).toThrow(/not a Salesforce field/);
+  });
+
+  it('the emulator takes a WHERE of ORs, and refuses AND and OR mixed without parentheses, as Salesforce does', () => {
+    const parsed = parseSoql("SELECT Id FROM Account WHERE Id IN ('001a') OR SvcDonorKey__c IN ('k')");
+    expect(parsed).toMatchObject({
+      or: true,
+      where: [
+        { field: 'Id', op: 'in', values: ['001a'] },
+        { field: 'SvcDonorKey__c', op: 'in', values: ['k'] },
+      ],
+    });
+    expect(matchesWhere({ Id: '001b', SvcDonorKey__c: 'K' }, parsed)).toBe(true);
+    expect(matchesWhere({ Id: '001b', SvcDonorKey__c: 'j' }, parsed)).toBe(false);
+    expect(parseSoql("SELECT Id FROM Account WHERE Id IN ('001a') AND SvcDonorKey__c IN ('k')").or).toBeUndefined();
+    expect(() => parseSoql("SELECT Id FROM Account WHERE Id IN ('a') OR Name = 'b' AND Phone = 'c'")).toThrow(/mixed/);
+    expect(() => parseSoql("SELECT Id FROM Account WHERE Id IN ('a') AND Name = 'b' OR Phone = 'c'")).toThrow(/mixed/);
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * What the gift projection costs (PROJECTION.md §6.2, §6.3): a first sync of a site with about a
  * thousand donations projects them all in at most 10 Salesforce calls per 200 beyond the mirror's
- * own (its reads split to Salesforce's URL limit, never refused whole), and a second run with no
- * platform change neither writes nor reads anything for the projection.
+ * own (its reads split to Salesforce's URL limit, never refused whole); a second `sync --all` with
+ * no platform change writes nothing, and an incremental run neither writes nor reads for it.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startStack, type Stack } from '../../fixtures/stack.js';
@@ -43,12 +43,18 @@ describe('the projection of a first sync of about a thousand donations', () => {
     expect((r.salesforceCalls.projection * 200) / mirrored).toBeLessThanOrEqual(10);
   });
 
-  it('a second run with no platform change: no projection call at all, nothing written', async () => {
+  it('a second run with no platform change: nothing written; an incremental one makes no projection call at all', async () => {
     stack.salesforce.resetCalls();
-    const run = await cliJson(stack, ['sync', '--all'], cwd, undefined, env());
+    // `sync --all` compares the projection with the org (the repair path): reads, no write.
+    const full = await cliJson(stack, ['sync', '--all'], cwd, undefined, env());
+    expect(full.code).toBe(0);
+    expect(writeCalls(stack)).toBe(0);
+    const run = await cliJson(stack, ['sync'], cwd, undefined, env());
     expect(run.code).toBe(0);
     expect(writeCalls(stack)).toBe(0);
     expect((run.body.result as unknown as Figures).salesforceCalls.projection).toBe(0);
+    // The org guard's verdict and the record types are kept for a day: no describe either.
+    expect(stack.salesforce.requests().filter((r) => /\/describe\b|FROM RecordType/.test(r))).toEqual([]);
   });
 });
 

@@ -25,6 +25,8 @@ import { SyncEngine, type EngineOptions } from './engine.js';
 import { GiftProjector, type SharedLookups } from './giftProjector.js';
 import { donorLinksBeside } from './gifts/donorLinksFile.js';
 import { projectedBeside } from './gifts/projectedFile.js';
+import { campaignsBeside } from './gifts/campaignState.js';
+import { dropVerdict, keepRecordTypes, keepVerdict, readVerdict, verdictBeside, type RecordTypes, type VerdictScope } from './gifts/orgVerdictFile.js';
 import type { RunReport } from './report.js';
 
 export interface Deps {
@@ -109,6 +111,28 @@ async function verifiedSink(settings: Settings, stop: AbortSignal | undefined): 
 const guardOrg = (settings: Settings, sink: SalesforceSink): Promise<ProjectionChoice | undefined> =>
   chooseProjection(sink, settings.salesforce.projection, (settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS).personRecordType);
 
+/** A command's guard: the verdict kept in the state folder for a day (orgVerdictFile.ts), else the describes. */
+interface KeptGuard {
+  choice: ProjectionChoice | undefined;
+  /** The record types kept with the verdict, and how to keep or drop them. */
+  shared: SharedLookups;
+  verdict?: { keepRecordTypes: (rt: RecordTypes) => void; drop: () => void } | undefined;
+}
+
+async function keptGuard(settings: Settings, sink: SalesforceSink, org: OrgIdentity, stateFile: string, dryRun: boolean): Promise<KeptGuard> {
+  const setting = settings.salesforce.projection;
+  if (setting === undefined || org.orgId === undefined) return { choice: await guardOrg(settings, sink), shared: {} };
+  const file = verdictBeside(stateFile);
+  const scope: VerdictScope = { orgId: org.orgId, setting, personRecordType: (settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS).personRecordType };
+  const kept = readVerdict(file, scope);
+  const choice = kept?.choice ?? (await guardOrg(settings, sink));
+  // A dry run writes nothing, this file included; a refusal (thrown) is never kept.
+  // Only a verdict that projects is kept: an admin who deploys the key fields for `auto` sees the next run project.
+  if (kept === undefined && choice?.resolved === 'npc' && !dryRun) keepVerdict(file, scope, choice);
+  const verdict = dryRun ? undefined : { keepRecordTypes: (rt: RecordTypes) => keepRecordTypes(file, scope, rt), drop: () => dropVerdict(file) };
+  return { choice, shared: kept?.recordTypes ? { recordTypes: Promise.resolve(kept.recordTypes) } : {}, verdict };
+}
+
 /** The run's (or serve batch's) gift projection, when the org guard chose Nonprofit Cloud; none when it resolved off. */
 function giftProjector(
   settings: Settings,
@@ -118,14 +142,17 @@ function giftProjector(
   stateFile: string,
   choice: ProjectionChoice | undefined,
   shared?: SharedLookups,
+  verdict?: KeptGuard['verdict'],
 ): GiftProjector | undefined {
   if (choice?.resolved !== 'npc') return undefined;
   return new GiftProjector({
+    verdict,
     sink: sink.gifts(),
     settings: settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS,
     dryRun,
     linksFile: donorLinksBeside(stateFile),
     projectedFile: projectedBeside(stateFile),
+    campaignsFile: campaignsBeside(stateFile),
     siteId: () => source.siteReported?.(),
     shared,
   });
@@ -133,10 +160,12 @@ function giftProjector(
 
 export async function createDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, dryRun = false): Promise<Deps> {
   const { sink, org } = await verifiedSink(settings, stop);
-  // The org guard: describes only, before the platform is read or anything written.
-  const projection = await guardOrg(settings, sink);
+  const stateFile = learn.profileFile ?? `${DEFAULT_STATE_DIR}/state.json`;
+  // The org guard: describes only (or its verdict of the last day), before the platform is read or anything written.
+  const guard = await keptGuard(settings, sink, org, stateFile, dryRun);
+  const projection = guard.choice;
   const source = commandSource(settings, onNote, stop, learn);
-  const gifts = giftProjector(settings, sink, source, dryRun, learn.profileFile ?? `${DEFAULT_STATE_DIR}/state.json`, projection);
+  const gifts = giftProjector(settings, sink, source, dryRun, stateFile, projection, guard.shared, guard.verdict);
   return { source, sink, org, log: logFor(settings, sink, dryRun), setupCheck: (object) => everyWriteFails(sink, object), ...(projection ? { projection } : {}), ...(gifts ? { gifts } : {}) };
 }
 

@@ -12,9 +12,11 @@ import type { GiftObject, GiftSink } from '../model/ports.js';
 import { FileDonorLinks } from './gifts/donorLinksFile.js';
 import { failureLine, type BatchProjection, type DonationProjection, type ProjectionRow, type RowAction } from './gifts/outcome.js';
 import { ProjectedGifts } from './gifts/projectedFile.js';
+import { KnownCampaigns } from './gifts/campaignState.js';
 import { projectBatch } from './gifts/projectBatch.js';
 import { refreshCampaigns } from './gifts/campaignRefresh.js';
 import { readRecordTypes } from './gifts/recordTypes.js';
+import { describeWouldExplain } from './gifts/orgVerdictFile.js';
 import type { RunReport } from './report.js';
 
 /** N1: a single-currency org; its currency is taken as EUR until it is read from the org. */
@@ -48,10 +50,14 @@ interface GiftProjectorOptions {
   linksFile: string;
   /** What was projected per donation (beside the run state), likewise. */
   projectedFile: string;
+  /** The campaigns known written and current (beside the run state), likewise. */
+  campaignsFile: string;
   /** The site the run's records carry, when a donation does not say. */
   siteId: () => number | undefined;
   /** What projectors of one process share (serve: a projector a batch): the record types, read once. */
   shared?: SharedLookups | undefined;
+  /** A command's kept org verdict: the record types join it; a failure a describe would explain drops it. */
+  verdict?: { keepRecordTypes: (rt: { person: string; business: string }) => void; drop: () => void } | undefined;
 }
 
 /** The Account record types, read once and kept while they answer. */
@@ -63,14 +69,27 @@ export class GiftProjector {
   private readonly shared: SharedLookups;
   private readonly links: FileDonorLinks;
   private readonly projected: ProjectedGifts;
+  private readonly campaigns: KnownCampaigns;
   private readonly summaryNow: ProjectionSummary = { model: 'npc', donations: 0, objects: {}, gifts: emptyRows(), failures: [], skipped: [], ambiguousDonors: [], salesforceCalls: 0 };
   private warned = false;
+  /** A full run (`sync --all`): every donation compared with the org, the digests not trusted. */
+  private compareAll = false;
 
   constructor(private readonly opts: GiftProjectorOptions) {
     this.links = FileDonorLinks.open(opts.linksFile);
     this.projected = ProjectedGifts.open(opts.projectedFile);
+    this.campaigns = KnownCampaigns.open(opts.campaignsFile, opts.settings.timeZone);
     this.shared = opts.shared ?? {};
     if (opts.dryRun) this.summaryNow.decisions = [];
+  }
+
+  /**
+   * A full run compares every donation's records with the org, as the mirror compares its rows:
+   * a gift or soft credit an admin deleted comes back. Incremental runs and serve trust the digests.
+   */
+  compareEveryDonation(): void {
+    this.compareAll = true;
+    this.campaigns.trusted = false;
   }
 
   /** Projects donations the mirror has just written; every outcome goes to `report`. */
@@ -79,7 +98,7 @@ export class GiftProjector {
     this.warned = true;
     const digests = new Map(donations.map((d) => [d.id, ProjectedGifts.digest(d, this.opts.settings)] as const));
     // A donation projected as it is now, with nothing left to do: not read or written again (§6.3).
-    const todo = donations.filter((d) => !this.projected.done(`Donation_${d.id}`, digests.get(d.id) as string));
+    const todo = this.compareAll ? [...donations] : donations.filter((d) => !this.projected.done(`Donation_${d.id}`, digests.get(d.id) as string));
     const pending = new Set(todo);
     this.unchanged(
       donations.filter((d) => !pending.has(d)),
@@ -88,7 +107,11 @@ export class GiftProjector {
     if (todo.length === 0) return;
     const before = this.opts.sink.calls().total;
     try {
-      this.shared.recordTypes ??= readRecordTypes(this.opts.sink, this.opts.settings.personRecordType);
+      if (this.shared.recordTypes === undefined) {
+        const read = readRecordTypes(this.opts.sink, this.opts.settings.personRecordType);
+        this.shared.recordTypes = read;
+        this.opts.verdict?.keepRecordTypes(await read);
+      }
       const recordTypes = await this.shared.recordTypes;
       const s = this.opts.settings;
       const siteId = todo.find((d) => typeof d.site_id === 'number')?.site_id ?? this.opts.siteId() ?? 0;
@@ -102,6 +125,7 @@ export class GiftProjector {
         orgCurrency: ORG_CURRENCY,
         recordTypes,
         links: this.links,
+        campaigns: this.campaigns,
       });
       this.absorb(out, report);
       const failed = new Set(out.failures.map((f) => f.donation));
@@ -127,6 +151,7 @@ export class GiftProjector {
       this.summaryNow.salesforceCalls += this.opts.sink.calls().total - before;
       if (!this.opts.dryRun && !this.links.save()) report.warn(`donor links ${this.links.file} could not be written: the next run finds the donors again by key and email`);
       if (!this.opts.dryRun && !this.projected.save()) report.warn(`projected gifts ${this.projected.file} could not be written: the next run compares every donation with the org`);
+      if (!this.opts.dryRun) this.campaigns.save();
     }
   }
 
@@ -135,14 +160,19 @@ export class GiftProjector {
     const before = this.opts.sink.calls().total;
     const out: BatchProjection = { donations: [], rows: [], failures: [], warnings: [] };
     try {
-      const step = await refreshCampaigns(this.opts.sink, keys, this.opts.settings.timeZone);
+      const step = await refreshCampaigns(this.opts.sink, keys, this.opts.settings.timeZone, this.campaigns);
       out.rows.push(...step.rows);
       for (const [key, error] of step.failed) out.failures.push({ donation: key, stage: 'campaign', object: 'Campaign', key, error });
     } catch (error) {
       if (error instanceof InterruptedError || isFatal(error) || (error instanceof Error && error.name === 'AbortError')) throw error;
-      for (const key of keys) out.failures.push({ donation: key, stage: 'campaign', object: 'Campaign', key, error: { code: 'PROJECTION_FAILED', message: describeError(error) } });
+      for (const key of keys) {
+        // Whether its campaign followed is unknown: the next gift to it reads it again.
+        this.campaigns.forget(key);
+        out.failures.push({ donation: key, stage: 'campaign', object: 'Campaign', key, error: { code: 'PROJECTION_FAILED', message: describeError(error) } });
+      }
     } finally {
       this.summaryNow.salesforceCalls += this.opts.sink.calls().total - before;
+      this.campaigns.save();
     }
     this.absorb(out, report);
   }
@@ -164,6 +194,8 @@ export class GiftProjector {
 
   private absorb(out: BatchProjection, report: RunReport): void {
     const s = this.summaryNow;
+    // The org changed since it was checked (a field, a value, an access gone): the next run checks again.
+    if (out.failures.some((f) => describeWouldExplain(f.error.code, f.error.message))) this.opts.verdict?.drop();
     s.donations += out.donations.length;
     for (const w of out.warnings) report.warn(w);
     const failedKeys = new Set(out.failures.map((f) => `${f.donation}:${f.stage}`));

@@ -96,6 +96,8 @@ export function syncCommand(program: Command, setExit: SetExit): void {
           },
           body: async (engine, deps) => {
             const plan = planned as ReturnType<typeof planIncremental>;
+            // A full run is the repair path: the projection is compared with the org, not the digests.
+            if (scope.kind === 'all') deps.gifts?.compareEveryDonation();
             // Said once the settings are valid and the connections made: a run that cannot start resumes nothing.
             if (plan.resumed) ctx.out.info(`resuming the run started ${plan.run.startedAt} (done: ${plan.run.completed.join(', ') || 'nothing yet'})`);
             // A wrong base URL would make every list look empty or every record deleted: stop first (exit 2).

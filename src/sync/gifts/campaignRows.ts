@@ -43,8 +43,11 @@ const LEVEL_OF_LOOKUP: Readonly<Record<string, CampaignLevel>> = { Svc_Segment__
 
 const fieldsOf = (level: CampaignLevel): string[] => [...campaignRowFields(level), ...(level === 'action' ? OWNER_FIELDS : [])];
 
-/** The rows of the targets (by key) and of all their ancestors; a target the mirror lacks is absent. */
-export async function readCampaignTree(sink: GiftSink, targetKeys: Iterable<string>): Promise<Map<string, TreeRow>> {
+/**
+ * The rows of the targets (by key) and of all their ancestors; a target the mirror lacks is absent.
+ * `known`: a target whose campaign is written and current (campaignState.ts) needs no ancestor.
+ */
+export async function readCampaignTree(sink: GiftSink, targetKeys: Iterable<string>, known: (t: TreeRow) => boolean = () => false): Promise<Map<string, TreeRow>> {
   const byId = new Map<string, TreeRow>();
   const add = (level: CampaignLevel, rows: CrmRecord[]): void => {
     for (const row of rows) if (typeof row.Id === 'string' && typeof row.SvcId__c === 'string') byId.set(row.Id, { level, key: row.SvcId__c, row });
@@ -59,6 +62,7 @@ export async function readCampaignTree(sink: GiftSink, targetKeys: Iterable<stri
   for (;;) {
     const wanted = new Map<CampaignLevel, Set<string>>();
     for (const t of byId.values()) {
+      if (known(t)) continue;
       for (const f of PARENT_LOOKUPS[t.level]) {
         const id = t.row[f];
         const level = LEVEL_OF_LOOKUP[f];

@@ -28,8 +28,20 @@ interface Level {
 }
 
 /** Writes the campaigns of `keys` (every ancestor included by the caller) that differ from the org's. */
-export async function writeCampaigns(sink: GiftSink, tree: ReadonlyMap<string, TreeRow>, keys: ReadonlySet<string>, opts: { timeZone: string; dryRun: boolean }): Promise<CampaignStep> {
+export async function writeCampaigns(
+  sink: GiftSink,
+  tree: ReadonlyMap<string, TreeRow>,
+  all: ReadonlySet<string>,
+  opts: { timeZone: string; dryRun: boolean; known?: ReadonlyMap<string, string> },
+): Promise<CampaignStep> {
   const step: CampaignStep = { ids: new Map(), failed: new Map(), rows: [] };
+  // A campaign known written and current (campaignState.ts): its Id, no read, no write.
+  for (const [key, id] of opts.known ?? []) {
+    if (!all.has(key)) continue;
+    step.ids.set(key, id);
+    step.rows.push({ object: 'Campaign', key, action: 'unchanged' });
+  }
+  const keys = new Set([...all].filter((k) => !opts.known?.has(k)));
   if (keys.size === 0) return step;
   const existing = byKey(await readIn(sink, 'Campaign', CAMPAIGN_FIELDS, 'SvcCampaignKey__c', keys), 'SvcCampaignKey__c');
   const depths = [...new Set([...keys].map((k) => CAMPAIGN_DEPTH[(tree.get(k) as TreeRow).level]))].sort((a, b) => a - b);

@@ -6,7 +6,7 @@
  */
 import type { CrmRecord } from '../../model/crmRecords.js';
 import type { GiftSink } from '../../model/ports.js';
-import { queryIn } from './soqlIn.js';
+import { queryEither, queryIn } from './soqlIn.js';
 
 const MAILING = ['PersonMailingStreet', 'PersonMailingPostalCode', 'PersonMailingCity', 'PersonMailingCountry'];
 const BILLING = ['BillingStreet', 'BillingPostalCode', 'BillingCity', 'BillingCountry'];
@@ -61,6 +61,23 @@ export class AccountBook {
     }
   }
 
+  /** Keys (lower case) whose holders were all read by one query already. */
+  private readonly keysAsked = new Set<string>();
+
+  /**
+   * The links and the keys of the donors without one in one query (queryAll): all the links and as
+   * many keys as fit a URL, the rest left to loadKeys. Nothing is read here when no key fits.
+   */
+  async loadIdsAndKeys(ids: readonly string[], keys: readonly string[]): Promise<void> {
+    const missing = [...new Set(ids)].filter((id) => !this.read.has(id) && !this.asked.has(id));
+    if (missing.length === 0 || keys.length === 0) return;
+    const got = await queryEither(this.sink, { fields: FIELDS, object: 'Account', field: 'Id', values: missing, or: { field: 'SvcDonorKey__c', values: keys } }, true);
+    if (got === undefined) return;
+    for (const id of missing) this.asked.add(id);
+    for (const k of got.asked) this.keysAsked.add(k.toLowerCase());
+    this.keep(got.rows);
+  }
+
   /** Reads the Ids not read yet (queryAll: a merged loser too). */
   async loadIds(ids: readonly string[]): Promise<void> {
     const missing = [...new Set(ids)].filter((id) => !this.read.has(id) && !this.asked.has(id));
@@ -72,11 +89,13 @@ export class AccountBook {
   async loadKeys(keys: readonly string[]): Promise<Map<string, CrmRecord>> {
     const byKey = new Map<string, CrmRecord>();
     if (keys.length === 0) return byKey;
-    const rows = await queryIn(this.sink, { fields: FIELDS, object: 'Account', field: 'SvcDonorKey__c', values: keys }, true);
-    this.keep(rows);
-    for (const r of rows) {
+    const ask = keys.filter((k) => !this.keysAsked.has(k.toLowerCase()));
+    if (ask.length > 0) this.keep(await queryIn(this.sink, { fields: FIELDS, object: 'Account', field: 'SvcDonorKey__c', values: ask }, true));
+    // Every holder of an asked key has been read (by this query or loadIdsAndKeys's).
+    const wanted = new Set(keys.map((k) => k.toLowerCase()));
+    for (const r of this.read.values()) {
       const k = text(r.SvcDonorKey__c)?.toLowerCase();
-      if (k === undefined) continue;
+      if (k === undefined || !wanted.has(k)) continue;
       const had = byKey.get(k);
       if (r.IsDeleted !== true || had === undefined || (had.IsDeleted === true && text(had.MasterRecordId) === null)) byKey.set(k, r);
     }

@@ -65,6 +65,11 @@ export class DonorRun {
       const id = this.ctx.links.get(k);
       if (id !== undefined) linked.set(k, id);
     }
+    // One query for the links and the keys without one, where it fits; each on its own otherwise.
+    await this.book.loadIdsAndKeys(
+      [...linked.values()],
+      keys.filter((k) => !linked.has(k)),
+    );
     await this.book.loadIds([...linked.values()]);
     const alive = await this.book.survivors([...linked.values()]);
     for (const [k, id] of linked) {

@@ -12,6 +12,7 @@ import { giftOf } from '../../mapping/gifts/gift.js';
 import { parentRef } from '../../mapping/map.js';
 import { chainOf, fundraiserOf, readCampaignTree, type TreeRow } from './campaignRows.js';
 import { writeCampaigns } from './campaigns.js';
+import type { KnownCampaigns } from './campaignState.js';
 import { resolveDonors, type DonorInput, type DonorLinks, type DonorResult } from './donors.js';
 import { writeGifts } from './gifts.js';
 import type { GiftItem } from './item.js';
@@ -31,6 +32,20 @@ interface ProjectionContext {
   orgCurrency: string;
   recordTypes: { person: string; business: string };
   links: DonorLinks;
+  /** The campaigns known written and current; absent: every campaign is read and compared. */
+  campaigns?: KnownCampaigns | undefined;
+}
+
+/** The campaigns written or found unchanged, as the state knows them from now on. */
+export function keepCampaigns(
+  state: KnownCampaigns | undefined,
+  tree: ReadonlyMap<string, TreeRow>,
+  step: { ids: ReadonlyMap<string, string | undefined>; failed: ReadonlyMap<string, unknown> },
+): void {
+  for (const [key, id] of step.ids) {
+    const t = tree.get(key);
+    if (t !== undefined && id !== undefined && !step.failed.has(key)) state?.set(t, id);
+  }
 }
 
 interface Batch {
@@ -67,20 +82,40 @@ export async function projectBatch(donations: readonly ApiDonation[], ctx: Proje
     else eligible.push({ d, target: parentRef('donation', d)?.key });
   }
   if (eligible.length === 0) return b.out;
+  // A known campaign other than an action's needs no mirror row; an action's row names the fundraiser.
+  const targets = new Set(eligible.flatMap((e) => (e.target === undefined ? [] : [e.target])));
+  const known = new Map<string, string>();
+  for (const key of targets) {
+    const id = key.startsWith('Action_') ? undefined : ctx.campaigns?.idOf(key);
+    if (id !== undefined) known.set(key, id);
+  }
   const tree = await readCampaignTree(
     ctx.sink,
-    eligible.flatMap((e) => (e.target === undefined ? [] : [e.target])),
+    [...targets].filter((k) => !known.has(k)),
+    (t) => {
+      const id = ctx.campaigns?.current(t);
+      if (id !== undefined) known.set(t.key, id);
+      return id !== undefined;
+    },
   );
   const donors = await resolveDonors(
     eligible.map((e) => donorInput(e.d, e.target, tree)),
     ctx,
   );
   const campaignKeys = new Set(eligible.flatMap((e) => (e.target === undefined ? [] : chainOf(tree, e.target))));
-  const campaigns = await writeCampaigns(ctx.sink, tree, campaignKeys, ctx);
+  const campaigns = await writeCampaigns(ctx.sink, tree, campaignKeys, { ...ctx, known });
   b.out.rows.push(...campaigns.rows);
-  const ready = readyGifts(b, giftItems(b, eligible, donors, tree, ctx), tree, campaigns.failed);
+  if (!ctx.dryRun) keepCampaigns(ctx.campaigns, tree, campaigns);
+  const ready = readyGifts(
+    b,
+    giftItems(b, eligible, donors, (k) => tree.has(k) || known.has(k), ctx),
+    tree,
+    campaigns.failed,
+  );
   const gifts = await writeGifts(ctx.sink, ready, campaigns.ids, ctx.dryRun);
   record(b, gifts, 'gift', 'GiftTransaction', (k) => k);
+  // A gift refused (its campaign deleted by an admin, perhaps): its campaign is read again next time.
+  for (const i of ready) if (gifts.failed.has(i.key) && i.campaign !== undefined) ctx.campaigns?.forget(i.campaign);
   const written = ready.filter((i) => !gifts.failed.has(i.key));
   const giftAction = new Map(gifts.rows.map((r) => [r.key, r.action] as const));
   for (const i of written) Object.assign(b.byKey.get(i.key) as DonationProjection, { gift: giftAction.get(i.key) ?? 'unchanged' });
@@ -123,7 +158,7 @@ function giftItems(
   b: Batch,
   eligible: ReadonlyArray<{ d: ApiDonation; target: string | undefined }>,
   donors: ReadonlyMap<number, DonorResult>,
-  tree: ReadonlyMap<string, TreeRow>,
+  hasCampaign: (key: string) => boolean,
   ctx: ProjectionContext,
 ): GiftItem[] {
   const items: GiftItem[] = [];
@@ -149,7 +184,7 @@ function giftItems(
     );
     if ('skip' in plan) continue;
     if (plan.refundDateFallback) p.warnings.push('payment_status_at missing: the refund is dated by updated_at');
-    const campaign = target !== undefined && tree.has(target) ? target : undefined;
+    const campaign = target !== undefined && hasCampaign(target) ? target : undefined;
     Object.assign(p, { name: plan.gift.Name, amount: plan.gift.OriginalAmount, date: plan.gift.TransactionDate, ...(campaign ? { campaign } : {}) });
     items.push({ d, key, plan, donors: r, campaign });
   }

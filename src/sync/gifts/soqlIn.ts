@@ -62,3 +62,31 @@ export async function queryIn(sink: GiftSink, q: InQuery, withDeleted = false): 
   for (const soql of inQueries(q)) rows.push(...(await sink.query(soql, withDeleted)));
   return rows;
 }
+
+/**
+ * One query for rows matching either list (`WHERE a IN (...) OR b IN (...)`): all of the first
+ * list and as many of the second as fit the URL limit. Undefined when not even one of the second
+ * fits (the caller reads each list on its own); else the rows and the values of `or` it asked.
+ */
+export async function queryEither(
+  sink: GiftSink,
+  q: { fields: readonly string[]; object: string; field: string; values: readonly string[]; or: { field: string; values: readonly string[] } },
+  withDeleted = false,
+): Promise<{ rows: CrmRecord[]; asked: string[] } | undefined> {
+  [...q.fields, q.object, q.field, q.or.field].forEach(assertIdentifier);
+  const head = `SELECT ${q.fields.join(', ')} FROM ${q.object} WHERE ${q.field} IN (${[...new Set(q.values)].map(soqlLiteral).join(', ')}) OR ${q.or.field} IN (`;
+  let used = encodedLength(head) + encodedLength(')');
+  const sep = encodedLength(', ');
+  const asked: string[] = [];
+  const lits: string[] = [];
+  for (const v of new Set(q.or.values)) {
+    const lit = soqlLiteral(v);
+    const len = encodedLength(lit) + (lits.length > 0 ? sep : 0);
+    if (used + len > MAX_QUERY_LENGTH) break;
+    used += len;
+    lits.push(lit);
+    asked.push(v);
+  }
+  if (q.values.length === 0 || asked.length === 0) return undefined;
+  return { rows: await sink.query(`${head}${lits.join(', ')})`, withDeleted), asked };
+}

@@ -1,0 +1,114 @@
+/**
+ * The org guard's verdict and the Account record types, kept for a day beside the run state
+ * (issue 42, cost): a command run in the same org with the same settings within a day trusts
+ * them instead of the guard's describes and the record-type query. Another org, other settings,
+ * an older or future verdict -> the org is checked again. A projection write failing with a
+ * cause a describe would explain drops the file (dropVerdict), so the next run checks again.
+ * `doctor` never reads it. Owner-only and written whole; lost or unreadable, runs check the org.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ProjectionMode } from '../../config/settings.js';
+import { writePrivateFile } from '../../model/privateFile.js';
+
+const FILE = 'projection-org.json';
+const DAY_MS = 24 * 60 * 60 * 1000;
+const SALESFORCE_ID = /^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$/;
+
+/** What the verdict was made for: a verdict of another org or other settings is not this run's. */
+export interface VerdictScope {
+  orgId: string;
+  setting: ProjectionMode;
+  personRecordType: string;
+}
+
+interface KeptChoice {
+  setting: ProjectionMode;
+  resolved: 'npc' | 'off';
+  reason: string;
+}
+
+export interface RecordTypes {
+  person: string;
+  business: string;
+}
+
+interface Verdict extends VerdictScope {
+  checkedAt: string;
+  choice: KeptChoice;
+  recordTypes?: RecordTypes | undefined;
+}
+
+/** The file beside a state file (`.svc-sync/state.json` -> `.svc-sync/projection-org.json`). */
+export const verdictBeside = (stateFile: string): string => path.join(path.dirname(stateFile), FILE);
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function parse(text: string): Verdict | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    if (!isRecord(v) || v.version !== 1 || !isRecord(v.choice)) return undefined;
+    const c = v.choice;
+    if ((c.resolved !== 'npc' && c.resolved !== 'off') || typeof c.reason !== 'string' || typeof c.setting !== 'string') return undefined;
+    if (typeof v.orgId !== 'string' || typeof v.setting !== 'string' || typeof v.personRecordType !== 'string' || typeof v.checkedAt !== 'string') return undefined;
+    const rt = v.recordTypes;
+    const recordTypes =
+      isRecord(rt) && typeof rt.person === 'string' && typeof rt.business === 'string' && SALESFORCE_ID.test(rt.person) && SALESFORCE_ID.test(rt.business)
+        ? { person: rt.person, business: rt.business }
+        : undefined;
+    return {
+      orgId: v.orgId,
+      setting: v.setting as ProjectionMode,
+      personRecordType: v.personRecordType,
+      checkedAt: v.checkedAt,
+      choice: { setting: c.setting as ProjectionMode, resolved: c.resolved, reason: c.reason },
+      recordTypes,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The kept verdict for `scope`, when it is under a day old; undefined otherwise. */
+export function readVerdict(file: string, scope: VerdictScope, now = Date.now()): Verdict | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const v = parse(text);
+  if (v === undefined || v.orgId !== scope.orgId || v.setting !== scope.setting || v.personRecordType !== scope.personRecordType) return undefined;
+  const at = Date.parse(v.checkedAt);
+  // A verdict from the future (a clock set back) is no evidence of today's org.
+  return Number.isFinite(at) && at <= now && now - at < DAY_MS ? v : undefined;
+}
+
+/** Keeps a fresh verdict (a failed write only costs the next run its describes). */
+export function keepVerdict(file: string, scope: VerdictScope, choice: KeptChoice, recordTypes?: RecordTypes, checkedAt = new Date().toISOString()): void {
+  try {
+    writePrivateFile(file, `${JSON.stringify({ version: 1, ...scope, checkedAt, choice, ...(recordTypes ? { recordTypes } : {}) })}\n`);
+  } catch {
+    // Only calls are lost: the next run describes the org again.
+  }
+}
+
+/** Adds the record types to a kept verdict of the same scope (same day, same check time). */
+export function keepRecordTypes(file: string, scope: VerdictScope, recordTypes: RecordTypes): void {
+  const v = readVerdict(file, scope);
+  if (v !== undefined && v.recordTypes === undefined) keepVerdict(file, scope, v.choice, recordTypes, v.checkedAt);
+}
+
+/** Forgets the kept verdict: the next run checks the org again. */
+export function dropVerdict(file: string): void {
+  fs.rmSync(file, { force: true });
+}
+
+/**
+ * A projection failure a describe would explain (a field or object gone, a restricted picklist
+ * value, access taken away, a record type gone): the org changed since it was checked.
+ */
+export function describeWouldExplain(code: string, message: string): boolean {
+  if (/^(INVALID_FIELD|INVALID_TYPE|INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST|INSUFFICIENT_ACCESS\w*|INVALID_FIELD_FOR_INSERT_UPDATE|INVALID_CROSS_REFERENCE_KEY|NOT_FOUND)$/.test(code)) return true;
+  return /No such column|not supported|does not exist|restricted picklist|insufficient access|INVALID_FIELD|INVALID_TYPE|record type/i.test(message);
+}
