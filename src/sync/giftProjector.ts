@@ -94,7 +94,7 @@ export class GiftProjector {
 
   /** Projects donations the mirror has just written; every outcome goes to `report`. */
   async project(donations: readonly ApiDonation[], report: RunReport): Promise<void> {
-    if (!this.warned) for (const problem of [this.links.problem, this.projected.problem]) if (problem !== undefined) report.warn(problem);
+    if (!this.warned) for (const problem of [this.links.problem, this.projected.problem, this.campaigns.problem]) if (problem !== undefined) report.warn(problem);
     this.warned = true;
     const digests = new Map(donations.map((d) => [d.id, ProjectedGifts.digest(d, this.opts.settings)] as const));
     // A donation projected as it is now, with nothing left to do: not read or written again (§6.3).

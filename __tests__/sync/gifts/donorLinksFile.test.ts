@@ -35,7 +35,7 @@ describe('FileDonorLinks', () => {
   it.each([
     ['not JSON', '{', 'not JSON'],
     ['another shape', '{"version": 2, "links": {}}', 'not {"version": 1'],
-    ['a link that is no Salesforce Id', '{"version": 1, "links": {"P:a@x.nl:a:b": "x; rm -rf"}}', 'a link is not a donor key'],
+    ['a link that is no Salesforce Id', '{"version": 1, "links": {"P:a@x.nl:a:b": "x; rm -rf"}}', 'an entry of links is not a donor key with a Salesforce Id'],
   ])('ignores %s with one line naming the file', (_what, text, why) => {
     const file = path.join(dir, 'donor-links.json');
     fs.writeFileSync(file, text);

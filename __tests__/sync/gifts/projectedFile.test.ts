@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ProjectedGifts, projectedBeside } from '../../../src/sync/gifts/projectedFile.js';
+import { KnownCampaigns } from '../../../src/sync/gifts/campaignState.js';
 import type { ApiDonation } from '../../../src/model/apiRecords.js';
 
 const dirs: string[] = [];
@@ -47,8 +48,20 @@ describe('ProjectedGifts', () => {
     const file = path.join(tmp(), 'projected-gifts.json');
     fs.writeFileSync(file, '{"version": 2}');
     const p = ProjectedGifts.open(file);
-    expect(p.problem).toMatch(/are not ones svc-sync wrote: ignored, every donation is compared with the org$/);
+    expect(p.problem).toMatch(/are not ones svc-sync wrote \(not \{"version": 1, "digests": \{\.\.\.\}\}\): ignored, every donation is compared with the org$/);
     expect(p.done('Donation_1', ProjectedGifts.digest(d1, SETTINGS))).toBe(false);
     expect(ProjectedGifts.open(path.join(tmp(), 'none.json')).problem).toBeUndefined();
+  });
+});
+
+describe('the projected campaigns file', () => {
+  it('a damaged file is said once as a warning and costs only reads; a saved one comes back', () => {
+    const dir = tmp();
+    const file = path.join(dir, 'projected-campaigns.json');
+    fs.writeFileSync(file, 'not json');
+    const damaged = KnownCampaigns.open(file, 'Europe/Amsterdam');
+    expect(damaged.problem).toBe(`projected campaigns ${file} are not ones svc-sync wrote (not JSON): ignored, the campaigns are read and compared`);
+    expect(damaged.idOf('Segment_1')).toBeUndefined();
+    expect(KnownCampaigns.open(path.join(dir, 'none.json'), 'Europe/Amsterdam').problem).toBeUndefined();
   });
 });

@@ -7,16 +7,13 @@
  * A full run (`sync --all`) does not trust it but keeps it up to date.
  */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { campaignFields, parentRowId } from '../../mapping/gifts/campaign.js';
-import { writePrivateFile } from '../../model/privateFile.js';
 import type { TreeRow } from './campaignRows.js';
+import { isRecord, KeptMap, SALESFORCE_ID, SHA256_HEX } from './keptMap.js';
 
 const FILE = 'projected-campaigns.json';
 const KEY = /^(Segment|Project|Team|Company|Action)_\d+$/;
-const SALESFORCE_ID = /^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$/;
-const DIGEST = /^[0-9a-f]{64}$/;
 
 export const campaignsBeside = (stateFile: string): string => path.join(path.dirname(stateFile), FILE);
 
@@ -25,36 +22,34 @@ interface Known {
   digest: string;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function parse(text: string): Map<string, Known> {
-  const out = new Map<string, Known>();
-  const data: unknown = JSON.parse(text);
-  if (!isRecord(data) || data.version !== 1 || !isRecord(data.campaigns)) return out;
-  for (const [k, v] of Object.entries(data.campaigns)) {
-    if (KEY.test(k) && isRecord(v) && typeof v.id === 'string' && SALESFORCE_ID.test(v.id) && typeof v.digest === 'string' && DIGEST.test(v.digest)) out.set(k, { id: v.id, digest: v.digest });
-  }
-  return out;
-}
+const knownOf = (k: string, v: unknown): Known | undefined =>
+  KEY.test(k) && isRecord(v) && typeof v.id === 'string' && SALESFORCE_ID.test(v.id) && typeof v.digest === 'string' && SHA256_HEX.test(v.digest) ? { id: v.id, digest: v.digest } : undefined;
 
 export class KnownCampaigns {
-  private changed = false;
   /** False in a full run: every campaign is compared with the org (the digests still kept). */
   trusted = true;
 
   private constructor(
-    readonly file: string,
-    private readonly known: Map<string, Known>,
+    private readonly known: KeptMap<Known>,
     private readonly timeZone: string,
   ) {}
 
   static open(file: string, timeZone: string): KnownCampaigns {
-    try {
-      return new KnownCampaigns(file, parse(fs.readFileSync(file, 'utf8')), timeZone);
-    } catch {
-      // Missing or not svc-sync's: only calls are lost, the campaigns are read and compared.
-      return new KnownCampaigns(file, new Map(), timeZone);
-    }
+    const kept = new KeptMap<Known>(file, {
+      what: 'projected campaigns',
+      field: 'campaigns',
+      without: 'the campaigns are read and compared',
+      entryIs: 'a campaign key with its Id and digest',
+      strict: false,
+      entry: knownOf,
+      same: (a, b) => a.id === b.id && a.digest === b.digest,
+    });
+    return new KnownCampaigns(kept, timeZone);
+  }
+
+  /** What is wrong with the file found (said once as a warning), if anything. */
+  get problem(): string | undefined {
+    return this.known.problem;
   }
 
   /** What svc-sync writes for the campaign of a mirror row, and under which parent row. */
@@ -84,25 +79,14 @@ export class KnownCampaigns {
   }
 
   set(t: TreeRow, id: string): void {
-    const digest = this.digest(t);
-    const k = this.known.get(t.key);
-    if (k?.id === id && k.digest === digest) return;
-    this.known.set(t.key, { id, digest });
-    this.changed = true;
+    this.known.set(t.key, { id, digest: this.digest(t) });
   }
 
   forget(key: string): void {
-    if (this.known.delete(key)) this.changed = true;
+    this.known.delete(key);
   }
 
   save(): boolean {
-    if (!this.changed) return true;
-    try {
-      writePrivateFile(this.file, `${JSON.stringify({ version: 1, campaigns: Object.fromEntries(this.known) })}\n`);
-      this.changed = false;
-      return true;
-    } catch {
-      return false;
-    }
+    return this.known.save();
   }
 }

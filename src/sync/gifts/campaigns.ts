@@ -3,22 +3,18 @@
  * with their ancestors, upserted on SvcCampaignKey__c top-down one level per call, only those
  * whose fields differ from what the org holds. A campaign whose parent failed is not written.
  */
-import type { CrmError, CrmRecord } from '../../model/crmRecords.js';
+import type { CrmRecord } from '../../model/crmRecords.js';
 import type { GiftSink } from '../../model/ports.js';
 import { CAMPAIGN_DEPTH, campaignFields } from '../../mapping/gifts/campaign.js';
 import type { TreeRow } from './campaignRows.js';
 import type { ProjectionRow } from './outcome.js';
 import { byKey, changedFields, readIn } from './reads.js';
+import { sendPending, type StepResult } from './upsertChanged.js';
 
 const CAMPAIGN_FIELDS = ['Id', 'SvcCampaignKey__c', 'Name', 'ParentId', 'IsActive', 'StartDate', 'EndDate', 'ExpectedRevenue'];
 
-interface CampaignStep {
-  /** Each campaign's Id (undefined: a dry run's new campaign). */
-  ids: Map<string, string | undefined>;
-  /** Campaigns that could not be written, with why (a failed parent too). */
-  failed: Map<string, CrmError>;
-  rows: ProjectionRow[];
-}
+/** Each campaign's Id (undefined: a dry run's new campaign), and those that could not be written, with why (a failed parent too). */
+type CampaignStep = StepResult;
 
 interface Level {
   tree: ReadonlyMap<string, TreeRow>;
@@ -84,16 +80,5 @@ async function writeLevel(sink: GiftSink, keys: string[], c: Level, step: Campai
     send.push(current ? { SvcCampaignKey__c: key, ...Object.fromEntries(changed.map((f) => [f, desired[f] ?? null])) } : desired);
     sent.set(key.toLowerCase(), row);
   }
-  if (send.length === 0) return;
-  for (const o of await sink.upsertOn('Campaign', 'SvcCampaignKey__c', send)) {
-    const row = sent.get(o.key.toLowerCase());
-    if (!row) continue;
-    if (o.status === 'failed') {
-      step.failed.set(row.key, o.error);
-      step.rows.push({ ...row, action: 'fail', reason: o.error.code });
-    } else {
-      step.ids.set(row.key, o.id);
-      step.rows.push(row);
-    }
-  }
+  await sendPending(sink, { object: 'Campaign', keyField: 'SvcCampaignKey__c' }, send, sent, step);
 }

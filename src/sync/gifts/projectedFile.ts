@@ -6,13 +6,11 @@
  * the org instead and reaches the same records.
  */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { ApiDonation } from '../../model/apiRecords.js';
-import { writePrivateFile } from '../../model/privateFile.js';
+import { KeptMap, SHA256_HEX } from './keptMap.js';
 
 const FILE = 'projected-gifts.json';
-const DIGEST = /^[0-9a-f]{64}$/;
 /** Changes when what a donation's records are made of changes: every digest of an older writer is stale. */
 const WRITER_VERSION = 'npc-1';
 
@@ -33,32 +31,29 @@ function canonicalJson(v: unknown): string {
 }
 
 export class ProjectedGifts {
-  private changed = false;
-
-  private constructor(
-    readonly file: string,
-    private readonly digests: Map<string, string>,
-    /** What is wrong with the file found (said once as a warning), if anything. */
-    readonly problem?: string,
-  ) {}
+  private constructor(private readonly kept: KeptMap<string>) {}
 
   static open(file: string): ProjectedGifts {
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      return new ProjectedGifts(file, new Map(), code === 'ENOENT' ? undefined : `projected gifts ${file} cannot be read (${code}): ignored, every donation is compared with the org`);
-    }
-    try {
-      const data = JSON.parse(text) as { version?: unknown; digests?: unknown };
-      if (data.version !== 1 || typeof data.digests !== 'object' || data.digests === null || Array.isArray(data.digests)) throw new Error('shape');
-      const digests = new Map<string, string>();
-      for (const [k, v] of Object.entries(data.digests)) if (/^Donation_\d+$/.test(k) && typeof v === 'string' && DIGEST.test(v)) digests.set(k, v);
-      return new ProjectedGifts(file, digests);
-    } catch {
-      return new ProjectedGifts(file, new Map(), `projected gifts ${file} are not ones svc-sync wrote: ignored, every donation is compared with the org`);
-    }
+    return new ProjectedGifts(
+      new KeptMap<string>(file, {
+        what: 'projected gifts',
+        field: 'digests',
+        without: 'every donation is compared with the org',
+        entryIs: 'a donation key with a digest',
+        strict: false,
+        entry: (k, v) => (/^Donation_\d+$/.test(k) && typeof v === 'string' && SHA256_HEX.test(v) ? v : undefined),
+        same: (a, b) => a === b,
+      }),
+    );
+  }
+
+  get file(): string {
+    return this.kept.file;
+  }
+
+  /** What is wrong with the file found (said once as a warning), if anything. */
+  get problem(): string | undefined {
+    return this.kept.problem;
   }
 
   /** The digest of a donation under the settings that shape its records. */
@@ -70,29 +65,20 @@ export class ProjectedGifts {
 
   /** The donation was projected as it is now, with nothing left to do. */
   done(key: string, digest: string): boolean {
-    return this.digests.get(key) === digest;
+    return this.kept.get(key) === digest;
   }
 
   set(key: string, digest: string): void {
-    if (this.digests.get(key) === digest) return;
-    this.digests.set(key, digest);
-    this.changed = true;
+    this.kept.set(key, digest);
   }
 
   /** Forgets a donation (it failed, or is to be compared again). */
   forget(key: string): void {
-    if (this.digests.delete(key)) this.changed = true;
+    this.kept.delete(key);
   }
 
   /** Writes the file when something changed (a dry run never calls this); false when it could not be written. */
   save(): boolean {
-    if (!this.changed) return true;
-    try {
-      writePrivateFile(this.file, `${JSON.stringify({ version: 1, digests: Object.fromEntries(this.digests) })}\n`);
-      this.changed = false;
-      return true;
-    } catch {
-      return false;
-    }
+    return this.kept.save();
   }
 }

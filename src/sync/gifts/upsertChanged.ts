@@ -57,18 +57,7 @@ export async function upsertChanged(sink: GiftSink, t: Target, desired: readonly
     send.push(current ? { [t.keyField]: d.key, ...Object.fromEntries(changed.map((f) => [f, d.record[f] ?? null])) } : { ...d.record, ...d.onInsert, [t.keyField]: d.key });
     pending.set(d.key.toLowerCase(), row);
   }
-  if (send.length === 0) return out;
-  for (const o of await sink.upsertOn(t.object, t.keyField, send)) {
-    const row = pending.get(o.key.toLowerCase());
-    if (!row) continue;
-    if (o.status === 'failed') {
-      out.failed.set(row.key, o.error);
-      out.rows.push({ ...row, action: 'fail', reason: o.error.code });
-    } else {
-      out.ids.set(row.key, o.id);
-      out.rows.push(row);
-    }
-  }
+  await sendPending(sink, t, send, pending, out);
   return out;
 }
 
@@ -89,4 +78,20 @@ export async function deleteObsolete(sink: GiftSink, t: Target, obsolete: Readon
     } else out.rows.push({ object: t.object, key, action: 'delete' });
   }
   return out;
+}
+
+/** Upserts the records to send and records each outcome against its row (`pending`: by lower-cased key). */
+export async function sendPending(sink: GiftSink, t: Pick<Target, 'object' | 'keyField'>, send: CrmRecord[], pending: ReadonlyMap<string, ProjectionRow>, out: StepResult): Promise<void> {
+  if (send.length === 0) return;
+  for (const o of await sink.upsertOn(t.object, t.keyField, send)) {
+    const row = pending.get(o.key.toLowerCase());
+    if (!row) continue;
+    if (o.status === 'failed') {
+      out.failed.set(row.key, o.error);
+      out.rows.push({ ...row, action: 'fail', reason: o.error.code });
+    } else {
+      out.ids.set(row.key, o.id);
+      out.rows.push(row);
+    }
+  }
 }
