@@ -278,3 +278,27 @@ describe('SVC_PROJECTION=npc: a read the batch needs is refused', () => {
     expect(npc.records('GiftTransaction')).toEqual([]);
   });
 });
+
+describe('SVC_PROJECTION=npc: an org whose currency is not EUR', () => {
+  let stack: Stack;
+  let cwd: string;
+
+  beforeAll(async () => {
+    stack = await startStack({ site: SITE, salesforce: { npc: true, orgCurrency: 'GBP' } });
+    cwd = tempCwd('gift-projection-gbp');
+    stack.platform.add('donation', base(31, { first_name: 'Ann', last_name: 'Lee', email: 'ann@x.uk', donation_amount: '10.0', total_amount: '10.0', currency: 'GBP' }));
+    stack.platform.add('donation', base(32, { first_name: 'Bo', last_name: 'Ray', email: 'bo@x.uk', donation_amount: '5.0', total_amount: '5.0', currency: 'EUR' }));
+  });
+  afterAll(async () => {
+    await stack.close();
+    removeDir(cwd);
+  });
+
+  it('writes the gifts in the org’s currency (read from the org) and refuses the others as CURRENCY_MISMATCH', async () => {
+    const res = await cli(stack, ['sync', '--all'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'npc', SVC_SALESFORCE_LOG: 'off' });
+    expect(`${res.stdout}\n${res.stderr}`).toMatch(/Donation_32\b.*CURRENCY_MISMATCH: org GBP, donation EUR/);
+    expect(res.code).toBe(1);
+    const gifts = (stack.salesforce.npc as NpcOrg).records('GiftTransaction');
+    expect(gifts.map((g) => [g.SvcGiftKey__c, g.OriginalAmount])).toEqual([['Donation_31', 10]]);
+  });
+});

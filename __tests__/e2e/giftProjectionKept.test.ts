@@ -80,7 +80,7 @@ describe('the org verdict kept for a day', () => {
     orgId = String(kept.orgId);
     expect(orgId).toMatch(/^00D\w{12}(\w{3})?$/);
     expect(kept).toMatchObject({ version: 1, setting: 'npc', personRecordType: 'PersonAccount', choice: { resolved: 'npc' } });
-    expect(kept.recordTypes).toEqual({ person: npc().recordTypeId('PersonAccount'), business: npc().recordTypeId('Business_Account') });
+    expect(kept.recordTypes).toEqual({ person: npc().recordTypeId('PersonAccount'), business: npc().recordTypeId('Business_Account'), currency: 'EUR' });
     expect(fs.statSync(verdictFile()).mode & 0o077).toBe(0);
     expect(gift(1)).toBeDefined();
   });

@@ -15,12 +15,9 @@ import { ProjectedGifts } from './gifts/projectedFile.js';
 import { KnownCampaigns } from './gifts/campaignState.js';
 import { projectBatch } from './gifts/projectBatch.js';
 import { refreshCampaigns } from './gifts/campaignRefresh.js';
-import { readRecordTypes } from './gifts/recordTypes.js';
+import { readOrgLookups, type OrgLookups } from './gifts/recordTypes.js';
 import { describeWouldExplain } from './gifts/orgVerdictFile.js';
 import type { RunReport } from './report.js';
-
-/** N1: a single-currency org; its currency is taken as EUR until it is read from the org. */
-const ORG_CURRENCY = 'EUR';
 
 type RowCounts = Record<RowAction, number>;
 const emptyRows = (): RowCounts => ({ insert: 0, update: 0, unchanged: 0, delete: 0, skip: 0, fail: 0 });
@@ -57,12 +54,12 @@ interface GiftProjectorOptions {
   /** What projectors of one process share (serve: a projector a batch): the record types, read once. */
   shared?: SharedLookups | undefined;
   /** A command's kept org verdict: the record types join it; a failure a describe would explain drops it. */
-  verdict?: { keepRecordTypes: (rt: { person: string; business: string }) => void; drop: () => void } | undefined;
+  verdict?: { keepRecordTypes: (rt: OrgLookups) => void; drop: () => void } | undefined;
 }
 
-/** The Account record types, read once and kept while they answer. */
+/** The Account record types and the org's currency, read once and kept while they answer. */
 export interface SharedLookups {
-  recordTypes?: Promise<{ person: string; business: string }> | undefined;
+  recordTypes?: Promise<OrgLookups> | undefined;
 }
 
 export class GiftProjector {
@@ -108,7 +105,7 @@ export class GiftProjector {
     const before = this.opts.sink.calls().total;
     try {
       if (this.shared.recordTypes === undefined) {
-        const read = readRecordTypes(this.opts.sink, this.opts.settings.personRecordType);
+        const read = readOrgLookups(this.opts.sink, this.opts.settings.personRecordType);
         this.shared.recordTypes = read;
         this.opts.verdict?.keepRecordTypes(await read);
       }
@@ -122,8 +119,8 @@ export class GiftProjector {
         timeZone: s.timeZone,
         anonymousLastName: s.anonymousLastName,
         matchEmailAndName: s.matchEmailAndName,
-        orgCurrency: ORG_CURRENCY,
-        recordTypes,
+        orgCurrency: recordTypes.currency,
+        recordTypes: { person: recordTypes.person, business: recordTypes.business },
         links: this.links,
         campaigns: this.campaigns,
       });

@@ -22,8 +22,8 @@ describe('the kept org verdict', () => {
     keepVerdict(file, scope, choice);
     expect(readVerdict(file, scope)?.choice).toEqual(choice);
     expect(fs.statSync(file).mode & 0o077).toBe(0);
-    keepRecordTypes(file, scope, { person: '0125g000000PersAAA', business: '0125g000000BusiAAA' });
-    expect(readVerdict(file, scope)?.recordTypes).toEqual({ person: '0125g000000PersAAA', business: '0125g000000BusiAAA' });
+    keepRecordTypes(file, scope, { person: '0125g000000PersAAA', business: '0125g000000BusiAAA', currency: 'GBP' });
+    expect(readVerdict(file, scope)?.recordTypes).toEqual({ person: '0125g000000PersAAA', business: '0125g000000BusiAAA', currency: 'GBP' });
   });
 
   it('another org, setting or person record type is no verdict', () => {

@@ -10,10 +10,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ProjectionMode } from '../../config/settings.js';
 import { writePrivateFile } from '../../model/privateFile.js';
+import { isRecord, SALESFORCE_ID } from './keptMap.js';
+import type { OrgLookups } from './recordTypes.js';
 
 const FILE = 'projection-org.json';
 const DAY_MS = 24 * 60 * 60 * 1000;
-const SALESFORCE_ID = /^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$/;
 
 /** What the verdict was made for: a verdict of another org or other settings is not this run's. */
 export interface VerdictScope {
@@ -28,10 +29,8 @@ interface KeptChoice {
   reason: string;
 }
 
-export interface RecordTypes {
-  person: string;
-  business: string;
-}
+/** The record types and the currency read with them (recordTypes.ts), kept with the verdict. */
+export type RecordTypes = OrgLookups;
 
 interface Verdict extends VerdictScope {
   checkedAt: string;
@@ -42,8 +41,6 @@ interface Verdict extends VerdictScope {
 /** The file beside a state file (`.svc-sync/state.json` -> `.svc-sync/projection-org.json`). */
 export const verdictBeside = (stateFile: string): string => path.join(path.dirname(stateFile), FILE);
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 function parse(text: string): Verdict | undefined {
   try {
     const v: unknown = JSON.parse(text);
@@ -53,8 +50,14 @@ function parse(text: string): Verdict | undefined {
     if (typeof v.orgId !== 'string' || typeof v.setting !== 'string' || typeof v.personRecordType !== 'string' || typeof v.checkedAt !== 'string') return undefined;
     const rt = v.recordTypes;
     const recordTypes =
-      isRecord(rt) && typeof rt.person === 'string' && typeof rt.business === 'string' && SALESFORCE_ID.test(rt.person) && SALESFORCE_ID.test(rt.business)
-        ? { person: rt.person, business: rt.business }
+      isRecord(rt) &&
+      typeof rt.person === 'string' &&
+      typeof rt.business === 'string' &&
+      SALESFORCE_ID.test(rt.person) &&
+      SALESFORCE_ID.test(rt.business) &&
+      typeof rt.currency === 'string' &&
+      /^[A-Z]{3}$/.test(rt.currency)
+        ? { person: rt.person, business: rt.business, currency: rt.currency }
         : undefined;
     return {
       orgId: v.orgId,

@@ -1,7 +1,9 @@
 /**
- * The Account record types the donor step writes with (PROJECTION.md §1.4): the Person Account
+ * What the projection reads of the org once a run (or kept with the guard's verdict for a day):
+ * the Account record types the donor step writes with (PROJECTION.md §1.4): the Person Account
  * type named by SVC_NPC_PERSON_RECORD_TYPE (a DeveloperName, default PersonAccount) and a business
- * type, read in one query a run. An org without them cannot take donors: a configuration error.
+ * type (an org without them cannot take donors: a configuration error); and the org's currency,
+ * the one a gift may be in (N1, N3: a single-currency org).
  */
 import type { CrmRecord } from '../../model/crmRecords.js';
 import { ConfigError } from '../../model/errors.js';
@@ -11,6 +13,21 @@ import type { GiftSink } from '../../model/ports.js';
 const BUSINESS_DEFAULT = 'Business_Account';
 
 const nameOf = (r: CrmRecord): string => String(r.DeveloperName ?? '');
+
+export interface OrgLookups {
+  person: string;
+  business: string;
+  /** Organization.DefaultCurrencyIsoCode, upper-case (EUR when the org says none: N1). */
+  currency: string;
+}
+
+/** The record types and the org's currency: two queries. */
+export async function readOrgLookups(sink: GiftSink, personDeveloperName: string): Promise<OrgLookups> {
+  const types = await readRecordTypes(sink, personDeveloperName);
+  const [org] = await sink.query('SELECT DefaultCurrencyIsoCode FROM Organization');
+  const code = typeof org?.DefaultCurrencyIsoCode === 'string' ? org.DefaultCurrencyIsoCode.trim().toUpperCase() : '';
+  return { ...types, currency: /^[A-Z]{3}$/.test(code) ? code : 'EUR' };
+}
 
 export async function readRecordTypes(sink: GiftSink, personDeveloperName: string): Promise<{ person: string; business: string }> {
   const rows = await sink.query("SELECT Id, DeveloperName, IsPersonType FROM RecordType WHERE SobjectType = 'Account' AND IsActive = true");
