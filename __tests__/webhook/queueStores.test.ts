@@ -1,9 +1,14 @@
 /**
  * The queue's behaviour, once per implementation: the SQLite file and PostgreSQL (a real server
- * started by the suite). Whatever `serve` and `queue` rely on must hold on both.
+ * started by the suite). Whatever `serve` and `queue` rely on must hold on both, down to a
+ * receiver killed mid-batch (a real `serve` process: run from dist/, `npm test` builds first).
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { startPostgres, type TestPostgres } from '../../fixtures/postgres.js';
 import type { QueueLocation } from '../../src/config/settings.js';
 import { exitCodeOf } from '../../src/model/errors.js';
@@ -13,7 +18,8 @@ import type { QueueStore } from '../../src/webhook/queue/store.js';
 import { startReceiver, type Receiver } from '../../src/webhook/receiver/server.js';
 import { openDatabase, pragma } from '../../src/webhook/queue/sqliteDb.js';
 import { startWorker, type Worker } from '../../src/webhook/worker/worker.js';
-import { eventInput, eventually as pollUntil, pool, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';
+import { donationEvent, eventInput, eventually as pollUntil, pool, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';
+import { assertBuilt, journalOf, killAll, startChild } from './serveChild.js';
 
 const input = eventInput;
 
@@ -32,6 +38,8 @@ interface Backend {
   tamper(where: QueueLocation, sql: string): Promise<void>;
   /** The schema version as another release would record it. */
   markVersion(where: QueueLocation, version: number): Promise<void>;
+  /** A `serve` process's queue argument and environment for this location (a short lease on PostgreSQL). */
+  child(where: QueueLocation): { queue: string; env: Record<string, string> };
 }
 
 let tmp: TempDir | undefined;
@@ -64,6 +72,7 @@ const backends: Backend[] = [
       pragma(db, `user_version = ${version}`);
       db.close();
     },
+    child: (where) => ({ queue: where.kind === 'sqlite' ? where.path : '', env: {} }),
   },
   {
     name: 'PostgreSQL',
@@ -87,6 +96,8 @@ const backends: Backend[] = [
     async markVersion(where, version) {
       await this.tamper(where, `INSERT INTO Q.schema_migrations (version) VALUES (${version})`);
     },
+    // A one-second lease: a killed receiver's claim is taken over one second after its last renewal.
+    child: (where) => ({ queue: pgUrl, env: { SVC_QUEUE_SCHEMA: where.kind === 'postgres' ? where.schema : '', SVC_QUEUE_LEASE_S: '1' } }),
   },
 ];
 
@@ -335,6 +346,56 @@ describe.each(backends)('$name queue', (backend) => {
     } finally {
       await receiver.close();
     }
+  });
+
+  describe('a receiver killed mid-batch', () => {
+    const children: ChildProcess[] = [];
+    let scratch = '';
+    beforeEach(() => {
+      scratch = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-kill-'));
+    });
+    afterEach(() => {
+      killAll(children);
+      rmSync(scratch, { recursive: true, force: true });
+    });
+
+    it('loses nothing: the next receiver takes its events over and syncs each record once', async () => {
+      assertBuilt();
+      const journal = path.join(scratch, 'journal.txt');
+      const { queue: at, env } = backend.child(where);
+      const a = await startChild(at, 'hang', journal, env);
+      children.push(a.proc);
+      const url = `http://127.0.0.1:${a.port}/webhooks`;
+      // 40 events for 20 donations; then, while A's first batch hangs, 20 more for 10 of those and 10 new ones.
+      const send = (ids: number[]): Promise<Array<{ status: number }>> =>
+        pool(
+          ids.map((id) => () => postJson(url, donationEvent(id))),
+          10,
+        );
+      expect((await send(Array.from({ length: 40 }, (_, i) => 1 + (i % 20)))).every((r) => r.status === 200)).toBe(true);
+      await eventually(async () => a.lines.some((l) => typeof l.started === 'number'), "A's first batch in flight");
+      expect((await send(Array.from({ length: 20 }, (_, i) => 11 + i))).every((r) => r.status === 200)).toBe(true);
+
+      a.proc.kill('SIGKILL');
+      expect((await a.exited).signal).toBe('SIGKILL');
+      // Every event answered 200 is there; A recorded no outcome.
+      const held = await queue.counts();
+      expect(held.pending + held.processing).toBe(60);
+      expect(held.processing).toBeGreaterThan(0);
+      expect(held.done).toBe(0);
+      expect(journalOf(journal)).toEqual([]);
+
+      const b = await startChild(at, 'ok', journal, env);
+      children.push(b.proc);
+      await eventually(async () => (await queue.counts()).done === 60, "B finishes A's events and the rest");
+      expect(await queue.counts()).toMatchObject({ pending: 0, processing: 0, failed: 0, done: 60 });
+      // Each of the 30 donations synced once: A's claim went over to B whole, with the events that came meanwhile.
+      const written = journalOf(journal);
+      expect(new Set(written)).toEqual(new Set(Array.from({ length: 30 }, (_, i) => `donation:${i + 1}`)));
+      expect(written).toHaveLength(30);
+      b.proc.kill('SIGTERM');
+      expect((await b.exited).code).toBe(0);
+    });
   });
 
   describe('with the receiver and the worker', () => {

@@ -5,44 +5,10 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { openDatabase, statement } from '../../src/webhook/queue/sqliteDb.js';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { donationEvent, eventually, pool, postForm, postJson, tempQueue, type TempDir } from './helpers.js';
-
-const ROOT = process.cwd();
-const CHILD = path.join(ROOT, 'dist/fixtures/webhook/serve-child.js');
-
-/** The child runs compiled code: refuse to test a dist/ older than the sources. */
-function assertBuilt(): void {
-  if (!existsSync(CHILD)) throw new Error(`${CHILD} is missing: run npm run build (npm test does)`);
-  const sources = [path.join(ROOT, 'fixtures/webhook/serve-child.ts'), ...readdirSync(path.join(ROOT, 'src/webhook')).map((f) => path.join(ROOT, 'src/webhook', f))];
-  for (const src of sources.filter((s) => s.endsWith('.ts'))) {
-    const out = path.join(ROOT, 'dist', path.relative(ROOT, src)).replace(/\.ts$/, '.js');
-    if (!existsSync(out) || statSync(out).mtimeMs < statSync(src).mtimeMs) throw new Error(`${out} is older than ${src}: run npm run build`);
-  }
-}
-
-interface Child {
-  proc: ChildProcess;
-  lines: Array<Record<string, unknown>>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  port: number;
-}
-
-async function startChild(db: string, mode: 'hang' | 'slow' | 'ok', journal: string): Promise<Child> {
-  const proc = spawn(process.execPath, [CHILD, db, mode, journal], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: Array<Record<string, unknown>> = [];
-  createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on('line', (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
-  let stderr = '';
-  proc.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
-  await eventually(() => lines.some((l) => typeof l.port === 'number') || proc.exitCode !== null, 'child listening');
-  const portLine = lines.find((l) => typeof l.port === 'number');
-  if (portLine === undefined) throw new Error(`child exited early: ${stderr}`);
-  return { proc, lines, exited, port: portLine.port as number };
-}
+import { assertBuilt, journalOf, killAll, startChild } from './serveChild.js';
 
 interface Row {
   id: number;
@@ -61,19 +27,11 @@ function rows(db: string): Row[] {
   }
 }
 
-const journalOf = (file: string): string[] =>
-  existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter((l) => l !== '')
-    : [];
-
 describe('serve process', () => {
   let tmp: TempDir | undefined;
   const children: ChildProcess[] = [];
   afterEach(() => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    children.length = 0;
+    killAll(children);
     tmp?.cleanup();
     tmp = undefined;
   });
