@@ -145,6 +145,21 @@ describe.each(backends)('$name queue', (backend) => {
     expect(await queue.claimBatch(10, 1000)).toBeUndefined();
   });
 
+  it('keeps one claim and one waiting set per record: events arriving for a record in flight are claimed together once it ends', async () => {
+    await queue.enqueueMany([input('Donation', 1, 'donations.update'), input('Donation', 1, 'donations.update')], 1000);
+    const first = await queue.claimBatch(10, 1000);
+    expect(first?.refs).toEqual([{ refType: 'donation', refId: 1, eventIds: [1, 2] }]);
+    await queue.enqueueMany([input('Donation', 1, 'donations.update'), input('Donation', 1, 'donations.move'), input('Donation', 2, 'donations.update')], 2000);
+    // The record in flight is not claimed a second time meanwhile; another record is.
+    const other = await queue.claimBatch(10, 2000);
+    expect(other?.refs).toEqual([{ refType: 'donation', refId: 2, eventIds: [5] }]);
+    expect(await queue.complete(first?.token ?? '', [{ eventIds: [1, 2], status: 'done' }], [], 2000)).toBe(2);
+    // Then the waiting events come as one ref: the record is synced once more, not once per event.
+    const next = await queue.claimBatch(10, 2000);
+    expect(next?.refs).toEqual([{ refType: 'donation', refId: 1, eventIds: [3, 4] }]);
+    expect(next?.oldestReceivedAt).toBe(2000);
+  });
+
   it('keeps connections apart: the same record id of two connections claimed, owned, counted and retried each by its own view', async () => {
     const of = (connection: string): EnqueueInput => ({ ...input('Donation', 1, 'donations.update'), connection });
     await queue.enqueueMany([of('north'), of('south'), of('north'), input('Donation', 1, 'donations.update')], 1000);

@@ -107,6 +107,10 @@ function openQueueFile(file: string, create: boolean, access: 'read' | 'write'):
 /** A scope's SQL condition on the events' connection (json_each: one statement for any number of keys). */
 const inScope = (column: ConnectionColumn): string => ` AND ${column} IN (SELECT value FROM json_each(?))`;
 
+/** Not of a record in flight: one claim per record; events arriving meanwhile wait for the next (as in PostgreSQL). */
+const notHeld = (column: ConnectionColumn): string =>
+  ` AND NOT EXISTS (SELECT 1 FROM events held WHERE held.status = 'processing' AND held.ref_type = events.ref_type AND held.ref_id = events.ref_id${column === 'connection' ? ' AND held.connection = events.connection' : ''})`;
+
 export class SqliteQueue implements QueueStore {
   readonly path: string;
   /** One receiver per file: `serve` locks it (QueueStore.receiverLockPath). */
@@ -224,7 +228,7 @@ export class SqliteQueue implements QueueStore {
     const { sql, params } = this.inScope;
     const due = this.stmt(
       `SELECT ref_type, ref_id FROM events
-        WHERE status IN ('pending','failed') AND next_attempt_at <= ? AND ref_type IS NOT NULL${sql}
+        WHERE status IN ('pending','failed') AND next_attempt_at <= ? AND ref_type IS NOT NULL${sql}${notHeld(this.conn)}
         GROUP BY ref_type, ref_id ORDER BY MIN(id) LIMIT ?`,
     );
     const claim = this.stmt(
@@ -357,16 +361,16 @@ export class SqliteQueue implements QueueStore {
     const { sql, params } = this.inScope;
     const row = this.stmt(
       `SELECT COUNT(*) AS events, COUNT(DISTINCT ref_type || ':' || ref_id) AS refs, MIN(next_attempt_at) AS first
-         FROM events WHERE status IN ('pending','failed') AND next_attempt_at <= ? AND ref_type IS NOT NULL${sql}`,
+         FROM events WHERE status IN ('pending','failed') AND next_attempt_at <= ? AND ref_type IS NOT NULL${sql}${notHeld(this.conn)}`,
     ).get(now, ...params) as { events: number; refs: number; first: number | null };
     return row.first === null ? undefined : { events: row.events, refs: row.refs, firstDueAt: row.first };
   }
 
-  /** When the next open event becomes due, or undefined when nothing is open. */
+  /** When the next open event of a record not in flight becomes due, or undefined when none is. */
   async nextDueAt(): Promise<number | undefined> {
     const { sql, params } = this.inScope;
-    const row = this.stmt(`SELECT MIN(next_attempt_at) AS t FROM events WHERE status IN ('pending','failed') AND ref_type IS NOT NULL${sql}`).get(...params) as { t: number | null };
-    return row.t ?? undefined;
+    const row = this.stmt(`SELECT MIN(next_attempt_at) AS t FROM events WHERE status IN ('pending','failed') AND ref_type IS NOT NULL${sql}${notHeld(this.conn)}`).get(...params);
+    return (row as { t: number | null }).t ?? undefined;
   }
 
   /** Deletes done and ignored events finished more than `keepDays` days ago; failures are kept. */
