@@ -20,6 +20,7 @@ import { openDatabase, pragma } from '../../src/webhook/queue/sqliteDb.js';
 import { startWorker, type Worker } from '../../src/webhook/worker/worker.js';
 import { donationEvent, eventInput, eventually as pollUntil, pool, postJson, RecordingProcessor, request, tempQueue, type TempDir } from './helpers.js';
 import { assertBuilt, journalOf, killAll, startChild } from './serveChild.js';
+import { WAIT_MS } from '../support/patience.js';
 
 const input = eventInput;
 
@@ -402,7 +403,7 @@ describe.each(backends)('$name queue', (backend) => {
 
       const b = await startChild(at, 'ok', journal, env);
       children.push(b.proc);
-      await eventually(async () => (await queue.counts()).done === 60, "B finishes A's events and the rest");
+      await eventually(async () => (await queue.counts()).done === 60, "B finishes A's events and the rest", WAIT_MS);
       expect(await queue.counts()).toMatchObject({ pending: 0, processing: 0, failed: 0, done: 60 });
       // Each of the 30 donations synced once: A's claim went over to B whole, with the events that came meanwhile.
       const written = journalOf(journal);
