@@ -64,6 +64,23 @@ describe('the §7 site projected into Nonprofit Cloud by sync --all', () => {
     expect(projected(stack).gifts).toEqual(GIFTS);
   });
 
+  it('a dry run after it reads at 80 columns: counts of gifts, donors and campaigns, a legend, one row a donation', async () => {
+    const res = await cli(stack, ['--dry-run', 'sync', '--all'], cwd, undefined, { ...env, COLUMNS: '80' });
+    expect(res.code).toBe(0);
+    const lines = res.stdout.split('\n');
+    expect(lines.filter((l) => [...l].length > 80)).toEqual([]);
+    // Every gift of GIFTS unchanged; E12 (another currency) and E14 (no gift amount) skipped.
+    expect(lines).toContainEqual(expect.stringMatching(/^Gifts: 0 inserted, 0 updated, 17 unchanged, 2 skipped, 0 failed \(\d+ calls\)$/));
+    // The gifts' donors (15 Accounts) and the two fundraisers, each once, all found by their links.
+    expect(lines).toContain('  Donors: 17 matched, 0 new, 0 ambiguous');
+    expect(lines).toContain(`  Campaigns: 0 inserted, 0 updated, ${Object.keys(CAMPAIGNS).length} unchanged`);
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}donor: link, key, email\+name = an Account found/));
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}Donation_5 +link +unchanged +100\.00 {2}2016-03-05 {2}Acme BV$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}Donation_12 +link +skip +\(CURRENCY_MISMATCH\)$/));
+    // The whole reason in the run's Skipped section.
+    expect(res.stdout).toMatch(/CURRENCY_MISMATCH: org EUR, donation GBP/);
+  });
+
   it('the mirror stays exact with the projection on (every record, every lookup; audit finds nothing)', async () => {
     expectFullMirror(stack, stack.platform.site);
     const audit = await cli(stack, ['audit'], cwd, undefined, { ...stack.env, SVC_SITE_ID: '6' });
