@@ -164,6 +164,7 @@ it('the demo: every line within 80 columns, and its last screen says what happen
   expect(lastScreen).toMatch(/== What happened/);
   expect(lastScreen).toMatch(/1\. a dry run showed what a full sync would write \(exit 0\)/);
   expect(lastScreen).toMatch(/npm run stack/);
+  expect(lastScreen).toMatch(/npm run stack -- --npc .*\n.*SVC_PROJECTION=npc svc-sync --dry-run sync --all/);
   expect(lastScreen).toMatch(/docs\/administration\.md/);
 }, 90_000);
 

@@ -100,6 +100,27 @@ describe('npm run stack', () => {
     expect(after.stderr).toMatch(/ECONNREFUSED/);
   }, 60_000);
 
+  it('--npc: an org with Nonprofit Cloud, SVC_PROJECTION=npc printed; a dry run of the gifts exits 0 and writes nothing', async () => {
+    running = start(['--npc', '--donations', '12', '--subscriptions', '0', '--segments', '1']);
+    const env = await exportsOf(running);
+    expect(env.SVC_PROJECTION).toBe('npc');
+    expect(running.stdout()).toMatch(/Nonprofit Cloud: GiftTransaction, GiftSoftCredit, GiftRefund/);
+    expect(wide(running.stdout())).toEqual([]);
+    cwd = tempCwd('stack-npc');
+    const run = await runCli(['--dry-run', 'sync', '--all'], { env: { ...env, COLUMNS: '80' }, cwd });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/^\S+ gifts: npc$/m);
+    expect(run.stdout).toMatch(/^Gifts: \d+ inserted, 0 updated, 0 unchanged, \d+ skipped, 0 failed/m);
+    expect(run.stdout).toMatch(/^ {2}Donors: 0 matched, \d+ new, 0 ambiguous$/m);
+    expect(wide(run.stdout)).toEqual([]);
+    const sync = await runCli(['--json', 'sync', '--all'], { env, cwd });
+    expect(sync.code).toBe(0);
+    const { result } = JSON.parse(sync.stdout) as Envelope;
+    expect((result as unknown as { projection: { gifts: { insert: number } } }).projection.gifts.insert).toBeGreaterThan(0);
+    running.child.kill('SIGINT');
+    expect(await running.exited).toEqual({ code: 0, signal: null });
+  }, 60_000);
+
   it('stops on SIGTERM too, and lets doctor find a user without field-level security', async () => {
     running = start(['--donations', '3', '--field-access', 'none']);
     const env = await exportsOf(running);

@@ -10,6 +10,7 @@ import type { CrmError } from '../model/crmRecords.js';
 import { describeError, InterruptedError, isFatal } from '../model/errors.js';
 import type { GiftObject, GiftSink } from '../model/ports.js';
 import { FileDonorLinks } from './gifts/donorLinksFile.js';
+import type { MatchedBy } from './gifts/donors.js';
 import { failureLine, type BatchProjection, type DonationProjection, type ProjectionRow, type RowAction } from './gifts/outcome.js';
 import { ProjectedGifts } from './gifts/projectedFile.js';
 import { KnownCampaigns } from './gifts/campaignState.js';
@@ -20,6 +21,18 @@ import { describeWouldExplain } from './gifts/orgVerdictFile.js';
 import type { RunReport } from './report.js';
 
 type RowCounts = Record<RowAction, number>;
+type DonorCounts = Record<'matched' | 'new' | 'ambiguous', number>;
+
+/** §1.3's decisions in three classes: an Account found, one created, one created beside several found. */
+const DONOR_CLASS: Readonly<Record<MatchedBy, keyof DonorCounts>> = {
+  link: 'matched',
+  key: 'matched',
+  'email+name': 'matched',
+  new: 'new',
+  noKey: 'new',
+  anonymousPool: 'new',
+  ambiguous: 'ambiguous',
+};
 const emptyRows = (): RowCounts => ({ insert: 0, update: 0, unchanged: 0, delete: 0, skip: 0, fail: 0 });
 
 /** What `--json` carries under `projection`. */
@@ -33,6 +46,8 @@ export interface ProjectionSummary {
   failures: string[];
   skipped: Array<{ donation: string; reason: string }>;
   ambiguousDonors: Array<{ donation: string; candidates: string[] }>;
+  /** The donors (gift donors and fundraisers) by decision, each Account once: found, created, or created beside several found. */
+  donors: DonorCounts;
   /** Salesforce calls the projection made (beyond the mirror's). */
   salesforceCalls: number;
   /** A dry run: per donation, the donor decision and the gift it would write. */
@@ -67,7 +82,19 @@ export class GiftProjector {
   private readonly links: FileDonorLinks;
   private readonly projected: ProjectedGifts;
   private readonly campaigns: KnownCampaigns;
-  private readonly summaryNow: ProjectionSummary = { model: 'npc', donations: 0, objects: {}, gifts: emptyRows(), failures: [], skipped: [], ambiguousDonors: [], salesforceCalls: 0 };
+  private readonly summaryNow: ProjectionSummary = {
+    model: 'npc',
+    donations: 0,
+    objects: {},
+    gifts: emptyRows(),
+    failures: [],
+    skipped: [],
+    ambiguousDonors: [],
+    donors: { matched: 0, new: 0, ambiguous: 0 },
+    salesforceCalls: 0,
+  };
+  /** Donor keys counted already: an Account is counted once, however many gifts it has. */
+  private readonly donorsSeen = new Set<string>();
   private warned = false;
   /** A full run (`sync --all`): every donation compared with the org, the digests not trusted. */
   private compareAll = false;
@@ -204,6 +231,11 @@ export class GiftProjector {
         report.add({ object: 'GiftTransaction', key: `${p.donation}:gift`, action: 'skip', reason: p.reason ?? 'not a gift' });
       }
       if (p.donor?.matchedBy === 'ambiguous') s.ambiguousDonors.push({ donation: p.donation, candidates: p.donor.candidates ?? [] });
+      for (const d of [p.donor, p.fundraiser]) {
+        if (d === undefined || this.donorsSeen.has(d.key)) continue;
+        this.donorsSeen.add(d.key);
+        s.donors[DONOR_CLASS[d.matchedBy]]++;
+      }
       s.decisions?.push(p);
     }
     for (const r of out.rows) {

@@ -41,6 +41,18 @@ export function parentRowId(level: CampaignLevel, row: Readonly<CrmRecord>): str
   return undefined;
 }
 
+/**
+ * The mirror row's own name, or undefined when it has none: blank, or the row's Id, which
+ * Salesforce stores as the Name of a custom-object record inserted without one (a project
+ * without a title, an action without a name).
+ */
+function rowName(row: Readonly<CrmRecord>): string | undefined {
+  const name = typeof row.Name === 'string' ? row.Name.trim() : '';
+  const id = typeof row.Id === 'string' ? row.Id : '';
+  if (name === '' || (id !== '' && (name === id || name === id.slice(0, 15)))) return undefined;
+  return name;
+}
+
 const flag = (v: CrmValue | undefined, absent: boolean): boolean => (typeof v === 'boolean' ? v : absent);
 
 /**
@@ -49,7 +61,7 @@ const flag = (v: CrmValue | undefined, absent: boolean): boolean => (typeof v ==
  * zone, ExpectedRevenue = the target rounded to units. ParentId is the writer's (an Id).
  */
 export function campaignFields(row: Readonly<CrmRecord>, key: string, timeZone: string): CrmRecord {
-  const name = typeof row.Name === 'string' && row.Name.trim() !== '' ? row.Name.trim() : key;
+  const name = rowName(row) ?? key;
   const out: CrmRecord = { SvcCampaignKey__c: key, Name: truncate(name, 80), IsActive: flag(row.Visible__c, true) && !flag(row.Closed__c, false) };
   const start = localDate(typeof row.CreatedAt__c === 'string' ? row.CreatedAt__c : undefined, timeZone);
   if (start !== undefined) out.StartDate = start;

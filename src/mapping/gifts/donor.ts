@@ -5,7 +5,7 @@
  */
 import type { ApiAddress, ApiDonation, ApiUser } from '../../model/apiRecords.js';
 import { truncate } from '../convert.js';
-import { clean, fullLastName, normEmail, organisationKey, personKey } from './normalise.js';
+import { clean, cleanLines, fullLastName, normEmail, organisationKey, personKey } from './normalise.js';
 
 type AccountFields = Record<string, string>;
 
@@ -44,11 +44,14 @@ const put = (out: AccountFields, name: string, value: string | null | undefined,
   if (v !== null) out[name] = truncate(v, length);
 };
 
-/** §1.4: address + address2, or (NL, no address line) street + house number + addition. */
+/**
+ * §1.4: address + "\n" + address2, or (NL, no address line) street + house number + addition.
+ * The line breaks stay (a street field holds several lines); spaces within a line are collapsed.
+ */
 export function streetOf(a: ApiAddress | null | undefined): string | null {
   if (!a) return null;
-  const line = clean(a.address);
-  if (line !== null) return [line, clean(a.address2)].filter((x) => x !== null).join('\n');
+  const line = cleanLines(a.address);
+  if (line !== null) return [line, cleanLines(a.address2)].filter((x) => x !== null).join('\n');
   if ((clean(a.country) ?? '').toUpperCase() !== 'NL') return null;
   const street = clean(a.street);
   if (street === null) return null;
@@ -56,7 +59,9 @@ export function streetOf(a: ApiAddress | null | undefined): string | null {
 }
 
 function addressFields(out: AccountFields, a: ApiAddress | null | undefined, prefix: 'PersonMailing' | 'Billing'): void {
-  put(out, `${prefix}Street`, streetOf(a), 255);
+  const street = streetOf(a);
+  // Not through put: its clean() would fold the street's line breaks into spaces.
+  if (street !== null) out[`${prefix}Street`] = truncate(street, 255);
   put(out, `${prefix}PostalCode`, a?.zipcode, 20);
   put(out, `${prefix}City`, a?.city, 40);
   put(out, `${prefix}Country`, a?.country, 80);
@@ -109,8 +114,8 @@ export function donorsOf(d: ApiDonation, siteId: number, anonymousLastName = DEF
   const person: PersonInput = { first: d.first_name, infix: d.infix, last: d.last_name, email: d.email, phone: d.phone, birthday: d.birthday, address: d.address };
   if (company !== null) {
     const fields: AccountFields = {};
+    // §1.4: a Business Account gets Name and the Billing address only (§0: nothing else is sent).
     put(fields, 'Name', company, 255);
-    put(fields, 'Phone', d.phone, 40);
     addressFields(fields, d.address, 'Billing');
     const key = organisationKey(company, email, d.address?.zipcode, d.address?.house_number);
     const donor: DonorPlan = { kind: key === undefined ? 'noKey' : 'organisation', key: key ?? own, person: false, fields };

@@ -21,6 +21,13 @@ export function clean(x: string | null | undefined): string | null {
   return t === '' ? null : t;
 }
 
+/** A text of several lines (a street): each line cleaned, blank lines dropped, kept apart by "\n"; null when blank. */
+export function cleanLines(x: string | null | undefined): string | null {
+  if (typeof x !== 'string') return null;
+  const lines = x.split(/\r\n|\r|\n/).flatMap((l) => clean(l) ?? []);
+  return lines.length === 0 ? null : lines.join('\n');
+}
+
 /** `infix last` ("van Dijk") when an infix is given, else the last name; null when blank. */
 export function fullLastName(infix: string | null | undefined, last: string | null | undefined): string | null {
   const l = clean(last);

@@ -34,9 +34,8 @@ interface Decided {
   candidates?: AccountRow[] | undefined;
 }
 
-/** Fields only one kind of Account has: a fill never sends the other kind's. */
-const PERSON_ONLY = /^(PersonEmail|PersonMailing)/;
-const BUSINESS_ONLY = /^Billing/;
+/** A Business Account's fillable fields (§1.4: Name and the Billing address; Name is never filled). */
+const BUSINESS_FILL = /^Billing/;
 
 const what: Record<Role, string> = { donor: 'donor', companyPerson: "company's person", fundraiser: 'fundraiser' };
 
@@ -134,7 +133,8 @@ export class DonorRun {
 
   /** N6: blanks of the Account filled from this donor's fields, once, by the first donor that has them. */
   private fill(row: AccountRow, plan: DonorPlan, donationId: number): void {
-    const own = Object.fromEntries(Object.entries(plan.fields).filter(([f]) => !(row.person ? BUSINESS_ONLY : PERSON_ONLY).test(f)));
+    // A fill never sends the other kind's fields; a Business Account gets no Phone (§0, §1.4).
+    const own = Object.fromEntries(Object.entries(plan.fields).filter(([f]) => (row.person ? !BUSINESS_FILL.test(f) : BUSINESS_FILL.test(f))));
     const filled = fillBlanks(row.values, own);
     if (Object.keys(filled).length === 0) return;
     Object.assign(row.values, filled);

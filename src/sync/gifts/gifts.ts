@@ -10,11 +10,17 @@ import { readExisting, upsertChanged, type Desired, type StepResult } from './up
 const GIFT = { object: 'GiftTransaction', keyField: 'SvcGiftKey__c' } as const;
 const COMPARED = ['Name', 'DonorId', 'GiftType', 'OriginalAmount', 'DonorCoverAmount', 'TransactionDate', 'Status', 'CampaignId', 'PaymentMethod', 'GatewayReference', 'SvcAnonymous__c'];
 
-/** The GiftTransaction of an item: the plan's fields with DonorId and CampaignId as Ids (absent: a dry run's new record). */
-function giftRecord(item: GiftItem, campaignId: string | undefined): Desired {
+/**
+ * The GiftTransaction of an item: the plan's fields with DonorId and CampaignId as Ids. CampaignId
+ * is always compared, so a gift follows its donation to another target (§3.3): blank when the
+ * target has no campaign (N13), a placeholder for a dry run's new campaign (which has no Id yet).
+ */
+function giftRecord(item: GiftItem, campaignIds: ReadonlyMap<string, string | undefined>): Desired {
   const record = plainFields(item.plan.gift);
   if (item.donors.donor.id !== undefined) record.DonorId = item.donors.donor.id;
-  if (campaignId !== undefined) record.CampaignId = campaignId;
+  const campaign = item.campaign;
+  if (campaign === undefined) record.CampaignId = null;
+  else record.CampaignId = campaignIds.get(campaign) ?? `(new ${campaign})`;
   return { key: item.key, record };
 }
 
@@ -27,6 +33,6 @@ export async function writeGifts(sink: GiftSink, items: readonly GiftItem[], cam
     COMPARED,
     items.map((i) => i.key),
   );
-  const desired = items.map((i) => giftRecord(i, i.campaign === undefined ? undefined : campaignIds.get(i.campaign)));
+  const desired = items.map((i) => giftRecord(i, campaignIds));
   return upsertChanged(sink, { ...GIFT, dryRun }, desired, existing);
 }

@@ -102,7 +102,8 @@ export async function projectBatch(donations: readonly ApiDonation[], ctx: Proje
     eligible.map((e) => donorInput(e.d, e.target, tree)),
     ctx,
   );
-  const campaignKeys = new Set(eligible.flatMap((e) => (e.target === undefined ? [] : chainOf(tree, e.target))));
+  // Every campaign a gift needs, known or read, written now or not: the gift step gets each one's Id.
+  const campaignKeys = new Set([...known.keys(), ...eligible.flatMap((e) => (e.target === undefined ? [] : chainOf(tree, e.target)))]);
   const campaigns = await writeCampaigns(ctx.sink, tree, campaignKeys, { ...ctx, known });
   b.out.rows.push(...campaigns.rows);
   if (!ctx.dryRun) keepCampaigns(ctx.campaigns, tree, campaigns);
@@ -111,6 +112,7 @@ export async function projectBatch(donations: readonly ApiDonation[], ctx: Proje
     giftItems(b, eligible, donors, (k) => tree.has(k) || known.has(k), ctx),
     tree,
     campaigns.failed,
+    ctx.dryRun,
   );
   const gifts = await writeGifts(ctx.sink, ready, campaigns.ids, ctx.dryRun);
   record(b, gifts, 'gift', 'GiftTransaction', (k) => k);
@@ -128,7 +130,7 @@ export async function projectBatch(donations: readonly ApiDonation[], ctx: Proje
 }
 
 /** The gifts whose campaigns stand and whose currency is the org's (CAMPAIGN_FAILED, N3 otherwise). */
-function readyGifts(b: Batch, items: readonly GiftItem[], tree: ReadonlyMap<string, TreeRow>, failedCampaigns: ReadonlyMap<string, CrmError>): GiftItem[] {
+function readyGifts(b: Batch, items: readonly GiftItem[], tree: ReadonlyMap<string, TreeRow>, failedCampaigns: ReadonlyMap<string, CrmError>, dryRun: boolean): GiftItem[] {
   const ready: GiftItem[] = [];
   const said = new Set<string>();
   for (const item of items) {
@@ -139,6 +141,9 @@ function readyGifts(b: Batch, items: readonly GiftItem[], tree: ReadonlyMap<stri
       if (!said.has(broken)) fail(b, item.key, 'campaign', 'Campaign', broken, error);
       said.add(broken);
       fail(b, item.key, 'gift', 'GiftTransaction', item.key, { code: 'CAMPAIGN_FAILED', message: `campaign ${broken} failed: ${error.code}` });
+    } else if (item.plan.giftProblem !== undefined && dryRun) {
+      // A dry run lists it as skipped (§6.4): nothing is written, so nothing failed.
+      Object.assign(b.byKey.get(item.key) as DonationProjection, { gift: 'skip', reason: item.plan.giftProblem });
     } else if (item.plan.giftProblem !== undefined) {
       // N3: the donors and the campaigns stand; no gift, slot or refund.
       fail(b, item.key, 'gift', 'GiftTransaction', item.key, { code: item.plan.giftProblem.split(':')[0] as string, message: item.plan.giftProblem });
