@@ -27,7 +27,8 @@ interface ServeCommandOptions {
   publicWithoutSecret?: boolean;
 }
 
-function port(raw: string): number {
+/** --port, of serve and of the units that run it. */
+export function port(raw: string): number {
   if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new ConfigError(`--port ${echo(raw)}: must be a port number from 0 to 65535`);
   return Number(raw);
 }
