@@ -62,7 +62,7 @@ export function deployCommand(program: Command, setExit: SetExit): void {
     .command('systemd')
     .description('the systemd units (serve, and sync on a timer) for this install: ExecStart names this Node and this CLI by absolute path')
     .option('--out <dir>', 'write the three files there (default: print them)')
-    .addOption(parsedOption('--port <n>', 'the port serve listens on', port, { value: DEFAULT_SERVE.port, shown: String(DEFAULT_SERVE.port) }))
+    .addOption(parsedOption('--port <n>', 'the port serve listens on', (raw) => port(raw), { value: DEFAULT_SERVE.port, shown: String(DEFAULT_SERVE.port) }))
     .option('--node <path>', 'the Node the units run (default: the one running this command)')
     .option('--cli <path>', "the CLI's bin/svc-sync.js (default: this one)")
     .addHelpText('after', helpAfter({ examples: ['svc-sync deploy systemd --out units', 'sudo cp units/* /etc/systemd/system/ && sudo systemctl daemon-reload'] }))
