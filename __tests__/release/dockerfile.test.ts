@@ -14,34 +14,12 @@ import { BIN, outputOf, packageRoot, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { removeDir, tempCwd, waitFor } from '../e2e/helpers.js';
 import { WAIT_MS } from '../support/patience.js';
+import { dockerSteps } from '../support/dockerfile.js';
 
 const ROOT = packageRoot();
 const read = (file: string): string => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
-interface Step {
-  word: string;
-  rest: string;
-  /** The build stage the step belongs to (0 before the first FROM: ARG). */
-  stage: number;
-}
-
-/** Instructions in order, continuation lines joined, each with its stage. */
-function dockerfile(text: string): Step[] {
-  let stage = 0;
-  return text
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'))
-    .map((l) => {
-      const [first = '', ...rest] = l.split(/\s+/);
-      const word = first.toUpperCase();
-      if (word === 'FROM') stage += 1;
-      return { word, rest: rest.join(' '), stage };
-    });
-}
-
-const steps = dockerfile(read('docs/deploy/Dockerfile'));
+const steps = dockerSteps(read('docs/deploy/Dockerfile'));
 const last = Math.max(...steps.map((s) => s.stage));
 const final = steps.filter((s) => s.stage === last);
 const args = Object.fromEntries(steps.filter((s) => s.word === 'ARG' && s.rest.includes('=')).map((s) => s.rest.split('=', 2) as [string, string]));

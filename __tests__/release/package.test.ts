@@ -16,6 +16,7 @@ import path from 'node:path';
 import { packageRoot } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { expectFullMirror, totals, type Envelope } from '../e2e/helpers.js';
+import { dockerSteps } from '../support/dockerfile.js';
 
 const ROOT = packageRoot();
 const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -69,21 +70,8 @@ function finished(child: ChildProcess): Promise<Ran> {
 
 const run = (cmd: string, args: string[], opts: SpawnOptions): Promise<Ran> => finished(spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts }));
 
-/** Dockerfile instructions in order, continuation lines joined: [INSTRUCTION, rest]. */
-function dockerfile(): Array<[string, string]> {
-  const text = fs.readFileSync(path.join(ROOT, 'docs', 'deploy', 'Dockerfile'), 'utf8');
-  return text
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'))
-    .map((l) => {
-      const [word = '', ...rest] = l.split(/\s+/);
-      return [word.toUpperCase(), rest.join(' ')];
-    });
-}
-
-const steps = dockerfile();
+/** Dockerfile instructions in order: [INSTRUCTION, rest]. */
+const steps = dockerSteps(fs.readFileSync(path.join(ROOT, 'docs', 'deploy', 'Dockerfile'), 'utf8')).map((s): [string, string] => [s.word, s.rest]);
 const only = (word: string): string => {
   const all = steps.filter(([w]) => w === word);
   if (all.length !== 1) throw new Error(`Dockerfile: ${all.length} ${word} instructions, one expected`);

@@ -72,6 +72,9 @@ function header(what: string[], p: UnitPaths): string[] {
   ];
 }
 
+/** A service's [Unit] section (after the network is up) and the head of its [Service]. */
+const serviceStart = (description: string): string[] => ['', '[Unit]', `Description=${description}`, 'Wants=network-online.target', 'After=network-online.target', '', '[Service]'];
+
 function serveUnit(p: UnitPaths): string[] {
   return [
     ...header(
@@ -82,13 +85,7 @@ function serveUnit(p: UnitPaths): string[] {
       ],
       p,
     ),
-    '',
-    '[Unit]',
-    'Description=svc-sync webhook receiver (svc-sync serve)',
-    'Wants=network-online.target',
-    'After=network-online.target',
-    '',
-    '[Service]',
+    ...serviceStart('svc-sync webhook receiver (svc-sync serve)'),
     'Type=exec',
     ...RUN_AS,
     execStart(p, `serve --port ${p.port}`),
@@ -118,13 +115,7 @@ function syncUnit(p: UnitPaths): string[] {
       ],
       p,
     ),
-    '',
-    '[Unit]',
-    'Description=svc-sync: one incremental sync',
-    'Wants=network-online.target',
-    'After=network-online.target',
-    '',
-    '[Service]',
+    ...serviceStart('svc-sync: one incremental sync'),
     'Type=oneshot',
     ...RUN_AS,
     execStart(p, 'sync --json-lines -q'),
