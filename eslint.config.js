@@ -17,4 +17,10 @@ export default tseslint.config(
   },
   // TypeScript checks names itself (no-undef knows nothing of Node's globals in type positions).
   { files: ['**/*.ts'], rules: { 'no-undef': 'off' } },
+  // CommonJS on purpose (scripts/check-node.cjs must run on any Node, however old).
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

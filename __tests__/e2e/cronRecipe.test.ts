@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { BIN, outputOf, runCli } from '../../fixtures/cli.js';
+import { BIN, outputOf, packageRoot, runCli } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { acquireRunLock } from '../../src/sync/run/runLock.js';
 import { expectedKeys, removeDir, tempCwd } from './helpers.js';
@@ -179,5 +179,68 @@ describe('the cron recipe, run as cron runs it', () => {
     }
     // It did nothing, Salesforce included: the run holding the state writes the record of its own run.
     expect(runs()).toHaveLength(before);
+  });
+});
+
+/** README's "## Cron" code block, as a reader copies it. */
+function readmeCronBlock(): string[] {
+  const readme = fs.readFileSync(path.join(packageRoot(), 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Cron\n'));
+  const block = /\n```sh\n([\s\S]*?)\n```\n/.exec(section)?.[1];
+  if (block === undefined) throw new Error("README's Cron section has no sh block");
+  return block.split('\n');
+}
+
+describe("README's cron block, copied literally: the first sync by hand, then cron's line in cron's environment", () => {
+  let stack: Stack;
+  let dir: string;
+  const block = readmeCronBlock();
+
+  beforeAll(async () => {
+    stack = await startStack({ site: { seed: 50, segments: 1, projectsPerSegment: 1, donations: 6, newsletterSubscriptions: 1 } });
+    dir = tempCwd('cron-readme');
+  });
+  afterAll(async () => {
+    await stack.close();
+    removeDir(dir);
+  });
+
+  it('runs as written: the backfill, then a tick that exits 0, writes nothing to stderr and one JSON line', async () => {
+    // The reader's two choices, which README names: the folder, and PATH (node's folder first, then
+    // svc-sync's, as `npm install -g` links it); every other character is the block's.
+    const bin = path.join(dir, 'bin');
+    fs.mkdirSync(bin);
+    fs.symlinkSync(BIN, path.join(bin, 'svc-sync'));
+    const install = [path.dirname(process.execPath), bin, '/usr/bin', '/bin'].join(':');
+    const ours = (line: string): string => line.replaceAll('/srv/svc-sync', dir);
+    // svc-sync.env as the block's comment says: NAME=value a line, mode 600.
+    fs.writeFileSync(
+      path.join(dir, 'svc-sync.env'),
+      Object.entries(stack.env)
+        .map(([k, v]) => `${k}=${v}\n`)
+        .join(''),
+      { mode: 0o600 },
+    );
+
+    const byHand = block.filter((l) => !l.startsWith('#') && / svc-sync sync --all\b/.test(l));
+    expect(byHand).toHaveLength(1);
+    const crontab = block.filter((l) => !l.startsWith('#') && !byHand.includes(l));
+    const vars = Object.fromEntries(crontab.filter((l) => /^[A-Z_]+=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    const jobs = crontab.filter((l) => !/^[A-Z_]+=/.test(l));
+    expect({ vars: Object.keys(vars).sort(), jobs: jobs.length }).toEqual({ vars: ['MAILTO', 'PATH'], jobs: 1 });
+    const job = /^(\S+ ){5}(.+)$/.exec(jobs[0]!)?.[2];
+    expect(job).toBeDefined();
+
+    // By hand, in a login shell's environment with nothing exported: the settings come from the file.
+    const first = await outputOf(spawn('/bin/sh', ['-c', ours(byHand[0]!)], { env: { PATH: install, HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    expect({ code: first.code, failed: first.stderr.split('\n').filter((l) => l.includes('svc-sync: ')) }).toEqual({ code: 0, failed: [] });
+
+    // cron: `env -i`, then the crontab's variables (PATH the install's), HOME, LOGNAME, SHELL.
+    const cronEnv = { ...vars, PATH: install, HOME: dir, LOGNAME: 'svc', SHELL: '/bin/sh' };
+    const tick = await outputOf(spawn('/usr/bin/env', ['-i', ...Object.entries(cronEnv).map(([k, v]) => `${k}=${v}`), '/bin/sh', '-c', ours(job!)], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    expect({ code: tick.code, stderr: tick.stderr, stdout: tick.stdout }).toEqual({ code: 0, stderr: '', stdout: '' });
+    const log = fs.readFileSync(path.join(dir, 'sync.jsonl'), 'utf8').trimEnd().split('\n');
+    expect(log).toHaveLength(1);
+    expect(JSON.parse(log[0]!)).toMatchObject({ status: 0, result: { command: 'sync' } });
   });
 });

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { packageRoot } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { expectFullMirror, totals, type Envelope } from '../e2e/helpers.js';
+import { dockerSteps } from '../support/dockerfile.js';
 
 const ROOT = packageRoot();
 const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -69,21 +70,8 @@ function finished(child: ChildProcess): Promise<Ran> {
 
 const run = (cmd: string, args: string[], opts: SpawnOptions): Promise<Ran> => finished(spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts }));
 
-/** Dockerfile instructions in order, continuation lines joined: [INSTRUCTION, rest]. */
-function dockerfile(): Array<[string, string]> {
-  const text = fs.readFileSync(path.join(ROOT, 'docs', 'deploy', 'Dockerfile'), 'utf8');
-  return text
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'))
-    .map((l) => {
-      const [word = '', ...rest] = l.split(/\s+/);
-      return [word.toUpperCase(), rest.join(' ')];
-    });
-}
-
-const steps = dockerfile();
+/** Dockerfile instructions in order: [INSTRUCTION, rest]. */
+const steps = dockerSteps(fs.readFileSync(path.join(ROOT, 'docs', 'deploy', 'Dockerfile'), 'utf8')).map((s): [string, string] => [s.word, s.rest]);
 const only = (word: string): string => {
   const all = steps.filter(([w]) => w === word);
   if (all.length !== 1) throw new Error(`Dockerfile: ${all.length} ${word} instructions, one expected`);
@@ -96,7 +84,14 @@ const INSTALL = steps.findIndex(([w, rest]) => w === 'RUN' && / npm install /.te
 const INSTALL_ARGS = (steps[INSTALL]?.[1] ?? '').split('&&')[0]!.trim().split(/\s+/);
 const HEALTHCHECK = execForm(only('HEALTHCHECK').replace(/^.*?CMD\s+/, ''));
 const CMD = execForm(only('CMD'));
-const PORT = CMD[CMD.indexOf('--port') + 1]!;
+/** serve's port and the health check's: the image's SVC_PORT. */
+const PORT =
+  /^SVC_PORT=(\d+)$/.exec(
+    steps
+      .filter(([w]) => w === 'ENV')
+      .map(([, rest]) => rest)
+      .find((e) => e.startsWith('SVC_PORT=')) ?? '',
+  )?.[1] ?? '';
 
 let work: string;
 let runner: Runner;
@@ -241,7 +236,9 @@ describe(`npm install -g of svc-sync-${VERSION}.tgz, dev dependencies omitted, a
 
 describe('docs/deploy/Dockerfile, replayed without a container runtime', () => {
   it('is a slim Node 24 image, installs and runs as a non-root user, keeps state in /data, checks /healthz with node', () => {
-    expect(only('FROM')).toBe('node:24-slim');
+    // Every stage on the one pinned Node 24 image (dockerfile.test.ts reads the rest).
+    expect(new Set(steps.filter(([w]) => w === 'FROM').map(([, rest]) => rest.split(' ')[0]))).toEqual(new Set(['${NODE_IMAGE}']));
+    expect(only('ARG')).toMatch(/^NODE_IMAGE=node:24\.\d+\.\d+-bookworm-slim$/);
     const users = steps.map(([w, rest], i) => [w, rest, i] as const).filter(([w]) => w === 'USER');
     expect(users.length).toBeGreaterThan(0);
     expect(users.every(([, u]) => !/^(root|0)(:|$)/.test(u))).toBe(true);
@@ -250,9 +247,10 @@ describe('docs/deploy/Dockerfile, replayed without a container runtime', () => {
     expect(INSTALL_ARGS).toContain('--omit=dev');
     expect(only('WORKDIR')).toBe('/data');
     expect(execForm(only('VOLUME'))).toEqual(['/data']);
-    expect(only('EXPOSE')).toBe(PORT);
+    expect(PORT).toBe('8080');
+    expect(only('EXPOSE')).toBe('${SVC_PORT}');
     expect(HEALTHCHECK[0]).toBe('node');
-    expect(HEALTHCHECK.join(' ')).toContain(`http://127.0.0.1:${PORT}/healthz`);
+    expect(HEALTHCHECK.join(' ')).toContain("'http://127.0.0.1:' + process.env.SVC_PORT + '/healthz'");
     const entry = execForm(only('ENTRYPOINT'));
     expect(entry.slice(0, 2)).toEqual(['/usr/bin/tini', '--']);
     expect(entry.slice(2)).toEqual(['svc-sync']);
@@ -262,10 +260,10 @@ describe('docs/deploy/Dockerfile, replayed without a container runtime', () => {
   it('serve from the data folder passes the HEALTHCHECK; stopped by SIGTERM it exits 143 and the check fails', async () => {
     const data = owned('data');
     // Loopback and a free port here: a container has its own network, this machine does not.
-    const args = CMD.map((a) => (a === PORT ? '0' : a));
-    const child = spawn(bin, [...args, '--host', '127.0.0.1'], {
+    // SVC_PORT=0: a free port, which serve takes from the image's setting (CMD names none).
+    const child = spawn(bin, [...CMD, '--host', '127.0.0.1'], {
       cwd: data,
-      env: { ...env, COLUMNS: '1000', ...stack.env, SVC_WEBHOOK_SECRET: randomBytes(12).toString('hex') },
+      env: { ...env, COLUMNS: '1000', ...stack.env, SVC_PORT: '0', SVC_WEBHOOK_SECRET: randomBytes(12).toString('hex') },
       stdio: ['ignore', 'pipe', 'pipe'],
       ...as(),
     });
@@ -282,15 +280,15 @@ describe('docs/deploy/Dockerfile, replayed without a container runtime', () => {
         child.on('exit', (code) => reject(new Error(`serve exited ${code} before listening:\n${err}`)));
         void done.then(() => clearTimeout(guard));
       });
-      const check = HEALTHCHECK.map((a) => a.replace(`:${PORT}/`, `:${port}/`));
-      const healthy = await run(check[0]!, check.slice(1), { cwd: data, env, ...as() });
+      const check = HEALTHCHECK;
+      const healthy = await run(check[0]!, check.slice(1), { cwd: data, env: { ...env, SVC_PORT: port }, ...as() });
       expect({ code: healthy.code, stderr: healthy.stderr }).toEqual({ code: 0, stderr: '' });
       // State and queue in the data folder, the runner's.
       expect(fs.statSync(path.join(data, '.svc-sync', 'queue.db')).uid).toBe(runner.uid);
 
       child.kill('SIGTERM');
       expect((await done).code).toBe(143);
-      const after = await run(check[0]!, check.slice(1), { cwd: data, env, ...as() });
+      const after = await run(check[0]!, check.slice(1), { cwd: data, env: { ...env, SVC_PORT: port }, ...as() });
       expect(after.code).toBe(1);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -1,16 +1,17 @@
 /**
- * The systemd units shipped in docs/deploy/: read with a parser of this test's own for what an
- * admin relies on (an [Install] section, a non-root User=, the state folder writable under
- * ProtectSystem=strict, the exit codes the product gives), then checked by systemd's own
- * `systemd-analyze verify` and `security` where the machine has systemd-analyze. No test starts
- * them under systemd.
+ * The systemd units `svc-sync deploy systemd` writes for the install that runs it: read with a
+ * parser of this test's own for what an admin relies on (an [Install] section, a non-root User=,
+ * the state folder writable under ProtectSystem=strict, the exit codes the product gives, the
+ * install's Node and CLI by absolute path), checked by systemd's own `systemd-analyze verify` and
+ * `security`, their ExecStart run under systemd's PATH on this machine, whose /usr/bin/node is
+ * older than the floor. docs/deploy/ ships the same units written for an example install.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { packageRoot } from '../../fixtures/cli.js';
+import { BIN, packageRoot } from '../../fixtures/cli.js';
 import { EXIT } from '../../src/model/errors.js';
 
 const ROOT = packageRoot();
@@ -18,8 +19,16 @@ const DEPLOY = path.join(ROOT, 'docs', 'deploy');
 const SERVE = 'svc-sync.service';
 const SYNC = 'svc-sync-sync.service';
 const TIMER = 'svc-sync-sync.timer';
-/** Where the units expect the CLI: `npm install -g` with Node's usual prefix. */
-const INSTALLED_BIN = '/usr/local/bin/svc-sync';
+/** The example install docs/deploy's units are written for: Node and `npm install -g` under /usr/local. */
+const EXAMPLE = { node: '/usr/local/bin/node', cli: '/usr/local/lib/node_modules/svc-sync/bin/svc-sync.js' };
+/** This install, as the units name it. */
+const INSTALL = { node: process.execPath, cli: fs.realpathSync(BIN) };
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-sync-units-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const written = spawnSync(process.execPath, [BIN, 'deploy', 'systemd', '--out', dir], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: dir, COLUMNS: '1000' } });
+if (written.status !== 0) throw new Error(`svc-sync deploy systemd: exit ${written.status}\n${written.stderr}`);
+const generated = (f: string): string => fs.readFileSync(path.join(dir, f), 'utf8');
 
 /** section -> key -> every value given (a key may repeat; an empty value resets a list). */
 type Unit = Map<string, Map<string, string[]>>;
@@ -47,7 +56,7 @@ function parseUnit(text: string, file: string): Unit {
   return unit;
 }
 
-const units = new Map([SERVE, SYNC, TIMER].map((f) => [f, parseUnit(fs.readFileSync(path.join(DEPLOY, f), 'utf8'), f)]));
+const units = new Map([SERVE, SYNC, TIMER].map((f) => [f, parseUnit(generated(f), f)]));
 
 /** The one value of a key (the last, as systemd reads a single-valued key). */
 function value(file: string, section: string, key: string): string | undefined {
@@ -85,8 +94,8 @@ describe.each([
   [SYNC, 'sync'],
 ])('%s', (file, command) => {
   it(`runs svc-sync ${command} as a non-root user from the state folder`, () => {
-    const [bin, sub, ...args] = value(file, 'Service', 'ExecStart')!.split(/\s+/);
-    expect({ bin, sub }).toEqual({ bin: INSTALLED_BIN, sub: command });
+    const [node, cli, sub, ...args] = value(file, 'Service', 'ExecStart')!.split(/\s+/);
+    expect({ node, cli, sub }).toEqual({ ...INSTALL, sub: command });
     const known = flagsOf(command);
     expect(args.filter((a) => a.startsWith('-') && !known.includes(a))).toEqual([]);
     expect(value(file, 'Service', 'User')).toMatch(/^[a-z][a-z0-9-]*$/);
@@ -137,39 +146,63 @@ describe('the units', () => {
   });
 });
 
-/** systemd-analyze's version (252 for "systemd 252 (...)"), undefined when it is not installed. */
-function systemdAnalyze(): number | undefined {
-  const run = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' });
-  return run.status === 0 ? Number(/systemd (\d+)/.exec(run.stdout)?.[1] ?? 0) : undefined;
-}
-const analyzeVersion = systemdAnalyze();
-// `security --offline` came with systemd 250.
-const withAnalyze = analyzeVersion !== undefined ? it : it.skip;
-const withOffline = analyzeVersion !== undefined && analyzeVersion >= 250 ? it : it.skip;
+describe('the units as systemd runs them', () => {
+  const copies = [SERVE, SYNC, TIMER].map((f) => path.join(dir, f));
 
-describe(`systemd-analyze (${analyzeVersion === undefined ? 'not installed here: skipped' : `systemd ${analyzeVersion}`})`, () => {
-  // verify checks that ExecStart's program exists: the copies name this checkout's bin/svc-sync.js
-  // (what `npm install -g` links as /usr/local/bin/svc-sync); every other line is as shipped.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-sync-units-'));
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const copies = [SERVE, SYNC, TIMER].map((f) => {
-    const text = fs.readFileSync(path.join(DEPLOY, f), 'utf8').replaceAll(`${INSTALLED_BIN} `, `${path.join(ROOT, 'bin', 'svc-sync.js')} `);
-    fs.writeFileSync(path.join(dir, f), text);
-    return path.join(dir, f);
-  });
-
-  withAnalyze('verify: the units load with no warning about them', () => {
-    const run = spawnSync('systemd-analyze', ['verify', ...copies], { encoding: 'utf8', cwd: dir });
+  it('verify: the units load with no warning about them (systemd-analyze is on this machine)', () => {
+    const run = spawnSync('/usr/bin/systemd-analyze', ['verify', ...copies], { encoding: 'utf8', cwd: dir });
+    expect(run.error).toBeUndefined();
     const aboutOurs = `${run.stdout}${run.stderr}`.split('\n').filter((l) => l.includes('svc-sync'));
     expect({ status: run.status, aboutOurs }).toEqual({ status: 0, aboutOurs: [] });
   });
 
-  withOffline('security: each service is rated "OK" (exposure 2.0 or less of 10)', () => {
+  it('security: each service is rated "OK" (exposure 2.0 or less of 10)', () => {
     for (const unit of copies.filter((c) => c.endsWith('.service'))) {
       // --threshold is on systemd's 0-100 scale: 20 is 2.0.
-      const run = spawnSync('systemd-analyze', ['security', '--offline=yes', '--threshold=20', '--no-pager', unit], { encoding: 'utf8' });
+      const run = spawnSync('/usr/bin/systemd-analyze', ['security', '--offline=yes', '--threshold=20', '--no-pager', unit], { encoding: 'utf8' });
       const level = /Overall exposure level for \S+: ([\d.]+)/.exec(run.stdout)?.[1];
       expect({ unit: path.basename(unit), status: run.status, ok: Number(level) <= 2 }).toEqual({ unit: path.basename(unit), status: 0, ok: true });
     }
+  });
+
+  it("ExecStart under systemd's PATH (/usr/bin first, whose node is older) runs the install's Node", () => {
+    const systemdPath = ['-i', 'PATH=/usr/bin:/bin'];
+    const older = spawnSync('/usr/bin/env', [...systemdPath, 'node', '-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
+    expect(Number(older.split('.')[0])).toBeLessThan(22);
+    for (const file of [SERVE, SYNC]) {
+      const [node, cli] = value(file, 'Service', 'ExecStart')!.split(/\s+/);
+      const run = spawnSync('/usr/bin/env', [...systemdPath, node!, cli!, '--version'], { encoding: 'utf8' });
+      expect({ file, status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
+        file,
+        status: 0,
+        stdout: `${JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version}\n`,
+        stderr: '',
+      });
+    }
+    // What the units named before (the CLI alone, `#!/usr/bin/env node`) gets the older node there.
+    const shebang = spawnSync('/usr/bin/env', [...systemdPath, INSTALL.cli, '--version'], { encoding: 'utf8' });
+    expect({ status: shebang.status, stderr: shebang.stderr }).toEqual({ status: EXIT.USAGE, stderr: expect.stringContaining(`(this is ${older})`) });
+  });
+});
+
+describe('docs/deploy', () => {
+  it.each([[SERVE], [SYNC], [TIMER]])('ships %s as `svc-sync deploy systemd` writes it, for an install under /usr/local', (file) => {
+    const example = generated(file).replaceAll(INSTALL.node, EXAMPLE.node).replaceAll(INSTALL.cli, EXAMPLE.cli);
+    if (process.env.SVC_SYNC_UPDATE_SNAPSHOT === '1') fs.writeFileSync(path.join(DEPLOY, file), example);
+    expect(fs.readFileSync(path.join(DEPLOY, file), 'utf8')).toBe(example);
+  });
+});
+
+describe('deploy systemd, refused input: one line naming it, exit 2, nothing written', () => {
+  it.each([
+    [['--node', 'node'], '--node node: not an absolute path'],
+    [['--node', '/usr/bin/no-such-node'], '--node /usr/bin/no-such-node: not an executable file'],
+    [['--cli', '/opt/my svc/bin/svc-sync.js'], '--cli /opt/my svc/bin/svc-sync.js: holds a blank'],
+    [['--port', 'http'], '--port "http": must be a port number'],
+  ])('%j', (args, line) => {
+    const out = path.join(dir, 'refused');
+    const run = spawnSync(process.execPath, [BIN, 'deploy', 'systemd', '--out', out, ...args], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: dir, COLUMNS: '1000' } });
+    expect({ status: run.status, stdout: run.stdout, written: fs.existsSync(out) }).toEqual({ status: EXIT.USAGE, stdout: '', written: false });
+    expect(run.stderr.split('\n').filter((l) => l.includes(line))).toHaveLength(1);
   });
 });

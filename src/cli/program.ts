@@ -11,6 +11,7 @@ import { schemaCommand } from './commands/schema.js';
 import { doctorCommand } from './commands/doctor.js';
 import { queueCommand } from './commands/queue.js';
 import { serveCommand } from './commands/serve.js';
+import { deployCommand } from './commands/deploy.js';
 
 function version(): string {
   // dist/cli.js when bundled, dist/src/cli/ when built, src/cli/ when run from source (tests).
@@ -59,6 +60,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
   doctorCommand(program, setExit);
   serveCommand(program, setExit);
   queueCommand(program, setExit);
+  deployCommand(program, setExit);
   const globalNames = program.options
     .map((o) => o.long ?? o.short ?? '')
     .filter((n) => n !== '--version')

@@ -39,6 +39,7 @@ const DETAILS: Partial<Record<SettingName, string>> = {
   SVC_QUEUE_URL:
     '`postgres://` or `postgresql://` URL: keep the webhook queue in PostgreSQL instead of the SQLite file, shared by every `serve` on it (see [Several receivers](operations.md#several-receivers-the-queue-on-postgresql)). The password is never shown',
   SVC_QUEUE_LEASE_S: 'seconds after which a batch claimed by a receiver that stopped renewing it (crashed, killed, cut off) is claimed by another',
+  SVC_PORT: "`serve`'s port when `--port` is not given; the Dockerfile's `HEALTHCHECK` reads it too",
   SVC_SETTLE_S:
     'seconds the webhook worker gathers events after the first pending one; 0 starts a batch at once (see [Batches shaped by the budget](webhooks.md#batches-shaped-by-the-budget---settle))',
   SVC_LOG_FORMAT: 'stderr lines as `text` or `json`: one object a line, `{"time","level","msg"}`, for a log pipeline (see [Logs](administration.md#logs))',

@@ -65,6 +65,7 @@ export const SETTINGS = [
   { name: 'SVC_QUEUE_URL', deployment: true, commandFlag: '--queue-url <url>', help: 'the webhook queue in PostgreSQL' },
   { name: 'SVC_QUEUE_SCHEMA', deployment: true, default: 'svc_sync', help: "PostgreSQL schema of the queue's tables" },
   { name: 'SVC_QUEUE_LEASE_S', deployment: true, default: '60', help: 'seconds before a dead receiver’s claim is taken over' },
+  { name: 'SVC_PORT', deployment: true, commandFlag: '--port <n>', default: '8080', help: 'port serve listens on' },
   { name: 'SVC_SETTLE_S', deployment: true, commandFlag: '--settle <seconds>', default: '30', help: 'seconds the webhook worker gathers events' },
 ] as const satisfies readonly SettingRow[];
 

@@ -15,7 +15,7 @@ import { bool, secretValue } from '../../config/values.js';
 
 /** As commander hands them over, parsed (optionRules.ts). */
 interface ServeCommandOptions {
-  port: number;
+  port?: number;
   host: string;
   path: string;
   queue?: string;
@@ -27,8 +27,9 @@ interface ServeCommandOptions {
   publicWithoutSecret?: boolean;
 }
 
-function port(raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new ConfigError(`--port ${echo(raw)}: must be a port number from 0 to 65535`);
+/** --port (or SVC_PORT), of serve and of the units that run it. */
+export function port(raw: string, name = '--port'): number {
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new ConfigError(`${name} ${echo(raw)}: must be a port number from 0 to 65535`);
   return Number(raw);
 }
 
@@ -54,7 +55,7 @@ export function serveCommand(program: Command, setExit: SetExit): void {
   program
     .command('serve')
     .description("receive the platform's webhooks: store each event durably, then sync in coalesced batches")
-    .addOption(parsedOption('--port <n>', 'port to listen on', port, { value: DEFAULT_SERVE.port, shown: String(DEFAULT_SERVE.port) }))
+    .addOption(parsedOption('--port <n>', `port to listen on (env SVC_PORT, default: ${DEFAULT_SERVE.port})`, (raw) => port(raw)))
     .option('--host <addr>', 'address to listen on', DEFAULT_SERVE.host)
     .option('--path <path>', 'URL path the platform posts to', DEFAULT_SERVE.path)
     .option('--queue <path>', 'queue database (env SVC_QUEUE_PATH, default: .svc-sync/queue.db)')
@@ -83,6 +84,8 @@ export function serveCommand(program: Command, setExit: SetExit): void {
           const path = opts.path.startsWith('/') ? opts.path.replace(/\/+$/, '') || '/' : `/${opts.path}`;
           const size = opts.batchSize;
           const settleMs = opts.settle ?? hooks.settleMs;
+          // The flag, else SVC_PORT: a container's HEALTHCHECK reads the same variable.
+          const listen = opts.port ?? (top.SVC_PORT === undefined ? DEFAULT_SERVE.port : port(top.SVC_PORT, 'SVC_PORT:'));
           // A serve log is read later: every line carries its time, on a terminal too. --quiet keeps warnings and errors.
           const log: LogSink = (line, level = 'info') => void ((ctx.globals.quiet && level === 'info') || ctx.out.log(level, line, true));
           // Every connection (or the one --connection names), probed and given its processor.
@@ -95,7 +98,7 @@ export function serveCommand(program: Command, setExit: SetExit): void {
           const service = await serve({
             connections,
             host: opts.host,
-            port: opts.port,
+            port: listen,
             path,
             queue: hooks.queue,
             adminToken: hooks.adminToken,
