@@ -164,6 +164,19 @@ describe('the §7 site after platform changes between runs', () => {
   });
 });
 
+describe("a page owner's email changed", () => {
+  it('object donation <id> makes the fundraiser decision again from the mirror row: the slot moves to the owner as it is now', async () => {
+    stack.platform.update('user', 19_003, { email: 'new31@x.nl' });
+    stack.platform.update('action', 31, { owner: { id: 19_003, email: 'new31@x.nl' } });
+    await run(['sync']);
+    // The action's row follows; the gifts on it are projected again when their donations are.
+    await run(['object', 'donation', '22']);
+    want.accounts['P:new31@x.nl::'] = { person: true, LastName: 'new31', PersonEmail: 'new31@x.nl' };
+    want.softCredits['Donation_22:fundraiser'] = { ...want.softCredits['Donation_22:fundraiser'], Recipient: 'P:new31@x.nl::' };
+    await expectExact(['object', 'donation', '22']);
+  });
+});
+
 describe('serve after new and moved donations', () => {
   let child: ChildProcess | undefined;
   afterAll(() => {
@@ -203,7 +216,8 @@ describe('serve after new and moved donations', () => {
     await waitFor(() => (npc.records('GiftSoftCredit').some((s) => s.SvcSoftCreditKey__c === 'Donation_5:fundraiser') ? true : undefined), WAIT_MS, "the moved gift's slot");
     want.gifts.Donation_43 = gift(43, { label: 'Femke Kuip', Donor: 'P:femke@x.nl:kuip:femke', OriginalAmount: 3, TransactionDate: '2016-04-13', Campaign: 'Team_32' });
     want.gifts.Donation_5 = { ...want.gifts.Donation_5, Campaign: 'Action_31' };
-    want.softCredits['Donation_5:fundraiser'] = { Gift: 'Donation_5', Recipient: OWNER_31, Role: 'Solicitor', PartialPercent: 100 };
+    // Action 31's owner as the mirror holds it now (its email changed above).
+    want.softCredits['Donation_5:fundraiser'] = { Gift: 'Donation_5', Recipient: 'P:new31@x.nl::', Role: 'Solicitor', PartialPercent: 100 };
     child.kill('SIGTERM');
     await new Promise((resolve) => child?.once('exit', resolve));
     await expectExact();

@@ -108,8 +108,10 @@ export class GiftProjector {
   }
 
   /**
-   * A full run compares every donation's records with the org, as the mirror compares its rows:
-   * a gift or soft credit an admin deleted comes back. Incremental runs and serve trust the digests.
+   * A full run, `object` and `replay` compare every donation's records with the org, as the mirror
+   * compares its rows: a gift or soft credit an admin deleted comes back, and the decisions the
+   * mirror's rows drive (campaign, fundraiser) are made again. Incremental runs and serve trust
+   * the digests of donations unchanged since.
    */
   compareEveryDonation(): void {
     this.compareAll = true;

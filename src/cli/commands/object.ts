@@ -41,6 +41,8 @@ export function objectCommand(program: Command, setExit: SetExit): void {
         notFound: () => (missing ? `${type} ${id} is not on the platform (deleted or never existed)` : undefined),
         body: async (engine, deps) => {
           const key = keyFor(type, id);
+          // A record asked for by name is compared with the org, its gift too (as its mirror row is).
+          deps.gifts?.compareEveryDonation();
           await engine.syncRefs([{ type, id }]);
           const outcome = engine.report.outcomeOf(key);
           missing = outcome?.action === 'skip' && (outcome.reason ?? '').startsWith('not found on the platform');

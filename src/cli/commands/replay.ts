@@ -66,7 +66,9 @@ export function replayCommand(program: Command, setExit: SetExit): void {
       return runEngine(ctx, {
         command: 'replay',
         opts,
-        body: async (engine) => {
+        body: async (engine, deps) => {
+          // Records asked for by name are compared with the org, their gifts too (as their mirror rows are).
+          deps.gifts?.compareEveryDonation();
           const run = async (chunk: ObjectRef[]): Promise<void> => {
             // A ref an earlier chunk already synced (listed again, or written as a parent) is not synced twice.
             const fresh = chunk.filter((r) => engine.report.outcomeOf(keyFor(r.type, r.id)) === undefined);
