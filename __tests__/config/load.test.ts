@@ -5,7 +5,7 @@ import path from 'node:path';
 import { configErrorOf } from '../support/configError.js';
 import { loadRaw, settingsOf, platformSettings, redact, salesforceSettings } from '../../src/config/load.js';
 import { settleSeconds, webhookSettings } from '../../src/config/webhookSettings.js';
-import { maskQueueUrl } from '../../src/config/queueUrl.js';
+import { maskQueueUrl, pgConnectionUrl } from '../../src/config/queueUrl.js';
 
 const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));
 const TOKEN_ENV = { SVC_API_URL: 'http://127.0.0.1:1', SVC_API_KEY: 'k-123456', SF_INSTANCE_URL: 'http://127.0.0.1:2', SF_ACCESS_TOKEN: 'tok-abcdef' };
@@ -211,6 +211,17 @@ describe('number settings', () => {
     const raw = { SVC_QUEUE_URL: 'postgres://svc:p%40ss-w0rd@db.internal/svc' };
     expect(redact('could not connect to postgres://svc:p%40ss-w0rd@db.internal/svc (p@ss-w0rd)', raw)).toBe('could not connect to postgres://<credentials>@db.internal/svc (***)');
     expect(maskQueueUrl('postgres://svc:p%40ss-w0rd@db.internal/svc?sslmode=require')).toBe('postgres://svc:***@db.internal/svc?sslmode=require');
+  });
+
+  it('hands the driver verify-full for the sslmodes it treats so (issue 47, row 15), and nothing else changed', () => {
+    for (const mode of ['prefer', 'require', 'verify-ca']) {
+      expect(pgConnectionUrl(`postgres://svc:p%40ss@db.internal:5432/svc?sslmode=${mode}&application_name=x`)).toBe(
+        'postgres://svc:p%40ss@db.internal:5432/svc?sslmode=verify-full&application_name=x',
+      );
+    }
+    for (const url of ['postgres://svc@db/svc', 'postgres://svc@db/svc?sslmode=disable', 'postgres://svc@db/svc?sslmode=verify-full', 'postgres://svc@db/svc?uselibpqcompat=true&sslmode=require']) {
+      expect(pgConnectionUrl(url)).toBe(url);
+    }
   });
 });
 

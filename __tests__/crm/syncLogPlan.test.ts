@@ -30,3 +30,20 @@ describe('a ticked question key with no outcome of its own', () => {
     expect(plan([[k, { ...e, retryRequested: false }]], { Action_5: { action: 'update' } })).toEqual([]);
   });
 });
+
+describe('a ticked retry whose record was skipped (issue 47, row 13)', () => {
+  it('not on the platform, or skipped by a rule: Ignored with the reason and unticked, never Resolved', () => {
+    expect(plan([ticked('Donation_99999999')], { Donation_99999999: { action: 'skip', reason: 'not found on the platform (deleted or never existed): 404 by id' } })).toEqual([
+      { Key__c: 'Donation_99999999', Status__c: 'Ignored', RetryRequested__c: false, Message__c: 'retry: nothing to sync (not found on the platform (deleted or never existed): 404 by id)' },
+    ]);
+    expect(plan([ticked('Donation_7')], { Donation_7: { action: 'skip', reason: 'pending donation' } })).toEqual([
+      { Key__c: 'Donation_7', Status__c: 'Ignored', RetryRequested__c: false, Message__c: 'retry: nothing to sync (pending donation)' },
+    ]);
+  });
+
+  it('written: Resolved; an unticked error skipped is Resolved as before (its record is not to be written)', () => {
+    expect(plan([ticked('Donation_7')], { Donation_7: { action: 'update' } })).toEqual([expect.objectContaining({ Key__c: 'Donation_7', Status__c: 'Resolved', RetryRequested__c: false })]);
+    const [k, e] = ticked('Donation_7');
+    expect(plan([[k, { ...e, retryRequested: false }]], { Donation_7: { action: 'skip', reason: 'pending donation' } })).toEqual([expect.objectContaining({ Status__c: 'Resolved' })]);
+  });
+});

@@ -287,7 +287,7 @@ describe('Retry Requested on a record that cannot be synced', () => {
     expect(res.status).toBe(200);
   }
 
-  it('a removed question is Ignored, saying why; keys not in canonical form are refused with a reason; all unticked, none retried again', async () => {
+  it('a removed question and an id the platform does not have are Ignored, saying why; keys not in canonical form are refused with a reason; all unticked, none retried again', async () => {
     expect((await cli(stack, ['sync', '--all'], cwd)).code).toBe(0);
     const action = stack.platform.site.action.find((a) => (a.questions ?? []).length > 0)!;
     const removed = action.questions!.pop()!;
@@ -309,8 +309,12 @@ describe('Retry Requested on a record that cannot be synced', () => {
       RetryRequested__c: false,
       Message__c: `retry: not on the platform any more (action ${action.id} has no such question); nothing to sync`,
     });
-    // A record the platform answers 404 for: skipped as not found, so Resolved.
-    expect(stack.salesforce.get(ERRORS, missing)).toMatchObject({ Status__c: 'Resolved', RetryRequested__c: false });
+    // A record the platform answers 404 for: nothing was written, so not Resolved: Ignored, saying why.
+    expect(stack.salesforce.get(ERRORS, missing)).toMatchObject({
+      Status__c: 'Ignored',
+      RetryRequested__c: false,
+      Message__c: 'retry: nothing to sync (not found on the platform (deleted or never existed): 404 by id)',
+    });
     for (const key of malformed) {
       expect(stack.salesforce.get(ERRORS, key)).toMatchObject({ Status__c: 'Open', RetryRequested__c: false, Message__c: expect.stringMatching(/^retry refused: not a key svc-sync writes/) });
     }

@@ -2,7 +2,7 @@
  * The exit codes of the long runs, as pure functions of what happened (README "Exit codes"): the
  * commands gather the facts, these decide, and the tests can ask them directly.
  */
-import { EXIT, InterruptedError, OrgSetupError, exitCodeOf, type ExitCode } from '../model/errors.js';
+import { EXIT, InterruptedError, exitCodeOf, isOrgSetup, type ExitCode } from '../model/errors.js';
 
 const worst = (...codes: ExitCode[]): ExitCode => Math.max(...codes) as ExitCode;
 
@@ -23,9 +23,9 @@ export function engineRunStatus(r: {
   if (r.stopped === undefined && r.notFound && r.failed === 0 && short === EXIT.OK) return EXIT.NOT_FOUND;
   if (r.stopped === undefined) return worst(short, r.failed > 0 || r.notFound ? EXIT.PARTIAL : EXIT.OK);
   if (r.stopped instanceof InterruptedError) return worst(short, exitCodeOf(r.stopped));
-  // The org refuses every write of an object (doctor confirmed it): a configuration problem,
-  // whatever other objects the run wrote before it.
-  if (r.stopped instanceof OrgSetupError) return EXIT.USAGE;
+  // The org refuses every write of an object (doctor confirmed it), or a read names a field the
+  // org lacks: a configuration problem, whatever other objects the run wrote before it.
+  if (isOrgSetup(r.stopped)) return EXIT.USAGE;
   // Exit 2 promises "nothing written": once something was, a stop is a partial run.
   return worst(short, r.written > 0 ? EXIT.PARTIAL : worst(exitCodeOf(r.stopped), EXIT.PARTIAL));
 }

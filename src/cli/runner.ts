@@ -138,7 +138,7 @@ export async function runCommand<T>(
   const globals = { ...given, json: given.json || given.jsonLines };
   const deployment = opts.readSettings === false ? EMPTY_DEPLOYMENT : loadDeployment({ flags: settingFlags(globals), configPath: globals.config });
   // Said once, before the work, whatever --quiet says: a secret others can read is never fine.
-  if (deployment.exposed !== undefined) commandContext(globals, deployment, wholeDeployment(deployment), typed, false).out.warn(deployment.exposed);
+  for (const line of [deployment.exposed, deployment.untrusted]) if (line !== undefined) commandContext(globals, deployment, wholeDeployment(deployment), typed, false).out.warn(line);
   const mode = opts.connections ?? 'one';
   if (mode === 'deployment') {
     const chosen = deployment.top.SVC_CONNECTION === undefined ? undefined : chooseConnections(deployment, 'one')[0];

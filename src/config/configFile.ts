@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../model/errors.js';
 import { echo } from './echo.js';
+import { untrustedConfig } from './configTrust.js';
 import { SETTINGS, type SettingName } from './settingsTable.js';
 import type { RawSettings } from './values.js';
 
@@ -23,6 +24,8 @@ export interface ConfigFile {
   top: RawSettings;
   /** A line to warn with: the file holds secrets and others can read it (as ssh says of a key). */
   exposed?: string;
+  /** A line to warn with: others can write the file (configTrust.ts; refused outright when it could redirect secrets). */
+  untrusted?: string;
   connections?: Array<{ name: string; settings: RawSettings }>;
 }
 
@@ -55,6 +58,8 @@ export function readConfigFile(explicitPath: string | undefined, cwd = process.c
   if (connections !== undefined) out.connections = connectionsOf(connections, file, env);
   const exposed = exposedSecrets(file, [top, ...(isObject(connections) ? Object.values(connections) : [])]);
   if (exposed !== undefined) out.exposed = exposed;
+  const untrusted = untrustedConfig(file, [top, ...(out.connections ?? []).map((c) => c.settings)], env);
+  if (untrusted !== undefined) out.untrusted = untrusted;
   return out;
 }
 

@@ -35,6 +35,8 @@ export interface Deployment {
   connections: ConnectionConfig[];
   /** The config file holds secrets others can read: said once per command (configFile.ts). */
   exposed?: string;
+  /** Others can write the config file: said once per command (configTrust.ts). */
+  untrusted?: string;
 }
 
 export const DEFAULT_STATE_DIR = '.svc-sync';
@@ -54,7 +56,7 @@ export function loadDeployment(opts: LoadOptions = {}): Deployment {
   const flags = opts.flags ?? {};
   const file = readConfigFile(opts.configPath, opts.cwd, env);
   const top = mergeSources(flags, env, file.top);
-  const exposed = file.exposed === undefined ? {} : { exposed: file.exposed };
+  const exposed = { ...(file.exposed === undefined ? {} : { exposed: file.exposed }), ...(file.untrusted === undefined ? {} : { untrusted: file.untrusted }) };
   if (file.connections === undefined) return { named: false, top, connections: [{ ...topAsConnection(top), sources: sourcesOf(flags, {}, env, file.top) }], ...exposed };
   const connections = file.connections.map(({ name, settings }) => {
     for (const key of Object.keys(settings)) {

@@ -35,3 +35,26 @@ export function queueUrlPasswords(value: string | undefined): string[] {
     return [];
   }
 }
+
+/** sslmode values pg takes as verify-full today (and warns on each first use that v9 will weaken). */
+const PG_VERIFY_FULL_ALIASES = new Set(['prefer', 'require', 'verify-ca']);
+
+/**
+ * The URL handed to the PostgreSQL driver: an sslmode it treats as verify-full (prefer, require,
+ * verify-ca) is written as verify-full, what the driver does with it. The same checks of the
+ * server's certificate, without the driver's multi-line "SECURITY WARNING" beside our own line,
+ * and without a later driver quietly weakening them. With uselibpqcompat=true the URL asks for
+ * libpq's meanings itself and is left as written.
+ */
+export function pgConnectionUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return value;
+  }
+  const mode = url.searchParams.get('sslmode');
+  if (mode === null || !PG_VERIFY_FULL_ALIASES.has(mode) || url.searchParams.get('uselibpqcompat') === 'true') return value;
+  url.searchParams.set('sslmode', 'verify-full');
+  return url.toString();
+}

@@ -66,7 +66,8 @@ const RESOLVING = new Set(['insert', 'update', 'unchanged', 'skip']);
 /**
  * One record per failing key: Open (an Ignored one stays Ignored), attempts + 1, last failed now,
  * the retry box cleared (this run was the retry); a key failing afresh starts over at 1. Every
- * open or ignored error whose key succeeded in this run is Resolved.
+ * open or ignored error whose key succeeded in this run is Resolved, but a ticked retry skipped
+ * (not on the platform, or by a rule) is Ignored with the reason.
  */
 export function planErrors(input: PlanInput): ErrorPlan {
   const { open, outcomes, runKey, now, redact } = input;
@@ -97,6 +98,13 @@ export function planErrors(input: PlanInput): ErrorPlan {
     if (byKey.has(lower)) continue;
     const o = outcomes.outcomeOf(e.key);
     if (o === undefined || !RESOLVING.has(o.action)) continue;
+    if (o.action === 'skip' && e.status === 'Open' && e.retryRequested) {
+      // A ticked retry that wrote nothing (the record is not on the platform, or a rule skips
+      // it) did not fix the error: unticked and Ignored, with why, never Resolved.
+      const why = `retry: nothing to sync (${o.reason ?? 'skipped by a rule'})`;
+      byKey.set(lower, { [ERROR_KEY]: e.key, Status__c: 'Ignored', Message__c: cutLine(why, SHORT_TEXT), RetryRequested__c: false, ...run });
+      continue;
+    }
     resolved++;
     byKey.set(lower, { [ERROR_KEY]: e.key, Status__c: 'Resolved', ResolvedAt__c: now, RetryRequested__c: false, ...run });
   }

@@ -307,11 +307,12 @@ const ERROR_TABLE: readonly ErrorRule[] = [
     describe: (m, e) => `Salesforce did not answer: ${m}${triedOf(e)}; check that it is up and that ${m.startsWith('login URL ') ? 'SF_LOGIN_URL' : 'SF_INSTANCE_URL (or SF_LOGIN_URL)'} points at it`,
   },
   {
-    // A field missing or hidden by field-level security: every retry fails the same way; doctor names the fix.
+    // A field missing or hidden by field-level security: every retry fails the same way; doctor
+    // names the fix. A run it stops is stopped by the org's setup (README: exit 2), as org-setup-stop.
     kind: 'org-setup',
     matches: (e) => e instanceof SalesforceError && ['INVALID_FIELD', 'INVALID_FIELD_FOR_INSERT_UPDATE', 'INSUFFICIENT_ACCESS_ON_CROSS_REFERENCE_ENTITY'].includes(e.code),
     fatal: false,
-    exit: EXIT.PARTIAL,
+    exit: EXIT.USAGE,
     actions: ['svc-sync doctor'],
   },
   { kind: 'api-limit', matches: (e) => e instanceof ApiLimitError, fatal: true, exit: EXIT.PARTIAL, actions: ['run the same command again after the 24-hour window rolls over'] },
@@ -327,6 +328,9 @@ function ruleOf(error: unknown): ErrorRule {
 export const isFatal = (error: unknown): boolean => ruleOf(error).fatal;
 
 export const exitCodeOf = (error: unknown): ExitCode => ruleOf(error).exit;
+
+/** A stop the org's setup caused (a field missing or hidden, doctor's checks confirmed): exit 2, whatever was written before. */
+export const isOrgSetup = (error: unknown): boolean => ['org-setup', 'org-setup-stop'].includes(ruleOf(error).kind);
 
 /** What to run or fix next: the error's own advice, else its kind's. */
 export function actionsOf(error: unknown): string[] {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import fs from 'node:fs';
 import { settingsOf } from '../../config/load.js';
 import { claimOrg } from '../../config/orgRecord.js';
-import { ConfigError, messageOf, type ExitCode } from '../../model/errors.js';
+import type { ExitCode } from '../../model/errors.js';
 import type { LogResult } from '../../model/syncLog.js';
 import { OwnerIds, ownersFileIn } from '../../sync/ownerIds.js';
 import { RunReport } from '../../sync/report.js';
@@ -12,6 +12,7 @@ import { parseLimit, type Limit } from '../../sync/audit/auditGuard.js';
 import { runAudit, type AuditResult } from '../../sync/audit/auditRun.js';
 import { createAuditDeps, profileFileFor, type AuditDeps } from '../../sync/compose.js';
 import { renderAudit, writeDriftCsv } from '../render/auditTables.js';
+import { openReportFile } from '../render/csvReport.js';
 import { outputFileOf, runCommand, type CommandContext, type CommandResult, type SetExit } from '../runner.js';
 import { RunSession } from '../runSession.js';
 import { auditRunStatus } from '../runStatus.js';
@@ -37,11 +38,7 @@ interface AuditOptions {
 
 /** Fails before any request when the report file cannot be written: nothing half-done. */
 function checkWritable(file: string): void {
-  try {
-    fs.closeSync(fs.openSync(file, 'a'));
-  } catch (err) {
-    throw new ConfigError(`--report ${file}: cannot write there (${(err as NodeJS.ErrnoException).code ?? messageOf(err)})`);
-  }
+  fs.closeSync(openReportFile(file, 'a'));
 }
 
 /** Help after audit's options. */

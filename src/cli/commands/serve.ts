@@ -12,6 +12,7 @@ import { whereLines, whereOf } from '../where.js';
 import { parsedOption } from './optionRules.js';
 import type { LogSink } from '../../config/log.js';
 import { bool, secretValue } from '../../config/values.js';
+import { checkListenHost } from '../../config/listenHost.js';
 
 /** As commander hands them over, parsed (optionRules.ts). */
 interface ServeCommandOptions {
@@ -43,7 +44,7 @@ const SERVE_HELP = helpAfter({
   prose: [
     'The platform posts to http://HOST:PORT/webhooks/<SVC_WEBHOOK_SECRET> (or with an X-Webhook-Secret header).',
     'SIGTERM (or SIGHUP: the terminal closed) stops accepting, finishes the batch in flight and exits.',
-    'GET /healthz answers 503 while the queue is unreachable; GET /metrics serves Prometheus metrics.',
+    'GET /healthz answers 503 while the queue is unreachable or cannot store events; GET /metrics serves Prometheus metrics.',
     'With SVC_ADMIN_TOKEN set, GET /status shows a status page for a browser (sign in with the token).',
     'With SVC_QUEUE_URL, a batch claimed by a receiver that dies is claimed again after SVC_QUEUE_LEASE_S (default 60).',
     'With "connections" in the config file, one serve takes every site\'s webhooks: each is routed by its site_id (or posted to /webhooks/<name>); --connection NAME serves one.',
@@ -94,6 +95,8 @@ export function serveCommand(program: Command, setExit: SetExit): void {
           for (const c of chosen) checkWebhookSecret(c.raw, ctx.deployment.named ? c.name : undefined);
           const unsigned = chosen.filter((c) => secretValue(c.raw, 'SVC_WEBHOOK_SECRET') === undefined).map((c) => (ctx.deployment.named ? c.name : undefined));
           checkPublicWithoutSecret(opts.host, unsigned, opts.publicWithoutSecret === true || bool(top, 'SVC_WEBHOOK_PUBLIC_WITHOUT_SECRET'));
+          // Before the queue is made or locked: a host it cannot listen on leaves nothing behind.
+          await checkListenHost(opts.host);
           const connections = await serveConnections(chosen, ctx.deployment.connections, log, { batchSize: size });
           const service = await serve({
             connections,

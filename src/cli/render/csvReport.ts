@@ -3,7 +3,20 @@
  * row goes through the command's masker (a platform error may quote a secret), as stdout does.
  */
 import fs from 'node:fs';
+import { ConfigError, messageOf } from '../../model/errors.js';
 import type { RecordOutcome } from '../../model/outcomes.js';
+
+/**
+ * The --report file opened (`w`: made empty; `a`: only proven writable), or a usage error naming
+ * --report (exit 2) before anything runs: a missing folder is the user's input, not a failed run.
+ */
+export function openReportFile(file: string, flags: 'w' | 'a'): number {
+  try {
+    return fs.openSync(file, flags);
+  } catch (err) {
+    throw new ConfigError(`--report ${file}: cannot write there (${(err as NodeJS.ErrnoException).code ?? messageOf(err)})`);
+  }
+}
 
 const cell = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 
@@ -14,7 +27,7 @@ export class CsvReport {
     readonly file: string,
     private readonly mask: (text: string) => string,
   ) {
-    this.fd = fs.openSync(file, 'w');
+    this.fd = openReportFile(file, 'w');
     fs.writeSync(this.fd, 'object,key,action,changed_fields,reason,error_code,error_message,warnings\n');
   }
 

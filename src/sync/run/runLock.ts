@@ -13,7 +13,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { openSqlite, sqliteCode } from '../../model/sqlite.js';
 import { ConfigError, InterruptedError, RunLockedError } from '../../model/errors.js';
 import { sleep } from '../../model/sleep.js';
-import { writePrivateFile } from '../../model/privateFile.js';
+import { privateEmptyFile, writePrivateFile } from '../../model/privateFile.js';
 
 interface RunHolder {
   pid: number;
@@ -45,7 +45,8 @@ function handleOf(file: string): DatabaseSync {
   const idle = open.find((db) => !db.isTransaction);
   if (idle !== undefined) return idle;
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    // Owner-only, made exclusively: the folder 0700, the lock 0600.
+    privateEmptyFile(file);
     // No busy timeout: a held lock is reported (or waited for) by the caller, never blocks here.
     const db = openSqlite(file, { timeoutMs: 0 });
     handles.set(file, [...open, db]);

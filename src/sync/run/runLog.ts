@@ -12,6 +12,7 @@ import { canonicalRefOfKey } from '../../model/refs.js';
 import { echo } from '../../config/echo.js';
 import type { LogResult, LoggedCommand, RunOutcomeName, SyncLogPort } from '../../model/syncLog.js';
 import type { RunReport } from '../report.js';
+import { writePrivateFile } from '../../model/privateFile.js';
 
 /** The run record's Outcome__c, from the exit code table and what ended the run. */
 function outcomeName(r: { status: ExitCode; stopped: unknown; written: number }): RunOutcomeName {
@@ -137,7 +138,6 @@ export async function retentionIfDue(log: SyncLogPort, settings: SyncLogSettings
   }
   if (now - last < DAY_MS) return undefined;
   const done = await log.retention(soqlTime(now - settings.errorRetentionDays * DAY_MS), soqlTime(now - settings.runRetentionDays * DAY_MS));
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify({ retentionAt: new Date(now).toISOString() })}\n`, { mode: 0o600 });
+  writePrivateFile(file, `${JSON.stringify({ retentionAt: new Date(now).toISOString() })}\n`);
   return { deleted: done.deleted, calls: done.calls };
 }

@@ -7,7 +7,7 @@ import type { LogSink } from '../../config/log.js';
 import type pg from 'pg';
 import { lazyModule } from '../../model/lazyModule.js';
 import { QueueError } from '../../model/errors.js';
-import { queueUrlPasswords } from '../../config/queueUrl.js';
+import { pgConnectionUrl, queueUrlPasswords } from '../../config/queueUrl.js';
 
 /** Deadlock and serialization failures: the transaction is safe to run again. */
 /** Loaded when a PostgreSQL queue is opened: no other command pays for pg. */
@@ -33,7 +33,7 @@ export class PgDatabase {
   ) {
     this.passwords = queueUrlPasswords(url);
     this.pool = new (pgModule().Pool)({
-      connectionString: url,
+      connectionString: pgConnectionUrl(url),
       max: poolSize,
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,

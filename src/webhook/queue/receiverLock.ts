@@ -7,6 +7,7 @@
  * queue, so a symlink to the file is no way around it.
  */
 import { openDatabase, type DatabaseSync } from './sqliteDb.js';
+import { privateEmptyFile } from '../../model/privateFile.js';
 import { sqliteCode } from '../../model/sqlite.js';
 import { ConfigError } from '../../model/errors.js';
 import { queueFileError } from './errors.js';
@@ -33,6 +34,7 @@ export function acquireReceiverLock(queuePath: string): ReceiverLock {
   let db: DatabaseSync;
   try {
     // No busy timeout: a held lock must be reported at once, not waited for.
+    privateEmptyFile(file);
     db = openDatabase(file, { timeoutMs: 0 });
   } catch (error) {
     throw queueFileError(file, error);

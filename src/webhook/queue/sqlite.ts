@@ -13,7 +13,9 @@
  */
 import { openDatabase, pragma, statement, transaction, type DatabaseSync, type StatementSync } from './sqliteDb.js';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { privateEmptyFile } from '../../model/privateFile.js';
+import { ownerOnlyFolder } from '../../model/ownerOnly.js';
 import path from 'node:path';
 import type { OwnerPair } from '../../model/outcomes.js';
 import { isRefusedValue, QueueMissingError, queueFileError } from './errors.js';
@@ -81,7 +83,9 @@ function openQueueFile(file: string, create: boolean, access: 'read' | 'write'):
       if (refused !== undefined) throw refused;
       if (seen.kind === 'empty' && !create) throw notYetAQueue(file);
     }
-    if (missing) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    // Owner-only (folder 0700, file 0600: -wal and -shm get its mode), in a folder no one else can write (SQLite follows symlinks).
+    if (create) ownerOnlyFolder(path.dirname(path.resolve(file)), 'queue folder', 'SVC_QUEUE_PATH');
+    if (create) privateEmptyFile(file);
     const readOnly = access === 'read' && !create;
     db = openDatabase(file, { mustExist: !create, readOnly });
     // A CLI `queue` command may read while `serve` writes: wait for the lock instead of failing.
@@ -94,7 +98,7 @@ function openQueueFile(file: string, create: boolean, access: 'read' | 'write'):
     if (readOnly) return db;
     pragma(db, 'journal_mode = WAL');
     pragma(db, 'synchronous = FULL');
-    // BEGIN IMMEDIATE: a read-only file fails here, at start, not at the first event's 503.
+    // A write: a read-only file fails here, at start (exit 2), not at the first event's 503.
     migrateQueue(db, file, STEPS);
     return db;
   } catch (error) {

@@ -113,10 +113,10 @@ export function migrateQueue(db: DatabaseSync, file: string, steps: readonly str
       if (refused !== undefined) throw refused;
       const from = identity.kind === 'queue' ? identity.version : 0;
       for (let v = from; v < latest; v++) db.exec(steps[v] as string);
-      if (identity.kind !== 'queue' || identity.version !== latest) {
-        pragma(db, `application_id = ${QUEUE_APP_ID}`);
-        pragma(db, `user_version = ${latest}`);
-      }
+      if (identity.kind !== 'queue' || identity.version !== latest) pragma(db, `application_id = ${QUEUE_APP_ID}`);
+      // Written on every start, even unchanged: BEGIN IMMEDIATE succeeds on a file SQLite opened
+      // read-only (its folder writable), and only a write proves that events can be stored.
+      pragma(db, `user_version = ${latest}`);
     },
     'IMMEDIATE',
   );

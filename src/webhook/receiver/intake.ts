@@ -12,6 +12,7 @@ import { decodeBody, encodingOf } from './bodyEncoding.js';
 import { queueReason } from '../queue/publicReason.js';
 import type { EnqueueInput, EnqueueRejected, EnqueueResult } from '../queue/store.js';
 import type { QueueStore } from '../queue/store.js';
+import type { StoreHealth } from './storeHealth.js';
 
 const SECRET_HEADER = 'x-webhook-secret';
 
@@ -82,6 +83,8 @@ class GroupCommitter {
 export interface RouteContext {
   queue: QueueStore;
   log: LogSink;
+  /** Whether events can be stored now (/healthz), and the store failures summed in the log. */
+  store: StoreHealth;
   /** Answers an error and logs it with the status and the reason, never the URL (it may hold the secret). */
   refuse: (req: http.IncomingMessage, res: http.ServerResponse, status: number, error: string, headers?: Record<string, string>) => void;
 }
@@ -141,6 +144,7 @@ export function webhookIntake(ctx: RouteContext, opts: IntakeOptions): (req: htt
         const { intent } = routed;
         committer.add({ message: parsed.message, intent, raw, ...(routed.connection === '' ? {} : { connection: routed.connection }) }).then(
           (stored) => {
+            ctx.store.stored();
             if (stored.status !== 'ignored' || intent.kind !== 'ignored') return send(res, 200, { status: 'queued', id: stored.id });
             // The platform does not send it again: the log and /metrics say it was dropped, and why.
             const m = parsed.message;
@@ -151,8 +155,8 @@ export function webhookIntake(ctx: RouteContext, opts: IntakeOptions): (req: htt
           },
           (error: Error) => {
             if (error instanceof EventRejected) return refuse(req, res, 400, `event cannot be stored: ${oneLine(error.message, 200)}`);
-            // The detail (database, file) to the log only; the answer says what kind of trouble it is.
-            ctx.log(`webhook 503: queue ${ctx.queue.location}: ${oneLine(error.message, 300)}`, 'error');
+            // The detail (database, file) to the log only, summed up; the answer says what kind of trouble it is.
+            ctx.store.failed(error);
             send(res, 503, { error: queueReason(error) });
           },
         );

@@ -5,7 +5,8 @@
  * Answer codes: 200 stored (queued or recorded as ignored), 400 malformed (JSON {"error":reason}),
  * 401 secret missing or wrong (nothing stored), 404 unknown path, 405 wrong method (Allow header),
  * 413 body over the limit (decoded too), 415 a Content-Encoding other than gzip or deflate,
- * 503 the queue could not store the event (the platform retries).
+ * 503 the queue could not store the event (the platform retries). GET /healthz answers 503
+ * "degraded" from a failed store until one succeeds again.
  */
 import type { LogSink } from '../../config/log.js';
 import http from 'node:http';
@@ -19,6 +20,7 @@ import type { QueueCounts } from '../queue/store.js';
 import { send, webhookIntake, type RouteContext, type WebhookPath } from './intake.js';
 import { ConnectionRouter, type RouteTarget } from './routing.js';
 import type { QueueStore } from '../queue/store.js';
+import { StoreHealth } from './storeHealth.js';
 
 const DEFAULT_MAX_BODY_BYTES = 65_536;
 /** Enough for the platform's parallel deliveries many times over, far below a file descriptor limit. */
@@ -81,7 +83,7 @@ function onlyGet(ctx: RouteContext, req: http.IncomingMessage, res: http.ServerR
   return false;
 }
 
-/** GET /healthz: the queue's counts (the SQLite queue answers at once, PostgreSQL asynchronously; either may fail: 503). */
+/** GET /healthz: the queue's counts (the SQLite queue answers at once, PostgreSQL asynchronously; either may fail: 503 "unavailable"); 503 "degraded" while events cannot be stored. */
 function health(
   ctx: RouteContext,
   req: http.IncomingMessage,
@@ -91,6 +93,9 @@ function health(
   if (!onlyGet(ctx, req, res)) return;
   ctx.queue.counts().then(
     (counts: QueueCounts) => {
+      // Serving stores events before it answers 200: while it cannot (a full disk), it is not healthy.
+      const storing = ctx.store.problem();
+      if (storing !== undefined) return send(res, 503, { status: 'degraded', ...storing, queue: counts });
       const { connections, worker } = state();
       send(res, 200, { status: worker?.degraded ? 'degraded' : 'ok', queue: counts, connections, ...(worker?.details ?? {}) });
     },
@@ -154,6 +159,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
   const ctx: RouteContext = {
     queue: opts.queue,
     log,
+    store: new StoreHealth(opts.queue.location, log),
     refuse: (req, res, status, error, headers = {}) => {
       if (status === 401) wrongSecrets.failed(req.socket.remoteAddress, `${req.method ?? '?'}`);
       else log(`webhook ${status} ${req.method ?? '?'} from ${req.socket.remoteAddress ?? '?'}: ${error}`, status >= 500 ? 'error' : 'warn');
@@ -208,6 +214,7 @@ export async function startReceiver(opts: ReceiverOptions): Promise<Receiver> {
       new Promise<void>((resolve) => {
         server.close(() => {
           clearTimeout(force);
+          ctx.store.close();
           resolve();
         });
         server.closeIdleConnections();
