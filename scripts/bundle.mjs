@@ -21,7 +21,10 @@ if (!existsSync(entry)) {
   process.exit(2);
 }
 const GOT_FILE = './vendor/got.js';
-const common = { bundle: true, platform: 'node', format: 'esm', target: 'node22', sourcemap: true, logLevel: 'warning' };
+// Source maps are written beside the bundles for whoever debugs a build, without a
+// sourceMappingURL comment: the package ships the bundles alone (package.json "files"), and a
+// comment naming a file that is not there is a dangling reference.
+const common = { bundle: true, platform: 'node', format: 'esm', target: 'node22', sourcemap: 'external', logLevel: 'warning' };
 
 await build({
   ...common,
