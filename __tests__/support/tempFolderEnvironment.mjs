@@ -21,6 +21,9 @@ export default class TempFolderEnvironment extends TestEnvironment {
     await super.setup();
     this.previous = process.env.TMPDIR;
     this.dir = fs.mkdtempSync(path.join(BASE, `jest-${path.basename(this.testPath, '.test.ts')}-`));
+    // Readable by others, as the temp folder is: embedded PostgreSQL, run as the postgres user
+    // when the suite runs as root, reads the password file it writes here. Nobody else writes.
+    fs.chmodSync(this.dir, 0o755);
     // The worker's own environment: Node's os.tmpdir() reads it (the test's `process` is a copy).
     process.env.TMPDIR = this.dir;
     this.resources = process.getActiveResourcesInfo();
