@@ -26,7 +26,6 @@ export default class TempFolderEnvironment extends TestEnvironment {
     fs.chmodSync(this.dir, 0o755);
     // The worker's own environment: Node's os.tmpdir() reads it (the test's `process` is a copy).
     process.env.TMPDIR = this.dir;
-    this.resources = process.getActiveResourcesInfo();
   }
 
   async teardown() {
@@ -35,12 +34,6 @@ export default class TempFolderEnvironment extends TestEnvironment {
     const left = fs.existsSync(this.dir) ? fs.readdirSync(this.dir).filter((name) => name.startsWith('svc-')) : [];
     fs.rmSync(this.dir, { recursive: true, force: true });
     await super.teardown();
-    // What the file left running in the worker (a server, a child, a socket): said, as jest's
-    // "a worker process has failed to exit gracefully" does not say which file.
-    const running = process.getActiveResourcesInfo();
-    for (const r of this.resources) running.splice(running.indexOf(r), running.includes(r) ? 1 : 0);
-    const kept = running.filter((r) => r !== 'Timeout' && r !== 'TTYWrap');
-    if (kept.length > 0) process.stderr.write(`${path.relative(process.cwd(), this.testPath)} left running: ${kept.join(', ')}\n`);
     if (left.length > 0) {
       throw new Error(`${path.relative(process.cwd(), this.testPath)} left ${left.length} temporary folder(s) behind: ${left.sort().join(', ')} (remove what a test makes in afterAll / finally)`);
     }
