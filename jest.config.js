@@ -1,6 +1,7 @@
 /** ESM + TypeScript through ts-jest; type checking is done by `npm run typecheck`, so ts-jest only transpiles. */
 export default {
-  testEnvironment: 'node',
+  // Node's, with a temp folder per test file that must be left empty of svc-* (see the file).
+  testEnvironment: '<rootDir>/__tests__/support/tempFolderEnvironment.mjs',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {

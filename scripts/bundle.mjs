@@ -11,8 +11,24 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { fileURLToPath as toPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
+
+/**
+ * Node built-ins that only a request, a hash or a server needs, and that cost more to load than
+ * the rest of `--help` (node:http alone about as much as Node's own start). The CLI bundle gets
+ * each as a stand-in whose properties load the real module when first read: `--help`, `queue`
+ * and option errors never load them; a run loads each at its first use.
+ */
+const ON_USE_BUILTINS = ['http', 'https', 'tls', 'net', 'crypto', 'zlib'];
+const onUseBuiltin = (name) =>
+  [
+    'let real;',
+    `const load = () => (real ??= require('node:${name}'));`,
+    `for (const key of ${JSON.stringify(Object.keys(require(`node:${name}`)))})`,
+    '  Object.defineProperty(module.exports, key, { enumerable: true, get: () => load()[key] });',
+  ].join('\n');
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const entry = path.join(root, 'dist', 'src', 'cli', 'main.js');
@@ -21,7 +37,10 @@ if (!existsSync(entry)) {
   process.exit(2);
 }
 const GOT_FILE = './vendor/got.js';
-const common = { bundle: true, platform: 'node', format: 'esm', target: 'node22', sourcemap: true, logLevel: 'warning' };
+// Source maps are written beside the bundles for whoever debugs a build, without a
+// sourceMappingURL comment: the package ships the bundles alone (package.json "files"), and a
+// comment naming a file that is not there is a dangling reference.
+const common = { bundle: true, platform: 'node', format: 'esm', target: 'node22', sourcemap: 'external', logLevel: 'warning' };
 
 await build({
   ...common,
@@ -59,6 +78,24 @@ await build({
       name: 'got-bundled',
       setup(b) {
         b.onResolve({ filter: /^got$/ }, () => ({ path: GOT_FILE, external: true }));
+      },
+    },
+    {
+      name: 'builtins-on-use',
+      setup(b) {
+        const filter = new RegExp(`^node:(${ON_USE_BUILTINS.join('|')})$`);
+        // The stand-in's own require of the real module stays Node's (external).
+        b.onResolve({ filter }, (args) => (args.namespace === 'builtin-on-use' ? undefined : { path: args.path.slice('node:'.length), namespace: 'builtin-on-use' }));
+        b.onLoad({ filter: /.*/, namespace: 'builtin-on-use' }, (args) => ({ contents: onUseBuiltin(args.path) }));
+      },
+    },
+    {
+      // p-limit (and yocto-queue, its one dependency, installed beside it): small, and imported
+      // by the platform client at the top.
+      // Bundled, a start reads no package files for it.
+      name: 'p-limit-bundled',
+      setup(b) {
+        b.onResolve({ filter: /^(p-limit|yocto-queue)$/ }, (args) => ({ path: toPath(import.meta.resolve(args.path)) }));
       },
     },
     {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { configErrorOf } from '../support/configError.js';
 import { chooseConnections, everySettingGroup, loadDeployment } from '../../src/config/connections.js';
+import { tempFolders } from '../support/tempFolders.js';
 
-const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-connections-'));
+const tmp = tempFolders('svc-connections-');
 
 /** A config file in a fresh folder; its path. */
 function configIn(data: unknown): string {

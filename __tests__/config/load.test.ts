@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { configErrorOf } from '../support/configError.js';
 import { loadRaw, settingsOf, platformSettings, redact, salesforceSettings } from '../../src/config/load.js';
 import { settleSeconds, webhookSettings } from '../../src/config/webhookSettings.js';
 import { maskQueueUrl, pgConnectionUrl } from '../../src/config/queueUrl.js';
+import { tempFolders } from '../support/tempFolders.js';
 
-const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));
+const tmp = tempFolders('svc-config-');
 const TOKEN_ENV = { SVC_API_URL: 'http://127.0.0.1:1', SVC_API_KEY: 'k-123456', SF_INSTANCE_URL: 'http://127.0.0.1:2', SF_ACCESS_TOKEN: 'tok-abcdef' };
 
 const errorOf = configErrorOf;

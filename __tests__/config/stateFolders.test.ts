@@ -5,12 +5,13 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { configErrorOf } from '../support/configError.js';
 import { loadDeployment } from '../../src/config/connections.js';
+import { tempFolders } from '../support/tempFolders.js';
 
-const tmp = (): string => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-state-folders-')));
+const made = tempFolders('svc-state-folders-');
+const tmp = (): string => fs.realpathSync(made());
 
 function configWith(cwd: string, north: string, south: string): void {
   const entry = (site: number, url: string, dir: string): Record<string, unknown> => ({ SVC_SITE_ID: site, SF_INSTANCE_URL: url, SVC_STATE_DIR: dir });

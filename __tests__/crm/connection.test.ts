@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startSalesforceEmulator, type Emulator } from '../../fixtures/salesforce/emulator.js';
 import type { SalesforceLogin, SalesforceSettings } from '../../src/config/settings.js';
@@ -9,6 +8,9 @@ import { connectSalesforce } from '../../src/crm/connection.js';
 import { SalesforceAuthError } from '../../src/model/errors.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
 import { CLIENT, FAST, USER, segments, settingsFor } from './helpers.js';
+import { tempFolders } from '../support/tempFolders.js';
+
+const jwtFolder = tempFolders('svc-jwt-');
 
 let emu: Emulator | undefined;
 afterEach(async () => {
@@ -67,7 +69,7 @@ describe('connectSalesforce', () => {
 
   it('signs a JWT bearer assertion with the private key file', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'svc-jwt-'));
+    const dir = jwtFolder();
     const keyFile = path.join(dir, 'server.key');
     await writeFile(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
     emu = await startSalesforceEmulator({ users: [USER], jwtClients: [{ clientId: CLIENT.clientId, publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() }] });

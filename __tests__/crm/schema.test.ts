@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Emulator } from '../../fixtures/salesforce/emulator.js';
 import { checkOrg, everyWriteFails, fixesFor } from '../../src/crm/doctor.js';
@@ -10,12 +9,15 @@ import { SCHEMAS } from '../../src/mapping/schema.js';
 import { LOG_SCHEMAS } from '../../src/crm/syncLogSchema.js';
 import { setup } from './helpers.js';
 import { child, parseXml, type XmlNode } from '../support/xml.js';
+import { tempFolders } from '../support/tempFolders.js';
+
+const schemaFolder = tempFolders('svc-schema-');
 
 describe('schema export', () => {
   let dir: string;
   let files: string[];
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'svc-schema-'));
+    dir = schemaFolder();
     files = (await exportSource(dir)).files;
   });
 

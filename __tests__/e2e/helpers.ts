@@ -5,13 +5,13 @@
  */
 import { expect } from '@jest/globals';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { packageRoot, runCli, type CliResult } from '../../fixtures/cli.js';
 import type { Site, SiteOptions } from '../../fixtures/platform/site.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { EmulatorRecord } from '../../fixtures/salesforce/emulator.js';
 import type { ApiDonation, ApiQuestion, ResourceType } from '../../src/model/apiRecords.js';
+import { tempFolders } from '../support/tempFolders.js';
 
 // These tests spawn the built CLI (bin/svc-sync.js -> the bundle dist/cli.js): say so plainly
 // when it is not built, or older than what tsc emitted (tsc run alone, without the bundle step).
@@ -176,9 +176,8 @@ export const LOOKUPS_OF = (type: Synced): string[] => CASCADE[type].lookups;
  */
 export const isStartCheck = (e: { url: string }): boolean => e.url === '/v1/segments?page=1&per_page=1';
 
-export function tempCwd(label: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `svc-sync-e2e-${label}-`));
-}
+/** A test's working folder; every one a file makes is removed after its last test (tempFolders). */
+export const tempCwd: (label: string) => string = tempFolders('svc-sync-e2e-');
 
 export function removeDir(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });

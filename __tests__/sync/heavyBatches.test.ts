@@ -6,9 +6,6 @@
  * them (direct lookup, inherited lookups, the target's external reference).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { loadRaw, settingsOf } from '../../src/config/load.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
 import { SYNC_ORDER, type SyncableType } from '../../src/model/objects.js';
@@ -16,6 +13,9 @@ import { createPlatformSource } from '../../src/platform/source.js';
 import { BATCH_TEXT_BYTES, textSize } from '../../src/sync/batchBytes.js';
 import { SyncEngine } from '../../src/sync/engine.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
+import { tempFolders } from '../support/tempFolders.js';
+
+const cwdFolder = tempFolders('svc-heavy-');
 
 let stack: Stack;
 
@@ -40,7 +40,7 @@ describe('a sync of the heavy shape', () => {
     expect(html).toBeGreaterThan(BATCH_TEXT_BYTES);
     expect(site.action.every((a) => (a.description?.length ?? 0) >= 10_240 && (a.questions?.length ?? 0) >= 5)).toBe(true);
 
-    const settings = settingsOf(loadRaw({ env: stack.env, cwd: fs.mkdtempSync(path.join(os.tmpdir(), 'svc-heavy-')) }));
+    const settings = settingsOf(loadRaw({ env: stack.env, cwd: cwdFolder() }));
     const engine = new SyncEngine(createPlatformSource(settings.platform), await SalesforceSink.connect(settings.salesforce), {
       dryRun: false,
       force: false,

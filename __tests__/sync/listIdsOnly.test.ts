@@ -3,14 +3,14 @@
  * fails must come out as a failure (so it is retried), never silently missing from the run.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { loadRaw, settingsOf } from '../../src/config/load.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
 import { createPlatformSource } from '../../src/platform/source.js';
 import { SyncEngine } from '../../src/sync/engine.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
+import { tempFolders } from '../support/tempFolders.js';
+
+const cwdFolder = tempFolders('svc-ids-');
 
 let stack: Stack;
 beforeAll(async () => {
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 it('reports a record whose by-id fetch fails during a scan as failed, and writes the others', async () => {
-  const settings = settingsOf(loadRaw({ env: { ...stack.env, SVC_LIST_IDS_ONLY: 'true' }, cwd: fs.mkdtempSync(path.join(os.tmpdir(), 'svc-ids-')) }));
+  const settings = settingsOf(loadRaw({ env: { ...stack.env, SVC_LIST_IDS_ONLY: 'true' }, cwd: cwdFolder() }));
   const source = createPlatformSource(settings.platform, {}, { retries: 1, retryBaseMs: 10, retryMaxMs: 20 });
   const engine = new SyncEngine(source, await SalesforceSink.connect(settings.salesforce), { dryRun: false, force: false, strictParents: false, batchSize: 100 });
   const [bad, ...good] = stack.platform.site.segment;

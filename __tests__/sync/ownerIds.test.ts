@@ -1,10 +1,11 @@
 /** Issue 37, row 5: whose user fields each action's owner fields hold, kept by user id in the state folder. */
 import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { OwnerIds, ownersFileIn } from '../../src/sync/ownerIds.js';
 import { RunReport } from '../../src/sync/report.js';
+import { tempFolders } from '../support/tempFolders.js';
+
+const tmp = tempFolders('svc-owner-ids-');
 
 const FIELDS = { sent: 1, hash: 'x' };
 
@@ -21,7 +22,7 @@ function run(seen: Array<[number, number]>, settled: Array<[number, number]>, wr
 
 describe('OwnerIds', () => {
   it('records the user of each action written with its owner settled, forgets an action met without, and reads it back', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-owner-ids-'));
+    const dir = tmp();
     const file = ownersFileIn(dir);
     new OwnerIds(file)
       .record(
@@ -50,7 +51,7 @@ describe('OwnerIds', () => {
   });
 
   it('two processes on one file (sync beside serve): each merges its own changes, and sees the other after a refresh', () => {
-    const file = ownersFileIn(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-owner-ids-')));
+    const file = ownersFileIn(tmp());
     const serve = new OwnerIds(file);
     const sync = new OwnerIds(file);
     sync.record(run([[1, 10]], [[1, 10]], [1])).save();
@@ -63,7 +64,7 @@ describe('OwnerIds', () => {
   });
 
   it('a file that is not ours, or none, knows nothing', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-owner-ids-'));
+    const dir = tmp();
     expect(new OwnerIds(ownersFileIn(dir)).get(1)).toBeUndefined();
     fs.writeFileSync(ownersFileIn(dir), '{"owners": {"1": "10", "01": 5, "x": 3');
     expect(new OwnerIds(ownersFileIn(dir)).get(1)).toBeUndefined();

@@ -4,14 +4,14 @@
  * parent that exists but fails leaves the child failed, to be tried again, never linked wrong.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { loadRaw, settingsOf } from '../../src/config/load.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
 import { createPlatformSource } from '../../src/platform/source.js';
 import { SyncEngine, type EngineOptions } from '../../src/sync/engine.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
+import { tempFolders } from '../support/tempFolders.js';
+
+const cwdFolder = tempFolders('svc-engine-');
 
 let stack: Stack;
 
@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 async function engine(opts: Partial<EngineOptions> = {}): Promise<SyncEngine> {
-  const settings = settingsOf(loadRaw({ env: stack.env, cwd: fs.mkdtempSync(path.join(os.tmpdir(), 'svc-engine-')) }));
+  const settings = settingsOf(loadRaw({ env: stack.env, cwd: cwdFolder() }));
   // Few retries, so an injected outage is a failure rather than a wait.
   const source = createPlatformSource(settings.platform, {}, { retries: 1, retryBaseMs: 10, retryMaxMs: 20 });
   return new SyncEngine(source, await SalesforceSink.connect(settings.salesforce), { dryRun: false, force: false, strictParents: false, batchSize: 100, ...opts });

@@ -1,11 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../../src/model/errors.js';
 import { StateFile, WATERMARK_OVERLAP_MS, watermarkFrom } from '../../src/sync/run/state.js';
+import { tempFolders } from '../support/tempFolders.js';
 
-const tmpFile = (): string => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-state-')), 'sub', 'state.json');
+const tmp = tempFolders('svc-state-');
+const tmpFile = (): string => path.join(tmp(), 'sub', 'state.json');
 
 describe('sync state file', () => {
   it('starts empty when the file does not exist, and round-trips what it writes', () => {

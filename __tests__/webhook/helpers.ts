@@ -1,7 +1,6 @@
 /** Shared pieces of the webhook tests: temp queue files, HTTP posting, a recording processor. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import type { ObjectRef } from '../../src/model/objects.js';
 import type { BatchProcessor, ProcessOutcome, ProcessResult } from '../../src/webhook/worker/worker.js';
@@ -9,6 +8,10 @@ import { classifyEvent } from '../../src/sync/webhookEvents.js';
 import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
 import type { EnqueueInput } from '../../src/webhook/queue/store.js';
 import { WAIT_MS } from '../support/patience.js';
+import { tempFolders } from '../support/tempFolders.js';
+
+/** Every queue folder a file makes is removed after its last test, cleaned up or not. */
+const queueFolder = tempFolders('svc-sync-webhook-');
 
 /** An event as the receiver hands it to a queue: the message, its classification and the raw body. */
 export function eventInput(objectType: string, objectId: number, eventType: string): EnqueueInput {
@@ -23,7 +26,7 @@ export interface TempDir {
 }
 
 export function tempQueue(): TempDir {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-webhook-'));
+  const dir = queueFolder();
   return { dir, db: path.join(dir, 'queue.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -3,21 +3,21 @@
  * planner chooses reads only the recently changed pages instead of the whole collection.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { loadRaw, settingsOf } from '../../src/config/load.js';
 import type { Settings } from '../../src/config/settings.js';
 import type { ObjectRef } from '../../src/model/objects.js';
 import { createEngineProcessor } from '../../src/webhook/worker/processor.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
+import { tempFolders } from '../support/tempFolders.js';
+
+const cwdFolder = tempFolders('svc-narrow-');
 
 let stack: Stack;
 let settings: Settings;
 
 beforeAll(async () => {
   stack = await startStack({ site: { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 2, donations: 1500, newsletterSubscriptions: 0 } });
-  settings = settingsOf(loadRaw({ env: stack.env, cwd: fs.mkdtempSync(path.join(os.tmpdir(), 'svc-narrow-')) }));
+  settings = settingsOf(loadRaw({ env: stack.env, cwd: cwdFolder() }));
 });
 afterAll(async () => {
   await stack.close();

@@ -22,9 +22,20 @@ interface OutputOptions {
 /** The last command's log style: the line of an error that ends the process is written alike. */
 let style: { format: LogFormat; stamp: boolean } = { format: 'text', stamp: !process.stderr.isTTY };
 
+/**
+ * While a spinner's line is drawn on stderr (render/progress.ts), a line written begins with a
+ * carriage return: ora erases the spinner with escape sequences alone, and where they are not
+ * obeyed (a `script` transcript, a pager) the message would follow the spinner's text.
+ */
+let afterSpinner = false;
+export function spinnerDrawn(drawn: boolean): void {
+  afterSpinner = drawn;
+}
+const lineStart = (): string => (afterSpinner ? '\r' : '');
+
 /** A stderr line outside any command's Output (the closing error), already masked, in the log style. */
 export function stderrLine(level: LogLevel, masked: string): string {
-  return logText(style.format, level, masked, style.stamp);
+  return `${lineStart()}${logText(style.format, level, masked, style.stamp)}`;
 }
 
 /**
@@ -100,7 +111,7 @@ export class Output {
     const labelled = label === undefined ? text : text.startsWith('svc-sync: ') ? `svc-sync: ${label}: ${text.slice(10)}` : `${label}: ${text}`;
     const format = this.opts.logFormat ?? 'text';
     // A JSON record escapes line breaks itself; a text one shows them as \n.
-    process.stderr.write(`${logText(format, level, this.redact(format === 'json' ? labelled : oneRecord(labelled)), stamp)}\n`);
+    process.stderr.write(`${lineStart()}${logText(format, level, this.redact(format === 'json' ? labelled : oneRecord(labelled)), stamp)}\n`);
   }
 
   /**

@@ -20,7 +20,7 @@ import { CsvReport } from './render/csvReport.js';
 import { renderRun } from './render/runOutput.js';
 import { formatCount } from './render/text.js';
 import { RunSession } from './runSession.js';
-import { noteReportedSite, whereLines, whereOf, type Where } from './where.js';
+import { noteReportedSite, whereLines, whereOf, withKnownSite, type Where } from './where.js';
 import { engineRunStatus } from './runStatus.js';
 import { outputFileOf, type CommandContext, type CommandResult } from './runner.js';
 
@@ -133,7 +133,7 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     deps = await createDeps(settings, session.onWait, session.signal, learn, globals.dryRun);
     // Two connections on one org would overwrite each other's records: refused before the first.
     claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun, { warn: (w) => report.warn(w) });
-    where = whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name, deps.projection);
+    where = withKnownSite(whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name, deps.projection), deps.source.siteReported?.());
     // With --json the document holds it (result.where): stderr stays for what goes wrong.
     if (!ctx.globals.json) for (const line of whereLines(where, ctx.out.opts.label !== undefined)) ctx.out.info(line);
     const options = {

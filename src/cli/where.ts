@@ -35,6 +35,16 @@ function originOf(sources: Sources, setting: SettingName): Origin | undefined {
   return s === undefined ? undefined : { setting, source: s.from, alsoInFile: s.alsoFile };
 }
 
+/**
+ * SVC_SITE_ID unset: the site the platform's records named when a run last read one (kept in the
+ * platform profile), for the header and --json before this run reads any: a run with nothing to
+ * do reads none, and spends no request to ask.
+ */
+export function withKnownSite(w: Where, known: number | undefined): Where {
+  if (w.site.id === null && known !== undefined) w.site.reported = known;
+  return w;
+}
+
 export function whereOf(raw: RawSettings, sources: Sources, org: OrgIdentity | undefined, connection?: string, projection?: ProjectionChoice): Where {
   const siteFrom = originOf(sources, 'SVC_API_URL');
   // OAuth finds the org through its client; a given session through its instance URL.
@@ -59,7 +69,7 @@ const originText = (o: Origin | undefined): string => (o?.alsoInFile ? ` (${o.so
  */
 export function whereLines(w: Where, labelled = false): string[] {
   const named = w.connection !== undefined && !labelled ? `connection ${w.connection}: ` : '';
-  const site = w.site.id === null ? 'site ? (SVC_SITE_ID not set)' : `site ${w.site.id}`;
+  const site = w.site.id !== null ? `site ${w.site.id}` : w.site.reported === undefined ? 'site ? (SVC_SITE_ID not set)' : `site ${w.site.reported}, as the platform reports it (SVC_SITE_ID not set)`;
   const lines = [`${named}${site} at ${w.site.host}${originText(w.site.from)}`, `org ${w.org.orgId ?? '?'} at ${w.org.instanceHost}${originText(w.org.from)}`];
   return w.projection === undefined ? lines : [...lines, projectionLine(w.projection)];
 }

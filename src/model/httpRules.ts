@@ -100,32 +100,42 @@ interface ConnectOptions {
   servername?: string | undefined;
 }
 
-/** Node's agents, with each connection opened through the proxy's tunnel. */
-class TunnelHttpAgent extends http.Agent {
-  constructor(
-    private readonly proxy: URL,
-    private readonly timeoutMs: number,
-  ) {
-    super({ keepAlive: true });
-  }
-  override createConnection(options: ConnectOptions, created: Created): undefined {
-    openTunnel(this.proxy, String(options.host), String(options.port ?? 80), this.timeoutMs).then((s) => created(null, s), created);
-    return undefined;
-  }
-}
+type TunnelAgent = new (proxy: URL, timeoutMs: number) => http.Agent;
+let tunnelAgents: { http: TunnelAgent; https: TunnelAgent } | undefined;
 
-class TunnelHttpsAgent extends https.Agent {
-  constructor(
-    private readonly proxy: URL,
-    private readonly timeoutMs: number,
-  ) {
-    super({ keepAlive: true });
+/**
+ * Node's agents, with each connection opened through the proxy's tunnel. Made on first use, not
+ * when this module loads: the bundle loads node:http only when a request needs it (a class that
+ * extends http.Agent at the top would load it for `--help` too).
+ */
+function tunnelAgentClasses(): { http: TunnelAgent; https: TunnelAgent } {
+  if (tunnelAgents !== undefined) return tunnelAgents;
+  class TunnelHttpAgent extends http.Agent {
+    constructor(
+      private readonly proxy: URL,
+      private readonly timeoutMs: number,
+    ) {
+      super({ keepAlive: true });
+    }
+    override createConnection(options: ConnectOptions, created: Created): undefined {
+      openTunnel(this.proxy, String(options.host), String(options.port ?? 80), this.timeoutMs).then((s) => created(null, s), created);
+      return undefined;
+    }
   }
-  override createConnection(options: ConnectOptions & tls.ConnectionOptions, created: Created): undefined {
-    const host = String(options.host);
-    openTunnel(this.proxy, host, String(options.port ?? 443), this.timeoutMs).then((socket) => created(null, tls.connect({ ...options, socket, servername: options.servername ?? host })), created);
-    return undefined;
+  class TunnelHttpsAgent extends https.Agent {
+    constructor(
+      private readonly proxy: URL,
+      private readonly timeoutMs: number,
+    ) {
+      super({ keepAlive: true });
+    }
+    override createConnection(options: ConnectOptions & tls.ConnectionOptions, created: Created): undefined {
+      const host = String(options.host);
+      openTunnel(this.proxy, host, String(options.port ?? 443), this.timeoutMs).then((socket) => created(null, tls.connect({ ...options, socket, servername: options.servername ?? host })), created);
+      return undefined;
+    }
   }
+  return (tunnelAgents = { http: TunnelHttpAgent, https: TunnelHttpsAgent });
 }
 
 const agents = new Map<string, http.Agent>();
@@ -144,7 +154,8 @@ export function agentFor(url: string, timeoutMs: number): http.Agent | undefined
   const key = `${secure ? 's' : 'p'} ${parsed.href} ${timeoutMs}`;
   let agent = agents.get(key);
   if (agent === undefined) {
-    agent = secure ? new TunnelHttpsAgent(parsed, timeoutMs) : new TunnelHttpAgent(parsed, timeoutMs);
+    const Agent = tunnelAgentClasses()[secure ? 'https' : 'http'];
+    agent = new Agent(parsed, timeoutMs);
     agents.set(key, agent);
   }
   return agent;

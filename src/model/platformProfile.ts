@@ -36,6 +36,11 @@ export interface PlatformProfile {
   learnedAt: string;
   /** Whether responses carry X-RateLimit-* headers. */
   rateLimitHeaders?: boolean;
+  /**
+   * The site_id the platform's records carried (every record names its site): a later run that
+   * reads none (nothing changed) still names the site, without a request of its own.
+   */
+  site?: number;
   /** By collection path ("donations"). */
   collections: Record<string, CollectionProfile>;
 }
@@ -77,5 +82,7 @@ export function profileFor(saved: PlatformProfile | undefined, baseUrl: string, 
     else if (c.list === 'complete' && c.checkedAt !== undefined) Object.assign(kept, { list: 'complete', checkedAt: c.checkedAt });
     if (Object.keys(kept).length > 0) collections[path] = kept;
   }
-  return { baseUrl: url, learnedAt: new Date(now).toISOString(), collections };
+  // The site a base URL's records named stays with it, however old: a record of another site
+  // replaces it the next time one is read.
+  return { baseUrl: url, learnedAt: new Date(now).toISOString(), collections, ...(sameSite && saved.site !== undefined ? { site: saved.site } : {}) };
 }

@@ -96,6 +96,11 @@ export class PlatformClient {
     return this.siteId ?? this.reported;
   }
 
+  /** The first readable site_id of the records this client read, if it read one. */
+  siteRead(): number | undefined {
+    return this.reported;
+  }
+
   private note(records: readonly object[]): void {
     if (this.reported !== undefined) return;
     for (const r of records) {

@@ -44,6 +44,18 @@ export class ProfileLearner implements ShapeHost {
     return [...this.notes];
   }
 
+  /** The site the platform's records named, in this run or an earlier one. */
+  site(): number | undefined {
+    return this.profileValue.site;
+  }
+
+  /** The site this run's records named: kept (saved at once when it is news). */
+  siteRead(site: number): void {
+    if (this.profileValue.site === site) return;
+    this.profileValue.site = site;
+    this.changed();
+  }
+
   collection(type: ResourceType): CollectionProfile {
     const path = RESOURCES[type].path;
     return (this.profileValue.collections[path] ??= {});

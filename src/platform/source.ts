@@ -72,8 +72,11 @@ export class PlatformSource implements RecordSource {
     return this.learner.learned();
   }
 
+  /** SVC_SITE_ID, else the site this run's records named, else the one an earlier run's named. */
   siteReported(): number | undefined {
-    return this.client.siteReported();
+    const read = this.client.siteRead();
+    if (read !== undefined) this.learner.siteRead(read);
+    return this.client.siteReported() ?? this.learner.site();
   }
 
   /** Records per list page as this platform serves them (100 asked). */

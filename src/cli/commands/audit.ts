@@ -22,7 +22,7 @@ import { optionRules, parsedOption } from './optionRules.js';
 import { waitOption } from './runOptions.js';
 import { parseTypes } from './sync.js';
 import { helpAfter } from '../helpText.js';
-import { whereLines, whereOf, type Where } from '../where.js';
+import { whereLines, whereOf, withKnownSite, type Where } from '../where.js';
 
 /** As commander hands them over, parsed (optionRules.ts). */
 interface AuditOptions {
@@ -126,7 +126,7 @@ async function audit(ctx: CommandContext, opts: AuditOptions): Promise<CommandRe
     const learn = { profileFile: profileFileFor(undefined, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => profileWarnings.push(w) };
     const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, learn, writes);
     claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun, { warn: (w) => profileWarnings.push(w) });
-    const where = whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name);
+    const where = withKnownSite(whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name), deps.source.siteReported?.());
     // With --json the document holds it (result.where): stderr stays for what goes wrong.
     if (!ctx.globals.json) for (const line of whereLines(where, ctx.out.opts.label !== undefined)) ctx.out.info(line);
     const {

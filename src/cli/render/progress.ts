@@ -7,7 +7,7 @@
  */
 import type { Ora } from 'ora';
 import type { Progress, WriteStep } from '../../model/outcomes.js';
-import { stderrLine } from '../output.js';
+import { spinnerDrawn, stderrLine } from '../output.js';
 import { fit, formatCount } from './text.js';
 
 interface ProgressView {
@@ -144,6 +144,7 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = pr
       if (stopped) return;
       // discardStdin: false. ora would put stdin in raw mode, where Ctrl-C is a keypress, never SIGINT.
       spinner = ora({ stream, text: 'starting', discardStdin: false }).start();
+      spinnerDrawn(true);
       render();
     },
     // Missing from the install: the spinner is only a view, the run goes on without it.
@@ -164,7 +165,7 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = pr
     },
     announce(text) {
       spinner?.clear();
-      stream.write(`${text}\n`);
+      stream.write(`${spinner ? '\r' : ''}${text}\n`);
       spinner?.render();
     },
     requests(platform, salesforce) {
@@ -174,7 +175,13 @@ export function createProgress(enabled: boolean, stream: NodeJS.WriteStream = pr
     stop() {
       stopped = true;
       clearInterval(ticker);
-      spinner?.stop();
+      if (spinner === undefined) return;
+      spinner.stop();
+      // ora's erase is escape sequences alone: what follows starts at column 0 wherever they are
+      // not obeyed (a transcript, a pager) too, never after the spinner's text.
+      stream.write('\r');
+      spinner = undefined;
+      spinnerDrawn(false);
     },
   };
 }

@@ -81,13 +81,15 @@ export function readProfile(file: string): ProfileRead {
   if (typeof data.learnedAt !== 'string' || Number.isNaN(Date.parse(data.learnedAt))) return wrong('learnedAt is not a time');
   if (!isRecord(data.collections)) return wrong('no collections');
   if (data.rateLimitHeaders !== undefined && typeof data.rateLimitHeaders !== 'boolean') return wrong('rateLimitHeaders is not true or false');
+  if (data.site !== undefined && !(typeof data.site === 'number' && Number.isSafeInteger(data.site) && data.site > 0)) return wrong('site is not a site id');
   const collections: Record<string, CollectionProfile> = {};
   for (const [k, v] of Object.entries(data.collections)) {
     const c = collectionOf(v);
     if (typeof c === 'string') return wrong(`collections.${oneLine(k, 40)}: ${c}`);
     collections[k] = c;
   }
-  return { profile: { baseUrl: data.baseUrl, learnedAt: data.learnedAt, collections, ...(typeof data.rateLimitHeaders === 'boolean' ? { rateLimitHeaders: data.rateLimitHeaders } : {}) } };
+  const site = typeof data.site === 'number' ? { site: data.site } : {};
+  return { profile: { baseUrl: data.baseUrl, learnedAt: data.learnedAt, collections, ...(typeof data.rateLimitHeaders === 'boolean' ? { rateLimitHeaders: data.rateLimitHeaders } : {}), ...site } };
 }
 
 /** Written atomically (temp file, then rename); a failure to write is not worth failing a run for. */

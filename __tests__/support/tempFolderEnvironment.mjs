@@ -1,0 +1,41 @@
+// jest's Node environment, with a temporary folder of its own for each test file: TMPDIR points
+// into it while the file runs (os.tmpdir() in the test, and in the CLI that fixtures/cli.ts runs),
+// and when the file is done a `svc-*` folder or file still in it fails the file, naming what was
+// left behind. The suite once left about 85 such folders in the machine's temp folder a run. The
+// folder itself is removed either way, so a failing file leaves nothing behind either.
+import { TestEnvironment } from 'jest-environment-node';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The machine's temp folder, as the worker started: each file's folder goes in it. */
+const BASE = os.tmpdir();
+
+export default class TempFolderEnvironment extends TestEnvironment {
+  constructor(config, context) {
+    super(config, context);
+    this.testPath = context.testPath;
+  }
+
+  async setup() {
+    await super.setup();
+    this.previous = process.env.TMPDIR;
+    this.dir = fs.mkdtempSync(path.join(BASE, `jest-${path.basename(this.testPath, '.test.ts')}-`));
+    // Readable by others, as the temp folder is: embedded PostgreSQL, run as the postgres user
+    // when the suite runs as root, reads the password file it writes here. Nobody else writes.
+    fs.chmodSync(this.dir, 0o755);
+    // The worker's own environment: Node's os.tmpdir() reads it (the test's `process` is a copy).
+    process.env.TMPDIR = this.dir;
+  }
+
+  async teardown() {
+    if (this.previous === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = this.previous;
+    const left = fs.existsSync(this.dir) ? fs.readdirSync(this.dir).filter((name) => name.startsWith('svc-')) : [];
+    fs.rmSync(this.dir, { recursive: true, force: true });
+    await super.teardown();
+    if (left.length > 0) {
+      throw new Error(`${path.relative(process.cwd(), this.testPath)} left ${left.length} temporary folder(s) behind: ${left.sort().join(', ')} (remove what a test makes in afterAll / finally)`);
+    }
+  }
+}
