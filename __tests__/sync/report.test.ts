@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import type { RecordOutcome } from '../../src/model/outcomes.js';
 import { RunReport } from '../../src/sync/report.js';
 
 describe('RunReport', () => {
@@ -24,7 +25,7 @@ describe('RunReport', () => {
 
   it('lists every outcome but unchanged in order, plain inserts packed and made again as given', () => {
     const report = new RunReport();
-    const given = [
+    const given: RecordOutcome[] = [
       { object: 'Svc_Segment__c', key: 'Segment_7', action: 'insert' },
       { object: 'Svc_Donation__c', key: 'Donation_100050', action: 'insert' },
       { object: 'Svc_Donation__c', key: 'Donation_3', action: 'update', changes: { Name: { from: 'a', to: 'b' } } },
@@ -33,7 +34,7 @@ describe('RunReport', () => {
       { object: 'Svc_Donation__c', key: 'Donation_12', action: 'insert', warnings: ['no parent'] },
       { object: 'Svc_Donation__c', key: 'Donation_9', action: 'fail', error: { code: 'X', message: 'broken' } },
       { object: 'Svc_Donation__c', key: 'Donation_99999999', action: 'insert' },
-    ] as const;
+    ];
     for (const o of given) report.add({ ...o });
     report.add({ object: 'Svc_Donation__c', key: 'Donation_8', action: 'unchanged' });
     expect(report.records).toEqual(given);
