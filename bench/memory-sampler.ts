@@ -5,6 +5,7 @@
  * JavaScript heap, external memory (Buffers, ArrayBuffers) or neither.
  */
 import { writeFileSync } from 'node:fs';
+import { getHeapCodeStatistics, getHeapSpaceStatistics } from 'node:v8';
 
 const file = process.env.SVC_MEMORY_SAMPLES;
 if (file) {
@@ -18,16 +19,22 @@ if (file) {
     arrayBuffers: { bytes: 0, atMs: 0, rssThen: 0 },
   };
   const timeline: Array<[number, number, number, number]> = [];
+  /** Peak size of each V8 heap space (new, old, code, large objects ...): which part of the heap grew. */
+  const spaces: Record<string, number> = {};
+  let code = 0;
   const sample = (): void => {
     const m = process.memoryUsage();
     const at = Math.round(performance.now() - started);
     for (const k of Object.keys(peak) as Figure[]) if (m[k] > peak[k].bytes) peak[k] = { bytes: m[k], atMs: at, rssThen: m.rss };
+    for (const s of getHeapSpaceStatistics()) spaces[s.space_name] = Math.max(spaces[s.space_name] ?? 0, s.space_size);
+    const c = getHeapCodeStatistics();
+    code = Math.max(code, c.code_and_metadata_size + c.bytecode_and_metadata_size);
     if (timeline.length === 0 || at - (timeline[timeline.length - 1]?.[0] ?? 0) >= 1000) timeline.push([at, m.rss, m.heapUsed, m.external]);
   };
   const timer = setInterval(sample, 50);
   timer.unref();
   process.on('exit', () => {
     sample();
-    writeFileSync(file, JSON.stringify({ peak, endMs: Math.round(performance.now() - started), timeline }));
+    writeFileSync(file, JSON.stringify({ peak, spaces, code, endMs: Math.round(performance.now() - started), timeline }));
   });
 }

@@ -28,4 +28,16 @@ describe('the --json document written in pieces', () => {
     expect(line).toBe(JSON.stringify(value));
     expect(line).not.toContain('\n');
   });
+
+  it('writes an iterable list (a run outcome log) as the array it lists, without copying it; Maps and Sets as JSON.stringify does', () => {
+    function* outcomes(): Generator<object> {
+      yield { key: 'Donation_1', action: 'insert' };
+      yield { key: 'Donation_2', action: 'skip', reason: 'x' };
+    }
+    const listed = [...outcomes()];
+    const value = { result: { records: { [Symbol.iterator]: outcomes }, none: { [Symbol.iterator]: function* () {} }, map: new Map([[1, 2]]), set: new Set([1]) } };
+    const expected = { result: { records: listed, none: [], map: {}, set: {} } };
+    expect([...jsonPieces(value, '', 3)].join('')).toBe(JSON.stringify(expected, null, 2));
+    expect([...jsonPieces(value, '', 3, false)].join('')).toBe(JSON.stringify(expected));
+  });
 });

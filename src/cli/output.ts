@@ -142,7 +142,8 @@ const JSON_STREAM_DEPTH = 3;
  * text of JSON.stringify(value), on one line.
  */
 export function* jsonPieces(value: unknown, indent: string, depth: number, pretty = true): Generator<string> {
-  const plain = depth > 0 && typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+  const list = depth > 0 && isList(value);
+  const plain = list || (depth > 0 && typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON !== 'function');
   if (!plain) {
     const text = (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) ?? 'null';
     yield indent === '' || !pretty ? text : text.replace(/\n/g, `\n${indent}`);
@@ -150,15 +151,14 @@ export function* jsonPieces(value: unknown, indent: string, depth: number, prett
   }
   if (!pretty) return yield* compactPieces(value, depth);
   const inner = `${indent}  `;
-  if (Array.isArray(value)) {
-    if (value.length === 0) return yield '[]';
-    yield '[\n';
-    for (let i = 0; i < value.length; i++) {
-      yield inner;
-      yield* jsonPieces(value[i], inner, depth - 1);
-      yield i < value.length - 1 ? ',\n' : '\n';
+  if (list) {
+    let first = true;
+    for (const item of value as Iterable<unknown>) {
+      yield first ? `[\n${inner}` : `,\n${inner}`;
+      first = false;
+      yield* jsonPieces(item, inner, depth - 1);
     }
-    return yield `${indent}]`;
+    return yield first ? '[]' : `\n${indent}]`;
   }
   // As JSON.stringify: members whose value cannot be written are left out.
   const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined && typeof v !== 'function' && typeof v !== 'symbol');
@@ -173,14 +173,26 @@ export function* jsonPieces(value: unknown, indent: string, depth: number, prett
   yield `${indent}}`;
 }
 
+/**
+ * An array, or a list written as one (a run's outcomes, outcomeLog.ts): iterable, and not a
+ * string, Map or Set. Iterated, never copied: a million outcomes are made one at a time.
+ */
+function isList(value: unknown): value is Iterable<unknown> {
+  if (Array.isArray(value)) return true;
+  if (typeof value !== 'object' || value === null || value instanceof Map || value instanceof Set) return false;
+  return typeof (value as Partial<Iterable<unknown>>)[Symbol.iterator] === 'function';
+}
+
 /** jsonPieces on one line: the same members, no white space. */
 function* compactPieces(value: object, depth: number): Generator<string> {
-  if (Array.isArray(value)) {
+  if (isList(value)) {
     yield '[';
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) yield ',';
+    let first = true;
+    for (const item of value) {
+      if (!first) yield ',';
+      first = false;
       // As JSON.stringify: what cannot be written is null in an array.
-      yield* jsonPieces(value[i] === undefined || typeof value[i] === 'function' ? null : value[i], '', depth - 1, false);
+      yield* jsonPieces(item === undefined || typeof item === 'function' ? null : item, '', depth - 1, false);
     }
     return yield ']';
   }

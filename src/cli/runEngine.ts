@@ -186,7 +186,7 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
   if (stopped instanceof InterruptedError && o.held) stopped = interruptedLine(stopped, report, globals.dryRun, ctx.argv.map(shellWord).join(' '), run.stateFile);
   if (stopped instanceof InterruptedError && deps === undefined) throw stopped;
   // Nothing was attempted: a configuration or connection problem, reported as such.
-  if (stopped !== undefined && !(stopped instanceof InterruptedError) && (deps === undefined || (report.records.length === 0 && report.summary.size === 0))) {
+  if (stopped !== undefined && !(stopped instanceof InterruptedError) && (deps === undefined || (report.listed.size === 0 && report.summary.size === 0))) {
     // Salesforce answered and the org is this connection's: the org's log keeps the refusal too.
     if (deps !== undefined && where !== undefined) await logUnstarted(ctx, deps, { command: run.command, startedAt, stopped, report });
     throw stopped;
@@ -198,7 +198,7 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
   const shortfall = run.shortfall?.();
   const status = engineRunStatus({ stopped, written: report.written, failed: report.failed, shortfall, notFound: notFound !== undefined });
   // Failures by reason: the first whole, with `svc-sync doctor` next when a retry cannot fix it.
-  const failures = failureSummary(report.records, report.failed, run.fix ?? 'each failure is in the --json result, or listed by --verbose and --report FILE');
+  const failures = failureSummary(report.failures(), report.failed, run.fix ?? 'each failure is in the --json result, or listed by --verbose and --report FILE');
   const why = [...(report.failed > 0 ? [failures.why] : []), ...[shortfall, notFound].filter((t) => t !== undefined)];
   const resultNow = (): RunResult<E> => {
     const { command, ...built } = buildResult(run.command, globals.dryRun, report, ran.source.requests(), ran.sink.calls());

@@ -1,5 +1,6 @@
 /** Proof of absence from complete, unfiltered list scans (see ListCoverage). */
 import type { ApiRecord, ListPage } from '../model/apiRecords.js';
+import { IdTable } from '../model/idTable.js';
 
 /**
  * What this run has read of a collection's complete, unfiltered list: its ids and pages. Once
@@ -10,7 +11,8 @@ import type { ApiRecord, ListPage } from '../model/apiRecords.js';
  * (a scan that failed part-way, or a resumed one that started past page 1).
  */
 export class ListCoverage {
-  readonly ids = new Set<number>();
+  /** Off the heap: a million-record collection's ids are 9 MB here, not 30 MB of Set. */
+  readonly ids = new IdTable();
   private readonly pages = new Set<number>();
   private total: number | undefined;
   private totalPages = 0;

@@ -48,7 +48,7 @@ const notRetryableFix = (code: string): string | undefined => NOT_RETRYABLE[code
 const alike = (message: string): string => message.replace(/\b([A-Z][A-Za-z]*)_\d+(?:\.\d+)?\b/g, '$1_*').replace(/\s+/g, ' ');
 
 /** The failed records of a run, one group per object and reason, the largest first. */
-export function failureGroups(records: readonly RecordOutcome[]): FailureGroup[] {
+export function failureGroups(records: Iterable<RecordOutcome>): FailureGroup[] {
   const groups = new Map<string, FailureGroup>();
   for (const r of records) {
     if (r.action !== 'fail') continue;
@@ -75,7 +75,7 @@ export function groupPhrase(g: FailureGroup, maxMessage = 300): string {
  * The reason part of a partial run's closing line: the count, the first reason whole, how many
  * others; and the next command: `svc-sync doctor` when the first reason is one a retry cannot fix.
  */
-export function failureSummary(records: readonly RecordOutcome[], failed: number, retryFix: string): { why: string; next: string } {
+export function failureSummary(records: Iterable<RecordOutcome>, failed: number, retryFix: string): { why: string; next: string } {
   const groups = failureGroups(records);
   const head = `${failed} ${failed === 1 ? 'record' : 'records'} failed`;
   const first = groups[0];

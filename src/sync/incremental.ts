@@ -50,7 +50,7 @@ export function completedState(state: SyncState, run: RunProgress, report: RunRe
   for (const t of run.types) watermarks[t] = watermarkFrom(run.startedAt);
   const retry = new Map<string, ObjectRef>();
   for (const r of state.retry ?? []) if (!run.types.includes(r.type)) retry.set(`${r.type}:${r.id}`, r);
-  for (const o of report.records) {
+  for (const o of report.failures()) {
     // A gift projection failure (`Donation_20:gift`) retries its donation: mirrored again, projected again.
     const ref = o.action === 'fail' ? refOfKey(o.key.replace(/:(donor|campaign|gift|softCredit|refund)$/, '')) : undefined;
     if (ref) retry.set(`${ref.type}:${ref.id}`, ref);

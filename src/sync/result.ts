@@ -19,7 +19,8 @@ interface RunResultBase {
     platformByKind: PlatformRequestCounts;
     salesforceByKind: CrmCallCounts;
   };
-  records: RecordOutcome[];
+  /** Every outcome but "unchanged", in order: iterated (a large run's are not held as objects). */
+  records: Iterable<RecordOutcome>;
   missingParents: MissingParent[];
   /** Records attached to a parent outside the spec's objects (a donation form, the site): written with no lookups, TargetSvcId__c blank. */
   outsideParents: OutsideParent[];
@@ -48,7 +49,7 @@ export function buildResult(command: string, dryRun: boolean, report: RunReport,
     dryRun,
     summary,
     requests: { platform: platform.total, salesforce: salesforce.total, platformByKind: platform, salesforceByKind: salesforce },
-    records: report.records,
+    records: report.listed,
     missingParents: report.missingParents,
     outsideParents: report.outsideParents,
   };

@@ -159,9 +159,14 @@ function requestsLine(result: RunResult): string {
 export function renderHuman(result: RunResult, opts: HumanOptions): string {
   const sections: string[][] = [];
   sections.push([summaryTable(result, opts.columns), fit(requestsLine(result), opts.columns)]);
-  const by = (action: RecordOutcome['action']): RecordOutcome[] => result.records.filter((r) => r.action === action);
-  const inserts = by('insert');
-  if (opts.verbose && inserts.length > 0) sections.push(insertLines(inserts, opts.columns));
+  // One pass each over the run's outcomes, made into objects one at a time: inserts only when listed.
+  const by = (action: RecordOutcome['action']): RecordOutcome[] => {
+    const out: RecordOutcome[] = [];
+    for (const r of result.records) if (r.action === action) out.push(r);
+    return out;
+  };
+  const inserts = opts.verbose ? by('insert') : [];
+  if (inserts.length > 0) sections.push(insertLines(inserts, opts.columns));
   const updates = by('update');
   if (updates.length > 0) sections.push(updateBlocks(updates, opts));
   const skips = by('skip');

@@ -61,7 +61,7 @@ export async function logRun(log: SyncLogPort, f: RunFacts): Promise<LogResult> 
     salesforceCalls: f.salesforceCalls,
     summary: f.redact(f.summary),
   };
-  const failures = f.report.records.filter((o) => o.action === 'fail');
+  const failures = f.report.failures();
   try {
     return await log.record(run, { failures, outcomeOf: (key) => f.report.outcomeOf(key) }, f.redact);
   } catch (err) {

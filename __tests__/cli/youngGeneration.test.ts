@@ -1,0 +1,63 @@
+/**
+ * A command that reads records runs with V8's young generation capped (--max-semi-space-size):
+ * bin/svc-sync.js starts itself again once, in the same process (execve), before the bundle loads.
+ * Other commands start as they are, and a size the user chose is kept. A preload (--import) writes
+ * the process's final flags and pid at exit: the image that ran the command.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { packageRoot } from '../../fixtures/cli.js';
+
+const BIN = path.join(packageRoot(), 'bin', 'svc-sync.js');
+
+interface Ran {
+  status: number | null;
+  /** The flags node ran the command with, and whether it was the process spawned (same pid). */
+  execArgv: string[];
+  samePid: boolean;
+}
+
+function run(nodeArgs: string[], args: string[], nodeOptions = ''): Ran {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-young-'));
+  try {
+    const preload = path.join(dir, 'flags.mjs');
+    const out = path.join(dir, 'flags.json');
+    writeFileSync(
+      preload,
+      `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(${JSON.stringify(out)}, JSON.stringify({ execArgv: process.execArgv, pid: process.pid })));\n`,
+    );
+    const r = spawnSync(process.execPath, [...nodeArgs, '--import', preload, BIN, ...args], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, NODE_OPTIONS: nodeOptions },
+      cwd: dir,
+    });
+    const seen = JSON.parse(readFileSync(out, 'utf8')) as { execArgv: string[]; pid: number };
+    return { status: r.status, execArgv: seen.execArgv.filter((a) => a !== '--import' && !a.endsWith('flags.mjs')), samePid: seen.pid === r.pid };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('the young generation cap of commands that read records', () => {
+  it.each([['sync'], ['audit'], ['replay'], ['serve']])('%s runs with --max-semi-space-size=8, in the process started', (command) => {
+    expect(run([], [command, '--help'])).toEqual({ status: 0, execArgv: ['--max-semi-space-size=8'], samePid: true });
+  });
+
+  it('keeps the flags node was started with', () => {
+    expect(run(['--no-warnings'], ['sync', '--help'])).toEqual({ status: 0, execArgv: ['--max-semi-space-size=8', '--no-warnings'], samePid: true });
+  });
+
+  it.each([[['--help']], [['--version']], [['doctor', '--help']]])('%j starts once, as it is', (args) => {
+    expect(run([], args)).toEqual({ status: 0, execArgv: [], samePid: true });
+  });
+
+  it("leaves the user's own young generation size alone (a node flag or NODE_OPTIONS)", () => {
+    expect(run(['--max-semi-space-size=32'], ['sync', '--help']).execArgv).toEqual(['--max-semi-space-size=32']);
+    expect(run([], ['sync', '--help'], '--max-semi-space-size=16').execArgv).toEqual([]);
+    expect(run(['--semi-space-growth-factor=1'], ['sync', '--help']).execArgv).toEqual(['--semi-space-growth-factor=1']);
+  });
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from '@jest/globals';
+import { IdTable } from '../../src/model/idTable.js';
+
+describe('IdTable', () => {
+  it('holds what a Map holds, across the merges into its sorted arrays, ids in any order', () => {
+    const table = new IdTable();
+    const expected = new Map<number, number>();
+    // Over 65,536 ids: several merges; ids out of order, some set again, some removed.
+    for (let i = 0; i < 200_000; i++) {
+      const id = ((i * 7919) % 150_000) + 1;
+      const value = (i % 5) + (i % 11 === 0 ? 0 : 1);
+      table.set(id, value);
+      if (value === 0) expected.delete(id);
+      else expected.set(id, value);
+    }
+    expect(table.size).toBe(expected.size);
+    const wrong: number[] = [];
+    for (let id = 0; id <= 150_001; id++) if (table.get(id) !== (expected.get(id) ?? 0)) wrong.push(id);
+    expect(wrong).toEqual([]);
+    expect(table.has(150_001)).toBe(false);
+  });
+
+  it('counts each id once, whatever it is set to', () => {
+    const table = new IdTable();
+    table.add(5);
+    table.add(5);
+    table.set(5, 3);
+    table.add(2 ** 40);
+    expect(table.size).toBe(2);
+    table.set(5, 0);
+    expect([table.size, table.has(5), table.has(2 ** 40)]).toEqual([1, false, true]);
+  });
+});
