@@ -17,6 +17,7 @@ import { chooseFetchPlan, shouldProbe, type FetchPlan } from './planner.js';
 import type { RateLimitSnapshot } from './rateLimit.js';
 import type { ApiRecord, ApiRecordOf, ListPage, ResourceType } from '../model/apiRecords.js';
 import type { CollectionProfile, PlatformProfile } from '../model/platformProfile.js';
+import type { AbsenceProofs } from '../model/absenceProofs.js';
 
 /** One planning decision, kept for the run report, the bench and tests. */
 interface PlanRecord {
@@ -54,6 +55,9 @@ export class PlatformSource implements RecordSource {
   private readonly learner: ProfileLearner;
   /** The page openScan read, until its scan takes it. */
   private openedPage: { key: string; page: ListPage<ApiRecord> } | undefined;
+  /** Absences kept across runs (the state folder's), and the types whose complete scan this run has kept. */
+  private readonly proofs: AbsenceProofs | undefined;
+  private readonly proved = new Set<ResourceType>();
 
   constructor(
     readonly client: PlatformClient,
@@ -61,6 +65,15 @@ export class PlatformSource implements RecordSource {
     learn: LearnOptions = {},
   ) {
     this.learner = new ProfileLearner(learn, client.baseUrl, () => client.limitsReported(), listIdsOnly);
+    this.proofs = learn.proofs;
+  }
+
+  /**
+   * Records a later change names (a webhook's, an earlier failure's): a kept proof of their absence
+   * may no longer hold, so it is dropped and they are read.
+   */
+  named(type: ResourceType, ids: readonly number[]): void {
+    for (const id of ids) this.proofs?.drop(type, id);
   }
 
   /** What is known of the platform now (for the run state, doctor and the batch policy). */
@@ -93,7 +106,8 @@ export class PlatformSource implements RecordSource {
   async fetch<T extends ResourceType>(type: T, ids: number[], options: FetchOptions = {}): Promise<FetchResult<ApiRecordOf[T]>> {
     const wanted = [...new Set(ids)];
     const confirm = options.byId === true;
-    let todo = wanted.filter((id) => !this.known(type, id, confirm));
+    const named = options.namedBefore;
+    let todo = wanted.filter((id) => !this.known(type, id, confirm, named));
     const log: PlanRecord = { type, requested: wanted.length, uncached: todo.length, probed: false };
 
     if (todo.length > 0 && !this.idsOnly(type) && !confirm) {
@@ -108,7 +122,7 @@ export class PlatformSource implements RecordSource {
       if (shouldProbe(todo.length, total !== undefined, false)) {
         log.probed = true;
         total = (await this.readPage(type, 1, filter))?.totalEntries;
-        todo = todo.filter((id) => !this.known(type, id));
+        todo = todo.filter((id) => !this.known(type, id, false, named));
       }
       if (total !== undefined) {
         const read = this.pagesRead.get(key) ?? new Set<number>();
@@ -121,7 +135,7 @@ export class PlatformSource implements RecordSource {
           for (let page = 1; page <= Math.ceil(total / perPage); page++) if (!read.has(page)) pages.push(page);
           // Pages run concurrently; p-limit inside the client bounds them.
           await Promise.all(pages.map((page) => this.readPage(type, page, filter)));
-          todo = todo.filter((id) => !this.known(type, id));
+          todo = todo.filter((id) => !this.known(type, id, false, named));
         }
       }
     }
@@ -140,7 +154,7 @@ export class PlatformSource implements RecordSource {
       const record = this.records.get(type)?.get(id);
       if (record) result.records.set(id, asTyped(type, record));
       else if (this.missing.get(type)?.has(id)) result.notFound.push(id);
-      else if (!confirm && this.provenAbsent(type, id)) {
+      else if (!confirm && this.provenAbsent(type, id, named)) {
         result.notFound.push(id);
         absentFromScan.add(id);
       }
@@ -198,6 +212,7 @@ export class PlatformSource implements RecordSource {
     }
     let count = 0;
     const out = async (records: ApiRecordOf[T][]): Promise<Pick<ScanPage<ApiRecordOf[T]>, 'records' | 'failed'>> => {
+      this.exist(type, records);
       const done = await this.complete(type, records);
       count += done.records.length + done.failed.size;
       return done;
@@ -284,20 +299,35 @@ export class PlatformSource implements RecordSource {
     return `${type}?u=${filter.updatedAfter ?? ''}&c=${filter.createdAfter ?? ''}`;
   }
 
-  private known(type: ResourceType, id: number, ignoreScan = false): boolean {
-    return this.records.get(type)?.has(id) === true || this.missing.get(type)?.has(id) === true || (!ignoreScan && this.provenAbsent(type, id));
+  private known(type: ResourceType, id: number, ignoreScan = false, namedBefore?: string): boolean {
+    return this.records.get(type)?.has(id) === true || this.missing.get(type)?.has(id) === true || (!ignoreScan && this.provenAbsent(type, id, namedBefore));
   }
 
-  /** Not on the complete unfiltered list this run has read (and not since fetched by id). */
-  private provenAbsent(type: ResourceType, id: number): boolean {
+  /**
+   * Not on the complete unfiltered list this run has read (and not since fetched by id), or kept
+   * as absent by an earlier proof that nothing has named since and that still holds for this id:
+   * one made before the proof (up to the highest id a complete scan listed), or named by records
+   * made before it.
+   */
+  private provenAbsent(type: ResourceType, id: number, namedBefore?: string): boolean {
     const coverage = this.coverage.get(type);
-    return coverage !== undefined && !coverage.ids.has(id) && coverage.complete();
+    if (coverage !== undefined && coverage.complete()) return !coverage.ids.has(id);
+    const at = this.proofs?.has(type, id);
+    if (at === undefined) return false;
+    return id <= (this.proofs?.top(type) ?? 0) || (namedBefore !== undefined && Date.parse(namedBefore) <= Date.parse(at));
   }
 
   private store(type: ResourceType, records: ApiRecord[]): void {
     let byId = this.records.get(type);
     if (!byId) this.records.set(type, (byId = new Map()));
     for (const record of records) byId.set(record.id, record);
+    this.exist(type, records);
+  }
+
+  /** Records read from the platform exist: no kept proof says otherwise after this. */
+  private exist(type: ResourceType, records: readonly ApiRecord[]): void {
+    if (this.proofs === undefined) return;
+    for (const record of records) this.proofs.drop(type, record.id);
   }
 
   private notePage<T extends ResourceType>(type: T, filter: ScanFilter, page: ListPage<ApiRecordOf[T]>): void {
@@ -306,6 +336,11 @@ export class PlatformSource implements RecordSource {
       let coverage = this.coverage.get(type);
       if (!coverage) this.coverage.set(type, (coverage = new ListCoverage()));
       coverage.note(page, this.pageSizeOf(type));
+      // A complete scan's proof is kept at once: a stopped run's resume, the next runs and serve use it.
+      if (this.proofs !== undefined && !this.proved.has(type) && coverage.complete()) {
+        this.proved.add(type);
+        this.proofs.proveScan(type, coverage.ids, new Date().toISOString());
+      }
     }
     const key = this.listKey(type, filter);
     this.totals.set(key, page.totalEntries);
@@ -380,6 +415,7 @@ export class PlatformSource implements RecordSource {
           let gone = this.missing.get(type);
           if (!gone) this.missing.set(type, (gone = new Set()));
           gone.add(id);
+          this.proofs?.add(type, id, new Date().toISOString());
           return { notFound: true };
         }
         // Not cached: a later call in the run may try again.
