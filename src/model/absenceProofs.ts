@@ -18,6 +18,8 @@ export interface AbsenceProofs {
   add(type: ResourceType, id: number, at: string): void;
   /** Something named the record since (it may exist now): its proof, if any, no longer holds. */
   drop(type: ResourceType, id: number): void;
+  /** drop() of many ids at once (a list page's records): one change. */
+  dropAll(type: ResourceType, ids: readonly number[]): void;
   /** A complete, unfiltered scan at `at` listed these ids: every other id is absent; it replaces the type's earlier proofs. */
   proveScan(type: ResourceType, listed: ReadonlySet<number>, at: string): void;
 }

@@ -73,7 +73,7 @@ export class PlatformSource implements RecordSource {
    * may no longer hold, so it is dropped and they are read.
    */
   named(type: ResourceType, ids: readonly number[]): void {
-    for (const id of ids) this.proofs?.drop(type, id);
+    this.proofs?.dropAll(type, ids);
   }
 
   /** What is known of the platform now (for the run state, doctor and the batch policy). */
@@ -326,8 +326,10 @@ export class PlatformSource implements RecordSource {
 
   /** Records read from the platform exist: no kept proof says otherwise after this. */
   private exist(type: ResourceType, records: readonly ApiRecord[]): void {
-    if (this.proofs === undefined) return;
-    for (const record of records) this.proofs.drop(type, record.id);
+    this.proofs?.dropAll(
+      type,
+      records.map((r) => r.id),
+    );
   }
 
   private notePage<T extends ResourceType>(type: T, filter: ScanFilter, page: ListPage<ApiRecordOf[T]>): void {

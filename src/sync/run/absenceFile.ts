@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AbsenceProofs } from '../../model/absenceProofs.js';
 import { RESOURCES, type ResourceType } from '../../model/apiRecords.js';
+import { withoutCredentials } from '../../model/platformProfile.js';
 import { writePrivateFile } from '../../model/privateFile.js';
 
 const ABSENCE_FILE = 'absent.json';
@@ -109,12 +110,16 @@ export class AbsenceFile implements AbsenceProofs {
   private seen = '';
   private checkedAt = 0;
 
+  /** The API URL the proofs are of, without credentials (a user:password in it is never written). */
+  private readonly baseUrl: string;
+
   constructor(
     readonly file: string,
-    private readonly baseUrl: string,
+    baseUrl: string,
     /** A dry run reads the proofs but keeps nothing. */
     private readonly save = true,
   ) {
+    this.baseUrl = withoutCredentials(baseUrl);
     this.reload();
   }
 
@@ -142,8 +147,12 @@ export class AbsenceFile implements AbsenceProofs {
   }
 
   drop(type: ResourceType, id: number): void {
-    if (this.has(type, id) === undefined) return;
-    this.change(type, (ranges) => without(ranges, id));
+    this.dropAll(type, [id]);
+  }
+
+  dropAll(type: ResourceType, ids: readonly number[]): void {
+    const held = ids.filter((id) => this.has(type, id) !== undefined);
+    if (held.length > 0) this.change(type, (ranges) => held.reduce<Range[]>((out, id) => without(out, id), [...ranges]));
   }
 
   proveScan(type: ResourceType, listed: ReadonlySet<number>, at: string): void {
