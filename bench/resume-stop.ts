@@ -16,7 +16,7 @@ import path from 'node:path';
 import { BIN, READ_WHOLE, outputOf, runCli } from '../fixtures/cli.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import type { SiteOptions } from '../fixtures/platform/site.js';
-import { verifyMirror } from './live.js';
+import { settled, verifyMirror } from './live.js';
 import { siteFor } from './sites.js';
 
 const TARGET = 1.1;
@@ -54,16 +54,6 @@ async function wholeRun(): Promise<{ whole: number; records: number }> {
     await stack.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** The server's request count once no request has arrived for a while (those in flight answered). */
-async function settled(stack: Stack): Promise<number> {
-  let last = -1;
-  while (stack.platform.requests.total !== last) {
-    last = stack.platform.requests.total;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  return last;
 }
 
 async function stopAt(requests: number): Promise<Stopped> {
