@@ -17,7 +17,7 @@ import { chooseFetchPlan, shouldProbe, type FetchPlan } from './planner.js';
 import type { RateLimitSnapshot } from './rateLimit.js';
 import type { ApiRecord, ApiRecordOf, ListPage, ResourceType } from '../model/apiRecords.js';
 import type { CollectionProfile, PlatformProfile } from '../model/platformProfile.js';
-import type { AbsenceProofs } from '../model/absenceProofs.js';
+import { KeptAbsence } from './keptAbsence.js';
 
 /** One planning decision, kept for the run report, the bench and tests. */
 interface PlanRecord {
@@ -55,9 +55,8 @@ export class PlatformSource implements RecordSource {
   private readonly learner: ProfileLearner;
   /** The page openScan read, until its scan takes it. */
   private openedPage: { key: string; page: ListPage<ApiRecord> } | undefined;
-  /** Absences kept across runs (the state folder's), and the types whose complete scan this run has kept. */
-  private readonly proofs: AbsenceProofs | undefined;
-  private readonly proved = new Set<ResourceType>();
+  /** Absences kept across runs (the state folder's). */
+  private readonly kept: KeptAbsence;
 
   constructor(
     readonly client: PlatformClient,
@@ -65,15 +64,12 @@ export class PlatformSource implements RecordSource {
     learn: LearnOptions = {},
   ) {
     this.learner = new ProfileLearner(learn, client.baseUrl, () => client.limitsReported(), listIdsOnly);
-    this.proofs = learn.proofs;
+    this.kept = new KeptAbsence(learn.proofs);
   }
 
-  /**
-   * Records a later change names (a webhook's, an earlier failure's): a kept proof of their absence
-   * may no longer hold, so it is dropped and they are read.
-   */
+  /** Records a later change names (a webhook, a retry): a kept proof of their absence is dropped, they are read. */
   named(type: ResourceType, ids: readonly number[]): void {
-    this.proofs?.dropAll(type, ids);
+    this.kept.exist(type, ids);
   }
 
   /** What is known of the platform now (for the run state, doctor and the batch policy). */
@@ -106,8 +102,7 @@ export class PlatformSource implements RecordSource {
   async fetch<T extends ResourceType>(type: T, ids: number[], options: FetchOptions = {}): Promise<FetchResult<ApiRecordOf[T]>> {
     const wanted = [...new Set(ids)];
     const confirm = options.byId === true;
-    const named = options.namedBefore;
-    let todo = wanted.filter((id) => !this.known(type, id, confirm, named));
+    let todo = wanted.filter((id) => !this.known(type, id, confirm, options.namedBefore));
     const log: PlanRecord = { type, requested: wanted.length, uncached: todo.length, probed: false };
 
     if (todo.length > 0 && !this.idsOnly(type) && !confirm) {
@@ -122,7 +117,7 @@ export class PlatformSource implements RecordSource {
       if (shouldProbe(todo.length, total !== undefined, false)) {
         log.probed = true;
         total = (await this.readPage(type, 1, filter))?.totalEntries;
-        todo = todo.filter((id) => !this.known(type, id, false, named));
+        todo = todo.filter((id) => !this.known(type, id, false, options.namedBefore));
       }
       if (total !== undefined) {
         const read = this.pagesRead.get(key) ?? new Set<number>();
@@ -135,7 +130,7 @@ export class PlatformSource implements RecordSource {
           for (let page = 1; page <= Math.ceil(total / perPage); page++) if (!read.has(page)) pages.push(page);
           // Pages run concurrently; p-limit inside the client bounds them.
           await Promise.all(pages.map((page) => this.readPage(type, page, filter)));
-          todo = todo.filter((id) => !this.known(type, id, false, named));
+          todo = todo.filter((id) => !this.known(type, id, false, options.namedBefore));
         }
       }
     }
@@ -154,7 +149,7 @@ export class PlatformSource implements RecordSource {
       const record = this.records.get(type)?.get(id);
       if (record) result.records.set(id, asTyped(type, record));
       else if (this.missing.get(type)?.has(id)) result.notFound.push(id);
-      else if (!confirm && this.provenAbsent(type, id, named)) {
+      else if (!confirm && this.provenAbsent(type, id, options.namedBefore)) {
         result.notFound.push(id);
         absentFromScan.add(id);
       }
@@ -162,12 +157,7 @@ export class PlatformSource implements RecordSource {
     return result;
   }
 
-  /**
-   * A run's first request, before anything is written: the first page of its first scan. A base
-   * URL that is not the platform's API (a 404, a redirect, a body that is not the envelope) stops
-   * the run as a configuration error; otherwise the page is kept for that scan, so the check costs
-   * no request of its own.
-   */
+  /** A run's first request: its first scan's first page; a base URL that is not the platform's API (a 404, a redirect, no envelope) stops the run (ConfigError), else the page is kept for that scan. */
   async openScan(type: ResourceType, asked: ScanFilter): Promise<void> {
     const filter = this.learner.planned(type, asked);
     const page = Math.max(1, Math.floor(filter.fromPage ?? 1));
@@ -212,7 +202,7 @@ export class PlatformSource implements RecordSource {
     }
     let count = 0;
     const out = async (records: ApiRecordOf[T][]): Promise<Pick<ScanPage<ApiRecordOf[T]>, 'records' | 'failed'>> => {
-      this.exist(type, records);
+      this.kept.seen(type, records);
       const done = await this.complete(type, records);
       count += done.records.length + done.failed.size;
       return done;
@@ -243,11 +233,7 @@ export class PlatformSource implements RecordSource {
     if (reread) this.learner.reread(type, count);
   }
 
-  /**
-   * When the first page leaves keys to look for by id, the middle and last pages of the scan are
-   * read before it is handed out (the scan reads them anyway; they are kept for it), so the
-   * records sampled are spread over the list, not only its oldest.
-   */
+  /** When the first page leaves keys to look for by id, the scan's middle and last pages are read first (kept for it): samples spread over the list. */
   private async spreadPages<T extends ResourceType>(type: T, filter: ScanFilter, first: ListPage<ApiRecordOf[T]>, start: number): Promise<Map<number, ListPage<ApiRecordOf[T]>>> {
     const held = new Map<number, ListPage<ApiRecordOf[T]>>();
     if (first.totalPages <= start || !this.learner.wouldSample(type, first.records)) return held;
@@ -303,33 +289,17 @@ export class PlatformSource implements RecordSource {
     return this.records.get(type)?.has(id) === true || this.missing.get(type)?.has(id) === true || (!ignoreScan && this.provenAbsent(type, id, namedBefore));
   }
 
-  /**
-   * Not on the complete unfiltered list this run has read (and not since fetched by id), or kept
-   * as absent by an earlier proof that nothing has named since and that still holds for this id:
-   * one made before the proof (up to the highest id a complete scan listed), or named by records
-   * made before it.
-   */
+  /** Not on the complete unfiltered list this run has read (and not since fetched by id), or kept absent (KeptAbsence). */
   private provenAbsent(type: ResourceType, id: number, namedBefore?: string): boolean {
     const coverage = this.coverage.get(type);
-    if (coverage !== undefined && coverage.complete()) return !coverage.ids.has(id);
-    const at = this.proofs?.has(type, id);
-    if (at === undefined) return false;
-    return id <= (this.proofs?.top(type) ?? 0) || (namedBefore !== undefined && Date.parse(namedBefore) <= Date.parse(at));
+    return coverage?.complete() === true ? !coverage.ids.has(id) : this.kept.holds(type, id, namedBefore);
   }
 
   private store(type: ResourceType, records: ApiRecord[]): void {
     let byId = this.records.get(type);
     if (!byId) this.records.set(type, (byId = new Map()));
     for (const record of records) byId.set(record.id, record);
-    this.exist(type, records);
-  }
-
-  /** Records read from the platform exist: no kept proof says otherwise after this. */
-  private exist(type: ResourceType, records: readonly ApiRecord[]): void {
-    this.proofs?.dropAll(
-      type,
-      records.map((r) => r.id),
-    );
+    this.kept.seen(type, records);
   }
 
   private notePage<T extends ResourceType>(type: T, filter: ScanFilter, page: ListPage<ApiRecordOf[T]>): void {
@@ -338,11 +308,7 @@ export class PlatformSource implements RecordSource {
       let coverage = this.coverage.get(type);
       if (!coverage) this.coverage.set(type, (coverage = new ListCoverage()));
       coverage.note(page, this.pageSizeOf(type));
-      // A complete scan's proof is kept at once: a stopped run's resume, the next runs and serve use it.
-      if (this.proofs !== undefined && !this.proved.has(type) && coverage.complete()) {
-        this.proved.add(type);
-        this.proofs.proveScan(type, coverage.ids, new Date().toISOString());
-      }
+      this.kept.scanned(type, coverage);
     }
     const key = this.listKey(type, filter);
     this.totals.set(key, page.totalEntries);
@@ -379,11 +345,7 @@ export class PlatformSource implements RecordSource {
     }
   }
 
-  /**
-   * Records of a scanned page, complete: as listed, or fetched by id when lists are partial.
-   * Scanned records are not kept in the run cache: a scan hands each page to the engine once, and
-   * keeping them would make a backfill's memory grow with the collection.
-   */
+  /** Records of a scanned page, complete: as listed, or by id when lists are partial; not kept in the run cache (a backfill's memory would grow). */
   private async complete<T extends ResourceType>(type: T, listed: ApiRecordOf[T][]): Promise<Pick<ScanPage<ApiRecordOf[T]>, 'records' | 'failed'>> {
     if (!this.idsOnly(type)) return { records: listed, failed: new Map() };
     const outcomes = await Promise.all(listed.map(async (r) => ({ id: r.id, outcome: await this.fetchOne(type, r.id, false) })));
@@ -417,7 +379,7 @@ export class PlatformSource implements RecordSource {
           let gone = this.missing.get(type);
           if (!gone) this.missing.set(type, (gone = new Set()));
           gone.add(id);
-          this.proofs?.add(type, id, new Date().toISOString());
+          this.kept.notFound(type, id);
           return { notFound: true };
         }
         // Not cached: a later call in the run may try again.

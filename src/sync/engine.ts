@@ -14,7 +14,7 @@ import { SYNC_ORDER, type ObjectRef, type ObjectType, type SObjectName, type Syn
 import type { MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
 import type { CrmSink, RecordSource, ScanFilter, ObjectCheck } from '../model/ports.js';
 import { keyFor, refOfKey } from '../model/refs.js';
-import { ScanBatch } from './scanBatch.js';
+import { nextPage, ScanBatch } from './scanBatch.js';
 import { isParentType, RecordCache } from './run/cache.js';
 import type { OwnerFingerprint } from './ownerFields.js';
 import { Projection } from './projection.js';
@@ -63,8 +63,6 @@ interface SettledOwner extends OwnerPair {
 }
 
 const NOT_FOUND = 'not found on the platform (deleted or never existed)';
-/** Pages a scan takes after a stop: those read ahead already (a source that reads none ahead ends sooner). */
-const READ_AHEAD_AT_STOP = 4;
 /** How the absence was established: a request that answered 404, or a complete list scan (no request). */
 const NOT_FOUND_BY_ID = `${NOT_FOUND}: 404 by id`;
 const NOT_FOUND_IN_SCAN = `${NOT_FOUND}: not in a complete list scan`;
@@ -156,7 +154,6 @@ export class SyncEngine {
       // (its own change is still to be written): those are synced like any other.
       const ids = [...(byType.get(type) ?? [])].filter((id) => !this.synced(keyFor(type, id)));
       if (ids.length > 0) this.totals.set(type, ids.length);
-      // Named by a change since (a webhook, a retry): whatever was proven of their absence is read again.
       this.source.named?.(type, ids);
       for (let i = 0; i < ids.length; i += this.opts.batchSize) {
         this.checkStop();
@@ -166,24 +163,19 @@ export class SyncEngine {
     }
   }
 
-  /**
-   * Syncs whole collections from list scans (optionally narrowed by updated_after), page by page.
-   * A stop loses at most the page in flight: the pages already read are written, as one last
-   * batch, and the last of them saved (pageDone) before the stop is thrown.
-   */
+  /** Syncs whole collections from list scans (maybe narrowed by updated_after), page by page; a stop writes and saves the pages read, then is thrown. */
   async syncScan(types: readonly SyncableType[], filter: ScanFilter, hooks: ScanHooks = {}): Promise<void> {
     for (const type of SYNC_ORDER.filter((t) => types.includes(t))) {
-      this.checkStop();
       const batch = new ScanBatch<ApiRecordOf[SyncableType]>();
       const flush = async (): Promise<void> => {
         const { records, last } = batch.take();
-        await this.processRecords(type, records);
+        this.finishing = true;
+        await this.processRecords(type, records).finally(() => (this.finishing = false));
         if (last !== undefined) await hooks.pageDone?.(type, last);
       };
       const pages = this.source.scan(type, { ...filter, fromPage: hooks.startPage?.(type) ?? 1 })[Symbol.asyncIterator]();
-      let next = await this.nextPage(pages);
-      let afterStop = 0;
-      for (; next !== undefined && next.done !== true; next = await this.nextPage(pages)) {
+      let next = await nextPage(pages, this.opts.stop);
+      for (; next !== undefined && next.done !== true; next = await nextPage(pages, this.opts.stop)) {
         const page = next.value;
         this.totals.set(type, page.totalEntries);
         batch.add(page.records, page.page);
@@ -191,40 +183,15 @@ export class SyncEngine {
         this.reportFailures(type, page.failed, true);
         hooks.pageRecords?.(type, page.records, [...page.failed.keys()]);
         // Stopped: the pages already read (ahead) still come in, the rest is abandoned; then they are written.
-        if (this.opts.stop?.aborted === true) {
-          if (++afterStop > READ_AHEAD_AT_STOP) {
-            await pages.return?.();
-            next = undefined;
-            break;
-          }
-        } else if (batch.full(this.opts.batchSize)) {
-          await this.whole(flush);
-        }
+        if (this.opts.stop?.aborted !== true) {
+          if (batch.full(this.opts.batchSize)) await flush();
+        } else if (batch.pastStop()) break;
       }
-      await this.whole(flush);
-      // The whole list was read and written (a stop that came meanwhile is thrown after).
-      if (next !== undefined) await hooks.typeDone?.(type);
-      this.checkStop();
-    }
-  }
-
-  /** The scan's next page; undefined when the run was stopped and the page was abandoned. */
-  private async nextPage<T>(pages: AsyncIterator<T>): Promise<IteratorResult<T> | undefined> {
-    try {
-      return await pages.next();
-    } catch (error) {
-      if (this.opts.stop?.aborted === true) return undefined;
-      throw error;
-    }
-  }
-
-  /** A scan's batch, written whole even when a stop comes while it is written. */
-  private async whole(flush: () => Promise<void>): Promise<void> {
-    this.finishing = true;
-    try {
+      const whole = next?.done === true;
+      if (!whole) await pages.return?.();
       await flush();
-    } finally {
-      this.finishing = false;
+      if (whole) await hooks.typeDone?.(type);
+      this.checkStop();
     }
   }
 
@@ -260,9 +227,7 @@ export class SyncEngine {
     return this.report.outcomeOf(key) !== undefined && !this.writer.onlyRelinked(key);
   }
 
-  /** A scan's batch of pages already read is being written: a stop waits for it (platform requests it needs still end at once). */
-  private finishing = false;
-
+  private finishing = false; // a scan's batch of pages already read is being written: a stop waits for it
   private checkStop(): void {
     if (!this.finishing) this.opts.stop?.throwIfAborted();
   }
