@@ -142,6 +142,16 @@ export async function verifyMirror(stack: Stack, dir: string): Promise<{ exact: 
   }
 }
 
+/** The server's request count once no request has arrived for a while (those in flight answered). */
+export async function settled(stack: Stack): Promise<number> {
+  let last = -1;
+  while (stack.platform.requests.total !== last) {
+    last = stack.platform.requests.total;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  return last;
+}
+
 export { sleep } from '../src/model/sleep.js';
 
 /** Seeded, so every run posts the same events: the site generator's own generator. */

@@ -25,6 +25,7 @@ import { SyncEngine } from '../src/sync/engine.js';
 import { planIncremental, runIncremental } from '../src/sync/incremental.js';
 import { StateFile } from '../src/sync/run/state.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
+import { settled } from './live.js';
 
 /** The resumed run's requests at the defaults, before this change (commit 5565273, the profile kept). */
 const BEFORE = 21;
@@ -75,16 +76,6 @@ async function run(stack: Stack, dir: string, profile: PlatformProfile | undefin
     stopped = true;
   }
   return { requests: source.requests().total, stopped, profile: source.profile() };
-}
-
-/** The server's request count once no request has arrived for a while (those in flight answered). */
-async function settled(stack: Stack): Promise<number> {
-  let last = -1;
-  while (stack.platform.requests.total !== last) {
-    last = stack.platform.requests.total;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  return last;
 }
 
 async function main(): Promise<void> {

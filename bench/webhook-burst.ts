@@ -49,11 +49,14 @@ const onlyOneAtATime = process.argv.includes('--one-at-a-time');
 const vendorShape = process.argv.includes('--vendor-shape');
 const [events = 2000, donations = 1000, concurrency = 32, siteDonations = 5000] = process.argv
   .slice(2)
-  .filter((a) => !a.startsWith('--'))
+  .filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--dangling')
   .map(Number);
 
 /** The site parts 2 and 3 run on. */
-const siteOf = (): SiteOptions => defaultSite(siteDonations);
+/** `--dangling <share>`: that share of records on a parent the platform no longer has (real sites have them). */
+const danglingAt = process.argv.indexOf('--dangling');
+const dangling = danglingAt >= 0 ? Number(process.argv[danglingAt + 1]) : 0;
+const siteOf = (): SiteOptions => ({ ...defaultSite(siteDonations), danglingParents: dangling });
 
 class CountingProcessor implements BatchProcessor {
   calls = 0;

@@ -61,7 +61,7 @@ function profileFresh(learnedAt: string, now: number = Date.now()): boolean {
  * A URL without its user name and password (up to the last "@" before the path, as URL parsers
  * read it): the profile is a file on disk, and a password has no place in one.
  */
-const withoutCredentials = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1');
+export const withoutCredentials = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1');
 
 /**
  * The profile to start a run with: the saved one when it is for this base URL and fresh, else an

@@ -27,6 +27,11 @@ export interface FetchOptions {
    * confirms an orphan with a 404 (a record may have been created after its page was read).
    */
   byId?: boolean;
+  /**
+   * The latest created_at of the records naming these ids (parents of a batch): an absence kept
+   * from before then holds for them whatever their id (a parent exists before its children).
+   */
+  namedBefore?: string;
 }
 
 export interface ScanPage<T> {
@@ -78,6 +83,8 @@ export interface RecordSource {
   profile?(): PlatformProfile;
   /** The site the platform's records carry (site_id), once one was read. */
   siteReported?(): number | undefined;
+  /** Records a later change names (webhooks, retries): a kept proof of their absence no longer holds. */
+  named?(type: ResourceType, ids: readonly number[]): void;
 }
 
 export interface CrmSink {

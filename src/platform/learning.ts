@@ -1,6 +1,7 @@
 /** What the platform source learns with, and small readers of record values it compares. */
 import type { ResourceType } from '../model/apiRecords.js';
 import type { IncrementalMode } from '../config/settings.js';
+import type { AbsenceProofs } from '../model/absenceProofs.js';
 import type { PlatformProfile } from '../model/platformProfile.js';
 
 /** How the source learns the platform's list behaviour (see model/platformProfile.ts). */
@@ -19,6 +20,8 @@ export interface LearnOptions {
   incremental?: IncrementalMode | undefined;
   /** Told whenever the profile changes (to keep it at once: a killed run must not pay for it again). */
   onProfile?: ((profile: PlatformProfile) => void) | undefined;
+  /** Absences proven by earlier runs (and kept for later ones): a parent proven absent costs no request. */
+  proofs?: AbsenceProofs | undefined;
 }
 
 export const timeOf = (value: unknown): number => (typeof value === 'string' ? Date.parse(value) : NaN);

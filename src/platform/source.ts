@@ -17,6 +17,7 @@ import { chooseFetchPlan, shouldProbe, type FetchPlan } from './planner.js';
 import type { RateLimitSnapshot } from './rateLimit.js';
 import type { ApiRecord, ApiRecordOf, ListPage, ResourceType } from '../model/apiRecords.js';
 import type { CollectionProfile, PlatformProfile } from '../model/platformProfile.js';
+import { KeptAbsence } from './keptAbsence.js';
 
 /** One planning decision, kept for the run report, the bench and tests. */
 interface PlanRecord {
@@ -54,6 +55,8 @@ export class PlatformSource implements RecordSource {
   private readonly learner: ProfileLearner;
   /** The page openScan read, until its scan takes it. */
   private openedPage: { key: string; page: ListPage<ApiRecord> } | undefined;
+  /** Absences kept across runs (the state folder's). */
+  private readonly kept: KeptAbsence;
 
   constructor(
     readonly client: PlatformClient,
@@ -61,6 +64,12 @@ export class PlatformSource implements RecordSource {
     learn: LearnOptions = {},
   ) {
     this.learner = new ProfileLearner(learn, client.baseUrl, () => client.limitsReported(), listIdsOnly);
+    this.kept = new KeptAbsence(learn.proofs);
+  }
+
+  /** Records a later change names (a webhook, a retry): a kept proof of their absence is dropped, they are read. */
+  named(type: ResourceType, ids: readonly number[]): void {
+    this.kept.exist(type, ids);
   }
 
   /** What is known of the platform now (for the run state, doctor and the batch policy). */
@@ -96,7 +105,7 @@ export class PlatformSource implements RecordSource {
   async fetch<T extends ResourceType>(type: T, ids: number[], options: FetchOptions = {}): Promise<FetchResult<ApiRecordOf[T]>> {
     const wanted = [...new Set(ids)];
     const confirm = options.byId === true;
-    let todo = wanted.filter((id) => !this.known(type, id, confirm));
+    let todo = wanted.filter((id) => !this.known(type, id, confirm, options.namedBefore));
     const log: PlanRecord = { type, requested: wanted.length, uncached: todo.length, probed: false };
 
     if (todo.length > 0 && !this.idsOnly(type) && !confirm) {
@@ -111,7 +120,7 @@ export class PlatformSource implements RecordSource {
       if (shouldProbe(todo.length, total !== undefined, false)) {
         log.probed = true;
         total = (await this.readPage(type, 1, filter))?.totalEntries;
-        todo = todo.filter((id) => !this.known(type, id));
+        todo = todo.filter((id) => !this.known(type, id, false, options.namedBefore));
       }
       if (total !== undefined) {
         const read = this.pagesRead.get(key) ?? new Set<number>();
@@ -124,7 +133,7 @@ export class PlatformSource implements RecordSource {
           for (let page = 1; page <= Math.ceil(total / perPage); page++) if (!read.has(page)) pages.push(page);
           // Pages run concurrently; p-limit inside the client bounds them.
           await Promise.all(pages.map((page) => this.readPage(type, page, filter)));
-          todo = todo.filter((id) => !this.known(type, id));
+          todo = todo.filter((id) => !this.known(type, id, false, options.namedBefore));
         }
       }
     }
@@ -143,7 +152,7 @@ export class PlatformSource implements RecordSource {
       const record = this.records.get(type)?.get(id);
       if (record) result.records.set(id, asTyped(type, record));
       else if (this.missing.get(type)?.has(id)) result.notFound.push(id);
-      else if (!confirm && this.provenAbsent(type, id)) {
+      else if (!confirm && this.provenAbsent(type, id, options.namedBefore)) {
         result.notFound.push(id);
         absentFromScan.add(id);
       }
@@ -151,12 +160,7 @@ export class PlatformSource implements RecordSource {
     return result;
   }
 
-  /**
-   * A run's first request, before anything is written: the first page of its first scan. A base
-   * URL that is not the platform's API (a 404, a redirect, a body that is not the envelope) stops
-   * the run as a configuration error; otherwise the page is kept for that scan, so the check costs
-   * no request of its own.
-   */
+  /** A run's first request: its first scan's first page; a base URL that is not the platform's API (a 404, a redirect, no envelope) stops the run (ConfigError), else the page is kept for that scan. */
   async openScan(type: ResourceType, asked: ScanFilter): Promise<void> {
     const filter = this.learner.planned(type, asked);
     const page = Math.max(1, Math.floor(filter.fromPage ?? 1));
@@ -201,6 +205,7 @@ export class PlatformSource implements RecordSource {
     }
     let count = 0;
     const out = async (records: ApiRecordOf[T][]): Promise<Pick<ScanPage<ApiRecordOf[T]>, 'records' | 'failed'>> => {
+      this.kept.seen(type, records);
       const done = await this.complete(type, records);
       count += done.records.length + done.failed.size;
       return done;
@@ -231,11 +236,7 @@ export class PlatformSource implements RecordSource {
     if (reread) this.learner.reread(type, count);
   }
 
-  /**
-   * When the first page leaves keys to look for by id, the middle and last pages of the scan are
-   * read before it is handed out (the scan reads them anyway; they are kept for it), so the
-   * records sampled are spread over the list, not only its oldest.
-   */
+  /** When the first page leaves keys to look for by id, the scan's middle and last pages are read first (kept for it): samples spread over the list. */
   private async spreadPages<T extends ResourceType>(type: T, filter: ScanFilter, first: ListPage<ApiRecordOf[T]>, start: number): Promise<Map<number, ListPage<ApiRecordOf[T]>>> {
     const held = new Map<number, ListPage<ApiRecordOf[T]>>();
     if (first.totalPages <= start || !this.learner.wouldSample(type, first.records)) return held;
@@ -287,20 +288,21 @@ export class PlatformSource implements RecordSource {
     return `${type}?u=${filter.updatedAfter ?? ''}&c=${filter.createdAfter ?? ''}`;
   }
 
-  private known(type: ResourceType, id: number, ignoreScan = false): boolean {
-    return this.records.get(type)?.has(id) === true || this.missing.get(type)?.has(id) === true || (!ignoreScan && this.provenAbsent(type, id));
+  private known(type: ResourceType, id: number, ignoreScan = false, namedBefore?: string): boolean {
+    return this.records.get(type)?.has(id) === true || this.missing.get(type)?.has(id) === true || (!ignoreScan && this.provenAbsent(type, id, namedBefore));
   }
 
-  /** Not on the complete unfiltered list this run has read (and not since fetched by id). */
-  private provenAbsent(type: ResourceType, id: number): boolean {
+  /** Not on the complete unfiltered list this run has read (and not since fetched by id), or kept absent (KeptAbsence). */
+  private provenAbsent(type: ResourceType, id: number, namedBefore?: string): boolean {
     const coverage = this.coverage.get(type);
-    return coverage !== undefined && !coverage.ids.has(id) && coverage.complete();
+    return coverage?.complete() === true ? !coverage.ids.has(id) : this.kept.holds(type, id, namedBefore);
   }
 
   private store(type: ResourceType, records: ApiRecord[]): void {
     let byId = this.records.get(type);
     if (!byId) this.records.set(type, (byId = new Map()));
     for (const record of records) byId.set(record.id, record);
+    this.kept.seen(type, records);
   }
 
   private notePage<T extends ResourceType>(type: T, filter: ScanFilter, page: ListPage<ApiRecordOf[T]>): void {
@@ -309,6 +311,7 @@ export class PlatformSource implements RecordSource {
       let coverage = this.coverage.get(type);
       if (!coverage) this.coverage.set(type, (coverage = new ListCoverage()));
       coverage.note(page, this.pageSizeOf(type));
+      this.kept.scanned(type, coverage);
     }
     const key = this.listKey(type, filter);
     this.totals.set(key, page.totalEntries);
@@ -345,11 +348,7 @@ export class PlatformSource implements RecordSource {
     }
   }
 
-  /**
-   * Records of a scanned page, complete: as listed, or fetched by id when lists are partial.
-   * Scanned records are not kept in the run cache: a scan hands each page to the engine once, and
-   * keeping them would make a backfill's memory grow with the collection.
-   */
+  /** Records of a scanned page, complete: as listed, or by id when lists are partial; not kept in the run cache (a backfill's memory would grow). */
   private async complete<T extends ResourceType>(type: T, listed: ApiRecordOf[T][]): Promise<Pick<ScanPage<ApiRecordOf[T]>, 'records' | 'failed'>> {
     if (!this.idsOnly(type)) return { records: listed, failed: new Map() };
     const outcomes = await Promise.all(listed.map(async (r) => ({ id: r.id, outcome: await this.fetchOne(type, r.id, false) })));
@@ -383,6 +382,7 @@ export class PlatformSource implements RecordSource {
           let gone = this.missing.get(type);
           if (!gone) this.missing.set(type, (gone = new Set()));
           gone.add(id);
+          this.kept.notFound(type, id);
           return { notFound: true };
         }
         // Not cached: a later call in the run may try again.

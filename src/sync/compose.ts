@@ -20,7 +20,9 @@ import { assertPlatformApi, checkPlatform, PlatformClient, type PlatformCheck } 
 import { createPlatformSource, PlatformSource, type LearnOptions } from '../platform/source.js';
 import { keysRead } from '../mapping/keysRead.js';
 import type { PlatformProfile } from '../model/platformProfile.js';
-import { profileFileBeside, readProfile, writeProfile } from './run/profileFile.js';
+import { ProfileWatch, profileFileBeside, readProfile, writeProfile } from './run/profileFile.js';
+import { AbsenceFile, absenceFileBeside } from './run/absenceFile.js';
+import type { AbsenceProofs } from '../model/absenceProofs.js';
 import { SyncEngine, type EngineOptions } from './engine.js';
 import { GiftProjector, type SharedLookups } from './giftProjector.js';
 import { donorLinksBeside } from './gifts/donorLinksFile.js';
@@ -88,15 +90,18 @@ function learning(learn: LearnFrom): LearnOptions {
 export const profileFileFor = (stateFile: string | undefined, stateDir: string): string => profileFileBeside(stateFile ?? `${stateDir}/state.json`);
 
 /** A command's platform source: waits told with their end (a live view counts down), the profile learned and kept. */
-function commandSource(settings: Settings, onNote: OnNote, stop: AbortSignal | undefined, learn: LearnFrom): PlatformSource {
+function commandSource(settings: Settings, onNote: OnNote, stop: AbortSignal | undefined, learn: LearnFrom, proofs?: AbsenceProofs): PlatformSource {
   return createPlatformSource(
     settings.platform,
     { onWait: (w) => onNote(w.message, Date.now() + w.seconds * 1000), ...(stop ? { stop } : {}) },
     undefined,
     // What it learns is reported once, with the run's result (RecordSource.learned).
-    learning(learn),
+    { ...learning(learn), ...(proofs ? { proofs } : {}) },
   );
 }
+
+/** The absences earlier runs proved, kept in the state folder (a dry run uses them and keeps nothing). */
+const keptAbsences = (settings: Settings, stateFile: string, save: boolean): AbsenceProofs => new AbsenceFile(absenceFileBeside(stateFile), settings.platform.apiUrl, save);
 
 /**
  * The Salesforce side of a command run, its login checked (one call, before the platform is
@@ -164,7 +169,7 @@ export async function createDeps(settings: Settings, onNote: OnNote = () => unde
   // The org guard: describes only (or its verdict of the last day), before the platform is read or anything written.
   const guard = await keptGuard(settings, sink, org, stateFile, dryRun);
   const projection = guard.choice;
-  const source = commandSource(settings, onNote, stop, learn);
+  const source = commandSource(settings, onNote, stop, learn, keptAbsences(settings, stateFile, !dryRun));
   const gifts = giftProjector(settings, sink, source, dryRun, stateFile, projection, guard.shared, guard.verdict);
   return { source, sink, org, log: logFor(settings, sink, dryRun), setupCheck: (object) => everyWriteFails(sink, object), ...(projection ? { projection } : {}), ...(gifts ? { gifts } : {}) };
 }
@@ -235,16 +240,23 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
   // What `sync` learned of the platform in this directory (list shapes, collection sizes; for this
   // base URL and under a day old) spares the first batches learning it again with requests.
   // Read from a file, its claims are confirmed by the batch that relies on them, as a command's are.
-  const saved = readProfile(extra.profileFile ?? profileFileFor(undefined, DEFAULT_STATE_DIR));
+  const profileFile = extra.profileFile ?? profileFileFor(undefined, DEFAULT_STATE_DIR);
+  const saved = readProfile(profileFile);
   if (saved.problem !== undefined) onNote(`warning: ${saved.problem}`);
   let learned: PlatformProfile | undefined = saved.profile;
   let learnedHere = false;
+  // What serve learns is kept as sync keeps it, in the same folder; what a sync wrote there since
+  // (another process: the file changed under this one) is taken up by the next batch.
+  const kept = new ProfileWatch(profileFile);
+  const proofs = keptAbsences(settings, profileFile, true);
   return async () => {
     const last = sources.pop();
     if (last) {
       learned = last.profile();
       learnedHere = true;
     }
+    const fromSync = kept.changedElsewhere() ? readProfile(profileFile).profile : undefined;
+    if (fromSync !== undefined) [learned, learnedHere] = [fromSync, false];
     sources.length = 0;
     sink ??= SalesforceSink.connect(settings.salesforce, {}, extra.stop).catch((error: unknown) => {
       sink = undefined;
@@ -253,7 +265,13 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     client.resume();
     // What one batch learns (partial list pages, the page size) the next batch starts from.
     // A profile learned by this process needs no confirming again.
-    const source = new PlatformSource(client, settings.platform.listIdsOnly, { keysRead, ...(learned ? { profile: learned, learnedHere } : {}), onLearn: (t) => onNote(`platform: ${t}`) });
+    const source = new PlatformSource(client, settings.platform.listIdsOnly, {
+      keysRead,
+      ...(learned ? { profile: learned, learnedHere } : {}),
+      onLearn: (t) => onNote(`platform: ${t}`),
+      onProfile: (p) => kept.write(p),
+      proofs,
+    });
     sources.push(source);
     const connected = await sink;
     // The org guard once a process (a refusal is asked again by the next batch).

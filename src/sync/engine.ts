@@ -14,7 +14,7 @@ import { SYNC_ORDER, type ObjectRef, type ObjectType, type SObjectName, type Syn
 import type { MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
 import type { CrmSink, RecordSource, ScanFilter, ObjectCheck } from '../model/ports.js';
 import { keyFor, refOfKey } from '../model/refs.js';
-import { BATCH_TEXT_BYTES, textSize } from './batchBytes.js';
+import { nextPage, ScanBatch } from './scanBatch.js';
 import { isParentType, RecordCache } from './run/cache.js';
 import type { OwnerFingerprint } from './ownerFields.js';
 import { Projection } from './projection.js';
@@ -93,7 +93,7 @@ export class SyncEngine {
     this.report = report ?? new RunReport();
     this.writer = new RecordWriter(sink, opts, this.report, this.cache);
     this.projection = new Projection(source, sink, this.cache, {
-      ensureParents: (refs) => this.ensureParents(refs),
+      ensureParents: (refs, namedBefore) => this.ensureParents(refs, namedBefore),
       mapping: (type) => this.opts.onProgress?.({ type, phase: 'map', done: this.done.get(type) ?? 0, total: this.totals.get(type) }),
       warn: (text) => this.report.warn(text),
       owner: (pair) => this.owners.push(pair),
@@ -154,6 +154,7 @@ export class SyncEngine {
       // (its own change is still to be written): those are synced like any other.
       const ids = [...(byType.get(type) ?? [])].filter((id) => !this.synced(keyFor(type, id)));
       if (ids.length > 0) this.totals.set(type, ids.length);
+      this.source.named?.(type, ids);
       for (let i = 0; i < ids.length; i += this.opts.batchSize) {
         this.checkStop();
         const records = await this.fetch(type, ids.slice(i, i + this.opts.batchSize), true, opts.changedSince);
@@ -162,31 +163,35 @@ export class SyncEngine {
     }
   }
 
-  /** Syncs whole collections from list scans (optionally narrowed by updated_after), page by page. */
+  /** Syncs whole collections from list scans (maybe narrowed by updated_after), page by page; a stop writes and saves the pages read, then is thrown. */
   async syncScan(types: readonly SyncableType[], filter: ScanFilter, hooks: ScanHooks = {}): Promise<void> {
     for (const type of SYNC_ORDER.filter((t) => types.includes(t))) {
-      let buffer: ApiRecordOf[SyncableType][] = [];
-      let bytes = 0;
-      let scanned = 0;
-      for await (const page of this.source.scan(type, { ...filter, fromPage: hooks.startPage?.(type) ?? 1 })) {
-        // A stop between pages: the pages up to the last pageDone are saved, the rest is scanned again on resume.
-        this.checkStop();
+      const batch = new ScanBatch<ApiRecordOf[SyncableType]>();
+      const flush = async (): Promise<void> => {
+        const { records, last } = batch.take();
+        this.finishing = true;
+        await this.processRecords(type, records).finally(() => (this.finishing = false));
+        if (last !== undefined) await hooks.pageDone?.(type, last);
+      };
+      const pages = this.source.scan(type, { ...filter, fromPage: hooks.startPage?.(type) ?? 1 })[Symbol.asyncIterator]();
+      let next = await nextPage(pages, this.opts.stop);
+      for (; next !== undefined && next.done !== true; next = await nextPage(pages, this.opts.stop)) {
+        const page = next.value;
         this.totals.set(type, page.totalEntries);
-        scanned += page.records.length;
-        this.opts.onProgress?.({ type, phase: 'scan', done: scanned, total: page.totalEntries });
+        batch.add(page.records, page.page);
+        this.opts.onProgress?.({ type, phase: 'scan', done: batch.scanned, total: page.totalEntries });
         this.reportFailures(type, page.failed, true);
         hooks.pageRecords?.(type, page.records, [...page.failed.keys()]);
-        buffer.push(...page.records);
-        bytes += textSize(page.records);
-        if (buffer.length >= this.opts.batchSize || bytes >= BATCH_TEXT_BYTES) {
-          await this.processRecords(type, buffer);
-          buffer = [];
-          bytes = 0;
-          await hooks.pageDone?.(type, page.page);
-        }
+        // Stopped: the pages already read (ahead) still come in, the rest is abandoned; then they are written.
+        if (this.opts.stop?.aborted !== true) {
+          if (batch.full(this.opts.batchSize)) await flush();
+        } else if (batch.pastStop()) break;
       }
-      if (buffer.length > 0) await this.processRecords(type, buffer);
-      await hooks.typeDone?.(type);
+      const whole = next?.done === true;
+      if (!whole) await pages.return?.();
+      await flush();
+      if (whole) await hooks.typeDone?.(type);
+      this.checkStop();
     }
   }
 
@@ -222,14 +227,15 @@ export class SyncEngine {
     return this.report.outcomeOf(key) !== undefined && !this.writer.onlyRelinked(key);
   }
 
+  private finishing = false; // a scan's batch of pages already read is being written: a stop waits for it
   private checkStop(): void {
-    this.opts.stop?.throwIfAborted();
+    if (!this.finishing) this.opts.stop?.throwIfAborted();
   }
 
   /** Fetches records; 404s and failures become outcomes (when reported) and cache misses. */
-  private async fetch<T extends SyncableType>(type: T, ids: number[], report: boolean, changedSince?: string): Promise<ApiRecordOf[T][]> {
+  private async fetch<T extends SyncableType>(type: T, ids: number[], report: boolean, changedSince?: string, namedBefore?: string): Promise<ApiRecordOf[T][]> {
     this.checkStop();
-    const res = await this.source.fetch(type, ids, changedSince === undefined ? {} : { updatedAfter: changedSince });
+    const res = await this.source.fetch(type, ids, { ...(changedSince === undefined ? {} : { updatedAfter: changedSince }), ...(namedBefore === undefined ? {} : { namedBefore }) });
     const fetched = (this.fetched.get(type) ?? 0) + ids.length;
     this.fetched.set(type, fetched);
     this.opts.onProgress?.({ type, phase: 'fetch', done: fetched, ...(report ? { total: this.totals.get(type) } : {}) });
@@ -296,7 +302,7 @@ export class SyncEngine {
    * Makes sure every parent is known: read from Salesforce in batches, and those missing there
    * fetched from the platform and written first (higher levels before lower ones).
    */
-  private async ensureParents(refs: ParentRef[]): Promise<void> {
+  private async ensureParents(refs: ParentRef[], namedBefore?: string): Promise<void> {
     const byType = new Map<SyncableType, Map<string, number>>();
     for (const ref of refs) {
       if (this.cache.has(ref.key)) continue;
@@ -322,6 +328,8 @@ export class SyncEngine {
         type,
         missing.map(([, id]) => id),
         false,
+        undefined,
+        namedBefore,
       );
       await this.processRecords(type, records);
     }

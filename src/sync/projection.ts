@@ -24,7 +24,8 @@ import { fingerprintOf, ownerLinkFields, userFields, type OwnerFingerprint } fro
 /** How a run makes a batch's parents known before mapping it, and what it tells on the way. */
 interface ProjectionHooks {
   /** The engine reads parents and writes those Salesforce lacks; the audit only reads them. */
-  ensureParents(refs: ParentRef[]): Promise<void>;
+  /** `namedBefore`: the latest created_at of the records naming them (undefined when one has none). */
+  ensureParents(refs: ParentRef[], namedBefore?: string): Promise<void>;
   /** After the parents, before the owners: the engine's "map" progress. */
   mapping?(type: SyncableType): void;
   /** An owner's user record could not be fetched (the record is mapped without user fields). */
@@ -85,7 +86,10 @@ export class Projection {
     if (eligible.length === 0) return { results, eligible };
     // Each record's parent once: ensured first, then read back for the target's reference.
     const parentOf = new Map(eligible.map((r) => [r, parentRef(type, r)] as const));
-    await this.hooks.ensureParents([...parentOf.values()].filter((p): p is ParentRef => p !== null));
+    await this.hooks.ensureParents(
+      [...parentOf.values()].filter((p): p is ParentRef => p !== null),
+      latestCreated(eligible),
+    );
     this.hooks.mapping?.(type);
     const owners: Owners = SCHEMA[type].context.owner ? await this.owners(type, eligible) : { users: new Map(), kept: new Map(), mirrored: new Map() };
     const mapped = eligible.map((record) => {
@@ -217,4 +221,15 @@ const FIELD_TYPES: ReadonlyMap<SObjectName, Map<string, FieldType>> = new Map(
 /** compare, second half: the fields a write would change (every sent field for a record Salesforce lacks). */
 export function changesOf(schema: ObjectSchema, record: CrmRecord, current: StoredRecord | undefined): Changes {
   return diffRecord(record, current, FIELD_TYPES.get(schema.apiName) ?? new Map<string, FieldType>());
+}
+
+/** The latest created_at of records, or undefined when one has none (a kept absence then holds for fewer ids). */
+function latestCreated(records: readonly object[]): string | undefined {
+  let latest: number | undefined = -Infinity;
+  for (const r of records) {
+    const at = Object.hasOwn(r, 'created_at') ? Date.parse(String((r as { created_at?: unknown }).created_at)) : NaN;
+    if (Number.isNaN(at)) return undefined;
+    latest = Math.max(latest, at);
+  }
+  return latest === -Infinity ? undefined : new Date(latest).toISOString();
 }

@@ -101,3 +101,34 @@ export function writeProfile(file: string, profile: PlatformProfile): boolean {
     return false;
   }
 }
+
+/** A profile file one process writes while another (a `sync` beside `serve`) may write it too. */
+export class ProfileWatch {
+  /** The file's mtime and size as this process last wrote or looked at it. */
+  private seen: string;
+
+  constructor(readonly file: string) {
+    this.seen = this.stamp();
+  }
+
+  /** Whether another process wrote the file since this one last wrote or asked. */
+  changedElsewhere(): boolean {
+    const now = this.stamp();
+    const changed = now !== this.seen && now !== '';
+    this.seen = now;
+    return changed;
+  }
+
+  write(profile: PlatformProfile): void {
+    if (writeProfile(this.file, profile)) this.seen = this.stamp();
+  }
+
+  private stamp(): string {
+    try {
+      const stat = fs.statSync(this.file);
+      return `${stat.mtimeMs}:${stat.size}`;
+    } catch {
+      return '';
+    }
+  }
+}
