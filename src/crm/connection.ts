@@ -15,6 +15,7 @@ import { PassThrough } from 'node:stream';
 import { InterruptedError, ProxyError, RedirectError, SalesforceAuthError, SalesforceError } from '../model/errors.js';
 import { sleep } from '../model/sleep.js';
 import { signJwtAssertion } from './jwt.js';
+import { isOrgId } from '../model/orgId.js';
 import { plainRequest, type PlainAnswer } from '../model/plainHttp.js';
 
 // jsforce's core (the connection, no API add-ons: bulk is our own), loaded when a command reaches
@@ -54,10 +55,14 @@ interface TokenResponse {
   id?: string | undefined;
 }
 
-/** The org id an OAuth answer or a session id carries, if any. */
+/**
+ * The org id an OAuth answer or a session id carries, if any: only one the org-id rule accepts
+ * (model/orgId.ts, the rule the org records are read by), so what the login takes the guard reads.
+ */
 function orgIdOf(t: TokenResponse): string | undefined {
-  const fromId = t.id === undefined ? undefined : /\/id\/(00D[0-9A-Za-z]{12,15})\//.exec(t.id)?.[1];
-  return fromId ?? /^(00D[0-9A-Za-z]{12,15})!/.exec(t.access_token)?.[1];
+  // The identity URL, when the answer has one, says which org: the session id's prefix only without it.
+  const id = t.id === undefined ? /^([^!]+)!/.exec(t.access_token)?.[1] : /\/id\/([^/]+)\//.exec(t.id)?.[1];
+  return id !== undefined && isOrgId(id) ? id : undefined;
 }
 
 interface TransportLike {
