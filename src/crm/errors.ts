@@ -1,6 +1,7 @@
 /** What jsforce and its HTTP client throw, turned into the model's Salesforce errors. */
 import { oneLine } from '../config/echo.js';
-import { ApiLimitError, SalesforceAuthError, SalesforceError } from '../model/errors.js';
+import { ApiLimitError, SalesforceAuthError, SalesforceError, isFatal } from '../model/errors.js';
+import { passesThrough } from './connection.js';
 import { escapeControls } from '../model/lineSafe.js';
 
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'ENETDOWN', 'ENETUNREACH', 'EHOSTDOWN', 'UND_ERR_SOCKET', 'EAI_AGAIN']);
@@ -68,4 +69,16 @@ export function toSalesforceError(err: unknown): SalesforceError {
     return new SalesforceError(code, `${message} (the field is missing from the org or hidden from this user by field-level security: run svc-sync doctor)`);
   }
   return new SalesforceError(code || 'UNKNOWN_ERROR', message || `Salesforce answered ${code || 'an error'} without a message`);
+}
+
+/**
+ * The error a batch's records fail with. One no later batch can survive is thrown on instead, so
+ * the run stops at once with its exit code: a redirect (never followed: every write would meet
+ * it), a refusing proxy, a stop, or a kind the error table calls fatal.
+ */
+export function batchFailureOf(err: unknown): SalesforceError {
+  if (passesThrough(err)) throw err;
+  const e = toSalesforceError(err);
+  if (isFatal(e)) throw e;
+  return e;
 }
