@@ -12,11 +12,12 @@ import type * as JsforceCore from 'jsforce/core';
 import { lazyModule } from '../model/lazyModule.js';
 import type { SalesforceLogin, SalesforceSettings } from '../config/settings.js';
 import { PassThrough } from 'node:stream';
-import { InterruptedError, ProxyError, RedirectError, SalesforceAuthError, SalesforceError } from '../model/errors.js';
+import { AnswerTooLargeError, CertificateError, InterruptedError, ProxyError, RedirectError, SalesforceAuthError, SalesforceError } from '../model/errors.js';
 import { sleep } from '../model/sleep.js';
 import { signJwtAssertion } from './jwt.js';
 import { isOrgId } from '../model/orgId.js';
 import { plainRequest, type PlainAnswer } from '../model/plainHttp.js';
+import { ANSWER_LIMIT_BYTES } from '../model/httpRules.js';
 
 // jsforce's core (the connection, no API add-ons: bulk is our own), loaded when a command reaches
 // Salesforce, not at start: the full package costs several times Node's own start-up.
@@ -102,8 +103,15 @@ function graceAfter(stop: AbortSignal | undefined): { signal?: AbortSignal; disp
   };
 }
 
-/** Whether an error must pass every wrapper unchanged: it says what to fix, or that the run was stopped. */
-export const passesThrough = (err: unknown): boolean => err instanceof RedirectError || err instanceof ProxyError || err instanceof InterruptedError;
+/**
+ * Whether an error must pass every wrapper unchanged: it says what to fix (a redirect, a proxy, a
+ * certificate, an answer past its bound), or that the run was stopped.
+ */
+export const passesThrough = (err: unknown): boolean =>
+  err instanceof RedirectError || err instanceof ProxyError || err instanceof InterruptedError || err instanceof CertificateError || err instanceof AnswerTooLargeError;
+
+/** The most one Salesforce answer may hold (the token call's, a query page, a Bulk job's results). */
+const MAX_BYTES = ANSWER_LIMIT_BYTES.salesforce;
 
 /** Token requests that got no answer at all are tried this often, the first included (Salesforce's own calls: api.ts). */
 const LOGIN_ATTEMPTS = 3;
@@ -125,6 +133,7 @@ async function postToken(url: string, form: string, bounds: Bounds): Promise<Pla
         body: form,
         timeoutMs: bounds.timeoutMs,
         signal: grace.signal,
+        maxBytes: MAX_BYTES,
       });
     } catch (err) {
       if (passesThrough(err)) throw err;
@@ -269,7 +278,7 @@ async function sendRequest(req: HttpRequest, bounds: Bounds): Promise<HttpRespon
   const headers = Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k, String(v)]));
   const body = typeof req.body === 'string' || Buffer.isBuffer(req.body) ? req.body : undefined;
   try {
-    const a = await plainRequest(req.url, { method: req.method, headers, body, timeoutMs: bounds.timeoutMs, signal: grace.signal });
+    const a = await plainRequest(req.url, { method: req.method, headers, body, timeoutMs: bounds.timeoutMs, signal: grace.signal, maxBytes: MAX_BYTES });
     return { statusCode: a.status, headers: flatHeaders(a.headers), body: a.body };
   } finally {
     grace.dispose();
@@ -297,7 +306,13 @@ async function getWithoutClient(session: TokenResponse, apiVersion: string, path
   const req: HttpRequest = { method: 'GET', url };
   let answer: PlainAnswer;
   try {
-    answer = await plainRequest(url, { method: 'GET', headers: { authorization: `Bearer ${session.access_token}`, accept: 'application/json' }, timeoutMs: bounds.timeoutMs, signal: bounds.stop });
+    answer = await plainRequest(url, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${session.access_token}`, accept: 'application/json' },
+      timeoutMs: bounds.timeoutMs,
+      signal: bounds.stop,
+      maxBytes: MAX_BYTES,
+    });
   } catch (err) {
     // A redirect, a proxy's refusal or a stop is the answer: asking again through the connection
     // would meet the same, later. Anything else (a timeout, a reset) is asked again there.
