@@ -12,9 +12,10 @@ import type * as JsforceCore from 'jsforce/core';
 import { lazyModule } from '../model/lazyModule.js';
 import type { SalesforceLogin, SalesforceSettings } from '../config/settings.js';
 import { PassThrough } from 'node:stream';
-import { AnswerTooLargeError, CertificateError, InterruptedError, ProxyError, RedirectError, SalesforceAuthError, SalesforceError } from '../model/errors.js';
+import { SalesforceAuthError, SalesforceError } from '../model/errors.js';
 import { sleep } from '../model/sleep.js';
 import { signJwtAssertion } from './jwt.js';
+import { notApiBody, notSalesforceApi, passesThrough } from './errors.js';
 import { isOrgId } from '../model/orgId.js';
 import { plainRequest, type PlainAnswer } from '../model/plainHttp.js';
 import { ANSWER_LIMIT_BYTES } from '../model/httpRules.js';
@@ -103,13 +104,6 @@ function graceAfter(stop: AbortSignal | undefined): { signal?: AbortSignal; disp
   };
 }
 
-/**
- * Whether an error must pass every wrapper unchanged: it says what to fix (a redirect, a proxy, a
- * certificate, an answer past its bound), or that the run was stopped.
- */
-export const passesThrough = (err: unknown): boolean =>
-  err instanceof RedirectError || err instanceof ProxyError || err instanceof InterruptedError || err instanceof CertificateError || err instanceof AnswerTooLargeError;
-
 /** The most one Salesforce answer may hold (the token call's, a query page, a Bulk job's results). */
 const MAX_BYTES = ANSWER_LIMIT_BYTES.salesforce;
 
@@ -161,7 +155,8 @@ async function requestToken(loginUrl: string, params: Record<string, string>, bo
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
-    // A non-JSON answer (an HTML error page) is reported by status only.
+    // A non-JSON error (an HTML error page) is reported by status only; a 2xx one is no token endpoint's.
+    if (ok) throw notSalesforceApi(url, res.status, notApiBody(String(res.headers['content-type'] ?? ''), text) ?? 'a body that is not JSON', 'SF_LOGIN_URL');
   }
   if (!ok || !body.access_token || !body.instance_url) {
     const reason = body.error ? `${body.error}${body.error_description ? `: ${body.error_description}` : ''}` : `HTTP ${res.status}`;
@@ -279,6 +274,9 @@ async function sendRequest(req: HttpRequest, bounds: Bounds): Promise<HttpRespon
   const body = typeof req.body === 'string' || Buffer.isBuffer(req.body) ? req.body : undefined;
   try {
     const a = await plainRequest(req.url, { method: req.method, headers, body, timeoutMs: bounds.timeoutMs, signal: grace.signal, maxBytes: MAX_BYTES });
+    // A 2xx of HTML or broken JSON is not the API's: said so, not left to jsforce's parser.
+    const notApi = a.status >= 200 && a.status < 300 ? notApiBody(String(a.headers['content-type'] ?? ''), a.body) : undefined;
+    if (notApi !== undefined) throw notSalesforceApi(req.url, a.status, notApi);
     return { statusCode: a.status, headers: flatHeaders(a.headers), body: a.body };
   } finally {
     grace.dispose();

@@ -329,6 +329,14 @@ const ERROR_TABLE: readonly ErrorRule[] = [
     describe: (m, e) => `the platform API did not answer: ${m}${triedOf(e)}; check that it is up and that SVC_API_URL points at it`,
   },
   {
+    // A 2xx that is not the API's answer (a login page, a captive portal): the URL is wrong.
+    kind: 'not-salesforce-api',
+    matches: (e) => e instanceof SalesforceError && e.code === 'NOT_SALESFORCE_API',
+    fatal: true,
+    exit: EXIT.USAGE,
+    actions: ['check SF_INSTANCE_URL (or SF_LOGIN_URL) and any proxy in between', 'svc-sync doctor'],
+  },
+  {
     kind: 'salesforce-unreachable',
     matches: (e) => e instanceof SalesforceError && e.code === 'NETWORK_ERROR',
     fatal: false,
