@@ -24,7 +24,7 @@ describe('state folders compared by their real paths', () => {
     const real = path.join(cwd, 'state-north');
     fs.mkdirSync(real);
     // North has run: its org record is in the folder both would use.
-    fs.writeFileSync(path.join(real, 'org.json'), JSON.stringify({ orgId: '00D5g000007LinkAAA', instanceUrl: 'https://a.example', recordedAt: '2026-11-26T00:00:00.000Z' }));
+    fs.writeFileSync(path.join(real, 'org.json'), JSON.stringify({ orgId: '00D5g000007LinkEAC', instanceUrl: 'https://a.example', recordedAt: '2026-11-26T00:00:00.000Z' }));
     fs.writeFileSync(path.join(real, 'state.json'), '{}');
     fs.symlinkSync(real, path.join(cwd, 'state-south'));
     configWith(cwd, real, path.join(cwd, 'state-south'));

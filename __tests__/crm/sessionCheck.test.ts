@@ -96,3 +96,19 @@ describe('the OAuth token call', () => {
     expect(describeError(err)).toMatch(/^Salesforce did not answer: login URL .*ECONNREFUSED.* \(3 attempts over .*\); check that it is up and that SF_LOGIN_URL points at it$/);
   });
 });
+
+describe('the org id a login gives (issue 47, row 14)', () => {
+  const clientLogin = (e: Emulator): SalesforceSettings => ({
+    ...settingsFor(e),
+    login: { method: 'client_credentials', loginUrl: e.url, clientId: CLIENT.clientId, clientSecret: CLIENT.clientSecret },
+  });
+
+  it('is taken by the rule the org records are read by: an 18-character id with its checksum, never another length', async () => {
+    emu = await startSalesforceEmulator({ clients: [CLIENT], orgId: '00D5g000009OrgAEAS' });
+    expect((await SalesforceSink.connect(clientLogin(emu), FAST)).session.orgId()).toBe('00D5g000009OrgAEAS');
+    await emu.close();
+    // 17 characters (the emulator's default once was one): no org id, rather than one no record may hold.
+    emu = await startSalesforceEmulator({ clients: [CLIENT], orgId: '00D5g000000EmuAAA' });
+    expect((await SalesforceSink.connect(clientLogin(emu), FAST)).session.orgId()).toBeUndefined();
+  });
+});

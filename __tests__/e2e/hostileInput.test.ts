@@ -104,7 +104,12 @@ describe('a base URL that is not the platform API', () => {
     await foreign.close();
   });
 
-  const typoEnv = (s: Stack, userinfo = ''): Record<string, string> => ({ ...s.env, SVC_API_URL: s.env.SVC_API_URL.replace('http://', `http://${userinfo}`) + '/api-typo' });
+  // Another org than the shared folder's: a state folder of its own (a folder is bound to its org).
+  const typoEnv = (s: Stack, userinfo = ''): Record<string, string> => ({
+    ...s.env,
+    SVC_API_URL: s.env.SVC_API_URL.replace('http://', `http://${userinfo}`) + '/api-typo',
+    SVC_STATE_DIR: '.svc-sync-foreign',
+  });
 
   it('object: an HTML 404 is a failure naming the URL (exit 1), not "deleted on the platform"', async () => {
     const id = foreign.platform.site.donation[0].id;
@@ -302,7 +307,7 @@ describe('standard output that cannot be written', () => {
   // Asynchronous: the fake servers answer from this very process.
   const shell = (command: string): Promise<{ status: number | null; stdout: string; stderr: string }> =>
     new Promise((resolve, reject) => {
-      const child = spawn('bash', ['-c', command], { cwd, env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...big.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('bash', ['-c', command], { cwd, env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...big.env, SVC_STATE_DIR: '.svc-sync-big' }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

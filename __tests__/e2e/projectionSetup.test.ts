@@ -139,14 +139,15 @@ describe('an org with Nonprofit Cloud', () => {
 
   it('sync with npc in an NPC org lacking a key field: exit 2 naming it, nothing written; auto mirrors alone', async () => {
     const fresh = await startStack({ site: SITE, salesforce: { npc: true } });
+    // Another org than the shared folder's: a state folder of its own (a folder is bound to its org).
     try {
       fresh.salesforce.npc?.removeField('GiftRefund', 'SvcRefundKey__c');
-      const refused = await cli(fresh, ['sync', '--all'], cwd, undefined, { ...fresh.env, SVC_PROJECTION: 'npc' });
+      const refused = await cli(fresh, ['sync', '--all'], cwd, undefined, { ...fresh.env, SVC_PROJECTION: 'npc', SVC_STATE_DIR: '.svc-sync-fresh' });
       expect(refused.code).toBe(2);
       expect(unstamp(refused.stderr).trim().split('\n')).toEqual(['svc-sync: SVC_PROJECTION npc: the org cannot take the gift projection: GiftRefund.SvcRefundKey__c missing; next: svc-sync doctor']);
       expect(fresh.platform.requests.total).toBe(0);
       expect(writeCalls(fresh)).toBe(0);
-      const auto = await cli(fresh, ['sync', '--all'], cwd, undefined, { ...fresh.env, SVC_PROJECTION: 'auto' });
+      const auto = await cli(fresh, ['sync', '--all'], cwd, undefined, { ...fresh.env, SVC_PROJECTION: 'auto', SVC_STATE_DIR: '.svc-sync-fresh' });
       expect(auto.code).toBe(0);
       expect(unstamp(auto.stderr).split('\n')).toContain('gifts: off (SVC_PROJECTION=auto: key fields not deployed, see doctor)');
       expect(fresh.salesforce.npc?.records('GiftTransaction')).toEqual([]);

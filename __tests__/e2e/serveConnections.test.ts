@@ -14,8 +14,8 @@ import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, expectFullMirror, removeDir, tempCwd, waitFor, type SiteRecord } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
 
-const ORG_NORTH = '00D5g000000NorthAA';
-const ORG_SOUTH = '00D5g000000SouthAA';
+const ORG_NORTH = '00D5g000000NortEAC';
+const ORG_SOUTH = '00D5g000000SoutEAC';
 const HOOK_NORTH = 'north-hook-7c1e93';
 const HOOK_SOUTH = 'south-hook-2b8f40';
 const SITE = { segments: 1, projectsPerSegment: 2, teamsPerProject: 1, companiesPerProject: 1, actionsPerParent: 1, donations: 12, newsletterSubscriptions: 3 };

@@ -2,6 +2,7 @@
  * Shared by object, replay and sync: build the engine (through sync/compose) inside a run session,
  * run it, and hand back a typed result; its exit code is runStatus.ts's, its text render/runOutput.ts's.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { settingsOf } from '../config/load.js';
 import { claimOrg } from '../config/orgRecord.js';
@@ -32,6 +33,8 @@ export interface RunOptions {
   batchSize: number;
   /** Wait for a run holding the same state instead of exiting 75: true (bare --wait, the default bound) or the bound in ms. */
   wait?: WaitValue;
+  /** --new-org: the state folder's org (or site) changed on purpose; its progress is forgotten. */
+  newOrg?: boolean;
 }
 
 /** --wait's value as commander gives it: true when bare (the default bound), the bound in ms when given. */
@@ -131,8 +134,9 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
     if (!globals.dryRun) lock = await lockRun(ctx, run.stateFile, run.opts.wait, session);
     run.prepare?.();
     deps = await createDeps(settings, session.onWait, session.signal, learn, globals.dryRun);
-    // Two connections on one org would overwrite each other's records: refused before the first.
-    claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun, { warn: (w) => report.warn(w) });
+    // A folder of another org, or two connections on one org: refused before the first record.
+    const claim = { warn: (w: string) => report.warn(w), siteId: ctx.connection.raw.SVC_SITE_ID, startOver: run.opts.newOrg === true };
+    if (claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun, claim)) startOver(ctx, run, report);
     where = withKnownSite(whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name, deps.projection), deps.source.siteReported?.());
     // With --json the document holds it (result.where): stderr stays for what goes wrong.
     if (!ctx.globals.json) for (const line of whereLines(where, ctx.out.opts.label !== undefined)) ctx.out.info(line);
@@ -163,6 +167,13 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   } finally {
     session.dispose();
   }
+}
+
+/** --new-org took the folder for the org reached: a --state file elsewhere is forgotten too, and the plan read again. */
+function startOver<E extends object>(ctx: CommandContext, run: EngineRun<E>, report: RunReport): void {
+  if (run.stateFile !== undefined) fs.rmSync(run.stateFile, { force: true });
+  report.warn(`--new-org: ${ctx.connection.stateDir} now belongs to the org this login reached; its earlier progress is forgotten`);
+  run.prepare?.();
 }
 
 /** What a run found, for its report. */

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { ConfigError } from '../model/errors.js';
 import { echo } from './echo.js';
 import { readConfigFile, type ConfigFile } from './configFile.js';
-import { orgFileOf, orgKey, readOrgRecord, sameOrgWhy } from './orgRecord.js';
+import { orgKey } from '../model/orgId.js';
+import { checkOrgRecord, orgFileOf, readOrgRecord, sameOrgWhy } from './orgRecord.js';
 import { realFolder } from './realFolder.js';
 import { mergeSources, sourcesOf, type LoadOptions, type SettingSource } from './load.js';
 import { SETTINGS, type SettingName, type SettingRow } from './settingsTable.js';
@@ -57,7 +58,11 @@ export function loadDeployment(opts: LoadOptions = {}): Deployment {
   const file = readConfigFile(opts.configPath, opts.cwd, env);
   const top = mergeSources(flags, env, file.top);
   const exposed = { ...(file.exposed === undefined ? {} : { exposed: file.exposed }), ...(file.untrusted === undefined ? {} : { untrusted: file.untrusted }) };
-  if (file.connections === undefined) return { named: false, top, connections: [{ ...topAsConnection(top), sources: sourcesOf(flags, {}, env, file.top) }], ...exposed };
+  if (file.connections === undefined) {
+    const only = topAsConnection(top);
+    checkOrgRecord(only.stateDir);
+    return { named: false, top, connections: [{ ...only, sources: sourcesOf(flags, {}, env, file.top) }], ...exposed };
+  }
   const connections = file.connections.map(({ name, settings }) => {
     for (const key of Object.keys(settings)) {
       if (DEPLOYMENT_SETTINGS.has(key)) throw new ConfigError(`${where(file, name)}: ${key} is one for the whole deployment; set it at the top level of the file`);
@@ -67,6 +72,7 @@ export function loadDeployment(opts: LoadOptions = {}): Deployment {
     const stateDir = settings.SVC_STATE_DIR ?? path.join(top.SVC_STATE_DIR ?? DEFAULT_STATE_DIR, name);
     return { name, raw: { ...raw, SVC_STATE_DIR: stateDir }, sources: sourcesOf(flags, settings, env, file.top), stateDir };
   });
+  for (const c of connections) checkOrgRecord(c.stateDir);
   checkApart(connections);
   return { named: true, top, connections, ...exposed };
 }

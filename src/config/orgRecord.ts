@@ -1,13 +1,18 @@
 /**
- * One org per connection, checked where the config file cannot: two connections with different
- * instance URLs (or OAuth logins) may still reach one org. Each named connection records the org
- * its login reached in `<state folder>/org.json`; a login that reaches an org another connection
- * has recorded, or reached earlier in this process, is refused before any record is written.
+ * A state folder is bound to the org (and site) it describes: every connection records the org
+ * its login reached, and its site, in `<state folder>/org.json`; a later login that reaches another
+ * org (a refreshed sandbox, a sandbox URL swapped for production) or a run for another site is
+ * refused, since the folder's watermarks would skip the new org's records, unless told to start
+ * over (--new-org). One org per connection, checked where the config file cannot: two connections
+ * with different instance URLs (or OAuth logins) may still reach one org; a login that reaches an
+ * org another connection has recorded, or reached earlier in this process, is refused too.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../model/errors.js';
+import { isOrgId, orgIdProblem, orgKey } from '../model/orgId.js';
 import { writePrivateFile } from '../model/privateFile.js';
+import { echo } from './echo.js';
 
 const ORG_FILE = 'org.json';
 
@@ -15,6 +20,8 @@ interface OrgRecord {
   /** The org's id as the login gave it (15 or 18 characters). */
   orgId: string;
   instanceUrl: string;
+  /** The site (SVC_SITE_ID) whose records the folder's progress counts; absent when none was set. */
+  siteId?: string;
   recordedAt: string;
 }
 
@@ -23,9 +30,6 @@ interface Named {
   name: string | undefined;
   stateDir: string;
 }
-
-/** The 15-character form: the 18-character id only adds a checksum of its case. */
-export const orgKey = (orgId: string): string => orgId.slice(0, 15);
 
 export const orgFileOf = (stateDir: string): string => path.join(stateDir, ORG_FILE);
 
@@ -66,9 +70,29 @@ export function readOrgRecord(stateDir: string): OrgRecord | undefined {
 
 function orgRecordOf(data: unknown): OrgRecord | undefined {
   if (data === null || typeof data !== 'object') return undefined;
-  const { orgId, instanceUrl, recordedAt } = data as Record<string, unknown>;
-  if (typeof orgId !== 'string' || !/^00D[0-9A-Za-z]{12}([0-9A-Za-z]{3})?$/.test(orgId)) return undefined;
-  return { orgId, instanceUrl: typeof instanceUrl === 'string' ? instanceUrl : '', recordedAt: typeof recordedAt === 'string' ? recordedAt : '' };
+  const { orgId, instanceUrl, siteId, recordedAt } = data as Record<string, unknown>;
+  if (typeof orgId !== 'string' || !isOrgId(orgId)) return undefined;
+  const site = typeof siteId === 'string' ? { siteId } : {};
+  return { orgId, instanceUrl: typeof instanceUrl === 'string' ? instanceUrl : '', ...site, recordedAt: typeof recordedAt === 'string' ? recordedAt : '' };
+}
+
+/**
+ * At load: an org record whose org id breaks the rule (model/orgId.ts) was not written by a login
+ * (edited by hand, or by a release that took any length): refused in one line, not read as "no
+ * record" and then refused at every run.
+ */
+export function checkOrgRecord(stateDir: string): void {
+  let data: unknown;
+  try {
+    data = JSON.parse(fs.readFileSync(orgFileOf(stateDir), 'utf8'));
+  } catch {
+    return; // Missing, unreadable or truncated: the claim below says what that means.
+  }
+  const orgId = data !== null && typeof data === 'object' ? (data as Record<string, unknown>).orgId : undefined;
+  const problem = typeof orgId === 'string' ? orgIdProblem(orgId) : undefined;
+  if (problem !== undefined) {
+    throw new ConfigError(`org record ${orgFileOf(stateDir)}: orgId ${echo(String(orgId), 40)} is not an org id (${problem}); delete the file: the next login records its org again`);
+  }
 }
 
 /**
@@ -94,22 +118,79 @@ interface ClaimOptions {
   warn?: (line: string) => void;
   /** False for a command that writes no record in the org (doctor): another's record unknown is then a warning. */
   writes?: boolean;
+  /** The connection's site (SVC_SITE_ID): recorded with its org, and compared as the org is. */
+  siteId?: string | undefined;
+  /** --new-org: another org or site than the folder's is taken as its own from now on, its progress forgotten. */
+  startOver?: boolean;
 }
 
-/** The org each state folder's connection reached in this process: known though its record is not. */
+/** The org and site a login reached. */
+interface Reached {
+  orgId?: string;
+  instanceUrl: string;
+}
+
+/** The files of a state folder that describe one org's records: forgotten when it starts over. */
+const ORG_STATE_FILES = ['state.json', 'owners.json'];
+
+/** The org reached earlier in this process by this folder's connection: known though its record is not. */
 const reachedFrom = new Map<string, string>();
 
 /**
- * After a named connection's login: refuses (exit 2) when another connection of the deployment
- * recorded that org, or reached it earlier in this process, or may be on it (its record unknown:
- * the guard fails closed); else records it (`record`: not in a dry run). The connection's own
- * record unknown is a warning (`opts.warn`), and the login records it again. Without named connections
- * there is one site and nothing to compare.
+ * After a connection's login: refuses (exit 2) when its state folder belongs to another org or
+ * site (bindToFolder), or, for a named connection, when another connection of the deployment
+ * recorded that org, reached it earlier in this process, or may be on it (its record unknown: the
+ * guard fails closed); else records it (`record`: not in a dry run). A named connection's own
+ * record unknown is a warning (`opts.warn`), and the login records it again. True when the folder
+ * started over (--new-org): its progress was forgotten, and what read it must read it again.
  */
-export function claimOrg(all: readonly Named[], connection: Named, org: { orgId?: string; instanceUrl: string } | undefined, record: boolean, opts: ClaimOptions = {}): void {
+export function claimOrg(all: readonly Named[], connection: Named, org: Reached | undefined, record: boolean, opts: ClaimOptions = {}): boolean {
   const warn = opts.warn ?? ((): void => undefined);
+  if (org?.orgId === undefined) return false;
+  const reachedOrg = { orgId: org.orgId, instanceUrl: org.instanceUrl };
+  const mine = orgRecordState(connection.stateDir);
+  const bound = mine.kind === 'recorded' ? bindToFolder(connection.stateDir, mine.record, reachedOrg, record, { ...opts, warn }) : 'same';
+  const startedOver = bound === 'started over';
+  if (connection.name !== undefined) claimApart(all, connection as Named & { name: string }, reachedOrg, { ...opts, warn });
+  reachedFrom.set(path.resolve(connection.stateDir), orgKey(org.orgId));
+  if (mine.kind === 'unknown' && connection.name !== undefined)
+    warn(`connection ${connection.name}: its org record ${orgFileOf(connection.stateDir)} ${mine.why}; ${record ? 'recorded again from this login' : 'a run that is not a dry run records it again'}`);
+  const was = mine.kind === 'recorded' && !startedOver ? mine.record : undefined;
+  const site = opts.siteId === undefined ? {} : { siteId: opts.siteId };
+  if (record && bound !== 'foreign' && (was === undefined || was.orgId !== org.orgId || was.instanceUrl !== org.instanceUrl || was.siteId !== opts.siteId)) {
+    writeOrgRecord(connection.stateDir, { orgId: org.orgId, instanceUrl: org.instanceUrl, ...site, recordedAt: new Date().toISOString() });
+  }
+  return startedOver;
+}
+
+const orgAndSite = (orgId: string, siteId: string | undefined): string => `org ${orgKey(orgId)}${siteId === undefined ? '' : `, site ${siteId}`}`;
+
+/**
+ * The folder's record names another org, or another site: its watermarks and retries count that
+ * org's records, and a run from them would leave this one empty. Refused in one line naming both,
+ * and the two ways on; with --new-org (not in a dry run) the folder's progress is forgotten. A
+ * command that writes nothing (doctor) warns, and the record stays.
+ */
+function bindToFolder(dir: string, was: OrgRecord, now: { orgId: string }, record: boolean, opts: ClaimOptions & { warn: (line: string) => void }): 'same' | 'foreign' | 'started over' {
+  const otherSite = was.siteId !== undefined && opts.siteId !== undefined && was.siteId !== opts.siteId;
+  if (orgKey(was.orgId) === orgKey(now.orgId) && !otherSite) return 'same';
+  const what = `state folder ${dir} belongs to ${orgAndSite(was.orgId, was.siteId)}, but this run reached ${orgAndSite(now.orgId, opts.siteId)}`;
+  const ways = `give this org its own state folder (SVC_STATE_DIR), or run \`svc-sync sync --all --new-org\` to forget the folder's progress and start over`;
+  if (opts.writes === false) {
+    opts.warn(`${what}: sync refuses it; ${ways}`);
+    return 'foreign';
+  }
+  if (opts.startOver !== true) {
+    throw new ConfigError(`${what}: its progress would skip this org's records; ${ways}`, ['point SVC_STATE_DIR at a new folder for this org', 'svc-sync sync --all --new-org']);
+  }
+  if (!record) throw new ConfigError(`--new-org: ${what}, and a dry run writes nothing, so it cannot start over; run it without --dry-run`);
+  for (const file of ORG_STATE_FILES) fs.rmSync(path.join(dir, file), { force: true });
+  return 'started over';
+}
+
+/** Another connection of the deployment on the org this named one reached: refused, or (doctor) warned. */
+function claimApart(all: readonly Named[], connection: Named & { name: string }, org: { orgId: string }, opts: ClaimOptions & { warn: (line: string) => void }): void {
   const name = connection.name;
-  if (name === undefined || org?.orgId === undefined) return;
   const key = orgKey(org.orgId);
   const refuse = (other: string, why: string, actions: string[]): never => {
     const [first, second] = all.findIndex((c) => c.name === other) < all.findIndex((c) => c.name === name) ? [other, name] : [name, other];
@@ -123,20 +204,12 @@ export function claimOrg(all: readonly Named[], connection: Named, org: { orgId?
     }
     if (state.kind !== 'unknown' || reachedFrom.has(path.resolve(other.stateDir))) continue;
     // A command that writes no record (doctor) only tells: it is how the other's org gets recorded.
-    if (opts.writes === false) warn(`connections ${other.name} and ${name}: ${unknownWhy(other, state.why, name)}`);
+    if (opts.writes === false) opts.warn(`connections ${other.name} and ${name}: ${unknownWhy(other, state.why, name)}`);
     else refuse(other.name, unknownWhy(other, state.why, name), unknownFix(other));
   }
   const inProcess = reached.get(key);
   if (inProcess !== undefined && inProcess !== name) refuse(inProcess, sameOrgWhy(key), [`give ${name} or ${inProcess} its own org (SF_INSTANCE_URL, or SF_LOGIN_URL and SF_CLIENT_ID)`]);
   reached.set(key, name);
-  reachedFrom.set(path.resolve(connection.stateDir), key);
-  const mine = orgRecordState(connection.stateDir);
-  if (mine.kind === 'unknown')
-    warn(`connection ${name}: its org record ${orgFileOf(connection.stateDir)} ${mine.why}; ${record ? 'recorded again from this login' : 'a run that is not a dry run records it again'}`);
-  const was = mine.kind === 'recorded' ? mine.record : undefined;
-  if (record && (was === undefined || was.orgId !== org.orgId || was.instanceUrl !== org.instanceUrl)) {
-    writeOrgRecord(connection.stateDir, { orgId: org.orgId, instanceUrl: org.instanceUrl, recordedAt: new Date().toISOString() });
-  }
 }
 
 /** Another connection's org unknown: it may be the one this login reached, so nothing is written. */

@@ -4,9 +4,9 @@
  * tool's retry policy for transient failures of a whole request (503, network, concurrent limit).
  */
 import type { HttpRequest, HttpResponse } from 'jsforce';
-import { passesThrough, type SalesforceSession } from './connection.js';
+import type { SalesforceSession } from './connection.js';
 import { ApiLimitError, type SalesforceError } from '../model/errors.js';
-import { isTransientCode, toSalesforceError } from './errors.js';
+import { isTransientCode, passesThrough, toSalesforceError } from './errors.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
 import { sleep } from '../model/sleep.js';
 

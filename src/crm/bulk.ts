@@ -10,9 +10,8 @@ import { sleep } from '../model/sleep.js';
 import { escapeControls } from '../model/lineSafe.js';
 import type { SalesforceApi } from './api.js';
 import { BULK_NULL, parseCsv, toCsv } from './csv.js';
-import { toSalesforceError } from './errors.js';
+import { batchFailureOf } from './errors.js';
 import type { CrmError, CrmRecord, CrmValue, UpsertOutcome } from '../model/crmRecords.js';
-import { isFatal } from '../model/errors.js';
 import type { WriteStep } from '../model/outcomes.js';
 
 export interface BulkOptions {
@@ -219,8 +218,7 @@ export async function runIngestJob(
     const bad = parseCsv(await api.call<string>({ method: 'GET', url: `/jobs/ingest/${jobId}/failedResults`, text: true }), { columns });
     return { jobId, ok, bad };
   } catch (err) {
-    const e = toSalesforceError(err);
-    if (isFatal(e)) throw e;
+    const e = batchFailureOf(err);
     if (jobId) {
       // Best effort: an open job would otherwise linger in the org for days.
       await api.once({ method: 'PATCH', url: `/jobs/ingest/${jobId}`, body: { state: 'Aborted' } }).catch(() => undefined);

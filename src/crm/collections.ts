@@ -6,13 +6,13 @@
  * (a concurrent insert of the same new key) is re-sent once, which turns it into an update.
  */
 import type { CrmError, CrmRecord, UpsertOutcome } from '../model/crmRecords.js';
-import { SalesforceError, isFatal } from '../model/errors.js';
+import { SalesforceError } from '../model/errors.js';
 import { KEY_FIELD } from '../model/refs.js';
 import { sleep } from '../model/sleep.js';
 import { escapeControls } from '../model/lineSafe.js';
 import type { WriteStep } from '../model/outcomes.js';
 import { backoff, type SalesforceApi } from './api.js';
-import { isTransientCode, toSalesforceError } from './errors.js';
+import { batchFailureOf, isTransientCode } from './errors.js';
 
 export const COLLECTION_SIZE = 200;
 
@@ -86,8 +86,7 @@ async function saveViaCollections(api: SalesforceApi, call: SaveCall, records: C
       try {
         results = await api.call<SaveResult[]>({ method: call.method, url: call.url, body: { allOrNone: false, records: part.map((r) => jsonOf(object, r)) } });
       } catch (err) {
-        const e = toSalesforceError(err);
-        if (isFatal(e)) throw e;
+        const e = batchFailureOf(err);
         for (const r of part) outcomes.set(recordKey(r), { key: recordKey(r), status: 'failed', error: e.toCrmError() });
         continue;
       }

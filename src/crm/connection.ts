@@ -12,10 +12,13 @@ import type * as JsforceCore from 'jsforce/core';
 import { lazyModule } from '../model/lazyModule.js';
 import type { SalesforceLogin, SalesforceSettings } from '../config/settings.js';
 import { PassThrough } from 'node:stream';
-import { InterruptedError, ProxyError, RedirectError, SalesforceAuthError, SalesforceError } from '../model/errors.js';
+import { SalesforceAuthError, SalesforceError } from '../model/errors.js';
 import { sleep } from '../model/sleep.js';
 import { signJwtAssertion } from './jwt.js';
+import { notApiBody, notSalesforceApi, passesThrough } from './errors.js';
+import { isOrgId } from '../model/orgId.js';
 import { plainRequest, type PlainAnswer } from '../model/plainHttp.js';
+import { ANSWER_LIMIT_BYTES } from '../model/httpRules.js';
 
 // jsforce's core (the connection, no API add-ons: bulk is our own), loaded when a command reaches
 // Salesforce, not at start: the full package costs several times Node's own start-up.
@@ -54,10 +57,14 @@ interface TokenResponse {
   id?: string | undefined;
 }
 
-/** The org id an OAuth answer or a session id carries, if any. */
+/**
+ * The org id an OAuth answer or a session id carries, if any: only one the org-id rule accepts
+ * (model/orgId.ts, the rule the org records are read by), so what the login takes the guard reads.
+ */
 function orgIdOf(t: TokenResponse): string | undefined {
-  const fromId = t.id === undefined ? undefined : /\/id\/(00D[0-9A-Za-z]{12,15})\//.exec(t.id)?.[1];
-  return fromId ?? /^(00D[0-9A-Za-z]{12,15})!/.exec(t.access_token)?.[1];
+  // The identity URL, when the answer has one, says which org: the session id's prefix only without it.
+  const id = t.id === undefined ? /^([^!]+)!/.exec(t.access_token)?.[1] : /\/id\/([^/]+)\//.exec(t.id)?.[1];
+  return id !== undefined && isOrgId(id) ? id : undefined;
 }
 
 interface TransportLike {
@@ -97,8 +104,8 @@ function graceAfter(stop: AbortSignal | undefined): { signal?: AbortSignal; disp
   };
 }
 
-/** Whether an error must pass every wrapper unchanged: it says what to fix, or that the run was stopped. */
-export const passesThrough = (err: unknown): boolean => err instanceof RedirectError || err instanceof ProxyError || err instanceof InterruptedError;
+/** The most one Salesforce answer may hold (the token call's, a query page, a Bulk job's results). */
+const MAX_BYTES = ANSWER_LIMIT_BYTES.salesforce;
 
 /** Token requests that got no answer at all are tried this often, the first included (Salesforce's own calls: api.ts). */
 const LOGIN_ATTEMPTS = 3;
@@ -120,6 +127,7 @@ async function postToken(url: string, form: string, bounds: Bounds): Promise<Pla
         body: form,
         timeoutMs: bounds.timeoutMs,
         signal: grace.signal,
+        maxBytes: MAX_BYTES,
       });
     } catch (err) {
       if (passesThrough(err)) throw err;
@@ -147,7 +155,8 @@ async function requestToken(loginUrl: string, params: Record<string, string>, bo
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
-    // A non-JSON answer (an HTML error page) is reported by status only.
+    // A non-JSON error (an HTML error page) is reported by status only; a 2xx one is no token endpoint's.
+    if (ok) throw notSalesforceApi(url, res.status, notApiBody(String(res.headers['content-type'] ?? ''), text) ?? 'a body that is not JSON', 'SF_LOGIN_URL');
   }
   if (!ok || !body.access_token || !body.instance_url) {
     const reason = body.error ? `${body.error}${body.error_description ? `: ${body.error_description}` : ''}` : `HTTP ${res.status}`;
@@ -264,7 +273,10 @@ async function sendRequest(req: HttpRequest, bounds: Bounds): Promise<HttpRespon
   const headers = Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k, String(v)]));
   const body = typeof req.body === 'string' || Buffer.isBuffer(req.body) ? req.body : undefined;
   try {
-    const a = await plainRequest(req.url, { method: req.method, headers, body, timeoutMs: bounds.timeoutMs, signal: grace.signal });
+    const a = await plainRequest(req.url, { method: req.method, headers, body, timeoutMs: bounds.timeoutMs, signal: grace.signal, maxBytes: MAX_BYTES });
+    // A 2xx of HTML or broken JSON is not the API's: said so, not left to jsforce's parser.
+    const notApi = a.status >= 200 && a.status < 300 ? notApiBody(String(a.headers['content-type'] ?? ''), a.body) : undefined;
+    if (notApi !== undefined) throw notSalesforceApi(req.url, a.status, notApi);
     return { statusCode: a.status, headers: flatHeaders(a.headers), body: a.body };
   } finally {
     grace.dispose();
@@ -292,7 +304,13 @@ async function getWithoutClient(session: TokenResponse, apiVersion: string, path
   const req: HttpRequest = { method: 'GET', url };
   let answer: PlainAnswer;
   try {
-    answer = await plainRequest(url, { method: 'GET', headers: { authorization: `Bearer ${session.access_token}`, accept: 'application/json' }, timeoutMs: bounds.timeoutMs, signal: bounds.stop });
+    answer = await plainRequest(url, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${session.access_token}`, accept: 'application/json' },
+      timeoutMs: bounds.timeoutMs,
+      signal: bounds.stop,
+      maxBytes: MAX_BYTES,
+    });
   } catch (err) {
     // A redirect, a proxy's refusal or a stop is the answer: asking again through the connection
     // would meet the same, later. Anything else (a timeout, a reset) is asked again there.

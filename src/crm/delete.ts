@@ -9,9 +9,9 @@ import { sleep } from '../model/sleep.js';
 import { runIngestJob, type BulkOptions } from './bulk.js';
 import { chunk, COLLECTION_SIZE } from './collections.js';
 import { toCsv } from './csv.js';
-import { isTransientCode, toSalesforceError } from './errors.js';
+import { batchFailureOf, isTransientCode } from './errors.js';
 import type { CrmError, DeleteOutcome } from '../model/crmRecords.js';
-import { SalesforceError, isFatal } from '../model/errors.js';
+import { SalesforceError } from '../model/errors.js';
 
 interface DeleteResult {
   id?: string | null;
@@ -39,8 +39,7 @@ export async function deleteViaCollections(api: SalesforceApi, ids: string[]): P
       try {
         results = await api.call<DeleteResult[]>({ method: 'DELETE', url: `/composite/sobjects?ids=${part.map(encodeURIComponent).join(',')}&allOrNone=false` });
       } catch (err) {
-        const e = toSalesforceError(err);
-        if (isFatal(e)) throw e;
+        const e = batchFailureOf(err);
         for (const id of part) outcomes.set(id, { id, status: 'failed', error: e.toCrmError() });
         continue;
       }

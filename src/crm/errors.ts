@@ -1,7 +1,14 @@
 /** What jsforce and its HTTP client throw, turned into the model's Salesforce errors. */
 import { oneLine } from '../config/echo.js';
-import { ApiLimitError, SalesforceAuthError, SalesforceError } from '../model/errors.js';
+import { AnswerTooLargeError, ApiLimitError, CertificateError, InterruptedError, ProxyError, RedirectError, SalesforceAuthError, SalesforceError, isFatal } from '../model/errors.js';
 import { escapeControls } from '../model/lineSafe.js';
+
+/**
+ * Whether an error must pass every wrapper unchanged: it says what to fix (a redirect, a proxy, a
+ * certificate, an answer past its bound), or that the run was stopped.
+ */
+export const passesThrough = (err: unknown): boolean =>
+  err instanceof RedirectError || err instanceof ProxyError || err instanceof InterruptedError || err instanceof CertificateError || err instanceof AnswerTooLargeError;
 
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'ENETDOWN', 'ENETUNREACH', 'EHOSTDOWN', 'UND_ERR_SOCKET', 'EAI_AGAIN']);
 
@@ -68,4 +75,47 @@ export function toSalesforceError(err: unknown): SalesforceError {
     return new SalesforceError(code, `${message} (the field is missing from the org or hidden from this user by field-level security: run svc-sync doctor)`);
   }
   return new SalesforceError(code || 'UNKNOWN_ERROR', message || `Salesforce answered ${code || 'an error'} without a message`);
+}
+
+/**
+ * The error a batch's records fail with. One no later batch can survive is thrown on instead, so
+ * the run stops at once with its exit code: a redirect (never followed: every write would meet
+ * it), a refusing proxy, a stop, or a kind the error table calls fatal.
+ */
+export function batchFailureOf(err: unknown): SalesforceError {
+  if (passesThrough(err)) throw err;
+  const e = toSalesforceError(err);
+  if (isFatal(e)) throw e;
+  return e;
+}
+
+/**
+ * A 2xx answer that is not the API's (an HTML login page, a captive portal, JSON cut short or of
+ * another shape): the URL does not reach Salesforce's REST API. Fatal, exit 2 (model/errors.ts).
+ */
+export function notSalesforceApi(url: string, status: number, what: string, setting = 'SF_INSTANCE_URL'): SalesforceError {
+  let shown = '(the URL)';
+  try {
+    const u = new URL(url);
+    shown = `${u.origin}${u.pathname}`;
+  } catch {
+    // Not a URL: the setting's name says which.
+  }
+  return new SalesforceError(
+    'NOT_SALESFORCE_API',
+    `${shown} answered ${status} with ${what}: not Salesforce's REST API (check ${setting}, and what answers in its place: a login page, a captive portal, a proxy)`,
+  );
+}
+
+/** What a 2xx body is, when it cannot be the API's answer: HTML, or JSON that does not parse; undefined otherwise. */
+export function notApiBody(contentType: string, body: string): string | undefined {
+  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (type.includes('html')) return `an HTML page (${type})`;
+  if (!type.includes('json') || body.trim() === '') return undefined;
+  try {
+    JSON.parse(body);
+    return undefined;
+  } catch {
+    return 'JSON cut short or broken';
+  }
 }

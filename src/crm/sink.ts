@@ -11,7 +11,7 @@ import { SALESFORCE_RETRY, SalesforceApi, backoff, type RetryPolicy } from './ap
 import { DEFAULT_BULK, upsertViaBulk, type BulkOptions } from './bulk.js';
 import { upsertViaCollections } from './collections.js';
 import { connectSalesforce, type SalesforceSession } from './connection.js';
-import { isTransientCode } from './errors.js';
+import { isTransientCode, notSalesforceApi } from './errors.js';
 import { bulkQueryPages } from './bulkQuery.js';
 import { deleteViaBulk, deleteViaCollections } from './delete.js';
 import { queryAll, queryPages, queryUrlPrefix } from './query.js';
@@ -80,8 +80,12 @@ export class SalesforceSink implements AuditSink {
    */
   async verifySession(stop?: AbortSignal): Promise<OrgIdentity> {
     // Without jsforce when it answers plainly: jsforce is loaded at the first query or write.
-    const limits = await this.api.getEarly<{ DailyApiRequests?: { Max?: number; Remaining?: number } }>('/limits', stop);
-    const daily = limits.DailyApiRequests;
+    const limits = await this.api.getEarly<{ DailyApiRequests?: { Max?: number; Remaining?: number } } | null>('/limits', stop);
+    // Every org's limits carry its daily allowance: an answer without it (`{}`, a string) is not the API's.
+    const daily = limits !== null && typeof limits === 'object' ? limits.DailyApiRequests : undefined;
+    if (daily === null || typeof daily !== 'object') {
+      throw notSalesforceApi(`${this.session.instanceUrl()}/services/data/v${this.session.apiVersion}/limits`, 200, "JSON without the org's limits");
+    }
     if (typeof daily?.Max === 'number' && typeof daily.Remaining === 'number') this.api.noteUsage(daily.Max - daily.Remaining, daily.Max);
     this.api.guard();
     const orgId = this.session.orgId();

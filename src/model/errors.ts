@@ -212,6 +212,22 @@ export class ProxyError extends Error {
   readonly code = 'ERR_PROXY';
 }
 
+/**
+ * An answer longer than its client's bound (httpRules.ts ANSWER_LIMIT_BYTES), counted after any
+ * decompression: not read further, so a huge page or a gzip bomb costs a bound, not the memory.
+ * The message names the host and the bound.
+ */
+export class AnswerTooLargeError extends Error {
+  override readonly name = 'AnswerTooLargeError';
+  readonly code = 'ERR_ANSWER_TOO_LARGE';
+}
+
+/** A host whose TLS certificate is not trusted (self-signed, an unknown CA, another host's): the message names the host and the setting. */
+export class CertificateError extends Error {
+  override readonly name = 'CertificateError';
+  readonly code = 'ERR_CERTIFICATE';
+}
+
 interface ErrorRule {
   /** What went wrong, in a word (the --json error's `name` stays the class name). */
   kind: string;
@@ -258,6 +274,21 @@ const ERROR_TABLE: readonly ErrorRule[] = [
     exit: EXIT.USAGE,
     actions: ['check HTTPS_PROXY, HTTP_PROXY and NO_PROXY', 'svc-sync doctor'],
   },
+  {
+    kind: 'certificate',
+    matches: (e) => e instanceof CertificateError,
+    fatal: true,
+    exit: EXIT.USAGE,
+    actions: ["give the CA's certificate in NODE_EXTRA_CA_CERTS, or check SVC_API_URL, SF_INSTANCE_URL and SF_LOGIN_URL", 'svc-sync doctor'],
+  },
+  {
+    // The host answered, but with more than any page of its API holds: the next request would too.
+    kind: 'answer-too-large',
+    matches: (e) => e instanceof AnswerTooLargeError,
+    fatal: true,
+    exit: EXIT.UNREACHABLE,
+    actions: ['check SVC_API_URL, SF_INSTANCE_URL and SF_LOGIN_URL, and any proxy in between', 'svc-sync doctor'],
+  },
   { kind: 'queue', matches: (e) => e instanceof QueueError, fatal: true, exit: EXIT.USAGE, actions: ['check SVC_QUEUE_URL (or SVC_QUEUE_PATH) and that the database is reachable', 'svc-sync queue'] },
   {
     kind: 'interrupted',
@@ -296,6 +327,14 @@ const ERROR_TABLE: readonly ErrorRule[] = [
     exit: EXIT.UNREACHABLE,
     actions: ['svc-sync doctor', 'run the same command again once the platform answers'],
     describe: (m, e) => `the platform API did not answer: ${m}${triedOf(e)}; check that it is up and that SVC_API_URL points at it`,
+  },
+  {
+    // A 2xx that is not the API's answer (a login page, a captive portal): the URL is wrong.
+    kind: 'not-salesforce-api',
+    matches: (e) => e instanceof SalesforceError && e.code === 'NOT_SALESFORCE_API',
+    fatal: true,
+    exit: EXIT.USAGE,
+    actions: ['check SF_INSTANCE_URL (or SF_LOGIN_URL) and any proxy in between', 'svc-sync doctor'],
   },
   {
     kind: 'salesforce-unreachable',

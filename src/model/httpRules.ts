@@ -5,6 +5,9 @@
  *   EnvHttpProxyAgent reads them); a proxied request goes through a CONNECT tunnel.
  * - Redirects: never followed. A 3xx is an error naming both hosts, so no API key or token is
  *   carried to another origin by a client, a proxy in front, or a forged answer.
+ * - Size: every answer is read up to a bound (ANSWER_LIMIT_BYTES), counted after decompression;
+ *   past it the request is dropped and the error names the host and the bound.
+ * - TLS: a certificate that is not trusted is named as such, with the setting that trusts a CA.
  * Timeouts are the callers' settings (SVC_TIMEOUT_MS, SF_TIMEOUT_MS), applied by plainHttp.ts and
  * got as one bound on the whole exchange.
  */
@@ -12,7 +15,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
-import { ProxyError, RedirectError } from './errors.js';
+import { AnswerTooLargeError, CertificateError, ProxyError, RedirectError } from './errors.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -82,7 +85,8 @@ function openTunnel(proxy: URL, host: string, port: string, timeoutMs: number): 
     });
     // A proxy that answers CONNECT with a plain response instead of a tunnel.
     req.on('response', (res: http.IncomingMessage) => {
-      res.resume();
+      // Its body is not read at all: a proxy's page may be of any size.
+      res.destroy();
       refuse(res.statusCode);
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
@@ -176,4 +180,45 @@ export function redirectOf(method: string, url: string, status: number, location
   const where = Array.isArray(location) ? location[0] : location;
   const to = where === undefined ? '(no location)' : originOf(where, url);
   return new RedirectError(`${method} ${originOf(url)} answered ${status}, a redirect to ${to}: not followed, no credential is sent on (check the URL setting and any proxy in between)`);
+}
+
+/**
+ * The most one answer may hold, decompressed. The platform's pages are kilobytes (100 records);
+ * Salesforce's largest are a query page of 2,000 records and a Bulk job's results, megabytes.
+ * Either bound is far below what buffering would cost (and below V8's 512 MiB string limit).
+ */
+export const ANSWER_LIMIT_BYTES = { platform: 32 * 1024 * 1024, salesforce: 64 * 1024 * 1024 } as const;
+
+const mib = (bytes: number): string => `${Math.round(bytes / (1024 * 1024))} MiB`;
+
+/** The error of an answer past its bound. */
+export function answerTooLarge(url: string, limitBytes: number): AnswerTooLargeError {
+  return new AnswerTooLargeError(
+    `${originOf(url)} answered more than ${mib(limitBytes)}, the bound for one answer: not read further (a page of its API is far smaller; check the URL setting and any proxy in between)`,
+  );
+}
+
+/** Node's codes for a certificate chain it cannot trust: a CA it does not know. */
+const UNTRUSTED = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+]);
+/** And for a certificate that is wrong whatever the CA: expired, not yet valid, another host's. */
+const INVALID = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_REVOKED', 'CERT_SIGNATURE_FAILURE']);
+
+/** The error a failed TLS handshake is, or undefined for any other failure. */
+export function certificateErrorOf(url: string, error: unknown): CertificateError | undefined {
+  const code = error !== null && typeof error === 'object' && 'code' in error ? String((error as { code: unknown }).code) : '';
+  const host = originOf(url);
+  if (UNTRUSTED.has(code)) {
+    return new CertificateError(
+      `${host}: its TLS certificate is not trusted (${code}); if it is signed by your own CA (a TLS-inspecting proxy), give that CA's certificate in NODE_EXTRA_CA_CERTS=/path/ca.pem, else check the URL setting`,
+    );
+  }
+  if (INVALID.has(code)) return new CertificateError(`${host}: its TLS certificate is not valid (${code}); check the URL setting and the host's certificate`);
+  return undefined;
 }

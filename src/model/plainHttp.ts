@@ -6,7 +6,7 @@
  * httpRules.ts apply; node:https is loaded only for an https URL.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { agentFor, redirectOf } from './httpRules.js';
+import { agentFor, answerTooLarge, certificateErrorOf, redirectOf } from './httpRules.js';
 
 export interface PlainAnswer {
   status: number;
@@ -20,11 +20,15 @@ interface PlainRequest {
   body?: string | Buffer | undefined;
   timeoutMs: number;
   signal?: AbortSignal | undefined;
+  /** The most the answer may hold (httpRules.ts ANSWER_LIMIT_BYTES): past it, AnswerTooLargeError. */
+  maxBytes: number;
 }
 
 /**
  * Rejects on a network error, on `timeoutMs` without the whole answer, on a redirect (a
- * RedirectError naming both hosts: never followed), and with the signal's reason when it is aborted.
+ * RedirectError naming both hosts: never followed), on an answer over `maxBytes` (announced or
+ * received: nothing more is read), on a certificate not trusted (CertificateError), and with the
+ * signal's reason when it is aborted. No Accept-Encoding is sent and nothing is decompressed.
  */
 export async function plainRequest(url: string, r: PlainRequest): Promise<PlainAnswer> {
   const target = new URL(url);
@@ -42,7 +46,18 @@ export async function plainRequest(url: string, r: PlainRequest): Promise<PlainA
         return;
       }
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
+      let received = 0;
+      const over = (): void => {
+        clearTimeout(timer);
+        req.destroy();
+        reject(answerTooLarge(url, r.maxBytes));
+      };
+      if (Number(res.headers['content-length'] ?? 0) > r.maxBytes) return over();
+      res.on('data', (c: Buffer) => {
+        received += c.length;
+        if (received > r.maxBytes) return over();
+        chunks.push(c);
+      });
       res.on('error', (err) => {
         clearTimeout(timer);
         reject(r.signal?.aborted ? (r.signal.reason as unknown) : err);
@@ -57,7 +72,7 @@ export async function plainRequest(url: string, r: PlainRequest): Promise<PlainA
     const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${Math.round(r.timeoutMs / 1000)} s`), { code: 'ETIMEDOUT' })), r.timeoutMs);
     req.on('error', (err) => {
       clearTimeout(timer);
-      reject(r.signal?.aborted ? (r.signal.reason as unknown) : err);
+      reject(r.signal?.aborted ? (r.signal.reason as unknown) : (certificateErrorOf(url, err) ?? err));
     });
     req.end(r.body);
   });

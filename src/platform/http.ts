@@ -13,8 +13,8 @@ import type { Got, Response } from 'got';
 import { oneLine } from '../config/echo.js';
 import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts } from '../model/ports.js';
-import { PlatformError, ProxyError, RedirectError, type PlatformErrorKind } from '../model/errors.js';
-import { agentFor, redirectOf } from '../model/httpRules.js';
+import { AnswerTooLargeError, CertificateError, PlatformError, ProxyError, RedirectError, type PlatformErrorKind } from '../model/errors.js';
+import { ANSWER_LIMIT_BYTES, agentFor, answerTooLarge, certificateErrorOf, redirectOf } from '../model/httpRules.js';
 import { plainRequest } from '../model/plainHttp.js';
 import { sleep } from '../model/sleep.js';
 import { RatePacer, retryAfterMs, stoppableSleep, type OnWait, type RateLimitSnapshot } from './rateLimit.js';
@@ -80,6 +80,9 @@ export const PLATFORM_RETRY: RetryTuning = {
 const spanOf = (ms: number): string => (ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
 
 export type SearchParams = Record<string, string | number>;
+
+/** The most one platform answer may hold, decompressed. */
+const MAX_BYTES = ANSWER_LIMIT_BYTES.platform;
 
 function emptyRequestCounts(): PlatformRequestCounts {
   return { total: 0, byId: 0, list: 0, retries: 0, rateLimitWaits: 0, waitedMs: 0 };
@@ -304,9 +307,12 @@ export class PlatformHttp {
       this.pacer.settle(ticket);
       // Abandoned because the run was stopped: not the record's failure, never retried.
       if (this.hooks.stop?.aborted) throw this.hooks.stop.reason;
-      // A redirect or a proxy's refusal: the same for every request of the run, and a setting to fix.
-      if (error instanceof RedirectError) throw error;
+      // A redirect, a proxy's refusal, an untrusted certificate, an answer past its bound: the same
+      // for every request of the run, and a setting to fix.
+      if (error instanceof RedirectError || error instanceof AnswerTooLargeError || error instanceof CertificateError) throw error;
       if (codeOf(error) === 'ERR_PROXY') throw new ProxyError((error as Error).message);
+      const certificate = certificateErrorOf(this.settings.apiUrl, error);
+      if (certificate !== undefined) throw certificate;
       const failure = networkFailure(error, this.settings.timeoutMs);
       const failed = new PlatformError(failure.kind, 'GET', shown, undefined, failure.message);
       return failure.retryable ? { kind: 'transient', status: undefined, error: failed } : { kind: 'final', status: undefined, error: failed };
@@ -357,10 +363,24 @@ export class PlatformHttp {
     if (!this.sentOne) {
       this.sentOne = true;
       const url = `${baseOf(this.settings)}${this.shownPath(path, searchParams)}`;
-      const a = await plainRequest(url, { method: 'GET', headers: headersOf(this.settings), timeoutMs: this.settings.timeoutMs, signal: this.hooks.stop });
+      const a = await plainRequest(url, { method: 'GET', headers: headersOf(this.settings), timeoutMs: this.settings.timeoutMs, signal: this.hooks.stop, maxBytes: MAX_BYTES });
       return { statusCode: a.status, headers: a.headers, body: a.body };
     }
-    const r: Response<string> = await (await this.got()).get(path, searchParams ? { searchParams } : {});
+    // got buffers the whole body, decompressed: dropped at the bound, which it counts after
+    // decompression, so neither a huge page nor a gzip bomb is held. The run's stop still applies.
+    const bound = new AbortController();
+    const signal = this.hooks.stop ? AbortSignal.any([this.hooks.stop, bound.signal]) : bound.signal;
+    const request = (await this.got()).get(path, { ...(searchParams ? { searchParams } : {}), signal });
+    let over = false;
+    request.on('downloadProgress', (p: { transferred: number }) => {
+      if (p.transferred > MAX_BYTES && !over) {
+        over = true;
+        bound.abort();
+      }
+    });
+    const r: Response<string> = await request.catch((error: unknown) => {
+      throw over ? answerTooLarge(this.settings.apiUrl, MAX_BYTES) : error;
+    });
     const redirect = redirectOf('GET', r.url, r.statusCode, r.headers.location);
     if (redirect !== undefined) throw redirect;
     return { statusCode: r.statusCode, headers: r.headers, body: r.body };

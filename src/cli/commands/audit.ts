@@ -125,7 +125,7 @@ async function audit(ctx: CommandContext, opts: AuditOptions): Promise<CommandRe
     const profileWarnings: string[] = [];
     const learn = { profileFile: profileFileFor(undefined, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => profileWarnings.push(w) };
     const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, learn, writes);
-    claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun, { warn: (w) => profileWarnings.push(w) });
+    claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun, { warn: (w) => profileWarnings.push(w), siteId: ctx.connection.raw.SVC_SITE_ID });
     const where = withKnownSite(whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name), deps.source.siteReported?.());
     // With --json the document holds it (result.where): stderr stays for what goes wrong.
     if (!ctx.globals.json) for (const line of whereLines(where, ctx.out.opts.label !== undefined)) ctx.out.info(line);

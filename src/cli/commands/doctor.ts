@@ -34,6 +34,7 @@ export function doctorCommand(program: Command, setExit: SetExit): void {
           const warnings: string[] = [];
           claimOrg(ctx.deployment.connections, ctx.connection, org, !ctx.globals.dryRun, {
             writes: false,
+            siteId: ctx.connection.raw.SVC_SITE_ID,
             warn: (w) => {
               warnings.push(w);
               if (!ctx.globals.json) ctx.out.warn(w);

@@ -25,5 +25,6 @@ export function addRunOptions(cmd: Command): Command {
     .option('--strict-parents', 'skip records whose parent cannot be found, instead of writing them unlinked')
     .option('--report <file>', 'write every per-record outcome as CSV to this file')
     .addOption(waitOption())
+    .option('--new-org', "the login reaches another org (or site) than the state folder's, on purpose (a refreshed sandbox): forget the folder's progress and start over")
     .addOption(parsedOption('--batch-size <n>', 'records of one type processed together (bounds memory)', parseBatchSize, { value: CLI_BATCH_SIZE, shown: String(CLI_BATCH_SIZE) }));
 }

@@ -94,8 +94,9 @@ export async function serveConnections(list: readonly ConnectionInput[], all: re
           },
           onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
           redact: mask,
-          // Checked (and recorded) as the commands check it: one org per connection of the deployment.
-          ...(named && name !== undefined ? { admitOrg: (org) => guard.admit(name, () => claimOrg(all, c, org, true, { warn: (w) => log(`svc-sync serve: warning: ${w}`, 'warn') })) } : {}),
+          // Checked (and recorded) as the commands check it: the state folder's org and site, and one
+          // org per connection of the deployment.
+          admitOrg: (org) => guard.admit(name, () => claimOrg(all, c, org, true, { warn: (w) => log(`svc-sync serve: warning: ${w}`, 'warn'), siteId: c.raw.SVC_SITE_ID })),
         }),
     });
   }

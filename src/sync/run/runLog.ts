@@ -106,7 +106,8 @@ export async function retryRefs(log: SyncLogPort): Promise<{ refs: ObjectRef[]; 
  */
 export function salesforceReachable(stopped: unknown): boolean {
   if (stopped instanceof SalesforceAuthError || stopped instanceof ApiLimitError) return false;
-  return !(stopped instanceof SalesforceError && stopped.code === 'NETWORK_ERROR');
+  // Nothing answered, or what answers is not Salesforce's API: no log can be written there.
+  return !(stopped instanceof SalesforceError && (stopped.code === 'NETWORK_ERROR' || stopped.code === 'NOT_SALESFORCE_API'));
 }
 
 /** One line for a person about the log, or none when it was written as it should be. */

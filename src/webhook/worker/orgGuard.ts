@@ -1,5 +1,5 @@
 /**
- * Two connections on one org (issue 31, item 5): the eight objects carry no site and two sites'
+ * A state folder of another org or site (issue 47, row 1), or two connections on one org (issue 31, item 5): the eight objects carry no site and two sites'
  * ids may be the same numbers, so two connections writing one org would overwrite each other's
  * records. Each connection's org is known once it has logged in (its first batch); the check is
  * the commands' own (`claim`: config/orgRecord.ts, the orgs other connections recorded and the
@@ -16,14 +16,16 @@ export class OrgGuard {
   constructor(private readonly log: LogSink) {}
 
   /** Runs the check; a refusal is logged once for the connection and thrown on (the batch fails, the events wait). */
-  admit(connection: string, claim: () => void): void {
+  admit(connection: string | undefined, claim: () => void): void {
+    const key = connection ?? '';
     try {
       claim();
-      this.said.delete(connection);
+      this.said.delete(key);
     } catch (error) {
-      if (!this.said.has(connection)) {
-        this.said.add(connection);
-        this.log(`svc-sync serve: error: ${messageOf(error)}; connection ${connection} is paused and nothing is written for it`, 'error');
+      if (!this.said.has(key)) {
+        this.said.add(key);
+        const paused = connection === undefined ? 'its events wait' : `connection ${connection} is paused`;
+        this.log(`svc-sync serve: error: ${messageOf(error)}; ${paused} and nothing is written for it`, 'error');
       }
       throw error;
     }
