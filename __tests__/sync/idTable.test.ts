@@ -20,6 +20,15 @@ describe('IdTable', () => {
     expect(table.has(150_001)).toBe(false);
   });
 
+  it('lists its ids in ascending order, removed ones left out (a complete scan's proof reads them)', () => {
+    const table = new IdTable();
+    for (const id of [9, 3, 70_000, 3, 12]) table.add(id);
+    table.set(12, 0);
+    expect([...table]).toEqual([3, 9, 70_000]);
+    table.add(1);
+    expect([...table]).toEqual([1, 3, 9, 70_000]);
+  });
+
   it('counts each id once, whatever it is set to', () => {
     const table = new IdTable();
     table.add(5);

@@ -21,5 +21,5 @@ export interface AbsenceProofs {
   /** drop() of many ids at once (a list page's records): one change. */
   dropAll(type: ResourceType, ids: readonly number[]): void;
   /** A complete, unfiltered scan at `at` listed these ids: every other id is absent; it replaces the type's earlier proofs. */
-  proveScan(type: ResourceType, listed: ReadonlySet<number>, at: string): void;
+  proveScan(type: ResourceType, listed: Iterable<number>, at: string): void;
 }

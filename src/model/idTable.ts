@@ -50,6 +50,12 @@ export class IdTable {
     this.set(id, 1);
   }
 
+  /** The ids with a value other than 0, in ascending order. */
+  *[Symbol.iterator](): IterableIterator<number> {
+    this.merge();
+    for (let i = 0; i < this.ids.length; i++) if (this.values[i] !== 0) yield this.ids[i] as number;
+  }
+
   /** Binary search of the merged arrays: the index of `id`, or -1. */
   private find(id: number): number {
     let lo = 0;

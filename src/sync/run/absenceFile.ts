@@ -81,7 +81,7 @@ function find(ranges: readonly Range[], id: number): number {
  * The ids the scan did not list, as ranges: from 1 to the highest listed, and every id above it
  * (a range to the largest safe id); and that highest id.
  */
-function gapsOf(listed: ReadonlySet<number>, at: string): { gaps: Range[]; top: number } {
+function gapsOf(listed: Iterable<number>, at: string): { gaps: Range[]; top: number } {
   const ids = Float64Array.from(listed).sort();
   const gaps: Range[] = [];
   let next = 1;
@@ -155,7 +155,7 @@ export class AbsenceFile implements AbsenceProofs {
     if (held.length > 0) this.change(type, (ranges) => held.reduce<Range[]>((out, id) => without(out, id), [...ranges]));
   }
 
-  proveScan(type: ResourceType, listed: ReadonlySet<number>, at: string): void {
+  proveScan(type: ResourceType, listed: Iterable<number>, at: string): void {
     const { gaps, top } = gapsOf(listed, at);
     this.change(type, () => gaps, top);
   }
