@@ -20,7 +20,7 @@ describe('IdTable', () => {
     expect(table.has(150_001)).toBe(false);
   });
 
-  it('lists its ids in ascending order, removed ones left out (a complete scan's proof reads them)', () => {
+  it('lists its ids in ascending order, removed ones left out (what a complete scan proves is read from them)', () => {
     const table = new IdTable();
     for (const id of [9, 3, 70_000, 3, 12]) table.add(id);
     table.set(12, 0);
