@@ -1,14 +1,14 @@
 /** One org per connection: what a login found is recorded, and a second connection on that org refused. */
 import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { configErrorOf } from '../support/configError.js';
 import { claimOrg, readOrgRecord } from '../../src/config/orgRecord.js';
 import { orgIdProblem } from '../../src/model/orgId.js';
 import { loadDeployment } from '../../src/config/connections.js';
+import { tempFolders } from '../support/tempFolders.js';
 
-const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'svc-org-record-'));
+const tmp = tempFolders('svc-org-record-');
 
 const errorOf = configErrorOf;
 

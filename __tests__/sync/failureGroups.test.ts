@@ -44,10 +44,10 @@ describe('failure groups', () => {
 });
 
 describe('a run stopped by a cause a retry cannot fix, or by a side that did not answer', () => {
-  it('a field missing or hidden (INVALID_FIELD on a query): next is doctor, not the next sync', () => {
+  it("a field missing or hidden (INVALID_FIELD on a query): next is doctor, not the next sync; exit 2, the org's setup", () => {
     const e = new SalesforceError('INVALID_FIELD', "No such column 'CreatedAt__c' on entity 'Svc_Segment__c'.");
     expect(actionsOf(e)).toEqual(['svc-sync doctor']);
-    expect(exitCodeOf(e)).toBe(EXIT.PARTIAL);
+    expect(exitCodeOf(e)).toBe(EXIT.USAGE);
   });
 
   it('no answer: exit 69, the host and what was tried in the line, the message itself unchanged (records group by it)', () => {

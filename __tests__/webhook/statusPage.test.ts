@@ -5,7 +5,6 @@
  * and compared with /healthz; retry is pressed; the page fits 375 px and 1280 px.
  */
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { BROWSER_ARGS, browserExecutable } from '../../fixtures/browser.js';
@@ -20,12 +19,15 @@ import { statusRoute } from '../../src/webhook/status/statusRoute.js';
 import type { ProcessResult } from '../../src/webhook/worker/worker.js';
 import { donationEvent, eventually, postJson, request, tempQueue, type TempDir } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
+import { tempFolders } from '../support/tempFolders.js';
 
 const TOKEN = 'status-admin-token-0123456789abcdef';
 const FAILING = new Set([10, 11]);
 const BUDGET: BudgetLeft = { limitHour: 500, remainingHour: 480, limitMinute: 60, remainingMinute: 55 };
 // README's picture is taken again only when asked (its times change on every run).
-const SCREENSHOT = process.env.SVC_SYNC_UPDATE_SCREENSHOT === '1' ? path.join(process.cwd(), 'docs', 'status-page.png') : path.join(os.tmpdir(), `svc-sync-status-${process.pid}.png`);
+// Outside an update the picture goes to a folder of this file's own, removed after its last test.
+const shots = tempFolders('svc-sync-status-');
+const SCREENSHOT = process.env.SVC_SYNC_UPDATE_SCREENSHOT === '1' ? path.join(process.cwd(), 'docs', 'status-page.png') : path.join(shots(), 'status-page.png');
 
 /** Donations 10 and 11 fail as an unreachable platform would; the rest are synced. */
 class StatusProcessor {

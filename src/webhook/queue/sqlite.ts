@@ -12,6 +12,7 @@
  * (recoverInterrupted), which is what makes a crash mid-batch lose nothing.
  */
 import { openDatabase, pragma, statement, transaction, type DatabaseSync, type StatementSync } from './sqliteDb.js';
+import { inScope, notHeld } from './sqliteConditions.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { privateEmptyFile } from '../../model/privateFile.js';
@@ -107,13 +108,6 @@ function openQueueFile(file: string, create: boolean, access: 'read' | 'write'):
     throw queueFileError(file, error);
   }
 }
-
-/** A scope's SQL condition on the events' connection (json_each: one statement for any number of keys). */
-const inScope = (column: ConnectionColumn): string => ` AND ${column} IN (SELECT value FROM json_each(?))`;
-
-/** Not of a record in flight: one claim per record; events arriving meanwhile wait for the next (as in PostgreSQL). */
-const notHeld = (column: ConnectionColumn): string =>
-  ` AND NOT EXISTS (SELECT 1 FROM events held WHERE held.status = 'processing' AND held.ref_type = events.ref_type AND held.ref_id = events.ref_id${column === 'connection' ? ' AND held.connection = events.connection' : ''})`;
 
 export class SqliteQueue implements QueueStore {
   readonly path: string;
