@@ -11,7 +11,6 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { fileURLToPath as toPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
@@ -95,7 +94,7 @@ await build({
       // Bundled, a start reads no package files for it.
       name: 'p-limit-bundled',
       setup(b) {
-        b.onResolve({ filter: /^(p-limit|yocto-queue)$/ }, (args) => ({ path: toPath(import.meta.resolve(args.path)) }));
+        b.onResolve({ filter: /^(p-limit|yocto-queue)$/ }, (args) => ({ path: fileURLToPath(import.meta.resolve(args.path)) }));
       },
     },
     {
