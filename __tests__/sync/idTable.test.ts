@@ -5,7 +5,7 @@ describe('IdTable', () => {
   it('holds what a Map holds, across the merges into its sorted arrays, ids in any order', () => {
     const table = new IdTable();
     const expected = new Map<number, number>();
-    // Over 65,536 ids: several merges; ids out of order, some set again, some removed.
+    // Over 16,384 ids a merge: several merges; ids out of order, some set again, some removed.
     for (let i = 0; i < 200_000; i++) {
       const id = ((i * 7919) % 150_000) + 1;
       const value = (i % 5) + (i % 11 === 0 ? 0 : 1);
@@ -38,5 +38,19 @@ describe('IdTable', () => {
     expect(table.size).toBe(2);
     table.set(5, 0);
     expect([table.size, table.has(5), table.has(2 ** 40)]).toEqual([1, false, true]);
+  });
+
+  it('keeps ascending ids and ids between them apart across merges, a removed id set again', () => {
+    const table = new IdTable();
+    // Even ids ascending (a list scan's order), then the odd ones between them: merges in place.
+    for (let id = 2; id <= 80_000; id += 2) table.add(id);
+    table.set(40_000, 0);
+    for (let id = 1; id <= 80_000; id += 2) table.set(id, 2);
+    table.add(40_000);
+    expect(table.size).toBe(80_000);
+    const ids = [...table];
+    expect(ids.length).toBe(80_000);
+    expect(ids.every((id, i) => id === i + 1)).toBe(true);
+    expect([table.get(40_000), table.get(40_001), table.get(80_001)]).toEqual([1, 2, 0]);
   });
 });

@@ -3,16 +3,23 @@
  * rather than as entries of a Map or Set on the JavaScript heap: a run's per-record facts (ids a
  * list scan returned, what became of each record) grow with the site, and a million of them in a
  * Map hold 30-60 MB of heap that the garbage collector walks again and again; here they are 9
- * bytes each outside it. Recent ids wait in a small Map and are merged, sorted, into the arrays
- * when it fills (amortised: each id is copied a few times over the run).
+ * bytes each outside it (plus up to half again of room to grow). Recent ids wait in a small Map
+ * and are merged, sorted, into the arrays when it fills: from the back, in place, so ids that
+ * come in ascending order (a list scan's) are written once and never moved.
  */
 
-/** Ids taken in the small Map before a merge: bounds the Map, and the merges' cost. */
-const RECENT = 65_536;
+/**
+ * Ids taken in the small Map before a merge: bounds the Map, and the merges' cost. A Map entry
+ * costs 60-110 bytes of heap against the arrays' 9, so 65,536 of them held 4-7 MiB per table at
+ * the peak (bench/memory-per-record at 65,000 records); 16,384 hold a quarter of that.
+ */
+const RECENT = 16_384;
 
 export class IdTable {
   private ids = new Float64Array(0);
   private values = new Uint8Array(0);
+  /** Ids in the arrays (ascending); past it, room to grow. */
+  private length = 0;
   private readonly recent = new Map<number, number>();
   private counted = 0;
 
@@ -39,6 +46,7 @@ export class IdTable {
     this.counted += (value !== 0 ? 1 : 0) - (before !== 0 ? 1 : 0);
     const at = this.recent.has(id) ? -1 : this.find(id);
     if (at >= 0) {
+      // A removed id keeps its place with 0 (dropped at the next growth).
       this.values[at] = value;
       return;
     }
@@ -53,13 +61,13 @@ export class IdTable {
   /** The ids with a value other than 0, in ascending order. */
   *[Symbol.iterator](): IterableIterator<number> {
     this.merge();
-    for (let i = 0; i < this.ids.length; i++) if (this.values[i] !== 0) yield this.ids[i] as number;
+    for (let i = 0; i < this.length; i++) if (this.values[i] !== 0) yield this.ids[i] as number;
   }
 
   /** Binary search of the merged arrays: the index of `id`, or -1. */
   private find(id: number): number {
     let lo = 0;
-    let hi = this.ids.length - 1;
+    let hi = this.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
       const v = this.ids[mid] as number;
@@ -70,27 +78,48 @@ export class IdTable {
     return -1;
   }
 
-  /** The recent ids into the sorted arrays (ids with 0 dropped). */
+  /** The recent ids (none of them in the arrays) into the sorted arrays, those with 0 left out. */
   private merge(): void {
-    const fresh = [...this.recent].filter(([, v]) => v !== 0).sort((a, b) => a[0] - b[0]);
-    this.recent.clear();
-    const ids = new Float64Array(this.ids.length + fresh.length);
-    const values = new Uint8Array(ids.length);
-    let i = 0;
-    let j = 0;
-    let n = 0;
-    while (i < this.ids.length || j < fresh.length) {
-      const old = i < this.ids.length ? (this.ids[i] as number) : Infinity;
-      const next = j < fresh.length ? (fresh[j] as [number, number])[0] : Infinity;
-      if (old <= next) {
-        if (this.values[i] !== 0) [ids[n], values[n++]] = [old, this.values[i] as number];
-        i++;
+    let f = 0;
+    const fresh = new Float64Array(this.recent.size);
+    for (const [id, value] of this.recent) if (value !== 0) fresh[f++] = id;
+    const sorted = fresh.subarray(0, f).sort();
+    if (this.length + f > this.ids.length) this.grow(f);
+    const ids = this.ids;
+    const values = this.values;
+    let i = this.length - 1;
+    let k = this.length + f - 1;
+    for (let j = f - 1; j >= 0; k--) {
+      const next = sorted[j] as number;
+      if (i >= 0 && (ids[i] as number) > next) {
+        ids[k] = ids[i] as number;
+        values[k] = values[i] as number;
+        i--;
       } else {
-        [ids[n], values[n++]] = [next, (fresh[j] as [number, number])[1]];
-        j++;
+        ids[k] = next;
+        values[k] = this.recent.get(next) as number;
+        j--;
       }
     }
-    this.ids = ids.slice(0, n);
-    this.values = values.slice(0, n);
+    this.length += f;
+    this.recent.clear();
+  }
+
+  /** New arrays with room for `more` ids and half again, the removed ids dropped. */
+  private grow(more: number): void {
+    let n = 0;
+    for (let i = 0; i < this.length; i++) if (this.values[i] !== 0) n++;
+    const capacity = Math.max(1024, Math.ceil((n + more) * 1.5));
+    const ids = new Float64Array(capacity);
+    const values = new Uint8Array(capacity);
+    n = 0;
+    for (let i = 0; i < this.length; i++) {
+      if (this.values[i] === 0) continue;
+      ids[n] = this.ids[i] as number;
+      values[n++] = this.values[i] as number;
+    }
+    this.ids = ids;
+    this.values = values;
+    this.length = n;
   }
 }
