@@ -1,0 +1,25 @@
+/**
+ * The fields that hold a record key, per object, read from the schema (SITES.md's key format):
+ * every external id field (SvcId__c, TargetSvcId__c, QuestionSvcId__c), with its length. A key
+ * is qualified when it starts with `<site_id>:` (`:` never occurs in a bare key).
+ */
+import { SCHEMAS } from '../../mapping/schema.js';
+import type { SObjectName } from '../../model/objects.js';
+
+export interface KeyField {
+  name: string;
+  /** Text(n): a qualified key longer than this is a record error, never truncated. */
+  length: number;
+}
+
+export const KEY_FIELDS: ReadonlyArray<{ object: SObjectName; fields: readonly KeyField[] }> = SCHEMAS.map((s) => ({
+  object: s.apiName,
+  fields: s.fields.filter((f) => f.externalId === true).map((f) => ({ name: f.name, length: f.type.kind === 'text' ? f.type.length : 255 })),
+}));
+
+const SITE_PREFIX = /^(\d+):/;
+
+/** The site a key names (`6:Donation_1` -> "6"), or undefined for a bare key. */
+export const siteOfKey = (key: string): string | undefined => SITE_PREFIX.exec(key)?.[1];
+
+export const qualifiedKey = (siteId: string, key: string): string => `${siteId}:${key}`;
