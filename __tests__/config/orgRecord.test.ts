@@ -13,6 +13,7 @@ const tmp = tempFolders('svc-org-record-');
 const errorOf = configErrorOf;
 
 const WHY = 'records of two sites with the same ids would overwrite each other (one org per connection)';
+const BOTH = 'set SVC_SITE_KEYS=true on both (north and south lack it)';
 
 describe('claimOrg', () => {
   it('records the org of a named connection, atomically, and refuses another connection on it (15 or 18 characters alike)', () => {
@@ -24,7 +25,7 @@ describe('claimOrg', () => {
     expect(fs.readdirSync(north.stateDir)).toEqual(['org.json']);
     // South comes second in the file: named second, whichever logged in first.
     const refused = errorOf(() => claimOrg(all, south, { orgId: '00D5g000001Nort', instanceUrl: 'https://other.example' }, true));
-    expect(refused.message).toBe(`connections north and south: both log in to org 00D5g000001Nort; ${WHY}`);
+    expect(refused.message).toBe(`connections north and south both log in to org 00D5g000001Nort; ${BOTH}`);
     expect(refused.actions?.[0]).toContain(path.join(north.stateDir, 'org.json'));
     expect(readOrgRecord(south.stateDir)).toBeUndefined();
     // Another org is fine; a dry run (record: false) writes nothing.
@@ -37,7 +38,7 @@ describe('claimOrg', () => {
     const all = ['one', 'two'].map((name) => ({ name, stateDir: path.join(dir, name) }));
     claimOrg(all, all[1]!, { orgId: '00D5g000002Same', instanceUrl: 'https://a.example' }, false);
     expect(errorOf(() => claimOrg(all, all[0]!, { orgId: '00D5g000002Same', instanceUrl: 'https://b.example' }, false)).message).toBe(
-      `connections one and two: both log in to org 00D5g000002Same; ${WHY}`,
+      'connections one and two both log in to org 00D5g000002Same; set SVC_SITE_KEYS=true on both (one and two lack it)',
     );
     // The same connection again (a second command of the process) is no conflict.
     claimOrg(all, all[1]!, { orgId: '00D5g000002Same', instanceUrl: 'https://a.example' }, false);
@@ -141,8 +142,8 @@ describe('at load', () => {
     process.chdir(cwd);
     try {
       const e = errorOf(() => loadDeployment({ cwd, env: {} }));
-      expect(e.message).toBe(`connections north and south: both log in to org 00D5g000004Twin; ${WHY}`);
-      expect(e.actions).toEqual([`give each its own org; if south no longer logs in to it, delete ${path.join('.svc-sync', 'south', 'org.json')}`]);
+      expect(e.message).toBe(`connections north and south both log in to org 00D5g000004Twin; ${BOTH}`);
+      expect(e.actions).toEqual([`or give each its own org; if south no longer logs in to it, delete ${path.join('.svc-sync', 'south', 'org.json')}`]);
       record('south', '00D5g000004Othr');
       expect(loadDeployment({ cwd, env: {} }).connections).toHaveLength(2);
     } finally {

@@ -258,25 +258,25 @@ describe('several sites from one config file', () => {
         .split('\n')
         .filter((l) => l !== '');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^svc-sync: connections north and south: both write the org at ".*"; records of two sites with the same ids would overwrite each other \(one org per connection\)/);
+      expect(lines[0]).toMatch(/^svc-sync: connections north and south both write the org at ".*"; set SVC_SITE_KEYS=true on both \(north and south lack it\)/);
       expect(stateOf(cwd, 'north')).toBeUndefined();
     });
 
     it('two URLs that log in to one org: the second refused after its login, before any record; recorded, refused at the next start too', async () => {
       const cwd = deployment({ south: { SF_INSTANCE_URL: twin.url, SF_ACCESS_TOKEN: twin.accessToken } });
-      const why = `both log in to org ${stacks.north.salesforce.orgId.slice(0, 15)}; records of two sites with the same ids would overwrite each other (one org per connection)`;
+      const why = `both log in to org ${stacks.north.salesforce.orgId.slice(0, 15)}; set SVC_SITE_KEYS=true on both (north and south lack it)`;
       // A dry run records nothing: the refusal comes from what this process saw.
       const dry = await runJson(['--dry-run', 'sync', '--all'], cwd);
       expect(dry.code).toBe(2);
-      expect(dry.body.result.connections[1]).toMatchObject({ connection: 'south', status: 2, error: `connections north and south: ${why}` });
+      expect(dry.body.result.connections[1]).toMatchObject({ connection: 'south', status: 2, error: `connections north and south ${why}` });
       expect(stateOf(cwd, 'north', 'org.json')).toBeUndefined();
 
       const r = await runJson(['sync', '--all'], cwd);
       expect(r.code).toBe(2);
       expect(r.body.result.connections.map((c) => c.status)).toEqual([0, 2]);
-      expect(r.body.result.connections[1]!.error).toBe(`connections north and south: ${why}`);
+      expect(r.body.result.connections[1]!.error).toBe(`connections north and south ${why}`);
       expect(unstamp(r.stderr).trim()).toBe(
-        `svc-sync: south: exit 2: connections north and south: ${why}; next: give south its own org; if north no longer logs in to it, delete ${path.join('.svc-sync', 'north', 'org.json')}`,
+        `svc-sync: south: exit 2: connections north and south ${why}; next: or give south its own org; if north no longer logs in to it, delete ${path.join('.svc-sync', 'north', 'org.json')}`,
       );
       // Nothing written in the twin: its one call was the session check.
       expect(twin.records('Svc_Donation__c')).toHaveLength(0);
@@ -286,7 +286,7 @@ describe('several sites from one config file', () => {
       // South alone, north's org recorded: refused as well.
       const alone = await run(['sync', '--all', '--connection', 'south'], cwd);
       expect(alone.code).toBe(2);
-      expect(unstamp(alone.stderr)).toContain(`svc-sync: connections north and south: ${why}`);
+      expect(unstamp(alone.stderr)).toContain(`svc-sync: connections north and south ${why}`);
 
       // North's record truncated (or unreadable): its org is unknown, so south may be on it; refused all the same.
       fs.writeFileSync(path.join(cwd, '.svc-sync', 'north', 'org.json'), '{"orgId": "00D');

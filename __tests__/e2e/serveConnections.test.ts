@@ -309,9 +309,7 @@ describe('two connections on one org', () => {
     const before = north.salesforce.records('Svc_Donation__c').map((r) => `${r.SvcId__c}:${String(r.Amount__c)}`);
     expect((await post(`${base}/webhooks`, { object_type: 'Donation', object_id: id, event_type: 'donations.update', application: 'Kentaa', site_id: 7 }, HOOK_SOUTH)).status).toBe(200);
     await waitFor(() => (/both log in to org/.test(stderr) ? true : undefined), WAIT_MS, 'the refusal');
-    expect(stderr).toMatch(
-      new RegExp(`svc-sync serve: error: connections north and south: both log in to org ${ORG_NORTH.slice(0, 15)}; .*; connection south is paused and nothing is written for it`),
-    );
+    expect(stderr).toMatch(new RegExp(`svc-sync serve: error: connections north and south both log in to org ${ORG_NORTH.slice(0, 15)}; .*; connection south is paused and nothing is written for it`));
     await eventually(async () => (await queueJson()).result.byConnection?.find((c) => c.connection === 'south')?.counts.failed === 1, WAIT_MS, 'south to hold its event');
     // Only north's own donation values are in the org: south wrote nothing.
     const after = north.salesforce.records('Svc_Donation__c').map((r) => `${r.SvcId__c}:${String(r.Amount__c)}`);

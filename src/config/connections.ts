@@ -8,11 +8,11 @@ import { ConfigError } from '../model/errors.js';
 import { echo } from './echo.js';
 import { readConfigFile, type ConfigFile } from './configFile.js';
 import { orgKey } from '../model/orgId.js';
-import { checkOrgRecord, orgFileOf, readOrgRecord, sameOrgWhy } from './orgRecord.js';
+import { checkOrgRecord, orgFileOf, readOrgRecord, sharedOrgRefusal } from './orgRecord.js';
 import { realFolder } from './realFolder.js';
 import { mergeSources, sourcesOf, type LoadOptions, type SettingSource } from './load.js';
 import { SETTINGS, type SettingName, type SettingRow } from './settingsTable.js';
-import type { RawSettings } from './values.js';
+import { bool, type RawSettings } from './values.js';
 
 export type Sources = Partial<Record<SettingName, SettingSource>>;
 
@@ -99,31 +99,62 @@ function throughLink(real: string, a: ConnectionConfig, b: ConnectionConfig): st
   return linked === undefined ? '' : ` (${echo(linked, 120)} is the same folder through a symlink)`;
 }
 
+/** SVC_SITE_KEYS of a connection, read as load.ts reads it; a bad value names the connection. */
+function qualifies(c: ConnectionConfig): boolean {
+  try {
+    return bool(c.raw, 'SVC_SITE_KEYS');
+  } catch (error) {
+    throw new ConfigError(`${connectionLabel(c)}: ${(error as Error).message}`);
+  }
+}
+
+interface ApartRule {
+  of: (c: ConnectionConfig) => string | undefined;
+  /** Two connections sharing the value: refused. */
+  why?: (v: string, a: ConnectionConfig, b: ConnectionConfig) => string;
+  fix?: (c: ConnectionConfig) => string[];
+  /** One org instead: shared when every connection on it qualifies its keys, else refused naming them ("write the org at X"). */
+  shared?: (v: string) => string;
+}
+
 /** The first value two connections share: "connections a and b: <why>" (exit 2). */
 function checkApart(connections: ConnectionConfig[]): void {
-  const keys: Array<{ of: (c: ConnectionConfig) => string | undefined; why: (v: string, a: ConnectionConfig, b: ConnectionConfig) => string; fix?: (c: ConnectionConfig) => string[] }> = [
+  for (const c of connections) qualifies(c);
+  const keys: ApartRule[] = [
     { of: (c) => c.raw.SVC_SITE_ID, why: (v) => `both have site ${v}; a webhook of that site could go to either` },
     {
       of: (c) => originOf(c.raw.SF_INSTANCE_URL),
-      why: (v) => `both write the org at ${echo(v, 80)}; records of two sites with the same ids would overwrite each other (one org per connection)`,
+      shared: (v) => `write the org at ${echo(v, 80)}`,
     },
     // By real path: one folder through a symlink shares one watermark as surely as one path does.
     { of: (c) => realFolder(c.stateDir), why: (v, a, b) => `both keep their state in ${echo(v, 120)}${throughLink(v, a, b)}; give each its own SVC_STATE_DIR` },
     // What their logins found (org.json in each state folder): a file edited to point two at one org.
     {
       of: (c) => mapOr(readOrgRecord(c.stateDir)?.orgId, orgKey),
-      why: sameOrgWhy,
-      fix: (c) => [`give each its own org; if ${c.name ?? '?'} no longer logs in to it, delete ${orgFileOf(c.stateDir)}`],
+      fix: (c) => [`or give each its own org; if ${c.name ?? '?'} no longer logs in to it, delete ${orgFileOf(c.stateDir)}`],
+      shared: (v) => `log in to org ${v}`,
     },
   ];
   for (const key of keys) {
-    const seen = new Map<string, ConnectionConfig>();
+    const groups = new Map<string, ConnectionConfig[]>();
     for (const c of connections) {
       const v = key.of(c);
       if (v === undefined) continue;
-      const first = seen.get(v);
-      if (first !== undefined) throw new ConfigError(`connections ${first.name ?? '?'} and ${c.name ?? '?'}: ${key.why(v, first, c)}`, key.fix?.(c));
-      seen.set(v, c);
+      const group = groups.get(v) ?? [];
+      if (group.length > 0 && key.why) throw new ConfigError(`connections ${group[0]!.name ?? '?'} and ${c.name ?? '?'}: ${key.why(v, group[0]!, c)}`);
+      groups.set(v, [...group, c]);
+    }
+    for (const [v, group] of groups) {
+      const lacking = group.filter((c) => !qualifies(c)).map((c) => c.name ?? '?');
+      if (group.length > 1 && lacking.length > 0 && key.shared)
+        throw new ConfigError(
+          sharedOrgRefusal(
+            group.map((c) => c.name ?? '?'),
+            lacking,
+            key.shared(v),
+          ),
+          key.fix?.(group.at(-1)!),
+        );
     }
   }
 }

@@ -170,7 +170,16 @@ export function salesforceSettings(raw: RawSettings): SalesforceSettings {
     timeoutMs: int(raw, 'SF_TIMEOUT_MS', 120_000, 1_000, 1_800_000),
     log: syncLogSettings(raw),
     ...projectionSetting(raw),
+    ...siteKeysSetting(raw),
   };
+}
+
+/** SVC_SITE_KEYS: keys carry the site (SITES.md), whose id is then required: it is the prefix. */
+function siteKeysSetting(raw: RawSettings): { siteKeys?: number } {
+  if (!bool(raw, 'SVC_SITE_KEYS')) return {};
+  const { siteId } = siteIdSetting(raw);
+  if (siteId === undefined) throw new ConfigError('SVC_SITE_KEYS is true but SVC_SITE_ID is not set: the site id is the prefix of every key (6:Donation_123); set SVC_SITE_ID');
+  return { siteKeys: siteId };
 }
 
 /** SVC_PROJECTION: off (absent), npc or auto; NPSP is a later slice and is refused by name. */

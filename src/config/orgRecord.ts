@@ -25,10 +25,25 @@ interface OrgRecord {
   recordedAt: string;
 }
 
-/** A connection as this check needs it: its name and state folder. */
+/** A connection as this check needs it: its name, state folder and settings (SVC_SITE_KEYS). */
 interface Named {
   name: string | undefined;
   stateDir: string;
+  raw?: { SVC_SITE_KEYS?: string | undefined };
+}
+
+/** SVC_SITE_KEYS=true (checked at load): the connection may share its org with others that set it too. */
+const qualifiesKeys = (c: Named | undefined): boolean => ['1', 'true', 'yes'].includes(c?.raw?.SVC_SITE_KEYS?.trim().toLowerCase() ?? '');
+
+const listed = (names: string[]): string => (names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)!}`);
+
+/**
+ * Connections on one org: accepted when every one of them qualifies its keys (SITES.md, rule 1),
+ * else one line naming them all and those that lack SVC_SITE_KEYS=true.
+ */
+export function sharedOrgRefusal(names: string[], lacking: string[], where: string): string {
+  const [all, each] = names.length === 2 ? ['both', 'both'] : ['all', 'each'];
+  return `connections ${listed(names)} ${all} ${where}; set SVC_SITE_KEYS=true on ${each} (${listed(lacking)} ${lacking.length === 1 ? 'lacks' : 'lack'} it)`;
 }
 
 export const orgFileOf = (stateDir: string): string => path.join(stateDir, ORG_FILE);
@@ -106,9 +121,6 @@ function writeOrgRecord(stateDir: string, record: OrgRecord): void {
     // Said where it matters: the run that saves its progress there fails on the folder.
   }
 }
-
-/** The reason in the refusal's line, at load and after login alike (an org id is letters and digits only: read from a login or checked in the file). */
-export const sameOrgWhy = (orgId: string): string => `both log in to org ${orgKey(orgId)}; records of two sites with the same ids would overwrite each other (one org per connection)`;
 
 /** Orgs reached by the logins of this process, by connection: a dry run records nothing, yet two of its connections on one org are refused too. */
 const reached = new Map<string, string>();
@@ -192,15 +204,26 @@ function bindToFolder(dir: string, was: OrgRecord, now: { orgId: string }, recor
 function claimApart(all: readonly Named[], connection: Named & { name: string }, org: { orgId: string }, opts: ClaimOptions & { warn: (line: string) => void }): void {
   const name = connection.name;
   const key = orgKey(org.orgId);
+  const order = (other: string): [string, string] => (all.findIndex((c) => c.name === other) < all.findIndex((c) => c.name === name) ? [other, name] : [name, other]);
+  // Several sites in one org (SITES.md): accepted when both qualify their keys, else refused naming the one that does not.
+  const refuseShared = (other: string, actions: string[]): never => {
+    const pair = order(other);
+    const lacking = pair.filter((n) => !qualifiesKeys(n === name ? connection : all.find((c) => c.name === n)));
+    throw new ConfigError(
+      sharedOrgRefusal(pair, lacking, `log in to org ${key}`),
+      actions.map((a) => `or ${a}`),
+    );
+  };
   const refuse = (other: string, why: string, actions: string[]): never => {
-    const [first, second] = all.findIndex((c) => c.name === other) < all.findIndex((c) => c.name === name) ? [other, name] : [name, other];
+    const [first, second] = order(other);
     throw new ConfigError(`connections ${first} and ${second}: ${why}`, actions);
   };
   for (const other of all) {
     if (other.name === undefined || other.name === name) continue;
+    if (qualifiesKeys(connection) && qualifiesKeys(other)) continue;
     const state = orgRecordState(other.stateDir);
     if (state.kind === 'recorded' && orgKey(state.record.orgId) === key) {
-      refuse(other.name, sameOrgWhy(key), [`give ${name} its own org; if ${other.name} no longer logs in to it, delete ${orgFileOf(other.stateDir)}`]);
+      refuseShared(other.name, [`give ${name} its own org; if ${other.name} no longer logs in to it, delete ${orgFileOf(other.stateDir)}`]);
     }
     if (state.kind !== 'unknown' || reachedFrom.has(path.resolve(other.stateDir))) continue;
     // A command that writes no record (doctor) only tells: it is how the other's org gets recorded.
@@ -208,7 +231,8 @@ function claimApart(all: readonly Named[], connection: Named & { name: string },
     else refuse(other.name, unknownWhy(other, state.why, name), unknownFix(other));
   }
   const inProcess = reached.get(key);
-  if (inProcess !== undefined && inProcess !== name) refuse(inProcess, sameOrgWhy(key), [`give ${name} or ${inProcess} its own org (SF_INSTANCE_URL, or SF_LOGIN_URL and SF_CLIENT_ID)`]);
+  const bothQualify = qualifiesKeys(connection) && qualifiesKeys(all.find((c) => c.name === inProcess));
+  if (inProcess !== undefined && inProcess !== name && !bothQualify) refuseShared(inProcess, [`give ${name} or ${inProcess} its own org (SF_INSTANCE_URL, or SF_LOGIN_URL and SF_CLIENT_ID)`]);
   reached.set(key, name);
 }
 

@@ -56,6 +56,8 @@ export interface SalesforceSettings {
   gifts?: GiftSettings | undefined;
   /** The sync log in the org (SVC_SALESFORCE_LOG and the retention days); on with the defaults when absent. */
   log?: SyncLogSettings | undefined;
+  /** SVC_SITE_KEYS=true: the site id every key is qualified with (`6:Donation_123`, SITES.md); absent: bare keys. */
+  siteKeys?: number | undefined;
 }
 
 /**

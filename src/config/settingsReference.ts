@@ -22,6 +22,8 @@ const DETAILS: Partial<Record<SettingName, string>> = {
     "folder of a connection's progress (`state.json`), platform profile and run lock; a named connection's default is `.svc-sync/<name>` (under this folder when it is set at the top level)",
   SVC_SITE_ID:
     'the platform site this mirror belongs to (see [Which site](#which-site-svc_site_id)): records of another site stop every command before anything is written, and `serve` answers webhooks of another site 200 and records them ignored',
+  SVC_SITE_KEYS:
+    '`true`: every key the connection writes carries its site, `6:Donation_123` (`SvcId__c`, `TargetSvcId__c`, `QuestionSvcId__c`, the run log), and it reads only keys of its own site; needs `SVC_SITE_ID`. Connections that share one org must all set it (see [Several sites](administration.md#several-sites))',
   SF_INSTANCE_URL: 'Salesforce instance URL, with `SF_ACCESS_TOKEN`',
   SF_ACCESS_TOKEN: 'Salesforce session token, with `SF_INSTANCE_URL`; it expires: for unattended runs use client credentials or the JWT bearer flow',
   SF_LOGIN_URL: 'Salesforce login URL of the OAuth flows (client credentials need your My Domain URL)',

@@ -29,6 +29,7 @@ export const SETTINGS = [
   { name: 'SVC_LIST_IDS_ONLY', default: 'false', help: 'use list pages only to discover ids, every record by id' },
   { name: 'SVC_INCREMENTAL', default: 'exact', help: 'where lists ignore updated_after: exact (whole lists) or new-records (created_after)' },
   { name: 'SVC_SITE_ID', help: 'the platform site this mirror belongs to' },
+  { name: 'SVC_SITE_KEYS', default: 'false', help: 'true: every key is written as <site_id>:<key>, so several sites can share one org' },
   { name: 'SVC_CONNECTION', flag: '--connection <name>', deployment: true, help: 'the connection of the config file a command acts on (default: every one for sync, audit and doctor)' },
   { name: 'SVC_STATE_DIR', default: '.svc-sync', help: "folder of a connection's progress, platform profile and run lock (.svc-sync/<name> for a named connection)" },
   { name: 'SF_INSTANCE_URL', flag: '--instance-url <url>', url: true, help: 'Salesforce instance URL' },
