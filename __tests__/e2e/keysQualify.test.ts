@@ -12,7 +12,7 @@ import { cli, cliJson, OBJECTS, removeDir, tempCwd, writeCalls } from './helpers
 interface QualifyJson {
   command: string;
   dryRun: boolean;
-  siteId: string;
+  siteId: number;
   objects: Record<string, { records: number; bare: number; qualified: number; otherSites: number; updated: number; failed: number }>;
   bare: number;
   updated: number;
@@ -123,26 +123,53 @@ describe('keys qualify', () => {
     }
     expect(snapshot(stack)).toEqual(before);
     expect(stack.salesforce.requests().filter((r) => r.startsWith('PATCH ') && r.endsWith('/composite/sobjects'))).toEqual([]);
+    stack.salesforce.editRecord('Svc_Donation__c', donation.SvcId__c.replace(/^6:/, ''), { SvcId__c: donation.SvcId__c });
+    stack.salesforce.editRecord('Svc_Segment__c', segment.SvcId__c.replace(/^6:/, '7:'), { SvcId__c: segment.SvcId__c });
   });
 
-  it('refuses when another connection writes the same org with bare keys', async () => {
-    const config = {
-      connections: {
-        north: { SVC_API_URL: stack.platform.url, SVC_SITE_ID: '6', SF_INSTANCE_URL: stack.salesforce.url, SF_ACCESS_TOKEN: stack.salesforce.accessToken, SF_API_VERSION: stack.salesforce.apiVersion },
-        south: { SVC_API_URL: stack.platform.url, SVC_SITE_ID: '8', SF_INSTANCE_URL: stack.salesforce.url, SF_ACCESS_TOKEN: stack.salesforce.accessToken, SF_API_VERSION: stack.salesforce.apiVersion },
-      },
-    };
+  /** Runs `keys qualify --connection north --apply` in a folder whose config puts north and south (site 8) on this org. */
+  async function twoOnOneOrg(siteKeys: { north: boolean; south: boolean }, southHasRun: boolean): Promise<{ code: number; stderr: string }> {
+    const connection = (site: string, keys: boolean): Record<string, string> => ({
+      SVC_API_URL: stack.platform.url,
+      SVC_SITE_ID: site,
+      SF_INSTANCE_URL: stack.salesforce.url,
+      SF_ACCESS_TOKEN: stack.salesforce.accessToken,
+      SF_API_VERSION: stack.salesforce.apiVersion,
+      ...(keys ? { SVC_SITE_KEYS: 'true' } : {}),
+    });
     const dir = tempCwd('keys-qualify-two');
     try {
-      fs.writeFileSync(path.join(dir, 'svc-sync.config.json'), JSON.stringify(config), { mode: 0o600 });
+      fs.writeFileSync(path.join(dir, 'svc-sync.config.json'), JSON.stringify({ connections: { north: connection('6', siteKeys.north), south: connection('8', siteKeys.south) } }), { mode: 0o600 });
+      if (southHasRun) {
+        fs.mkdirSync(path.join(dir, '.svc-sync', 'south'), { recursive: true });
+        fs.writeFileSync(path.join(dir, '.svc-sync', 'south', 'state.json'), '{}');
+      }
       stack.salesforce.resetCalls();
       const run = await cli(stack, ['keys', 'qualify', '--connection', 'north', '--apply'], dir, undefined, { SVC_API_KEY: stack.env.SVC_API_KEY as string });
-      expect(run.code).toBe(2);
-      expect(run.stderr.trim().split('\n')).toHaveLength(1);
-      expect(run.stderr).toMatch(/north.*south|south.*north/);
-      expect(stack.salesforce.calls().total).toBe(0);
+      return { code: run.code, stderr: run.stderr };
     } finally {
       removeDir(dir);
     }
+  }
+
+  it('refuses when another connection writes the same org with bare keys, or has run there: one line, no request', async () => {
+    const bare = await twoOnOneOrg({ north: true, south: false }, false);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bare.stderr).toMatch(/connections north and south both write the org at .*; set SVC_SITE_KEYS=true on both \(south lacks it\)/);
+    expect(stack.salesforce.calls().total).toBe(0);
+
+    const ran = await twoOnOneOrg({ north: true, south: true }, true);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr.trim().split('\n')).toHaveLength(1);
+    expect(ran.stderr).toMatch(/keys qualify: connection south has run on the same org, so the org's bare keys may be its site's as well as north's; nothing was written/);
+    expect(stack.salesforce.calls().total).toBe(0);
+  });
+
+  it('goes ahead beside a connection that qualifies its keys and has never run (an org prepared for a second site)', async () => {
+    const run = await twoOnOneOrg({ north: true, south: true }, false);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(writeCalls(stack)).toBe(0);
   });
 });

@@ -47,19 +47,19 @@ export function keysCommand(program: Command, setExit: SetExit): void {
 }
 
 async function qualify(ctx: CommandContext, opts: QualifyOptions): Promise<CommandResult<QualifyResult>> {
-  const siteId = ctx.connection.raw.SVC_SITE_ID;
+  const settings = settingsOf(ctx.raw);
+  const siteId = settings.platform.siteId;
   if (siteId === undefined) throw new ConfigError('keys qualify: SVC_SITE_ID is not set; it is the prefix of every qualified key (6:Donation_123)');
   const apply = Boolean(opts.apply) && !ctx.globals.dryRun;
   const before = sharingRefusal(ctx.deployment.connections, ctx.connection, undefined);
   if (before !== undefined) throw new RefusedError(before);
-  const settings = settingsOf(ctx.raw);
   const session = new RunSession(ctx, 'listing what was done');
   let lock: RunLock | undefined;
   const startedAt = new Date();
   try {
     if (apply) lock = await lockRun(ctx, undefined, opts.wait, session);
     const deps = await createKeyDeps(settings, session.signal, !apply);
-    claimOrg(ctx.deployment.connections, ctx.connection, deps.org, apply, { siteId });
+    claimOrg(ctx.deployment.connections, ctx.connection, deps.org, apply, { siteId: ctx.connection.raw.SVC_SITE_ID });
     const after = sharingRefusal(ctx.deployment.connections, ctx.connection, deps.org.orgId);
     if (after !== undefined) throw new RefusedError(after);
     const qualifier = new KeyQualifier(deps.sink, { siteId, apply, stop: session.signal });
@@ -86,7 +86,8 @@ async function qualify(ctx: CommandContext, opts: QualifyOptions): Promise<Comma
     }
     if (result.bare > 0 && !result.refused && !apply) notes.push(`next: svc-sync keys qualify${ctx.connection.name === undefined ? '' : ` --connection ${ctx.connection.name}`} --apply`);
     // SVC_SITE_KEYS is what makes the connection write qualified keys from now on.
-    if (apply && result.failed === 0 && !result.refused) notes.push(`now run ${ctx.connection.name ?? 'the connection'} with SVC_SITE_KEYS=true: its syncs write and match ${siteId}:<key>`);
+    if (apply && result.failed === 0 && !result.refused && settings.salesforce.siteKeys === undefined)
+      notes.push(`now run ${ctx.connection.name ?? 'the connection'} with SVC_SITE_KEYS=true: its syncs write and match ${siteId}:<key>`);
     return {
       status,
       result,

@@ -9,10 +9,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ConnectionConfig } from '../../config/connections.js';
 import { readOrgRecord } from '../../config/orgRecord.js';
+import { bool } from '../../config/values.js';
 import { orgKey } from '../../model/orgId.js';
 
-/** SVC_SITE_KEYS as the usual boolean spellings read (a bad value is refused at load). */
-const qualifies = (c: ConnectionConfig): boolean => ['1', 'true', 'yes'].includes(((c.raw as Record<string, string | undefined>).SVC_SITE_KEYS ?? '').toLowerCase());
+/** SVC_SITE_KEYS (a bad value is refused at load). */
+const qualifies = (c: ConnectionConfig): boolean => bool(c.raw, 'SVC_SITE_KEYS');
 
 const originOf = (url: string | undefined): string | undefined => (url !== undefined && URL.canParse(url) ? new URL(url).origin.toLowerCase() : undefined);
 

@@ -1,7 +1,7 @@
 /**
  * The fields that hold a record key, per object, read from the schema (SITES.md's key format):
- * every external id field (SvcId__c, TargetSvcId__c, QuestionSvcId__c), with its length. A key
- * is qualified when it starts with `<site_id>:` (`:` never occurs in a bare key).
+ * every external id field (SvcId__c, TargetSvcId__c, QuestionSvcId__c, model/siteKeys.ts's
+ * KEY_VALUED_FIELDS), with its length.
  */
 import { SCHEMAS } from '../../mapping/schema.js';
 import type { SObjectName } from '../../model/objects.js';
@@ -16,10 +16,3 @@ export const KEY_FIELDS: ReadonlyArray<{ object: SObjectName; fields: readonly K
   object: s.apiName,
   fields: s.fields.filter((f) => f.externalId === true).map((f) => ({ name: f.name, length: f.type.kind === 'text' ? f.type.length : 255 })),
 }));
-
-const SITE_PREFIX = /^(\d+):/;
-
-/** The site a key names (`6:Donation_1` -> "6"), or undefined for a bare key. */
-export const siteOfKey = (key: string): string | undefined => SITE_PREFIX.exec(key)?.[1];
-
-export const qualifiedKey = (siteId: string, key: string): string => `${siteId}:${key}`;

@@ -9,7 +9,8 @@ import type { CrmError, CrmRecord, StoredRecord } from '../../model/crmRecords.j
 import type { SObjectName } from '../../model/objects.js';
 import type { KeySink } from '../../model/ports.js';
 import { RunReport } from '../report.js';
-import { KEY_FIELDS, qualifiedKey, siteOfKey, type KeyField } from './keyFields.js';
+import { parseSiteKey, qualifyKey } from '../../model/siteKeys.js';
+import { KEY_FIELDS, type KeyField } from './keyFields.js';
 
 /** Per object: records read, and the keys among them by kind (a record may hold several keys). */
 interface KeyCounts {
@@ -38,7 +39,7 @@ interface KeyChange {
 export interface QualifyResult {
   command: 'keys qualify';
   dryRun: boolean;
-  siteId: string;
+  siteId: number;
   objects: Partial<Record<SObjectName, KeyCounts>>;
   /** Records with a bare key, over every object: what --apply rewrites. */
   bare: number;
@@ -47,7 +48,7 @@ export interface QualifyResult {
   /** Up to ten changes, first found first. */
   sample: KeyChange[];
   /** The sites other than this one whose keys the org holds. */
-  otherSites: string[];
+  otherSites: number[];
   failures: Array<{ object: SObjectName; id: string; key: string; error: CrmError }>;
   /** Why nothing was written (exit 2). */
   refused?: string;
@@ -55,7 +56,7 @@ export interface QualifyResult {
 }
 
 interface QualifyOptions {
-  siteId: string;
+  siteId: number;
   apply: boolean;
   stop?: AbortSignal;
 }
@@ -65,13 +66,13 @@ const SAMPLE = 10;
 const emptyCounts = (): KeyCounts => ({ records: 0, bare: 0, qualified: 0, otherSites: 0, updated: 0, failed: 0 });
 
 /** The record's keys rewritten with the site, or a reason it cannot be (a key would not fit its field). */
-function changeOf(row: StoredRecord, fields: readonly KeyField[], siteId: string): { values: CrmRecord; changes: Array<[string, string, string]> } | { tooLong: string } | undefined {
+function changeOf(row: StoredRecord, fields: readonly KeyField[], siteId: number): { values: CrmRecord; changes: Array<[string, string, string]> } | { tooLong: string } | undefined {
   const values: CrmRecord = {};
   const changes: Array<[string, string, string]> = [];
   for (const f of fields) {
     const v = row[f.name];
-    if (typeof v !== 'string' || v === '' || siteOfKey(v) !== undefined) continue;
-    const to = qualifiedKey(siteId, v);
+    if (typeof v !== 'string' || v === '' || parseSiteKey(v).site !== undefined) continue;
+    const to = qualifyKey(siteId, v);
     if (to.length > f.length) return { tooLong: `${f.name} ${to} is longer than the field's ${f.length} characters` };
     values[f.name] = to;
     changes.push([f.name, v, to]);
@@ -82,7 +83,7 @@ function changeOf(row: StoredRecord, fields: readonly KeyField[], siteId: string
 export class KeyQualifier {
   readonly report = new RunReport();
   private readonly result: QualifyResult;
-  private readonly others = new Set<string>();
+  private readonly others = new Set<number>();
 
   constructor(
     private readonly sink: KeySink,
@@ -107,7 +108,7 @@ export class KeyQualifier {
   async run(): Promise<QualifyResult> {
     for (const { object, fields } of KEY_FIELDS) await this.survey(object, fields);
     const r = this.result;
-    r.otherSites = [...this.others].sort((a, b) => Number(a) - Number(b));
+    r.otherSites = [...this.others].sort((a, b) => a - b);
     if (r.bare > 0 && r.otherSites.length > 0) {
       const sites = r.otherSites.map((s) => `site ${s}`).join(', ');
       r.refused = `the org holds keys of ${sites} beside ${r.bare} records with bare keys: cannot tell whose bare keys they are; nothing was written`;
@@ -129,8 +130,8 @@ export class KeyQualifier {
       this.opts.stop?.throwIfAborted();
       for (const row of page) {
         counts.records++;
-        const sites = fields.map((f) => row[f.name]).flatMap((v) => (typeof v === 'string' && v !== '' ? [siteOfKey(v)] : []));
-        const foreign = sites.filter((s): s is string => s !== undefined && s !== this.opts.siteId);
+        const sites = fields.map((f) => row[f.name]).flatMap((v) => (typeof v === 'string' && v !== '' ? [parseSiteKey(v).site] : []));
+        const foreign = sites.filter((s): s is number => s !== undefined && s !== this.opts.siteId);
         for (const s of foreign) this.others.add(s);
         if (foreign.length > 0) counts.otherSites++;
         if (sites.includes(undefined)) counts.bare++;
