@@ -110,8 +110,9 @@ async function measure(exec: string, flags: string[], bin: string, argv: string[
   const done = outputOf(child);
   if (during) {
     await during();
-    // /usr/bin/time passes the signal on; serve stops after its batch.
-    child.kill('SIGTERM');
+    // To the CLI itself: /usr/bin/time dies of a SIGTERM (no figures) and leaves it running. serve stops after its batch.
+    const cli = Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ')[0]);
+    if (cli > 0) process.kill(cli, 'SIGTERM');
   }
   const { code, stderr } = await done;
   const wallSeconds = (performance.now() - started) / 1000;
@@ -166,8 +167,14 @@ async function one(run: Run, exec: string, flags: string[], bin: string, check: 
     const env = { ...stack.env, SVC_WEBHOOK_SECRET: secret, SVC_QUEUE_PATH: queue };
     stack.platform.resetCounts();
     stack.salesforce.resetCalls();
-    const m = await measure(exec, flags, bin, ['serve', '--host', '127.0.0.1', '--port', '0'], cwd, env, () => waitDrained(queue, shape.events));
-    console.log(drainLine(shape, fillSeconds, m.wallSeconds, stack.platform.requests, stack.salesforce.calls()));
+    const started = performance.now();
+    let drainSeconds = NaN;
+    const drain = async (): Promise<void> => {
+      await waitDrained(queue, shape.events);
+      drainSeconds = (performance.now() - started) / 1000;
+    };
+    const m = await measure(exec, flags, bin, ['serve', '--host', '127.0.0.1', '--port', '0'], cwd, env, drain);
+    console.log(drainLine(shape, fillSeconds, drainSeconds, stack.platform.requests, stack.salesforce.calls()));
     return { m, records: shape.events, sample: await checkSample(stack, check) };
   } finally {
     await stack.close();
