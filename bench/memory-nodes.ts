@@ -214,7 +214,7 @@ async function main(): Promise<void> {
         const label = `${run.command} ${run.size}${run.heavy ? ' heavy' : ''}`;
         process.stderr.write(`${label}, ${node.label}, ${build.label}...\n`);
         const { m, records: n, sample } = await one(run, node.exec, args.flags, build.bin, args.check);
-        if (m.code !== 0 && !(run.command === 'audit' && m.code === 1)) process.stderr.write(`  exit ${m.code}: ${m.stderrTail}\n`);
+        if (m.code !== 0 && !(run.command === 'audit' && m.code === 1) && !(run.command === 'serve' && m.code === 143)) process.stderr.write(`  exit ${m.code}: ${m.stderrTail}\n`);
         const row = [
           label,
           String(n),
