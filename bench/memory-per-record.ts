@@ -2,7 +2,8 @@
  * What a run keeps per record for its whole length, measured exactly: a RunReport given `records`
  * plain inserts (a first sync's outcomes) and a ListCoverage given the same number of ids in
  * 100-record pages (a complete list scan), each held while the garbage collector runs, the growth
- * of JS heap plus array buffers divided by the records. Beside it, the same classes of another
+ * of JS heap plus array buffers divided by the records; and `audit`'s own set of the ids its scan
+ * listed (IdSet), given the same ids. Beside it, the same classes of another
  * build (`--before DIR`: a checkout built with `npm run build`). In-process, no servers: seconds.
  *
  *   npm run build && node --expose-gc dist/bench/memory-per-record.js [--records 1000000] [--before DIR]
@@ -16,13 +17,15 @@ import type { RecordOutcome } from '../src/model/outcomes.js';
 interface Built {
   RunReport: new () => { add(o: RecordOutcome): void; outcomeOf(key: string): unknown };
   ListCoverage: new () => { note(page: ListPage<{ id: number }>, pageSize: number): void; complete(): boolean };
+  IdSet: new () => { add(id: number): void; has(id: number): boolean };
 }
 
 async function load(dir: string): Promise<Built> {
   const at = (file: string): string => pathToFileURL(path.join(dir, 'dist', 'src', file)).href;
   const report = (await import(at('sync/report.js'))) as Pick<Built, 'RunReport'>;
   const coverage = (await import(at('platform/coverage.js'))) as Pick<Built, 'ListCoverage'>;
-  return { RunReport: report.RunReport, ListCoverage: coverage.ListCoverage };
+  const ledger = (await import(at('sync/audit/auditLedger.js'))) as Pick<Built, 'IdSet'>;
+  return { RunReport: report.RunReport, ListCoverage: coverage.ListCoverage, IdSet: ledger.IdSet };
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -43,7 +46,7 @@ function perRecord(records: number, fill: () => unknown): number {
   return (after - before) / records;
 }
 
-function measure(built: Built, records: number): { report: number; coverage: number } {
+function measure(built: Built, records: number): { report: number; coverage: number; audit: number } {
   const report = perRecord(records, () => {
     const r = new built.RunReport();
     for (let i = 0; i < records; i++) r.add({ object: 'Svc_Donation__c', key: `Donation_${100_000 + i}`, action: 'insert' });
@@ -59,7 +62,14 @@ function measure(built: Built, records: number): { report: number; coverage: num
     if (!c.complete()) throw new Error('the scan is not complete');
     return c;
   });
-  return { report, coverage };
+  const audit = perRecord(records, () => {
+    const listed = new built.IdSet();
+    for (let i = 0; i < records; i++) listed.add(100_000 + i);
+    // The first look-up sorts it, as the walk over Salesforce's keys does.
+    if (!listed.has(100_000)) throw new Error('IdSet lost an id');
+    return listed;
+  });
+  return { report, coverage, audit };
 }
 
 async function main(): Promise<void> {
@@ -76,7 +86,7 @@ async function main(): Promise<void> {
   for (const [label, dir] of builds) {
     const m = measure(await load(dir), records);
     console.log(
-      `  ${label.padEnd(10)}  outcomes (RunReport) ${m.report.toFixed(1).padStart(6)}  list-scan ids (ListCoverage) ${m.coverage.toFixed(1).padStart(6)}  total ${(m.report + m.coverage).toFixed(1).padStart(6)}  = ${(((m.report + m.coverage) * records) / 1024 / 1024).toFixed(1)} MiB`,
+      `  ${label.padEnd(10)}  outcomes (RunReport) ${m.report.toFixed(1).padStart(6)}  list-scan ids (ListCoverage) ${m.coverage.toFixed(1).padStart(6)}  total ${(m.report + m.coverage).toFixed(1).padStart(6)}  = ${(((m.report + m.coverage) * records) / 1024 / 1024).toFixed(1)} MiB;  audit's listed ids (IdSet) ${m.audit.toFixed(1)}`,
     );
   }
 }

@@ -88,6 +88,8 @@ export const ROOMS: Readonly<Record<string, Readonly<Record<string, readonly str
     audit: ['', 'run'],
     // The gift projection's writer: it gets a GiftSink, and knows nothing of the engine.
     gifts: [],
+    // keys qualify: a walk over the org's keys and updates by Id; it reports as a run does.
+    keys: ['', 'run'],
     '': ['run', 'audit/orphanCandidates.ts', 'gifts'],
   },
 };

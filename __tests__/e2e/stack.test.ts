@@ -121,6 +121,35 @@ describe('npm run stack', () => {
     expect(await running.exited).toEqual({ code: 0, signal: null });
   }, 60_000);
 
+  it('--npsp: an org with NPSP and its automation, SVC_PROJECTION=npsp printed; --no-npsp-automation switches the triggers off', async () => {
+    /** A Contact written without an Account, then its AccountId as the org has it (NPSP gives it a household). */
+    const household = async (env: Record<string, string>): Promise<unknown> => {
+      const api = `${env.SF_INSTANCE_URL ?? ''}/services/data/v62.0`;
+      const headers = { Authorization: `Bearer ${env.SF_ACCESS_TOKEN ?? ''}`, 'Content-Type': 'application/json' };
+      const records = [{ attributes: { type: 'Contact' }, SvcDonorKey__c: 'P:jan@example.org:smit:jan', LastName: 'Smit', Email: 'jan@example.org' }];
+      const put = await fetch(`${api}/composite/sobjects/Contact/SvcDonorKey__c`, { method: 'PATCH', headers, body: JSON.stringify({ allOrNone: true, records }) });
+      expect(put.status).toBe(200);
+      const q = await fetch(`${api}/query?q=${encodeURIComponent('SELECT AccountId FROM Contact')}`, { headers });
+      return ((await q.json()) as { records: Array<{ AccountId: unknown }> }).records[0]?.AccountId;
+    };
+    running = start(['--npsp', '--donations', '3', '--subscriptions', '0', '--segments', '1']);
+    const env = await exportsOf(running);
+    expect(env.SVC_PROJECTION).toBe('npsp');
+    expect(running.stdout()).toMatch(/NPSP: Contact, Household and Organization Accounts, Opportunity,[\s\S]*NPSP's\s+automation on/);
+    expect(wide(running.stdout())).toEqual([]);
+    expect(await household(env)).toEqual(expect.stringMatching(/^001/));
+    running.child.kill('SIGINT');
+    expect(await running.exited).toEqual({ code: 0, signal: null });
+
+    running = start(['--npsp', '--no-npsp-automation', '--donations', '3', '--subscriptions', '0', '--segments', '1']);
+    const off = await exportsOf(running);
+    expect(off.SVC_PROJECTION).toBe('npsp');
+    expect(running.stdout()).toMatch(/NPSP's\s+automation off/);
+    expect(await household(off)).toBeNull();
+    running.child.kill('SIGINT');
+    expect(await running.exited).toEqual({ code: 0, signal: null });
+  }, 60_000);
+
   it('stops on SIGTERM too, and lets doctor find a user without field-level security', async () => {
     running = start(['--donations', '3', '--field-access', 'none']);
     const env = await exportsOf(running);

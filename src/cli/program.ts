@@ -12,6 +12,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { queueCommand } from './commands/queue.js';
 import { serveCommand } from './commands/serve.js';
 import { deployCommand } from './commands/deploy.js';
+import { keysCommand } from './commands/keys.js';
 
 function version(): string {
   // dist/cli.js when bundled, dist/src/cli/ when built, src/cli/ when run from source (tests).
@@ -61,6 +62,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
   serveCommand(program, setExit);
   queueCommand(program, setExit);
   deployCommand(program, setExit);
+  keysCommand(program, setExit);
   const globalNames = program.options
     .map((o) => o.long ?? o.short ?? '')
     .filter((n) => n !== '--version')

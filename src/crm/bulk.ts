@@ -154,20 +154,36 @@ async function runJob(
   return outcomes;
 }
 
+/** Updates by Id in Bulk API 2.0 `update` jobs (an Id column and the fields set): outcomes keyed by Id. */
+export async function updateViaBulk(api: SalesforceApi, object: string, records: Array<CrmRecord & { Id: string }>, opts: BulkOptions = DEFAULT_BULK): Promise<Map<string, UpsertOutcome>> {
+  const outcomes = new Map<string, UpsertOutcome>();
+  for (const part of splitBySize(records, opts.maxJobBytes)) {
+    const job = await runIngestJob(api, { object, operation: 'update' }, toBulkCsv(part, 'Id'), opts, { name: 'update job', rerun: 'it may still complete, run the command again to confirm' });
+    for (const id of part.map((r) => String(r.Id))) {
+      // Every row failed until the job's results say otherwise.
+      outcomes.set(id, { key: id, status: 'failed', error: 'error' in job ? job.error : { code: 'BULK_UNPROCESSED', message: `not in the results of Bulk API 2.0 job ${job.jobId}` } });
+    }
+    if ('error' in job) continue;
+    for (const row of job.ok) outcomes.set(row.Id, { key: row.Id, status: 'updated', id: row.Id });
+    for (const row of job.bad) outcomes.set(row.Id, { key: row.Id, status: 'failed', error: parseBulkError(row.sf__Error ?? '') });
+  }
+  return outcomes;
+}
+
 type ResultRow = Record<string, string>;
 
 /** An ingest job's result rows, or the one error that every record of it fails with. */
 type IngestResult = { jobId: string; ok: ResultRow[]; bad: ResultRow[] } | { error: CrmError };
 
 /**
- * One Bulk API 2.0 ingest job (upsert or delete): create, upload the CSV, close, poll at growing
+ * One Bulk API 2.0 ingest job (upsert, update or delete): create, upload the CSV, close, poll at growing
  * intervals, then read both result sets (JobComplete can still hold failed rows). A job that failed,
  * was aborted or is still running at the poll timeout comes back as an error for all its records;
  * fatal errors (session, limits) are thrown. `words` names the job in messages.
  */
 export async function runIngestJob(
   api: SalesforceApi,
-  job: { object: string; operation: 'upsert' | 'delete'; externalIdFieldName?: string },
+  job: { object: string; operation: 'upsert' | 'update' | 'delete'; externalIdFieldName?: string },
   csv: string,
   opts: BulkOptions,
   words: { name: string; rerun: string },

@@ -8,8 +8,8 @@ import { KEY_FIELD } from '../model/refs.js';
 import type { SalesforceSettings } from '../config/settings.js';
 import { sleep } from '../model/sleep.js';
 import { SALESFORCE_RETRY, SalesforceApi, backoff, type RetryPolicy } from './api.js';
-import { DEFAULT_BULK, upsertViaBulk, type BulkOptions } from './bulk.js';
-import { upsertViaCollections } from './collections.js';
+import { DEFAULT_BULK, updateViaBulk, upsertViaBulk, type BulkOptions } from './bulk.js';
+import { updateViaCollections, upsertViaCollections } from './collections.js';
 import { connectSalesforce, type SalesforceSession } from './connection.js';
 import { isTransientCode, notSalesforceApi } from './errors.js';
 import { bulkQueryPages } from './bulkQuery.js';
@@ -17,7 +17,7 @@ import { deleteViaBulk, deleteViaCollections } from './delete.js';
 import { queryAll, queryPages, queryUrlPrefix } from './query.js';
 import { DEFAULT_MAX_URL_LENGTH, assertIdentifier, buildInQueries } from './soql.js';
 import type { CrmCallCounts, CrmRecord, DeleteOutcome, StoredRecord, UpsertOutcome } from '../model/crmRecords.js';
-import type { AuditSink } from '../model/ports.js';
+import type { KeySink } from '../model/ports.js';
 import type { WriteStep } from '../model/outcomes.js';
 import { describeObject, type ObjectDescription } from './describe.js';
 import { SalesforceGiftSink } from './giftSink.js';
@@ -51,7 +51,7 @@ function mergeByKey(records: CrmRecord[]): { merged: CrmRecord[]; missingKey: nu
   return { merged: [...byKey.values()], missingKey };
 }
 
-export class SalesforceSink implements AuditSink {
+export class SalesforceSink implements KeySink {
   readonly api: SalesforceApi;
   private readonly bulkOptions: BulkOptions;
 
@@ -154,6 +154,13 @@ export class SalesforceSink implements AuditSink {
     if (unique.length === 0) return [];
     const outcomes = unique.length > this.options.bulkThreshold ? await deleteViaBulk(this.api, object, unique, this.bulkOptions) : await deleteViaCollections(this.api, unique);
     return unique.map((id) => outcomes.get(id) ?? { id, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
+  }
+
+  /** Updates records by Id: Collections (200 a call) up to the bulk threshold, a Bulk API 2.0 update job above it. */
+  async updateByIds(object: SObjectName, records: Array<CrmRecord & { Id: string }>): Promise<UpsertOutcome[]> {
+    if (records.length === 0) return [];
+    const outcomes = records.length > this.options.bulkThreshold ? await updateViaBulk(this.api, object, records, this.bulkOptions) : await updateViaCollections(this.api, object, records);
+    return records.map((r) => outcomes.get(r.Id) ?? { key: r.Id, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
   }
 
   /** The gift projection's side of this connection (its calls count with the mirror's). */

@@ -119,6 +119,12 @@ export interface AuditSink extends CrmSink {
   deleteByIds(object: SObjectName, ids: string[]): Promise<DeleteOutcome[]>;
 }
 
+/** What `keys qualify` needs of Salesforce beyond the audit's walk: updates by Id (a record's keys rewritten, nothing else). */
+export interface KeySink extends AuditSink {
+  /** Updates by Salesforce Id in batches (Collections of 200, a Bulk API 2.0 update job above the bulk threshold); one outcome per record, keyed by its Id. */
+  updateByIds(object: SObjectName, records: Array<CrmRecord & { Id: string }>): Promise<UpsertOutcome[]>;
+}
+
 /** The Nonprofit Cloud objects the gift projection writes (PROJECTION.md §0). */
 export type GiftObject = 'Account' | 'Campaign' | 'GiftTransaction' | 'GiftSoftCredit' | 'GiftRefund';
 

@@ -5,7 +5,7 @@
 import type { RecordOutcome } from './outcomes.js';
 
 /** Commands that write the mirror, and so a run record. */
-export type LoggedCommand = 'sync' | 'object' | 'replay' | 'audit' | 'serve';
+export type LoggedCommand = 'sync' | 'object' | 'replay' | 'audit' | 'serve' | 'keys qualify';
 export type RunOutcomeName = 'Succeeded' | 'Partial' | 'Failed' | 'Interrupted' | 'Refused';
 
 export interface RunEntry {

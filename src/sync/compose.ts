@@ -15,7 +15,7 @@ import type { SyncLogPort } from '../model/syncLog.js';
 import { DEFAULT_GIFT_SETTINGS, DEFAULT_SYNC_LOG } from '../config/settings.js';
 import { DEFAULT_STATE_DIR } from '../config/connections.js';
 import type { PlatformRequestInfo, RateLimitSnapshot, SharedBudget } from '../model/budget.js';
-import type { AuditSink, CrmSink, ObjectCheck, RecordSource } from '../model/ports.js';
+import type { AuditSink, CrmSink, KeySink, ObjectCheck, RecordSource } from '../model/ports.js';
 import { assertPlatformApi, checkPlatform, PlatformClient, type PlatformCheck } from '../platform/client.js';
 import { createPlatformSource, PlatformSource, type LearnOptions } from '../platform/source.js';
 import { keysRead } from '../mapping/keysRead.js';
@@ -376,4 +376,10 @@ export async function createAuditDeps(settings: Settings, onNote: OnNote = () =>
   const { sink, org } = await verifiedSink(settings, stop);
   // Only an audit that writes (--fix, --delete-orphans) logs its run.
   return { source, sink, org, log: logFor(settings, sink, !writes) };
+}
+
+/** What `keys qualify` needs: the connected sink (a walk and updates by Id), the org it reached, the run log. */
+export async function createKeyDeps(settings: Settings, stop?: AbortSignal, dryRun = false): Promise<{ sink: KeySink; org: OrgIdentity; log?: SyncLogPort | undefined }> {
+  const { sink, org } = await verifiedSink(settings, stop);
+  return { sink, org, log: logFor(settings, sink, dryRun) };
 }
