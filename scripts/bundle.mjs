@@ -110,7 +110,9 @@ await build({
         b.onResolve({ filter: /^node:/ }, (args) =>
           args.namespace === 'builtin-on-use' || args.namespace === 'on-use' || args.kind === 'dynamic-import' ? undefined : { path: args.path.slice('node:'.length), namespace: 'builtin-on-use' },
         );
-        b.onLoad({ filter: /.*/, namespace: 'builtin-on-use' }, (args) => ({ contents: onUseBuiltin(args.path) }));
+        // node:process is the global `process`, already there: itself (its EventEmitter methods are
+        // inherited, and need `process` as `this`, which a stand-in's getter would not give).
+        b.onLoad({ filter: /.*/, namespace: 'builtin-on-use' }, (args) => ({ contents: args.path === 'process' ? 'module.exports = process;' : onUseBuiltin(args.path) }));
       },
     },
   ],
