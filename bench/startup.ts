@@ -126,21 +126,52 @@ function firstRow(f: { min: Figure; median: Figure }, floor: Figure, naive: { mi
   return `min ${s(f.min.wallMs)} (${(f.min.wallMs / floor.wallMs).toFixed(1)}x node -e 0), median ${s(f.median.wallMs)} (${(f.median.wallMs / floor.wallMs).toFixed(1)}x), cpu ${s(f.median.cpuMs)}${against}`;
 }
 
+/**
+ * --help-only: `svc-sync --help` and `sync --help` of each build and `node -e 0`, taking turns run
+ * by run (a busy moment of the shared machine weighs on each alike); minimum and median of each.
+ * The naive build (a second a run) runs in the first 3 rounds only.
+ */
+async function helpRounds(runs: number, builds: Build[], cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const rows = [{ name: 'node -e 0', argv: ['-e', '0'], words: [] as string[] }];
+  for (const build of builds) for (const words of [[], ['sync']]) rows.push({ name: build.name, argv: [...build.argv, ...words, '--help'], words });
+  const figures = rows.map(() => [] as Figure[]);
+  for (let i = 0; i < runs; i++) {
+    for (const [r, row] of rows.entries()) if (i < 3 || !row.name.startsWith('naive')) figures[r]!.push(await runOnce(row.argv, { cwd, env }));
+  }
+  const spreads = figures.map(spread);
+  const floor = spreads[0]!;
+  const load = os.loadavg().map((l) => l.toFixed(1));
+  console.log(`startup --help-only: Node ${process.versions.node}, ${runs} rounds, ${os.cpus().length} cores, load average ${load.join(' ')} at the end`);
+  console.log(`(x: wall time against node -e 0, minimum and median; goal: --help within 1.5x)\n`);
+  const s = (ms: number): string => `${(ms / 1000).toFixed(3)} s`;
+  for (const [r, row] of rows.entries()) {
+    const f = spreads[r]!;
+    const label = r === 0 ? 'node -e 0' : `${row.name}: ${['svc-sync', ...row.words, '--help'].join(' ')}`;
+    const against = r === 0 ? '' : ` (${(f.min.wallMs / floor.min.wallMs).toFixed(2)}x / ${(f.median.wallMs / floor.median.wallMs).toFixed(2)}x)`;
+    console.log(`  ${label.padEnd(52)} min ${s(f.min.wallMs)} median ${s(f.median.wallMs)}${against}, cpu min ${s(f.min.cpuMs)}`);
+  }
+}
+
 async function main(): Promise<void> {
   const runs = Number(option('--runs', '15'));
   const before = option('--before', '');
-  // --help-only: `svc-sync --help` of ours (and --before's) against bare Node: a Node's line for
-  // bench/README, in seconds rather than minutes (the naive build takes a second a run).
+  // --help-only: `svc-sync --help` and `sync --help` of ours, the naive build's and --before's
+  // against bare Node: a Node's line for bench/README, in seconds rather than minutes (the naive
+  // build takes a second a run: it gets 3 runs).
   const helpOnly = process.argv.includes('--help-only');
-  const builds: Build[] = [{ name: 'ours (bundled, lazy)', argv: [BIN] }, ...(helpOnly ? [] : [naiveBuild()])];
+  const builds: Build[] = [{ name: 'ours (bundled, lazy)', argv: [BIN] }, naiveBuild()];
   if (before) builds.push({ name: `before (${before})`, argv: [path.resolve(before, 'bin', 'svc-sync.js')] });
   const cwd = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-startup-'));
   const env = { ...process.env, HOME: cwd };
   try {
+    if (helpOnly) {
+      await helpRounds(runs, builds, cwd, env);
+      return;
+    }
     const floor = await best(runs, () => runOnce(['-e', '0'], { cwd, env }));
     console.log(`startup: minimum of ${runs} runs each, ${os.cpus().length} cores; node -e 0: ${(floor.wallMs / 1000).toFixed(3)} s, cpu ${(floor.cpuMs / 1000).toFixed(3)} s`);
     console.log(`(x: wall time against node -e 0; goal: every --help within 1.5x; Node ${process.versions.node})\n`);
-    const commands = helpOnly ? [[]] : [[], ['sync'], ['object'], ['replay'], ['audit'], ['schema'], ['doctor'], ['serve'], ['queue']];
+    const commands = [[], ['sync'], ['object'], ['replay'], ['audit'], ['schema'], ['doctor'], ['serve'], ['queue']];
     // --first-only: the first-request figures alone (the --help rows take a minute or two).
     for (const build of process.argv.includes('--first-only') ? [] : builds) {
       console.log(build.name);

@@ -1,13 +1,7 @@
 #!/usr/bin/env node
 // Thin shim: the CLI is the bundled build (npm run build writes dist/cli.js).
-import fs from 'node:fs';
-import module from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
-import { debuglog } from 'node:util';
-
-// Checked before the bundle is imported (the imports above are Node's own): on an older Node, the
-// bundle or a package could fail to load with a stack trace; this says what is needed in one line.
+// Checked before anything is loaded: on an older Node, the bundle or a package could fail to load
+// with a stack trace; this says what is needed in one line.
 const FLOOR = [22, 19];
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < FLOOR[0] || (major === FLOOR[0] && minor < FLOOR[1])) {
@@ -15,11 +9,21 @@ if (major < FLOOR[0] || (major === FLOOR[0] && minor < FLOOR[1])) {
   process.exit(2);
 }
 
+// Node's own modules as CommonJS objects, not ES imports: an ES import of node:fs makes Node read
+// every export once to build its module facade, and fs.ReadStream's getter loads the streams (a
+// tenth of `--help`'s start).
+const fs = process.getBuiltinModule('node:fs');
+const module = process.getBuiltinModule('node:module');
+const os = process.getBuiltinModule('node:os');
+const path = process.getBuiltinModule('node:path');
+const { debuglog } = process.getBuiltinModule('node:util');
+
 const debug = debuglog('svc-sync');
 
 /** V8's young generation cap for commands that read records, in MiB per semi-space (bench/README, "Memory by Node"). */
 const SEMI_SPACE_MB = 8;
 const RECORD_COMMANDS = new Set(['sync', 'replay', 'audit', 'serve']);
+const HELP_FLAGS = new Set(['--help', '-h', '--version', '-V']);
 /** Node flags by which the user chose the young generation's size: their choice is kept. */
 const YOUNG_CHOSEN = /^--(max|min)[-_]semi[-_]space[-_]size(=|$)|^--semi[-_]space[-_]growth[-_]factor(=|$)/;
 
@@ -35,7 +39,10 @@ const YOUNG_CHOSEN = /^--(max|min)[-_]semi[-_]space[-_]size(=|$)|^--semi[-_]spac
 function boundYoungGeneration() {
   if (typeof process.execve !== 'function') return;
   const chosen = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => YOUNG_CHOSEN.test(a));
-  if (chosen || !process.argv.slice(2).some((a) => RECORD_COMMANDS.has(a))) return;
+  const args = process.argv.slice(2);
+  // Help and the version read no records: they never pay a second start.
+  const helpOnly = args[0] === 'help' || args.some((a) => HELP_FLAGS.has(a));
+  if (chosen || helpOnly || !args.some((a) => RECORD_COMMANDS.has(a))) return;
   try {
     process.execve(process.execPath, [process.execPath, `--max-semi-space-size=${SEMI_SPACE_MB}`, ...process.execArgv, ...process.argv.slice(1)], process.env);
   } catch (err) {

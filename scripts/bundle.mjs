@@ -15,18 +15,21 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
 /**
- * Node built-ins that only a request, a hash or a server needs, and that cost more to load than
- * the rest of `--help` (node:http alone about as much as Node's own start). The CLI bundle gets
- * each as a stand-in whose properties load the real module when first read: `--help`, `queue`
- * and option errors never load them; a run loads each at its first use.
+ * Node's built-ins reach the CLI bundle as stand-ins whose properties load the real module when
+ * first read (written through, too). Some cost more to load than the rest of `--help` (node:http
+ * about as much as Node's own start, node:v8 thirty internal modules, node:fs/promises fifteen),
+ * and even one Node has already loaded is not free to import: an ES import makes Node read every
+ * export to build the module's facade, and so does esbuild's copy of a CommonJS module's
+ * properties (node:util's lazy `diff` then loads the assert internals, node:fs's ReadStream the
+ * streams). `--help`, `queue` and option errors load none of what they do not use; a run loads
+ * each at its first use.
  */
-const ON_USE_BUILTINS = ['http', 'https', 'tls', 'net', 'crypto', 'zlib'];
 const onUseBuiltin = (name) =>
   [
     'let real;',
     `const load = () => (real ??= require('node:${name}'));`,
     `for (const key of ${JSON.stringify(Object.keys(require(`node:${name}`)))})`,
-    '  Object.defineProperty(module.exports, key, { enumerable: true, get: () => load()[key] });',
+    '  Object.defineProperty(module.exports, key, { enumerable: true, get: () => load()[key], set: (value) => { load()[key] = value; } });',
   ].join('\n');
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -80,15 +83,6 @@ await build({
       },
     },
     {
-      name: 'builtins-on-use',
-      setup(b) {
-        const filter = new RegExp(`^node:(${ON_USE_BUILTINS.join('|')})$`);
-        // The stand-in's own require of the real module stays Node's (external).
-        b.onResolve({ filter }, (args) => (args.namespace === 'builtin-on-use' ? undefined : { path: args.path.slice('node:'.length), namespace: 'builtin-on-use' }));
-        b.onLoad({ filter: /.*/, namespace: 'builtin-on-use' }, (args) => ({ contents: onUseBuiltin(args.path) }));
-      },
-    },
-    {
       // p-limit (and yocto-queue, its one dependency, installed beside it): small, and imported
       // by the platform client at the top.
       // Bundled, a start reads no package files for it.
@@ -107,6 +101,18 @@ await build({
         b.onResolve({ filter: /^commander$/ }, () => ({ path: require.resolve('commander') }));
         b.onResolve({ filter: /^node:child_process$/ }, (args) => (args.importer.includes(`${path.sep}commander${path.sep}`) ? { path: 'child_process', namespace: 'on-use' } : undefined));
         b.onLoad({ filter: /.*/, namespace: 'on-use' }, () => ({ contents: "module.exports = { spawn: (...args) => require('node:child_process').spawn(...args) };" }));
+      },
+    },
+    {
+      // Every node: import of the CLI's own code and commander's; a dynamic import() stays Node's.
+      name: 'builtins-on-use',
+      setup(b) {
+        b.onResolve({ filter: /^node:/ }, (args) =>
+          args.namespace === 'builtin-on-use' || args.namespace === 'on-use' || args.kind === 'dynamic-import' ? undefined : { path: args.path.slice('node:'.length), namespace: 'builtin-on-use' },
+        );
+        // node:process is the global `process`, already there: itself (its EventEmitter methods are
+        // inherited, and need `process` as `this`, which a stand-in's getter would not give).
+        b.onLoad({ filter: /.*/, namespace: 'builtin-on-use' }, (args) => ({ contents: args.path === 'process' ? 'module.exports = process;' : onUseBuiltin(args.path) }));
       },
     },
   ],

@@ -6,13 +6,45 @@
  * prints the times. A structural check: no timing here.
  */
 import { describe, expect, it } from '@jest/globals';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../fixtures/cli.js';
+import { BIN, packageRoot } from '../../fixtures/cli.js';
+import { tempFolders } from '../support/tempFolders.js';
+
+const tempDir = tempFolders('svc-sync-startup-');
 
 const BUNDLE = path.join(packageRoot(), 'dist', 'cli.js');
 /** Loaded by a request, a hash or a server only: the bundle holds a stand-in that loads each on first use. */
 const ON_USE = ['node:http', 'node:https', 'node:tls', 'node:net', 'node:crypto', 'node:zlib'];
+
+/**
+ * Node's modules that `--help` (and `sync --help`) must not load, each of which it loaded before
+ * issue 50's last cut: their ES facades read every export (node:fs's ReadStream loaded the
+ * streams a second way, node:util's `diff` the assert internals), and the heap setting loaded
+ * node:v8 with the worker internals.
+ */
+const NOT_FOR_HELP = ['v8', 'worker_threads', 'fs/promises', 'dns/promises', 'internal/util/diff', 'internal/readline/interface', 'net', 'http', 'crypto'];
+
+/** The Node modules one run of the built CLI loaded (process.moduleLoadList at exit), its output in files (a pipe would load node:net). */
+function modulesLoaded(args: string[]): string[] {
+  const dir = tempDir();
+  const preload = path.join(dir, 'modules.mjs');
+  const list = path.join(dir, 'modules.txt');
+  // No ES import of node:fs in the preload: its facade would load what the CLI is checked not to.
+  writeFileSync(preload, `process.on('exit', () => process.getBuiltinModule('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));\n`);
+  const out = openSync(path.join(dir, 'out.txt'), 'w');
+  try {
+    const r = spawnSync(process.execPath, ['--import', preload, BIN, ...args], { stdio: ['ignore', out, out], timeout: 30_000, cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir } });
+    expect(r.status).toBe(0);
+  } finally {
+    closeSync(out);
+  }
+  return readFileSync(list, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('NativeModule '))
+    .map((l) => l.slice('NativeModule '.length));
+}
 
 function staticImports(source: string): string[] {
   const specifiers = new Set<string>();
@@ -48,5 +80,9 @@ describe('start-up', () => {
   it('is one module of our own: no relative import is left to load file by file', () => {
     const specifiers = staticImports(readFileSync(BUNDLE, 'utf8'));
     expect(specifiers.filter((s) => s.startsWith('.'))).toEqual([]);
+  });
+
+  it.each([[['--help']], [['sync', '--help']], [['queue', '--help']]])('%j loads none of the Node modules it does not use', (args) => {
+    expect(modulesLoaded(args).filter((m) => NOT_FOR_HELP.includes(m))).toEqual([]);
   });
 });

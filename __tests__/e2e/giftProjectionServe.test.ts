@@ -9,6 +9,7 @@ import type { NpcOrg } from '../../fixtures/salesforce/npc.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { WAIT_MS } from '../support/patience.js';
 import { removeDir, tempCwd, waitFor } from './helpers.js';
+import { reap } from '../support/reap.js';
 
 let stack: Stack;
 let cwd: string;
@@ -33,7 +34,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (child.exitCode === null) child.kill('SIGKILL');
+  await reap([child]);
   await stack.close();
   removeDir(cwd);
 });

@@ -11,6 +11,7 @@ import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { WAIT_MS } from '../support/patience.js';
 import { cli, cliJson, recordCount, removeDir, tempCwd, unstamp, waitFor, writeCalls } from './helpers.js';
+import { reap } from '../support/reap.js';
 
 interface Finding {
   object: string;
@@ -81,7 +82,7 @@ describe('an org without Nonprofit Cloud', () => {
       await waitFor(() => (/listening on http/.test(stderr) ? true : undefined), WAIT_MS, 'serve to listen');
       expect(stderr).toMatch(/warning: the org could not be checked for the gift projection at start \(.*\); the first batch checks it/);
     } finally {
-      child.kill('SIGKILL');
+      await reap([child]);
       await down.close();
     }
   });

@@ -15,6 +15,7 @@ import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { cli, donationSynced, keyOf, removeDir, stackWithVictim, tempCwd, waitFor } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
 import { startHeld } from '../support/heldRun.js';
+import { reap } from '../support/reap.js';
 
 /** The run's first Salesforce query or write: the run holds its lock there. */
 const FIRST_WORK = /^(GET \/services\/data\/v[\d.]+\/query|PATCH \/services\/data\/v[\d.]+\/composite\/sobjects\/)/;
@@ -202,7 +203,7 @@ describe('row 3 in serve: the queue, the log and the org records', () => {
       expectNone([queued, stderr, errorMessages(), runs].join('\n'), [key(), tokenSecret()]);
     } finally {
       stack.platform.faults.clear();
-      child.kill('SIGKILL');
+      await reap([child]);
       removeDir(dir);
     }
   });

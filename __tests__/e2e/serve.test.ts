@@ -11,6 +11,7 @@ import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, removeDir, tempCwd, waitFor, unstamp } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
 import { openDatabase } from '../../src/webhook/queue/sqliteDb.js';
+import { reap } from '../support/reap.js';
 
 let stack: Stack;
 let cwd: string;
@@ -33,7 +34,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (child.exitCode === null) child.kill('SIGKILL');
+  await reap([child]);
   await stack.close();
   removeDir(cwd);
 });

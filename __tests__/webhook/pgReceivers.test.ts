@@ -24,6 +24,7 @@ import { startWorker, type BatchProcessor, type ProcessResult, type Worker } fro
 import { donationEvent, pool, postJson, RecordingProcessor, request } from './helpers.js';
 import { unstamp } from '../e2e/helpers.js';
 import { WAIT_MS } from '../support/patience.js';
+import { reap } from '../support/reap.js';
 
 let postgres: TestPostgres;
 let dbUrl: string;
@@ -247,7 +248,7 @@ describe('two `svc-sync serve` processes on one database', () => {
     cwd = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-pg-serve-'));
   });
   afterAll(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await reap(children);
     await stack.close();
     rmSync(cwd, { recursive: true, force: true });
   });

@@ -370,8 +370,8 @@ describe.each(backends)('$name queue', (backend) => {
     beforeEach(() => {
       scratch = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-kill-'));
     });
-    afterEach(() => {
-      killAll(children);
+    afterEach(async () => {
+      await killAll(children);
       rmSync(scratch, { recursive: true, force: true });
     });
 

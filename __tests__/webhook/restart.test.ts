@@ -30,8 +30,8 @@ function rows(db: string): Row[] {
 describe('serve process', () => {
   let tmp: TempDir | undefined;
   const children: ChildProcess[] = [];
-  afterEach(() => {
-    killAll(children);
+  afterEach(async () => {
+    await killAll(children);
     tmp?.cleanup();
     tmp = undefined;
   });

@@ -7,6 +7,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { eventually } from './helpers.js';
+import { reap } from '../support/reap.js';
 
 const ROOT = process.cwd();
 const CHILD = path.join(ROOT, 'dist/fixtures/webhook/serve-child.js');
@@ -54,8 +55,8 @@ export const journalOf = (file: string): string[] =>
         .filter((l) => l !== '')
     : [];
 
-/** Kills what is still running (a test that failed half-way). */
-export function killAll(children: ChildProcess[]): void {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+/** Kills what is still running (a test that failed half-way) and waits until each is gone (support/reap.ts). */
+export async function killAll(children: ChildProcess[]): Promise<void> {
+  await reap(children);
   children.length = 0;
 }

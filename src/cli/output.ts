@@ -20,7 +20,9 @@ interface OutputOptions {
 }
 
 /** The last command's log style: the line of an error that ends the process is written alike. */
-let style: { format: LogFormat; stamp: boolean } = { format: 'text', stamp: !process.stderr.isTTY };
+// `stamp` unset: stamped unless stderr is a terminal, asked when the line is written (reading
+// process.stderr makes Node build the stream: on a pipe, loading node:net, which `--help` never needs).
+let style: { format: LogFormat; stamp?: boolean } = { format: 'text' };
 
 /**
  * While a spinner's line is drawn on stderr (render/progress.ts), a line written begins with a
@@ -35,7 +37,7 @@ const lineStart = (): string => (afterSpinner ? '\r' : '');
 
 /** A stderr line outside any command's Output (the closing error), already masked, in the log style. */
 export function stderrLine(level: LogLevel, masked: string): string {
-  return `${lineStart()}${logText(style.format, level, masked, style.stamp)}`;
+  return `${lineStart()}${logText(style.format, level, masked, style.stamp ?? !process.stderr.isTTY)}`;
 }
 
 /**
