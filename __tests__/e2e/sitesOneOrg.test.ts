@@ -22,7 +22,8 @@ const HOOKS = { north: 'north-hook-5e2a71', south: 'south-hook-9c04b8' };
 
 interface Several {
   status: number;
-  result: { connections: Array<{ connection: string; status: number; result: (Result & { deleted?: number }) | null; error?: string }> };
+  warnings?: string[];
+  result: { connections: Array<{ connection: string; status: number; result: Result | null; error?: string }>; drift?: Array<{ key: string }>; deletions?: Array<{ key: string }> };
 }
 
 /** Fields the org sets itself: not the product's to compare. */
@@ -171,13 +172,25 @@ describe('several sites into one org with site-qualified keys', () => {
     expect(org.get('Svc_Donation__c', `6:${keyOf('donation', id)}`)).toBeDefined();
     expect(org.get('Svc_Donation__c', `7:${keyOf('donation', id)}`)).toBeDefined();
     expect(north.platform.remove('donation', id)).toBe(true);
+    // A record an earlier single-site run left with a bare key: no site's for sure.
+    const seeded = await fetch(`${org.url}/services/data/v${org.apiVersion}/composite/sobjects/Svc_Segment__c/SvcId__c`, {
+      method: 'PATCH',
+      headers: { Authorization: `Bearer ${org.accessToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ allOrNone: false, records: [{ attributes: { type: 'Svc_Segment__c' }, SvcId__c: 'Segment_999999', Name: 'Left by a single site' }] }),
+    });
+    expect(seeded.status).toBe(200);
 
-    // South's audit sees nothing of north's: no orphan, no drift.
+    // South's audit sees nothing of north's: no orphan, no drift; the bare key reported, not its own.
     const southAudit = await runJson(['audit', '--connection', 'south']);
     expect(southAudit.code).toBe(0);
+    expect(southAudit.body.result.drift).toEqual([]);
+    expect(southAudit.body.warnings).toEqual([expect.stringMatching(/^1 records with no site prefix: left alone/)]);
 
     const r = await runJson(['audit', '--delete-orphans', '--connection', 'north']);
     expect(r.code).toBe(0);
+    expect(r.body.warnings).toEqual([expect.stringMatching(/^1 records with no site prefix: left alone/)]);
+    expect(r.body.result.deletions?.map((d) => d.key)).toEqual([keyOf('donation', id)]);
+    expect(org.get('Svc_Segment__c', 'Segment_999999')).toBeDefined();
     expect(org.get('Svc_Donation__c', `6:${keyOf('donation', id)}`)).toBeUndefined();
     expect(org.get('Svc_Donation__c', `7:${keyOf('donation', id)}`)).toBeDefined();
     expect(siteRows(org, '7:')).toEqual(siteRows(south.salesforce, ''));
@@ -220,8 +233,9 @@ describe('several sites into one org with site-qualified keys', () => {
       const org = north.salesforce;
       const message = (site: number): unknown => org.get('Svc_Donation__c', `${site}:${keyOf('donation', id)}`)?.Message__c;
       await waitFor(() => (message(6) === 'changed on site 6' && message(7) === 'changed on site 7' ? true : undefined), 60_000, `both donations to change (serve said:\n${stderr})`);
-      // Nothing bare was written, and no refusal of the shared org was logged.
-      for (const o of OBJECTS) expect(org.records(o).filter((x) => !/^[67]:/.test(x.SvcId__c))).toEqual([]);
+      // Nothing bare was written (the one bare key is the audit test's, left alone), and no refusal of the shared org was logged.
+      const bare = OBJECTS.flatMap((o) => org.records(o).filter((x) => !/^[67]:/.test(x.SvcId__c))).map((x) => x.SvcId__c);
+      expect(bare).toEqual(['Segment_999999']);
       expect(stderr).not.toMatch(/error/);
     }, 120_000);
   });

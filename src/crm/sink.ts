@@ -15,7 +15,8 @@ import { isTransientCode, notSalesforceApi } from './errors.js';
 import { bulkQueryPages } from './bulkQuery.js';
 import { deleteViaBulk, deleteViaCollections } from './delete.js';
 import { queryAll, queryPages, queryUrlPrefix } from './query.js';
-import { DEFAULT_MAX_URL_LENGTH, assertIdentifier, buildInQueries } from './soql.js';
+import { DEFAULT_MAX_URL_LENGTH, assertIdentifier, buildInQueries, soqlLiteral } from './soql.js';
+import { SCHEMAS } from '../mapping/schema.js';
 import type { CrmCallCounts, CrmRecord, DeleteOutcome, StoredRecord, UpsertOutcome } from '../model/crmRecords.js';
 import type { AuditSink } from '../model/ports.js';
 import type { WriteStep } from '../model/outcomes.js';
@@ -38,6 +39,9 @@ export interface SinkOptions {
   /** SVC_SITE_KEYS: the site whose qualified keys this sink writes and reads (siteKeyCodec.ts). */
   siteKeys?: number | undefined;
 }
+
+/** Bare keys counted per object by an audit with site keys: one query each, enough to say how many to qualify. */
+const BARE_LIMIT = 2000;
 
 /** Merges records sharing a key, in order, later fields over earlier (last write wins). */
 function mergeByKey(records: CrmRecord[]): { merged: CrmRecord[]; missingKey: number } {
@@ -164,6 +168,20 @@ export class SalesforceSink implements AuditSink {
     if (unique.length === 0) return [];
     const outcomes = unique.length > this.options.bulkThreshold ? await deleteViaBulk(this.api, object, unique, this.bulkOptions) : await deleteViaCollections(this.api, unique);
     return unique.map((id) => outcomes.get(id) ?? { id, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
+  }
+
+  /**
+   * SVC_SITE_KEYS: records whose key has no site prefix, over the eight objects (one query each,
+   * up to BARE_LIMIT counted): a bare key starts with its type's name, a qualified one with digits.
+   */
+  async bareKeyCount(): Promise<number | undefined> {
+    if (this.codec === undefined) return undefined;
+    let n = 0;
+    for (const s of SCHEMAS) {
+      const head = s.key.slice(0, s.key.indexOf('_'));
+      n += (await queryAll(this.api, `SELECT Id FROM ${assertIdentifier(s.apiName)} WHERE ${KEY_FIELD} LIKE ${soqlLiteral(`${head}%`)} LIMIT ${BARE_LIMIT}`)).length;
+    }
+    return n;
   }
 
   /** The gift projection's side of this connection (its calls count with the mirror's). */
