@@ -53,7 +53,7 @@ export type { ProjectionChoice };
 
 /** A fresh log writer (it reads the open errors once): none when the log is off or nothing may be written. */
 function logFor(settings: Settings, sink: SalesforceSink, dryRun: boolean): SyncLogPort | undefined {
-  return (settings.salesforce.log ?? DEFAULT_SYNC_LOG).enabled && !dryRun ? new SyncLog(sink.api) : undefined;
+  return (settings.salesforce.log ?? DEFAULT_SYNC_LOG).enabled && !dryRun ? new SyncLog(sink.api, undefined, settings.salesforce.siteKeys) : undefined;
 }
 
 /** Notes for a person ("waiting 42 s: platform minute limit"), as one line each. */
