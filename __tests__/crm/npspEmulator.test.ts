@@ -250,6 +250,18 @@ describe("an NPSP org: NPSP's automation", () => {
     expect(await rows(conn, 'SELECT Name FROM Account')).toEqual([{ Name: 'de Vries Household' }]);
   });
 
+  it("what the automation wrote is visible to a Bulk API 2.0 query too (the household, its contact's AccountId)", async () => {
+    const { e, conn } = await npspOrg();
+    const c = idOf((await upsert(conn, 'Contact', [donor('p1', 'Smit')], 'SvcDonorKey__c'))[0]);
+    const api = `${e.url}/services/data/v${e.apiVersion}/jobs/query`;
+    const headers = { Authorization: `Bearer ${e.accessToken}`, 'Content-Type': 'application/json' };
+    const job = (await (await fetch(api, { method: 'POST', headers, body: JSON.stringify({ operation: 'query', query: 'SELECT Id, AccountId FROM Contact' }) })).json()) as { id: string };
+    for (let state = ''; state !== 'JobComplete';) state = ((await (await fetch(`${api}/${job.id}`, { headers })).json()) as { state: string }).state;
+    const csv = await (await fetch(`${api}/${job.id}/results`, { headers })).text();
+    const [{ AccountId: hh } = {}] = await rows(conn, `SELECT AccountId FROM Contact WHERE Id = '${c}'`);
+    expect(csv.trim().split('\n')).toEqual(['"Id","AccountId"', `"${c}","${String(hh)}"`]);
+  });
+
   it('payments switched off in NPSP Settings: no automatic payment', async () => {
     const { e, conn } = await npspOrg();
     e.npsp?.setSettings({ npe01__Payments_Enabled__c: false });

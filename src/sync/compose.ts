@@ -6,7 +6,7 @@ import { ConfigError, describeError } from '../model/errors.js';
 import type { PlatformSettings, SalesforceSettings, Settings } from '../config/settings.js';
 import { checkOrg, everyWriteFails, fixesFor } from '../crm/doctor.js';
 import type { DoctorFinding } from '../model/doctorFinding.js';
-import { checkProjection, projectionFixes } from '../crm/projectionDoctor.js';
+import { checkGiftModel } from '../crm/npspDoctor.js';
 import { chooseProjection, type ProjectionChoice } from '../crm/projectionGuard.js';
 import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProject.js';
 import { SalesforceSink, type OrgIdentity } from '../crm/sink.js';
@@ -327,15 +327,17 @@ export async function checkSetup(platform: PlatformSettings, salesforce: Salesfo
   }
   const sink = await SalesforceSink.connect(salesforce);
   const mirror = await checkOrg(sink);
-  const projection = salesforce.projection === undefined ? [] : await checkProjection(sink, undefined, salesforce.projection);
-  const findings = [...mirror, ...projection];
+  const gifts = sink.gifts();
+  const projection =
+    salesforce.projection === undefined ? { findings: [], fixes: [] } : await checkGiftModel({ describe: (o) => sink.describe(o), query: (q) => gifts.query(q) }, salesforce.projection);
+  const findings = [...mirror, ...projection.findings];
   const orgId = sink.session.orgId();
   return {
     ...(key.ok ? {} : { platformError: key.message, platformFailure: key.notPlatform ? new ConfigError(key.message) : key.error }),
     org: { instanceUrl: sink.session.instanceUrl(), ...(orgId === undefined ? {} : { orgId }) },
     ...(profile ? { profile } : {}),
     findings,
-    actions: [...fixesFor(mirror), ...projectionFixes(projection)],
+    actions: [...fixesFor(mirror), ...projection.fixes],
     requests: { platform: 1 + probeRequests, salesforce: sink.calls().total },
   };
 }

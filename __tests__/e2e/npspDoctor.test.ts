@@ -1,0 +1,86 @@
+/**
+ * `doctor` in an NPSP org, through dist/cli.js against the emulator's NPSP org: with SVC_PROJECTION
+ * auto (an org with NPSP and without Nonprofit Cloud) it checks what the NPSP target needs (the
+ * objects and fields, the key fields, the stages, the soft-credit role, the record types, NPSP's
+ * payments setting for the `payments` refund mode), each finding with its fix; nothing to fix in
+ * a set-up org.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startStack, type Stack } from '../../fixtures/stack.js';
+import { cliJson, removeDir, tempCwd } from './helpers.js';
+
+interface Finding {
+  object: string;
+  field?: string;
+  problem: string;
+  expected: string;
+  message: string;
+}
+
+const SITE = { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, donations: 3, newsletterSubscriptions: 0 };
+
+async function giftFindings(stack: Stack, cwd: string): Promise<{ findings: Finding[]; actions: string[]; status: number }> {
+  const run = await cliJson(stack, ['doctor'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'auto' });
+  const result = run.body.result as unknown as { findings: Finding[]; actions: string[] };
+  return { findings: result.findings.filter((f) => !f.object.startsWith('Svc_')), actions: result.actions, status: run.body.status };
+}
+
+describe('doctor in an NPSP org', () => {
+  let stack: Stack;
+  let cwd: string;
+  beforeAll(async () => {
+    stack = await startStack({ site: SITE, salesforce: { npsp: true } });
+    cwd = tempCwd('npsp-doctor');
+  });
+  afterAll(async () => {
+    await stack.close();
+    removeDir(cwd);
+  });
+
+  it('nothing to fix when the objects, key fields, stages, role, record types and payments are there', async () => {
+    const { findings, status } = await giftFindings(stack, cwd);
+    expect(findings).toEqual([]);
+    expect(status).toBe(0);
+  });
+
+  it('a missing key field, a lost refund stage, the soft-credit role, a record type and payments off each get their fix', async () => {
+    const npsp = stack.salesforce.npsp as NonNullable<Stack['salesforce']['npsp']>;
+    npsp.removeField('Opportunity', 'SvcGiftKey__c');
+    npsp.removeField('Contact', 'npe01__HomeEmail__c');
+    npsp.deactivateStage('Closed Lost');
+    npsp.deactivateValue('OpportunityContactRole', 'Role', 'Soft Credit');
+    npsp.deactivateRecordType('Opportunity', 'Donation');
+    npsp.setSettings({ npe01__Payments_Enabled__c: false });
+    const { findings, actions, status } = await giftFindings(stack, cwd);
+    expect(status).toBe(1);
+    expect(findings.map((f) => [f.object, f.field, f.problem, f.expected])).toEqual([
+      ['Contact', 'npe01__HomeEmail__c', 'missing_field', 'present'],
+      ['Opportunity', 'RecordTypeId', 'missing_value', 'Donation'],
+      ['Opportunity', 'SvcGiftKey__c', 'missing_field', 'Text(50) unique external id'],
+      ['OpportunityContactRole', 'Role', 'missing_value', 'Soft Credit'],
+      ['Opportunity', 'StageName', 'missing_value', 'Closed Lost'],
+      ['npe01__Contacts_And_Orgs_Settings__c', 'npe01__Payments_Enabled__c', 'missing_value', 'Payments enabled'],
+    ]);
+    const message = (field: string): string => findings.find((f) => f.field === field)?.message ?? '';
+    expect(message('SvcGiftKey__c')).toMatch(/schema --project svc-org --projection npsp/);
+    expect(message('RecordTypeId')).toMatch(/no active record type Donation: .*or set SVC_NPSP_DONATION_RECORD_TYPE/);
+    expect(message('StageName')).toMatch(/stage "Closed Lost" is not an active stage: .*or set SVC_NPSP_STAGE_REFUNDED/);
+    expect(message('npe01__Payments_Enabled__c')).toMatch(/enable NPSP Settings > Donations > Payments, or set SVC_NPSP_REFUND_MODE=stage/);
+    expect(actions).toEqual(expect.arrayContaining([expect.stringMatching(/deploy the projection's key fields/), expect.stringMatching(/stages or record types/)]));
+  });
+});
+
+describe('doctor in an NPSP org without DebitType (refund mode stage)', () => {
+  it('payments switched off is no finding: the stage mode needs no payment', async () => {
+    const stack = await startStack({ site: SITE, salesforce: { npsp: true, npspDebitType: false, npspAutomation: false } });
+    const cwd = tempCwd('npsp-doctor-stage');
+    try {
+      stack.salesforce.npsp?.setSettings({ npe01__Payments_Enabled__c: false });
+      const { findings } = await giftFindings(stack, cwd);
+      expect(findings).toEqual([]);
+    } finally {
+      await stack.close();
+      removeDir(cwd);
+    }
+  });
+});
