@@ -3,7 +3,7 @@
  * rather than as entries of a Map or Set on the JavaScript heap: a run's per-record facts (ids a
  * list scan returned, what became of each record) grow with the site, and a million of them in a
  * Map hold 30-60 MB of heap that the garbage collector walks again and again; here they are 9
- * bytes each outside it (plus up to half again of room to grow). Recent ids wait in a small Map
+ * bytes each outside it (plus up to a quarter again of room to grow). Recent ids wait in a small Map
  * and are merged, sorted, into the arrays when it fills: from the back, in place, so ids that
  * come in ascending order (a list scan's) are written once and never moved.
  */
@@ -105,11 +105,11 @@ export class IdTable {
     this.recent.clear();
   }
 
-  /** New arrays with room for `more` ids and half again, the removed ids dropped. */
+  /** New arrays with room for `more` ids and a quarter again (each id copied about 4 times in all), the removed ids dropped. */
   private grow(more: number): void {
     let n = 0;
     for (let i = 0; i < this.length; i++) if (this.values[i] !== 0) n++;
-    const capacity = Math.max(1024, Math.ceil((n + more) * 1.5));
+    const capacity = Math.max(1024, Math.ceil((n + more) * 1.25));
     const ids = new Float64Array(capacity);
     const values = new Uint8Array(capacity);
     n = 0;
