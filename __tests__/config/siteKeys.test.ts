@@ -64,6 +64,8 @@ describe('SVC_SITE_KEYS', () => {
     expect(salesforceSettings({ ...TOKEN, SVC_SITE_KEYS: 'TRUE', SVC_SITE_ID: '6' }).siteKeys).toBe(6);
     expect(configErrorOf(() => salesforceSettings({ ...TOKEN, SVC_SITE_KEYS: 'true' })).message).toMatch(/^SVC_SITE_KEYS is true but SVC_SITE_ID is not set/);
     expect(configErrorOf(() => salesforceSettings({ ...TOKEN, SVC_SITE_KEYS: 'maybe', SVC_SITE_ID: '6' })).message).toBe('SVC_SITE_KEYS: must be true or false');
+    // The projection's own keys are not qualified yet: refused, not half-shared.
+    expect(configErrorOf(() => salesforceSettings({ ...TOKEN, SVC_SITE_KEYS: 'true', SVC_SITE_ID: '6', SVC_PROJECTION: 'npc' })).message).toMatch(/^SVC_SITE_KEYS with SVC_PROJECTION: /);
   });
 
   it('connections on one org: accepted when all qualify (per connection or at the top level), else one line naming them', () => {

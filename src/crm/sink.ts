@@ -15,12 +15,14 @@ import { isTransientCode, notSalesforceApi } from './errors.js';
 import { bulkQueryPages } from './bulkQuery.js';
 import { deleteViaBulk, deleteViaCollections } from './delete.js';
 import { queryAll, queryPages, queryUrlPrefix } from './query.js';
-import { DEFAULT_MAX_URL_LENGTH, assertIdentifier, buildInQueries } from './soql.js';
+import { DEFAULT_MAX_URL_LENGTH, assertIdentifier, buildInQueries, soqlLiteral } from './soql.js';
+import { SCHEMAS } from '../mapping/schema.js';
 import type { CrmCallCounts, CrmRecord, DeleteOutcome, StoredRecord, UpsertOutcome } from '../model/crmRecords.js';
 import type { KeySink } from '../model/ports.js';
 import type { WriteStep } from '../model/outcomes.js';
 import { describeObject, type ObjectDescription } from './describe.js';
 import { SalesforceGiftSink } from './giftSink.js';
+import { SiteKeyCodec } from './siteKeyCodec.js';
 
 /** The org a run acts on, as its login found it. */
 export interface OrgIdentity {
@@ -34,7 +36,12 @@ export interface SinkOptions {
   retry?: RetryPolicy;
   bulk?: Partial<BulkOptions>;
   maxUrlLength?: number;
+  /** SVC_SITE_KEYS: the site whose qualified keys this sink writes and reads (siteKeyCodec.ts). */
+  siteKeys?: number | undefined;
 }
+
+/** Bare keys counted per object by an audit with site keys: one query each, enough to say how many to qualify. */
+const BARE_LIMIT = 2000;
 
 /** Merges records sharing a key, in order, later fields over earlier (last write wins). */
 function mergeByKey(records: CrmRecord[]): { merged: CrmRecord[]; missingKey: number } {
@@ -54,6 +61,8 @@ function mergeByKey(records: CrmRecord[]): { merged: CrmRecord[]; missingKey: nu
 export class SalesforceSink implements KeySink {
   readonly api: SalesforceApi;
   private readonly bulkOptions: BulkOptions;
+  /** Site-qualified keys: written qualified, read back bare and only the site's own (absent: today's keys). */
+  private readonly codec: SiteKeyCodec | undefined;
 
   constructor(
     readonly session: SalesforceSession,
@@ -61,12 +70,13 @@ export class SalesforceSink implements KeySink {
   ) {
     this.api = new SalesforceApi(session, options.maxApiUsage, options.retry ?? SALESFORCE_RETRY);
     this.bulkOptions = { ...DEFAULT_BULK, ...options.bulk };
+    this.codec = options.siteKeys === undefined ? undefined : new SiteKeyCodec(options.siteKeys);
   }
 
   /** `stop`: the run's stop, which ends its requests in flight (connection.ts's STOP_GRACE_MS). */
   static async connect(settings: SalesforceSettings, extra: Partial<SinkOptions> = {}, stop?: AbortSignal): Promise<SalesforceSink> {
     const session = await connectSalesforce(settings, stop);
-    return new SalesforceSink(session, { bulkThreshold: settings.bulkThreshold, maxApiUsage: settings.maxApiUsage, ...extra });
+    return new SalesforceSink(session, { bulkThreshold: settings.bulkThreshold, maxApiUsage: settings.maxApiUsage, siteKeys: settings.siteKeys, ...extra });
   }
 
   calls(): CrmCallCounts {
@@ -101,11 +111,14 @@ export class SalesforceSink implements KeySink {
     const out: UpsertOutcome[] = [];
     for (let i = 0; i < missingKey; i++) out.push({ key: '', status: 'failed', error: { code: 'MISSING_KEY', message: `a ${object} record without ${KEY_FIELD} was not sent` } });
     if (merged.length === 0) return out;
+    const codec = this.codec;
+    const sent = codec ? merged.map((r) => codec.toOrg(r)) : merged;
 
-    const outcomes = merged.length > this.options.bulkThreshold ? await this.bulkWithRetries(object, merged, onStep) : await upsertViaCollections(this.api, object, merged, onStep);
-    for (const r of merged) {
+    const outcomes = sent.length > this.options.bulkThreshold ? await this.bulkWithRetries(object, sent, onStep) : await upsertViaCollections(this.api, object, sent, onStep);
+    for (const r of sent) {
       const key = String(r[KEY_FIELD]);
-      out.push(outcomes.get(key) ?? { key, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
+      const o = outcomes.get(key) ?? { key, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } };
+      out.push(codec ? codec.outcomeFromOrg(o) : o);
     }
     return out;
   }
@@ -128,12 +141,12 @@ export class SalesforceSink implements KeySink {
   }
 
   async readByKeys(object: SObjectName, keys: string[], fields: string[]): Promise<Map<string, StoredRecord>> {
-    const rows = await this.readIn(object, KEY_FIELD, keys, fields);
+    const rows = await this.readIn(object, KEY_FIELD, this.codec ? this.codec.keysToOrg(keys) : keys, fields);
     return new Map(rows.map((r) => [r[KEY_FIELD], r]));
   }
 
   async readWhere(object: SObjectName, field: string, values: string[], fields: string[]): Promise<StoredRecord[]> {
-    return this.readIn(object, field, values, fields);
+    return this.readIn(object, field, this.codec ? this.codec.valuesToOrg(field, values) : values, fields);
   }
 
   /**
@@ -143,9 +156,10 @@ export class SalesforceSink implements KeySink {
    */
   async *scanKeys(object: SObjectName, fields: string[] = [], expected = 0): AsyncIterable<StoredRecord[]> {
     const select = [...new Set(['Id', KEY_FIELD, ...fields])].map(assertIdentifier);
-    const soql = `SELECT ${select.join(', ')} FROM ${assertIdentifier(object)}`;
+    const codec = this.codec;
+    const soql = `SELECT ${select.join(', ')} FROM ${assertIdentifier(object)}${codec ? ` WHERE ${codec.filter()}` : ''}`;
     const pages = expected > this.options.bulkThreshold ? bulkQueryPages(this.api, soql, this.bulkOptions) : queryPages(this.api, soql);
-    for await (const rows of pages) yield rows as StoredRecord[];
+    for await (const rows of pages) yield codec ? codec.fromOrg(rows as StoredRecord[]) : (rows as StoredRecord[]);
   }
 
   /** Deletes records by Id: Collections (200 a call) up to the bulk threshold, a Bulk API 2.0 delete job above it. */
@@ -163,6 +177,20 @@ export class SalesforceSink implements KeySink {
     return records.map((r) => outcomes.get(r.Id) ?? { key: r.Id, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
   }
 
+  /**
+   * SVC_SITE_KEYS: records whose key has no site prefix, over the eight objects (one query each,
+   * up to BARE_LIMIT counted): a bare key starts with its type's name, a qualified one with digits.
+   */
+  async bareKeyCount(): Promise<number | undefined> {
+    if (this.codec === undefined) return undefined;
+    let n = 0;
+    for (const s of SCHEMAS) {
+      const head = s.key.slice(0, s.key.indexOf('_'));
+      n += (await queryAll(this.api, `SELECT Id FROM ${assertIdentifier(s.apiName)} WHERE ${KEY_FIELD} LIKE ${soqlLiteral(`${head}%`)} LIMIT ${BARE_LIMIT}`)).length;
+    }
+    return n;
+  }
+
   /** The gift projection's side of this connection (its calls count with the mirror's). */
   gifts(): SalesforceGiftSink {
     return new SalesforceGiftSink(this.api);
@@ -176,9 +204,11 @@ export class SalesforceSink implements KeySink {
   private async readIn(object: SObjectName, field: string, values: string[], fields: string[]): Promise<StoredRecord[]> {
     if (values.length === 0) return [];
     const select = [...new Set(['Id', KEY_FIELD, ...fields])];
-    const queries = buildInQueries({ fields: select, object, field, values }, queryUrlPrefix(this.api).length, this.options.maxUrlLength ?? DEFAULT_MAX_URL_LENGTH);
+    // A read by a lookup or an email would find other sites' records too: kept to this site's keys.
+    const and = this.codec?.filter();
+    const queries = buildInQueries({ fields: select, object, field, values, ...(and ? { and } : {}) }, queryUrlPrefix(this.api).length, this.options.maxUrlLength ?? DEFAULT_MAX_URL_LENGTH);
     const out: StoredRecord[] = [];
     for (const q of queries) for (const row of await queryAll(this.api, q)) out.push(row as StoredRecord);
-    return out;
+    return this.codec ? this.codec.fromOrg(out) : out;
   }
 }

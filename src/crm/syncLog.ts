@@ -15,6 +15,8 @@ import { deleteViaBulk, deleteViaCollections } from './delete.js';
 import { toSalesforceError } from './errors.js';
 import { queryAll } from './query.js';
 import { cutLine, planErrors, retryKeys, runRecord, type StoredError } from './syncLogPlan.js';
+import type { CrmRecord } from '../model/crmRecords.js';
+import { ownBareKey, qualifyKey, sitePrefixFilter } from '../model/siteKeys.js';
 import { ERROR_KEY, ERROR_OBJECT, ERROR_STATUSES, LOG_OBJECTS, RUN_KEY, RUN_OBJECT, type ErrorStatus } from './syncLogSchema.js';
 
 /** The commands that put the two objects in the org, said when they are missing. */
@@ -33,7 +35,15 @@ export class SyncLog implements SyncLogPort {
   constructor(
     private readonly api: SalesforceApi,
     private readonly bulk: BulkOptions = DEFAULT_BULK,
+    /** SVC_SITE_KEYS: error records carry the site's qualified key, and only the site's own are read. */
+    private readonly siteKeys?: number,
   ) {}
+
+  /** An error record as the org holds it: its key qualified with the site. */
+  private toOrg(record: CrmRecord): CrmRecord {
+    const key = record[ERROR_KEY];
+    return this.siteKeys === undefined || typeof key !== 'string' ? record : { ...record, [ERROR_KEY]: qualifyKey(this.siteKeys, key) };
+  }
 
   /** Salesforce calls the log made so far (apart from the mirror's). */
   calls(): number {
@@ -53,10 +63,12 @@ export class SyncLog implements SyncLogPort {
   private openErrors(): Promise<OpenRead> {
     this.read ??= this.counted(async () => {
       try {
-        const rows = await queryAll(this.api, OPEN_QUERY);
+        const site = this.siteKeys;
+        const rows = await queryAll(this.api, site === undefined ? OPEN_QUERY : `${OPEN_QUERY} AND ${sitePrefixFilter(site, ERROR_KEY)}`);
         const open = new Map<string, StoredError>();
         for (const r of rows) {
-          const key = String(r[ERROR_KEY]);
+          const key = site === undefined ? String(r[ERROR_KEY]) : ownBareKey(site, String(r[ERROR_KEY]));
+          if (key === undefined) continue;
           const status = (ERROR_STATUSES as readonly string[]).includes(String(r.Status__c)) ? (r.Status__c as ErrorStatus) : 'Open';
           open.set(key.toLowerCase(), { Id: String(r.Id), key, status, attempts: Number(r.Attempts__c ?? 0), retryRequested: r.RetryRequested__c === true });
         }
@@ -96,7 +108,7 @@ export class SyncLog implements SyncLogPort {
    */
   async refuseRetries(refused: ReadonlyArray<{ key: string; reason: string }>): Promise<void> {
     if (refused.length === 0) return;
-    const records = refused.slice(0, COLLECTION_SIZE).map(({ key, reason }) => ({ [ERROR_KEY]: key, RetryRequested__c: false, Message__c: cutLine(reason, 255) }));
+    const records = refused.slice(0, COLLECTION_SIZE).map(({ key, reason }) => this.toOrg({ [ERROR_KEY]: key, RetryRequested__c: false, Message__c: cutLine(reason, 255) }));
     await this.counted(() => upsertViaCollections(this.api, ERROR_OBJECT, records, undefined, ERROR_KEY)).catch(() => undefined);
   }
 
@@ -109,12 +121,13 @@ export class SyncLog implements SyncLogPort {
         const ran = await upsertViaCollections(this.api, RUN_OBJECT, [runRecord(run)], undefined, RUN_KEY);
         const runWritten = ran.get(run.key)?.status !== 'failed';
         const plan = planErrors({ open: read.open, outcomes, runKey: runWritten ? run.key : undefined, now: run.finishedAt, redact });
+        const records = plan.records.map((r) => this.toOrg(r));
         const written =
-          plan.records.length === 0
+          records.length === 0
             ? new Map()
-            : plan.records.length > COLLECTION_SIZE
-              ? await upsertViaBulk(this.api, ERROR_OBJECT, plan.records, this.bulk, undefined, ERROR_KEY)
-              : await upsertViaCollections(this.api, ERROR_OBJECT, plan.records, undefined, ERROR_KEY);
+            : records.length > COLLECTION_SIZE
+              ? await upsertViaBulk(this.api, ERROR_OBJECT, records, this.bulk, undefined, ERROR_KEY)
+              : await upsertViaCollections(this.api, ERROR_OBJECT, records, undefined, ERROR_KEY);
         const failedErrors = [...written.values()].filter((o) => o.status === 'failed').length;
         const open = read.open.size + plan.opened - plan.resolved;
         return { status: 'written' as const, calls: 0, opened: plan.opened, resolved: plan.resolved, open, runWritten, failedErrors };
@@ -132,7 +145,8 @@ export class SyncLog implements SyncLogPort {
   async retention(errorsBefore: string, runsBefore: string): Promise<{ deleted: number; failed: number; calls: number }> {
     const before = this.spent;
     const done = await this.counted(async () => {
-      const errors = await queryAll(this.api, `SELECT Id FROM ${ERROR_OBJECT} WHERE Status__c = 'Resolved' AND ResolvedAt__c < ${errorsBefore}`);
+      const mine = this.siteKeys === undefined ? '' : ` AND ${sitePrefixFilter(this.siteKeys, ERROR_KEY)}`;
+      const errors = await queryAll(this.api, `SELECT Id FROM ${ERROR_OBJECT} WHERE Status__c = 'Resolved' AND ResolvedAt__c < ${errorsBefore}${mine}`);
       const runs = await queryAll(this.api, `SELECT Id FROM ${RUN_OBJECT} WHERE FinishedAt__c < ${runsBefore}`);
       const ids = [...errors, ...runs].map((r) => String(r.Id));
       if (ids.length === 0) return { deleted: 0, failed: 0 };

@@ -117,6 +117,8 @@ export interface AuditSink extends CrmSink {
   scanKeys(object: SObjectName, fields?: string[], expected?: number): AsyncIterable<StoredRecord[]>;
   /** Deletes by Salesforce Id in batches; one outcome per distinct Id. */
   deleteByIds(object: SObjectName, ids: string[]): Promise<DeleteOutcome[]>;
+  /** SVC_SITE_KEYS: how many mirror records carry no site prefix (never touched; `keys qualify` rewrites them); undefined without site keys. */
+  bareKeyCount?(): Promise<number | undefined>;
 }
 
 /** What `keys qualify` needs of Salesforce beyond the audit's walk: updates by Id (a record's keys rewritten, nothing else). */

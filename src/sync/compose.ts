@@ -53,7 +53,7 @@ export type { ProjectionChoice };
 
 /** A fresh log writer (it reads the open errors once): none when the log is off or nothing may be written. */
 function logFor(settings: Settings, sink: SalesforceSink, dryRun: boolean): SyncLogPort | undefined {
-  return (settings.salesforce.log ?? DEFAULT_SYNC_LOG).enabled && !dryRun ? new SyncLog(sink.api) : undefined;
+  return (settings.salesforce.log ?? DEFAULT_SYNC_LOG).enabled && !dryRun ? new SyncLog(sink.api, undefined, settings.salesforce.siteKeys) : undefined;
 }
 
 /** Notes for a person ("waiting 42 s: platform minute limit"), as one line each. */
@@ -380,6 +380,7 @@ export async function createAuditDeps(settings: Settings, onNote: OnNote = () =>
 
 /** What `keys qualify` needs: the connected sink (a walk and updates by Id), the org it reached, the run log. */
 export async function createKeyDeps(settings: Settings, stop?: AbortSignal, dryRun = false): Promise<{ sink: KeySink; org: OrgIdentity; log?: SyncLogPort | undefined }> {
-  const { sink, org } = await verifiedSink(settings, stop);
+  // It must see every key as the org holds it, bare and qualified: no site-key filter on its reads.
+  const { sink, org } = await verifiedSink({ ...settings, salesforce: { ...settings.salesforce, siteKeys: undefined } }, stop);
   return { sink, org, log: logFor(settings, sink, dryRun) };
 }

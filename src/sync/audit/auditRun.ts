@@ -107,6 +107,9 @@ export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<
   }
 
   const warnings = [...auditor.warnings, ...(fixer?.engine.report.warnings ?? [])];
+  // A shared org's bare keys are no site's for sure: never orphans or drift of this one, said once.
+  const bare = stopped instanceof InterruptedError ? undefined : await deps.sink.bareKeyCount?.();
+  if (bare) warnings.push(`${bare} records with no site prefix: left alone; \`svc-sync keys qualify\` gives them their site`);
   for (const [object, un] of auditor.unconfirmed) {
     if (un.why === 'empty')
       auditor.problems.push(`${object}: the platform lists none, Salesforce holds ${auditor.mirrorCount.get(object) ?? un.candidates}: not confirmed one by one (wrong SVC_API_URL or SVC_API_KEY?)`);
