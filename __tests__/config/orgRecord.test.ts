@@ -12,7 +12,7 @@ const tmp = tempFolders('svc-org-record-');
 
 const errorOf = configErrorOf;
 
-const WHY = 'records of two sites with the same ids would overwrite each other (one org per connection)';
+const WHY = 'two sites in one org need SVC_SITE_KEYS=true on both (north and south lack it)';
 const BOTH = 'set SVC_SITE_KEYS=true on both (north and south lack it)';
 
 describe('claimOrg', () => {
@@ -100,6 +100,11 @@ describe('an org record that cannot be read fails closed (issue 37, row 6)', () 
     fs.writeFileSync(path.join(north.stateDir, 'state.json'), '{}');
     expect(errorOf(() => claimOrg(all, south, { orgId: '00D5g000006SameEAC', instanceUrl: 'https://south.example' }, true)).message).toBe(
       why(path.join(north.stateDir, 'org.json'), 'is missing though the connection has synced'),
+    );
+    // South with site keys: the line names only north as lacking them.
+    const keyed = { ...south, raw: { SVC_SITE_KEYS: 'true' } };
+    expect(errorOf(() => claimOrg([north, keyed], keyed, { orgId: '00D5g000006SameEAC', instanceUrl: 'https://south.example' }, true)).message).toContain(
+      'two sites in one org need SVC_SITE_KEYS=true on both (north lacks it)',
     );
     // North never run: nothing to compare but this process's logins.
     fs.rmSync(path.join(north.stateDir, 'state.json'));

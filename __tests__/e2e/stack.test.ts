@@ -204,6 +204,29 @@ describe('npm run stack', () => {
     await running.exited;
   }, 60_000);
 
+  it('--sites 2: a second site with the same ids into the one org, and the config file of two connections that rehearses keys qualify', async () => {
+    running = start(['--sites', '2', '--donations', '8', '--subscriptions', '1', '--segments', '1']);
+    const env = await exportsOf(running);
+    const out = running.stdout();
+    expect(wide(out)).toEqual([]);
+    const config = /cat > svc-sync\.config\.json <<'EOF'\n([\s\S]*?)\nEOF\n/.exec(out)?.[1] ?? '';
+    const parsed = JSON.parse(config) as { connections: Record<string, Record<string, unknown>> };
+    expect(Object.keys(parsed.connections)).toEqual(['north', 'south']);
+    expect(parsed.connections.north).toMatchObject({ SVC_SITE_ID: 6, SVC_SITE_KEYS: true, SF_INSTANCE_URL: env.SF_INSTANCE_URL });
+    expect(parsed.connections.south).toMatchObject({ SVC_SITE_ID: 7, SVC_SITE_KEYS: true, SF_INSTANCE_URL: env.SF_INSTANCE_URL });
+    const keys = readExports(out.split('\n').filter((l) => /^export (NORTH|SOUTH)_KEY=/.test(l)));
+    cwd = tempCwd('stack-sites');
+    // The first site alone, bare keys; then the config file and the migration, as printed.
+    expect((await runCli(['sync', '--all'], { env, cwd })).code).toBe(0);
+    fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), config, { mode: 0o600 });
+    const both = { ...keys, SF_ACCESS_TOKEN: env.SF_ACCESS_TOKEN ?? '', SF_API_VERSION: env.SF_API_VERSION ?? '' };
+    const qualify = await runCli(['--json', 'keys', 'qualify', '--connection', 'north', '--apply'], { env: both, cwd });
+    expect({ code: qualify.code, stderr: qualify.stderr }).toEqual({ code: 0, stderr: '' });
+    expect((JSON.parse(qualify.stdout) as { result: { updated: number } }).result.updated).toBeGreaterThan(8);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toEqual({ code: 0, signal: null });
+  }, 60_000);
+
   it('--validation-rule makes Salesforce refuse some donations (error records to try); kill -USR1 lifts it and the next sync writes them', async () => {
     running = start(['--donations', '20', '--subscriptions', '2', '--segments', '1', '--validation-rule', 'donation-gift-aid']);
     const env = await exportsOf(running);

@@ -227,8 +227,14 @@ function claimApart(all: readonly Named[], connection: Named & { name: string },
     }
     if (state.kind !== 'unknown' || reachedFrom.has(path.resolve(other.stateDir))) continue;
     // A command that writes no record (doctor) only tells: it is how the other's org gets recorded.
-    if (opts.writes === false) opts.warn(`connections ${other.name} and ${name}: ${unknownWhy(other, state.why, name)}`);
-    else refuse(other.name, unknownWhy(other, state.why, name), unknownFix(other));
+    const why = unknownWhy(
+      other,
+      state.why,
+      name,
+      order(other.name).filter((n) => !qualifiesKeys(n === name ? connection : other)),
+    );
+    if (opts.writes === false) opts.warn(`connections ${other.name} and ${name}: ${why}`);
+    else refuse(other.name, why, unknownFix(other));
   }
   const inProcess = reached.get(key);
   const bothQualify = qualifiesKeys(connection) && qualifiesKeys(all.find((c) => c.name === inProcess));
@@ -236,9 +242,13 @@ function claimApart(all: readonly Named[], connection: Named & { name: string },
   reached.set(key, name);
 }
 
-/** Another connection's org unknown: it may be the one this login reached, so nothing is written. */
-const unknownWhy = (other: Named, why: string, name: string): string =>
-  `the org record of ${other.name ?? '?'} (${orgFileOf(other.stateDir)}) ${why}, so ${name} may log in to its org; records of two sites with the same ids would overwrite each other (one org per connection)`;
+/**
+ * Another connection's org unknown: it may be the one this login reached, so nothing is written.
+ * Only reached when one of the two lacks site keys (both with them may share an org), so the
+ * message names the setting that would let them, and who lacks it.
+ */
+const unknownWhy = (other: Named, why: string, name: string, lacking: string[]): string =>
+  `the org record of ${other.name ?? '?'} (${orgFileOf(other.stateDir)}) ${why}, so ${name} may log in to its org; two sites in one org need SVC_SITE_KEYS=true on both (${listed(lacking)} ${lacking.length === 1 ? 'lacks' : 'lack'} it)`;
 
 const unknownFix = (other: Named): string[] => [
   `run ${other.name ?? '?'} alone once (svc-sync doctor --connection ${other.name ?? '?'}): its login records its org again; if it no longer runs, remove it from the config file`,

@@ -382,6 +382,7 @@ export async function createAuditDeps(settings: Settings, onNote: OnNote = () =>
 
 /** What `keys qualify` needs: the connected sink (a walk and updates by Id), the org it reached, the run log. */
 export async function createKeyDeps(settings: Settings, stop?: AbortSignal, dryRun = false): Promise<{ sink: KeySink; org: OrgIdentity; log?: SyncLogPort | undefined }> {
-  const { sink, org } = await verifiedSink(settings, stop);
+  // It must see every key as the org holds it, bare and qualified: no site-key filter on its reads.
+  const { sink, org } = await verifiedSink({ ...settings, salesforce: { ...settings.salesforce, siteKeys: undefined } }, stop);
   return { sink, org, log: logFor(settings, sink, dryRun) };
 }
