@@ -19,6 +19,8 @@ import { refreshCampaigns } from './gifts/campaignRefresh.js';
 import { readOrgLookups, type OrgLookups } from './gifts/recordTypes.js';
 import { describeWouldExplain } from './gifts/orgVerdictFile.js';
 import type { RunReport } from './report.js';
+import type { GiftTarget } from '../mapping/gifts/target.js';
+import { NPC_TARGET } from '../mapping/gifts/npcTarget.js';
 
 type RowCounts = Record<RowAction, number>;
 type DonorCounts = Record<'matched' | 'new' | 'ambiguous', number>;
@@ -37,7 +39,7 @@ const emptyRows = (): RowCounts => ({ insert: 0, update: 0, unchanged: 0, delete
 
 /** What `--json` carries under `projection`. */
 export interface ProjectionSummary {
-  model: 'npc';
+  model: GiftTarget['model'];
   donations: number;
   /** Per object: records inserted, updated, unchanged, deleted, skipped and failed (a dry run: would be). */
   objects: Partial<Record<GiftObject, RowCounts>>;
@@ -56,6 +58,8 @@ export interface ProjectionSummary {
 
 interface GiftProjectorOptions {
   sink: GiftSink;
+  /** The donation model written (default Nonprofit Cloud). */
+  target?: GiftTarget | undefined;
   settings: GiftSettings;
   dryRun: boolean;
   /** The donor links file (beside the run state); a dry run reads it and never writes it. */
@@ -82,6 +86,7 @@ export class GiftProjector {
   private readonly links: FileDonorLinks;
   private readonly projected: ProjectedGifts;
   private readonly campaigns: KnownCampaigns;
+  private readonly target: GiftTarget;
   private readonly summaryNow: ProjectionSummary = {
     model: 'npc',
     donations: 0,
@@ -104,6 +109,8 @@ export class GiftProjector {
     this.projected = ProjectedGifts.open(opts.projectedFile);
     this.campaigns = KnownCampaigns.open(opts.campaignsFile, opts.settings.timeZone);
     this.shared = opts.shared ?? {};
+    this.target = opts.target ?? NPC_TARGET;
+    this.summaryNow.model = this.target.model;
     if (opts.dryRun) this.summaryNow.decisions = [];
   }
 
@@ -143,6 +150,7 @@ export class GiftProjector {
       const siteId = todo.find((d) => typeof d.site_id === 'number')?.site_id ?? this.opts.siteId() ?? 0;
       const out = await projectBatch(todo, {
         sink: this.opts.sink,
+        target: this.target,
         siteId,
         dryRun: this.opts.dryRun,
         timeZone: s.timeZone,
@@ -170,7 +178,7 @@ export class GiftProjector {
         const donation = `Donation_${d.id}`;
         this.projected.forget(donation);
         out.donations.push({ donation, gift: 'fail', reason: failed.code, warnings: [] });
-        out.failures.push({ donation, stage: 'gift', object: 'GiftTransaction', key: donation, error: failed });
+        out.failures.push({ donation, stage: 'gift', object: this.target.gift.object, key: donation, error: failed });
       }
       this.absorb(out, report);
     } finally {
@@ -210,7 +218,7 @@ export class GiftProjector {
       this.summaryNow.donations++;
       this.summaryNow.gifts.unchanged++;
       this.summaryNow.decisions?.push({ donation, gift: 'unchanged', reason: 'projected before, unchanged since', warnings: [] });
-      report.add({ object: 'GiftTransaction', key: `${donation}:gift`, action: 'unchanged' });
+      report.add({ object: this.target.gift.object, key: `${donation}:gift`, action: 'unchanged' });
     }
   }
 
@@ -230,7 +238,7 @@ export class GiftProjector {
       for (const w of p.warnings) report.warn(w.startsWith(`${p.donation}:`) ? w : `${p.donation}: ${w}`);
       if (p.gift === 'skip') {
         s.skipped.push({ donation: p.donation, reason: p.reason ?? 'not a gift' });
-        report.add({ object: 'GiftTransaction', key: `${p.donation}:gift`, action: 'skip', reason: p.reason ?? 'not a gift' });
+        report.add({ object: this.target.gift.object, key: `${p.donation}:gift`, action: 'skip', reason: p.reason ?? 'not a gift' });
       }
       if (p.donor?.matchedBy === 'ambiguous') s.ambiguousDonors.push({ donation: p.donation, candidates: p.donor.candidates ?? [] });
       for (const d of [p.donor, p.fundraiser]) {
@@ -243,7 +251,7 @@ export class GiftProjector {
     for (const r of out.rows) {
       const counts = (s.objects[r.object] ??= emptyRows());
       counts[r.action]++;
-      const key = rowKey(r);
+      const key = rowKey(this.target, r);
       if (r.action === 'fail' || r.action === 'skip' || key === undefined || failedKeys.has(key)) continue;
       report.add({ object: r.object, key, action: r.action === 'delete' ? 'update' : r.action, ...(r.fields ? { reason: `fields: ${r.fields.join(', ')}` } : {}) });
     }
@@ -255,10 +263,10 @@ export class GiftProjector {
 }
 
 /** The report key of a row: the donation and stage it belongs to (campaigns: their own key). */
-function rowKey(r: ProjectionRow): string | undefined {
-  if (r.object === 'GiftTransaction') return `${r.key}:gift`;
-  if (r.object === 'GiftRefund') return `${r.key}:refund`;
-  if (r.object === 'GiftSoftCredit') return `${r.key.replace(/:fundraiser$/, '')}:softCredit`;
+function rowKey(t: GiftTarget, r: ProjectionRow): string | undefined {
+  if (r.object === t.gift.object) return `${r.key}:gift`;
+  if (r.object === t.refund?.object) return `${r.key}:refund`;
+  if (r.object === t.slot.object) return `${r.key.replace(/:fundraiser$/, '')}:softCredit`;
   if (r.object === 'Campaign') return `${r.key}:campaign`;
   return undefined;
 }
