@@ -16,7 +16,8 @@ import { ProjectedGifts } from './gifts/projectedFile.js';
 import { KnownCampaigns } from './gifts/campaignState.js';
 import { projectBatch } from './gifts/projectBatch.js';
 import { refreshCampaigns } from './gifts/campaignRefresh.js';
-import { readOrgLookups, type OrgLookups } from './gifts/recordTypes.js';
+import { readNpspLookups, readOrgLookups, type NpspLookups, type OrgLookups } from './gifts/recordTypes.js';
+import { npspTarget } from '../mapping/gifts/npspTarget.js';
 import { describeWouldExplain } from './gifts/orgVerdictFile.js';
 import type { RunReport } from './report.js';
 import type { GiftTarget } from '../mapping/gifts/target.js';
@@ -59,7 +60,7 @@ export interface ProjectionSummary {
 interface GiftProjectorOptions {
   sink: GiftSink;
   /** The donation model written (default Nonprofit Cloud). */
-  target?: GiftTarget | undefined;
+  model?: GiftTarget['model'] | undefined;
   settings: GiftSettings;
   dryRun: boolean;
   /** The donor links file (beside the run state); a dry run reads it and never writes it. */
@@ -86,7 +87,9 @@ export class GiftProjector {
   private readonly links: FileDonorLinks;
   private readonly projected: ProjectedGifts;
   private readonly campaigns: KnownCampaigns;
-  private readonly target: GiftTarget;
+  private target: GiftTarget;
+  /** NPSP's record types and currency, read once a projector. */
+  private npsp: Promise<NpspLookups> | undefined;
   private readonly summaryNow: ProjectionSummary = {
     model: 'npc',
     donations: 0,
@@ -109,7 +112,7 @@ export class GiftProjector {
     this.projected = ProjectedGifts.open(opts.projectedFile);
     this.campaigns = KnownCampaigns.open(opts.campaignsFile, opts.settings.timeZone);
     this.shared = opts.shared ?? {};
-    this.target = opts.target ?? NPC_TARGET;
+    this.target = opts.model === 'npsp' ? npspTarget({ refundMode: 'stage' }) : NPC_TARGET;
     this.summaryNow.model = this.target.model;
     if (opts.dryRun) this.summaryNow.decisions = [];
   }
@@ -140,12 +143,7 @@ export class GiftProjector {
     if (todo.length === 0) return;
     const before = this.opts.sink.calls().total;
     try {
-      if (this.shared.recordTypes === undefined) {
-        const read = readOrgLookups(this.opts.sink, this.opts.settings.personRecordType);
-        this.shared.recordTypes = read;
-        this.opts.verdict?.keepRecordTypes(await read);
-      }
-      const recordTypes = await this.shared.recordTypes;
+      const lookups = await this.lookups();
       const s = this.opts.settings;
       const siteId = todo.find((d) => typeof d.site_id === 'number')?.site_id ?? this.opts.siteId() ?? 0;
       const out = await projectBatch(todo, {
@@ -156,8 +154,8 @@ export class GiftProjector {
         timeZone: s.timeZone,
         anonymousLastName: s.anonymousLastName,
         matchEmailAndName: s.matchEmailAndName,
-        orgCurrency: recordTypes.currency,
-        recordTypes: { person: recordTypes.person, business: recordTypes.business },
+        orgCurrency: lookups.currency,
+        recordTypes: lookups.recordTypes,
         links: this.links,
         campaigns: this.campaigns,
       });
@@ -172,6 +170,7 @@ export class GiftProjector {
       if (error instanceof InterruptedError || isFatal(error) || (error instanceof Error && error.name === 'AbortError')) throw error;
       // A read or a setup the whole batch needs failed: each donation's projection fails, the mirror stands.
       this.shared.recordTypes = undefined;
+      this.npsp = undefined;
       const failed: CrmError = { code: 'PROJECTION_FAILED', message: describeError(error) };
       const out: BatchProjection = { donations: [], rows: [], failures: [], warnings: [] };
       for (const d of todo) {
@@ -187,6 +186,24 @@ export class GiftProjector {
       if (!this.opts.dryRun && !this.projected.save()) report.warn(`projected gifts ${this.projected.file} could not be written: the next run compares every donation with the org`);
       if (!this.opts.dryRun) this.campaigns.save();
     }
+  }
+
+  /** The record types new donors get and the org's currency: NPC's kept with the verdict, NPSP's read once (its target takes the Donation type). */
+  private async lookups(): Promise<{ currency: string; recordTypes: { person?: string | undefined; business?: string | undefined } }> {
+    if (this.opts.model === 'npsp') {
+      this.npsp ??= readNpspLookups(this.opts.sink);
+      const l = await this.npsp;
+      // P2's `payments` mode (a refund payment beside its original) is not written yet: `stage` marks refunds.
+      this.target = npspTarget({ refundMode: 'stage', donationRecordType: l.donation });
+      return { currency: l.currency, recordTypes: { business: l.organisation } };
+    }
+    if (this.shared.recordTypes === undefined) {
+      const read = readOrgLookups(this.opts.sink, this.opts.settings.personRecordType);
+      this.shared.recordTypes = read;
+      this.opts.verdict?.keepRecordTypes(await read);
+    }
+    const rt = await this.shared.recordTypes;
+    return { currency: rt.currency, recordTypes: { person: rt.person, business: rt.business } };
   }
 
   /** Parents the mirror just updated: their campaigns, where they exist, follow (§3.2). */

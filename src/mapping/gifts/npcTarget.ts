@@ -4,11 +4,23 @@
  * upserted on its key, a refund a GiftRefund.
  */
 import { fundraiserSlot, GIFT_FIELDS, npcRefund } from './gift.js';
-import type { GiftTarget } from './target.js';
+import { NPC_FILL } from './match.js';
+import type { DonorObjectSpec, GiftTarget } from './target.js';
+
+/** Person and Business Accounts in one object. */
+const ACCOUNTS: DonorObjectSpec = {
+  object: 'Account',
+  valueFields: ['FirstName', 'LastName', 'PersonEmail', 'Phone', ...NPC_FILL.blocks.flat()],
+  emailFields: ['PersonEmail'],
+  person: 'IsPersonAccount',
+};
 
 export const NPC_TARGET: GiftTarget = {
   model: 'npc',
-  donorObjects: { person: 'Account', organisation: 'Account' },
+  donorObjects: { person: ACCOUNTS, organisation: ACCOUNTS },
+  personFields: (fields) => ({ ...fields }),
+  companyPersonIsPrimary: false,
+  fill: NPC_FILL,
   gift: {
     object: 'GiftTransaction',
     fields: GIFT_FIELDS,

@@ -49,11 +49,33 @@ export interface GiftLinks {
   account?: string | undefined;
 }
 
+/** N6 / P4: the fields a hit fills one by one when blank, and the blocks filled only when all blank. */
+export interface FillRule {
+  single: readonly string[];
+  blocks: ReadonlyArray<readonly string[]>;
+}
+
+/** One donor object as the donor step reads it: which fields, which of them are emails, and which rows are persons. */
+export interface DonorObjectSpec {
+  object: GiftObject;
+  /** What matching and fill-blanks compare (§1.3, N6), read alike by every query. */
+  valueFields: readonly string[];
+  /** The email fields step 3 looks in (none: organisations are matched by key only, P5). */
+  emailFields: readonly string[];
+  /** Whether the object's rows are persons; `IsPersonAccount`: as the row says (NPC's Account). */
+  person: boolean | 'IsPersonAccount';
+}
+
 export interface GiftTarget {
   /** The model's name as `--json` and the run header say it. */
   model: 'npc' | 'npsp';
   /** Where persons and organisations live (the same object in NPC: Person and Business Accounts). */
-  donorObjects: { person: GiftObject; organisation: GiftObject };
+  donorObjects: { person: DonorObjectSpec; organisation: DonorObjectSpec };
+  /** A person donor's fields in this model, from the plan's (named as NPC's Person Account names them). */
+  personFields: (fields: Readonly<Record<string, string>>) => Record<string, string>;
+  /** NPSP: a company donation's person is the gift's primary contact (P6), so no fundraiser slot for them (P9). */
+  companyPersonIsPrimary: boolean;
+  fill: FillRule;
   gift: {
     object: GiftObject;
     /** The field table (upsert on SvcGiftKey__c). */

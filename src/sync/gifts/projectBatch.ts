@@ -9,7 +9,7 @@ import type { CrmError } from '../../model/crmRecords.js';
 import type { GiftObject, GiftSink } from '../../model/ports.js';
 import { keyFor } from '../../model/refs.js';
 import { giftOf, rulesOf } from '../../mapping/gifts/gift.js';
-import type { GiftTarget } from '../../mapping/gifts/target.js';
+import type { GiftLinks, GiftTarget } from '../../mapping/gifts/target.js';
 import { parentRef } from '../../mapping/map.js';
 import { chainOf, fundraiserOf, readCampaignTree, type TreeRow } from './campaignRows.js';
 import { writeCampaigns } from './campaigns.js';
@@ -33,7 +33,7 @@ interface ProjectionContext {
   matchEmailAndName: boolean;
   /** The org's currency (single-currency orgs; N1: EUR when unsure). */
   orgCurrency: string;
-  recordTypes: { person: string; business: string };
+  recordTypes: { person?: string | undefined; business?: string | undefined };
   links: DonorLinks;
   /** The campaigns known written and current; absent: every campaign is read and compared. */
   campaigns?: KnownCampaigns | undefined;
@@ -177,7 +177,7 @@ function giftItems(
     const p = b.byKey.get(key) as DonationProjection;
     const r = donors.get(d.id);
     if (r === undefined) {
-      fail(b, key, 'donor', ctx.target.donorObjects.person, key, { code: 'DONOR_FAILED', message: 'the donor step returned no decision for this donation' });
+      fail(b, key, 'donor', ctx.target.donorObjects.person.object, key, { code: 'DONOR_FAILED', message: 'the donor step returned no decision for this donation' });
       continue;
     }
     Object.assign(p, { donor: r.donor, ...(r.fundraiser ? { fundraiser: r.fundraiser } : {}) });
@@ -196,9 +196,15 @@ function giftItems(
     if (plan.refundDateFallback) p.warnings.push('payment_status_at missing: the refund is dated by updated_at');
     const campaign = target !== undefined && hasCampaign(target) ? target : undefined;
     Object.assign(p, { name: plan.gift.Name, amount: plan.gift.OriginalAmount, date: plan.gift.TransactionDate, ...(campaign ? { campaign } : {}) });
-    items.push({ d, key, plan, donors: r, links: { donor: r.donor.id }, campaign });
+    items.push({ d, key, plan, donors: r, links: linksOf(r), campaign });
   }
   return items;
+}
+
+/** The Ids a gift points at: its donor; NPSP's primary contact (the person) and Account (the company, else the person's household). */
+function linksOf(r: DonorResult): GiftLinks {
+  if (r.giftType === 'Organizational') return { donor: r.donor.id, primaryContact: r.companyPerson?.id, account: r.donor.id };
+  return { donor: r.donor.id, primaryContact: r.donor.id, account: r.donor.accountId };
 }
 
 /** A step's rows into the batch, and each of its failures under its donation. */

@@ -35,7 +35,7 @@ export async function writeSoftCredits(
   const out: StepResult = { ids: new Map(), failed: new Map(), rows: [] };
   if (items.length === 0) return out;
   const t = target.slot;
-  const SLOT = { object: t.object, keyField: KEY_FIELD };
+  const SLOT = { object: t.object, keyField: KEY_FIELD, plainKey: !t.byExternalId };
   const existing = await readExisting(
     sink,
     SLOT,
