@@ -117,15 +117,15 @@ describe('validation', () => {
     expect(s.webhook.queue).toEqual({ kind: 'sqlite', path: '.svc-sync/queue.db' });
   });
 
-  it('SVC_PROJECTION: off by default (absent), npc or auto; npsp and others refused in one line', () => {
+  it('SVC_PROJECTION: off by default (absent), npc, npsp or auto; others refused in one line', () => {
     const sf = (v?: string): ReturnType<typeof salesforceSettings> => salesforceSettings(v === undefined ? TOKEN_ENV : { ...TOKEN_ENV, SVC_PROJECTION: v });
     expect(sf().projection).toBeUndefined();
     expect('projection' in sf()).toBe(false);
     expect('projection' in sf('off')).toBe(false);
     expect(sf('npc').projection).toBe('npc');
     expect(sf('AUTO').projection).toBe('auto');
-    expect(errorOf(() => sf('npsp')).message).toMatch(/^SVC_PROJECTION npsp: not supported yet/);
-    expect(errorOf(() => sf('nfp')).message).toMatch(/^SVC_PROJECTION "?nfp"?: must be off, npc or auto$/);
+    expect(sf(' NPSP ').projection).toBe('npsp');
+    expect(errorOf(() => sf('nfp')).message).toMatch(/^SVC_PROJECTION "?nfp"?: must be off, npc, npsp or auto$/);
   });
 
   it('the gift settings: documented defaults, each checked in one line (an unknown zone is a usage error)', () => {

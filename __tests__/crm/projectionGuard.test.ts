@@ -56,11 +56,12 @@ describe('the projection guard', () => {
     expect(await resolveProjection(sink, 'auto')).toBe('npc');
   });
 
-  it('auto: off in an org without Nonprofit Cloud, after one describe', async () => {
+  it('auto: off in an org without Nonprofit Cloud or NPSP, after two describes', async () => {
     const { sink } = await org({});
     const before = sink.calls().describe;
-    expect(await chooseProjection(sink, 'auto')).toEqual({ setting: 'auto', resolved: 'off', reason: 'the org has no GiftTransaction' });
-    expect(sink.calls().describe - before).toBe(1);
+    expect(await chooseProjection(sink, 'auto')).toEqual({ setting: 'auto', resolved: 'off', reason: 'the org has no GiftTransaction and no NPSP' });
+    // GiftTransaction, then NPSP's payment object.
+    expect(sink.calls().describe - before).toBe(2);
   });
 
   it('auto: off in an NPC org without the key fields (not set up for svc-sync)', async () => {
@@ -104,9 +105,17 @@ describe('the projection guard', () => {
     expect(await resolveProjection(sink, 'npc')).toBe('npc');
   });
 
-  it('NPSP alone: auto is off (NPSP comes in a later release), npc refused', async () => {
+  it('NPSP alone without the key fields: auto is off, npsp refused naming them, npc refused', async () => {
     const { sink } = await org({ npsp: true });
     expect(await resolveProjection(sink, 'auto')).toBe('off');
+    expect(await refusal(resolveProjection(sink, 'npsp'))).toMatch(/^SVC_PROJECTION npsp: the org cannot take the gift projection: .*SvcDonorKey__c.* missing.*; next: svc-sync doctor$/);
     expect(await refusal(resolveProjection(sink, 'npc'))).toMatch(/no GiftTransaction object/);
+  });
+
+  it('npsp in an org without NPSP: refused in one line', async () => {
+    const { sink } = await org({ npc: true });
+    expect(await refusal(resolveProjection(sink, 'npsp'))).toBe(
+      'SVC_PROJECTION npsp: the org has no NPSP (npe01__OppPayment__c, Opportunity.npsp__Primary_Contact__c); set SVC_PROJECTION=npc or off; next: svc-sync doctor',
+    );
   });
 });

@@ -83,10 +83,12 @@ describe('exit codes', () => {
       for (const code of codes) expect(listed).toMatch(new RegExp(`(^|, )${code} `));
     });
 
-    it('SVC_PROJECTION=npsp: refused in one line before anything is read or written', async () => {
+    it('SVC_PROJECTION=npsp in an org without NPSP: refused in one line before anything is read or written', async () => {
       const res = await cli(stack, ['sync', '--all'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'npsp' });
       expect(res.code).toBe(2);
-      expect(res.stderr.trim().split('\n')).toEqual([expect.stringMatching(/SVC_PROJECTION npsp: not supported yet/)]);
+      expect(res.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/SVC_PROJECTION npsp: the org has no NPSP \(npe01__OppPayment__c, Opportunity.npsp__Primary_Contact__c\); set SVC_PROJECTION=npc or off; next: svc-sync doctor/),
+      ]);
       expectNothingWritten();
     });
 

@@ -90,10 +90,10 @@ describe('an org without Nonprofit Cloud', () => {
   it('sync with SVC_PROJECTION=auto: the mirror alone, said in the header and in --json', async () => {
     const res = await cli(stack, ['sync', '--all', '--dry-run'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'auto' });
     expect(res.code).toBe(0);
-    expect(unstamp(res.stderr).split('\n')).toContain('gifts: off (SVC_PROJECTION=auto: the org has no GiftTransaction)');
+    expect(unstamp(res.stderr).split('\n')).toContain('gifts: off (SVC_PROJECTION=auto: the org has no GiftTransaction and no NPSP)');
     const run = await cliJson(stack, ['sync', '--all', '--dry-run'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'auto' });
     expect(run.body.status).toBe(0);
-    expect((run.body.result as unknown as { where: { projection: unknown } }).where.projection).toEqual({ setting: 'auto', resolved: 'off', reason: 'the org has no GiftTransaction' });
+    expect((run.body.result as unknown as { where: { projection: unknown } }).where.projection).toEqual({ setting: 'auto', resolved: 'off', reason: 'the org has no GiftTransaction and no NPSP' });
     expect(writeCalls(stack)).toBe(0);
   });
 

@@ -185,15 +185,14 @@ function siteKeysSetting(raw: RawSettings): { siteKeys?: number } {
   return { siteKeys: siteId };
 }
 
-/** SVC_PROJECTION: off (absent), npc or auto; NPSP is a later slice and is refused by name. */
+/** SVC_PROJECTION: off (absent), npc, npsp or auto. */
 function projectionSetting(raw: RawSettings): { projection?: ProjectionMode; gifts?: GiftSettings } {
   const v = (raw.SVC_PROJECTION ?? 'off').trim().toLowerCase();
   // The gift settings are checked even with the projection off: a wrong one is said before it matters.
   const gifts = giftSettings(raw);
   if (v === 'off' || v === '') return {};
-  if (v === 'npc' || v === 'auto') return { projection: v, gifts };
-  if (v === 'npsp') throw new ConfigError('SVC_PROJECTION npsp: not supported yet (Nonprofit Cloud only); set off, npc or auto');
-  throw new ConfigError(`SVC_PROJECTION ${echo(raw.SVC_PROJECTION ?? '', 40)}: must be off, npc or auto`);
+  if (v === 'npc' || v === 'npsp' || v === 'auto') return { projection: v, gifts };
+  throw new ConfigError(`SVC_PROJECTION ${echo(raw.SVC_PROJECTION ?? '', 40)}: must be off, npc, npsp or auto`);
 }
 
 /** A time zone the runtime knows by its IANA name ("Europe/Amsterdam"). */

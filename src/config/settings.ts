@@ -61,10 +61,10 @@ export interface SalesforceSettings {
 }
 
 /**
- * SVC_PROJECTION: `npc` projects into Nonprofit Cloud; `auto` detects the model from the org's
+ * SVC_PROJECTION: `npc` projects into Nonprofit Cloud, `npsp` into NPSP; `auto` detects the model from the org's
  * objects. `off` (the default) is an absent value: the mirror alone, unchanged.
  */
-export type ProjectionMode = 'npc' | 'auto';
+export type ProjectionMode = 'npc' | 'npsp' | 'auto';
 
 /** The gift projection's settings (PROJECTION.md appendix N1); defaults as the document says. */
 export interface GiftSettings {

@@ -62,8 +62,13 @@ export function updateViaCollections(api: SalesforceApi, object: string, records
   return saveViaCollections(api, { method: 'PATCH', url: '/composite/sobjects', object, keyField: 'Id' }, records);
 }
 
+/** Inserts records (POST /composite/sobjects): outcomes keyed by `keyField`'s value, a plain field the records carry. */
+export function insertViaCollections(api: SalesforceApi, object: string, records: CrmRecord[], keyField: string): Promise<Map<string, UpsertOutcome>> {
+  return saveViaCollections(api, { method: 'POST', url: '/composite/sobjects', object, keyField }, records);
+}
+
 interface SaveCall {
-  method: 'PATCH';
+  method: 'PATCH' | 'POST';
   url: string;
   object: string;
   /** The field that names a record in the outcomes (the external id, or Id for an update). */

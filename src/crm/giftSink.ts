@@ -6,7 +6,7 @@
 import type { CrmCallCounts, CrmRecord, DeleteOutcome, UpsertOutcome } from '../model/crmRecords.js';
 import type { GiftObject, GiftSink } from '../model/ports.js';
 import type { SalesforceApi } from './api.js';
-import { updateViaCollections, upsertViaCollections } from './collections.js';
+import { insertViaCollections, updateViaCollections, upsertViaCollections } from './collections.js';
 import { deleteViaCollections } from './delete.js';
 import { queryAll } from './query.js';
 
@@ -20,6 +20,12 @@ export class SalesforceGiftSink implements GiftSink {
     if (keys.length === 0) return [];
     const outcomes = await upsertViaCollections(this.api, object, records, undefined, keyField);
     return keys.map((k) => outcomes.get(k) ?? failedWithoutResult(k));
+  }
+
+  async insertKeyed(object: GiftObject, keyField: string, records: CrmRecord[]): Promise<UpsertOutcome[]> {
+    if (records.length === 0) return [];
+    const outcomes = await insertViaCollections(this.api, object, records, keyField);
+    return records.map((r) => outcomes.get(String(r[keyField])) ?? failedWithoutResult(String(r[keyField])));
   }
 
   async updateByIds(object: GiftObject, records: Array<CrmRecord & { Id: string }>): Promise<UpsertOutcome[]> {

@@ -6,7 +6,7 @@
  * never disagree about an org.
  */
 import type { ProjectionMode } from '../config/settings.js';
-import { NPC_KEY_FIELDS } from '../mapping/gifts/keyFields.js';
+import { NPC_KEY_FIELDS, NPSP_KEY_FIELDS } from '../mapping/gifts/keyFields.js';
 import type { DoctorFinding, DoctorProblem } from '../model/doctorFinding.js';
 import { ConfigError } from '../model/errors.js';
 import type { ObjectDescription } from './describe.js';
@@ -16,8 +16,8 @@ interface Describer {
   describe(object: string): Promise<ObjectDescription | undefined>;
 }
 
-/** What a run does about gifts: write them into Nonprofit Cloud, or mirror alone. */
-type ResolvedProjection = 'npc' | 'off';
+/** What a run does about gifts: write them into Nonprofit Cloud or NPSP, or mirror alone. */
+type ResolvedProjection = 'npc' | 'npsp' | 'off';
 
 /** The setting, what it resolved to in this org, and why (the run's header line and `--json`). */
 export interface ProjectionChoice {
@@ -88,13 +88,49 @@ const keyFieldMissing = (f: DoctorFinding): boolean => f.problem === 'missing_fi
 export async function chooseProjection(org: Describer, setting: ProjectionMode | undefined, personRecordType = 'PersonAccount'): Promise<ProjectionChoice | undefined> {
   if (setting === undefined) return undefined;
   const cached = once(org);
-  if (setting === 'auto' && (await cached.describe('GiftTransaction')) === undefined) return { setting, resolved: 'off', reason: 'the org has no GiftTransaction' };
+  if (setting === 'npsp') return chooseNpsp(cached, setting);
+  if (setting === 'auto') {
+    const npc = (await cached.describe('GiftTransaction')) !== undefined;
+    const npsp = await hasNpsp(cached);
+    if (npc && npsp) throw new ConfigError('SVC_PROJECTION auto: org has NPSP and NPC (migration?); set SVC_PROJECTION=npc or npsp; next: svc-sync doctor', ['svc-sync doctor']);
+    if (npsp) return chooseNpsp(cached, setting);
+    if (!npc) return { setting, resolved: 'off', reason: 'the org has no GiftTransaction and no NPSP' };
+  }
   // A picklist value or record type missing fails only the records that send it (doctor lists it);
   // an object or field missing fails every gift, so the run is refused.
-  const findings = (await checkProjection(cached, personRecordType, setting)).filter((f) => f.problem !== 'missing_value');
+  const findings = (await checkProjection(cached, personRecordType, setting === 'npc' ? 'npc' : 'auto')).filter((f) => f.problem !== 'missing_value');
   if (setting === 'auto' && findings.some(keyFieldMissing)) return { setting, resolved: 'off', reason: 'key fields not deployed, see doctor' };
   if (findings.length > 0) throw new ConfigError(refusalLine(setting, findings), ['svc-sync doctor']);
   return { setting, resolved: 'npc', reason: setting === 'auto' ? 'GiftTransaction and key fields found' : 'the org checked' };
+}
+
+/** NPSP's own objects (§0): the payment object and the Opportunity's primary contact. */
+async function hasNpsp(org: Describer): Promise<boolean> {
+  if ((await org.describe('npe01__OppPayment__c')) === undefined) return false;
+  return (await org.describe('Opportunity'))?.fields.some((f) => f.name === 'npsp__Primary_Contact__c') === true;
+}
+
+/**
+ * `npsp` (or `auto` in an org with NPSP alone): the org must have NPSP and the key fields
+ * `schema --projection npsp` deploys, else exit 2 (`npsp`) or the mirror alone (`auto`, key fields
+ * not deployed), decided from describes before anything is read or written.
+ */
+async function chooseNpsp(org: Describer, setting: ProjectionMode): Promise<ProjectionChoice> {
+  if (!(await hasNpsp(org)))
+    throw new ConfigError(`SVC_PROJECTION ${setting}: the org has no NPSP (npe01__OppPayment__c, Opportunity.npsp__Primary_Contact__c); set SVC_PROJECTION=npc or off; next: svc-sync doctor`, [
+      'svc-sync doctor',
+    ]);
+  const missing: string[] = [];
+  for (const k of NPSP_KEY_FIELDS) {
+    const d = await org.describe(k.object);
+    if (d === undefined) missing.push(k.object);
+    else if (!d.fields.some((f) => f.name === k.field)) missing.push(`${k.object}.${k.field}`);
+  }
+  if (missing.length === 0) return { setting, resolved: 'npsp', reason: setting === 'auto' ? 'NPSP and key fields found' : 'the org checked' };
+  if (setting === 'auto') return { setting, resolved: 'off', reason: 'key fields not deployed, see doctor' };
+  const named = [...new Set(missing)];
+  const more = named.length > NAMED ? ` (+${named.length - NAMED} more)` : '';
+  throw new ConfigError(`SVC_PROJECTION npsp: the org cannot take the gift projection: ${named.slice(0, NAMED).join(', ')} missing${more}; next: svc-sync doctor`, ['svc-sync doctor']);
 }
 
 /** The projection a run does in this org (chooseProjection without the reason). */

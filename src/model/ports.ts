@@ -127,8 +127,8 @@ export interface KeySink extends AuditSink {
   updateByIds(object: SObjectName, records: Array<CrmRecord & { Id: string }>): Promise<UpsertOutcome[]>;
 }
 
-/** The Nonprofit Cloud objects the gift projection writes (PROJECTION.md §0). */
-export type GiftObject = 'Account' | 'Campaign' | 'GiftTransaction' | 'GiftSoftCredit' | 'GiftRefund';
+/** The objects the gift projection writes, Nonprofit Cloud's and NPSP's (PROJECTION.md §0). */
+export type GiftObject = 'Account' | 'Campaign' | 'GiftTransaction' | 'GiftSoftCredit' | 'GiftRefund' | 'Contact' | 'Opportunity' | 'OpportunityContactRole' | 'npe01__OppPayment__c';
 
 /**
  * What the gift projection needs of Salesforce (PROJECTION.md §6.2): upserts on each object's own
@@ -138,6 +138,8 @@ export type GiftObject = 'Account' | 'Campaign' | 'GiftTransaction' | 'GiftSoftC
 export interface GiftSink {
   /** Upserts on `keyField` (an external id); one outcome per distinct key, keyed by its value. */
   upsertOn(object: GiftObject, keyField: string, records: CrmRecord[]): Promise<UpsertOutcome[]>;
+  /** Inserts records whose key field is plain text, not an external id (NPSP's contact roles, P9); one outcome per record, keyed by its value. */
+  insertKeyed(object: GiftObject, keyField: string, records: CrmRecord[]): Promise<UpsertOutcome[]>;
   /** Updates records by their `Id`; one outcome per record, keyed by its Id. */
   updateByIds(object: GiftObject, records: Array<CrmRecord & { Id: string }>): Promise<UpsertOutcome[]>;
   /** Deletes by Id; one outcome per distinct Id. */

@@ -133,7 +133,8 @@ async function keptGuard(settings: Settings, sink: SalesforceSink, org: OrgIdent
   const choice = kept?.choice ?? (await guardOrg(settings, sink));
   // A dry run writes nothing, this file included; a refusal (thrown) is never kept.
   // Only a verdict that projects is kept: an admin who deploys the key fields for `auto` sees the next run project.
-  if (kept === undefined && choice?.resolved === 'npc' && !dryRun) keepVerdict(file, scope, choice);
+  // NPSP's verdict is not kept (the file holds NPC's record types): its describes are asked each run.
+  if (kept === undefined && choice?.resolved === 'npc' && !dryRun) keepVerdict(file, scope, { ...choice, resolved: choice.resolved });
   const verdict = dryRun ? undefined : { keepRecordTypes: (rt: RecordTypes) => keepRecordTypes(file, scope, rt), drop: () => dropVerdict(file) };
   return { choice, shared: kept?.recordTypes ? { recordTypes: Promise.resolve(kept.recordTypes) } : {}, verdict };
 }
@@ -149,8 +150,9 @@ function giftProjector(
   shared?: SharedLookups,
   verdict?: KeptGuard['verdict'],
 ): GiftProjector | undefined {
-  if (choice?.resolved !== 'npc') return undefined;
+  if (choice === undefined || choice.resolved === 'off') return undefined;
   return new GiftProjector({
+    model: choice.resolved,
     verdict,
     sink: sink.gifts(),
     settings: settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS,

@@ -16,9 +16,12 @@ import { ProjectedGifts } from './gifts/projectedFile.js';
 import { KnownCampaigns } from './gifts/campaignState.js';
 import { projectBatch } from './gifts/projectBatch.js';
 import { refreshCampaigns } from './gifts/campaignRefresh.js';
-import { readOrgLookups, type OrgLookups } from './gifts/recordTypes.js';
+import { readNpspLookups, readOrgLookups, type NpspLookups, type OrgLookups } from './gifts/recordTypes.js';
+import { npspTarget } from '../mapping/gifts/npspTarget.js';
 import { describeWouldExplain } from './gifts/orgVerdictFile.js';
 import type { RunReport } from './report.js';
+import type { GiftTarget } from '../mapping/gifts/target.js';
+import { NPC_TARGET } from '../mapping/gifts/npcTarget.js';
 
 type RowCounts = Record<RowAction, number>;
 type DonorCounts = Record<'matched' | 'new' | 'ambiguous', number>;
@@ -37,7 +40,7 @@ const emptyRows = (): RowCounts => ({ insert: 0, update: 0, unchanged: 0, delete
 
 /** What `--json` carries under `projection`. */
 export interface ProjectionSummary {
-  model: 'npc';
+  model: GiftTarget['model'];
   donations: number;
   /** Per object: records inserted, updated, unchanged, deleted, skipped and failed (a dry run: would be). */
   objects: Partial<Record<GiftObject, RowCounts>>;
@@ -56,6 +59,8 @@ export interface ProjectionSummary {
 
 interface GiftProjectorOptions {
   sink: GiftSink;
+  /** The donation model written (default Nonprofit Cloud). */
+  model?: GiftTarget['model'] | undefined;
   settings: GiftSettings;
   dryRun: boolean;
   /** The donor links file (beside the run state); a dry run reads it and never writes it. */
@@ -82,6 +87,9 @@ export class GiftProjector {
   private readonly links: FileDonorLinks;
   private readonly projected: ProjectedGifts;
   private readonly campaigns: KnownCampaigns;
+  private target: GiftTarget;
+  /** NPSP's record types and currency, read once a projector. */
+  private npsp: Promise<NpspLookups> | undefined;
   private readonly summaryNow: ProjectionSummary = {
     model: 'npc',
     donations: 0,
@@ -104,6 +112,8 @@ export class GiftProjector {
     this.projected = ProjectedGifts.open(opts.projectedFile);
     this.campaigns = KnownCampaigns.open(opts.campaignsFile, opts.settings.timeZone);
     this.shared = opts.shared ?? {};
+    this.target = opts.model === 'npsp' ? npspTarget({ refundMode: 'stage' }) : NPC_TARGET;
+    this.summaryNow.model = this.target.model;
     if (opts.dryRun) this.summaryNow.decisions = [];
   }
 
@@ -133,23 +143,19 @@ export class GiftProjector {
     if (todo.length === 0) return;
     const before = this.opts.sink.calls().total;
     try {
-      if (this.shared.recordTypes === undefined) {
-        const read = readOrgLookups(this.opts.sink, this.opts.settings.personRecordType);
-        this.shared.recordTypes = read;
-        this.opts.verdict?.keepRecordTypes(await read);
-      }
-      const recordTypes = await this.shared.recordTypes;
+      const lookups = await this.lookups();
       const s = this.opts.settings;
       const siteId = todo.find((d) => typeof d.site_id === 'number')?.site_id ?? this.opts.siteId() ?? 0;
       const out = await projectBatch(todo, {
         sink: this.opts.sink,
+        target: this.target,
         siteId,
         dryRun: this.opts.dryRun,
         timeZone: s.timeZone,
         anonymousLastName: s.anonymousLastName,
         matchEmailAndName: s.matchEmailAndName,
-        orgCurrency: recordTypes.currency,
-        recordTypes: { person: recordTypes.person, business: recordTypes.business },
+        orgCurrency: lookups.currency,
+        recordTypes: lookups.recordTypes,
         links: this.links,
         campaigns: this.campaigns,
       });
@@ -164,13 +170,14 @@ export class GiftProjector {
       if (error instanceof InterruptedError || isFatal(error) || (error instanceof Error && error.name === 'AbortError')) throw error;
       // A read or a setup the whole batch needs failed: each donation's projection fails, the mirror stands.
       this.shared.recordTypes = undefined;
+      this.npsp = undefined;
       const failed: CrmError = { code: 'PROJECTION_FAILED', message: describeError(error) };
       const out: BatchProjection = { donations: [], rows: [], failures: [], warnings: [] };
       for (const d of todo) {
         const donation = `Donation_${d.id}`;
         this.projected.forget(donation);
         out.donations.push({ donation, gift: 'fail', reason: failed.code, warnings: [] });
-        out.failures.push({ donation, stage: 'gift', object: 'GiftTransaction', key: donation, error: failed });
+        out.failures.push({ donation, stage: 'gift', object: this.target.gift.object, key: donation, error: failed });
       }
       this.absorb(out, report);
     } finally {
@@ -179,6 +186,24 @@ export class GiftProjector {
       if (!this.opts.dryRun && !this.projected.save()) report.warn(`projected gifts ${this.projected.file} could not be written: the next run compares every donation with the org`);
       if (!this.opts.dryRun) this.campaigns.save();
     }
+  }
+
+  /** The record types new donors get and the org's currency: NPC's kept with the verdict, NPSP's read once (its target takes the Donation type). */
+  private async lookups(): Promise<{ currency: string; recordTypes: { person?: string | undefined; business?: string | undefined } }> {
+    if (this.opts.model === 'npsp') {
+      this.npsp ??= readNpspLookups(this.opts.sink);
+      const l = await this.npsp;
+      // P2's `payments` mode (a refund payment beside its original) is not written yet: `stage` marks refunds.
+      this.target = npspTarget({ refundMode: 'stage', donationRecordType: l.donation });
+      return { currency: l.currency, recordTypes: { business: l.organisation } };
+    }
+    if (this.shared.recordTypes === undefined) {
+      const read = readOrgLookups(this.opts.sink, this.opts.settings.personRecordType);
+      this.shared.recordTypes = read;
+      this.opts.verdict?.keepRecordTypes(await read);
+    }
+    const rt = await this.shared.recordTypes;
+    return { currency: rt.currency, recordTypes: { person: rt.person, business: rt.business } };
   }
 
   /** Parents the mirror just updated: their campaigns, where they exist, follow (§3.2). */
@@ -210,7 +235,7 @@ export class GiftProjector {
       this.summaryNow.donations++;
       this.summaryNow.gifts.unchanged++;
       this.summaryNow.decisions?.push({ donation, gift: 'unchanged', reason: 'projected before, unchanged since', warnings: [] });
-      report.add({ object: 'GiftTransaction', key: `${donation}:gift`, action: 'unchanged' });
+      report.add({ object: this.target.gift.object, key: `${donation}:gift`, action: 'unchanged' });
     }
   }
 
@@ -230,7 +255,7 @@ export class GiftProjector {
       for (const w of p.warnings) report.warn(w.startsWith(`${p.donation}:`) ? w : `${p.donation}: ${w}`);
       if (p.gift === 'skip') {
         s.skipped.push({ donation: p.donation, reason: p.reason ?? 'not a gift' });
-        report.add({ object: 'GiftTransaction', key: `${p.donation}:gift`, action: 'skip', reason: p.reason ?? 'not a gift' });
+        report.add({ object: this.target.gift.object, key: `${p.donation}:gift`, action: 'skip', reason: p.reason ?? 'not a gift' });
       }
       if (p.donor?.matchedBy === 'ambiguous') s.ambiguousDonors.push({ donation: p.donation, candidates: p.donor.candidates ?? [] });
       for (const d of [p.donor, p.fundraiser]) {
@@ -243,7 +268,7 @@ export class GiftProjector {
     for (const r of out.rows) {
       const counts = (s.objects[r.object] ??= emptyRows());
       counts[r.action]++;
-      const key = rowKey(r);
+      const key = rowKey(this.target, r);
       if (r.action === 'fail' || r.action === 'skip' || key === undefined || failedKeys.has(key)) continue;
       report.add({ object: r.object, key, action: r.action === 'delete' ? 'update' : r.action, ...(r.fields ? { reason: `fields: ${r.fields.join(', ')}` } : {}) });
     }
@@ -255,10 +280,10 @@ export class GiftProjector {
 }
 
 /** The report key of a row: the donation and stage it belongs to (campaigns: their own key). */
-function rowKey(r: ProjectionRow): string | undefined {
-  if (r.object === 'GiftTransaction') return `${r.key}:gift`;
-  if (r.object === 'GiftRefund') return `${r.key}:refund`;
-  if (r.object === 'GiftSoftCredit') return `${r.key.replace(/:fundraiser$/, '')}:softCredit`;
+function rowKey(t: GiftTarget, r: ProjectionRow): string | undefined {
+  if (r.object === t.gift.object) return `${r.key}:gift`;
+  if (r.object === t.refund?.object) return `${r.key}:refund`;
+  if (r.object === t.slot.object) return `${r.key.replace(/:fundraiser$/, '')}:softCredit`;
   if (r.object === 'Campaign') return `${r.key}:campaign`;
   return undefined;
 }

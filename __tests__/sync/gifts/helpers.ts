@@ -1,4 +1,5 @@
 /** The donor step against the NPC emulator through the real client: setup, links in memory, donations. */
+import { NPC_TARGET } from '../../../src/mapping/gifts/npcTarget.js';
 import type { Emulator } from '../../../fixtures/salesforce/emulator.js';
 import type { NpcOrg } from '../../../fixtures/salesforce/npc.js';
 import type { ApiDonation } from '../../../src/model/apiRecords.js';
@@ -38,7 +39,7 @@ export async function donorOrg(): Promise<DonorOrg> {
     emu: s.emu,
     npc,
     gifts,
-    ctx: (over = {}) => ({ sink: gifts, siteId: 6, dryRun: false, anonymousLastName: 'Anonymous', matchEmailAndName: true, recordTypes, links, ...over }),
+    ctx: (over = {}) => ({ sink: gifts, target: NPC_TARGET, siteId: 6, dryRun: false, anonymousLastName: 'Anonymous', matchEmailAndName: true, recordTypes, links, ...over }),
     calls: () => gifts.calls().total - at,
     mark: () => {
       at = gifts.calls().total;

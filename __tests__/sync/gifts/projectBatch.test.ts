@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Emulator } from '../../../fixtures/salesforce/emulator.js';
 import type { NpcOrg } from '../../../fixtures/salesforce/npc.js';
 import type { ApiDonation } from '../../../src/model/apiRecords.js';
+import { NPC_TARGET } from '../../../src/mapping/gifts/npcTarget.js';
 import { projectBatch } from '../../../src/sync/gifts/projectBatch.js';
 import { readRecordTypes } from '../../../src/sync/gifts/recordTypes.js';
 import { setup } from '../../crm/helpers.js';
@@ -42,7 +43,7 @@ async function org(): Promise<{ npc: NpcOrg; run: (donations: ApiDonation[], dry
   const sink = s.sink.gifts();
   const recordTypes = await readRecordTypes(sink, 'PersonAccount');
   const links = new MemoryLinks();
-  const ctx = { sink, siteId: 6, timeZone: 'Europe/Amsterdam', anonymousLastName: 'Anonymous', matchEmailAndName: true, orgCurrency: 'EUR', recordTypes, links };
+  const ctx = { sink, target: NPC_TARGET, siteId: 6, timeZone: 'Europe/Amsterdam', anonymousLastName: 'Anonymous', matchEmailAndName: true, orgCurrency: 'EUR', recordTypes, links };
   return { npc: s.emu.npc as NpcOrg, run: (donations, dryRun = false) => projectBatch(donations, { ...ctx, dryRun }) };
 }
 

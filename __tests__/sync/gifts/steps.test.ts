@@ -8,6 +8,7 @@ import type { Emulator } from '../../../fixtures/salesforce/emulator.js';
 import type { ApiDonation } from '../../../src/model/apiRecords.js';
 import type { GiftSink } from '../../../src/model/ports.js';
 import { giftOf } from '../../../src/mapping/gifts/gift.js';
+import { NPC_TARGET } from '../../../src/mapping/gifts/npcTarget.js';
 import { chainOf, readCampaignTree } from '../../../src/sync/gifts/campaignRows.js';
 import { writeCampaigns } from '../../../src/sync/gifts/campaigns.js';
 import type { DonorResult } from '../../../src/sync/gifts/donors.js';
@@ -51,7 +52,7 @@ function item(d: ApiDonation, donors: DonorResult, campaign: string | undefined)
     { timeZone: TZ, orgCurrency: 'EUR' },
   );
   if ('skip' in plan) throw new Error(plan.reason);
-  return { d, key: `Donation_${d.id}`, plan: plan as PlannedGift, donors, campaign };
+  return { d, key: `Donation_${d.id}`, plan: plan as PlannedGift, donors, links: { donor: donors.donor.id }, campaign };
 }
 
 /** One pass of the steps as the orchestrator runs them; the calls it made. */
@@ -63,10 +64,10 @@ async function pass(gifts: GiftSink, items: GiftItem[], dryRun = false): Promise
   );
   const keys = new Set(items.flatMap((i) => (i.campaign ? chainOf(tree, i.campaign) : [])));
   const campaigns = await writeCampaigns(gifts, tree, keys, { timeZone: TZ, dryRun });
-  const g = await writeGifts(gifts, items, campaigns.ids, dryRun);
+  const g = await writeGifts(gifts, NPC_TARGET, items, campaigns.ids, dryRun);
   const fresh = new Set(g.rows.filter((r) => r.action === 'insert').map((r) => r.key));
-  const sc = await writeSoftCredits(gifts, items, g.ids, dryRun, fresh);
-  const rf = await writeRefunds(gifts, items, g.ids, dryRun, fresh);
+  const sc = await writeSoftCredits(gifts, NPC_TARGET, items, g.ids, dryRun, fresh);
+  const rf = await writeRefunds(gifts, NPC_TARGET, items, g.ids, dryRun, fresh);
   const after = gifts.calls();
   const rows = [...campaigns.rows, ...g.rows, ...sc.rows, ...rf.rows].filter((r) => r.action !== 'unchanged').map((r) => `${r.action} ${r.object} ${r.key}`);
   return { calls: after.total - before.total, writes: after.collections - before.collections, rows };
@@ -232,7 +233,7 @@ describe('the gift steps', () => {
     ];
     const tree = await readCampaignTree(gifts, ['Action_7', 'Project_3']);
     const campaigns = await writeCampaigns(gifts, tree, new Set([...chainOf(tree, 'Action_7'), ...chainOf(tree, 'Project_3')]), { timeZone: TZ, dryRun: false });
-    const g = await writeGifts(gifts, items, campaigns.ids, false);
+    const g = await writeGifts(gifts, NPC_TARGET, items, campaigns.ids, false);
     expect([...g.failed]).toEqual([['Donation_1', expect.objectContaining({ code: 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST' })]]);
     expect(npc.records('GiftTransaction').map((r) => r.SvcGiftKey__c)).toEqual(['Donation_2']);
     expect(npc.records('Campaign')).toHaveLength(4);

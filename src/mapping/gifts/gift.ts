@@ -10,29 +10,17 @@ import { truncate } from '../convert.js';
 import { excludedBy, parentRef } from '../map.js';
 import { currencyMismatch, fromCents, giftAmount, localDate } from './amounts.js';
 import type { DonationDonors } from './donor.js';
-
-type GiftValue = string | number | boolean | { [extField: string]: string };
-type GiftRecord = Record<string, GiftValue>;
+import type { FieldRule, GiftInput, GiftRecord, GiftTarget, RefundInput } from './target.js';
 
 interface GiftOptions {
   timeZone: string;
   /** The org's currency (single-currency orgs, N1: EUR when unsure). */
   orgCurrency: string;
-  /** Soft-credit role of the fundraiser slot (SVC_ROLE_FUNDRAISER, default Solicitor). */
-  fundraiserRole?: string | undefined;
+  /** The target's gift table and refund (default: Nonprofit Cloud's). */
+  rules?: { fields: readonly FieldRule[]; refund?: ((r: RefundInput) => GiftRecord) | undefined } | undefined;
 }
 
 const DEFAULT_FUNDRAISER_ROLE = 'Solicitor';
-
-/** What the table's value functions read. */
-interface GiftInput {
-  d: ApiDonation;
-  donors: DonationDonors;
-  gift: number;
-  cover: number;
-  date: string;
-  campaignKey: string | undefined;
-}
 
 const PAYMENT_METHODS: Readonly<Record<string, string>> = { creditcard: 'Credit Card', paypal: 'PayPal' };
 
@@ -47,7 +35,7 @@ export function paymentMethodOf(v: string | null | undefined): string {
 }
 
 /** GiftTransaction, field by field: the value, or undefined when the field is not sent. */
-export const GIFT_FIELDS: ReadonlyArray<{ field: string; value: (g: GiftInput) => GiftValue | undefined }> = [
+export const GIFT_FIELDS: readonly FieldRule[] = [
   { field: 'SvcGiftKey__c', value: (g) => `Donation_${g.d.id}` },
   { field: 'Name', value: (g) => truncate(`${g.donors.label} - Donation ${g.d.id}`, 80) },
   { field: 'Donor', value: (g) => ({ SvcDonorKey__c: g.donors.donor.key }) },
@@ -91,30 +79,42 @@ export function giftOf(d: ApiDonation, donors: DonationDonors, opts: GiftOptions
   const date = localDate(d.created_at, opts.timeZone);
   if (date === undefined) return { skip: 'noGiftDate', reason: 'created_at is not a date' };
   const campaignKey = campaignKeyOf(d);
-  const input: GiftInput = { d, donors, gift: amount.gift, cover: amount.cover, date, campaignKey };
+  const status = (d.payment_status ?? '').trim().toLowerCase();
+  const input: GiftInput = { d, donors, gift: amount.gift, cover: amount.cover, date, campaignKey, status };
+  const rules = opts.rules ?? NPC_RULES;
   const gift: GiftRecord = {};
-  for (const f of GIFT_FIELDS) {
+  for (const f of rules.fields) {
     const v = f.value(input);
     if (v !== undefined) gift[f.field] = v;
   }
-  const status = (d.payment_status ?? '').trim().toLowerCase();
   let refund: GiftRecord | undefined;
   let refundDateFallback = false;
   if (status === 'refunded' || status === 'chargedback') {
     const at = localDate(d.payment_status_at, opts.timeZone);
     refundDateFallback = at === undefined;
-    refund = {
-      SvcRefundKey__c: `Donation_${d.id}`,
-      GiftTransaction: { SvcGiftKey__c: `Donation_${d.id}` },
-      Amount: fromCents(amount.gift),
-      Date: at ?? localDate(d.updated_at, opts.timeZone) ?? date,
-      Status: 'Completed',
-    };
-    if (status === 'chargedback') refund.Reason = 'Chargeback';
+    refund = rules.refund?.({ ...input, refundDate: at ?? localDate(d.updated_at, opts.timeZone) ?? date });
   }
   const action = campaignKey?.startsWith('Action_') ? Number(campaignKey.slice('Action_'.length)) : undefined;
   return { giftProblem: currencyMismatch(d, opts.orgCurrency), gift, refund, refundDateFallback, campaignKey, fundraiserActionId: action };
 }
+
+/** §2.3 NPC: a GiftRefund of the whole gift, dated R; Reason Chargeback for a chargeback. */
+export function npcRefund(r: RefundInput): GiftRecord {
+  const refund: GiftRecord = {
+    SvcRefundKey__c: `Donation_${r.d.id}`,
+    GiftTransaction: { SvcGiftKey__c: `Donation_${r.d.id}` },
+    Amount: fromCents(r.gift),
+    Date: r.refundDate,
+    Status: 'Completed',
+  };
+  if (r.status === 'chargedback') refund.Reason = 'Chargeback';
+  return refund;
+}
+
+const NPC_RULES: NonNullable<GiftOptions['rules']> = { fields: GIFT_FIELDS, refund: npcRefund };
+
+/** The rules of a target's gift and refund, as giftOf takes them. */
+export const rulesOf = (t: GiftTarget): NonNullable<GiftOptions['rules']> => ({ fields: t.gift.fields, refund: t.refund?.record });
 
 /** The fundraiser slot (§4): full credit to the action owner's account. */
 export function fundraiserSlot(giftKey: string, recipientKey: string, role = DEFAULT_FUNDRAISER_ROLE): GiftRecord {

@@ -4,16 +4,21 @@
  * the donation's email (those created earlier in the same run included). Names never match alone.
  */
 import type { DonorPlan } from './donor.js';
+import type { FillRule } from './target.js';
 import { firstNamesCompatible, fold } from './normalise.js';
 
-/** A Person Account found by email (step 3). */
+/** A person record found by email (step 3): a Person Account, or an NPSP Contact with its four email fields. */
 export interface Candidate {
   id: string;
   firstName: string | null;
   lastName: string | null;
   email: string | null;
+  /** NPSP (P5): the record's other email fields, compared as the first. */
+  otherEmails?: ReadonlyArray<string | null> | undefined;
   key: string | null;
 }
+
+const holdsEmail = (c: Candidate, email: string): boolean => [c.email, ...(c.otherEmails ?? [])].some((e) => e?.trim().toLowerCase() === email);
 
 type MatchedBy = 'link' | 'key' | 'email+name' | 'new' | 'anonymousPool' | 'noKey' | 'ambiguous';
 
@@ -41,7 +46,7 @@ export function decideDonor(plan: DonorPlan, found: Found, emailAndName = true):
   if (plan.kind === 'noKey') return { matchedBy: 'noKey' };
   const m = plan.match;
   if (plan.kind !== 'person' || m === undefined || !emailAndName || fold(m.lastName) === null) return { matchedBy: 'new' };
-  const hits = found.byEmail.filter((c) => c.email?.trim().toLowerCase() === m.email && fold(c.lastName) === fold(m.lastName) && firstNamesCompatible(c.firstName, m.firstName));
+  const hits = found.byEmail.filter((c) => holdsEmail(c, m.email) && fold(c.lastName) === fold(m.lastName) && firstNamesCompatible(c.firstName, m.firstName));
   if (hits.length === 1) {
     const hit = hits[0] as Candidate;
     return { matchedBy: 'email+name', id: hit.id, claim: hit.key === null || hit.key.trim() === '' };
@@ -50,24 +55,28 @@ export function decideDonor(plan: DonorPlan, found: Found, emailAndName = true):
   return { matchedBy: 'new' };
 }
 
-const ADDRESS_BLOCKS = [
-  ['PersonMailingStreet', 'PersonMailingPostalCode', 'PersonMailingCity', 'PersonMailingCountry'],
-  ['BillingStreet', 'BillingPostalCode', 'BillingCity', 'BillingCountry'],
-] as const;
+export const NPC_FILL: FillRule = {
+  single: ['Phone', 'PersonEmail'],
+  blocks: [
+    ['PersonMailingStreet', 'PersonMailingPostalCode', 'PersonMailingCity', 'PersonMailingCountry'],
+    ['BillingStreet', 'BillingPostalCode', 'BillingCity', 'BillingCountry'],
+  ],
+};
 
 const blank = (v: unknown): boolean => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 
 /**
- * N6: on a hit, only blank fields are filled: Phone and PersonEmail one by one, an address only
- * as a whole block when all four of its fields are blank. Names and birthdate never change.
+ * N6 (P4 for NPSP): on a hit, only blank fields are filled: Phone and PersonEmail one by one, an
+ * address (NPSP: also the three email fields) only as a whole block when all of its fields are
+ * blank. Names and birthdate never change. `rule`: the target's (default Nonprofit Cloud's).
  */
-export function fillBlanks(existing: Readonly<Record<string, unknown>>, fields: Readonly<Record<string, string>>): Record<string, string> {
+export function fillBlanks(existing: Readonly<Record<string, unknown>>, fields: Readonly<Record<string, string>>, rule: FillRule = NPC_FILL): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of ['Phone', 'PersonEmail']) {
+  for (const name of rule.single) {
     const v = fields[name];
     if (v !== undefined && blank(existing[name])) out[name] = v;
   }
-  for (const block of ADDRESS_BLOCKS) {
+  for (const block of rule.blocks) {
     if (!block.every((f) => blank(existing[f])) || !block.some((f) => fields[f] !== undefined)) continue;
     for (const f of block) if (fields[f] !== undefined) out[f] = fields[f] as string;
   }

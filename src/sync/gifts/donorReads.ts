@@ -5,15 +5,10 @@
  * followed to the survivor, along a chain of merges too (§1.6).
  */
 import type { CrmRecord } from '../../model/crmRecords.js';
+import type { DonorObjectSpec } from '../../mapping/gifts/target.js';
 import type { GiftSink } from '../../model/ports.js';
-import { queryEither, queryIn } from './soqlIn.js';
-
-const MAILING = ['PersonMailingStreet', 'PersonMailingPostalCode', 'PersonMailingCity', 'PersonMailingCountry'];
-const BILLING = ['BillingStreet', 'BillingPostalCode', 'BillingCity', 'BillingCountry'];
-
-/** What matching and fill-blanks compare (§1.3, N6), read alike by every query. */
-const VALUE_FIELDS = ['FirstName', 'LastName', 'PersonEmail', 'Phone', ...MAILING, ...BILLING];
-const FIELDS = ['Id', 'IsDeleted', 'MasterRecordId', 'IsPersonAccount', 'SvcDonorKey__c', ...VALUE_FIELDS];
+import { NPC_TARGET } from '../../mapping/gifts/npcTarget.js';
+import { queryEither, queryIn, queryInAny } from './soqlIn.js';
 
 /** A merge chain longer than this is taken as a loop (a damaged org), not followed further. */
 const MAX_MERGE_HOPS = 10;
@@ -32,17 +27,18 @@ export interface AccountRow {
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
 
-function rowOf(r: CrmRecord): AccountRow {
+function rowOf(spec: DonorObjectSpec, r: CrmRecord): AccountRow {
   const values: Record<string, string> = {};
-  for (const f of VALUE_FIELDS) {
+  for (const f of spec.valueFields) {
     const v = text(r[f]);
     if (v !== null) values[f] = v;
   }
-  return { id: String(r.Id), pending: false, person: r.IsPersonAccount === true, key: text(r.SvcDonorKey__c), values };
+  return { id: String(r.Id), pending: false, person: spec.person === 'IsPersonAccount' ? r.IsPersonAccount === true : spec.person, key: text(r.SvcDonorKey__c), values };
 }
 
-/** The Accounts this run has read, by Id, deleted ones too (merged losers point at their survivor). */
+/** The donor records (of one object) this run has read, by Id, deleted ones too (merged losers point at their survivor). */
 export class AccountBook {
+  private readonly fields: readonly string[];
   private readonly read = new Map<string, CrmRecord>();
   /** Ids asked for (found or not), so a gone Id is not asked again. */
   private readonly asked = new Set<string>();
@@ -51,13 +47,18 @@ export class AccountBook {
   /** Live Person Accounts by email in lower case (step 3's candidates), kept as rows are added or filled. */
   private readonly byEmail = new Map<string, Set<AccountRow>>();
 
-  constructor(private readonly sink: GiftSink) {}
+  constructor(
+    private readonly sink: GiftSink,
+    readonly spec: DonorObjectSpec = NPC_TARGET.donorObjects.person,
+  ) {
+    this.fields = ['Id', 'IsDeleted', 'MasterRecordId', ...(spec.person === 'IsPersonAccount' ? ['IsPersonAccount'] : []), 'SvcDonorKey__c', ...spec.valueFields];
+  }
 
   private keep(rows: readonly CrmRecord[]): void {
     for (const r of rows) {
       const id = String(r.Id);
       this.read.set(id, r);
-      if (r.IsDeleted !== true && !this.live.has(id)) this.add(rowOf(r));
+      if (r.IsDeleted !== true && !this.live.has(id)) this.add(rowOf(this.spec, r));
     }
   }
 
@@ -71,7 +72,7 @@ export class AccountBook {
   async loadIdsAndKeys(ids: readonly string[], keys: readonly string[]): Promise<void> {
     const missing = [...new Set(ids)].filter((id) => !this.read.has(id) && !this.asked.has(id));
     if (missing.length === 0 || keys.length === 0) return;
-    const got = await queryEither(this.sink, { fields: FIELDS, object: 'Account', field: 'Id', values: missing, or: { field: 'SvcDonorKey__c', values: keys } }, true);
+    const got = await queryEither(this.sink, { fields: this.fields, object: this.spec.object, field: 'Id', values: missing, or: { field: 'SvcDonorKey__c', values: keys } }, true);
     if (got === undefined) return;
     for (const id of missing) this.asked.add(id);
     for (const k of got.asked) this.keysAsked.add(k.toLowerCase());
@@ -82,7 +83,7 @@ export class AccountBook {
   async loadIds(ids: readonly string[]): Promise<void> {
     const missing = [...new Set(ids)].filter((id) => !this.read.has(id) && !this.asked.has(id));
     for (const id of missing) this.asked.add(id);
-    if (missing.length > 0) this.keep(await queryIn(this.sink, { fields: FIELDS, object: 'Account', field: 'Id', values: missing }, true));
+    if (missing.length > 0) this.keep(await queryIn(this.sink, { fields: this.fields, object: this.spec.object, field: 'Id', values: missing }, true));
   }
 
   /** The rows holding these keys (queryAll), by key in lower case: a live row, else a merged loser. */
@@ -90,7 +91,7 @@ export class AccountBook {
     const byKey = new Map<string, CrmRecord>();
     if (keys.length === 0) return byKey;
     const ask = keys.filter((k) => !this.keysAsked.has(k.toLowerCase()));
-    if (ask.length > 0) this.keep(await queryIn(this.sink, { fields: FIELDS, object: 'Account', field: 'SvcDonorKey__c', values: ask }, true));
+    if (ask.length > 0) this.keep(await queryIn(this.sink, { fields: this.fields, object: this.spec.object, field: 'SvcDonorKey__c', values: ask }, true));
     // Every holder of an asked key has been read (by this query or loadIdsAndKeys's).
     const wanted = new Set(keys.map((k) => k.toLowerCase()));
     for (const r of this.read.values()) {
@@ -102,9 +103,13 @@ export class AccountBook {
     return byKey;
   }
 
-  /** Person Accounts holding these emails (live only: a deleted record is no candidate). */
+  /** Persons holding these emails in any email field (live only: a deleted record is no candidate). */
   async loadEmails(emails: readonly string[]): Promise<void> {
-    if (emails.length > 0) this.keep(await queryIn(this.sink, { fields: FIELDS, object: 'Account', field: 'PersonEmail', values: emails, and: 'IsPersonAccount = true' }));
+    const [only, ...more] = this.spec.emailFields;
+    if (emails.length === 0 || only === undefined) return;
+    const q = { fields: this.fields, object: this.spec.object, values: emails };
+    if (more.length > 0) this.keep(await queryInAny(this.sink, { ...q, anyOf: this.spec.emailFields }));
+    else this.keep(await queryIn(this.sink, { ...q, field: only, ...(this.spec.person === 'IsPersonAccount' ? { and: 'IsPersonAccount = true' } : {}) }));
   }
 
   /** The live rows these Ids end at, following merges (reading survivors as needed); absent: gone, not merged. */
@@ -145,15 +150,18 @@ export class AccountBook {
     this.emailChanged(row);
   }
 
-  /** A row's PersonEmail was read, set or filled: it is a candidate under that email from now on. */
+  /** A row's email was read, set or filled: it is a candidate under each of its emails from now on. */
   emailChanged(row: AccountRow): void {
-    const email = row.values.PersonEmail?.trim().toLowerCase();
-    if (!row.person || email === undefined) return;
-    const rows = this.byEmail.get(email) ?? new Set<AccountRow>();
-    this.byEmail.set(email, rows.add(row));
+    if (!row.person) return;
+    for (const f of this.spec.emailFields) {
+      const email = row.values[f]?.trim().toLowerCase();
+      if (email === undefined) continue;
+      const rows = this.byEmail.get(email) ?? new Set<AccountRow>();
+      this.byEmail.set(email, rows.add(row));
+    }
   }
 
-  /** Live Person Accounts whose email is this one (lower-cased), read or pending, in the order met. */
+  /** Live persons holding this email (lower-cased) in an email field, read or pending, in the order met. */
   personsWithEmail(email: string): AccountRow[] {
     return [...(this.byEmail.get(email) ?? [])];
   }

@@ -6,9 +6,9 @@
  */
 import type { ApiDonation, ApiUser } from '../../model/apiRecords.js';
 import type { CrmError } from '../../model/crmRecords.js';
-import type { GiftSink } from '../../model/ports.js';
+import type { GiftObject, GiftSink } from '../../model/ports.js';
+import type { GiftTarget } from '../../mapping/gifts/target.js';
 import { donorsOf, fundraiserDonor, type DonationDonors, type DonorPlan } from '../../mapping/gifts/donor.js';
-import { AccountBook } from './donorReads.js';
 import { DonorRun, type Entry, type Role } from './donorRun.js';
 
 /** What the run knows of a donation's fundraiser (N12): the action owner and their user record. */
@@ -26,8 +26,10 @@ export interface DonorDecisionOut {
   matchedBy: MatchedBy;
   /** SvcDonorKey__c of the donor the gift/slot points to (after this run's claims). */
   key: string;
-  /** The Account Id (absent in a dry run for a new donor, or on failure). */
+  /** The record's Id (absent in a dry run for a new donor, or on failure). */
   id?: string | undefined;
+  /** NPSP: the Contact's Account (its household), when it has one. */
+  accountId?: string | undefined;
   /** ambiguous: the candidate Ids (`(new <key>)` for one this dry run would create). */
   candidates?: string[] | undefined;
 }
@@ -51,7 +53,7 @@ export interface DonorResult {
    * refused): the gift, slot and refund are not written (DONOR_FAILED), so a slot is never
    * deleted for a fundraiser who could not be written. A claim or fill refused is a warning only.
    */
-  error?: { stage: 'donor'; object: 'Account'; key: string; error: CrmError } | undefined;
+  error?: { stage: 'donor'; object: GiftObject; key: string; error: CrmError } | undefined;
 }
 /** Donor links the state folder keeps (key -> Account Id); only saves calls (§6.3). */
 export interface DonorLinks {
@@ -60,14 +62,15 @@ export interface DonorLinks {
 }
 export interface DonorContext {
   sink: GiftSink;
+  target: GiftTarget;
   siteId: number;
   dryRun: boolean;
   /** SVC_ANONYMOUS_LASTNAME (default "Anonymous"). */
   anonymousLastName: string;
   /** SVC_MATCH_EMAIL_NAME (default true). */
   matchEmailAndName: boolean;
-  /** Account RecordTypeIds (readRecordTypes). */
-  recordTypes: { person: string; business: string };
+  /** RecordTypeIds of new persons and companies (none sent when absent: an NPSP Contact). */
+  recordTypes: { person?: string | undefined; business?: string | undefined };
   links: DonorLinks;
 }
 
@@ -99,7 +102,7 @@ function entriesOf(p: Planned): Entry[] {
 export async function resolveDonors(inputs: readonly DonorInput[], ctx: DonorContext): Promise<Map<number, DonorResult>> {
   const planned = [...inputs].sort((a, b) => a.donation.id - b.donation.id).map((i) => planOf(i, ctx));
   const entries = planned.flatMap(entriesOf);
-  const run = new DonorRun(new AccountBook(ctx.sink), ctx);
+  const run = new DonorRun(ctx.sink, ctx);
   await run.read(entries);
   for (const e of entries) run.decide(e);
   if (!ctx.dryRun) {
@@ -107,11 +110,11 @@ export async function resolveDonors(inputs: readonly DonorInput[], ctx: DonorCon
     run.saveLinks();
   }
   const out = new Map<number, DonorResult>();
-  for (const p of planned) out.set(p.donationId, resultOf(p, run));
+  for (const p of planned) out.set(p.donationId, resultOf(p, run, ctx));
   return out;
 }
 
-function resultOf(p: Planned, run: DonorRun): DonorResult {
+function resultOf(p: Planned, run: DonorRun, ctx: DonorContext): DonorResult {
   const id = p.donationId;
   const donor = run.outcome(id, 'donor');
   const warnings: string[] = [];
@@ -121,7 +124,7 @@ function resultOf(p: Planned, run: DonorRun): DonorResult {
     const o = run.outcome(id, role);
     if (o === undefined) continue;
     warnings.push(...o.warnings);
-    if (o.error && error === undefined) error = { stage: 'donor', object: 'Account', key: o.planKey, error: o.error };
+    if (o.error && error === undefined) error = { stage: 'donor', object: o.object, key: o.planKey, error: o.error };
   }
   const result: DonorResult = {
     donationId: id,
@@ -135,7 +138,9 @@ function resultOf(p: Planned, run: DonorRun): DonorResult {
   const person = run.outcome(id, 'companyPerson');
   if (person) result.companyPerson = person.decision;
   const fundraiser = run.outcome(id, 'fundraiser');
-  // §4: no slot when the fundraiser is the hard donor's own Account (their own start donation).
-  if (fundraiser && fundraiser.row !== donor?.row) result.fundraiser = fundraiser.decision;
+  // §4: no slot when the fundraiser is the hard donor's own record (their own start donation), or
+  // (NPSP, P9) the gift's primary contact.
+  const primary = ctx.target.companyPersonIsPrimary ? person?.row : undefined;
+  if (fundraiser && fundraiser.row !== donor?.row && fundraiser.row !== primary) result.fundraiser = fundraiser.decision;
   return result;
 }

@@ -2,6 +2,7 @@
 import type { ApiDonation } from '../../model/apiRecords.js';
 import type { CrmRecord } from '../../model/crmRecords.js';
 import type { GiftPlan } from '../../mapping/gifts/gift.js';
+import type { GiftLinks } from '../../mapping/gifts/target.js';
 import type { DonorResult } from './donors.js';
 
 export type PlannedGift = Exclude<GiftPlan, { skip: string }>;
@@ -12,6 +13,8 @@ export interface GiftItem {
   key: string;
   plan: PlannedGift;
   donors: DonorResult;
+  /** The Ids the gift points at (the target's lookups). */
+  links: GiftLinks;
   /** The gift's campaign key, when the mirror has the target's row (N13: else no campaign, no slot). */
   campaign?: string | undefined;
 }

@@ -6,9 +6,10 @@
  */
 import type { ApiDonation } from '../../model/apiRecords.js';
 import type { CrmError } from '../../model/crmRecords.js';
-import type { GiftSink } from '../../model/ports.js';
+import type { GiftObject, GiftSink } from '../../model/ports.js';
 import { keyFor } from '../../model/refs.js';
-import { giftOf } from '../../mapping/gifts/gift.js';
+import { giftOf, rulesOf } from '../../mapping/gifts/gift.js';
+import type { GiftLinks, GiftTarget } from '../../mapping/gifts/target.js';
 import { parentRef } from '../../mapping/map.js';
 import { chainOf, fundraiserOf, readCampaignTree, type TreeRow } from './campaignRows.js';
 import { writeCampaigns } from './campaigns.js';
@@ -23,6 +24,8 @@ import type { StepResult } from './upsertChanged.js';
 
 interface ProjectionContext {
   sink: GiftSink;
+  /** The donation model written (its adapter). */
+  target: GiftTarget;
   siteId: number;
   dryRun: boolean;
   timeZone: string;
@@ -30,7 +33,7 @@ interface ProjectionContext {
   matchEmailAndName: boolean;
   /** The org's currency (single-currency orgs; N1: EUR when unsure). */
   orgCurrency: string;
-  recordTypes: { person: string; business: string };
+  recordTypes: { person?: string | undefined; business?: string | undefined };
   links: DonorLinks;
   /** The campaigns known written and current; absent: every campaign is read and compared. */
   campaigns?: KnownCampaigns | undefined;
@@ -76,7 +79,7 @@ export async function projectBatch(donations: readonly ApiDonation[], ctx: Proje
     const plan = giftOf(
       d,
       { donor: { kind: 'noKey', key: '', person: true, fields: {} }, anonymous: false, label: '', giftType: 'Individual' },
-      { timeZone: ctx.timeZone, orgCurrency: ctx.orgCurrency },
+      { timeZone: ctx.timeZone, orgCurrency: ctx.orgCurrency, rules: rulesOf(ctx.target) },
     );
     if ('skip' in plan) p.reason = plan.skip === 'noGiftAmount' ? 'noGiftAmount' : plan.reason;
     else eligible.push({ d, target: parentRef('donation', d)?.key });
@@ -107,30 +110,32 @@ export async function projectBatch(donations: readonly ApiDonation[], ctx: Proje
   const campaigns = await writeCampaigns(ctx.sink, tree, campaignKeys, { ...ctx, known });
   b.out.rows.push(...campaigns.rows);
   if (!ctx.dryRun) keepCampaigns(ctx.campaigns, tree, campaigns);
+  const t = ctx.target;
   const ready = readyGifts(
+    t.gift.object,
     b,
     giftItems(b, eligible, donors, (k) => tree.has(k) || known.has(k), ctx),
     tree,
     campaigns.failed,
     ctx.dryRun,
   );
-  const gifts = await writeGifts(ctx.sink, ready, campaigns.ids, ctx.dryRun);
-  record(b, gifts, 'gift', 'GiftTransaction', (k) => k);
+  const gifts = await writeGifts(ctx.sink, t, ready, campaigns.ids, ctx.dryRun);
+  record(b, gifts, 'gift', t.gift.object, (k) => k);
   // A gift refused (its campaign deleted by an admin, perhaps): its campaign is read again next time.
   for (const i of ready) if (gifts.failed.has(i.key) && i.campaign !== undefined) ctx.campaigns?.forget(i.campaign);
   const written = ready.filter((i) => !gifts.failed.has(i.key));
   const giftAction = new Map(gifts.rows.map((r) => [r.key, r.action] as const));
   for (const i of written) Object.assign(b.byKey.get(i.key) as DonationProjection, { gift: giftAction.get(i.key) ?? 'unchanged' });
   const newGifts = new Set(gifts.rows.filter((r) => r.action === 'insert').map((r) => r.key));
-  const slots = await writeSoftCredits(ctx.sink, written, gifts.ids, ctx.dryRun, newGifts);
-  record(b, slots, 'softCredit', 'GiftSoftCredit', (k) => k.replace(/:fundraiser$/, ''));
-  const refunds = await writeRefunds(ctx.sink, written, gifts.ids, ctx.dryRun, newGifts);
-  record(b, refunds, 'refund', 'GiftRefund', (k) => k);
+  const slots = await writeSoftCredits(ctx.sink, t, written, gifts.ids, ctx.dryRun, newGifts);
+  record(b, slots, 'softCredit', t.slot.object, (k) => k.replace(/:fundraiser$/, ''));
+  const refunds = await writeRefunds(ctx.sink, t, written, gifts.ids, ctx.dryRun, newGifts);
+  if (t.refund !== undefined) record(b, refunds, 'refund', t.refund.object, (k) => k);
   return b.out;
 }
 
 /** The gifts whose campaigns stand and whose currency is the org's (CAMPAIGN_FAILED, N3 otherwise). */
-function readyGifts(b: Batch, items: readonly GiftItem[], tree: ReadonlyMap<string, TreeRow>, failedCampaigns: ReadonlyMap<string, CrmError>, dryRun: boolean): GiftItem[] {
+function readyGifts(giftObject: GiftObject, b: Batch, items: readonly GiftItem[], tree: ReadonlyMap<string, TreeRow>, failedCampaigns: ReadonlyMap<string, CrmError>, dryRun: boolean): GiftItem[] {
   const ready: GiftItem[] = [];
   const said = new Set<string>();
   for (const item of items) {
@@ -140,13 +145,13 @@ function readyGifts(b: Batch, items: readonly GiftItem[], tree: ReadonlyMap<stri
       const error = failedCampaigns.get(broken) as CrmError;
       if (!said.has(broken)) fail(b, item.key, 'campaign', 'Campaign', broken, error);
       said.add(broken);
-      fail(b, item.key, 'gift', 'GiftTransaction', item.key, { code: 'CAMPAIGN_FAILED', message: `campaign ${broken} failed: ${error.code}` });
+      fail(b, item.key, 'gift', giftObject, item.key, { code: 'CAMPAIGN_FAILED', message: `campaign ${broken} failed: ${error.code}` });
     } else if (item.plan.giftProblem !== undefined && dryRun) {
       // A dry run lists it as skipped (§6.4): nothing is written, so nothing failed.
       Object.assign(b.byKey.get(item.key) as DonationProjection, { gift: 'skip', reason: item.plan.giftProblem });
     } else if (item.plan.giftProblem !== undefined) {
       // N3: the donors and the campaigns stand; no gift, slot or refund.
-      fail(b, item.key, 'gift', 'GiftTransaction', item.key, { code: item.plan.giftProblem.split(':')[0] as string, message: item.plan.giftProblem });
+      fail(b, item.key, 'gift', giftObject, item.key, { code: item.plan.giftProblem.split(':')[0] as string, message: item.plan.giftProblem });
     } else ready.push(item);
   }
   return ready;
@@ -172,28 +177,34 @@ function giftItems(
     const p = b.byKey.get(key) as DonationProjection;
     const r = donors.get(d.id);
     if (r === undefined) {
-      fail(b, key, 'donor', 'Account', key, { code: 'DONOR_FAILED', message: 'the donor step returned no decision for this donation' });
+      fail(b, key, 'donor', ctx.target.donorObjects.person.object, key, { code: 'DONOR_FAILED', message: 'the donor step returned no decision for this donation' });
       continue;
     }
     Object.assign(p, { donor: r.donor, ...(r.fundraiser ? { fundraiser: r.fundraiser } : {}) });
     p.warnings.push(...r.warnings);
     if (r.error !== undefined) {
       fail(b, key, 'donor', r.error.object, r.error.key, r.error.error);
-      fail(b, key, 'gift', 'GiftTransaction', key, { code: 'DONOR_FAILED', message: `donor ${r.error.key} failed: ${r.error.error.code}` });
+      fail(b, key, 'gift', ctx.target.gift.object, key, { code: 'DONOR_FAILED', message: `donor ${r.error.key} failed: ${r.error.error.code}` });
       continue;
     }
     const plan = giftOf(
       d,
       { donor: { kind: 'person', key: r.donor.key, person: true, fields: {} }, anonymous: r.anonymous, label: r.label, giftType: r.giftType },
-      { timeZone: ctx.timeZone, orgCurrency: ctx.orgCurrency },
+      { timeZone: ctx.timeZone, orgCurrency: ctx.orgCurrency, rules: rulesOf(ctx.target) },
     );
     if ('skip' in plan) continue;
     if (plan.refundDateFallback) p.warnings.push('payment_status_at missing: the refund is dated by updated_at');
     const campaign = target !== undefined && hasCampaign(target) ? target : undefined;
     Object.assign(p, { name: plan.gift.Name, amount: plan.gift.OriginalAmount, date: plan.gift.TransactionDate, ...(campaign ? { campaign } : {}) });
-    items.push({ d, key, plan, donors: r, campaign });
+    items.push({ d, key, plan, donors: r, links: linksOf(r), campaign });
   }
   return items;
+}
+
+/** The Ids a gift points at: its donor; NPSP's primary contact (the person) and Account (the company, else the person's household). */
+function linksOf(r: DonorResult): GiftLinks {
+  if (r.giftType === 'Organizational') return { donor: r.donor.id, primaryContact: r.companyPerson?.id, account: r.donor.id };
+  return { donor: r.donor.id, primaryContact: r.donor.id, account: r.donor.accountId };
 }
 
 /** A step's rows into the batch, and each of its failures under its donation. */

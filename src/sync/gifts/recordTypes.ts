@@ -40,3 +40,23 @@ export async function readRecordTypes(sink: GiftSink, personDeveloperName: strin
   if (business === undefined) throw new ConfigError('the org has no active business Account record type, which company donors need; run svc-sync doctor');
   return { person: String(person.Id), business: String(business.Id) };
 }
+
+/** NPSP's lookups (§1.4, P6, P8): the Organization Account type (required), the Donation Opportunity type (sent when present), the currency. */
+export interface NpspLookups {
+  organisation: string;
+  donation?: string | undefined;
+  currency: string;
+}
+
+export async function readNpspLookups(sink: GiftSink, organisation = 'Organization', donation = 'Donation'): Promise<NpspLookups> {
+  const rows = await sink.query('SELECT Id, DeveloperName, SobjectType FROM RecordType WHERE IsActive = true');
+  const of = (object: string, name: string): string | undefined => {
+    const r = rows.find((x) => x.SobjectType === object && nameOf(x) === name);
+    return r === undefined ? undefined : String(r.Id);
+  };
+  const org = of('Account', organisation);
+  if (org === undefined) throw new ConfigError(`the org has no active Account record type ${JSON.stringify(organisation)}, which NPSP company donors need; run svc-sync doctor`);
+  const [o] = await sink.query('SELECT DefaultCurrencyIsoCode FROM Organization');
+  const code = typeof o?.DefaultCurrencyIsoCode === 'string' ? o.DefaultCurrencyIsoCode.trim().toUpperCase() : '';
+  return { organisation: org, donation: of('Opportunity', donation), currency: /^[A-Z]{3}$/.test(code) ? code : 'EUR' };
+}

@@ -3,20 +3,28 @@
  * donation, upserted on SvcRefundKey__c; one svc-sync wrote for a donation that is paid again (a
  * reversal) is deleted. The gift itself stays Paid.
  */
+import type { GiftTarget } from '../../mapping/gifts/target.js';
 import type { GiftSink } from '../../model/ports.js';
 import type { GiftItem } from './item.js';
 import { plainFields } from './item.js';
 import { deleteObsolete, readExisting, upsertChanged, type Desired, type StepResult } from './upsertChanged.js';
 
-const REFUND = { object: 'GiftRefund', keyField: 'SvcRefundKey__c' } as const;
-const COMPARED = ['Amount', 'Date', 'Status', 'Reason', 'GiftTransactionId'];
-
-export async function writeRefunds(sink: GiftSink, items: readonly GiftItem[], giftIds: ReadonlyMap<string, string | undefined>, dryRun: boolean, newGifts: ReadonlySet<string>): Promise<StepResult> {
-  if (items.length === 0) return { ids: new Map(), failed: new Map(), rows: [] };
+export async function writeRefunds(
+  sink: GiftSink,
+  target: GiftTarget,
+  items: readonly GiftItem[],
+  giftIds: ReadonlyMap<string, string | undefined>,
+  dryRun: boolean,
+  newGifts: ReadonlySet<string>,
+): Promise<StepResult> {
+  const t = target.refund;
+  // A target without refund records (NPSP's `stage` mode) marks refunds on the gift itself.
+  if (items.length === 0 || t === undefined) return { ids: new Map(), failed: new Map(), rows: [] };
+  const REFUND = { object: t.object, keyField: 'SvcRefundKey__c' };
   const existing = await readExisting(
     sink,
     REFUND,
-    COMPARED,
+    t.compared,
     // A gift created just now has no refund yet: only older gifts are asked about.
     items.filter((i) => !newGifts.has(i.key)).map((i) => i.key),
   );
@@ -29,7 +37,7 @@ export async function writeRefunds(sink: GiftSink, items: readonly GiftItem[], g
       continue;
     }
     const giftId = giftIds.get(item.key);
-    desired.push({ key: item.key, record: plainFields(item.plan.refund), onInsert: giftId === undefined ? undefined : { GiftTransactionId: giftId } });
+    desired.push({ key: item.key, record: plainFields(item.plan.refund), onInsert: giftId === undefined ? undefined : { [t.giftField]: giftId } });
   }
   const deleted = await deleteObsolete(sink, { ...REFUND, dryRun }, obsolete);
   const written = await upsertChanged(sink, { ...REFUND, dryRun }, desired, existing);

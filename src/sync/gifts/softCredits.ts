@@ -4,14 +4,13 @@
  * longer apply are deleted first (the donation moved, or the fundraiser is the donor), then the
  * desired ones upserted. Soft credits without a key (an admin's) are never touched.
  */
+import type { GiftTarget } from '../../mapping/gifts/target.js';
 import type { GiftSink } from '../../model/ports.js';
-import { fundraiserSlot } from '../../mapping/gifts/gift.js';
 import type { GiftItem } from './item.js';
 import { plainFields } from './item.js';
 import { deleteObsolete, readExisting, upsertChanged, type Desired, type StepResult } from './upsertChanged.js';
 
-const SLOT = { object: 'GiftSoftCredit', keyField: 'SvcSoftCreditKey__c' } as const;
-const COMPARED = ['RecipientId', 'Role', 'PartialPercent', 'GiftTransactionId'];
+const KEY_FIELD = 'SvcSoftCreditKey__c';
 
 const slotKey = (giftKey: string): string => `${giftKey}:fundraiser`;
 
@@ -27,6 +26,7 @@ function wantsSlot(item: GiftItem): boolean {
 /** Deletes obsolete slots and upserts the desired ones for gifts just written or unchanged (`giftIds`). */
 export async function writeSoftCredits(
   sink: GiftSink,
+  target: GiftTarget,
   items: readonly GiftItem[],
   giftIds: ReadonlyMap<string, string | undefined>,
   dryRun: boolean,
@@ -34,10 +34,12 @@ export async function writeSoftCredits(
 ): Promise<StepResult> {
   const out: StepResult = { ids: new Map(), failed: new Map(), rows: [] };
   if (items.length === 0) return out;
+  const t = target.slot;
+  const SLOT = { object: t.object, keyField: KEY_FIELD, plainKey: !t.byExternalId };
   const existing = await readExisting(
     sink,
     SLOT,
-    COMPARED,
+    t.compared,
     // A gift created just now has no slot yet: only older gifts are asked about.
     items.filter((i) => !newGifts.has(i.key)).map((i) => slotKey(i.key)),
   );
@@ -50,12 +52,12 @@ export async function writeSoftCredits(
       if (typeof current?.Id === 'string') obsolete.push({ key, id: current.Id });
       continue;
     }
-    const record = plainFields(fundraiserSlot(item.key, item.donors.fundraiser?.key ?? ''));
+    const record = plainFields(t.record(item.key, item.donors.fundraiser?.key ?? ''));
     const recipient = item.donors.fundraiser?.id;
-    if (recipient !== undefined) record.RecipientId = recipient;
+    if (recipient !== undefined) record[t.recipientField] = recipient;
     const giftId = giftIds.get(item.key);
-    // GiftTransactionId is master-detail: set on create, compared after (never re-parented).
-    desired.push({ key, record, onInsert: giftId === undefined ? undefined : { GiftTransactionId: giftId } });
+    // The gift is the slot's parent (master-detail, or not updateable): set on create, compared after.
+    desired.push({ key, record, onInsert: giftId === undefined ? undefined : { [t.giftField]: giftId } });
   }
   const deleted = await deleteObsolete(sink, { ...SLOT, dryRun }, obsolete);
   const written = await upsertChanged(sink, { ...SLOT, dryRun }, desired, existing);

@@ -30,30 +30,49 @@ function assertIdentifier(name: string): void {
   if (!IDENT.test(name)) throw new Error(`not a Salesforce field or object name: ${JSON.stringify(name)}`);
 }
 
-/** As few queries as fit the URL limit; duplicates dropped; none for an empty list. */
-function inQueries(q: InQuery, maxLength = MAX_QUERY_LENGTH): string[] {
-  [...q.fields, q.object, q.field].forEach(assertIdentifier);
-  const head = `SELECT ${q.fields.join(', ')} FROM ${q.object} WHERE ${q.field} IN (`;
-  const tail = `)${q.and ? ` AND ${q.and}` : ''}`;
-  const budget = maxLength - encodedLength(head) - encodedLength(tail);
+/** The values as SOQL literals in lists that each fit `budget` (URL-encoded, with their separators). */
+function literalLists(values: readonly string[], budget: number): string[] {
   const sep = encodedLength(', ');
   const out: string[] = [];
   let chunk: string[] = [];
   let used = 0;
-  for (const v of new Set(q.values)) {
+  for (const v of new Set(values)) {
     const lit = soqlLiteral(v);
     const len = encodedLength(lit);
     if (len > budget) throw new Error(`a value is too long to query by: ${v.slice(0, 60)}`);
     if (chunk.length > 0 && used + sep + len > budget) {
-      out.push(head + chunk.join(', ') + tail);
+      out.push(chunk.join(', '));
       chunk = [];
       used = 0;
     }
     used += chunk.length > 0 ? sep + len : len;
     chunk.push(lit);
   }
-  if (chunk.length > 0) out.push(head + chunk.join(', ') + tail);
+  if (chunk.length > 0) out.push(chunk.join(', '));
   return out;
+}
+
+/** As few queries as fit the URL limit; duplicates dropped; none for an empty list. */
+function inQueries(q: InQuery, maxLength = MAX_QUERY_LENGTH): string[] {
+  [...q.fields, q.object, q.field].forEach(assertIdentifier);
+  const head = `SELECT ${q.fields.join(', ')} FROM ${q.object} WHERE ${q.field} IN (`;
+  const tail = `)${q.and ? ` AND ${q.and}` : ''}`;
+  return literalLists(q.values, maxLength - encodedLength(head) - encodedLength(tail)).map((list) => head + list + tail);
+}
+
+/**
+ * Rows where any of `anyOf` is one of `values` (NPSP's four email fields, P5): one query
+ * `WHERE a IN (...) OR b IN (...) ...` per list that fits the URL limit once per field.
+ */
+export async function queryInAny(sink: GiftSink, q: { fields: readonly string[]; object: string; anyOf: readonly string[]; values: readonly string[] }): Promise<CrmRecord[]> {
+  [...q.fields, q.object, ...q.anyOf].forEach(assertIdentifier);
+  const head = `SELECT ${q.fields.join(', ')} FROM ${q.object} WHERE `;
+  const frame = q.anyOf.reduce((n, f) => n + encodedLength(` OR ${f} IN ()`), 0);
+  const rows: CrmRecord[] = [];
+  for (const list of literalLists(q.values, Math.floor((MAX_QUERY_LENGTH - encodedLength(head) - frame) / Math.max(1, q.anyOf.length)))) {
+    rows.push(...(await sink.query(head + q.anyOf.map((f) => `${f} IN (${list})`).join(' OR '))));
+  }
+  return rows;
 }
 
 /** Every row of the split queries, one after the other (`withDeleted`: queryAll). */

@@ -27,6 +27,8 @@ interface Target {
   object: GiftObject;
   keyField: string;
   dryRun: boolean;
+  /** The key field is plain text (§0's fallback): an existing record is updated by Id, a new one inserted. */
+  plainKey?: boolean | undefined;
 }
 
 /** What the org holds under these keys, by lower-cased key, with the fields the comparison reads. */
@@ -38,6 +40,7 @@ export async function readExisting(sink: GiftSink, t: Pick<Target, 'object' | 'k
 export async function upsertChanged(sink: GiftSink, t: Target, desired: readonly Desired[], existing: ReadonlyMap<string, CrmRecord>): Promise<StepResult> {
   const out: StepResult = { ids: new Map(), failed: new Map(), rows: [] };
   const send: CrmRecord[] = [];
+  const byId: Array<CrmRecord & { Id: string }> = [];
   const pending = new Map<string, ProjectionRow>();
   for (const d of desired) {
     const current = existing.get(d.key.toLowerCase());
@@ -54,10 +57,25 @@ export async function upsertChanged(sink: GiftSink, t: Target, desired: readonly
       out.rows.push(row);
       continue;
     }
-    send.push(current ? { [t.keyField]: d.key, ...Object.fromEntries(changed.map((f) => [f, d.record[f] ?? null])) } : { ...d.record, ...d.onInsert, [t.keyField]: d.key });
-    pending.set(d.key.toLowerCase(), row);
+    const fields = Object.fromEntries(changed.map((f) => [f, d.record[f] ?? null]));
+    const updateById = t.plainKey === true && id !== undefined;
+    if (updateById) byId.push({ ...fields, Id: id });
+    else send.push(current ? { [t.keyField]: d.key, ...fields } : { ...d.record, ...d.onInsert, [t.keyField]: d.key });
+    pending.set((updateById ? id : d.key).toLowerCase(), row);
   }
   await sendPending(sink, t, send, pending, out);
+  // Updates by Id (a plain key): each outcome under its record's row, by Id.
+  for (const o of await sink.updateByIds(t.object, byId)) {
+    const row = pending.get(o.key.toLowerCase());
+    if (!row) continue;
+    if (o.status === 'failed') {
+      out.failed.set(row.key, o.error);
+      out.rows.push({ ...row, action: 'fail', reason: o.error.code });
+    } else {
+      out.ids.set(row.key, o.id);
+      out.rows.push(row);
+    }
+  }
   return out;
 }
 
@@ -81,9 +99,10 @@ export async function deleteObsolete(sink: GiftSink, t: Target, obsolete: Readon
 }
 
 /** Upserts the records to send and records each outcome against its row (`pending`: by lower-cased key). */
-export async function sendPending(sink: GiftSink, t: Pick<Target, 'object' | 'keyField'>, send: CrmRecord[], pending: ReadonlyMap<string, ProjectionRow>, out: StepResult): Promise<void> {
+export async function sendPending(sink: GiftSink, t: Pick<Target, 'object' | 'keyField' | 'plainKey'>, send: CrmRecord[], pending: ReadonlyMap<string, ProjectionRow>, out: StepResult): Promise<void> {
   if (send.length === 0) return;
-  for (const o of await sink.upsertOn(t.object, t.keyField, send)) {
+  const outcomes = t.plainKey === true ? await sink.insertKeyed(t.object, t.keyField, send) : await sink.upsertOn(t.object, t.keyField, send);
+  for (const o of outcomes) {
     const row = pending.get(o.key.toLowerCase());
     if (!row) continue;
     if (o.status === 'failed') {
