@@ -189,11 +189,32 @@ describe('several sites into one org with site-qualified keys', () => {
     const r = await runJson(['audit', '--delete-orphans', '--connection', 'north']);
     expect(r.code).toBe(0);
     expect(r.body.warnings).toEqual([expect.stringMatching(/^1 records with no site prefix: left alone/)]);
-    expect(r.body.result.deletions?.map((d) => d.key)).toEqual([keyOf('donation', id)]);
+    expect(r.body.result.deletions?.map((d) => d.key)).toEqual([`6:${keyOf('donation', id)}`]);
     expect(org.get('Svc_Segment__c', 'Segment_999999')).toBeDefined();
     expect(org.get('Svc_Donation__c', `6:${keyOf('donation', id)}`)).toBeUndefined();
     expect(org.get('Svc_Donation__c', `7:${keyOf('donation', id)}`)).toBeDefined();
     expect(siteRows(org, '7:')).toEqual(siteRows(south.salesforce, ''));
+  }, 120_000);
+
+  it('output names records as the org holds them: --json, dry-run lists, audit rows and --report carry the site prefix', async () => {
+    const southIds = new Set(south.platform.site.donation.filter(donationSynced).map((d) => d.id));
+    const own = north.platform.site.donation.find((d) => donationSynced(d) && !southIds.has(d.id))!;
+    north.platform.update('donation', own.id, { message: 'seen by the audit' });
+    const key = `6:${keyOf('donation', own.id)}`;
+
+    const audit = await runJson(['audit', '--connection', 'north', '--types', 'donations', '--report', 'drift.csv']);
+    expect(audit.body.result.drift?.map((d) => d.key)).toEqual([key]);
+    expect(fs.readFileSync(path.join(cwd, 'drift.csv'), 'utf8')).toContain(`,${key},`);
+
+    const dry = await runJson(['--dry-run', 'sync', '--all', '--connection', 'north', '--report', 'outcomes.csv']);
+    expect(dry.code).toBe(0);
+    const records = (dry.body.result as unknown as { records: Array<{ key: string; action: string }> }).records;
+    expect(records.filter((x) => x.action === 'update').map((x) => x.key)).toEqual([key]);
+    // Skipped records too (not eligible): every key listed is north's, qualified.
+    expect(records.filter((x) => !x.key.startsWith('6:'))).toEqual([]);
+    expect(fs.readFileSync(path.join(cwd, 'outcomes.csv'), 'utf8')).toContain(`Svc_Donation__c,${key},update`);
+    const text = await run(['--dry-run', '--verbose', 'sync', '--all', '--connection', 'north']);
+    expect(text.stdout).toContain(key);
   }, 120_000);
 
   describe('serve', () => {

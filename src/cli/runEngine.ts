@@ -20,6 +20,7 @@ import { failureSummary } from '../sync/failureGroups.js';
 import { CsvReport } from './render/csvReport.js';
 import { renderRun } from './render/runOutput.js';
 import { formatCount } from './render/text.js';
+import { keyShown, missingParentShown, outcomesShown, outsideParentShown, withKeyShown } from './render/shownKeys.js';
 import { RunSession } from './runSession.js';
 import { noteReportedSite, whereLines, whereOf, withKnownSite, type Where } from './where.js';
 import { engineRunStatus } from './runStatus.js';
@@ -120,7 +121,8 @@ export async function runEngine<E extends object>(ctx: CommandContext, run: Engi
   const settings = settingsOf(ctx.raw);
   const session = new RunSession(ctx);
   const csv = run.opts.report ? new CsvReport(outputFileOf(ctx, run.opts.report), ctx.out.mask) : undefined;
-  const report = new RunReport(csv ? (o) => csv.write(o) : undefined);
+  const shown = keyShown(settings.salesforce.siteKeys);
+  const report = new RunReport(csv ? (o) => csv.write(withKeyShown(o, shown)) : undefined);
   const learn = { profileFile: profileFileFor(run.stateFile, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => report.warn(w) };
   const startedAt = new Date();
   let deps: Deps | undefined;
@@ -209,10 +211,19 @@ async function concludeRun<E extends object>(ctx: CommandContext, run: EngineRun
   const shortfall = run.shortfall?.();
   const status = engineRunStatus({ stopped, written: report.written, failed: report.failed, shortfall, notFound: notFound !== undefined });
   // Failures by reason: the first whole, with `svc-sync doctor` next when a retry cannot fix it.
-  const failures = failureSummary(report.failures(), report.failed, run.fix ?? 'each failure is in the --json result, or listed by --verbose and --report FILE');
+  const keyOut = keyShown(settingsOf(ctx.raw).salesforce.siteKeys);
+  const failures = failureSummary(
+    report.failures().map((r) => withKeyShown(r, keyOut)),
+    report.failed,
+    run.fix ?? 'each failure is in the --json result, or listed by --verbose and --report FILE',
+  );
   const why = [...(report.failed > 0 ? [failures.why] : []), ...[shortfall, notFound].filter((t) => t !== undefined)];
   const resultNow = (): RunResult<E> => {
     const { command, ...built } = buildResult(run.command, globals.dryRun, report, ran.source.requests(), ran.sink.calls());
+    // Keys as the org holds them (site-qualified with SVC_SITE_KEYS): --json and the text alike.
+    built.records = outcomesShown(built.records, keyOut);
+    built.missingParents = built.missingParents.map((m) => missingParentShown(m, keyOut));
+    built.outsideParents = built.outsideParents.map((m) => outsideParentShown(m, keyOut));
     // Where first: a log reader sees which site and org before the counts.
     const r = { command, ...(where ? { where } : {}), ...built, ...(extra ?? ({} as E)) } as RunResult<E>;
     if (stopped !== undefined) r.stopped = oneLine(describeError(stopped, ctx.out.redact), 1000);

@@ -13,6 +13,7 @@ import { runAudit, type AuditResult } from '../../sync/audit/auditRun.js';
 import { createAuditDeps, profileFileFor, type AuditDeps } from '../../sync/compose.js';
 import { renderAudit, writeDriftCsv } from '../render/auditTables.js';
 import { openReportFile } from '../render/csvReport.js';
+import { keyShown, rowsShown } from '../render/shownKeys.js';
 import { outputFileOf, runCommand, type CommandContext, type CommandResult, type SetExit } from '../runner.js';
 import { RunSession } from '../runSession.js';
 import { auditRunStatus } from '../runStatus.js';
@@ -152,7 +153,12 @@ async function audit(ctx: CommandContext, opts: AuditOptions): Promise<CommandRe
     // Whose fields the fixed actions' owner fields now hold (serve keeps them only for the same user).
     if (fixer !== undefined && !globals.dryRun) new OwnerIds(ownersFileIn(ctx.connection.stateDir)).record(fixer).save();
     const { command, ...rest } = found;
-    const result: AuditResult & { where: Where } = { command, where, ...rest };
+    // Keys as the org holds them (site-qualified with SVC_SITE_KEYS): --json, text and --report alike.
+    const shown = keyShown(settings.salesforce.siteKeys);
+    const result: AuditResult & { where: Where } = { command, where, ...rest, drift: rowsShown(rest.drift, shown) };
+    if (rest.remaining) result.remaining = rowsShown(rest.remaining, shown);
+    if (rest.fixes) result.fixes = rowsShown(rest.fixes, shown);
+    if (rest.deletions) result.deletions = rowsShown(rest.deletions, shown);
     const warnings = [...profileWarnings, ...auditWarnings];
     if (reportFile) writeDriftCsv(reportFile, result, ctx.out.mask);
     const status = auditRunStatus({ stopped, open: (result.remaining ?? result.drift).length, failed, problems: result.problems.length });
