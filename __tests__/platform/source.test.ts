@@ -95,11 +95,30 @@ describe('PlatformSource over the fake', () => {
     expect(fake.requests.byIdTotal).toBe(0);
     expect(fake.requests.listTotal).toBe(4);
     expect(source.plans()).toEqual([{ type: 'donation', requested: 300, uncached: 300, probed: true, plan: { kind: 'scan', requests: 3, byIdRequests: 220 } }]);
-    // Everything scanned is cached: a second ask costs nothing.
-    await source.fetch(
+    // The asked records are cached: a second ask costs nothing.
+    await source.fetch('donation', ids);
+    expect(fake.requests.total).toBe(4);
+    // Donations no record points at: those of the pages not asked for were not kept (a serve
+    // batch's changed-since list holds the whole backlog), so the first and last pages (20 and
+    // 30 left out) are read again for them; the two pages kept whole are not.
+    const all = await source.fetch(
       'donation',
       site.donation.map((d) => d.id),
     );
+    expect(all.records.size).toBe(350);
+    expect(fake.requests.total).toBe(6);
+    expect(fake.requests.byIdTotal).toBe(0);
+  });
+
+  it('keeps the donations a batch named for its later fetches, not the rest of the list', async () => {
+    fake.resetCounts();
+    const source = createPlatformSource(settingsFor(fake));
+    const ids = site.donation.slice(0, 300).map((d) => d.id);
+    source.named('donation', ids);
+    await source.fetch('donation', ids.slice(0, 200));
+    expect(fake.requests.listTotal).toBe(4);
+    // Named before the first fetch: kept from the pages it read, no request for them.
+    expect((await source.fetch('donation', ids.slice(200))).records.size).toBe(100);
     expect(fake.requests.total).toBe(4);
   });
 

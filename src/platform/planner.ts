@@ -2,6 +2,7 @@
  * Choosing how to fetch a set of ids of one type: one request per id, or a scan of the list
  * (100 records per request). Pure functions: the source supplies the figures.
  */
+import type { ResourceType } from '../model/apiRecords.js';
 
 /** Below this many ids a probe page cannot pay for itself often enough to be worth its request. */
 const PROBE_MIN_IDS = 3;
@@ -18,7 +19,17 @@ interface PlanInput {
   listIdsOnly: boolean;
 }
 
-export type FetchPlan = { kind: 'byId'; requests: number; scanRequests: number } | { kind: 'scan'; requests: number; byIdRequests: number };
+/** One planning decision, kept for the run report, the bench and tests. */
+export interface PlanRecord {
+  type: ResourceType;
+  requested: number;
+  /** Ids that needed the network (not cached). */
+  uncached: number;
+  probed: boolean;
+  plan?: FetchPlan;
+}
+
+type FetchPlan = { kind: 'byId'; requests: number; scanRequests: number } | { kind: 'scan'; requests: number; byIdRequests: number };
 
 /** Compares request counts: by id costs one per id, a scan the pages not read yet. */
 export function chooseFetchPlan(input: PlanInput): FetchPlan {

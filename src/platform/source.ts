@@ -1,7 +1,7 @@
 /**
  * The engine's RecordSource over the platform API: refs in, records out, at the lowest request
- * cost. Holds the run's cache, so a record (a parent, an action owner) is fetched at most once
- * however many children point at it.
+ * cost. Holds the run's cache (RecordCache), so a record (a parent, an action owner) is fetched at
+ * most once however many children point at it.
  */
 import type { PlatformSettings } from '../config/settings.js';
 import type { FetchOptions, FetchResult, PlatformRequestCounts, RecordSource, ScanFilter, ScanPage } from '../model/ports.js';
@@ -13,35 +13,19 @@ import { ProfileLearner } from './profileLearner.js';
 export type { LearnOptions };
 import { PlatformError } from '../model/errors.js';
 import type { PlatformHooks, RetryTuning } from './http.js';
-import { chooseFetchPlan, shouldProbe, type FetchPlan } from './planner.js';
+import { chooseFetchPlan, shouldProbe, type PlanRecord } from './planner.js';
 import type { RateLimitSnapshot } from './rateLimit.js';
 import type { ApiRecord, ApiRecordOf, ListPage, ResourceType } from '../model/apiRecords.js';
 import type { CollectionProfile, PlatformProfile } from '../model/platformProfile.js';
 import { KeptAbsence } from './keptAbsence.js';
-
-/** One planning decision, kept for the run report, the bench and tests. */
-interface PlanRecord {
-  type: ResourceType;
-  requested: number;
-  /** Ids that needed the network (not cached). */
-  uncached: number;
-  probed: boolean;
-  plan?: FetchPlan;
-}
+import { asTyped, RecordCache } from './recordCache.js';
 
 type Outcome<T> = { record: T } | { notFound: true } | { error: PlatformError };
 
 const isUnfiltered = (filter: ScanFilter): boolean => !filter.updatedAfter && !filter.createdAfter;
 
-/** A record of a type, as stored in the type-erased cache. */
-function asTyped<T extends ResourceType>(_type: T, record: ApiRecord): ApiRecordOf[T] {
-  // The cache is keyed by type, so a record stored under `type` is an ApiRecordOf[type].
-  return record as ApiRecordOf[T];
-}
-
 export class PlatformSource implements RecordSource {
-  private readonly records = new Map<ResourceType, Map<number, ApiRecord>>();
-  private readonly missing = new Map<ResourceType, Set<number>>();
+  private readonly cache = new RecordCache();
   private readonly pending = new Map<string, Promise<Outcome<ApiRecord>>>();
   /** total_entries per list (type + filter), learned from a first page. */
   private readonly totals = new Map<string, number>();
@@ -70,6 +54,7 @@ export class PlatformSource implements RecordSource {
   /** Records a later change names (a webhook, a retry): a kept proof of their absence is dropped, they are read. */
   named(type: ResourceType, ids: readonly number[]): void {
     this.kept.exist(type, ids);
+    this.cache.name(type, ids);
   }
 
   /** What is known of the platform now (for the run state, doctor and the batch policy). */
@@ -107,6 +92,7 @@ export class PlatformSource implements RecordSource {
     const confirm = options.byId === true;
     let todo = wanted.filter((id) => !this.known(type, id, confirm, options.namedBefore));
     const log: PlanRecord = { type, requested: wanted.length, uncached: todo.length, probed: false };
+    const asked = new Set(wanted);
 
     if (todo.length > 0 && !this.idsOnly(type) && !confirm) {
       // A narrowing filter this platform ignores is not sent (the whole list comes back either way),
@@ -117,13 +103,16 @@ export class PlatformSource implements RecordSource {
       // sent): its size as last read (this run's profile, or the saved one) prices the plan without a
       // probe request. A size grown since only leaves the ids past it to the by-id pass below.
       let total = this.totals.get(key) ?? (isUnfiltered(filter) ? this.collection(type).records : undefined);
+      // Pages whose records are all in the cache, and the probe page (its asked records are).
+      const read = new Set(this.pagesRead.get(key));
       if (shouldProbe(todo.length, total !== undefined, false)) {
         log.probed = true;
-        total = (await this.readPage(type, 1, filter))?.totalEntries;
+        const probe = await this.readPage(type, 1, filter, asked);
+        total = probe?.totalEntries;
+        if (probe?.perPage === this.pageSizeOf(type)) read.add(1);
         todo = todo.filter((id) => !this.known(type, id, false, options.namedBefore));
       }
       if (total !== undefined) {
-        const read = this.pagesRead.get(key) ?? new Set<number>();
         const perPage = this.pageSizeOf(type);
         // The probe may have shown the list pages partial: then a scan saves nothing.
         const plan = chooseFetchPlan({ needed: todo.length, totalEntries: total, perPage, pagesRead: read.size, listIdsOnly: this.idsOnly(type) });
@@ -132,7 +121,7 @@ export class PlatformSource implements RecordSource {
           const pages: number[] = [];
           for (let page = 1; page <= Math.ceil(total / perPage); page++) if (!read.has(page)) pages.push(page);
           // Pages run concurrently; p-limit inside the client bounds them.
-          await Promise.all(pages.map((page) => this.readPage(type, page, filter)));
+          await Promise.all(pages.map((page) => this.readPage(type, page, filter, asked)));
           todo = todo.filter((id) => !this.known(type, id, false, options.namedBefore));
         }
       }
@@ -149,9 +138,9 @@ export class PlatformSource implements RecordSource {
     const absentFromScan = new Set<number>();
     const result: FetchResult<ApiRecordOf[T]> = { records: new Map(), notFound: [], failed, absentFromScan };
     for (const id of wanted) {
-      const record = this.records.get(type)?.get(id);
+      const record = this.cache.get(type, id);
       if (record) result.records.set(id, asTyped(type, record));
-      else if (this.missing.get(type)?.has(id)) result.notFound.push(id);
+      else if (this.cache.gone(type, id)) result.notFound.push(id);
       else if (!confirm && this.provenAbsent(type, id, options.namedBefore)) {
         result.notFound.push(id);
         absentFromScan.add(id);
@@ -289,7 +278,7 @@ export class PlatformSource implements RecordSource {
   }
 
   private known(type: ResourceType, id: number, ignoreScan = false, namedBefore?: string): boolean {
-    return this.records.get(type)?.has(id) === true || this.missing.get(type)?.has(id) === true || (!ignoreScan && this.provenAbsent(type, id, namedBefore));
+    return this.cache.has(type, id) || this.cache.gone(type, id) || (!ignoreScan && this.provenAbsent(type, id, namedBefore));
   }
 
   /** Not on the complete unfiltered list this run has read (and not since fetched by id), or kept absent (KeptAbsence). */
@@ -299,9 +288,7 @@ export class PlatformSource implements RecordSource {
   }
 
   private store(type: ResourceType, records: ApiRecord[]): void {
-    let byId = this.records.get(type);
-    if (!byId) this.records.set(type, (byId = new Map()));
-    for (const record of records) byId.set(record.id, record);
+    this.cache.store(type, records);
     this.kept.seen(type, records);
   }
 
@@ -334,13 +321,20 @@ export class PlatformSource implements RecordSource {
     );
   }
 
-  /** A list page into the cache; a non-fatal failure leaves its ids to the by-id pass. */
-  private async readPage<T extends ResourceType>(type: T, page: number, filter: ScanFilter): Promise<ListPage<ApiRecordOf[T]> | undefined> {
+  /**
+   * A list page into the cache (for a fetch, of a leaf type only the `asked` records: RecordCache);
+   * a page with records left out is not counted read, so a later fetch prices it again. A
+   * non-fatal failure leaves its ids to the by-id pass.
+   */
+  private async readPage<T extends ResourceType>(type: T, page: number, filter: ScanFilter, asked?: ReadonlySet<number>): Promise<ListPage<ApiRecordOf[T]> | undefined> {
     try {
       const loaded = await this.client.listPage(type, page, MAX_PER_PAGE, filter);
       this.notePage(type, filter, loaded);
       await this.learnListShape(type, loaded.records, isUnfiltered(filter) ? loaded.totalEntries : undefined);
-      if (!this.idsOnly(type)) this.store(type, loaded.records);
+      if (this.idsOnly(type)) return loaded;
+      this.kept.seen(type, loaded.records);
+      if (asked === undefined) this.cache.store(type, loaded.records);
+      else if (!this.cache.storeListed(type, loaded.records, asked)) this.pagesRead.get(this.listKey(type, filter))?.delete(loaded.currentPage);
       return loaded;
     } catch (error) {
       if (error instanceof PlatformError && !error.fatal) return undefined;
@@ -363,9 +357,9 @@ export class PlatformSource implements RecordSource {
 
   /** By id, once per run: concurrent callers share the request, later ones the cache. */
   private fetchOne(type: ResourceType, id: number, keep = true): Promise<Outcome<ApiRecord>> {
-    const cached = this.records.get(type)?.get(id);
+    const cached = this.cache.get(type, id);
     if (cached) return Promise.resolve({ record: cached });
-    if (this.missing.get(type)?.has(id)) return Promise.resolve({ notFound: true });
+    if (this.cache.gone(type, id)) return Promise.resolve({ notFound: true });
     const key = `${type}:${id}`;
     const inFlight = this.pending.get(key);
     if (inFlight) return inFlight;
@@ -379,9 +373,7 @@ export class PlatformSource implements RecordSource {
       .catch((error: unknown): Outcome<ApiRecord> => {
         if (!(error instanceof PlatformError) || error.fatal) throw error;
         if (error.kind === 'not_found') {
-          let gone = this.missing.get(type);
-          if (!gone) this.missing.set(type, (gone = new Set()));
-          gone.add(id);
+          this.cache.notFound(type, id);
           this.kept.notFound(type, id);
           return { notFound: true };
         }
