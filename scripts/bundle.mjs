@@ -1,13 +1,13 @@
-// The CLI as one file: dist/cli.js, bundled from what tsc emitted into dist/src. Loading ~140
-// small modules one by one costs more than Node's own start, so the shipped entry is a single
-// module; packages stay external (loaded from node_modules, the heavy ones only when a command
+// The CLI as a few files: dist/cli.js and its chunks, bundled from what tsc emitted into dist/src.
+// Loading ~140 small modules one by one costs more than Node's own start, so the shipped entry is
+// one module and a few shared chunks (below: split per command); packages stay external (loaded from node_modules, the heavy ones only when a command
 // needs them).
 //
 // got is the exception: it is on the way to a run's first platform request, and its ~60 ESM
 // files load in about twice the time of the same code as one file. It gets a file of its own,
 // dist/vendor/got.js, which the CLI imports where it imported `got` (on first use, as before).
 import { build } from 'esbuild';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -38,7 +38,9 @@ if (!existsSync(entry)) {
   process.stderr.write(`bundle: ${entry} is missing: run tsc first (npm run build)\n`);
   process.exit(2);
 }
-const GOT_FILE = './vendor/got.js';
+// By package.json's "imports" (#vendor/got: dist/vendor/got.js): the same specifier from dist/cli.js
+// and from dist/chunks/, where a relative one would differ (esbuild copies an external path as it is).
+const GOT_FILE = '#vendor/got';
 // Source maps are written beside the bundles for whoever debugs a build, without a
 // sourceMappingURL comment: the package ships the bundles alone (package.json "files"), and a
 // comment naming a file that is not there is a dangling reference.
@@ -68,10 +70,19 @@ await build({
   ],
 });
 
+// Split per command: dist/cli.js holds the program's declarations (commands, options, help) and
+// each command's work is a chunk of dist/chunks/ that its action imports when it runs, so
+// `--help`, `help <cmd>` and option errors parse the entry and what it shares with the chunks
+// only. A chunk's name carries its content's hash: the folder is emptied first, so a build leaves
+// no chunk of an earlier one for the package to ship.
+const CHUNKS = path.join(root, 'dist', 'chunks');
+rmSync(CHUNKS, { recursive: true, force: true });
 await build({
   ...common,
-  entryPoints: [entry],
-  outfile: path.join(root, 'dist', 'cli.js'),
+  entryPoints: { cli: entry },
+  outdir: path.join(root, 'dist'),
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   packages: 'external',
   // commander is CommonJS: bundled (below), its requires of Node built-ins need a `require`.
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module';\nconst require = __svcCreateRequire(import.meta.url);" },

@@ -1,6 +1,7 @@
 /**
  * What every command loads before it reads its command line: the static imports of the bundled CLI
- * (dist/cli.js, what bin/svc-sync.js runs). The heavy packages (jsforce, got, pg, prom-client,
+ * (dist/cli.js, what bin/svc-sync.js runs, and the chunks of dist/chunks/ it imports statically);
+ * each command's work is a chunk its action imports when it runs. The heavy packages (jsforce, got, pg, prom-client,
  * html-to-text, ora, cli-table3, csv-parse, node:sqlite) must be loaded by the code that uses
  * them, when it runs, so `--help` or `queue` costs little more than Node's own start; bench/startup
  * prints the times. A structural check: no timing here.
@@ -52,34 +53,62 @@ function staticImports(source: string): string[] {
   return [...specifiers].sort();
 }
 
+/** The entry and every chunk it imports statically, transitively: what a start parses. */
+function startSources(): Array<{ file: string; source: string }> {
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build`);
+  const seen = new Map<string, string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    const source = readFileSync(file, 'utf8');
+    seen.set(file, source);
+    for (const s of staticImports(source)) if (s.startsWith('.')) visit(path.resolve(path.dirname(file), s));
+  };
+  visit(BUNDLE);
+  return [...seen].map(([file, source]) => ({ file, source }));
+}
+
+/** What a start parses, as one text. */
+const startSource = (): string =>
+  startSources()
+    .map((s) => s.source)
+    .join('\n');
+
+/** The static imports a start makes, of Node and of packages (a chunk of our own is no package). */
+const startImports = (): string[] => [...new Set(startSources().flatMap((s) => staticImports(s.source)))].filter((s) => !s.startsWith('.')).sort();
+
 describe('start-up', () => {
   it('the bundled CLI imports no package up front (commander and p-limit are bundled in)', () => {
-    if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build`);
-    const packages = staticImports(readFileSync(BUNDLE, 'utf8')).filter((s) => !s.startsWith('node:'));
+    const packages = startImports().filter((s) => !s.startsWith('node:'));
     expect(packages).toEqual([]);
   });
 
   it('imports none of the network, hash and compression built-ins up front (--help never loads them)', () => {
-    const imported = staticImports(readFileSync(BUNDLE, 'utf8'));
+    const imported = startImports();
     expect(imported.filter((s) => ON_USE.includes(s))).toEqual([]);
   });
 
   it('holds commander, whose node:child_process is loaded only when called (no executable subcommands here)', () => {
-    const source = readFileSync(BUNDLE, 'utf8');
+    const source = startSource();
     expect(source).toMatch(/^\/\/ node_modules\/commander\/lib\/command\.js$/m);
-    expect(staticImports(source)).not.toContain('node:child_process');
+    expect(startImports()).not.toContain('node:child_process');
     expect(source).not.toMatch(/^\s*var childProcess = __require\("node:child_process"\)/m);
   });
 
   it('loads node:sqlite only where a database is opened (Node 22 warns that it is experimental when loaded)', () => {
-    const source = readFileSync(BUNDLE, 'utf8');
-    expect(staticImports(source)).not.toContain('node:sqlite');
+    const source = startSource();
+    expect(startImports()).not.toContain('node:sqlite');
     expect(source).not.toMatch(/from "node:sqlite"|import\("node:sqlite"\)/);
   });
 
-  it('is one module of our own: no relative import is left to load file by file', () => {
-    const specifiers = staticImports(readFileSync(BUNDLE, 'utf8'));
-    expect(specifiers.filter((s) => s.startsWith('.'))).toEqual([]);
+  it("parses the commands' declarations only: each command's work is a chunk loaded when it runs", () => {
+    const files = startSources().map((s) => path.relative(path.dirname(BUNDLE), s.file));
+    // A few shared chunks beside the entry, none of them a command's work.
+    expect(files.filter((f) => f !== 'cli.js' && !/^chunks\/chunk-[A-Z0-9]+\.js$/.test(f))).toEqual([]);
+    const source = startSource();
+    for (const work of ['runner', 'runEngine', 'commands/syncRun', 'commands/auditRun', 'commands/serveRun', 'commands/queueRun']) {
+      expect({ work, parsed: source.includes(`// dist/src/cli/${work}.js\n`) }).toEqual({ work, parsed: false });
+    }
+    expect(source).toMatch(/^\/\/ dist\/src\/cli\/commands\/sync\.js$/m);
   });
 
   it.each([[['--help']], [['sync', '--help']], [['queue', '--help']]])('%j loads none of the Node modules it does not use', (args) => {

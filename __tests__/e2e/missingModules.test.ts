@@ -19,6 +19,8 @@ function installWithout(dir: string, missing: string): string {
   fs.cpSync(path.join(root, 'package.json'), path.join(dir, 'package.json'));
   fs.mkdirSync(path.join(dir, 'dist'));
   fs.cpSync(path.join(root, 'dist', 'cli.js'), path.join(dir, 'dist', 'cli.js'));
+  // The split bundle's chunks: each command's work, and what the entry shares with them.
+  fs.cpSync(path.join(root, 'dist', 'chunks'), path.join(dir, 'dist', 'chunks'), { recursive: true });
   fs.cpSync(path.join(root, 'dist', 'vendor'), path.join(dir, 'dist', 'vendor'), { recursive: true });
   fs.mkdirSync(path.join(dir, 'node_modules'));
   for (const name of fs.readdirSync(path.join(root, 'node_modules'))) {

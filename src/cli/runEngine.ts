@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { settingsOf } from '../config/load.js';
 import { claimOrg } from '../config/orgRecord.js';
-import { echo, oneLine } from '../config/echo.js';
-import { ConfigError, InterruptedError, actionsOf, describeError, exitCodeOf } from '../model/errors.js';
+import { oneLine } from '../config/echo.js';
+import { InterruptedError, actionsOf, describeError, exitCodeOf } from '../model/errors.js';
 import { createDeps, createEngine, profileFileFor, type Deps, type SyncEngine } from '../sync/compose.js';
 import { OwnerIds, ownersFileIn } from '../sync/ownerIds.js';
 import { RunReport } from '../sync/report.js';
@@ -24,6 +24,7 @@ import { keyShown, missingParentShown, outcomesShown, outsideParentShown, withKe
 import { RunSession } from './runSession.js';
 import { noteReportedSite, whereLines, whereOf, withKnownSite, type Where } from './where.js';
 import { engineRunStatus } from './runStatus.js';
+import type { WaitValue } from './runLimits.js';
 import { outputFileOf, type CommandContext, type CommandResult } from './runner.js';
 
 export interface RunOptions {
@@ -36,17 +37,6 @@ export interface RunOptions {
   wait?: WaitValue;
   /** --new-org: the state folder's org (or site) changed on purpose; its progress is forgotten. */
   newOrg?: boolean;
-}
-
-/** --wait's value as commander gives it: true when bare (the default bound), the bound in ms when given. */
-export type WaitValue = true | number;
-
-/** Records of one type a CLI run maps and writes together (the webhook worker's batches are smaller: see webhook/worker/processor). */
-export const CLI_BATCH_SIZE = 5000;
-
-export function parseBatchSize(raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) throw new ConfigError(`--batch-size: must be a whole number from 1 to 100000, got ${echo(raw)}`);
-  return Number(raw);
 }
 
 interface EngineRun<E extends object> {

@@ -4,6 +4,7 @@
  * accepting, finish the batch in flight, close the database).
  */
 import { counted } from '../model/counted.js';
+import { DEFAULT_SERVE } from './serveDefaults.js';
 import type { LogSink } from '../config/log.js';
 import { ConfigError, InterruptedError, STOP_SIGNALS, exitOfSignal, type StopSignal } from '../model/errors.js';
 import type { ClassifyOptions } from '../sync/webhookEvents.js';
@@ -70,8 +71,6 @@ export interface RunningService {
   /** Resolves once stopped, with the signal that stopped it (none for stop()): the CLI's exit code. */
   closed: Promise<StopSignal | undefined>;
 }
-
-export const DEFAULT_SERVE = { host: '0.0.0.0', port: 8080, path: '/webhooks', keepDays: 7 } as const;
 
 /** A port in use or not allowed is a start problem naming the flag (exit 2), not a failed run. */
 function listenError(error: unknown, host: string, port: number): unknown {

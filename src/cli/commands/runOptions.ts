@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { ConfigError } from '../../model/errors.js';
 import { DEFAULT_WAIT_MS, waitSpan } from '../../sync/run/runLock.js';
-import { CLI_BATCH_SIZE, parseBatchSize } from '../runEngine.js';
+import { CLI_BATCH_SIZE, parseBatchSize } from '../runLimits.js';
 import { parsedOption } from './optionRules.js';
 
 /** `--wait 10m`: a number of seconds, or with s, m or h; from 1 s to 24 h. */
