@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startStack, type Stack } from '../../fixtures/stack.js';
+import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { accounts, contacts, opportunities, projectedNpsp, roles } from '../support/npspOrg.js';
 import { CAMPAIGNS } from '../support/projectionOrg.js';
 import { cli, cliJson, recordCount, removeDir, tempCwd, writeCalls } from './helpers.js';
@@ -72,5 +73,125 @@ describe.each([
     expect(res.code).toBe(0);
     expect(writeCalls(stack)).toBe(0);
     expect(res.stdout).toMatch(/^Gifts: 0 inserted, 0 updated, 17 unchanged, 2 skipped, 0 failed \(\d+ calls\)$/m);
+  });
+});
+
+/** A paid donation made on the given day; updated now, so an incremental run reads it. */
+function donation(id: number, day: string, fields: Partial<ApiDonation>): ApiDonation {
+  const created = `${day}T10:00:00Z`;
+  return {
+    id,
+    site_id: 6,
+    created_at: created,
+    updated_at: new Date().toISOString(),
+    currency: 'EUR',
+    payment_method: 'creditcard',
+    payment_status: 'paid',
+    payment_status_at: created,
+    transaction_id: `TX${id}`,
+    ...fields,
+  };
+}
+
+describe.each([
+  ['with NPSP automation', true],
+  ['without NPSP automation', false],
+])('the §7 site in NPSP after platform changes, %s (P10, P12)', (_name, automation) => {
+  let stack: Stack;
+  let cwd: string;
+  let env: Record<string, string>;
+  const want = { contacts: contacts(automation), accounts: accounts(automation), opportunities: opportunities(automation) };
+  let wantRoles = roles(automation, want.opportunities);
+
+  /** Runs sync --all (E12 its one failure), then the org holds exactly `want`, and a second run writes nothing. */
+  async function syncExact(): Promise<void> {
+    expect((await cli(stack, ['sync', '--all'], cwd, undefined, env)).code).toBe(1);
+    const check = (): void => {
+      const p = projectedNpsp(stack);
+      expect({ contacts: p.contacts, accounts: p.accounts, opportunities: p.opportunities, roles: p.roles, payments: p.payments, campaigns: p.campaigns }).toEqual({
+        ...want,
+        roles: wantRoles,
+        payments: {},
+        campaigns: CAMPAIGNS,
+      });
+    };
+    check();
+    stack.salesforce.resetCalls();
+    expect((await cli(stack, ['sync', '--all'], cwd, undefined, env)).code).toBe(1);
+    expect(writeCalls(stack)).toBe(0);
+    check();
+  }
+
+  beforeAll(async () => {
+    stack = await startStack({ site: SITE, salesforce: { npsp: true, npspAutomation: automation } });
+    env = { ...stack.env, SVC_PROJECTION: 'npsp', SVC_SITE_ID: '6' };
+    cwd = tempCwd('npsp-projection-runs');
+    await syncExact();
+  });
+  afterAll(async () => {
+    await stack.close();
+    removeDir(cwd);
+  });
+
+  it('E8 in `stage` mode: a refund makes the gift Closed Lost, nothing else changes', async () => {
+    stack.platform.update('donation', 1, { payment_status: 'refunded', payment_status_at: '2016-04-02T23:30:00Z', updated_at: new Date().toISOString() });
+    want.opportunities.Donation_1 = { ...want.opportunities.Donation_1, StageName: 'Closed Lost' };
+    await syncExact();
+  });
+
+  it('the refund undone: Closed Won again (P10)', async () => {
+    stack.platform.update('donation', 1, { payment_status: 'paid', payment_status_at: '2016-03-30T14:41:48Z', updated_at: new Date().toISOString() });
+    want.opportunities.Donation_1 = { ...want.opportunities.Donation_1, StageName: 'Closed Won' };
+    await syncExact();
+  });
+
+  it('an email changed (N18, P12): a new Contact is the primary contact, the fundraiser slot stays', async () => {
+    stack.platform.update('donation', 3, { email: 'john@new.nl', updated_at: new Date().toISOString() });
+    const john = 'P:john@new.nl:doe:john';
+    want.contacts[john] = {
+      FirstName: 'John',
+      LastName: 'Doe',
+      Email: 'john@new.nl',
+      npe01__HomeEmail__c: 'john@new.nl',
+      npe01__Preferred_Email__c: 'Personal',
+      ...(automation ? { Account: `HH:${john}` } : {}),
+    };
+    if (automation) {
+      want.accounts[`HH:${john}`] = {
+        Name: 'Doe Household',
+        RecordType: 'HH_Account',
+        npe01__SYSTEM_AccountType__c: 'Household Account',
+        Type: 'Household',
+        npe01__SYSTEMIsIndividual__c: true,
+        One2One: john,
+      };
+    }
+    want.opportunities.Donation_3 = { ...want.opportunities.Donation_3, Primary: john, ...(automation ? { Account: `HH:${john}` } : {}) };
+    // With automation the primary role follows the contact, and NPSP's clearOCRs drops the slot: svc-sync writes it again.
+    wantRoles = roles(automation, want.opportunities);
+    await syncExact();
+  });
+
+  it('a new donation by a known donor: matched by link, a new Opportunity on her household', async () => {
+    stack.platform.add(
+      'donation',
+      donation(40, '2016-04-10', { project_id: 3, segment_id: 2, first_name: 'Lisa', infix: 'de', last_name: 'Wit', email: 'lisa@x.nl', donation_amount: '12.0', total_amount: '12.0' }),
+    );
+    const lisa = 'P:lisa@x.nl:de wit:lisa';
+    want.opportunities.Donation_40 = {
+      Name: 'Lisa de Wit - Donation 40',
+      StageName: 'Closed Won',
+      CloseDate: '2016-04-10',
+      Amount: 12,
+      npe01__Do_Not_Automatically_Create_Payment__c: true,
+      SvcAnonymous__c: false,
+      RecordType: 'Donation',
+      ...(automation ? { Account: `HH:${lisa}` } : {}),
+      Primary: lisa,
+      Campaign: 'Project_3',
+    };
+    wantRoles = roles(automation, want.opportunities);
+    await syncExact();
+    expect(Object.keys(projectedNpsp(stack).contacts).filter((k) => k.startsWith('P:lisa@'))).toEqual([lisa]);
   });
 });
