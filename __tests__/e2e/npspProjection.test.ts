@@ -195,3 +195,35 @@ describe.each([
     expect(Object.keys(projectedNpsp(stack).contacts).filter((k) => k.startsWith('P:lisa@'))).toEqual([lisa]);
   });
 });
+
+describe('SVC_PROJECTION auto and NPSP (§0)', () => {
+  it('an org with NPSP and Nonprofit Cloud: auto refused in one line, exit 2, before anything is read or written', async () => {
+    const stack = await startStack({ site: SITE, salesforce: { npc: true, npsp: true } });
+    const cwd = tempCwd('npsp-projection-both');
+    try {
+      const res = await cli(stack, ['sync', '--all'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'auto', SVC_SITE_ID: '6' });
+      expect(res.code).toBe(2);
+      expect(res.stderr.trim().split('\n')).toEqual([expect.stringMatching(/SVC_PROJECTION auto: org has NPSP and NPC \(migration\?\); set SVC_PROJECTION=npc .*; next: svc-sync doctor$/)]);
+      expect(stack.platform.requests.total).toBe(0);
+      expect(writeCalls(stack)).toBe(0);
+      expect(recordCount(stack)).toBe(0);
+    } finally {
+      await stack.close();
+      removeDir(cwd);
+    }
+  });
+
+  it('an org with NPSP alone: auto chooses npsp and says why', async () => {
+    const stack = await startStack({ site: SITE, salesforce: { npsp: true } });
+    const cwd = tempCwd('npsp-projection-auto');
+    try {
+      const run = await cliJson(stack, ['sync', '--all', '--dry-run'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'auto', SVC_SITE_ID: '6' });
+      expect(run.code).toBe(0);
+      expect((run.body.result as unknown as { where: { projection: { setting: string; resolved: string } } }).where.projection).toMatchObject({ setting: 'auto', resolved: 'npsp' });
+      expect(writeCalls(stack)).toBe(0);
+    } finally {
+      await stack.close();
+      removeDir(cwd);
+    }
+  });
+});
