@@ -102,6 +102,7 @@ describe.each([
   let env: Record<string, string>;
   const want = { contacts: contacts(automation), accounts: accounts(automation), opportunities: opportunities(automation) };
   let wantRoles = roles(automation, want.opportunities);
+  let wantCampaigns = CAMPAIGNS;
 
   /** Runs sync --all (E12 its one failure), then the org holds exactly `want`, and a second run writes nothing. */
   async function syncExact(): Promise<void> {
@@ -112,7 +113,7 @@ describe.each([
         ...want,
         roles: wantRoles,
         payments: {},
-        campaigns: CAMPAIGNS,
+        campaigns: wantCampaigns,
       });
     };
     check();
@@ -172,6 +173,16 @@ describe.each([
     await syncExact();
   });
 
+  it('E10: an action moved, the gift follows to the new page, whose owner is the donor: the slot goes', async () => {
+    stack.platform.update('donation', 1, { action_id: 8, team_id: null, updated_at: new Date().toISOString() });
+    want.opportunities.Donation_1 = { ...want.opportunities.Donation_1, Campaign: 'Action_8' };
+    // Action 8 is hidden: inactive; without a team its parent is the project.
+    wantCampaigns = { ...CAMPAIGNS, Action_8: { Name: 'John Doe', Parent: 'Project_3', StartDate: '2016-02-20', ExpectedRevenue: 250, IsActive: false } };
+    const { 'Donation_1:fundraiser': _gone, ...kept } = roles(automation, want.opportunities);
+    wantRoles = kept;
+    await syncExact();
+  });
+
   it('a new donation by a known donor: matched by link, a new Opportunity on her household', async () => {
     stack.platform.add(
       'donation',
@@ -190,7 +201,8 @@ describe.each([
       Primary: lisa,
       Campaign: 'Project_3',
     };
-    wantRoles = roles(automation, want.opportunities);
+    const { 'Donation_1:fundraiser': _gone, ...kept } = roles(automation, want.opportunities);
+    wantRoles = kept;
     await syncExact();
     expect(Object.keys(projectedNpsp(stack).contacts).filter((k) => k.startsWith('P:lisa@'))).toEqual([lisa]);
   });
