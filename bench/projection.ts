@@ -10,7 +10,9 @@
  * Each beside the naive figure (one call per record the projection writes), per 200 gifts written
  * where gifts are written. Figures are printed, never asserted.
  *
- *   npm run build && node dist/bench/projection.js [size=5000] [--bin PATH (another build's CLI)]
+ *   npm run build && node dist/bench/projection.js [size=5000] [--bin PATH (another build's CLI)] [--model npsp]
+ * --model npsp: the same into an NPSP org with NPSP's automation; its households and primary
+ * contact roles are NPSP's writes, not counted as the projection's.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -28,8 +30,22 @@ interface RunFigures {
   platform: number;
 }
 
-const NPC_OBJECTS = ['Account', 'Campaign', 'GiftTransaction', 'GiftSoftCredit', 'GiftRefund'] as const;
-type Side = 'off' | 'npc';
+type Model = 'npc' | 'npsp';
+type Side = 'off' | Model;
+
+/** The records each model's projection writes, counted by a filter where NPSP's automation adds its own (households, primary roles). */
+const WRITTEN: Record<Model, Record<string, (r: Record<string, unknown>) => boolean>> = {
+  npc: { Account: () => true, Campaign: () => true, GiftTransaction: () => true, GiftSoftCredit: () => true, GiftRefund: () => true },
+  npsp: {
+    Contact: () => true,
+    Account: (r) => typeof r.SvcDonorKey__c === 'string',
+    Campaign: () => true,
+    Opportunity: () => true,
+    OpportunityContactRole: (r) => typeof r.SvcSoftCreditKey__c === 'string',
+    npe01__OppPayment__c: (r) => typeof r.SvcRefundKey__c === 'string',
+  },
+};
+const GIFT_OBJECT: Record<Model, string> = { npc: 'GiftTransaction', npsp: 'Opportunity' };
 
 async function run(stack: Stack, cwd: string, projection: Side, args: string[], bin: string | undefined): Promise<RunFigures> {
   stack.salesforce.resetCalls();
@@ -65,43 +81,45 @@ interface Shape {
   written: Record<string, number>;
 }
 
-function line(s: Shape): string {
+function line(s: Shape, model: Model): string {
   const added = s.on.salesforce.total - s.off.salesforce.total;
   const kinds = (['query', 'collections', 'describe', 'other'] as const)
     .map((k) => [k, s.on.salesforce[k] - s.off.salesforce[k]] as const)
     .filter(([, v]) => v !== 0)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
-  const gifts = s.written.GiftTransaction ?? 0;
+  const gifts = s.written[GIFT_OBJECT[model]] ?? 0;
   const records = Object.values(s.written).reduce((n, v) => n + v, 0);
   const per200 = gifts === 0 ? '' : `; per 200 gifts ${fmt((added / gifts) * 200)} (naive ${fmt((records / gifts) * 200)})`;
   const writes = s.on.salesforce.collections - s.off.salesforce.collections;
   return `${s.name}: ${added} calls beyond the mirror's (${kinds || 'none'}), ${writes} write calls, ${gifts} gifts written; naive ${records}${per200}; exit ${s.off.code}/${s.on.code}; ${fmt(s.off.wallMs / 1000, 2)} s -> ${fmt(s.on.wallMs / 1000, 2)} s; platform requests added ${s.on.platform - s.off.platform}`;
 }
 
-async function main(size: number, bin: string | undefined): Promise<void> {
+async function main(size: number, bin: string | undefined, model: Model): Promise<void> {
   const site = siteFor(size, 0);
-  const [off, on] = await Promise.all([startStack({ site, salesforce: { npc: true } }), startStack({ site, salesforce: { npc: true } })]);
+  const org = model === 'npc' ? { npc: true } : { npsp: true };
+  const [off, on] = await Promise.all([startStack({ site, salesforce: org }), startStack({ site, salesforce: org })]);
   const dirs = [0, 1].map(() => mkdtempSync(path.join(os.tmpdir(), 'svc-sync-projection-bench-')));
   const [offDir, onDir] = dirs as [string, string];
-  const npc = on.salesforce.npc;
-  if (!npc) throw new Error('no NPC org');
-  const counts = (): Record<string, number> => Object.fromEntries(NPC_OBJECTS.map((o) => [o, npc.records(o).length]));
+  const target = model === 'npc' ? on.salesforce.npc : on.salesforce.npsp;
+  if (!target) throw new Error(`no ${model} org`);
+  const objects = Object.keys(WRITTEN[model]);
+  const counts = (): Record<string, number> => Object.fromEntries(objects.map((o) => [o, target.records(o).filter((r) => WRITTEN[model][o]?.(r) === true).length]));
   const shape = async (name: string, args: string[]): Promise<Shape> => {
     const before = counts();
     const o = await run(off, offDir, 'off', args, bin);
-    const n = await run(on, onDir, 'npc', args, bin);
+    const n = await run(on, onDir, model, args, bin);
     const after = counts();
-    const s = { name, off: o, on: n, written: Object.fromEntries(NPC_OBJECTS.map((k) => [k, (after[k] ?? 0) - (before[k] ?? 0)])) };
-    console.log(line(s));
+    const s = { name, off: o, on: n, written: Object.fromEntries(objects.map((k) => [k, (after[k] ?? 0) - (before[k] ?? 0)])) };
+    console.log(line(s, model));
     return s;
   };
   try {
     const records = Object.values(on.platform.site).reduce((n, list) => n + list.length, 0);
-    console.log(`projection: the medium site of bench/sites.ts (${records} platform records, ${site.donations ?? 0} donations), ${bin ?? 'this build'}; ${os.cpus().length} cores`);
+    console.log(`projection ${model}: the medium site of bench/sites.ts (${records} platform records, ${site.donations ?? 0} donations), ${bin ?? 'this build'}; ${os.cpus().length} cores`);
     const start = new Date(Date.now() - 1000).toISOString();
     const first = await shape('(a) first sync --all', ['sync', '--all']);
-    console.log(`  written: ${NPC_OBJECTS.map((o) => `${o} ${first.written[o]}`).join(', ')}`);
+    console.log(`  written: ${objects.map((o) => `${o} ${first.written[o]}`).join(', ')}`);
     await shape('(d) second identical sync --all', ['sync', '--all']);
     await shape('(d) second identical sync (incremental)', ['sync']);
     addDonations([off, on], 50);
@@ -117,8 +135,10 @@ async function main(size: number, bin: string | undefined): Promise<void> {
 const args = process.argv.slice(2);
 const binAt = args.indexOf('--bin');
 const bin = binAt >= 0 ? args[binAt + 1] : undefined;
+const modelAt = args.indexOf('--model');
+const model: Model = modelAt >= 0 && args[modelAt + 1] === 'npsp' ? 'npsp' : 'npc';
 const size = args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== '--bin');
-main(Number(size ?? 5000), bin).catch((error: unknown) => {
+main(Number(size ?? 5000), bin, model).catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });

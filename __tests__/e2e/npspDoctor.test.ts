@@ -1,9 +1,9 @@
 /**
  * `doctor` in an NPSP org, through dist/cli.js against the emulator's NPSP org: with SVC_PROJECTION
  * auto (an org with NPSP and without Nonprofit Cloud) it checks what the NPSP target needs (the
- * objects and fields, the key fields, the stages, the soft-credit role, the record types, NPSP's
- * payments setting for the `payments` refund mode), each finding with its fix; nothing to fix in
- * a set-up org.
+ * objects and fields, the key fields, the stages, the soft-credit role, the record types), each
+ * finding with its fix; nothing to fix in a set-up org. Refunds are written as the stage (P1), so
+ * NPSP's payments setting is no finding.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startStack, type Stack } from '../../fixtures/stack.js';
@@ -43,7 +43,7 @@ describe('doctor in an NPSP org', () => {
     expect(status).toBe(0);
   });
 
-  it('a missing key field, a lost refund stage, the soft-credit role, a record type and payments off each get their fix', async () => {
+  it('a missing key field, a lost refund stage, the soft-credit role and a record type each get their fix; payments off is none (stage mode)', async () => {
     const npsp = stack.salesforce.npsp as NonNullable<Stack['salesforce']['npsp']>;
     npsp.removeField('Opportunity', 'SvcGiftKey__c');
     npsp.removeField('Contact', 'npe01__HomeEmail__c');
@@ -59,13 +59,11 @@ describe('doctor in an NPSP org', () => {
       ['Opportunity', 'SvcGiftKey__c', 'missing_field', 'Text(50) unique external id'],
       ['OpportunityContactRole', 'Role', 'missing_value', 'Soft Credit'],
       ['Opportunity', 'StageName', 'missing_value', 'Closed Lost'],
-      ['npe01__Contacts_And_Orgs_Settings__c', 'npe01__Payments_Enabled__c', 'missing_value', 'Payments enabled'],
     ]);
     const message = (field: string): string => findings.find((f) => f.field === field)?.message ?? '';
     expect(message('SvcGiftKey__c')).toMatch(/schema --project svc-org --projection npsp/);
     expect(message('RecordTypeId')).toMatch(/no active record type Donation: .*or set SVC_NPSP_DONATION_RECORD_TYPE/);
     expect(message('StageName')).toMatch(/stage "Closed Lost" is not an active stage: .*or set SVC_NPSP_STAGE_REFUNDED/);
-    expect(message('npe01__Payments_Enabled__c')).toMatch(/enable NPSP Settings > Donations > Payments, or set SVC_NPSP_REFUND_MODE=stage/);
     expect(actions).toEqual(expect.arrayContaining([expect.stringMatching(/deploy the projection's key fields/), expect.stringMatching(/stages or record types/)]));
   });
 });

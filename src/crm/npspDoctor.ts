@@ -26,7 +26,8 @@ interface NpspNames {
   refundMode?: 'stage' | 'payments' | undefined;
 }
 
-const DEFAULTS: NpspNames = { wonStage: 'Closed Won', refundedStage: 'Closed Lost', softCreditRole: 'Soft Credit', orgRecordType: 'Organization', donationRecordType: 'Donation' };
+// Refund mode `stage`: the one sync writes (P1); `payments` checks wait for sync to write refund payments.
+const DEFAULTS: NpspNames = { wonStage: 'Closed Won', refundedStage: 'Closed Lost', softCreditRole: 'Soft Credit', orgRecordType: 'Organization', donationRecordType: 'Donation', refundMode: 'stage' };
 
 const KEY_FIX = 'svc-sync schema --project svc-org --projection npsp && cd svc-org && sf project deploy start';
 const NPSP_MISSING = 'install NPSP (the Nonprofit Success Pack) and give the connected user access to its objects, or set SVC_PROJECTION=off';
