@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Emulator, EmulatorOptions } from '../../fixtures/salesforce/emulator.js';
 import { chooseProjection, resolveProjection } from '../../src/crm/projectionGuard.js';
+import { NPSP_KEY_FIELDS } from '../../src/mapping/gifts/keyFields.js';
 import type { SalesforceSink } from '../../src/crm/sink.js';
 import { ConfigError } from '../../src/model/errors.js';
 import { setup } from './helpers.js';
@@ -106,7 +107,9 @@ describe('the projection guard', () => {
   });
 
   it('NPSP alone without the key fields: auto is off, npsp refused naming them, npc refused', async () => {
-    const { sink } = await org({ npsp: true });
+    const { emu, sink } = await org({ npsp: true });
+    // The emulator's NPSP org has the key fields deployed; an org before `schema --projection npsp` has none.
+    for (const k of NPSP_KEY_FIELDS) emu.npsp?.removeField(k.object, k.field);
     expect(await resolveProjection(sink, 'auto')).toBe('off');
     expect(await refusal(resolveProjection(sink, 'npsp'))).toMatch(/^SVC_PROJECTION npsp: the org cannot take the gift projection: .*SvcDonorKey__c.* missing.*; next: svc-sync doctor$/);
     expect(await refusal(resolveProjection(sink, 'npc'))).toMatch(/no GiftTransaction object/);
