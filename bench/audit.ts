@@ -16,7 +16,7 @@ import { SalesforceSink } from '../src/crm/sink.js';
 import { createPlatformSource } from '../src/platform/source.js';
 import { runAudit } from '../src/sync/audit/auditRun.js';
 import { SYNC_ORDER } from '../src/model/objects.js';
-import { SyncEngine } from '../src/sync/engine.js';
+import { SyncEngine } from '../src/sync/mirror/engine.js';
 import type { SiteOptions } from '../fixtures/platform/site.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 

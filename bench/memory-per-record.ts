@@ -22,7 +22,7 @@ interface Built {
 
 async function load(dir: string): Promise<Built> {
   const at = (file: string): string => pathToFileURL(path.join(dir, 'dist', 'src', file)).href;
-  const report = (await import(at('sync/report.js'))) as Pick<Built, 'RunReport'>;
+  const report = (await import(at('sync/report/report.js'))) as Pick<Built, 'RunReport'>;
   const coverage = (await import(at('platform/coverage.js'))) as Pick<Built, 'ListCoverage'>;
   const ledger = (await import(at('sync/audit/auditLedger.js'))) as Pick<Built, 'IdSet'>;
   return { RunReport: report.RunReport, ListCoverage: coverage.ListCoverage, IdSet: ledger.IdSet };

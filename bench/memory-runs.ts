@@ -5,8 +5,8 @@ import type { FakeRequestCounts } from '../fixtures/platform/server.js';
 import type { EmulatorCalls } from '../fixtures/salesforce/emulator.js';
 import type { Stack } from '../fixtures/stack.js';
 import { SCHEMA } from '../src/mapping/schema.js';
-import { classifyEvent } from '../src/sync/webhookEvents.js';
-import type { WebhookMessage } from '../src/sync/webhookMessage.js';
+import { classifyEvent } from '../src/sync/input/webhookEvents.js';
+import type { WebhookMessage } from '../src/sync/input/webhookMessage.js';
 import { openQueue } from '../src/webhook/queue/open.js';
 import { KEY_FIELD } from '../src/model/refs.js';
 

@@ -42,7 +42,7 @@ import { PlatformError } from '../src/model/errors.js';
 import type { ApiAction, ApiRecordOf, ApiUser } from '../src/model/apiRecords.js';
 import { createPlatformSource } from '../src/platform/source.js';
 import { SYNC_ORDER } from '../src/model/objects.js';
-import { SyncEngine } from '../src/sync/engine.js';
+import { SyncEngine } from '../src/sync/mirror/engine.js';
 import type { PlatformRequestCounts } from '../src/model/ports.js';
 import { runCli } from '../fixtures/cli.js';
 import { defaultSite, siteFor } from './sites.js';

@@ -26,7 +26,7 @@ import { SalesforceSink } from '../src/crm/sink.js';
 import type { ObjectRef } from '../src/model/objects.js';
 import { createPlatformSource } from '../src/platform/source.js';
 import { SYNC_ORDER } from '../src/model/objects.js';
-import { SyncEngine } from '../src/sync/engine.js';
+import { SyncEngine } from '../src/sync/mirror/engine.js';
 import { emptyObjectCounts } from '../src/model/outcomes.js';
 import { type ObjectCounts } from '../src/model/outcomes.js';
 import { createEngineProcessor } from '../src/webhook/worker/processor.js';

@@ -84,13 +84,14 @@ export const ROOMS: Readonly<Record<string, Readonly<Record<string, readonly str
     '': ['queue', 'receiver', 'worker', 'status'],
   },
   sync: {
-    run: ['report.ts'],
-    audit: ['', 'run'],
+    report: [],
+    input: [],
+    run: ['report'],
+    mirror: ['run', 'report', 'audit/orphanCandidates.ts'],
+    audit: ['', 'run', 'mirror', 'report'],
     // The gift projection's writer: it gets a GiftSink, and knows nothing of the engine.
-    gifts: [],
-    // keys qualify: a walk over the org's keys and updates by Id; it reports as a run does.
-    keys: ['', 'run'],
-    '': ['run', 'audit/orphanCandidates.ts', 'gifts'],
+    gifts: ['report'],
+    '': ['run', 'mirror', 'gifts', 'report'],
   },
 };
 
@@ -125,7 +126,7 @@ export function violation(edge: ImportEdge): string | undefined {
   if (!(to in MAY_IMPORT)) return `${edge.from} -> ${edge.to}: src/${to}/ is not a folder of the house`;
   if (from === to) return roomViolation(edge, from);
   if (edge.from === COMPOSE && BUILT_BY_COMPOSE.includes(to as Folder)) return undefined;
-  if (DOORS.includes(from as Folder) && edge.to === 'sync/engine.ts') return `${edge.from} -> ${edge.to}: ${from}/ builds no engine, it calls ${COMPOSE}`;
+  if (DOORS.includes(from as Folder) && edge.to === 'sync/mirror/engine.ts') return `${edge.from} -> ${edge.to}: ${from}/ builds no engine, it calls ${COMPOSE}`;
   if (!MAY_IMPORT[from as Folder].includes(to as Folder)) return `${edge.from} -> ${edge.to}: ${from}/ may import only ${[...MAY_IMPORT[from as Folder], from].join(', ')}`;
   return undefined;
 }

@@ -11,7 +11,7 @@ describe('the import graph of src/', () => {
 
   it('is read from every file (a reader that finds nothing would pass anything)', () => {
     expect(edges.length).toBeGreaterThan(100);
-    expect(edges).toContainEqual({ from: 'sync/engine.ts', to: 'model/ports.ts' });
+    expect(edges).toContainEqual({ from: 'sync/mirror/engine.ts', to: 'model/ports.ts' });
   });
 
   it('has no edge against the house rules', () => {
@@ -54,15 +54,15 @@ describe('the rule checker', () => {
     ['mapping/map.ts', 'platform/client.ts', 'mapping/ may import only model, mapping'],
     ['mapping/map.ts', 'crm/sink.ts', 'mapping/ may import only model, mapping'],
     ['model/refs.ts', 'mapping/schema.ts', 'model/ may import only model'],
-    ['platform/source.ts', 'sync/report.ts', 'platform/ may import only model, config, platform'],
+    ['platform/source.ts', 'sync/report/report.ts', 'platform/ may import only model, config, platform'],
     ['platform/source.ts', 'crm/sink.ts', 'platform/ may import only model, config, platform'],
     ['crm/sink.ts', 'platform/client.ts', 'crm/ may import only model, mapping, config, crm'],
     ['crm/sink.ts', 'webhook/queue.ts', 'crm/ may import only model, mapping, config, crm'],
-    ['sync/engine.ts', 'crm/sink.ts', 'sync/ may import only model, mapping, config, sync'],
+    ['sync/mirror/engine.ts', 'crm/sink.ts', 'sync/ may import only model, mapping, config, sync'],
     ['cli/commands/doctor.ts', 'crm/doctor.ts', 'cli/ may import only model, config, sync, webhook, cli'],
-    ['cli/commands/object.ts', 'sync/engine.ts', 'cli/ builds no engine'],
+    ['cli/commands/object.ts', 'sync/mirror/engine.ts', 'cli/ builds no engine'],
     ['webhook/worker/processor.ts', 'platform/client.ts', 'webhook/ may import only model, config, sync, webhook'],
-    ['webhook/worker/processor.ts', 'sync/engine.ts', 'webhook/ builds no engine'],
+    ['webhook/worker/processor.ts', 'sync/mirror/engine.ts', 'webhook/ builds no engine'],
     ['webhook/worker/worker.ts', 'webhook/receiver/routing.ts', 'webhook/worker/ may import of webhook/ only queue/, itself'],
     ['webhook/worker/queueFaults.ts', 'webhook/receiver/intake.ts', 'webhook/worker/ may import of webhook/ only queue/'],
     ['webhook/receiver/server.ts', 'webhook/worker/worker.ts', 'webhook/receiver/ may import of webhook/ only queue/'],
@@ -72,9 +72,9 @@ describe('the rule checker', () => {
     ['webhook/status/statusRoute.ts', 'webhook/receiver/server.ts', 'webhook/status/ may import of webhook/ only queue/, receiver/signInLimit.ts, worker/'],
     ['webhook/status/statusPage.ts', 'webhook/serve.ts', 'webhook/status/ may import of webhook/'],
     ['webhook/hooks/a.ts', 'webhook/queue/store.ts', 'webhook/hooks/ is not a room of webhook/'],
-    ['sync/run/state.ts', 'sync/audit/audit.ts', 'sync/run/ may import of sync/ only report.ts, itself'],
-    ['sync/run/runLog.ts', 'sync/engine.ts', 'sync/run/ may import of sync/ only report.ts'],
-    ['sync/engine.ts', 'sync/audit/audit.ts', 'sync/ (top level) may import of sync/ only run/, audit/orphanCandidates.ts'],
+    ['sync/run/state.ts', 'sync/audit/audit.ts', 'sync/run/ may import of sync/ only report/, itself'],
+    ['sync/run/runLog.ts', 'sync/mirror/engine.ts', 'sync/run/ may import of sync/ only report/'],
+    ['sync/mirror/engine.ts', 'sync/audit/audit.ts', 'sync/mirror/ may import of sync/ only run/, report/, audit/orphanCandidates.ts'],
     ['lib/util.ts', 'model/refs.ts', 'not a folder of the house'],
   ])('refuses %s -> %s', (from, to, why) => {
     expect(violation(edge(from, to))).toContain(why);
@@ -84,7 +84,7 @@ describe('the rule checker', () => {
     ['mapping/map.ts', 'model/apiRecords.ts'],
     ['sync/compose.ts', 'crm/sink.ts'],
     ['sync/compose.ts', 'platform/source.ts'],
-    ['sync/engine.ts', 'mapping/link.ts'],
+    ['sync/mirror/engine.ts', 'mapping/link.ts'],
     ['webhook/worker/processor.ts', 'sync/compose.ts'],
     ['cli/runner.ts', 'webhook/serve.ts'],
     ['webhook/receiver/intake.ts', 'webhook/queue/store.ts'],
@@ -94,10 +94,10 @@ describe('the rule checker', () => {
     ['webhook/serve.ts', 'webhook/receiver/server.ts'],
     ['webhook/lanes.ts', 'webhook/worker/worker.ts'],
     ['webhook/metrics.ts', 'webhook/receiver/server.ts'],
-    ['sync/incremental.ts', 'sync/audit/orphanCandidates.ts'],
+    ['sync/mirror/incremental.ts', 'sync/audit/orphanCandidates.ts'],
     ['sync/audit/auditFix.ts', 'sync/compose.ts'],
     ['sync/audit/audit.ts', 'sync/run/cache.ts'],
-    ['sync/run/runLog.ts', 'sync/report.ts'],
+    ['sync/run/runLog.ts', 'sync/report/report.ts'],
   ])('allows %s -> %s', (from, to) => {
     expect(violation(edge(from, to))).toBeUndefined();
   });

@@ -11,8 +11,8 @@ import type { Progress, WriteStep } from '../../src/model/outcomes.js';
 import { describeWait } from '../../src/platform/rateLimit.js';
 import { SCHEMA } from '../../src/mapping/schema.js';
 import { RecordCache } from '../../src/sync/run/cache.js';
-import { RunReport } from '../../src/sync/report.js';
-import { RecordWriter } from '../../src/sync/writer.js';
+import { RunReport } from '../../src/sync/report/report.js';
+import { RecordWriter } from '../../src/sync/mirror/writer.js';
 import { segments, setup } from '../crm/helpers.js';
 
 let emu: Emulator | undefined;

@@ -4,7 +4,7 @@ import type { Settings } from '../../src/config/settings.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
 import { SYNC_ORDER } from '../../src/model/objects.js';
 import { createPlatformSource } from '../../src/platform/source.js';
-import { SyncEngine } from '../../src/sync/engine.js';
+import { SyncEngine } from '../../src/sync/mirror/engine.js';
 
 export async function fullSync(settings: Settings, dryRun: boolean): Promise<SyncEngine> {
   const engine = new SyncEngine(createPlatformSource(settings.platform), await SalesforceSink.connect(settings.salesforce), { dryRun, force: false, strictParents: false, batchSize: 500 });

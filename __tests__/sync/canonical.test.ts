@@ -4,7 +4,7 @@ import type { StoredRecord } from '../../src/model/crmRecords.js';
 import { canonicalValue, sameValue } from '../../src/mapping/canonical.js';
 import { checkbox, date, dateTime, lookup, number, text, type FieldType } from '../../src/mapping/fieldTypes.js';
 import { SCHEMA } from '../../src/mapping/schema.js';
-import { diffRecord } from '../../src/sync/diff.js';
+import { diffRecord } from '../../src/sync/mirror/diff.js';
 
 describe('canonicalValue / sameValue', () => {
   it.each<[string, FieldType, Array<string | number | boolean | null>, string | number | boolean | null]>([

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { StoredRecord } from '../../src/model/crmRecords.js';
 import type { FieldType } from '../../src/mapping/fieldTypes.js';
 import { SCHEMA } from '../../src/mapping/schema.js';
-import { diffRecord } from '../../src/sync/diff.js';
+import { diffRecord } from '../../src/sync/mirror/diff.js';
 
 const types = new Map<string, FieldType>(SCHEMA.donation.fields.map((f) => [f.name, f.type]));
 const stored = (fields: Record<string, string | number | boolean | null>): StoredRecord => ({ Id: 'a0X000000000001AAA', SvcId__c: 'Donation_1', ...fields });

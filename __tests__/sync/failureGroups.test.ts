@@ -2,7 +2,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { EXIT, PlatformError, SalesforceError, actionsOf, describeError, exitCodeOf } from '../../src/model/errors.js';
 import type { RecordOutcome } from '../../src/model/outcomes.js';
-import { failureGroups, failureSummary } from '../../src/sync/failureGroups.js';
+import { failureGroups, failureSummary } from '../../src/sync/report/failureGroups.js';
 
 const failed = (key: string, code: string, message: string, object: RecordOutcome['object'] = 'Svc_Donation__c'): RecordOutcome => ({ object, key, action: 'fail', error: { code, message } });
 

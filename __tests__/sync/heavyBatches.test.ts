@@ -10,8 +10,8 @@ import { loadRaw, settingsOf } from '../../src/config/load.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
 import { SYNC_ORDER, type SyncableType } from '../../src/model/objects.js';
 import { createPlatformSource } from '../../src/platform/source.js';
-import { BATCH_TEXT_BYTES, textSize } from '../../src/sync/batchBytes.js';
-import { SyncEngine } from '../../src/sync/engine.js';
+import { BATCH_TEXT_BYTES, textSize } from '../../src/sync/mirror/batchBytes.js';
+import { SyncEngine } from '../../src/sync/mirror/engine.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { tempFolders } from '../support/tempFolders.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '../../src/model/errors.js';
-import { completedState, retriesDue, startingPoint } from '../../src/sync/incremental.js';
-import { RunReport } from '../../src/sync/report.js';
+import { completedState, retriesDue, startingPoint } from '../../src/sync/mirror/incremental.js';
+import { RunReport } from '../../src/sync/report/report.js';
 import type { RunProgress, SyncState } from '../../src/sync/run/state.js';
 
 const run = (types: RunProgress['types'], startedAt = '2026-11-22T03:00:00.000Z'): RunProgress => ({ startedAt, since: null, types, completed: [...types], pagesDone: {} });

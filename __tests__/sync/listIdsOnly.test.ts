@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { loadRaw, settingsOf } from '../../src/config/load.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
 import { createPlatformSource } from '../../src/platform/source.js';
-import { SyncEngine } from '../../src/sync/engine.js';
+import { SyncEngine } from '../../src/sync/mirror/engine.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { tempFolders } from '../support/tempFolders.js';
 

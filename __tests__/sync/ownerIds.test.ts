@@ -1,8 +1,8 @@
 /** Issue 37, row 5: whose user fields each action's owner fields hold, kept by user id in the state folder. */
 import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
-import { OwnerIds, ownersFileIn } from '../../src/sync/ownerIds.js';
-import { RunReport } from '../../src/sync/report.js';
+import { OwnerIds, ownersFileIn } from '../../src/sync/mirror/ownerIds.js';
+import { RunReport } from '../../src/sync/report/report.js';
 import { tempFolders } from '../support/tempFolders.js';
 
 const tmp = tempFolders('svc-owner-ids-');

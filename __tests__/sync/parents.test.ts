@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { loadRaw, settingsOf } from '../../src/config/load.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
 import { createPlatformSource } from '../../src/platform/source.js';
-import { SyncEngine, type EngineOptions } from '../../src/sync/engine.js';
+import { SyncEngine, type EngineOptions } from '../../src/sync/mirror/engine.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { tempFolders } from '../support/tempFolders.js';
 

@@ -10,7 +10,7 @@ import type { Settings } from '../../src/config/settings.js';
 import { settingsOf } from '../../src/config/load.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
 import type { ObjectRef } from '../../src/model/objects.js';
-import { SyncEngine } from '../../src/sync/engine.js';
+import { SyncEngine } from '../../src/sync/mirror/engine.js';
 import { createEngineProcessor } from '../../src/webhook/worker/processor.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { expectMirrorExact as mirrorExact, fullSync as fullSyncOf } from '../support/mirror.js';

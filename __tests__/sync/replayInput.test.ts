@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Readable } from 'node:stream';
-import { MAX_LINE_BYTES, MAX_LISTED_BAD_LINES, readReplay, type ReplayStats } from '../../src/sync/replayInput.js';
+import { MAX_LINE_BYTES, MAX_LISTED_BAD_LINES, readReplay, type ReplayStats } from '../../src/sync/input/replayInput.js';
 import type { ObjectRef } from '../../src/model/objects.js';
 
 /** Reads `text` (split into small chunks, as a pipe delivers it) and gathers every chunk. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { RecordOutcome } from '../../src/model/outcomes.js';
-import { RunReport } from '../../src/sync/report.js';
+import { RunReport } from '../../src/sync/report/report.js';
 
 describe('RunReport', () => {
   it('answers outcomeOf for an unchanged record, counts it and does not list it', () => {

@@ -13,8 +13,8 @@ import { keysRead } from '../../src/mapping/keysRead.js';
 import { SYNC_ORDER } from '../../src/model/objects.js';
 import type { PlatformProfile } from '../../src/model/platformProfile.js';
 import { createPlatformSource } from '../../src/platform/source.js';
-import { SyncEngine } from '../../src/sync/engine.js';
-import { planIncremental, runIncremental } from '../../src/sync/incremental.js';
+import { SyncEngine } from '../../src/sync/mirror/engine.js';
+import { planIncremental, runIncremental } from '../../src/sync/mirror/incremental.js';
 import { StateFile, type SyncState } from '../../src/sync/run/state.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 

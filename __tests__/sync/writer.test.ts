@@ -8,8 +8,8 @@ import { SCHEMA } from '../../src/mapping/schema.js';
 import { recordKey, type CrmRecord, type StoredRecord, type UpsertOutcome } from '../../src/model/crmRecords.js';
 import type { CrmSink } from '../../src/model/ports.js';
 import { RecordCache } from '../../src/sync/run/cache.js';
-import { RunReport } from '../../src/sync/report.js';
-import { RecordWriter } from '../../src/sync/writer.js';
+import { RunReport } from '../../src/sync/report/report.js';
+import { RecordWriter } from '../../src/sync/mirror/writer.js';
 
 /** Holds no records; answers each upsert with the given status. */
 function sink(status: 'created' | 'updated'): CrmSink & { reads: number } {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { ApiAction, ApiDonation, ApiProject, ApiSegment, ApiTeam } from '../../src/model/apiRecords.js';
-import { SyncEngine, type EngineOptions } from '../../src/sync/engine.js';
+import { SyncEngine, type EngineOptions } from '../../src/sync/mirror/engine.js';
 import { authError, FakeSink, FakeSource, serverError } from './fakes.js';
 
 const segment = (id: number): ApiSegment => ({ id, name: `Segment ${id}` });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { ApiUser } from '../../src/model/apiRecords.js';
-import { actionsByOwnerEmail } from '../../src/sync/ownerActions.js';
+import { actionsByOwnerEmail } from '../../src/sync/mirror/ownerActions.js';
 import { authError, FakeSink, FakeSource, serverError } from './fakes.js';
 
 const user = (id: number, email: string | null): ApiUser => ({ id, first_name: `User`, last_name: `${id}`, email });

@@ -8,7 +8,7 @@ import type { ApiDonation, ApiSegment } from '../../src/model/apiRecords.js';
 import { OrgSetupError } from '../../src/model/errors.js';
 import type { SObjectName } from '../../src/model/objects.js';
 import type { ObjectCheck, SetupProblem } from '../../src/model/ports.js';
-import { SyncEngine } from '../../src/sync/engine.js';
+import { SyncEngine } from '../../src/sync/mirror/engine.js';
 import { FakeSink, FakeSource } from './fakes.js';
 
 const segment = (id: number): ApiSegment => ({ id, name: `Segment ${id}` });

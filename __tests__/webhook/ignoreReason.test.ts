@@ -1,7 +1,7 @@
 /** The metrics label of an ignored webhook: a fixed word for every reason the receiver gives, never the reason's own values. */
 import { expect, it } from '@jest/globals';
-import { classifyEvent } from '../../src/sync/webhookEvents.js';
-import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
+import { classifyEvent } from '../../src/sync/input/webhookEvents.js';
+import type { WebhookMessage } from '../../src/sync/input/webhookMessage.js';
 import { ignoreKind } from '../../src/webhook/receiver/ignoreReason.js';
 
 const message = (over: Partial<WebhookMessage>): WebhookMessage =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { classifyEvent } from '../../src/sync/webhookEvents.js';
-import { parseWebhookBody, type WebhookMessage } from '../../src/sync/webhookMessage.js';
+import { classifyEvent } from '../../src/sync/input/webhookEvents.js';
+import { parseWebhookBody, type WebhookMessage } from '../../src/sync/input/webhookMessage.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadRaw, settingsOf } from '../../src/config/load.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
 import { createPlatformSource } from '../../src/platform/source.js';
-import { SyncEngine } from '../../src/sync/engine.js';
+import { SyncEngine } from '../../src/sync/mirror/engine.js';
 import { SYNC_ORDER } from '../../src/model/objects.js';
 import { createEngineProcessor } from '../../src/webhook/worker/processor.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';

@@ -1,7 +1,7 @@
 /** When the outcome of a batch cannot be recorded, its events go back to pending: never stuck. */
 import { afterEach, expect, it } from '@jest/globals';
-import { classifyEvent } from '../../src/sync/webhookEvents.js';
-import type { WebhookMessage } from '../../src/sync/webhookMessage.js';
+import { classifyEvent } from '../../src/sync/input/webhookEvents.js';
+import type { WebhookMessage } from '../../src/sync/input/webhookMessage.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { type EnqueueInput } from '../../src/webhook/queue/store.js';
 import { startWorker, type Worker } from '../../src/webhook/worker/worker.js';

@@ -10,7 +10,7 @@ import type { Settings } from '../../src/config/settings.js';
 import { SalesforceSink } from '../../src/crm/sink.js';
 import { SYNC_ORDER } from '../../src/model/objects.js';
 import { createPlatformSource } from '../../src/platform/source.js';
-import { SyncEngine } from '../../src/sync/engine.js';
+import { SyncEngine } from '../../src/sync/mirror/engine.js';
 import { createEngineProcessor } from '../../src/webhook/worker/processor.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';

@@ -23,13 +23,13 @@ import type { PlatformProfile } from '../model/platformProfile.js';
 import { ProfileWatch, profileFileBeside, readProfile, writeProfile } from './run/profileFile.js';
 import { AbsenceFile, absenceFileBeside } from './run/absenceFile.js';
 import type { AbsenceProofs } from '../model/absenceProofs.js';
-import { SyncEngine, type EngineOptions } from './engine.js';
-import { GiftProjector, type SharedLookups } from './giftProjector.js';
+import { SyncEngine, type EngineOptions } from './mirror/engine.js';
+import { GiftProjector, type SharedLookups } from './gifts/giftProjector.js';
 import { donorLinksBeside } from './gifts/donorLinksFile.js';
 import { projectedBeside } from './gifts/projectedFile.js';
 import { campaignsBeside } from './gifts/campaignState.js';
 import { dropVerdict, keepRecordTypes, keepVerdict, readVerdict, verdictBeside, type RecordTypes, type VerdictScope } from './gifts/orgVerdictFile.js';
-import type { RunReport } from './report.js';
+import type { RunReport } from './report/report.js';
 
 export interface Deps {
   source: RecordSource;

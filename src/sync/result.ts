@@ -5,8 +5,8 @@ import type { SObjectName } from '../model/objects.js';
 import { SCHEMAS } from '../mapping/schema.js';
 import type { PlatformRequestCounts } from '../model/ports.js';
 import { emptyObjectCounts } from '../model/outcomes.js';
-import { type RunReport } from './report.js';
-import type { ProjectionSummary } from './giftProjector.js';
+import { type RunReport } from './report/report.js';
+import type { ProjectionSummary } from './gifts/giftProjector.js';
 import { type MissingParent, type ObjectCounts, type OutsideParent, type RecordOutcome } from '../model/outcomes.js';
 
 interface RunResultBase {

@@ -3,12 +3,12 @@
  * Queue depth is read from the queue at scrape time, so with PostgreSQL every receiver reports
  * the shared queue (alert on max(), not sum()); counters are this process's own.
  */
-import { eventTypeLabel } from '../sync/webhookEvents.js';
+import { eventTypeLabel } from '../sync/input/webhookEvents.js';
 import type client from 'prom-client';
 import { lazyModule } from '../model/lazyModule.js';
 import type { PlatformRequestInfo, RateLimitSnapshot } from '../model/budget.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
-import type { RunReport } from '../sync/report.js';
+import type { RunReport } from '../sync/report/report.js';
 import type { QueueCounts } from './queue/store.js';
 import type { QueueStore } from './queue/store.js';
 import type { ReceiverMetrics } from './receiver/server.js';

@@ -7,7 +7,7 @@ import { counted } from '../model/counted.js';
 import { DEFAULT_SERVE } from './serveDefaults.js';
 import type { LogSink } from '../config/log.js';
 import { ConfigError, InterruptedError, STOP_SIGNALS, exitOfSignal, type StopSignal } from '../model/errors.js';
-import type { ClassifyOptions } from '../sync/webhookEvents.js';
+import type { ClassifyOptions } from '../sync/input/webhookEvents.js';
 import { ServeMetrics } from './metrics.js';
 import type { QueueLocation } from '../config/settings.js';
 import { openQueue } from './queue/open.js';

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { ConfigError } from '../../model/errors.js';
 import type { ObjectRef } from '../../model/objects.js';
 import { keyFor } from '../../model/refs.js';
-import { MAX_LISTED_BAD_LINES, readReplay, type BadLine, type IgnoredGroup } from '../../sync/replayInput.js';
+import { MAX_LISTED_BAD_LINES, readReplay, type BadLine, type IgnoredGroup } from '../../sync/input/replayInput.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { runEngine, type RunOptions } from '../runEngine.js';
 import { formatCount } from '../render/text.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../../model/errors.js';
 import { SYNC_ORDER } from '../../model/objects.js';
-import { firstScan, planIncremental, runIncremental, type Scope } from '../../sync/incremental.js';
+import { firstScan, planIncremental, runIncremental, type Scope } from '../../sync/mirror/incremental.js';
 import { StateFile } from '../../sync/run/state.js';
 import { requirePlatformApi } from '../../sync/compose.js';
 import { platformSettings, salesforceSettings } from '../../config/load.js';

@@ -4,7 +4,7 @@
  * Failures are the run's failed records, listed with the mirror's.
  */
 import { escapeControls } from '../../model/lineSafe.js';
-import type { ProjectionSummary } from '../../sync/giftProjector.js';
+import type { ProjectionSummary } from '../../sync/gifts/giftProjector.js';
 import type { DonationProjection } from '../../sync/gifts/outcome.js';
 import { fit, formatCount, wrap } from './text.js';
 

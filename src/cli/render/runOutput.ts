@@ -1,10 +1,10 @@
 /** What a person reads of an engine run (sync, object, replay) besides the JSON result: the report, notices and alerts. */
 import type { GlobalOptions } from '../globals.js';
 import { EXIT, type ExitCode } from '../../model/errors.js';
-import type { RunReport } from '../../sync/report.js';
+import type { RunReport } from '../../sync/report/report.js';
 import { DRY_RUN_NOTICE, type RunResult } from '../../sync/result.js';
 import { renderHuman } from './tables.js';
-import { failureGroups, groupPhrase } from '../../sync/failureGroups.js';
+import { failureGroups, groupPhrase } from '../../sync/report/failureGroups.js';
 import { outputColumns } from './text.js';
 
 interface RunFacts {

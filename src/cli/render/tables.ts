@@ -7,7 +7,7 @@
 import type { ObjectCounts, RecordOutcome } from '../../model/outcomes.js';
 import type { RunResult } from '../../sync/result.js';
 import { DRY_RUN_NOTICE } from '../../sync/result.js';
-import { failureGroups } from '../../sync/failureGroups.js';
+import { failureGroups } from '../../sync/report/failureGroups.js';
 import { grid } from './grid.js';
 import { projectionLines } from './projectionText.js';
 import { fit, formatCount, shorten, wrap } from './text.js';

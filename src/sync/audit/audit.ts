@@ -25,9 +25,9 @@ import type { AuditSink, RecordSource } from '../../model/ports.js';
 import { keyFor, parsePositiveId, refOfKey } from '../../model/refs.js';
 import { IdSet, PairSet, questionIdsOf } from './auditLedger.js';
 import { emptyAuditCounts, type AuditCounts, type Candidate, type DriftRow, type OrphanRow, type QuestionCandidate } from './auditTypes.js';
-import { BATCH_TEXT_BYTES, textSize } from '../batchBytes.js';
+import { BATCH_TEXT_BYTES, textSize } from '../mirror/batchBytes.js';
 import { pendingId, RecordCache } from '../run/cache.js';
-import { changesOf, Projection } from '../projection.js';
+import { changesOf, DesiredState } from '../mirror/desired.js';
 
 const GONE = 'gone from the platform: not listed, GET by id 404';
 
@@ -63,7 +63,7 @@ export class Auditor {
    * has a stand-in Id): children are compared with what a sync would write, parents first.
    */
   private readonly parents = new RecordCache();
-  private readonly projection: Projection;
+  private readonly desired: DesiredState;
   private readonly done = new Map<ObjectType, number>();
   private readonly questionsSeen = new PairSet();
   /** Per object: records the complete scan listed, and records Salesforce holds (the guards' figures). */
@@ -83,7 +83,7 @@ export class Auditor {
     private readonly sink: AuditSink,
     private readonly opts: AuditOptions,
   ) {
-    this.projection = new Projection(source, sink, this.parents, {
+    this.desired = new DesiredState(source, sink, this.parents, {
       ensureParents: (refs) => this.loadParents(refs),
       warn: (text) => this.warnings.push(text),
     });
@@ -159,7 +159,7 @@ export class Auditor {
   /** Projects one batch (projection.ts, as a sync would) and compares it; returns its drift (also kept in `drift`). */
   private async compare<T extends SyncableType>(type: T, records: ApiRecordOf[T][], confirmed: boolean, onlyNested?: ReadonlySet<string>): Promise<DriftRow[]> {
     // Questions judged again from a by-id action: the action itself was compared already.
-    const drift = onlyNested ? [] : await this.classify(SCHEMA[type], (await this.projection.map(type, records)).results, confirmed);
+    const drift = onlyNested ? [] : await this.classify(SCHEMA[type], (await this.desired.map(type, records)).results, confirmed);
     const nestedRule = SCHEMA[type].context.nested;
     if (nestedRule) {
       // An action's questions: compared after their action, whose expected Id they link to.
@@ -203,8 +203,8 @@ export class Auditor {
     }
     const keys = [...mapped.map((m) => m.key), ...skipped.map((s) => s.key)];
     if (keys.length === 0) return [];
-    const current = await this.projection.current(schema, keys);
-    const linked = this.projection.link(mapped).records;
+    const current = await this.desired.current(schema, keys);
+    const linked = this.desired.link(mapped).records;
     const drift: DriftRow[] = [];
     mapped.forEach((m, i) => {
       const record = linked[i];

@@ -10,7 +10,7 @@ import type { CrmSink, FetchOptions, FetchResult, PlatformRequestCounts, RecordS
 import { refOfKey } from '../../model/refs.js';
 import type { DriftRow } from './auditTypes.js';
 import { createEngine, type SyncEngine } from '../compose.js';
-import { RunReport } from '../report.js';
+import { RunReport } from '../report/report.js';
 
 /** A RecordSource that answers from records in hand first, and from the platform for the rest. */
 class PrimedSource implements RecordSource {

@@ -13,8 +13,8 @@ import { AuditFixer } from './auditFix.js';
 import { allowed, allowsAll, refusalOf, type Limit } from './auditGuard.js';
 import { auditSummary, type AuditCounts, type DriftRow } from './auditTypes.js';
 import type { AuditDeps } from '../compose.js';
-import type { SyncEngine } from '../engine.js';
-import type { RunReport } from '../report.js';
+import type { SyncEngine } from '../mirror/engine.js';
+import type { RunReport } from '../report/report.js';
 
 interface AuditRunOptions {
   types: SyncableType[];

@@ -8,7 +8,7 @@
 import type { CrmError, CrmRecord, StoredRecord } from '../../model/crmRecords.js';
 import type { SObjectName } from '../../model/objects.js';
 import type { KeySink } from '../../model/ports.js';
-import { RunReport } from '../report.js';
+import { RunReport } from '../report/report.js';
 import { parseSiteKey, qualifyKey } from '../../model/siteKeys.js';
 import { KEY_FIELDS, type KeyField } from './keyFields.js';
 

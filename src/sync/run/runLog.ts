@@ -11,7 +11,7 @@ import type { ObjectRef } from '../../model/objects.js';
 import { canonicalRefOfKey } from '../../model/refs.js';
 import { echo } from '../../config/echo.js';
 import type { LogResult, LoggedCommand, RunOutcomeName, SyncLogPort } from '../../model/syncLog.js';
-import type { RunReport } from '../report.js';
+import type { RunReport } from '../report/report.js';
 import { writePrivateFile } from '../../model/privateFile.js';
 
 /** The run record's Outcome__c, from the exit code table and what ended the run. */

@@ -7,8 +7,8 @@
 import type { SharedBudget } from '../../model/budget.js';
 import type { OwnerPair } from '../../model/outcomes.js';
 import type { SyncableType } from '../../model/objects.js';
-import type { EventIntent } from '../../sync/webhookEvents.js';
-import type { WebhookMessage } from '../../sync/webhookMessage.js';
+import type { EventIntent } from '../../sync/input/webhookEvents.js';
+import type { WebhookMessage } from '../../sync/input/webhookMessage.js';
 
 export type EventStatus = 'pending' | 'processing' | 'done' | 'failed' | 'ignored';
 /** What the worker hands the engine: a mirrored type, or a user whose actions are re-synced. */

@@ -6,7 +6,7 @@
 import type { LogSink } from '../../config/log.js';
 import type http from 'node:http';
 import { oneLine } from '../../config/echo.js';
-import { parseWebhookBody } from '../../sync/webhookMessage.js';
+import { parseWebhookBody } from '../../sync/input/webhookMessage.js';
 import type { ConnectionRouter } from './routing.js';
 import { decodeBody, encodingOf } from './bodyEncoding.js';
 import { queueReason } from '../queue/publicReason.js';

@@ -9,8 +9,8 @@
  * time in the secret's content (both sides hashed to equal-length digests).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { classifyEvent, type ClassifyOptions, type EventIntent } from '../../sync/webhookEvents.js';
-import type { WebhookMessage } from '../../sync/webhookMessage.js';
+import { classifyEvent, type ClassifyOptions, type EventIntent } from '../../sync/input/webhookEvents.js';
+import type { WebhookMessage } from '../../sync/input/webhookMessage.js';
 
 /** One connection as the receiver sees it. */
 export interface RouteTarget {

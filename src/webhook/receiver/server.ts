@@ -11,7 +11,7 @@
 import type { LogSink } from '../../config/log.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ClassifyOptions } from '../../sync/webhookEvents.js';
+import type { ClassifyOptions } from '../../sync/input/webhookEvents.js';
 import { oneLine } from '../../config/echo.js';
 import { SignInLimit } from './signInLimit.js';
 import { guardConnections } from './connectionGuard.js';

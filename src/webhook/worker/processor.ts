@@ -18,10 +18,10 @@ import { keyFor } from '../../model/refs.js';
 import type { CrmCallCounts } from '../../model/crmRecords.js';
 import type { OwnedActions } from '../../model/outcomes.js';
 import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type OrgIdentity, type PlatformExtras, type SyncEngine } from '../../sync/compose.js';
-import { actionsByOwnerEmail } from '../../sync/ownerActions.js';
-import { OwnerIds, ownersFileIn } from '../../sync/ownerIds.js';
-import type { OwnerFingerprint } from '../../sync/ownerFields.js';
-import type { RunReport } from '../../sync/report.js';
+import { actionsByOwnerEmail } from '../../sync/mirror/ownerActions.js';
+import { OwnerIds, ownersFileIn } from '../../sync/mirror/ownerIds.js';
+import type { OwnerFingerprint } from '../../sync/mirror/ownerFields.js';
+import type { RunReport } from '../../sync/report/report.js';
 import { logNote, logRun, retryRefs, salesforceReachable } from '../../sync/run/runLog.js';
 import { WEBHOOK_BATCH_SIZE, type BatchHints, type BatchProcessor, type ProcessOutcome, type ProcessResult } from './worker.js';
 
@@ -166,7 +166,7 @@ function batchEngine(deps: Deps, opts: EngineProcessorOptions, batchSize: number
     return w !== undefined && w.userId === userId && !changedUsers.has(userId) ? w.fields : undefined;
   };
   // A user's change reaches serve as a users.update: until one is in a batch, owner fields
-  // Salesforce holds under the same owner are that user's (Projection's ownerFromMirror).
+  // Salesforce holds under the same owner are that user's (DesiredState's ownerFromMirror).
   // What sync (beside this serve) recorded since is read first.
   owners.ids.refresh();
   const ownerFromMirror = (actionId: number, userId: number): boolean => !changedUsers.has(userId) && !owners.unread.has(userId) && owners.ids.get(actionId) === userId;

@@ -3,23 +3,23 @@
  * projection (parents, users, map, link, compare) is projection.ts, shared with the audit. It talks to the platform and Salesforce only through RecordSource and CrmSink (writing through
  * writer.ts), and reports every per-record outcome to a RunReport; it never prints.
  */
-import { parentFieldsToRead } from '../mapping/link.js';
-import { mapNested, ownerIdOf } from '../mapping/map.js';
-import { LEVEL, SCHEMA } from '../mapping/schema.js';
-import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
-import type { ApiDonation, ApiRecordOf } from '../model/apiRecords.js';
-import { recordKey } from '../model/crmRecords.js';
-import { isFatal, type PlatformError } from '../model/errors.js';
-import { SYNC_ORDER, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../model/objects.js';
-import type { MissingParent, OwnerPair, Progress } from '../model/outcomes.js';
-import type { CrmSink, RecordSource, ScanFilter, ObjectCheck } from '../model/ports.js';
-import { keyFor, refOfKey } from '../model/refs.js';
+import { parentFieldsToRead } from '../../mapping/link.js';
+import { mapNested, ownerIdOf } from '../../mapping/map.js';
+import { LEVEL, SCHEMA } from '../../mapping/schema.js';
+import type { MappedRecord, MapResult, ParentRef } from '../../mapping/types.js';
+import type { ApiDonation, ApiRecordOf } from '../../model/apiRecords.js';
+import { recordKey } from '../../model/crmRecords.js';
+import { isFatal, type PlatformError } from '../../model/errors.js';
+import { SYNC_ORDER, type ObjectRef, type ObjectType, type SObjectName, type SyncableType } from '../../model/objects.js';
+import type { MissingParent, OwnerPair, Progress } from '../../model/outcomes.js';
+import type { CrmSink, RecordSource, ScanFilter, ObjectCheck } from '../../model/ports.js';
+import { keyFor, refOfKey } from '../../model/refs.js';
 import { nextPage, ScanBatch } from './scanBatch.js';
-import { isParentType, RecordCache } from './run/cache.js';
+import { isParentType, RecordCache } from '../run/cache.js';
 import type { OwnerFingerprint } from './ownerFields.js';
-import { Projection } from './projection.js';
-import { RunReport } from './report.js';
-import type { AbsentParent } from './run/state.js';
+import { DesiredState } from './desired.js';
+import { RunReport } from '../report/report.js';
+import type { AbsentParent } from '../run/state.js';
 import { RecordWriter } from './writer.js';
 
 export interface EngineOptions {
@@ -37,9 +37,9 @@ export interface EngineOptions {
   keepIdsOf?: ReadonlySet<string>;
   /** doctor's checks of one object, asked when a whole batch of it failed for a cause a retry cannot fix (writer.ts). */
   setupCheck?: ObjectCheck;
-  /** `serve`: what this process last wrote to an action's owner fields from this user (Projection's keptOwner). */
+  /** `serve`: what this process last wrote to an action's owner fields from this user (DesiredState's keptOwner). */
   keptOwner?: (actionId: number, userId: number) => OwnerFingerprint | undefined;
-  /** `serve`: whether a user's fields may stand as Salesforce holds them under the same owner link (Projection's ownerFromMirror). */
+  /** `serve`: whether a user's fields may stand as Salesforce holds them under the same owner link (DesiredState's ownerFromMirror). */
   ownerFromMirror?: (actionId: number, userId: number) => boolean;
   /** The gift projection: the donations of a batch the mirror wrote (a dry run: would write), after that write. */
   afterDonations?: (records: ApiDonation[], report: RunReport) => Promise<void>;
@@ -80,7 +80,7 @@ export class SyncEngine {
   /** Progress totals: ids asked for, or the scanned list's total_entries. */
   private readonly totals = new Map<ObjectType, number>();
   private readonly writer: RecordWriter;
-  private readonly projection: Projection;
+  private readonly desired: DesiredState;
   /** Parents this run found absent from the platform (by a 404 or a complete list scan), kept for a resumed run. */
   private readonly absent = new Map<string, AbsentParent['by']>();
 
@@ -92,7 +92,7 @@ export class SyncEngine {
   ) {
     this.report = report ?? new RunReport();
     this.writer = new RecordWriter(sink, opts, this.report, this.cache);
-    this.projection = new Projection(source, sink, this.cache, {
+    this.desired = new DesiredState(source, sink, this.cache, {
       ensureParents: (refs, namedBefore) => this.ensureParents(refs, namedBefore),
       mapping: (type) => this.opts.onProgress?.({ type, phase: 'map', done: this.done.get(type) ?? 0, total: this.totals.get(type) }),
       warn: (text) => this.report.warn(text),
@@ -264,7 +264,7 @@ export class SyncEngine {
 
   private async processRecords<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<void> {
     if (records.length === 0) return;
-    const { results, eligible } = await this.projection.map(type, records);
+    const { results, eligible } = await this.desired.map(type, records);
     await this.writeResults(type, results);
     if (type === 'donation' && this.opts.afterDonations) await this.afterDonations(eligible as ApiDonation[], this.opts.afterDonations);
     if (isParentType(type) && this.opts.afterParents && !this.opts.dryRun) {
@@ -363,7 +363,7 @@ export class SyncEngine {
       }
     }
     if (mapped.size > 0) {
-      const linked = this.projection.link([...mapped.values()]);
+      const linked = this.desired.link([...mapped.values()]);
       const warnings = new Map<string, string[]>([...mapped.values()].map((m) => [m.key, [...m.warnings]]));
       const skipped = new Set<string>();
       for (const miss of linked.missing) {

@@ -3,18 +3,18 @@
  * batched upserts with per-record outcomes, and the re-link of descendants when a record's
  * lookups change. Talks to Salesforce only through the CrmSink port.
  */
-import { lookupFields, type ObjectSchema } from '../mapping/schema.js';
-import { recordKey, type CrmRecord, type StoredRecord, type UpsertOutcome } from '../model/crmRecords.js';
-import type { ObjectType, SObjectName } from '../model/objects.js';
-import type { Changes, WriteStep } from '../model/outcomes.js';
-import { OrgSetupError } from '../model/errors.js';
-import type { CrmSink, ObjectCheck } from '../model/ports.js';
-import { KEY_FIELD } from '../model/refs.js';
-import { pendingId, type RecordCache } from './run/cache.js';
-import { changesOf, currentOf } from './projection.js';
+import { lookupFields, type ObjectSchema } from '../../mapping/schema.js';
+import { recordKey, type CrmRecord, type StoredRecord, type UpsertOutcome } from '../../model/crmRecords.js';
+import type { ObjectType, SObjectName } from '../../model/objects.js';
+import type { Changes, WriteStep } from '../../model/outcomes.js';
+import { OrgSetupError } from '../../model/errors.js';
+import type { CrmSink, ObjectCheck } from '../../model/ports.js';
+import { KEY_FIELD } from '../../model/refs.js';
+import { pendingId, type RecordCache } from '../run/cache.js';
+import { changesOf, currentOf } from './desired.js';
 import { carriedDown, planRelink } from './relink.js';
-import { mayBeOrgSetup } from './failureGroups.js';
-import type { RunReport } from './report.js';
+import { mayBeOrgSetup } from '../report/failureGroups.js';
+import type { RunReport } from '../report/report.js';
 
 interface WriterOptions {
   dryRun: boolean;

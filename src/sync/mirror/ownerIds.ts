@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SyncEngine } from './engine.js';
-import { keyFor } from '../model/refs.js';
-import { writePrivateFile } from '../model/privateFile.js';
+import { keyFor } from '../../model/refs.js';
+import { writePrivateFile } from '../../model/privateFile.js';
 
 const OWNERS_FILE = 'owners.json';
 

@@ -4,7 +4,7 @@
  * a missing field, a validation rule) say what to fix and send to `doctor`, since the next sync
  * would only fail the same way.
  */
-import type { RecordOutcome } from '../model/outcomes.js';
+import type { RecordOutcome } from '../../model/outcomes.js';
 
 /** First records named per group. */
 const FIRST_KEYS = 3;

@@ -1,6 +1,6 @@
 /** Per-record outcomes of a run, collected by the engine; the CLI renders them. The engine never prints. */
 import { OutcomeLog } from './outcomeLog.js';
-import { emptyObjectCounts, type ReportedObject, type MissingParent, type ObjectCounts, type OutcomeAction, type OutsideParent, type RecordOutcome } from '../model/outcomes.js';
+import { emptyObjectCounts, type ReportedObject, type MissingParent, type ObjectCounts, type OutcomeAction, type OutsideParent, type RecordOutcome } from '../../model/outcomes.js';
 
 const COUNTER: Record<OutcomeAction, keyof ObjectCounts> = {
   insert: 'inserted',

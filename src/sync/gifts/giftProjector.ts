@@ -4,24 +4,24 @@
  * under keys of their own (`Donation_20:gift`), so a projection failure is its own failed record
  * (exit 1, an error record in the sync log), never a failed mirror write.
  */
-import type { GiftSettings } from '../config/settings.js';
-import type { ApiDonation } from '../model/apiRecords.js';
-import type { CrmError } from '../model/crmRecords.js';
-import { describeError, InterruptedError, isFatal } from '../model/errors.js';
-import type { GiftObject, GiftSink } from '../model/ports.js';
-import { FileDonorLinks } from './gifts/donorLinksFile.js';
-import type { MatchedBy } from './gifts/donors.js';
-import { failureLine, type BatchProjection, type DonationProjection, type ProjectionRow, type RowAction } from './gifts/outcome.js';
-import { ProjectedGifts } from './gifts/projectedFile.js';
-import { KnownCampaigns } from './gifts/campaignState.js';
-import { projectBatch } from './gifts/projectBatch.js';
-import { refreshCampaigns } from './gifts/campaignRefresh.js';
-import { readNpspLookups, readOrgLookups, type NpspLookups, type OrgLookups } from './gifts/recordTypes.js';
-import { npspTarget } from '../mapping/gifts/npspTarget.js';
-import { describeWouldExplain } from './gifts/orgVerdictFile.js';
-import type { RunReport } from './report.js';
-import type { GiftTarget } from '../mapping/gifts/target.js';
-import { NPC_TARGET } from '../mapping/gifts/npcTarget.js';
+import type { GiftSettings } from '../../config/settings.js';
+import type { ApiDonation } from '../../model/apiRecords.js';
+import type { CrmError } from '../../model/crmRecords.js';
+import { describeError, InterruptedError, isFatal } from '../../model/errors.js';
+import type { GiftObject, GiftSink } from '../../model/ports.js';
+import { FileDonorLinks } from './donorLinksFile.js';
+import type { MatchedBy } from './donors.js';
+import { failureLine, type BatchProjection, type DonationProjection, type ProjectionRow, type RowAction } from './outcome.js';
+import { ProjectedGifts } from './projectedFile.js';
+import { KnownCampaigns } from './campaignState.js';
+import { projectBatch } from './projectBatch.js';
+import { refreshCampaigns } from './campaignRefresh.js';
+import { readNpspLookups, readOrgLookups, type NpspLookups, type OrgLookups } from './recordTypes.js';
+import { npspTarget } from '../../mapping/gifts/npspTarget.js';
+import { describeWouldExplain } from './orgVerdictFile.js';
+import type { RunReport } from '../report/report.js';
+import type { GiftTarget } from '../../mapping/gifts/target.js';
+import { NPC_TARGET } from '../../mapping/gifts/npcTarget.js';
 
 type RowCounts = Record<RowAction, number>;
 type DonorCounts = Record<'matched' | 'new' | 'ambiguous', number>;

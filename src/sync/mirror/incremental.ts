@@ -3,14 +3,14 @@
  * must be synced again by id (pure functions over the state file's content), and runIncremental,
  * which drives the engine's scan with resume, retries and watermarks and keeps the file.
  */
-import { ConfigError } from '../model/errors.js';
-import { keyFor, refOfKey } from '../model/refs.js';
-import { SYNC_ORDER, type ObjectRef, type SyncableType } from '../model/objects.js';
-import type { CrmSink, ScanFilter } from '../model/ports.js';
-import { ScanLedger, isAuditSink, type OrphanCandidate } from './audit/orphanCandidates.js';
+import { ConfigError } from '../../model/errors.js';
+import { keyFor, refOfKey } from '../../model/refs.js';
+import { SYNC_ORDER, type ObjectRef, type SyncableType } from '../../model/objects.js';
+import type { CrmSink, ScanFilter } from '../../model/ports.js';
+import { ScanLedger, isAuditSink, type OrphanCandidate } from '../audit/orphanCandidates.js';
 import type { SyncEngine } from './engine.js';
-import type { RunReport } from './report.js';
-import { watermarkFrom, type RunProgress, type StateFile, type SyncState } from './run/state.js';
+import type { RunReport } from '../report/report.js';
+import { watermarkFrom, type RunProgress, type StateFile, type SyncState } from '../run/state.js';
 
 export type Scope = { kind: 'all' } | { kind: 'since'; since: string } | { kind: 'continue' };
 

@@ -4,25 +4,25 @@
  * writer compares through it, and the audit counts the difference. Two copies of these steps
  * could drift apart, and then a fresh sync would no longer audit clean.
  */
-import { sameValue } from '../mapping/canonical.js';
-import { isBlank } from '../mapping/convert.js';
-import type { FieldDef, FieldType } from '../mapping/fieldTypes.js';
-import { linkRecords, type LinkResult } from '../mapping/link.js';
-import { filteredOut, mapInContext, ownerIdOf, parentRef } from '../mapping/map.js';
-import { NAME_FIELD, NAME_LENGTH, SCHEMA, SCHEMAS, writableFieldNames, type ObjectSchema } from '../mapping/schema.js';
-import type { MappedRecord, MapResult, ParentRef } from '../mapping/types.js';
-import type { ApiRecordOf, ApiUser } from '../model/apiRecords.js';
-import type { CrmRecord, StoredRecord } from '../model/crmRecords.js';
-import { isFatal } from '../model/errors.js';
-import type { SObjectName, SyncableType } from '../model/objects.js';
-import type { Changes, OwnerPair } from '../model/outcomes.js';
-import type { CrmSink, RecordSource } from '../model/ports.js';
-import type { RecordCache } from './run/cache.js';
+import { sameValue } from '../../mapping/canonical.js';
+import { isBlank } from '../../mapping/convert.js';
+import type { FieldDef, FieldType } from '../../mapping/fieldTypes.js';
+import { linkRecords, type LinkResult } from '../../mapping/link.js';
+import { filteredOut, mapInContext, ownerIdOf, parentRef } from '../../mapping/map.js';
+import { NAME_FIELD, NAME_LENGTH, SCHEMA, SCHEMAS, writableFieldNames, type ObjectSchema } from '../../mapping/schema.js';
+import type { MappedRecord, MapResult, ParentRef } from '../../mapping/types.js';
+import type { ApiRecordOf, ApiUser } from '../../model/apiRecords.js';
+import type { CrmRecord, StoredRecord } from '../../model/crmRecords.js';
+import { isFatal } from '../../model/errors.js';
+import type { SObjectName, SyncableType } from '../../model/objects.js';
+import type { Changes, OwnerPair } from '../../model/outcomes.js';
+import type { CrmSink, RecordSource } from '../../model/ports.js';
+import type { RecordCache } from '../run/cache.js';
 import { diffRecord } from './diff.js';
 import { fingerprintOf, ownerLinkFields, userFields, type OwnerFingerprint } from './ownerFields.js';
 
 /** How a run makes a batch's parents known before mapping it, and what it tells on the way. */
-interface ProjectionHooks {
+interface DesiredStateHooks {
   /** The engine reads parents and writes those Salesforce lacks; the audit only reads them. */
   /** `namedBefore`: the latest created_at of the records naming them (undefined when one has none). */
   ensureParents(refs: ParentRef[], namedBefore?: string): Promise<void>;
@@ -61,13 +61,13 @@ interface Owners {
   mirrored: ReadonlyMap<object, OwnerFingerprint>;
 }
 
-export class Projection {
+export class DesiredState {
   constructor(
     private readonly source: Pick<RecordSource, 'fetch'>,
     private readonly sink: Pick<CrmSink, 'readByKeys'>,
     /** Parents by key: read from Salesforce, or written (or to be written) in this run. */
     private readonly parents: RecordCache,
-    private readonly hooks: ProjectionHooks,
+    private readonly hooks: DesiredStateHooks,
   ) {}
 
   /**

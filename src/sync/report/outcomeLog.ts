@@ -5,8 +5,8 @@
  * again only when listed, one at a time. Outcomes that say more (an update's changes, a skip's
  * reason, a failure, warnings) are kept as given: they are the ones a person reads.
  */
-import { IdTable } from '../model/idTable.js';
-import type { OutcomeAction, RecordOutcome, ReportedObject } from '../model/outcomes.js';
+import { IdTable } from '../../model/idTable.js';
+import type { OutcomeAction, RecordOutcome, ReportedObject } from '../../model/outcomes.js';
 
 /** A key as svc-sync writes most: a prefix and a whole id without leading zeros (`Donation_100050`). */
 const PLAIN_KEY = /^([A-Za-z]+)_([1-9]\d{0,14})$/;

@@ -4,14 +4,14 @@
  * sync, or before the table was kept). An action's Email__c is its owner's email (SPEC 2.6), so
  * one read of the user and one query find them. A user whose email changed with this update is
  * not found under the new one; the action's own next change then reads the user, since its
- * record no longer names the same owner (Projection's ownerFromMirror).
+ * record no longer names the same owner (DesiredState's ownerFromMirror).
  */
-import { truncate } from '../mapping/convert.js';
-import { SCHEMA } from '../mapping/schema.js';
-import { isFatal } from '../model/errors.js';
-import { KEY_FIELD, refOfKey } from '../model/refs.js';
-import type { OwnedActions } from '../model/outcomes.js';
-import type { CrmSink, RecordSource } from '../model/ports.js';
+import { truncate } from '../../mapping/convert.js';
+import { SCHEMA } from '../../mapping/schema.js';
+import { isFatal } from '../../model/errors.js';
+import { KEY_FIELD, refOfKey } from '../../model/refs.js';
+import type { OwnedActions } from '../../model/outcomes.js';
+import type { CrmSink, RecordSource } from '../../model/ports.js';
 import { ownerLinkFields } from './ownerFields.js';
 
 export async function actionsByOwnerEmail(source: Pick<RecordSource, 'fetch'>, sink: Pick<CrmSink, 'readWhere'>, userIds: readonly number[]): Promise<OwnedActions> {

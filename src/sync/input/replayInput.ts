@@ -11,12 +11,12 @@
  */
 import type * as CsvParse from 'csv-parse';
 import type { CsvError } from 'csv-parse';
-import { lazyModule } from '../model/lazyModule.js';
+import { lazyModule } from '../../model/lazyModule.js';
 import type { Readable } from 'node:stream';
-import { echo } from '../config/echo.js';
-import { ConfigError } from '../model/errors.js';
-import { OBJECT_TYPES, parseObjectType, type ObjectRef } from '../model/objects.js';
-import { parsePositiveId } from '../model/refs.js';
+import { echo } from '../../config/echo.js';
+import { ConfigError } from '../../model/errors.js';
+import { OBJECT_TYPES, parseObjectType, type ObjectRef } from '../../model/objects.js';
+import { parsePositiveId } from '../../model/refs.js';
 import { classifyEvent } from './webhookEvents.js';
 import { messageFromFields } from './webhookMessage.js';
 

@@ -6,11 +6,11 @@
  * subscriptions): a child synced while the mirror still held its parent's old copy is put right
  * when the parent's own change is written.
  */
-import type { CrmRecord, StoredRecord } from '../model/crmRecords.js';
-import type { CrmSink } from '../model/ports.js';
-import type { ObjectType } from '../model/objects.js';
-import { KEY_FIELD } from '../model/refs.js';
-import { SCHEMAS, lookupFields, type ObjectSchema, type ParentRule } from '../mapping/schema.js';
+import type { CrmRecord, StoredRecord } from '../../model/crmRecords.js';
+import type { CrmSink } from '../../model/ports.js';
+import type { ObjectType } from '../../model/objects.js';
+import { KEY_FIELD } from '../../model/refs.js';
+import { SCHEMAS, lookupFields, type ObjectSchema, type ParentRule } from '../../mapping/schema.js';
 
 interface RelinkUpdate {
   schema: ObjectSchema;

@@ -1,8 +1,8 @@
 /** Mapped values against what Salesforce holds: the basis of "unchanged" and of the dry-run diff. */
-import type { CrmRecord, StoredRecord } from '../model/crmRecords.js';
-import { canonicalValue, sameValue } from '../mapping/canonical.js';
-import type { FieldType } from '../mapping/fieldTypes.js';
-import type { Changes } from '../model/outcomes.js';
+import type { CrmRecord, StoredRecord } from '../../model/crmRecords.js';
+import { canonicalValue, sameValue } from '../../mapping/canonical.js';
+import type { FieldType } from '../../mapping/fieldTypes.js';
+import type { Changes } from '../../model/outcomes.js';
 
 /**
  * Fields of `next` whose value differs from `current` in meaning (canonical form per field type),

@@ -5,8 +5,8 @@
  * because a 400 makes the platform retry for 24 hours: it is only worth it when a retry could
  * never be processed anyway.
  */
-import { oneLine } from '../config/echo.js';
-import { parsePositiveId } from '../model/refs.js';
+import { oneLine } from '../../config/echo.js';
+import { parsePositiveId } from '../../model/refs.js';
 
 export interface WebhookMessage {
   objectType: string;

@@ -4,10 +4,10 @@
  * record in Salesforce alone, that they are still exactly what the owner's user record gave.
  */
 import { createHash } from 'node:crypto';
-import { canonicalValue } from '../mapping/canonical.js';
-import type { FieldDef } from '../mapping/fieldTypes.js';
-import type { ObjectSchema } from '../mapping/schema.js';
-import type { CrmRecord } from '../model/crmRecords.js';
+import { canonicalValue } from '../../mapping/canonical.js';
+import type { FieldDef } from '../../mapping/fieldTypes.js';
+import type { ObjectSchema } from '../../mapping/schema.js';
+import type { CrmRecord } from '../../model/crmRecords.js';
 
 /** The fields sent (a bit per user field, in schema order) and a hash of their canonical values. */
 export interface OwnerFingerprint {

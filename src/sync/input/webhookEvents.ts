@@ -2,7 +2,7 @@
  * What a webhook event asks the worker to do (SPEC 6.2/6.3), decided once, at receipt, and
  * stored with the event so the worker never re-interprets raw messages.
  */
-import { parseObjectType, type ObjectRef } from '../model/objects.js';
+import { parseObjectType, type ObjectRef } from '../../model/objects.js';
 import type { WebhookMessage } from './webhookMessage.js';
 
 export type EventIntent =
