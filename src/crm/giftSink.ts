@@ -4,7 +4,8 @@
  * the mirror's connection, so its calls count in the run's figures and its allowance guard.
  */
 import type { CrmCallCounts, CrmRecord, DeleteOutcome, UpsertOutcome } from '../model/crmRecords.js';
-import type { GiftObject, GiftSink } from '../model/ports.js';
+import type { GiftObject } from '../model/objects.js';
+import type { GiftSink } from '../model/ports.js';
 import type { SalesforceApi } from './api.js';
 import { insertViaCollections, updateViaCollections, upsertViaCollections } from './collections.js';
 import { deleteViaCollections } from './delete.js';

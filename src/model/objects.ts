@@ -5,6 +5,9 @@ export type ObjectType = (typeof OBJECT_TYPES)[number];
 /** Salesforce API names of the mirrored objects. */
 export type SObjectName = 'Svc_Segment__c' | 'Svc_Project__c' | 'Svc_Team__c' | 'Svc_Company__c' | 'Svc_Action__c' | 'Svc_ActionQuestion__c' | 'Svc_Donation__c' | 'Svc_NewsletterSubscription__c';
 
+/** The Nonprofit Cloud objects the gift projection writes (PROJECTION.md §0). */
+export type GiftObject = 'Account' | 'Campaign' | 'GiftTransaction' | 'GiftSoftCredit' | 'GiftRefund' | 'Contact' | 'Opportunity' | 'OpportunityContactRole' | 'npe01__OppPayment__c';
+
 /** Types a run can be asked to sync by id; questions come inside their action. */
 export type SyncableType = Exclude<ObjectType, 'question'>;
 

@@ -1,7 +1,6 @@
 /** Per-record outcomes of a run: what the engine reports and every door renders or records. */
 import type { CrmError, CrmValue } from './crmRecords.js';
-import type { ObjectType, SObjectName } from './objects.js';
-import type { GiftObject } from './ports.js';
+import type { GiftObject, ObjectType, SObjectName } from './objects.js';
 
 export type OutcomeAction = 'insert' | 'update' | 'unchanged' | 'skip' | 'fail';
 export type Changes = Record<string, { from: CrmValue; to: CrmValue }>;

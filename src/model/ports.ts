@@ -6,7 +6,7 @@ import type { PlatformProfile } from './platformProfile.js';
 import type { ApiRecordOf, ResourceType } from './apiRecords.js';
 import type { CrmCallCounts, CrmRecord, DeleteOutcome, StoredRecord, UpsertOutcome } from './crmRecords.js';
 import type { PlatformError } from './errors.js';
-import type { SObjectName } from './objects.js';
+import type { GiftObject, SObjectName } from './objects.js';
 import type { WriteStep } from './outcomes.js';
 
 export interface FetchResult<T> {
@@ -126,9 +126,6 @@ export interface KeySink extends AuditSink {
   /** Updates by Salesforce Id in batches (Collections of 200, a Bulk API 2.0 update job above the bulk threshold); one outcome per record, keyed by its Id. */
   updateByIds(object: SObjectName, records: Array<CrmRecord & { Id: string }>): Promise<UpsertOutcome[]>;
 }
-
-/** The objects the gift projection writes, Nonprofit Cloud's and NPSP's (PROJECTION.md §0). */
-export type GiftObject = 'Account' | 'Campaign' | 'GiftTransaction' | 'GiftSoftCredit' | 'GiftRefund' | 'Contact' | 'Opportunity' | 'OpportunityContactRole' | 'npe01__OppPayment__c';
 
 /**
  * What the gift projection needs of Salesforce (PROJECTION.md §6.2): upserts on each object's own

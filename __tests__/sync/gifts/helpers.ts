@@ -4,7 +4,7 @@ import type { Emulator } from '../../../fixtures/salesforce/emulator.js';
 import type { NpcOrg } from '../../../fixtures/salesforce/npc.js';
 import type { ApiDonation } from '../../../src/model/apiRecords.js';
 import type { GiftSink } from '../../../src/model/ports.js';
-import type { DonorContext, DonorLinks } from '../../../src/sync/gifts/donors.js';
+import type { DonorContext, DonorLinks } from '../../../src/sync/gifts/donorContext.js';
 import { readRecordTypes } from '../../../src/sync/gifts/recordTypes.js';
 import { setup } from '../../crm/helpers.js';
 

@@ -7,7 +7,7 @@
  */
 import type { ApiDonation } from '../../model/apiRecords.js';
 import type { CrmRecord } from '../../model/crmRecords.js';
-import type { GiftObject } from '../../model/ports.js';
+import type { GiftObject } from '../../model/objects.js';
 import type { DonationDonors } from './donor.js';
 
 type GiftValue = string | number | boolean | { [extField: string]: string };

@@ -5,7 +5,7 @@
  * by key and email), and what is wrong with a file that is there is said as a warning.
  */
 import path from 'node:path';
-import type { DonorLinks } from './donors.js';
+import type { DonorLinks } from './donorContext.js';
 import { KeptMap, SALESFORCE_ID } from './keptMap.js';
 
 const LINKS_FILE = 'donor-links.json';

@@ -9,10 +9,11 @@ import type { DonorPlan } from '../../mapping/gifts/donor.js';
 import { decideDonor, fillBlanks, type Candidate } from '../../mapping/gifts/match.js';
 import { fold } from '../../mapping/gifts/normalise.js';
 import type { DonorObjectSpec } from '../../mapping/gifts/target.js';
-import type { GiftObject, GiftSink } from '../../model/ports.js';
+import type { GiftObject } from '../../model/objects.js';
+import type { GiftSink } from '../../model/ports.js';
 import { AccountBook, type AccountRow } from './donorReads.js';
 import { queryIn } from './soqlIn.js';
-import type { DonorContext, DonorDecisionOut, MatchedBy } from './donors.js';
+import type { DonorContext, DonorDecisionOut, MatchedBy } from './donorContext.js';
 
 export type Role = 'donor' | 'companyPerson' | 'fundraiser';
 

@@ -6,9 +6,9 @@
  */
 import type { ApiDonation, ApiUser } from '../../model/apiRecords.js';
 import type { CrmError } from '../../model/crmRecords.js';
-import type { GiftObject, GiftSink } from '../../model/ports.js';
-import type { GiftTarget } from '../../mapping/gifts/target.js';
+import type { GiftObject } from '../../model/objects.js';
 import { donorsOf, fundraiserDonor, type DonationDonors, type DonorPlan } from '../../mapping/gifts/donor.js';
+import type { DonorContext, DonorDecisionOut } from './donorContext.js';
 import { DonorRun, type Entry, type Role } from './donorRun.js';
 
 /** What the run knows of a donation's fundraiser (N12): the action owner and their user record. */
@@ -20,18 +20,6 @@ export interface DonorInput {
   donation: ApiDonation;
   /** Present only when the donation's target is an action the platform has (N12). */
   fundraiser?: FundraiserInput | undefined;
-}
-export type MatchedBy = 'link' | 'key' | 'email+name' | 'new' | 'anonymousPool' | 'noKey' | 'ambiguous';
-export interface DonorDecisionOut {
-  matchedBy: MatchedBy;
-  /** SvcDonorKey__c of the donor the gift/slot points to (after this run's claims). */
-  key: string;
-  /** The record's Id (absent in a dry run for a new donor, or on failure). */
-  id?: string | undefined;
-  /** NPSP: the Contact's Account (its household), when it has one. */
-  accountId?: string | undefined;
-  /** ambiguous: the candidate Ids (`(new <key>)` for one this dry run would create). */
-  candidates?: string[] | undefined;
 }
 export interface DonorResult {
   donationId: number;
@@ -55,25 +43,6 @@ export interface DonorResult {
    */
   error?: { stage: 'donor'; object: GiftObject; key: string; error: CrmError } | undefined;
 }
-/** Donor links the state folder keeps (key -> Account Id); only saves calls (§6.3). */
-export interface DonorLinks {
-  get(key: string): string | undefined;
-  set(key: string, id: string): void;
-}
-export interface DonorContext {
-  sink: GiftSink;
-  target: GiftTarget;
-  siteId: number;
-  dryRun: boolean;
-  /** SVC_ANONYMOUS_LASTNAME (default "Anonymous"). */
-  anonymousLastName: string;
-  /** SVC_MATCH_EMAIL_NAME (default true). */
-  matchEmailAndName: boolean;
-  /** RecordTypeIds of new persons and companies (none sent when absent: an NPSP Contact). */
-  recordTypes: { person?: string | undefined; business?: string | undefined };
-  links: DonorLinks;
-}
-
 interface Planned {
   donationId: number;
   donors: DonationDonors;

@@ -3,8 +3,8 @@
  * of its gift; per object the counts; and the failures, one line each (PROJECTION.md §6.4, §6.5).
  */
 import type { CrmError } from '../../model/crmRecords.js';
-import type { GiftObject } from '../../model/ports.js';
-import type { DonorDecisionOut } from './donors.js';
+import type { GiftObject } from '../../model/objects.js';
+import type { DonorDecisionOut } from './donorContext.js';
 
 export type ProjectionStage = 'donor' | 'campaign' | 'gift' | 'softCredit' | 'refund';
 export type RowAction = 'insert' | 'update' | 'unchanged' | 'delete' | 'skip' | 'fail';

@@ -6,7 +6,8 @@
  */
 import type { ApiDonation } from '../../model/apiRecords.js';
 import type { CrmError } from '../../model/crmRecords.js';
-import type { GiftObject, GiftSink } from '../../model/ports.js';
+import type { GiftObject } from '../../model/objects.js';
+import type { GiftSink } from '../../model/ports.js';
 import { keyFor } from '../../model/refs.js';
 import { giftOf, rulesOf } from '../../mapping/gifts/gift.js';
 import type { GiftLinks, GiftTarget } from '../../mapping/gifts/target.js';
@@ -14,7 +15,8 @@ import { parentRef } from '../../mapping/map.js';
 import { chainOf, fundraiserOf, readCampaignTree, type TreeRow } from './campaignRows.js';
 import { writeCampaigns } from './campaigns.js';
 import type { KnownCampaigns } from './campaignState.js';
-import { resolveDonors, type DonorInput, type DonorLinks, type DonorResult } from './donors.js';
+import type { DonorLinks } from './donorContext.js';
+import { resolveDonors, type DonorInput, type DonorResult } from './donors.js';
 import { writeGifts } from './gifts.js';
 import type { GiftItem } from './item.js';
 import type { BatchProjection, DonationProjection, ProjectionFailure, ProjectionStage } from './outcome.js';

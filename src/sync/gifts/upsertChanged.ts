@@ -4,7 +4,8 @@
  * fields that differ), upserted on the object's key field; obsolete records deleted by Id.
  */
 import type { CrmError, CrmRecord } from '../../model/crmRecords.js';
-import type { GiftObject, GiftSink } from '../../model/ports.js';
+import type { GiftObject } from '../../model/objects.js';
+import type { GiftSink } from '../../model/ports.js';
 import type { ProjectionRow } from './outcome.js';
 import { byKey, changedFields, readIn } from './reads.js';
 
