@@ -71,9 +71,11 @@ const folderOf = (file: string): string => file.split('/')[0] as string;
  * the receiver, nor the receiver the worker; status (the page served beside the receiver) reads
  * the worker's snapshot, the receiver's sign-in limit and the queue; serve.ts, lanes.ts and
  * metrics.ts join them and no room imports them back.
- * sync/: run/ (state, run lock, run log, profile file, cache) is bookkeeping the engine keeps and
- * needs of the core only the report's shape; audit/ stands on the core; the core reaches into
- * audit/ only for the orphan candidates an incremental scan records.
+ * sync/: mirror/ (engine, desired state, writer, incremental runs) stands on run/ (state, run
+ * lock, run log, profile file, cache: bookkeeping that needs only report/'s shape) and report/,
+ * and reaches into audit/ only for the orphan candidates an incremental scan records; input/
+ * (replay input, webhook messages) and report/ import no other room; gifts/ knows nothing of the
+ * engine; audit/ stands on compose.ts and the mirror; compose.ts at the top joins them.
  */
 export const ROOMS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
   webhook: {

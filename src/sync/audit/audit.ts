@@ -156,7 +156,7 @@ export class Auditor {
     return row;
   }
 
-  /** Projects one batch (projection.ts, as a sync would) and compares it; returns its drift (also kept in `drift`). */
+  /** Maps one batch to its desired state (desired.ts, as a sync would) and compares it; returns its drift (also kept in `drift`). */
   private async compare<T extends SyncableType>(type: T, records: ApiRecordOf[T][], confirmed: boolean, onlyNested?: ReadonlySet<string>): Promise<DriftRow[]> {
     // Questions judged again from a by-id action: the action itself was compared already.
     const drift = onlyNested ? [] : await this.classify(SCHEMA[type], (await this.desired.map(type, records)).results, confirmed);

@@ -1,6 +1,6 @@
 /**
- * The projection: what Salesforce should hold for a batch of platform records. Parents, owner
- * users, map, link and compare are written here once; the engine writes what it projects, the
+ * The desired state: what Salesforce should hold for a batch of platform records. Parents, owner
+ * users, map, link and compare are written here once; the engine writes what it holds, the
  * writer compares through it, and the audit counts the difference. Two copies of these steps
  * could drift apart, and then a fresh sync would no longer audit clean.
  */

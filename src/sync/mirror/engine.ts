@@ -1,6 +1,6 @@
 /**
  * The engine: refs -> plan -> fetch -> map -> link -> write, level by level, parents first; the
- * projection (parents, users, map, link, compare) is projection.ts, shared with the audit. It talks to the platform and Salesforce only through RecordSource and CrmSink (writing through
+ * desired state (parents, users, map, link, compare) is desired.ts, shared with the audit. It talks to the platform and Salesforce only through RecordSource and CrmSink (writing through
  * writer.ts), and reports every per-record outcome to a RunReport; it never prints.
  */
 import { parentFieldsToRead } from '../../mapping/link.js';
