@@ -30,6 +30,7 @@ import { SyncEngine } from '../src/sync/mirror/engine.js';
 import { emptyObjectCounts } from '../src/model/outcomes.js';
 import { type ObjectCounts } from '../src/model/outcomes.js';
 import { createEngineProcessor } from '../src/webhook/worker/processor.js';
+import { composeConnection } from '../src/sync/connection.js';
 import { SqliteQueue } from '../src/webhook/queue/sqlite.js';
 import { type QueueCounts } from '../src/webhook/queue/store.js';
 import { startReceiver } from '../src/webhook/receiver/server.js';
@@ -186,7 +187,7 @@ if (!onlyOneAtATime) {
     const perBatch: Array<{ refs: number; platform: number; salesforce: number }> = [];
     let lastPlatform = 0;
     let lastSalesforce = 0;
-    const engineProcessor = createEngineProcessor(settings, {
+    const engineProcessor = createEngineProcessor(composeConnection(settings), {
       onBatch: ({ refs, report }) => {
         for (const c of report.summary.values()) for (const k of Object.keys(outcomes) as Array<keyof ObjectCounts>) outcomes[k] += c[k];
         const p = stack.platform.requests.total;

@@ -25,6 +25,7 @@ import { writeProfile } from '../src/sync/run/profileFile.js';
 import { OwnerIds, ownersFileIn } from '../src/sync/mirror/ownerIds.js';
 import type { PlatformProfile } from '../src/model/platformProfile.js';
 import { createEngineProcessor } from '../src/webhook/worker/processor.js';
+import { composeConnection } from '../src/sync/connection.js';
 import { SqliteQueue } from '../src/webhook/queue/sqlite.js';
 import { startReceiver } from '../src/webhook/receiver/server.js';
 import { startWorker } from '../src/webhook/worker/worker.js';
@@ -153,7 +154,12 @@ export async function oneAtATime(stack: Stack, settings: Settings, learned: Warm
   new OwnerIds(ownersFileIn(path.dirname(profileFile))).record(learned.engine).save();
   const queue = new SqliteQueue(path.join(dir, 'queue.db'));
   const batchLog: string[] = [];
-  const worker = startWorker({ queue, processor: createEngineProcessor(settings, { platform: { profileFile } }), log: (line) => batchLog.push(line), settleMs: DEFAULT_SETTLE_S * 1000 });
+  const worker = startWorker({
+    queue,
+    processor: createEngineProcessor(composeConnection(settings, { platform: { profileFile } })),
+    log: (line) => batchLog.push(line),
+    settleMs: DEFAULT_SETTLE_S * 1000,
+  });
   const receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue, onEnqueued: () => worker.wake() });
   const url = new URL(`${receiver.url}/webhooks`);
   const runs: BurstFigures[] = [];

@@ -12,6 +12,7 @@ import type { ApiDonation } from '../../src/model/apiRecords.js';
 import type { ObjectRef } from '../../src/model/objects.js';
 import { SyncEngine } from '../../src/sync/mirror/engine.js';
 import { createEngineProcessor } from '../../src/webhook/worker/processor.js';
+import { composeConnection } from '../../src/sync/connection.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { expectMirrorExact as mirrorExact, fullSync as fullSyncOf } from '../support/mirror.js';
 
@@ -26,7 +27,7 @@ const expectMirrorExact = (): Promise<void> => mirrorExact(settings);
 /** One webhook batch through the real processor, as the worker hands it over (changedSince: just before the changes). */
 async function batch(refs: ObjectRef[], changedSince: string): Promise<{ statuses: string[]; collections: string[] }> {
   stack.platform.resetCounts();
-  const result = await createEngineProcessor(settings).process(refs, { changedSince });
+  const result = await createEngineProcessor(composeConnection(settings)).process(refs, { changedSince });
   return { statuses: result.outcomes.map((o) => o.status), collections: stack.platform.requests.log.map((e) => String(e.collection)) };
 }
 

@@ -10,6 +10,7 @@ import { createPlatformSource } from '../../src/platform/source.js';
 import { SyncEngine } from '../../src/sync/mirror/engine.js';
 import { SYNC_ORDER } from '../../src/model/objects.js';
 import { createEngineProcessor } from '../../src/webhook/worker/processor.js';
+import { composeConnection } from '../../src/sync/connection.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { eventually, postJson, tempQueue, type TempDir } from './helpers.js';
@@ -27,7 +28,7 @@ beforeAll(async () => {
   await engine.syncScan([...SYNC_ORDER], {});
   expect(engine.report.failed).toBe(0);
   service = await serve({
-    processor: createEngineProcessor(settings),
+    processor: createEngineProcessor(composeConnection(settings)),
     host: '127.0.0.1',
     port: 0,
     path: '/webhooks',

@@ -7,6 +7,7 @@ import { loadRaw, settingsOf } from '../../src/config/load.js';
 import type { Settings } from '../../src/config/settings.js';
 import type { ObjectRef } from '../../src/model/objects.js';
 import { createEngineProcessor } from '../../src/webhook/worker/processor.js';
+import { composeConnection } from '../../src/sync/connection.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { tempFolders } from '../support/tempFolders.js';
 
@@ -30,7 +31,7 @@ it('reads only the pages changed since the hint, not the whole collection', asyn
   const refs: ObjectRef[] = changed.map((d) => ({ type: 'donation', id: d.id }));
 
   stack.platform.resetCounts();
-  const narrowed = await createEngineProcessor(settings).process(refs, { changedSince: before });
+  const narrowed = await createEngineProcessor(composeConnection(settings)).process(refs, { changedSince: before });
   expect(narrowed.outcomes.filter((o) => o.status === 'done')).toHaveLength(150);
   // 150 changed donations fit 2 pages of 100; without the hint the planner reads all 15 pages.
   expect(stack.platform.requests.list.donations).toBe(2);
@@ -40,7 +41,7 @@ it('reads only the pages changed since the hint, not the whole collection', asyn
   const narrowedDonationPages = stack.platform.requests.list.donations;
 
   stack.platform.resetCounts();
-  await createEngineProcessor(settings).process(refs);
+  await createEngineProcessor(composeConnection(settings)).process(refs);
   expect(stack.platform.requests.list.donations).toBe(15);
   expect(narrowedDonationPages).toBeLessThan(15);
 });

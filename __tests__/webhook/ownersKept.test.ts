@@ -18,6 +18,7 @@ import { createPlatformSource } from '../../src/platform/source.js';
 import { SyncEngine } from '../../src/sync/mirror/engine.js';
 import { OwnerIds, ownersFileIn } from '../../src/sync/mirror/ownerIds.js';
 import { createEngineProcessor } from '../../src/webhook/worker/processor.js';
+import { composeConnection } from '../../src/sync/connection.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { startReceiver, type Receiver } from '../../src/webhook/receiver/server.js';
 import { startWorker, type Worker } from '../../src/webhook/worker/worker.js';
@@ -108,11 +109,11 @@ beforeAll(async () => {
     ...site.newsletter_subscription.slice(0, 10).map((s) => ({ type: 'newsletter_subscription' as const, id: s.id, field: 'first_name' })),
   ];
   queue = new SqliteQueue(dir.db);
-  worker = startWorker({ queue, processor: createEngineProcessor(settings, inStateDir()), loop: false, settleMs: 0, log: () => undefined });
+  worker = startWorker({ queue, processor: createEngineProcessor(composeConnection(settings, inStateDir())), loop: false, settleMs: 0, log: () => undefined });
   receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue });
   // serve has been running: a batch has read unfiltered list pages (their shapes are known) and
   // some owners, none of the burst's.
-  const warm = await createEngineProcessor(settings, inStateDir()).process([
+  const warm = await createEngineProcessor(composeConnection(settings, inStateDir())).process([
     ...warmActions.map((a) => ({ type: 'action' as const, id: a.id })),
     ...paidDonations()
       .slice(-3)

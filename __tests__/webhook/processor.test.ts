@@ -9,6 +9,7 @@ import type { ObjectRef } from '../../src/model/objects.js';
 import { createPlatformSource } from '../../src/platform/source.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { createEngineProcessor } from '../../src/webhook/worker/processor.js';
+import { composeConnection } from '../../src/sync/connection.js';
 import type { ProcessOutcome } from '../../src/webhook/worker/worker.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { settingsOf as resolveSettings } from '../../src/config/load.js';
@@ -46,7 +47,7 @@ describe('createEngineProcessor', () => {
   it('syncs a batch of donations with their missing parents and reports each ref done', async () => {
     const donations = stack.platform.site.donation.filter(syncable).slice(0, 25);
     const refs: ObjectRef[] = donations.map((d) => ({ type: 'donation', id: d.id }));
-    const processor = createEngineProcessor(settings);
+    const processor = createEngineProcessor(composeConnection(settings));
 
     const result = await processor.process(refs);
 
@@ -64,7 +65,7 @@ describe('createEngineProcessor', () => {
 
   it('fetches a donation re-sent in a later batch again, and writes the change', async () => {
     const d = stack.platform.site.donation.filter(syncable)[0] as ApiDonation;
-    const processor = createEngineProcessor(settings);
+    const processor = createEngineProcessor(composeConnection(settings));
     expect((await processor.process([{ type: 'donation', id: d.id }])).outcomes[0]?.status).toBe('done');
 
     stack.platform.update('donation', d.id, { message: 'changed after the first batch' });
@@ -76,7 +77,7 @@ describe('createEngineProcessor', () => {
 
   it('reports a ref the platform answers 404 for as skipped, next to the others done', async () => {
     const d = stack.platform.site.donation.filter(syncable)[1] as ApiDonation;
-    const processor = createEngineProcessor(settings);
+    const processor = createEngineProcessor(composeConnection(settings));
 
     const result = await processor.process([
       { type: 'donation', id: d.id },
@@ -90,7 +91,7 @@ describe('createEngineProcessor', () => {
 
   it('reports a record the mapping filters out as skipped with its reason', async () => {
     const pending = stack.platform.site.donation.find((d) => d.payment_status === 'pending') as ApiDonation;
-    const result = await createEngineProcessor(settings).process([{ type: 'donation', id: pending.id }]);
+    const result = await createEngineProcessor(composeConnection(settings)).process([{ type: 'donation', id: pending.id }]);
     expect(result.outcomes).toEqual([{ ref: { type: 'donation', id: pending.id }, status: 'skipped', reason: expect.stringMatching(/payment status/) }]);
   });
 
@@ -98,7 +99,7 @@ describe('createEngineProcessor', () => {
     const actions = stack.platform.site.action.slice(0, 4);
     // The factory form: the caller builds the deps (a fresh source per batch).
     const sink = await SalesforceSink.connect(settings.salesforce);
-    const processor = createEngineProcessor(() => ({ source: createPlatformSource(settings.platform), sink }));
+    const processor = createEngineProcessor({ ...composeConnection(settings), deps: () => ({ source: createPlatformSource(settings.platform), sink }) });
 
     const result = await processor.process(actions.map((a) => ({ type: 'action', id: a.id })));
 
@@ -120,7 +121,7 @@ describe('createEngineProcessor', () => {
       // No profile here: the filtered page carries every key the mapping reads (the link in whichever
       // form the platform sends it settles the link), so its records are taken as listed.
       stack.platform.resetCounts();
-      expect((await createEngineProcessor(settings).process(refs, { changedSince: since })).outcomes.map((o) => o.status)).toEqual(['done', 'done', 'done']);
+      expect((await createEngineProcessor(composeConnection(settings)).process(refs, { changedSince: since })).outcomes.map((o) => o.status)).toEqual(['done', 'done', 'done']);
       expect(byIdRequests()).toBe(0);
       // What a sync learned and kept beside its state (.svc-sync/platform-profile.json): a claim
       // checked within the last day is not confirmed again.
@@ -128,7 +129,7 @@ describe('createEngineProcessor', () => {
       for await (const page of learner.scan('newsletter_subscription', {})) void page;
       writeProfile(profileFileFor(undefined, '.svc-sync'), learner.profile());
       stack.platform.resetCounts();
-      expect((await createEngineProcessor(settings).process(refs, { changedSince: since })).outcomes.map((o) => o.status)).toEqual(['done', 'done', 'done']);
+      expect((await createEngineProcessor(composeConnection(settings)).process(refs, { changedSince: since })).outcomes.map((o) => o.status)).toEqual(['done', 'done', 'done']);
       expect(byIdRequests()).toBe(0);
     } finally {
       process.chdir(cwd);
@@ -138,7 +139,7 @@ describe('createEngineProcessor', () => {
 
   it('fails the whole batch on a fatal error (wrong API key), so the events stay queued', async () => {
     const d = stack.platform.site.donation.filter(syncable)[2] as ApiDonation;
-    const processor = createEngineProcessor(settingsOf(stack, 'wrong-key'));
+    const processor = createEngineProcessor(composeConnection(settingsOf(stack, 'wrong-key')));
 
     const result = await processor.process([
       { type: 'donation', id: d.id },
@@ -155,7 +156,7 @@ describe('createEngineProcessor', () => {
   it('fails the whole batch when Salesforce refuses the session (auth error)', async () => {
     const broken: Settings = { ...settings, salesforce: { ...settings.salesforce, login: { method: 'access_token', session: { instanceUrl: stack.salesforce.url, accessToken: 'expired-token' } } } };
     const d = stack.platform.site.donation.filter(syncable)[3] as ApiDonation;
-    const result = await createEngineProcessor(broken).process([{ type: 'donation', id: d.id }]);
+    const result = await createEngineProcessor(composeConnection(broken)).process([{ type: 'donation', id: d.id }]);
     expect(result.outcomes).toEqual([{ ref: { type: 'donation', id: d.id }, status: 'failed', reason: expect.stringMatching(/session/i) }]);
   });
 });

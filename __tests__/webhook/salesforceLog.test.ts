@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadRaw, settingsOf } from '../../src/config/load.js';
 import { createEngineProcessor } from '../../src/webhook/worker/processor.js';
+import { composeConnection } from '../../src/sync/connection.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { eventually, postJson, tempQueue, type TempDir } from './helpers.js';
@@ -20,7 +21,7 @@ beforeAll(async () => {
   dir = tempQueue();
   const settings = settingsOf(loadRaw({ env: stack.env, cwd: dir.dir }));
   service = await serve({
-    processor: createEngineProcessor(settings),
+    processor: createEngineProcessor(composeConnection(settings)),
     host: '127.0.0.1',
     port: 0,
     path: '/webhooks',

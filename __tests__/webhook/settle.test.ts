@@ -12,6 +12,7 @@ import { SYNC_ORDER } from '../../src/model/objects.js';
 import { createPlatformSource } from '../../src/platform/source.js';
 import { SyncEngine } from '../../src/sync/mirror/engine.js';
 import { createEngineProcessor } from '../../src/webhook/worker/processor.js';
+import { composeConnection } from '../../src/sync/connection.js';
 import { SqliteQueue } from '../../src/webhook/queue/sqlite.js';
 import { serve, type RunningService } from '../../src/webhook/serve.js';
 import { startReceiver, type Receiver } from '../../src/webhook/receiver/server.js';
@@ -67,7 +68,7 @@ function paidDonations(s: Stack, n: number): number[] {
  * records): a fresh processor reads records by id until it can tell (see platform/listShape.ts).
  */
 async function warmed(s: Stack, settings: Settings): Promise<ReturnType<typeof createEngineProcessor>> {
-  const processor = createEngineProcessor(settings);
+  const processor = createEngineProcessor(composeConnection(settings));
   const ids = s.platform.site.donation.slice(0, 3).map((d) => ({ type: 'donation' as const, id: d.id }));
   await processor.process(ids);
   return processor;
@@ -118,7 +119,7 @@ describe('the settle window', () => {
   it('settle 0 keeps the old behaviour: a batch starts as soon as an event is pending', async () => {
     const { settings, dir: d } = await mirrored();
     queue = new SqliteQueue(d.db);
-    const w = startWorker({ queue, processor: createEngineProcessor(settings), loop: false, settleMs: 0, log: () => undefined });
+    const w = startWorker({ queue, processor: createEngineProcessor(composeConnection(settings)), loop: false, settleMs: 0, log: () => undefined });
     worker = w;
     receiver = await startReceiver({ host: '127.0.0.1', port: 0, path: '/webhooks', queue });
     const [id] = paidDonations(stack as Stack, 1);

@@ -15,6 +15,7 @@ import { probePlatformApi, profileFileFor, projectionAtStart, type ProjectionCho
 import type { ServeConnection } from '../../webhook/lanes.js';
 import { OrgGuard } from '../../webhook/worker/orgGuard.js';
 import { createEngineProcessor } from '../../webhook/worker/processor.js';
+import { composeConnection } from '../../sync/connection.js';
 
 /** What serve needs of one connection of the deployment. */
 type ConnectionInput = Pick<ConnectionConfig, 'name' | 'raw' | 'stateDir'>;
@@ -79,25 +80,26 @@ export async function serveConnections(list: readonly ConnectionInput[], all: re
       name,
       siteId: settings.platform.siteId,
       secret: settings.webhook.secret,
+      // The connection's composition, built here once and handed down whole (sync/connection.ts).
       processor: ({ sharedBudget, metrics, stop }) =>
-        createEngineProcessor(settings, {
-          batchSize: tuning.batchSize,
-          onNote: (text) => say(text),
-          platform: {
-            stop,
-            onRequest: (info) => metrics.platformRequest(info),
-            onBudget: (b) => metrics.platformBudget(b),
-            sharedBudget: sharedBudget?.(budgetKey),
-            // The connection's saved profile (sync keeps it in the connection's state folder).
-            profileFile: profileFileFor(undefined, c.stateDir),
-            ...(projection === undefined ? {} : { projection }),
-          },
-          onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls),
-          redact: mask,
-          // Checked (and recorded) as the commands check it: the state folder's org and site, and one
-          // org per connection of the deployment.
-          admitOrg: (org) => guard.admit(name, () => claimOrg(all, c, org, true, { warn: (w) => log(`svc-sync serve: warning: ${w}`, 'warn'), siteId: c.raw.SVC_SITE_ID })),
-        }),
+        createEngineProcessor(
+          composeConnection(settings, {
+            onNote: (text) => say(text),
+            platform: {
+              stop,
+              onRequest: (info) => metrics.platformRequest(info),
+              onBudget: (b) => metrics.platformBudget(b),
+              sharedBudget: sharedBudget?.(budgetKey),
+              // The connection's saved profile (sync keeps it in the connection's state folder).
+              profileFile: profileFileFor(undefined, c.stateDir),
+              ...(projection === undefined ? {} : { projection }),
+            },
+            // Checked (and recorded) as the commands check it: the state folder's org and site, and one
+            // org per connection of the deployment.
+            admitOrg: (org) => guard.admit(name, () => claimOrg(all, c, org, true, { warn: (w) => log(`svc-sync serve: warning: ${w}`, 'warn'), siteId: c.raw.SVC_SITE_ID })),
+          }),
+          { batchSize: tuning.batchSize, onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls), redact: mask },
+        ),
     });
   }
   return out;

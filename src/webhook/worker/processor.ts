@@ -10,16 +10,15 @@
  *
  * No sync logic lives here: this file translates between the worker's and the engine's words.
  */
-import path from 'node:path';
-import type { Settings } from '../../config/settings.js';
 import { EXIT, isFatal, messageOf } from '../../model/errors.js';
 import type { ObjectRef } from '../../model/objects.js';
 import { keyFor } from '../../model/refs.js';
 import type { CrmCallCounts } from '../../model/crmRecords.js';
 import type { OwnedActions } from '../../model/outcomes.js';
-import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type OrgIdentity, type PlatformExtras, type SyncEngine } from '../../sync/compose.js';
+import type { Deps, SyncEngine } from '../../sync/compose.js';
+import type { ConnectionComposition } from '../../sync/connection.js';
 import { actionsByOwnerEmail } from '../../sync/mirror/ownerActions.js';
-import { OwnerIds, ownersFileIn } from '../../sync/mirror/ownerIds.js';
+import type { OwnerIds } from '../../sync/mirror/ownerIds.js';
 import type { OwnerFingerprint } from '../../sync/mirror/ownerFields.js';
 import type { RunReport } from '../../sync/report/report.js';
 import { logNote, logRun, retryRefs, salesforceReachable } from '../../sync/run/runLog.js';
@@ -32,14 +31,8 @@ interface EngineProcessorOptions {
   force?: boolean | undefined;
   /** Skip children whose parent cannot be found instead of writing them unlinked. */
   strictParents?: boolean | undefined;
-  /** Settings form only: rate-limit waits of the platform client, one line each. */
-  onNote?: OnNote | undefined;
-  /** Settings form only: metrics hooks and the platform budget shared with other receivers. */
-  platform?: PlatformExtras | undefined;
   /** After each batch, with the engine's report and the Salesforce calls it made (logging, benches, metrics). */
   onBatch?: ((info: { refs: number; report: RunReport; crmCalls: CrmCallCounts; error?: unknown }) => void) | undefined;
-  /** Called with the org once logged in, before anything is written: throws to refuse it (another connection's org). */
-  admitOrg?: ((org: OrgIdentity | undefined) => void) | undefined;
   /**
    * The deployment's masker: every reason (kept in the queue, shown on the status page, logged) and
    * the org's log records go through it, as a command's output does.
@@ -146,12 +139,6 @@ interface OwnerMemory {
   ids: OwnerIds;
 }
 
-/** An empty memory; the owner ids file sits beside the platform profile, when there is one. */
-function ownerMemoryOf(opts: EngineProcessorOptions): OwnerMemory {
-  const file = opts.platform?.profileFile === undefined ? undefined : ownersFileIn(path.dirname(opts.platform.profileFile));
-  return { wrote: new Map(), unread: new Set(), ids: new OwnerIds(file) };
-}
-
 /** What a batch's engine wrote to owner fields, kept in memory and in the owner ids file. */
 function rememberBatchOwners(engine: SyncEngine, owners: OwnerMemory): void {
   rememberOwners(engine, owners.wrote, owners.unread);
@@ -159,7 +146,7 @@ function rememberBatchOwners(engine: SyncEngine, owners: OwnerMemory): void {
 }
 
 /** The batch's engine, told which owner fields it may keep instead of reading the owner again. */
-function batchEngine(deps: Deps, opts: EngineProcessorOptions, batchSize: number, hints: BatchHints, owners: OwnerMemory): SyncEngine {
+function batchEngine(connection: ConnectionComposition, deps: Deps, opts: EngineProcessorOptions, batchSize: number, hints: BatchHints, owners: OwnerMemory): SyncEngine {
   const changedUsers = new Set([...(hints.changedUsers ?? []), ...(hints.ownersToFind ?? [])]);
   const keptOwner = (actionId: number, userId: number): OwnerFingerprint | undefined => {
     const w = owners.wrote.get(actionId);
@@ -170,7 +157,7 @@ function batchEngine(deps: Deps, opts: EngineProcessorOptions, batchSize: number
   // What sync (beside this serve) recorded since is read first.
   owners.ids.refresh();
   const ownerFromMirror = (actionId: number, userId: number): boolean => !changedUsers.has(userId) && !owners.unread.has(userId) && owners.ids.get(actionId) === userId;
-  return createEngine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize, keptOwner, ownerFromMirror });
+  return connection.engine(deps, { dryRun: false, force: Boolean(opts.force), strictParents: Boolean(opts.strictParents), batchSize, keptOwner, ownerFromMirror });
 }
 
 interface BatchRun {
@@ -210,8 +197,8 @@ function callsSince(after: CrmCallCounts, before: CrmCallCounts): CrmCallCounts 
  * API key, a failed Salesforce login, the org's daily allowance used up) fail the whole batch, so
  * its events stay queued and come back with the queue's backoff.
  */
-export function createEngineProcessor(deps: DepsFactory | Settings, opts: EngineProcessorOptions = {}): BatchProcessor {
-  const factory = typeof deps === 'function' ? deps : depsPerBatch(deps, opts.onNote, opts.platform);
+export function createEngineProcessor(connection: ConnectionComposition, opts: EngineProcessorOptions = {}): BatchProcessor {
+  const { deps: factory, admitOrg, onNote } = connection;
   const batchSize = opts.batchSize ?? WEBHOOK_BATCH_SIZE;
   const redact = opts.redact ?? ((t: string) => t);
   const reasonOf = (error: unknown): string => redact(messageOf(error));
@@ -221,21 +208,21 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
   let missingSaid = false;
   /** Why the last batch could do nothing (BatchProcessor.paused). */
   let pausedBy: string | undefined;
-  const owners = ownerMemoryOf(opts);
+  const owners: OwnerMemory = { wrote: new Map(), unread: new Set(), ids: connection.ownerIds };
 
   return {
     budget() {
-      return last === undefined ? undefined : platformBudget(last);
+      return last === undefined ? undefined : connection.budget(last);
     },
     paused() {
       return pausedBy;
     },
     async retryRequested() {
       const deps = await factory();
-      opts.admitOrg?.(deps.org);
+      admitOrg?.(deps.org);
       if (deps.log === undefined) return [];
       const retry = await retryRefs(deps.log);
-      if (retry.refused !== undefined) opts.onNote?.(retry.refused);
+      if (retry.refused !== undefined) onNote?.(retry.refused);
       return retry.refs;
     },
     async process(refs: ObjectRef[], hints: BatchHints = {}): Promise<ProcessResult> {
@@ -246,9 +233,9 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
       let callsBefore: CrmCallCounts;
       try {
         deps = await factory();
-        opts.admitOrg?.(deps.org);
+        admitOrg?.(deps.org);
         callsBefore = deps.sink.calls();
-        engine = batchEngine(deps, opts, batchSize, hints, owners);
+        engine = batchEngine(connection, deps, opts, batchSize, hints, owners);
       } catch (error) {
         // No connection: nothing was attempted, every event stays queued.
         pausedBy = reasonOf(error);
@@ -277,7 +264,7 @@ export function createEngineProcessor(deps: DepsFactory | Settings, opts: Engine
         salesforceCalls: deps.sink.calls().total - callsBefore.total,
         redact,
       });
-      if (note !== undefined && !(note.missing && missingSaid)) opts.onNote?.(note.text);
+      if (note !== undefined && !(note.missing && missingSaid)) onNote?.(note.text);
       if (note?.missing) missingSaid = true;
 
       pausedBy = stopped !== undefined && isFatal(stopped) ? reasonOf(stopped) : undefined;
