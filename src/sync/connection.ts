@@ -5,7 +5,9 @@
  * reaches back up to build a platform client, a sink or the owner ids file itself.
  */
 import path from 'node:path';
+import type { LogSink } from '../config/log.js';
 import type { Settings } from '../config/settings.js';
+import { messageOf } from '../model/errors.js';
 import { createEngine, depsPerBatch, platformBudget, type Deps, type DepsFactory, type OnNote, type OrgIdentity, type PlatformExtras } from './compose.js';
 import type { EngineOptions, SyncEngine } from './mirror/engine.js';
 import { OwnerIds, ownersFileIn } from './mirror/ownerIds.js';
@@ -43,4 +45,35 @@ export function composeConnection(settings: Settings, parts: ConnectionParts = {
     admitOrg: parts.admitOrg,
     onNote: parts.onNote,
   };
+}
+
+/**
+ * A state folder of another org or site (issue 47, row 1), or two connections on one org (issue 31, item 5): the eight objects carry no site and two sites'
+ * ids may be the same numbers, so two connections writing one org would overwrite each other's
+ * records. Each connection's org is known once it has logged in (its first batch); the check is
+ * the commands' own (`claim`: config/orgRecord.ts, the orgs other connections recorded and the
+ * ones reached in this process). A connection refused is paused before it writes anything: its
+ * events wait, and one error line names both connections (once, not at every retry).
+ */
+export class OrgGuard {
+  /** Connections already said to be paused. */
+  private readonly said = new Set<string>();
+
+  constructor(private readonly log: LogSink) {}
+
+  /** Runs the check; a refusal is logged once for the connection and thrown on (the batch fails, the events wait). */
+  admit(connection: string | undefined, claim: () => void): void {
+    const key = connection ?? '';
+    try {
+      claim();
+      this.said.delete(key);
+    } catch (error) {
+      if (!this.said.has(key)) {
+        this.said.add(key);
+        const paused = connection === undefined ? 'its events wait' : `connection ${connection} is paused`;
+        this.log(`svc-sync serve: error: ${messageOf(error)}; ${paused} and nothing is written for it`, 'error');
+      }
+      throw error;
+    }
+  }
 }

@@ -2,7 +2,7 @@
  * `serve`'s connections (issue 31): each with its own settings, processor, platform key and
  * shared-budget key, Salesforce login and allowance guard, saved platform profile and log lines;
  * the start-up probe of each platform (a fatal problem of any connection refuses the start, naming
- * it); and the guard that keeps two connections off one org (webhook/worker/orgGuard.ts).
+ * it); and the guard that keeps two connections off one org (OrgGuard, sync/connection.ts).
  */
 import { createHash } from 'node:crypto';
 import type { ConnectionConfig } from '../../config/connections.js';
@@ -13,9 +13,8 @@ import { ConfigError, describeError, isFatal } from '../../model/errors.js';
 import { claimOrg } from '../../config/orgRecord.js';
 import { probePlatformApi, profileFileFor, projectionAtStart, type ProjectionChoice } from '../../sync/compose.js';
 import type { ServeConnection } from '../../webhook/lanes.js';
-import { OrgGuard } from '../../webhook/worker/orgGuard.js';
 import { createEngineProcessor } from '../../webhook/worker/processor.js';
-import { composeConnection } from '../../sync/connection.js';
+import { composeConnection, OrgGuard } from '../../sync/connection.js';
 
 /** What serve needs of one connection of the deployment. */
 type ConnectionInput = Pick<ConnectionConfig, 'name' | 'raw' | 'stateDir'>;
@@ -81,25 +80,24 @@ export async function serveConnections(list: readonly ConnectionInput[], all: re
       siteId: settings.platform.siteId,
       secret: settings.webhook.secret,
       // The connection's composition, built here once and handed down whole (sync/connection.ts).
-      processor: ({ sharedBudget, metrics, stop }) =>
-        createEngineProcessor(
-          composeConnection(settings, {
-            onNote: (text) => say(text),
-            platform: {
-              stop,
-              onRequest: (info) => metrics.platformRequest(info),
-              onBudget: (b) => metrics.platformBudget(b),
-              sharedBudget: sharedBudget?.(budgetKey),
-              // The connection's saved profile (sync keeps it in the connection's state folder).
-              profileFile: profileFileFor(undefined, c.stateDir),
-              ...(projection === undefined ? {} : { projection }),
-            },
-            // Checked (and recorded) as the commands check it: the state folder's org and site, and one
-            // org per connection of the deployment.
-            admitOrg: (org) => guard.admit(name, () => claimOrg(all, c, org, true, { warn: (w) => log(`svc-sync serve: warning: ${w}`, 'warn'), siteId: c.raw.SVC_SITE_ID })),
-          }),
-          { batchSize: tuning.batchSize, onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls), redact: mask },
-        ),
+      processor: ({ sharedBudget, metrics, stop }) => {
+        const connection = composeConnection(settings, {
+          onNote: (text) => say(text),
+          platform: {
+            stop,
+            onRequest: (info) => metrics.platformRequest(info),
+            onBudget: (b) => metrics.platformBudget(b),
+            sharedBudget: sharedBudget?.(budgetKey),
+            // The connection's saved profile (sync keeps it in the connection's state folder).
+            profileFile: profileFileFor(undefined, c.stateDir),
+            ...(projection === undefined ? {} : { projection }),
+          },
+          // Checked (and recorded) as the commands check it: the state folder's org and site, and one
+          // org per connection of the deployment.
+          admitOrg: (org) => guard.admit(name, () => claimOrg(all, c, org, true, { warn: (w) => log(`svc-sync serve: warning: ${w}`, 'warn'), siteId: c.raw.SVC_SITE_ID })),
+        });
+        return createEngineProcessor(connection, { batchSize: tuning.batchSize, onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls), redact: mask });
+      },
     });
   }
   return out;
