@@ -93,6 +93,8 @@ export const ROOMS: Readonly<Record<string, Readonly<Record<string, readonly str
     audit: ['', 'run', 'mirror', 'report'],
     // The gift projection's writer: it gets a GiftSink, and knows nothing of the engine.
     gifts: ['report'],
+    // keys qualify: a walk over the org's keys and updates by Id; it reports as a run does.
+    keys: ['', 'run', 'report'],
     '': ['run', 'mirror', 'gifts', 'report'],
   },
 };
