@@ -172,7 +172,7 @@ describe('svc-sync schema refuses what it must, and writes nothing then', () => 
   });
 });
 
-describe('svc-sync schema --project DIR --projection npc', () => {
+describe('svc-sync schema --project DIR --projection npc|npsp', () => {
   it('adds the key fields of PROJECTION.md §0 on the Nonprofit Cloud objects, granted read/edit, as the deploy converts them', async () => {
     const res = await schema(['--project', 'npc-org', '--projection', 'npc']);
     expect(res.code).toBe(0);
@@ -197,15 +197,34 @@ describe('svc-sync schema --project DIR --projection npc', () => {
     expect(children(converted.permissionSet, 'objectPermissions').map((o) => child(o, 'object'))).not.toContain('GiftTransaction');
   }, 60_000);
 
-  it('refuses npsp (a later slice) and unknown models in one line, writing nothing', async () => {
-    for (const [model, message] of [
-      ['npsp', 'svc-sync: --projection npsp: not supported yet (Nonprofit Cloud only); give --projection npc'],
-      ['crm', 'svc-sync: --projection "crm": must be npc'],
-    ] as const) {
-      const res = await schema(['--out', `out-${model}`, '--projection', model]);
-      expect(res.code).toBe(2);
-      expect(unstamp(res.stderr).trim().split('\n')[0]).toBe(message);
-      expect(tree(path.join(cwd, `out-${model}`))).toEqual([]);
-    }
+  it('npsp: the key fields on the NPSP objects (the slot key plain text, P9), as the deploy converts them', async () => {
+    const res = await schema(['--project', 'npsp-org', '--projection', 'npsp']);
+    expect(res.code).toBe(0);
+    const converted = await convertAsDeployDoes(path.join(cwd, 'npsp-org'), path.join(cwd, 'npsp-mdapi'));
+    const members = children(converted.packageXml, 'types')
+      .filter((t) => child(t, 'name') === 'CustomField')
+      .flatMap((t) => children(t, 'members').map((m) => m.text));
+    const keys = [
+      'Contact.SvcDonorKey__c',
+      'Account.SvcDonorKey__c',
+      'Campaign.SvcCampaignKey__c',
+      'Opportunity.SvcGiftKey__c',
+      'Opportunity.SvcAnonymous__c',
+      'OpportunityContactRole.SvcSoftCreditKey__c',
+      'npe01__OppPayment__c.SvcRefundKey__c',
+    ];
+    expect(members.filter((m) => !m.startsWith('Svc_')).sort()).toEqual([...keys].sort());
+    const slot = children(converted.objects.get('OpportunityContactRole')!, 'fields').find((f) => child(f, 'fullName') === 'SvcSoftCreditKey__c')!;
+    expect(['type', 'length', 'externalId', 'unique'].map((n) => child(slot, n))).toEqual(['Text', '80', 'false', 'false']);
+    const gift = children(converted.objects.get('Opportunity')!, 'fields').find((f) => child(f, 'fullName') === 'SvcGiftKey__c')!;
+    expect(['type', 'length', 'externalId', 'unique'].map((n) => child(gift, n))).toEqual(['Text', '50', 'true', 'true']);
+    expect(children(converted.permissionSet, 'fieldPermissions').map((f) => child(f, 'field'))).toEqual(expect.arrayContaining(keys));
+  }, 60_000);
+
+  it('refuses unknown models in one line, writing nothing', async () => {
+    const res = await schema(['--out', 'out-crm', '--projection', 'crm']);
+    expect(res.code).toBe(2);
+    expect(unstamp(res.stderr).trim().split('\n')[0]).toBe('svc-sync: --projection "crm": must be npc or npsp');
+    expect(tree(path.join(cwd, 'out-crm'))).toEqual([]);
   });
 });

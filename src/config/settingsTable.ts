@@ -45,7 +45,7 @@ export const SETTINGS = [
   { name: 'SVC_LOG_FORMAT', deployment: true, flag: '--log-format <format>', default: 'text', help: 'stderr lines as text or json, one object a line with time, level and msg' },
   { name: 'SF_BULK_THRESHOLD', flag: '--bulk-threshold <n>', default: '2000', help: 'records of one object above which Bulk API 2.0 is used' },
   { name: 'SF_MAX_API_USAGE', default: '0.9', help: "share of the org's daily API allowance a run may use" },
-  { name: 'SVC_PROJECTION', default: 'off', help: 'Nonprofit Cloud gift projection: off, npc or auto; mirrored donations become gifts (docs/projection.md)' },
+  { name: 'SVC_PROJECTION', default: 'off', help: 'gift projection: off, npc (Nonprofit Cloud), npsp (NPSP) or auto; mirrored donations become gifts (docs/projection.md)' },
   { name: 'SVC_GIFT_TIMEZONE', default: 'Europe/Amsterdam', help: 'time zone (IANA name) of the gift, refund and campaign dates the projection writes' },
   { name: 'SVC_ANONYMOUS_LASTNAME', default: 'Anonymous', help: "last name of the site's anonymous donor in the projection" },
   { name: 'SVC_MATCH_EMAIL_NAME', default: 'true', help: 'true: the projection matches a donor by email + full last name + compatible first name; false: by key only' },

@@ -8,10 +8,10 @@ import { metadataDoc as doc, type XmlNode as Node } from './metadataXml.js';
 import { PERMISSION_SET, permissionSetXml } from './permissionSet.js';
 import { LOG_SCHEMAS, type OrgFieldDef } from './syncLogSchema.js';
 import { listViewsSource } from './syncLogViews.js';
-import { NPC_KEY_FIELDS } from '../mapping/gifts/keyFields.js';
+import { NPC_KEY_FIELDS, NPSP_KEY_FIELDS } from '../mapping/gifts/keyFields.js';
 
 /** The donation model a schema export adds the projection's key fields for (PROJECTION.md §0). */
-export type ProjectionModel = 'npc';
+export type ProjectionModel = 'npc' | 'npsp';
 
 /** What the export needs of an object, mirrored or of the sync log. */
 interface ExportedObject {
@@ -135,22 +135,25 @@ export function schemaSource(projection?: ProjectionModel): SourceFile[] {
   const files: SourceFile[] = SCHEMAS.flatMap(objectFiles);
   for (const s of LOG_SCHEMAS) files.push(...objectFiles(s), { path: `tabs/${s.apiName}.tab-meta.xml`, content: tabXml(s.tabMotif) });
   files.push(...listViewsSource());
-  const extra = projection === 'npc' ? projectionFieldFiles() : [];
+  const extra = projection === undefined ? [] : projectionFieldFiles(projection === 'npc' ? NPC_KEY_FIELDS : NPSP_KEY_FIELDS);
   files.push(...extra.map((x) => x.file));
   files.push({ path: `permissionsets/${PERMISSION_SET}.permissionset-meta.xml`, content: permissionSetXml(extra.map((x) => x.grant)) });
   return files;
 }
 
 /**
- * The projection's key fields on the standard Nonprofit Cloud objects: field files only (the
- * objects are Salesforce's), each granted read and edit in the permission set.
+ * The projection's key fields on the model's standard objects (Nonprofit Cloud's, or NPSP's and
+ * its managed package's): field files only (the objects are Salesforce's or the package's), each
+ * granted read and edit in the permission set. NPSP's slot key is plain text (P9).
  */
-function projectionFieldFiles(): Array<{ file: SourceFile; grant: string }> {
-  return NPC_KEY_FIELDS.map((k) => {
+function projectionFieldFiles(fields: typeof NPC_KEY_FIELDS): Array<{ file: SourceFile; grant: string }> {
+  return fields.map((k) => {
     const def: OrgFieldDef =
       k.type.kind === 'key'
         ? { name: k.field, label: k.label, type: { kind: 'text', length: k.type.length }, externalId: true, unique: true }
-        : { name: k.field, label: k.label, type: { kind: 'checkbox', default: false } };
+        : k.type.kind === 'text'
+          ? { name: k.field, label: k.label, type: { kind: 'text', length: k.type.length } }
+          : { name: k.field, label: k.label, type: { kind: 'checkbox', default: false } };
     const owner: ExportedObject = { apiName: k.object, label: k.object, pluralLabel: k.object, fields: [def] };
     return { file: { path: `objects/${k.object}/fields/${k.field}.field-meta.xml`, content: fieldXml(owner, def) }, grant: `${k.object}.${k.field}` };
   });

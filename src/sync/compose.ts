@@ -9,6 +9,7 @@ import type { DoctorFinding } from '../model/doctorFinding.js';
 import { checkGiftModel } from '../crm/npspDoctor.js';
 import { chooseProjection, type ProjectionChoice } from '../crm/projectionGuard.js';
 import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProject.js';
+import type { ProjectionModel } from '../crm/schemaExport.js';
 import { SalesforceSink, type OrgIdentity } from '../crm/sink.js';
 import { SyncLog } from '../crm/syncLog.js';
 import type { SyncLogPort } from '../model/syncLog.js';
@@ -360,10 +361,11 @@ export const requirePlatformApi = (platform: PlatformSettings): Promise<void> =>
 export const probePlatformApi = (platform: PlatformSettings): Promise<PlatformCheck> => checkPlatform(platform, { retries: 2, rateLimitRetries: 0 });
 
 /** `schema --out`: the metadata of the eight objects and the permission set, as bare source under a folder. */
-export const writeSchemaSource = (outDir: string, projection?: 'npc'): Promise<WrittenSource> => exportSource(outDir, projection);
+export type { ProjectionModel };
+export const writeSchemaSource = (outDir: string, projection?: ProjectionModel): Promise<WrittenSource> => exportSource(outDir, projection);
 
 /** `schema --project`: a complete SFDX project, sourceApiVersion = the configured API version. */
-export const writeSchemaProject = (dir: string, apiVersion: string, projection?: 'npc'): Promise<WrittenSource> => exportProject(dir, apiVersion, projection);
+export const writeSchemaProject = (dir: string, apiVersion: string, projection?: ProjectionModel): Promise<WrittenSource> => exportProject(dir, apiVersion, projection);
 
 export type { OrgIdentity, SyncEngine, WrittenSource };
 

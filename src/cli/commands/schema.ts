@@ -22,7 +22,7 @@ export function schemaCommand(program: Command, setExit: SetExit): void {
       'write a complete SFDX project (sfdx-project.json with sourceApiVersion = SF_API_VERSION, source under force-app/); a new or empty folder, or one written by this command before',
     )
     .option('--out <dir>', 'write bare SFDX source (objects/, permissionsets/) into a package directory of an existing project, e.g. force-app/main/default')
-    .option('--projection <model>', 'also the key fields the gift projection needs on the Nonprofit Cloud objects (npc), granted in the permission set')
+    .option('--projection <model>', 'also the key fields the gift projection needs on the Nonprofit Cloud (npc) or NPSP (npsp) objects, granted in the permission set')
     .addHelpText(
       'after',
       helpAfter({

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { apiVersionSetting } from '../../config/load.js';
 import { ConfigError, EXIT } from '../../model/errors.js';
-import { writeSchemaProject, writeSchemaSource, type WrittenSource } from '../../sync/compose.js';
+import { writeSchemaProject, writeSchemaSource, type ProjectionModel, type WrittenSource } from '../../sync/compose.js';
 import { outputColumns, wrap } from '../render/text.js';
 import { runCommand, type SetExit } from '../runner.js';
 import { HELP, type SchemaOptions } from './schema.js';
@@ -42,11 +42,10 @@ function schemaText(wrote: string, next: readonly string[]): string {
   return [wrap(wrote, columns, '  '), wrap('next, in order (the permission set goes to the user svc-sync connects as):', columns, '  '), ...next.map((c) => `  ${c}`)].join('\n');
 }
 
-/** --projection: npc (Nonprofit Cloud); NPSP is a later slice, refused by name. */
-function projectionModel(v: string | undefined): 'npc' | undefined {
+/** --projection: npc (Nonprofit Cloud) or npsp (the Nonprofit Success Pack). */
+function projectionModel(v: string | undefined): ProjectionModel | undefined {
   if (v === undefined) return undefined;
   const m = v.trim().toLowerCase();
-  if (m === 'npc') return 'npc';
-  if (m === 'npsp') throw new ConfigError('--projection npsp: not supported yet (Nonprofit Cloud only); give --projection npc', HELP);
-  throw new ConfigError(`--projection ${JSON.stringify(v.slice(0, 40))}: must be npc`, HELP);
+  if (m === 'npc' || m === 'npsp') return m;
+  throw new ConfigError(`--projection ${JSON.stringify(v.slice(0, 40))}: must be npc or npsp`, HELP);
 }
