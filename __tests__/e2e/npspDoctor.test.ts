@@ -62,8 +62,8 @@ describe('doctor in an NPSP org', () => {
     ]);
     const message = (field: string): string => findings.find((f) => f.field === field)?.message ?? '';
     expect(message('SvcGiftKey__c')).toMatch(/schema --project svc-org --projection npsp/);
-    expect(message('RecordTypeId')).toMatch(/no active record type Donation: .*or set SVC_NPSP_DONATION_RECORD_TYPE/);
-    expect(message('StageName')).toMatch(/stage "Closed Lost" is not an active stage: .*or set SVC_NPSP_STAGE_REFUNDED/);
+    expect(message('RecordTypeId')).toMatch(/no active record type Donation: activate it and assign it to the connected user's profile$/);
+    expect(message('StageName')).toMatch(/stage "Closed Lost" is not an active stage: fix it in Setup > Object Manager > Opportunity > Fields > Stage$/);
     expect(actions).toEqual(expect.arrayContaining([expect.stringMatching(/deploy the projection's key fields/), expect.stringMatching(/stages or record types/)]));
   });
 });

@@ -108,7 +108,6 @@ function fieldFindings(object: string, d: ObjectDescription, names: NpspNames): 
   // The fundraiser's slot; on an organization's gift NPSP gives the primary contact this role too (P9, appendix).
   if (object === 'OpportunityContactRole') value('Role', names.softCreditRole, 'add it in Setup > Object Manager > Opportunity Contact Role > Fields > Role');
   const recordType = object === 'Account' ? names.orgRecordType : object === 'Opportunity' ? names.donationRecordType : undefined;
-  const setting = object === 'Account' ? 'SVC_NPSP_ORG_RECORD_TYPE' : 'SVC_NPSP_DONATION_RECORD_TYPE';
   if (recordType !== undefined && !(d.recordTypes ?? []).includes(recordType))
     out.push(
       finding(
@@ -117,7 +116,7 @@ function fieldFindings(object: string, d: ObjectDescription, names: NpspNames): 
         'missing_value',
         recordType,
         (d.recordTypes ?? []).join(', ') || 'none',
-        `${object} has no active record type ${recordType}: activate it for the connected user's profile, or set ${setting}`,
+        `${object} has no active record type ${recordType}: activate it and assign it to the connected user's profile`,
       ),
     );
   return [...out, ...keyFindings(object, d)];
@@ -135,24 +134,16 @@ async function stageFindings(org: NpspOrgReader, names: NpspNames): Promise<Doct
   }
   const stage = (name: string): CrmRecord | undefined => rows.find((r) => r.ApiName === name);
   const shown = rows.map((r) => String(r.ApiName)).join(', ') || 'none';
-  const fix = (name: string, what: string, setting?: string): string =>
-    `Opportunity stage "${name}" ${what}: fix it in Setup > Object Manager > Opportunity > Fields > Stage${setting === undefined ? '' : `, or set ${setting}`}`;
+  const fix = (name: string, what: string): string => `Opportunity stage "${name}" ${what}: fix it in Setup > Object Manager > Opportunity > Fields > Stage`;
   const out: DoctorFinding[] = [];
   const won = stage(names.wonStage);
   if (!won) out.push(finding('Opportunity', 'StageName', 'missing_value', names.wonStage, shown, fix(names.wonStage, 'is not an active stage')));
   else if (won.IsWon !== true) out.push(finding('Opportunity', 'StageName', 'missing_value', `${names.wonStage} (closed, won)`, 'not won', fix(names.wonStage, 'must be Closed/Won')));
   const lost = stage(names.refundedStage);
-  if (!lost) out.push(finding('Opportunity', 'StageName', 'missing_value', names.refundedStage, shown, fix(names.refundedStage, 'is not an active stage', 'SVC_NPSP_STAGE_REFUNDED')));
+  if (!lost) out.push(finding('Opportunity', 'StageName', 'missing_value', names.refundedStage, shown, fix(names.refundedStage, 'is not an active stage')));
   else if (lost.IsClosed !== true || lost.IsWon === true)
     out.push(
-      finding(
-        'Opportunity',
-        'StageName',
-        'missing_value',
-        `${names.refundedStage} (closed, not won)`,
-        lost.IsClosed === true ? 'won' : 'open',
-        fix(names.refundedStage, 'must be Closed/Lost', 'SVC_NPSP_STAGE_REFUNDED'),
-      ),
+      finding('Opportunity', 'StageName', 'missing_value', `${names.refundedStage} (closed, not won)`, lost.IsClosed === true ? 'won' : 'open', fix(names.refundedStage, 'must be Closed/Lost')),
     );
   return out;
 }
@@ -171,7 +162,7 @@ async function paymentFindings(org: NpspOrgReader, payments: ObjectDescription, 
         'missing_field',
         'present',
         'absent',
-        'npe01__OppPayment__c.npsp__DebitType__c / npsp__OriginalPayment__c are not visible to the connected user: grant field access, or set SVC_NPSP_REFUND_MODE=stage',
+        'npe01__OppPayment__c.npsp__DebitType__c / npsp__OriginalPayment__c are not visible to the connected user: grant field access (refunds are written as the stage until then)',
       ),
     ];
   const rows = await org.query(`SELECT npe01__Payments_Enabled__c FROM ${SETTINGS}`).catch(() => undefined);
@@ -184,7 +175,7 @@ async function paymentFindings(org: NpspOrgReader, payments: ObjectDescription, 
         'missing_value',
         'Payments enabled',
         'disabled',
-        'NPSP creates no payments, so a refund has no payment to point at: enable NPSP Settings > Donations > Payments, or set SVC_NPSP_REFUND_MODE=stage',
+        'NPSP creates no payments, so a refund has no payment to point at: enable NPSP Settings > Donations > Payments (refunds are written as the stage until then)',
       ),
     ];
   return [];
