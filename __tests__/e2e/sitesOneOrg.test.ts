@@ -13,9 +13,9 @@ import path from 'node:path';
 import { BIN, outputOf, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { startSalesforceEmulator, type Emulator } from '../../fixtures/salesforce/emulator.js';
-import type { EmulatorRecord } from '../../fixtures/salesforce/store.js';
 import { OBJECTS, cli, donationSynced, keyOf, removeDir, tempCwd, totals, waitFor, writeCalls, type Result } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
+import { siteRows } from './siteRows.js';
 
 const SITE = { segments: 1, projectsPerSegment: 2, teamsPerProject: 1, companiesPerProject: 1, actionsPerParent: 1, donations: 60, newsletterSubscriptions: 4 };
 const HOOKS = { north: 'north-hook-5e2a71', south: 'south-hook-9c04b8' };
@@ -24,38 +24,6 @@ interface Several {
   status: number;
   warnings?: string[];
   result: { connections: Array<{ connection: string; status: number; result: Result | null; error?: string }>; drift?: Array<{ key: string }>; deletions?: Array<{ key: string }> };
-}
-
-/** Fields the org sets itself: not the product's to compare. */
-const SYSTEM = new Set(['Id', 'CreatedDate', 'LastModifiedDate', 'SystemModstamp', 'IsDeleted']);
-const KEY_FIELDS = ['SvcId__c', 'TargetSvcId__c', 'QuestionSvcId__c'];
-
-/**
- * The records of one site in an org as plain comparable rows: keys without `prefix` (only rows
- * with it), lookups as the key of the record they point at, the org's own fields left out.
- */
-function siteRows(org: Emulator, prefix: string): Record<string, Array<Record<string, unknown>>> {
-  const keyOfId = new Map<string, string>();
-  for (const o of OBJECTS) for (const r of org.records(o)) keyOfId.set(r.Id, r.SvcId__c);
-  const bare = (v: string): string => (prefix !== '' && v.startsWith(prefix) ? v.slice(prefix.length) : v);
-  const out: Record<string, Array<Record<string, unknown>>> = {};
-  for (const o of OBJECTS) {
-    out[o] = org
-      .records(o)
-      .filter((r: EmulatorRecord) => (prefix === '' ? !/^\d+:/.test(r.SvcId__c) : r.SvcId__c.startsWith(prefix)))
-      .map((r) => {
-        const row: Record<string, unknown> = {};
-        for (const [f, v] of Object.entries(r)) {
-          if (SYSTEM.has(f) || v === null || v === undefined) continue;
-          if (KEY_FIELDS.includes(f) && typeof v === 'string') row[f] = bare(v);
-          else if (typeof v === 'string' && keyOfId.has(v)) row[f] = `->${bare(keyOfId.get(v)!)}`;
-          else row[f] = v;
-        }
-        return row;
-      })
-      .sort((a, b) => String(a.SvcId__c).localeCompare(String(b.SvcId__c)));
-  }
-  return out;
 }
 
 describe('several sites into one org with site-qualified keys', () => {

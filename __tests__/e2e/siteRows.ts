@@ -1,0 +1,39 @@
+/**
+ * One site's records in an org as plain comparable rows, for the tests of several sites in one org
+ * (SITES.md): what a shared org holds under a prefix against what the site alone writes.
+ */
+import type { Emulator } from '../../fixtures/salesforce/emulator.js';
+import type { EmulatorRecord } from '../../fixtures/salesforce/store.js';
+import { OBJECTS } from './helpers.js';
+
+/** Fields the org sets itself: not the product's to compare. */
+const SYSTEM = new Set(['Id', 'CreatedDate', 'LastModifiedDate', 'SystemModstamp', 'IsDeleted']);
+const KEY_FIELDS = ['SvcId__c', 'TargetSvcId__c', 'QuestionSvcId__c'];
+
+/**
+ * The records of one site in an org as plain comparable rows: keys without `prefix` (only rows
+ * with it), lookups as the key of the record they point at, the org's own fields left out.
+ */
+export function siteRows(org: Emulator, prefix: string): Record<string, Array<Record<string, unknown>>> {
+  const keyOfId = new Map<string, string>();
+  for (const o of OBJECTS) for (const r of org.records(o)) keyOfId.set(r.Id, r.SvcId__c);
+  const bare = (v: string): string => (prefix !== '' && v.startsWith(prefix) ? v.slice(prefix.length) : v);
+  const out: Record<string, Array<Record<string, unknown>>> = {};
+  for (const o of OBJECTS) {
+    out[o] = org
+      .records(o)
+      .filter((r: EmulatorRecord) => (prefix === '' ? !/^\d+:/.test(r.SvcId__c) : r.SvcId__c.startsWith(prefix)))
+      .map((r) => {
+        const row: Record<string, unknown> = {};
+        for (const [f, v] of Object.entries(r)) {
+          if (SYSTEM.has(f) || v === null || v === undefined) continue;
+          if (KEY_FIELDS.includes(f) && typeof v === 'string') row[f] = bare(v);
+          else if (typeof v === 'string' && keyOfId.has(v)) row[f] = `->${bare(keyOfId.get(v)!)}`;
+          else row[f] = v;
+        }
+        return row;
+      })
+      .sort((a, b) => String(a.SvcId__c).localeCompare(String(b.SvcId__c)));
+  }
+  return out;
+}
