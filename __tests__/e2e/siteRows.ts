@@ -1,7 +1,10 @@
 /**
- * One site's records in an org as plain comparable rows, for the tests of several sites in one org
- * (SITES.md): what a shared org holds under a prefix against what the site alone writes.
+ * For the tests of several sites in one org (SITES.md): one site's records in an org as plain
+ * comparable rows (what a shared org holds under a prefix against what the site alone writes), and
+ * the CLI run in a folder whose config file names the connections, with only the env given.
  */
+import { spawn } from 'node:child_process';
+import { BIN, outputOf, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
 import type { Emulator } from '../../fixtures/salesforce/emulator.js';
 import type { EmulatorRecord } from '../../fixtures/salesforce/store.js';
 import { OBJECTS } from './helpers.js';
@@ -36,4 +39,23 @@ export function siteRows(org: Emulator, prefix: string): Record<string, Array<Re
       .sort((a, b) => String(a.SvcId__c).localeCompare(String(b.SvcId__c)));
   }
   return out;
+}
+
+/** The built CLI in `dir` (its config file there), with PATH, HOME and `env` only. */
+export function runIn(dir: string, env: Record<string, string>, args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...READ_WHOLE, ...env }, stdio: 'pipe' });
+    outputOf(child).then(resolve, reject);
+    child.stdin.end();
+  });
+}
+
+/** runIn with --json: stdout must be one JSON document. */
+export async function runJsonIn<T>(dir: string, env: Record<string, string>, args: string[]): Promise<{ code: number; body: T; stderr: string }> {
+  const r = await runIn(dir, env, ['--json', ...args]);
+  try {
+    return { code: r.code, stderr: r.stderr, body: JSON.parse(r.stdout) as T };
+  } catch {
+    throw new Error(`stdout is not one JSON document (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`);
+  }
 }

@@ -6,14 +6,13 @@
  * second sync writes anything.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, outputOf, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
+import type { CliResult } from '../../fixtures/cli.js';
 import { startSalesforceEmulator, type Emulator } from '../../fixtures/salesforce/emulator.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { OBJECTS, cli, removeDir, tempCwd, totals, writeCalls, type Result } from './helpers.js';
-import { siteRows } from './siteRows.js';
+import { runIn, runJsonIn, siteRows } from './siteRows.js';
 
 const SITE = { segments: 1, projectsPerSegment: 2, teamsPerProject: 1, companiesPerProject: 1, actionsPerParent: 1, donations: 50, newsletterSubscriptions: 4 };
 
@@ -54,21 +53,8 @@ describe('several sites into one org: the org one site filled, its keys qualifie
     fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
   }
 
-  const run = (args: string[]): Promise<CliResult> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...secrets() }, stdio: 'pipe' });
-      outputOf(child).then(resolve, reject);
-      child.stdin.end();
-    });
-
-  async function runJson<T>(args: string[]): Promise<{ code: number; body: T; stderr: string }> {
-    const r = await run(['--json', ...args]);
-    try {
-      return { code: r.code, stderr: r.stderr, body: JSON.parse(r.stdout) as T };
-    } catch {
-      throw new Error(`stdout is not one JSON document (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`);
-    }
-  }
+  const run = (args: string[]): Promise<CliResult> => runIn(cwd, secrets(), args);
+  const runJson = <T>(args: string[]): Promise<{ code: number; body: T; stderr: string }> => runJsonIn<T>(cwd, secrets(), args);
 
   beforeAll(async () => {
     north = await startStack({ site: { ...SITE, seed: 83, siteId: 6 } });

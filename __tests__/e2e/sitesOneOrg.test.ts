@@ -10,12 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, outputOf, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
+import { BIN, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { startSalesforceEmulator, type Emulator } from '../../fixtures/salesforce/emulator.js';
 import { OBJECTS, cli, donationSynced, keyOf, removeDir, tempCwd, totals, waitFor, writeCalls, type Result } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
-import { siteRows } from './siteRows.js';
+import { runIn, runJsonIn, siteRows } from './siteRows.js';
 
 const SITE = { segments: 1, projectsPerSegment: 2, teamsPerProject: 1, companiesPerProject: 1, actionsPerParent: 1, donations: 60, newsletterSubscriptions: 4 };
 const HOOKS = { north: 'north-hook-5e2a71', south: 'south-hook-9c04b8' };
@@ -57,21 +57,8 @@ describe('several sites into one org with site-qualified keys', () => {
     fs.writeFileSync(path.join(dir, 'svc-sync.config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
   }
 
-  const run = (args: string[], dir = cwd): Promise<CliResult> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...READ_WHOLE, ...env() }, stdio: 'pipe' });
-      outputOf(child).then(resolve, reject);
-      child.stdin.end();
-    });
-
-  async function runJson(args: string[]): Promise<{ code: number; body: Several; stderr: string }> {
-    const r = await run(['--json', ...args]);
-    try {
-      return { code: r.code, stderr: r.stderr, body: JSON.parse(r.stdout) as Several };
-    } catch {
-      throw new Error(`stdout is not one JSON document (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`);
-    }
-  }
+  const run = (args: string[], dir = cwd): Promise<CliResult> => runIn(dir, env(), args);
+  const runJson = (args: string[]): Promise<{ code: number; body: Several; stderr: string }> => runJsonIn<Several>(cwd, env(), args);
 
   beforeAll(async () => {
     north = await startStack({ site: { ...SITE, seed: 61, siteId: 6 } });
