@@ -130,12 +130,22 @@ describe('validation', () => {
 
   it('the gift settings: documented defaults, each checked in one line (an unknown zone is a usage error)', () => {
     const sf = (more: Record<string, string> = {}): ReturnType<typeof salesforceSettings> => salesforceSettings({ ...TOKEN_ENV, SVC_PROJECTION: 'npc', ...more });
-    expect(sf().gifts).toEqual({ timeZone: 'Europe/Amsterdam', anonymousLastName: 'Anonymous', matchEmailAndName: true, personRecordType: 'PersonAccount' });
+    const npsp = {
+      refundMode: 'auto',
+      stageWon: 'Closed Won',
+      stageRefunded: 'Closed Lost',
+      stageCanceled: 'Closed Lost',
+      fundraiserRole: 'Soft Credit',
+      donationRecordType: 'Donation',
+      orgRecordType: 'Organization',
+    };
+    expect(sf().gifts).toEqual({ timeZone: 'Europe/Amsterdam', anonymousLastName: 'Anonymous', matchEmailAndName: true, personRecordType: 'PersonAccount', npsp });
     expect(sf({ SVC_GIFT_TIMEZONE: 'America/New_York', SVC_ANONYMOUS_LASTNAME: ' Anoniem ', SVC_MATCH_EMAIL_NAME: 'false', SVC_NPC_PERSON_RECORD_TYPE: 'Donor_Person' }).gifts).toEqual({
       timeZone: 'America/New_York',
       anonymousLastName: 'Anoniem',
       matchEmailAndName: false,
       personRecordType: 'Donor_Person',
+      npsp,
     });
     expect(errorOf(() => sf({ SVC_GIFT_TIMEZONE: 'Mars/Olympus' })).message).toMatch(/^SVC_GIFT_TIMEZONE "?Mars\/Olympus"?: not a time zone name, such as Europe\/Amsterdam$/);
     expect(errorOf(() => sf({ SVC_MATCH_EMAIL_NAME: 'maybe' })).message).toBe('SVC_MATCH_EMAIL_NAME: must be true or false');
@@ -144,6 +154,39 @@ describe('validation', () => {
     // Checked with the projection off too: a wrong value is said before it would matter.
     expect(errorOf(() => salesforceSettings({ ...TOKEN_ENV, SVC_GIFT_TIMEZONE: 'Nowhere' })).message).toMatch(/^SVC_GIFT_TIMEZONE /);
     expect('gifts' in salesforceSettings(TOKEN_ENV)).toBe(false);
+  });
+
+  it('the SVC_NPSP_* settings (PROJECTION.md §2.2, §2.3, P2): read trimmed, each wrong one refused in one line', () => {
+    const npsp = (more: Record<string, string>): unknown => salesforceSettings({ ...TOKEN_ENV, SVC_PROJECTION: 'npsp', ...more }).gifts?.npsp;
+    expect(
+      npsp({
+        SVC_NPSP_REFUND_MODE: ' Payments ',
+        SVC_NPSP_STAGE_WON: ' Posted ',
+        SVC_NPSP_STAGE_REFUNDED: 'Refunded',
+        SVC_NPSP_STAGE_CANCELED: 'Withdrawn',
+        SVC_NPSP_ROLE_FUNDRAISER: 'Fundraiser',
+        SVC_NPSP_DONATION_RECORD_TYPE: 'Gift',
+        SVC_NPSP_ORG_RECORD_TYPE: 'Company',
+      }),
+    ).toEqual({
+      refundMode: 'payments',
+      stageWon: 'Posted',
+      stageRefunded: 'Refunded',
+      stageCanceled: 'Withdrawn',
+      fundraiserRole: 'Fundraiser',
+      donationRecordType: 'Gift',
+      orgRecordType: 'Company',
+    });
+    expect(errorOf(() => npsp({ SVC_NPSP_REFUND_MODE: 'refunds' })).message).toBe('SVC_NPSP_REFUND_MODE "refunds": must be auto, stage or payments');
+    expect(errorOf(() => npsp({ SVC_NPSP_STAGE_WON: ' ' })).message).toMatch(/^SVC_NPSP_STAGE_WON " ": must be a picklist value of 1 to 255 characters, such as Closed Won$/);
+    expect(errorOf(() => npsp({ SVC_NPSP_ROLE_FUNDRAISER: 'Soft\nCredit' })).message).toMatch(/^SVC_NPSP_ROLE_FUNDRAISER "Soft\\nCredit": must be a picklist value/);
+    expect(errorOf(() => npsp({ SVC_NPSP_STAGE_REFUNDED: 'Closed Won' })).message).toBe('SVC_NPSP_STAGE_REFUNDED: must differ from SVC_NPSP_STAGE_WON (both "Closed Won")');
+    expect(errorOf(() => npsp({ SVC_NPSP_STAGE_WON: 'Done', SVC_NPSP_STAGE_CANCELED: 'Done' })).message).toBe('SVC_NPSP_STAGE_CANCELED: must differ from SVC_NPSP_STAGE_WON (both "Done")');
+    expect(errorOf(() => npsp({ SVC_NPSP_DONATION_RECORD_TYPE: 'My Donation' })).message).toMatch(
+      /^SVC_NPSP_DONATION_RECORD_TYPE "My Donation": must be a record type's DeveloperName, such as Donation$/,
+    );
+    expect(errorOf(() => npsp({ SVC_NPSP_ORG_RECORD_TYPE: '1Org' })).message).toMatch(/^SVC_NPSP_ORG_RECORD_TYPE "1Org": must be a record type's DeveloperName, such as Organization$/);
+    for (const line of ['SVC_NPSP_REFUND_MODE', 'SVC_NPSP_STAGE_WON'].map((n) => errorOf(() => npsp({ [n]: 'x\ny' })).message)) expect(line.split('\n')).toHaveLength(1);
   });
 
   it('never puts a secret in an error message', () => {

@@ -2,8 +2,9 @@
  * `doctor` in an NPSP org, through dist/cli.js against the emulator's NPSP org: with SVC_PROJECTION
  * auto (an org with NPSP and without Nonprofit Cloud) it checks what the NPSP target needs (the
  * objects and fields, the key fields, the stages, the soft-credit role, the record types), each
- * finding with its fix; nothing to fix in a set-up org. Refunds are written as the stage (P1), so
- * NPSP's payments setting is no finding.
+ * finding with its fix; nothing to fix in a set-up org. NPSP's payments setting is a finding only in
+ * refund mode `payments` (P2: auto where the payments show npsp__DebitType__c); the fixes name the
+ * SVC_NPSP_* settings that change what is checked.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startStack, type Stack } from '../../fixtures/stack.js';
@@ -19,8 +20,8 @@ interface Finding {
 
 const SITE = { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, donations: 3, newsletterSubscriptions: 0 };
 
-async function giftFindings(stack: Stack, cwd: string): Promise<{ findings: Finding[]; actions: string[]; status: number }> {
-  const run = await cliJson(stack, ['doctor'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'auto' });
+async function giftFindings(stack: Stack, cwd: string, more: Record<string, string> = {}): Promise<{ findings: Finding[]; actions: string[]; status: number }> {
+  const run = await cliJson(stack, ['doctor'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'auto', ...more });
   const result = run.body.result as unknown as { findings: Finding[]; actions: string[] };
   return { findings: result.findings.filter((f) => !f.object.startsWith('Svc_')), actions: result.actions, status: run.body.status };
 }
@@ -51,7 +52,7 @@ describe('doctor in an NPSP org', () => {
     npsp.deactivateValue('OpportunityContactRole', 'Role', 'Soft Credit');
     npsp.deactivateRecordType('Opportunity', 'Donation');
     npsp.setSettings({ npe01__Payments_Enabled__c: false });
-    const { findings, actions, status } = await giftFindings(stack, cwd);
+    const { findings, actions, status } = await giftFindings(stack, cwd, { SVC_NPSP_REFUND_MODE: 'stage' });
     expect(status).toBe(1);
     expect(findings.map((f) => [f.object, f.field, f.problem, f.expected])).toEqual([
       ['Contact', 'npe01__HomeEmail__c', 'missing_field', 'present'],
@@ -62,9 +63,29 @@ describe('doctor in an NPSP org', () => {
     ]);
     const message = (field: string): string => findings.find((f) => f.field === field)?.message ?? '';
     expect(message('SvcGiftKey__c')).toMatch(/schema --project svc-org --projection npsp/);
-    expect(message('RecordTypeId')).toMatch(/no active record type Donation: activate it and assign it to the connected user's profile$/);
-    expect(message('StageName')).toMatch(/stage "Closed Lost" is not an active stage: fix it in Setup > Object Manager > Opportunity > Fields > Stage$/);
+    expect(message('RecordTypeId')).toMatch(/no active record type Donation: activate it and assign it to the connected user's profile, or set SVC_NPSP_DONATION_RECORD_TYPE$/);
+    expect(message('StageName')).toMatch(/stage "Closed Lost" is not an active stage: fix it in Setup > Object Manager > Opportunity > Fields > Stage, or set SVC_NPSP_STAGE_REFUNDED$/);
     expect(actions).toEqual(expect.arrayContaining([expect.stringMatching(/deploy the projection's key fields/), expect.stringMatching(/stages or record types/)]));
+  });
+
+  it('refund mode auto on payments with DebitType (P2): payments off is a finding; the settings name the stages and the role checked', async () => {
+    const { findings } = await giftFindings(stack, cwd);
+    expect(findings.find((f) => f.field === 'npe01__Payments_Enabled__c')?.message).toMatch(/ORIGINAL_PAYMENT_MISSING.*or set SVC_NPSP_REFUND_MODE=stage$/);
+    const named = await giftFindings(stack, cwd, {
+      SVC_NPSP_REFUND_MODE: 'stage',
+      SVC_NPSP_STAGE_WON: 'Posted',
+      SVC_NPSP_STAGE_REFUNDED: 'Refunded',
+      SVC_NPSP_STAGE_CANCELED: 'Pledged',
+      SVC_NPSP_ROLE_FUNDRAISER: 'Fundraiser',
+      SVC_NPSP_DONATION_RECORD_TYPE: 'Gift',
+    });
+    expect(named.findings.filter((f) => f.field === 'StageName' || f.field === 'Role' || f.field === 'RecordTypeId').map((f) => [f.field, f.expected, f.message.replace(/^.*, or set /, '')])).toEqual([
+      ['RecordTypeId', 'Gift', 'SVC_NPSP_DONATION_RECORD_TYPE'],
+      ['Role', 'Fundraiser', 'SVC_NPSP_ROLE_FUNDRAISER'],
+      ['StageName', 'Posted', 'SVC_NPSP_STAGE_WON'],
+      ['StageName', 'Refunded', 'SVC_NPSP_STAGE_REFUNDED'],
+      ['StageName', 'Pledged (closed, not won)', 'SVC_NPSP_STAGE_CANCELED'],
+    ]);
   });
 });
 

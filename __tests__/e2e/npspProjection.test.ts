@@ -1,7 +1,8 @@
 /**
  * PROJECTION.md §7 for NPSP end to end: the generated §7 site synced by dist/cli.js `sync --all`
  * with SVC_PROJECTION=npsp into the strict NPSP org, with NPSP's automation (households, the
- * primary contact role) and without it. Refund mode `stage` (P1, P10). Every expected value
+ * primary contact role) and without it. Refund mode `stage` (P1, P10), forced by SVC_NPSP_REFUND_MODE in
+ * an org whose payments have npsp__DebitType__c (auto would take `payments` there, npspPayments.test.ts). Every expected value
  * (../support/npspOrg.ts) is written from the document, not from the code's output.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -22,7 +23,7 @@ describe.each([
   let env: Record<string, string>;
   beforeAll(async () => {
     stack = await startStack({ site: SITE, salesforce: { npsp: true, npspAutomation: automation } });
-    env = { ...stack.env, SVC_PROJECTION: 'npsp', SVC_SITE_ID: '6' };
+    env = { ...stack.env, SVC_PROJECTION: 'npsp', SVC_NPSP_REFUND_MODE: 'stage', SVC_SITE_ID: '6' };
     cwd = tempCwd('npsp-projection');
   });
   afterAll(async () => {
@@ -125,7 +126,7 @@ describe.each([
 
   beforeAll(async () => {
     stack = await startStack({ site: SITE, salesforce: { npsp: true, npspAutomation: automation } });
-    env = { ...stack.env, SVC_PROJECTION: 'npsp', SVC_SITE_ID: '6' };
+    env = { ...stack.env, SVC_PROJECTION: 'npsp', SVC_NPSP_REFUND_MODE: 'stage', SVC_SITE_ID: '6' };
     cwd = tempCwd('npsp-projection-runs');
     await syncExact();
   });

@@ -23,6 +23,9 @@ export function projectedNpsp(stack: Stack): Record<Kind, Record<string, Row>> {
   }
   for (const r of org.records('Campaign', true)) keyOf.set(r.Id, (r.SvcCampaignKey__c as string | undefined) ?? `(no key) ${r.Id}`);
   for (const r of org.records('Opportunity', true)) keyOf.set(r.Id, (r.SvcGiftKey__c as string | undefined) ?? `(no key) ${r.Id}`);
+  // A refund payment's own key; NPSP's payment of a gift `<gift>:payment` (P11), so a refund's original reads as that.
+  const paymentKey = (r: NpcRecord): string => (typeof r.SvcRefundKey__c === 'string' ? r.SvcRefundKey__c : `${keyOf.get(r.npe01__Opportunity__c as string) ?? '?'}:payment`);
+  for (const r of org.records('npe01__OppPayment__c', true)) keyOf.set(r.Id, paymentKey(r));
   const pick = (r: NpcRecord, fields: readonly string[], lookups: Record<string, string> = {}): Row => {
     const out: Row = {};
     for (const f of fields) if (r[f] !== undefined && r[f] !== null) out[f] = r[f] as NpcValue;
@@ -70,10 +73,8 @@ export function projectedNpsp(stack: Stack): Record<Kind, Record<string, Row>> {
       (r) => (typeof r.SvcSoftCreditKey__c === 'string' ? r.SvcSoftCreditKey__c : `${keyOf.get(r.OpportunityId as string) ?? '?'}:${r.IsPrimary === true ? 'primary' : r.Id}`),
       (r) => ({ ...pick(r, ['Role'], { OpportunityId: 'Gift', ContactId: 'Contact' }), IsPrimary: r.IsPrimary === true }),
     ),
-    payments: byKey(
-      'npe01__OppPayment__c',
-      (r) => (typeof r.SvcRefundKey__c === 'string' ? r.SvcRefundKey__c : `${keyOf.get(r.npe01__Opportunity__c as string) ?? '?'}:payment`),
-      (r) => pick(r, ['npe01__Payment_Amount__c', 'npe01__Paid__c', 'npe01__Payment_Date__c', 'npsp__DebitType__c'], { npe01__Opportunity__c: 'Gift', npsp__OriginalPayment__c: 'Original' }),
+    payments: byKey('npe01__OppPayment__c', paymentKey, (r) =>
+      pick(r, ['npe01__Payment_Amount__c', 'npe01__Paid__c', 'npe01__Payment_Date__c', 'npsp__DebitType__c'], { npe01__Opportunity__c: 'Gift', npsp__OriginalPayment__c: 'Original' }),
     ),
     campaigns: byKey(
       'Campaign',

@@ -22,6 +22,7 @@ import {
 } from './settings.js';
 import { bool, int, secretValue, url, urlWithoutCredentials, type RawSettings } from './values.js';
 import { webhookSettings } from './webhookSettings.js';
+import { npspSettings } from './npspSettings.js';
 import { DEFAULT_CONFIG_FILE, readConfigFile } from './configFile.js';
 
 export type { RawSettings } from './values.js';
@@ -205,7 +206,7 @@ function knownZone(zone: string): boolean {
   }
 }
 
-/** SVC_GIFT_TIMEZONE, SVC_ANONYMOUS_LASTNAME, SVC_MATCH_EMAIL_NAME, SVC_NPC_PERSON_RECORD_TYPE. */
+/** SVC_GIFT_TIMEZONE, SVC_ANONYMOUS_LASTNAME, SVC_MATCH_EMAIL_NAME, SVC_NPC_PERSON_RECORD_TYPE and the SVC_NPSP_* names. */
 function giftSettings(raw: RawSettings): GiftSettings {
   const d = DEFAULT_GIFT_SETTINGS;
   const zone = (raw.SVC_GIFT_TIMEZONE ?? d.timeZone).trim();
@@ -216,7 +217,7 @@ function giftSettings(raw: RawSettings): GiftSettings {
   if (!/^[A-Za-z][A-Za-z0-9_]{0,79}$/.test(recordType))
     throw new ConfigError(`SVC_NPC_PERSON_RECORD_TYPE ${echo(raw.SVC_NPC_PERSON_RECORD_TYPE ?? '', 40)}: must be a record type's DeveloperName, such as PersonAccount`);
   const match = raw.SVC_MATCH_EMAIL_NAME === undefined ? d.matchEmailAndName : bool(raw, 'SVC_MATCH_EMAIL_NAME');
-  return { timeZone: zone, anonymousLastName: lastName, matchEmailAndName: match, personRecordType: recordType };
+  return { timeZone: zone, anonymousLastName: lastName, matchEmailAndName: match, personRecordType: recordType, npsp: npspSettings(raw) };
 }
 
 /** SVC_SALESFORCE_LOG (on or off) and the two retention periods, in whole days. */

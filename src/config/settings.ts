@@ -76,9 +76,42 @@ export interface GiftSettings {
   matchEmailAndName: boolean;
   /** SVC_NPC_PERSON_RECORD_TYPE: DeveloperName of the person record type (default PersonAccount). */
   personRecordType: string;
+  /** The SVC_NPSP_* names (read only when the projection writes NPSP). */
+  npsp: NpspSettings;
 }
 
-export const DEFAULT_GIFT_SETTINGS: GiftSettings = { timeZone: 'Europe/Amsterdam', anonymousLastName: 'Anonymous', matchEmailAndName: true, personRecordType: 'PersonAccount' };
+/** SVC_NPSP_REFUND_MODE: auto (P2: payments where the org shows the DebitType fields, else stage), or one forced. */
+export type NpspRefundSetting = 'auto' | 'stage' | 'payments';
+
+/** The NPSP names the spec makes settings (PROJECTION.md §2.2, §2.3, P2, P6, P8-P10), with its defaults. */
+export interface NpspSettings {
+  refundMode: NpspRefundSetting;
+  stageWon: string;
+  stageRefunded: string;
+  stageCanceled: string;
+  fundraiserRole: string;
+  /** DeveloperNames of the gifts' Opportunity record type and the companies' Account record type. */
+  donationRecordType: string;
+  orgRecordType: string;
+}
+
+export const DEFAULT_NPSP_SETTINGS: NpspSettings = {
+  refundMode: 'auto',
+  stageWon: 'Closed Won',
+  stageRefunded: 'Closed Lost',
+  stageCanceled: 'Closed Lost',
+  fundraiserRole: 'Soft Credit',
+  donationRecordType: 'Donation',
+  orgRecordType: 'Organization',
+};
+
+export const DEFAULT_GIFT_SETTINGS: GiftSettings = {
+  timeZone: 'Europe/Amsterdam',
+  anonymousLastName: 'Anonymous',
+  matchEmailAndName: true,
+  personRecordType: 'PersonAccount',
+  npsp: DEFAULT_NPSP_SETTINGS,
+};
 
 /** SVC_SALESFORCE_LOG, SVC_ERROR_RETENTION_DAYS, SVC_RUN_RETENTION_DAYS. */
 export interface SyncLogSettings {

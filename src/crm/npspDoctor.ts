@@ -5,6 +5,7 @@
  * the soft-credit contact role, the record types, and NPSP's payments setting where the refund
  * mode needs it; each finding with its fix. The NPC checks stay in projectionDoctor.ts.
  */
+import { DEFAULT_NPSP_SETTINGS, type NpspSettings } from '../config/settings.js';
 import type { CrmRecord } from '../model/crmRecords.js';
 import type { DoctorFinding } from '../model/doctorFinding.js';
 import type { ObjectDescription } from './describe.js';
@@ -15,19 +16,8 @@ interface NpspOrgReader {
   query(soql: string): Promise<CrmRecord[]>;
 }
 
-/** The names the NPSP target writes; the document's defaults (P8-P10). */
-interface NpspNames {
-  wonStage: string;
-  refundedStage: string;
-  softCreditRole: string;
-  orgRecordType: string;
-  donationRecordType: string;
-  /** Forced refund mode; absent: `payments` when payments describe npsp__DebitType__c, else `stage` (P2). */
-  refundMode?: 'stage' | 'payments' | undefined;
-}
-
-// Refund mode `stage`: the one sync writes (P1); `payments` checks wait for sync to write refund payments.
-const DEFAULTS: NpspNames = { wonStage: 'Closed Won', refundedStage: 'Closed Lost', softCreditRole: 'Soft Credit', orgRecordType: 'Organization', donationRecordType: 'Donation', refundMode: 'stage' };
+/** The names the NPSP target writes: the SVC_NPSP_* settings (defaults P8-P10); refund mode auto: P2. */
+type NpspNames = NpspSettings;
 
 const KEY_FIX = 'svc-sync schema --project svc-org --projection npsp && cd svc-org && sf project deploy start';
 const NPSP_MISSING = 'install NPSP (the Nonprofit Success Pack) and give the connected user access to its objects, or set SVC_PROJECTION=off';
@@ -106,8 +96,9 @@ function fieldFindings(object: string, d: ObjectDescription, names: NpspNames): 
   // NPSP writes 'Personal' for a personal email (BDI_ContactService.strPreferredEmail).
   if (object === 'Contact') value('npe01__Preferred_Email__c', 'Personal', 'add it in Setup > Object Manager > Contact > Fields > Preferred Email');
   // The fundraiser's slot; on an organization's gift NPSP gives the primary contact this role too (P9, appendix).
-  if (object === 'OpportunityContactRole') value('Role', names.softCreditRole, 'add it in Setup > Object Manager > Opportunity Contact Role > Fields > Role');
+  if (object === 'OpportunityContactRole') value('Role', names.fundraiserRole, 'add it in Setup > Object Manager > Opportunity Contact Role > Fields > Role, or set SVC_NPSP_ROLE_FUNDRAISER');
   const recordType = object === 'Account' ? names.orgRecordType : object === 'Opportunity' ? names.donationRecordType : undefined;
+  const setting = object === 'Account' ? 'SVC_NPSP_ORG_RECORD_TYPE' : 'SVC_NPSP_DONATION_RECORD_TYPE';
   if (recordType !== undefined && !(d.recordTypes ?? []).includes(recordType))
     out.push(
       finding(
@@ -116,14 +107,14 @@ function fieldFindings(object: string, d: ObjectDescription, names: NpspNames): 
         'missing_value',
         recordType,
         (d.recordTypes ?? []).join(', ') || 'none',
-        `${object} has no active record type ${recordType}: activate it and assign it to the connected user's profile`,
+        `${object} has no active record type ${recordType}: activate it and assign it to the connected user's profile, or set ${setting}`,
       ),
     );
   return [...out, ...keyFindings(object, d)];
 }
 
-/** Closed Won must be won, the refund stage closed and not won (stage mode writes it on refunds, P10). */
-async function stageFindings(org: NpspOrgReader, names: NpspNames): Promise<DoctorFinding[]> {
+/** The won stage must be won; the refund stage (`stage` mode, P10) and the canceled stage (P12) closed and not won. */
+async function stageFindings(org: NpspOrgReader, names: NpspNames, mode: 'stage' | 'payments'): Promise<DoctorFinding[]> {
   let rows: CrmRecord[];
   try {
     rows = await org.query('SELECT ApiName, IsClosed, IsWon FROM OpportunityStage WHERE IsActive = true');
@@ -134,25 +125,34 @@ async function stageFindings(org: NpspOrgReader, names: NpspNames): Promise<Doct
   }
   const stage = (name: string): CrmRecord | undefined => rows.find((r) => r.ApiName === name);
   const shown = rows.map((r) => String(r.ApiName)).join(', ') || 'none';
-  const fix = (name: string, what: string): string => `Opportunity stage "${name}" ${what}: fix it in Setup > Object Manager > Opportunity > Fields > Stage`;
+  const fix = (name: string, what: string, setting: string): string => `Opportunity stage "${name}" ${what}: fix it in Setup > Object Manager > Opportunity > Fields > Stage, or set ${setting}`;
   const out: DoctorFinding[] = [];
-  const won = stage(names.wonStage);
-  if (!won) out.push(finding('Opportunity', 'StageName', 'missing_value', names.wonStage, shown, fix(names.wonStage, 'is not an active stage')));
-  else if (won.IsWon !== true) out.push(finding('Opportunity', 'StageName', 'missing_value', `${names.wonStage} (closed, won)`, 'not won', fix(names.wonStage, 'must be Closed/Won')));
-  const lost = stage(names.refundedStage);
-  if (!lost) out.push(finding('Opportunity', 'StageName', 'missing_value', names.refundedStage, shown, fix(names.refundedStage, 'is not an active stage')));
-  else if (lost.IsClosed !== true || lost.IsWon === true)
-    out.push(
-      finding('Opportunity', 'StageName', 'missing_value', `${names.refundedStage} (closed, not won)`, lost.IsClosed === true ? 'won' : 'open', fix(names.refundedStage, 'must be Closed/Lost')),
-    );
+  const won = stage(names.stageWon);
+  if (!won) out.push(finding('Opportunity', 'StageName', 'missing_value', names.stageWon, shown, fix(names.stageWon, 'is not an active stage', 'SVC_NPSP_STAGE_WON')));
+  else if (won.IsWon !== true)
+    out.push(finding('Opportunity', 'StageName', 'missing_value', `${names.stageWon} (closed, won)`, 'not won', fix(names.stageWon, 'must be Closed/Won', 'SVC_NPSP_STAGE_WON')));
+  const lostStages = new Map<string, string>();
+  if (mode === 'stage') lostStages.set(names.stageRefunded, 'SVC_NPSP_STAGE_REFUNDED');
+  if (!lostStages.has(names.stageCanceled)) lostStages.set(names.stageCanceled, 'SVC_NPSP_STAGE_CANCELED');
+  for (const [name, setting] of lostStages) {
+    const lost = stage(name);
+    if (!lost) out.push(finding('Opportunity', 'StageName', 'missing_value', name, shown, fix(name, 'is not an active stage', setting)));
+    else if (lost.IsClosed !== true || lost.IsWon === true)
+      out.push(finding('Opportunity', 'StageName', 'missing_value', `${name} (closed, not won)`, lost.IsClosed === true ? 'won' : 'open', fix(name, 'must be Closed/Lost', setting)));
+  }
   return out;
+}
+
+/** The refund mode a run takes in this org (P2, as the guard decides it): forced, or payments where the DebitType fields show. */
+function refundModeOf(payments: ObjectDescription, names: NpspNames): { mode: 'stage' | 'payments'; debit: boolean } {
+  const fields = new Set(payments.fields.map((f) => f.name));
+  const debit = fields.has('npsp__DebitType__c') && fields.has('npsp__OriginalPayment__c');
+  return { mode: names.refundMode === 'auto' ? (debit ? 'payments' : 'stage') : names.refundMode, debit };
 }
 
 /** `payments` mode needs the DebitType fields and NPSP's automatic payments (the refund points at the gift's payment, P10). */
 async function paymentFindings(org: NpspOrgReader, payments: ObjectDescription, names: NpspNames): Promise<DoctorFinding[]> {
-  const fields = new Set(payments.fields.map((f) => f.name));
-  const debit = fields.has('npsp__DebitType__c') && fields.has('npsp__OriginalPayment__c');
-  const mode = names.refundMode ?? (debit ? 'payments' : 'stage');
+  const { mode, debit } = refundModeOf(payments, names);
   if (mode === 'stage') return [];
   if (!debit)
     return [
@@ -162,7 +162,7 @@ async function paymentFindings(org: NpspOrgReader, payments: ObjectDescription, 
         'missing_field',
         'present',
         'absent',
-        'npe01__OppPayment__c.npsp__DebitType__c / npsp__OriginalPayment__c are not visible to the connected user: grant field access (refunds are written as the stage until then)',
+        'npe01__OppPayment__c.npsp__DebitType__c / npsp__OriginalPayment__c are not visible to the connected user: grant field access, or set SVC_NPSP_REFUND_MODE=stage (sync refuses payments mode until then)',
       ),
     ];
   const rows = await org.query(`SELECT npe01__Payments_Enabled__c FROM ${SETTINGS}`).catch(() => undefined);
@@ -175,14 +175,14 @@ async function paymentFindings(org: NpspOrgReader, payments: ObjectDescription, 
         'missing_value',
         'Payments enabled',
         'disabled',
-        'NPSP creates no payments, so a refund has no payment to point at: enable NPSP Settings > Donations > Payments (refunds are written as the stage until then)',
+        'NPSP creates no payments, so a refund has no payment to point at (ORIGINAL_PAYMENT_MISSING): enable NPSP Settings > Donations > Payments, or set SVC_NPSP_REFUND_MODE=stage',
       ),
     ];
   return [];
 }
 
 /** Every finding for gifts in NPSP; the first is a `wrong_model` one when the org has no NPSP. */
-async function checkNpsp(org: NpspOrgReader, names: NpspNames = DEFAULTS): Promise<DoctorFinding[]> {
+async function checkNpsp(org: NpspOrgReader, names: NpspNames): Promise<DoctorFinding[]> {
   const described = new Map<string, ObjectDescription | undefined>();
   for (const object of Object.keys(WRITTEN)) described.set(object, await org.describe(object));
   const payments = described.get('npe01__OppPayment__c');
@@ -202,7 +202,7 @@ async function checkNpsp(org: NpspOrgReader, names: NpspNames = DEFAULTS): Promi
     if (!d) out.push(finding(object, undefined, 'missing_object', object, 'absent', `object ${object} is not visible to the connected user: ${NPSP_MISSING}`));
     else out.push(...fieldFindings(object, d, names));
   }
-  return [...out, ...(await stageFindings(org, names)), ...(await paymentFindings(org, payments, names))];
+  return [...out, ...(await stageFindings(org, names, refundModeOf(payments, names).mode)), ...(await paymentFindings(org, payments, names))];
 }
 
 /** The fixes of the NPSP findings, in the order to run them. */
@@ -218,10 +218,10 @@ function npspFixes(findings: readonly DoctorFinding[]): string[] {
  * doctor's gift checks for the setting: NPSP's for `npsp`, and for `auto` on an org with NPSP and
  * without Nonprofit Cloud; NPC's otherwise (projectionDoctor.ts, which also refuses both models).
  */
-export async function checkGiftModel(org: NpspOrgReader, mode: string): Promise<{ findings: DoctorFinding[]; fixes: string[] }> {
+export async function checkGiftModel(org: NpspOrgReader, mode: string, names: NpspSettings = DEFAULT_NPSP_SETTINGS): Promise<{ findings: DoctorFinding[]; fixes: string[] }> {
   const npsp = mode === 'npsp' || (mode === 'auto' && (await org.describe('GiftTransaction')) === undefined && (await org.describe('npe01__OppPayment__c')) !== undefined);
   if (npsp) {
-    const findings = await checkNpsp(org);
+    const findings = await checkNpsp(org, names);
     return { findings, fixes: npspFixes(findings) };
   }
   const findings = await checkProjection(org, undefined, mode === 'npc' ? 'npc' : 'auto');

@@ -5,7 +5,7 @@
  * 2 in one line naming what is missing. The checks are doctor's (projectionDoctor.ts), so the two
  * never disagree about an org.
  */
-import type { ProjectionMode } from '../config/settings.js';
+import type { NpspRefundSetting, ProjectionMode } from '../config/settings.js';
 import { NPC_KEY_FIELDS, NPSP_KEY_FIELDS } from '../mapping/gifts/keyFields.js';
 import type { DoctorFinding, DoctorProblem } from '../model/doctorFinding.js';
 import { ConfigError } from '../model/errors.js';
@@ -24,6 +24,8 @@ export interface ProjectionChoice {
   setting: ProjectionMode;
   resolved: ResolvedProjection;
   reason: string;
+  /** NPSP: how refunds are written in this org (P2), decided from the payment object's describe. */
+  refundMode?: 'stage' | 'payments' | undefined;
 }
 
 /** How many findings the refusal names before "(+N more)": the line stays one line. */
@@ -85,15 +87,20 @@ const keyFieldMissing = (f: DoctorFinding): boolean => f.problem === 'missing_fi
  * svc-sync); refused when the org has NPSP beside NPC, or NPC set up with something else missing.
  * Off (undefined): nothing is asked.
  */
-export async function chooseProjection(org: Describer, setting: ProjectionMode | undefined, personRecordType = 'PersonAccount'): Promise<ProjectionChoice | undefined> {
+export async function chooseProjection(
+  org: Describer,
+  setting: ProjectionMode | undefined,
+  personRecordType = 'PersonAccount',
+  npspRefund: NpspRefundSetting = 'auto',
+): Promise<ProjectionChoice | undefined> {
   if (setting === undefined) return undefined;
   const cached = once(org);
-  if (setting === 'npsp') return chooseNpsp(cached, setting);
+  if (setting === 'npsp') return chooseNpsp(cached, setting, npspRefund);
   if (setting === 'auto') {
     const npc = (await cached.describe('GiftTransaction')) !== undefined;
     const npsp = await hasNpsp(cached);
     if (npc && npsp) throw new ConfigError('SVC_PROJECTION auto: org has NPSP and NPC (migration?); set SVC_PROJECTION=npc or npsp; next: svc-sync doctor', ['svc-sync doctor']);
-    if (npsp) return chooseNpsp(cached, setting);
+    if (npsp) return chooseNpsp(cached, setting, npspRefund);
     if (!npc) return { setting, resolved: 'off', reason: 'the org has no GiftTransaction and no NPSP' };
   }
   // A picklist value or record type missing fails only the records that send it (doctor lists it);
@@ -115,7 +122,7 @@ async function hasNpsp(org: Describer): Promise<boolean> {
  * `schema --projection npsp` deploys, else exit 2 (`npsp`) or the mirror alone (`auto`, key fields
  * not deployed), decided from describes before anything is read or written.
  */
-async function chooseNpsp(org: Describer, setting: ProjectionMode): Promise<ProjectionChoice> {
+async function chooseNpsp(org: Describer, setting: ProjectionMode, npspRefund: NpspRefundSetting): Promise<ProjectionChoice> {
   if (!(await hasNpsp(org)))
     throw new ConfigError(`SVC_PROJECTION ${setting}: the org has no NPSP (npe01__OppPayment__c, Opportunity.npsp__Primary_Contact__c); set SVC_PROJECTION=npc or off; next: svc-sync doctor`, [
       'svc-sync doctor',
@@ -126,11 +133,28 @@ async function chooseNpsp(org: Describer, setting: ProjectionMode): Promise<Proj
     if (d === undefined) missing.push(k.object);
     else if (!d.fields.some((f) => f.name === k.field)) missing.push(`${k.object}.${k.field}`);
   }
-  if (missing.length === 0) return { setting, resolved: 'npsp', reason: setting === 'auto' ? 'NPSP and key fields found' : 'the org checked' };
+  if (missing.length === 0) return { setting, resolved: 'npsp', reason: setting === 'auto' ? 'NPSP and key fields found' : 'the org checked', refundMode: await refundModeOf(org, npspRefund) };
   if (setting === 'auto') return { setting, resolved: 'off', reason: 'key fields not deployed, see doctor' };
   const named = [...new Set(missing)];
   const more = named.length > NAMED ? ` (+${named.length - NAMED} more)` : '';
   throw new ConfigError(`SVC_PROJECTION npsp: the org cannot take the gift projection: ${named.slice(0, NAMED).join(', ')} missing${more}; next: svc-sync doctor`, ['svc-sync doctor']);
+}
+
+/**
+ * P2: `payments` where the payment object shows npsp__DebitType__c and npsp__OriginalPayment__c to
+ * the connected user, else `stage`; `payments` forced where it does not is refused (exit 2), since
+ * every refund payment would fail.
+ */
+async function refundModeOf(org: Describer, npspRefund: NpspRefundSetting): Promise<'stage' | 'payments'> {
+  if (npspRefund === 'stage') return 'stage';
+  const fields = new Set((await org.describe('npe01__OppPayment__c'))?.fields.map((f) => f.name));
+  const debit = fields.has('npsp__DebitType__c') && fields.has('npsp__OriginalPayment__c');
+  if (debit) return 'payments';
+  if (npspRefund === 'auto') return 'stage';
+  throw new ConfigError(
+    'SVC_NPSP_REFUND_MODE payments: npe01__OppPayment__c shows no npsp__DebitType__c / npsp__OriginalPayment__c to the connected user; grant field access or set SVC_NPSP_REFUND_MODE=stage; next: svc-sync doctor',
+    ['svc-sync doctor'],
+  );
 }
 
 /** The projection a run does in this org (chooseProjection without the reason). */

@@ -115,7 +115,7 @@ async function verifiedSink(settings: Settings, stop: AbortSignal | undefined): 
 
 /** The org guard's question for a run: the setting, and the person record type doctor checks. */
 const guardOrg = (settings: Settings, sink: SalesforceSink): Promise<ProjectionChoice | undefined> =>
-  chooseProjection(sink, settings.salesforce.projection, (settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS).personRecordType);
+  chooseProjection(sink, settings.salesforce.projection, (settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS).personRecordType, settings.salesforce.gifts?.npsp.refundMode);
 
 /** A command's guard: the verdict kept in the state folder for a day (orgVerdictFile.ts), else the describes. */
 interface KeptGuard {
@@ -154,6 +154,7 @@ function giftProjector(
   if (choice === undefined || choice.resolved === 'off') return undefined;
   return new GiftProjector({
     model: choice.resolved,
+    refundMode: choice.refundMode,
     verdict,
     sink: sink.gifts(),
     settings: settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS,
@@ -332,7 +333,9 @@ export async function checkSetup(platform: PlatformSettings, salesforce: Salesfo
   const mirror = await checkOrg(sink);
   const gifts = sink.gifts();
   const projection =
-    salesforce.projection === undefined ? { findings: [], fixes: [] } : await checkGiftModel({ describe: (o) => sink.describe(o), query: (q) => gifts.query(q) }, salesforce.projection);
+    salesforce.projection === undefined
+      ? { findings: [], fixes: [] }
+      : await checkGiftModel({ describe: (o) => sink.describe(o), query: (q) => gifts.query(q) }, salesforce.projection, salesforce.gifts?.npsp);
   const findings = [...mirror, ...projection.findings];
   const orgId = sink.session.orgId();
   return {

@@ -123,6 +123,7 @@ export function npspTarget(o: NpspOptions): GiftTarget {
             compared: ['npe01__Payment_Amount__c', 'npe01__Paid__c', 'npe01__Payment_Date__c', 'npsp__DebitType__c', 'npe01__Opportunity__c'],
             giftField: 'npe01__Opportunity__c',
             record: refundPayment,
+            original: { field: 'npsp__OriginalPayment__c', paidField: 'npe01__Paid__c' },
           }
         : undefined,
   };

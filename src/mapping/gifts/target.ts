@@ -102,6 +102,11 @@ export interface GiftTarget {
         compared: readonly string[];
         giftField: string;
         record: (r: RefundInput) => GiftRecord;
+        /**
+         * NPSP `payments`: a refund points at its gift's one paid record without a refund key
+         * (P10), read by the gift field with the refunds themselves; set on insert only.
+         */
+        original?: { field: string; paidField: string } | undefined;
       }
     | undefined;
 }

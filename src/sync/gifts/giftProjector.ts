@@ -62,6 +62,8 @@ interface GiftProjectorOptions {
   sink: GiftSink;
   /** The donation model written (default Nonprofit Cloud). */
   model?: GiftTarget['model'] | undefined;
+  /** NPSP: how refunds are written, as the org guard decided (P2; default `stage`). */
+  refundMode?: 'stage' | 'payments' | undefined;
   settings: GiftSettings;
   dryRun: boolean;
   /** The donor links file (beside the run state); a dry run reads it and never writes it. */
@@ -113,7 +115,7 @@ export class GiftProjector {
     this.projected = ProjectedGifts.open(opts.projectedFile);
     this.campaigns = KnownCampaigns.open(opts.campaignsFile, opts.settings.timeZone);
     this.shared = opts.shared ?? {};
-    this.target = opts.model === 'npsp' ? npspTarget({ refundMode: 'stage' }) : NPC_TARGET;
+    this.target = opts.model === 'npsp' ? this.npspTargetWith(undefined) : NPC_TARGET;
     this.summaryNow.model = this.target.model;
     if (opts.dryRun) this.summaryNow.decisions = [];
   }
@@ -192,10 +194,10 @@ export class GiftProjector {
   /** The record types new donors get and the org's currency: NPC's kept with the verdict, NPSP's read once (its target takes the Donation type). */
   private async lookups(): Promise<{ currency: string; recordTypes: { person?: string | undefined; business?: string | undefined } }> {
     if (this.opts.model === 'npsp') {
-      this.npsp ??= readNpspLookups(this.opts.sink);
+      const n = this.opts.settings.npsp;
+      this.npsp ??= readNpspLookups(this.opts.sink, n.orgRecordType, n.donationRecordType);
       const l = await this.npsp;
-      // P2's `payments` mode (a refund payment beside its original) is not written yet: `stage` marks refunds.
-      this.target = npspTarget({ refundMode: 'stage', donationRecordType: l.donation });
+      this.target = this.npspTargetWith(l.donation);
       return { currency: l.currency, recordTypes: { business: l.organisation } };
     }
     if (this.shared.recordTypes === undefined) {
@@ -205,6 +207,18 @@ export class GiftProjector {
     }
     const rt = await this.shared.recordTypes;
     return { currency: rt.currency, recordTypes: { person: rt.person, business: rt.business } };
+  }
+
+  /** The NPSP target with the SVC_NPSP_* names and the refund mode the guard chose. */
+  private npspTargetWith(donationRecordType: string | undefined): GiftTarget {
+    const n = this.opts.settings.npsp;
+    return npspTarget({
+      refundMode: this.opts.refundMode ?? 'stage',
+      stageWon: n.stageWon,
+      stageRefunded: n.stageRefunded,
+      fundraiserRole: n.fundraiserRole,
+      donationRecordType,
+    });
   }
 
   /** Parents the mirror just updated: their campaigns, where they exist, follow (§3.2). */

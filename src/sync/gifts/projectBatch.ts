@@ -133,6 +133,8 @@ export async function projectBatch(donations: readonly ApiDonation[], ctx: Proje
   record(b, slots, 'softCredit', t.slot.object, (k) => k.replace(/:fundraiser$/, ''));
   const refunds = await writeRefunds(ctx.sink, t, written, gifts.ids, ctx.dryRun, newGifts);
   if (t.refund !== undefined) record(b, refunds, 'refund', t.refund.object, (k) => k);
+  // A dry run's refund that the run would fail (ORIGINAL_PAYMENT_MISSING): said under its donation.
+  for (const r of refunds.rows) if (r.action === 'skip') b.byKey.get(r.key)?.warnings.push(`refund not written: ${r.reason ?? 'skipped'}`);
   return b.out;
 }
 

@@ -55,7 +55,10 @@ export async function readNpspLookups(sink: GiftSink, organisation = 'Organizati
     return r === undefined ? undefined : String(r.Id);
   };
   const org = of('Account', organisation);
-  if (org === undefined) throw new ConfigError(`the org has no active Account record type ${JSON.stringify(organisation)}, which NPSP company donors need; run svc-sync doctor`);
+  if (org === undefined)
+    throw new ConfigError(
+      `SVC_NPSP_ORG_RECORD_TYPE ${JSON.stringify(organisation)}: the org has no active Account record type with that DeveloperName, which NPSP company donors need; run svc-sync doctor`,
+    );
   const [o] = await sink.query('SELECT DefaultCurrencyIsoCode FROM Organization');
   const code = typeof o?.DefaultCurrencyIsoCode === 'string' ? o.DefaultCurrencyIsoCode.trim().toUpperCase() : '';
   return { organisation: org, donation: of('Opportunity', donation), currency: /^[A-Z]{3}$/.test(code) ? code : 'EUR' };
