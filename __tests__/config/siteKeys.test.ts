@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { configErrorOf } from '../support/configError.js';
 import { isBareKey, isOwnKey, ownBareKey, parseSiteKey, qualifyKey, sitePrefix, sitePrefixFilter, KEY_VALUED_FIELDS } from '../../src/model/siteKeys.js';
+import { giftValueFromOrg, giftValueToOrg } from '../../src/model/giftSiteKeys.js';
 import { salesforceSettings } from '../../src/config/load.js';
 import { loadDeployment } from '../../src/config/connections.js';
 import { claimOrg } from '../../src/config/orgRecord.js';
@@ -57,6 +58,28 @@ describe('site-qualified keys', () => {
   });
 });
 
+describe("the gift projection's keys in a shared org", () => {
+  it('every key from a platform id carries the site; person, organisation and pool donor keys do not', () => {
+    expect(giftValueToOrg(6, 'SvcGiftKey__c', 'Donation_123')).toBe('6:Donation_123');
+    expect(giftValueToOrg(6, 'SvcRefundKey__c', 'Donation_123')).toBe('6:Donation_123');
+    expect(giftValueToOrg(6, 'SvcSoftCreditKey__c', 'Donation_123:fundraiser')).toBe('6:Donation_123:fundraiser');
+    expect(giftValueToOrg(6, 'SvcCampaignKey__c', 'Project_12')).toBe('6:Project_12');
+    expect(giftValueToOrg(6, 'SvcDonorKey__c', 'D:Donation_123')).toBe('D:6:Donation_123');
+    for (const shared of ['A:6', 'P:jan@x.nl:smit:jan', 'O:acme:jan@x.nl', `H:${'a'.repeat(64)}`]) expect(giftValueToOrg(6, 'SvcDonorKey__c', shared)).toBe(shared);
+    expect(giftValueToOrg(6, 'Name', 'Project_12')).toBe('Project_12');
+    expect(giftValueToOrg(6, 'SvcGiftKey__c', '')).toBe('');
+  });
+
+  it("read back: this site's prefix off; another site's or a bare key stays as the org holds it, never this site's", () => {
+    expect(giftValueFromOrg(6, 'SvcGiftKey__c', '6:Donation_123')).toBe('Donation_123');
+    expect(giftValueFromOrg(6, 'SvcDonorKey__c', 'D:6:Donation_123')).toBe('D:Donation_123');
+    expect(giftValueFromOrg(6, 'SvcGiftKey__c', '7:Donation_123')).toBe('7:Donation_123');
+    expect(giftValueFromOrg(6, 'SvcDonorKey__c', 'D:7:Donation_123')).toBe('D:7:Donation_123');
+    expect(giftValueFromOrg(6, 'SvcDonorKey__c', 'P:jan@x.nl:smit:jan')).toBe('P:jan@x.nl:smit:jan');
+    expect(giftValueFromOrg(16, 'SvcCampaignKey__c', '1:Project_12')).toBe('1:Project_12');
+  });
+});
+
 describe('SVC_SITE_KEYS', () => {
   it('is off by default; true takes the site id as the prefix, and needs it', () => {
     expect(salesforceSettings(TOKEN).siteKeys).toBeUndefined();
@@ -64,8 +87,8 @@ describe('SVC_SITE_KEYS', () => {
     expect(salesforceSettings({ ...TOKEN, SVC_SITE_KEYS: 'TRUE', SVC_SITE_ID: '6' }).siteKeys).toBe(6);
     expect(configErrorOf(() => salesforceSettings({ ...TOKEN, SVC_SITE_KEYS: 'true' })).message).toMatch(/^SVC_SITE_KEYS is true but SVC_SITE_ID is not set/);
     expect(configErrorOf(() => salesforceSettings({ ...TOKEN, SVC_SITE_KEYS: 'maybe', SVC_SITE_ID: '6' })).message).toBe('SVC_SITE_KEYS: must be true or false');
-    // The projection's own keys are not qualified yet: refused, not half-shared.
-    expect(configErrorOf(() => salesforceSettings({ ...TOKEN, SVC_SITE_KEYS: 'true', SVC_SITE_ID: '6', SVC_PROJECTION: 'npc' })).message).toMatch(/^SVC_SITE_KEYS with SVC_PROJECTION: /);
+    // The projection qualifies its own keys too (giftSiteKeys.ts): allowed together.
+    expect(salesforceSettings({ ...TOKEN, SVC_SITE_KEYS: 'true', SVC_SITE_ID: '6', SVC_PROJECTION: 'npc' })).toMatchObject({ siteKeys: 6, projection: 'npc' });
   });
 
   it('connections on one org: accepted when all qualify (per connection or at the top level), else one line naming them', () => {

@@ -180,9 +180,6 @@ function siteKeysSetting(raw: RawSettings): { siteKeys?: number } {
   if (!bool(raw, 'SVC_SITE_KEYS')) return {};
   const { siteId } = siteIdSetting(raw);
   if (siteId === undefined) throw new ConfigError('SVC_SITE_KEYS is true but SVC_SITE_ID is not set: the site id is the prefix of every key (6:Donation_123); set SVC_SITE_ID');
-  // The projection's own keys (gift, refund, soft credit, campaign, donor) are not qualified yet: refused, not half-shared.
-  if ((raw.SVC_PROJECTION ?? 'off').trim().toLowerCase() !== 'off')
-    throw new ConfigError('SVC_SITE_KEYS with SVC_PROJECTION: the gift projection does not qualify its keys with the site yet; set SVC_PROJECTION=off on this connection');
   return { siteKeys: siteId };
 }
 

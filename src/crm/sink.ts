@@ -193,7 +193,7 @@ export class SalesforceSink implements KeySink {
 
   /** The gift projection's side of this connection (its calls count with the mirror's). */
   gifts(): SalesforceGiftSink {
-    return new SalesforceGiftSink(this.api);
+    return new SalesforceGiftSink(this.api, this.options.siteKeys);
   }
 
   /** Describes an object for `doctor`; undefined when the org does not have it. */

@@ -144,4 +144,9 @@ export interface GiftSink {
   /** A SOQL query, every page. `withDeleted`: /queryAll, which also returns deleted rows (a merged loser and its MasterRecordId). */
   query(soql: string, withDeleted?: boolean): Promise<CrmRecord[]>;
   calls(): CrmCallCounts;
+  /**
+   * SVC_SITE_KEYS: the site whose prefix the gift-side keys carry in the org (giftSiteKeys.ts).
+   * The writes above qualify them; the reads by key (sync/gifts/soqlIn.ts) ask and answer through it.
+   */
+  readonly siteKeys?: number | undefined;
 }

@@ -5,6 +5,7 @@
  */
 import type { CrmRecord } from '../../model/crmRecords.js';
 import type { GiftSink } from '../../model/ports.js';
+import { giftValueFromOrg, giftValueToOrg, isGiftKeyField } from '../../model/giftSiteKeys.js';
 
 /** Salesforce's URL limit is 16,384 bytes; the rest leaves room for the instance URL and path. */
 const MAX_QUERY_LENGTH = 16000 - 400;
@@ -24,6 +25,23 @@ interface InQuery {
   values: readonly string[];
   /** A condition ANDed after the list, built here (never from input). */
   and?: string | undefined;
+}
+
+/** `values` of `field` as the org holds them (SVC_SITE_KEYS: keys qualified, giftSiteKeys.ts). */
+function toOrg(sink: GiftSink, field: string, values: readonly string[]): string[] {
+  const site = sink.siteKeys;
+  return site === undefined || !isGiftKeyField(field) ? [...values] : values.map((v) => giftValueToOrg(site, field, v));
+}
+
+/** Rows with their keys as the projection knows them: this site's prefix taken off. */
+function fromOrg(sink: GiftSink, rows: CrmRecord[]): CrmRecord[] {
+  const site = sink.siteKeys;
+  if (site === undefined) return rows;
+  return rows.map((row) => {
+    const out: CrmRecord = { ...row };
+    for (const [f, v] of Object.entries(out)) if (typeof v === 'string' && isGiftKeyField(f)) out[f] = giftValueFromOrg(site, f, v);
+    return out;
+  });
 }
 
 function assertIdentifier(name: string): void {
@@ -72,14 +90,14 @@ export async function queryInAny(sink: GiftSink, q: { fields: readonly string[];
   for (const list of literalLists(q.values, Math.floor((MAX_QUERY_LENGTH - encodedLength(head) - frame) / Math.max(1, q.anyOf.length)))) {
     rows.push(...(await sink.query(head + q.anyOf.map((f) => `${f} IN (${list})`).join(' OR '))));
   }
-  return rows;
+  return fromOrg(sink, rows);
 }
 
 /** Every row of the split queries, one after the other (`withDeleted`: queryAll). */
 export async function queryIn(sink: GiftSink, q: InQuery, withDeleted = false): Promise<CrmRecord[]> {
   const rows: CrmRecord[] = [];
-  for (const soql of inQueries(q)) rows.push(...(await sink.query(soql, withDeleted)));
-  return rows;
+  for (const soql of inQueries({ ...q, values: toOrg(sink, q.field, q.values) })) rows.push(...(await sink.query(soql, withDeleted)));
+  return fromOrg(sink, rows);
 }
 
 /**
@@ -93,13 +111,13 @@ export async function queryEither(
   withDeleted = false,
 ): Promise<{ rows: CrmRecord[]; asked: string[] } | undefined> {
   [...q.fields, q.object, q.field, q.or.field].forEach(assertIdentifier);
-  const head = `SELECT ${q.fields.join(', ')} FROM ${q.object} WHERE ${q.field} IN (${[...new Set(q.values)].map(soqlLiteral).join(', ')}) OR ${q.or.field} IN (`;
+  const head = `SELECT ${q.fields.join(', ')} FROM ${q.object} WHERE ${q.field} IN (${[...new Set(toOrg(sink, q.field, q.values))].map(soqlLiteral).join(', ')}) OR ${q.or.field} IN (`;
   let used = encodedLength(head) + encodedLength(')');
   const sep = encodedLength(', ');
   const asked: string[] = [];
   const lits: string[] = [];
   for (const v of new Set(q.or.values)) {
-    const lit = soqlLiteral(v);
+    const lit = soqlLiteral(toOrg(sink, q.or.field, [v])[0] as string);
     const len = encodedLength(lit) + (lits.length > 0 ? sep : 0);
     if (used + len > MAX_QUERY_LENGTH) break;
     used += len;
@@ -107,5 +125,5 @@ export async function queryEither(
     asked.push(v);
   }
   if (q.values.length === 0 || asked.length === 0) return undefined;
-  return { rows: await sink.query(`${head}${lits.join(', ')})`, withDeleted), asked };
+  return { rows: fromOrg(sink, await sink.query(`${head}${lits.join(', ')})`, withDeleted)), asked };
 }
