@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { accounts, contacts, opportunities, projectedNpsp, roles } from '../support/npspOrg.js';
 import { CAMPAIGNS, type Row } from '../support/projectionOrg.js';
-import { cli, cliJson, recordCount, removeDir, tempCwd, writeCalls } from './helpers.js';
+import { cli, cliJson, recordCount, removeDir, tempCwd, unstamp, writeCalls } from './helpers.js';
 
 const SITE = { segments: 0, donations: 0, newsletterSubscriptions: 0, projectionCases: true };
 
@@ -109,6 +109,7 @@ describe('refund mode payments, with NPSP automation (auto on an org whose payme
     // E12 (CURRENCY_MISMATCH) stays the one failure.
     expect(res.code).toBe(1);
     expect(`${res.stdout}\n${res.stderr}`).not.toMatch(/ORIGINAL_PAYMENT_MISSING/);
+    expect(unstamp(res.stderr).split('\n')).toContain('gifts: npsp, refunds: payments');
     expectOrg();
   });
 
