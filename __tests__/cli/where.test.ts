@@ -42,5 +42,10 @@ describe('where', () => {
     for (const reason of ['the org has no GiftTransaction', 'key fields not deployed, see doctor', 'GiftTransaction and key fields found'])
       expect(whereLines(whereOf(raw, {}, org, undefined, { setting: 'auto', resolved: 'npc', reason }))[2]?.length).toBeLessThanOrEqual(80);
     expect(whereLines(whereOf(raw, {}, org))).toHaveLength(2);
+    // NPSP: the refund mode the org decided (P2), within the line's 80 columns.
+    const npsp = whereOf(raw, {}, org, undefined, { setting: 'auto', resolved: 'npsp', reason: 'NPSP and key fields found', refundMode: 'payments' });
+    expect(whereLines(npsp)[2]).toBe('gifts: npsp, refunds: payments (SVC_PROJECTION=auto: NPSP and key fields found)');
+    expect(whereLines(npsp)[2]?.length).toBeLessThanOrEqual(80);
+    expect(whereLines(whereOf(raw, {}, org, undefined, { setting: 'npsp', resolved: 'npsp', reason: 'the org checked', refundMode: 'stage' }))[2]).toBe('gifts: npsp, refunds: stage');
   });
 });

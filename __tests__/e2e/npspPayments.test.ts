@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { accounts, contacts, opportunities, projectedNpsp, roles } from '../support/npspOrg.js';
 import { CAMPAIGNS, type Row } from '../support/projectionOrg.js';
-import { cli, cliJson, recordCount, removeDir, tempCwd, writeCalls } from './helpers.js';
+import { cli, cliJson, recordCount, removeDir, tempCwd, unstamp, writeCalls } from './helpers.js';
 
 const SITE = { segments: 0, donations: 0, newsletterSubscriptions: 0, projectionCases: true };
 
@@ -109,6 +109,7 @@ describe('refund mode payments, with NPSP automation (auto on an org whose payme
     // E12 (CURRENCY_MISMATCH) stays the one failure.
     expect(res.code).toBe(1);
     expect(`${res.stdout}\n${res.stderr}`).not.toMatch(/ORIGINAL_PAYMENT_MISSING/);
+    expect(unstamp(res.stderr).split('\n')).toContain('gifts: npsp, refunds: payments');
     expectOrg();
   });
 
@@ -140,7 +141,7 @@ describe('refund mode payments, with NPSP automation (auto on an org whose payme
 });
 
 describe('refund mode payments without NPSP automation: no payment to point at', () => {
-  it('E9 fails ORIGINAL_PAYMENT_MISSING (exit 1, in the run log), the gift written, no payment; a second run writes nothing', async () => {
+  it('E9 fails ORIGINAL_PAYMENT_MISSING (exit 1, in the run log), the gift written, no payment; a second run writes nothing; two payments are not guessed between', async () => {
     const stack = await startStack({ site: SITE, salesforce: { npsp: true, npspAutomation: false } });
     const cwd = tempCwd('npsp-payments-missing');
     const env = { ...stack.env, SVC_PROJECTION: 'npsp', SVC_SITE_ID: '6' };
@@ -164,6 +165,25 @@ describe('refund mode payments without NPSP automation: no payment to point at',
       expect(writeCalls(stack)).toBe(0);
       expect(resultOf(dry.body).projection.objects.npe01__OppPayment__c).toMatchObject({ skip: 1, insert: 0 });
       expect(JSON.stringify(dry.body)).toMatch(/Donation_9: refund not written: ORIGINAL_PAYMENT_MISSING/);
+
+      // Two paid payments an admin entered: which one was refunded is not guessed.
+      const npsp = stack.salesforce.npsp as NonNullable<Stack['salesforce']['npsp']>;
+      const gift = npsp.records('Opportunity').find((o) => o.SvcGiftKey__c === 'Donation_9')?.Id as string;
+      const paid = { npe01__Opportunity__c: gift, npe01__Payment_Amount__c: 8, npe01__Paid__c: true, npe01__Payment_Date__c: '2016-05-01' };
+      const first = npsp.seed('npe01__OppPayment__c', paid);
+      npsp.seed('npe01__OppPayment__c', { ...paid, npe01__Payment_Amount__c: 4 });
+      const twice = await cliJson(stack, ['sync', '--all'], cwd, undefined, env);
+      expect(resultOf(twice.body).projection.failures.filter((f) => /ORIGINAL_PAYMENT_MISSING/.test(f))).toEqual([
+        expect.stringMatching(/Donation_9\b.*2 paid npe01__OppPayment__c records without SvcRefundKey__c/),
+      ]);
+      expect(npsp.records('npe01__OppPayment__c').filter((r) => typeof r.SvcRefundKey__c === 'string')).toEqual([]);
+      // One left: the next run writes the refund, pointing at it.
+      npsp.adminDelete(first);
+      expect((await cli(stack, ['sync', '--all'], cwd, undefined, env)).code).toBe(1);
+      expect(projectedNpsp(stack).payments).toEqual({
+        'Donation_9:payment': { npe01__Payment_Amount__c: 4, npe01__Paid__c: true, npe01__Payment_Date__c: '2016-05-01', Gift: 'Donation_9' },
+        Donation_9: { ...E9_REFUND },
+      });
     } finally {
       await stack.close();
       removeDir(cwd);

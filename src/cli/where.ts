@@ -57,8 +57,9 @@ export function whereOf(raw: RawSettings, sources: Sources, org: OrgIdentity | u
   };
 }
 
-/** `gifts: npc`, `gifts: off (SVC_PROJECTION=auto: the org has no GiftTransaction)`. */
-const projectionLine = (p: ProjectionChoice): string => `gifts: ${p.resolved}${p.setting === 'auto' ? ` (SVC_PROJECTION=auto: ${p.reason})` : ''}`;
+/** `gifts: npc`, `gifts: npsp, refunds: payments`, `gifts: off (SVC_PROJECTION=auto: the org has no GiftTransaction)`. */
+const projectionLine = (p: ProjectionChoice): string =>
+  `gifts: ${p.resolved}${p.refundMode === undefined ? '' : `, refunds: ${p.refundMode}`}${p.setting === 'auto' ? ` (SVC_PROJECTION=auto: ${p.reason})` : ''}`;
 
 /** Named only when it matters: the config file said otherwise. */
 const originText = (o: Origin | undefined): string => (o?.alsoInFile ? ` (${o.source === 'environment' ? 'env' : o.source}, over the config file)` : '');
