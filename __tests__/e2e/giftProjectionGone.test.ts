@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { ACCOUNTS, CAMPAIGNS, GIFTS, projected, REFUNDS, SOFT_CREDITS } from '../support/projectionOrg.js';
-import { cliJson, removeDir, tempCwd, writeCalls } from './helpers.js';
+import { cli, cliJson, removeDir, tempCwd, writeCalls } from './helpers.js';
 
 const SITE = { segments: 0, donations: 0, newsletterSubscriptions: 0, projectionCases: true };
 
@@ -34,6 +34,12 @@ describe('audit --fix after a page and a donation left the platform, Nonprofit C
     stack.platform.remove('donation', 19);
 
     const fix = ['audit', '--fix', '--max-fix', '100%'];
+    // A dry run says what it would mark, one record a line, and writes nothing.
+    stack.salesforce.resetCalls();
+    const dry = await cli(stack, ['--dry-run', ...fix], cwd, undefined, env);
+    expect(dry.stdout).toMatch(/^Would mark gone: 2 gift or campaign record\(s\)\n {2}GiftTransaction Donation_19: Status\n {2}Campaign Action_31: IsActive$/m);
+    expect(writeCalls(stack)).toBe(0);
+    expect(projected(stack)).toEqual(want);
     const res = await cliJson(stack, fix, cwd, undefined, env);
     // Exit 1: the two orphans remain in the mirror (no --delete-orphans).
     expect(res.code).toBe(1);

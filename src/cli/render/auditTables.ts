@@ -85,7 +85,7 @@ export function renderAudit(result: AuditResult, opts: { verbose: boolean }): st
     // Gifts and campaigns of what is gone keep their records, changed in status only.
     out.push(`${result.dryRun ? 'Would mark gone' : 'Marked gone'}: ${result.projection.length} gift or campaign record(s)`);
     const shown = opts.verbose ? result.projection : result.projection.slice(0, SHOWN);
-    for (const r of shown) out.push(`  ${r.action === 'fail' ? `failed (${r.reason ?? ''})` : (r.fields ?? []).join(', ')}: ${r.object} ${r.key}`);
+    for (const r of shown) out.push(`  ${r.object} ${r.key}: ${r.action === 'fail' ? `failed, ${r.reason ?? ''}` : (r.fields ?? []).join(', ')}`);
     if (shown.length < result.projection.length) out.push(more(result.projection.length - shown.length));
   }
   if (result.deletions) {
