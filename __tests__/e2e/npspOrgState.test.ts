@@ -205,3 +205,68 @@ describe('an admin merges the donor Contact between runs (E17; merges modelled w
     await again(env, labels, want);
   });
 });
+
+describe.each([
+  ['with NPSP automation', true],
+  ['without NPSP automation', false],
+])('audit --fix after pages and donations left the platform, %s (E11, P12)', (_name, automation) => {
+  it('gone or ineligible gifts Closed Lost, gone pages inactive, their gifts keep the campaign; dry run first; again nothing', async () => {
+    const { env } = await start(automation);
+    const s = stack as Stack;
+    await sync(env, ['sync', '--all']);
+    const want = tables(automation);
+    expect(seen({})).toEqual(want);
+    // E11: action 7 deleted (its campaign already inactive: not visible), and action 31 (active);
+    // donation 19 deleted, donation 13 no longer eligible (its payment failed).
+    s.platform.remove('action', 7);
+    s.platform.remove('action', 31);
+    s.platform.remove('donation', 19);
+    s.platform.update('donation', 13, { payment_status: 'failed', updated_at: new Date().toISOString() });
+
+    // The premise first: 2 of the mirror's 3 actions gone is past --max-fix's default; nothing written.
+    s.salesforce.resetCalls();
+    const refused = await cliJson(s, ['audit', '--fix'], cwd as string, undefined, env);
+    expect(refused.code).toBe(2);
+    expect((refused.body.result as unknown as { refused: string }).refused).toMatch(/2 of 3 Svc_Action__c would be overwritten, 2 of them gone: their gifts or campaigns marked .*--max-fix 2/);
+    expect(seen({})).toEqual(want);
+
+    const fix = ['audit', '--fix', '--max-fix', '100%'];
+    // Exit 1 each time: the orphans remain (the mirror keeps them without --delete-orphans).
+    const dry = await cliJson(s, ['--dry-run', ...fix], cwd as string, undefined, env);
+    expect(dry.code).toBe(1);
+    expect(writeCalls(s)).toBe(0);
+    // Action_7's campaign is inactive already (not visible): nothing to mark.
+    const marks = [
+      { object: 'Opportunity', key: 'Donation_13', action: 'update', fields: ['StageName'] },
+      { object: 'Opportunity', key: 'Donation_19', action: 'update', fields: ['StageName'] },
+      { object: 'Campaign', key: 'Action_31', action: 'update', fields: ['IsActive'] },
+    ];
+    expect((dry.body.result as unknown as { projection: unknown }).projection).toEqual(marks);
+    expect(seen({})).toEqual(want);
+
+    const done = await cliJson(s, fix, cwd as string, undefined, env);
+    expect(done.code).toBe(1);
+    expect((done.body.result as unknown as { remaining: Array<{ key: string }> }).remaining.map((r) => r.key)).toEqual(['Action_7', 'Action_31', 'Donation_13', 'Donation_19']);
+    expect((done.body.result as unknown as { projection: unknown }).projection).toEqual(marks);
+    // P12 (N20): StageName Closed Lost, never deleted; §3.2: the page's campaign inactive, and the
+    // gifts on it (Donation_22 and its slot; E1 on Action_7) keep their CampaignId.
+    want.opportunities.Donation_13 = { ...want.opportunities.Donation_13, StageName: 'Closed Lost' };
+    want.opportunities.Donation_19 = { ...want.opportunities.Donation_19, StageName: 'Closed Lost' };
+    want.campaigns = { ...want.campaigns, Action_31: { ...want.campaigns.Action_31, IsActive: false } };
+    expect(seen({})).toEqual(want);
+
+    // Again: the orphans are still there, nothing left to mark.
+    s.salesforce.resetCalls();
+    const second = await cliJson(s, fix, cwd as string, undefined, env);
+    expect(second.code).toBe(1);
+    expect((second.body.result as unknown as { projection: unknown }).projection).toEqual([]);
+    expect(writeCalls(s)).toBe(0);
+    expect(seen({})).toEqual(want);
+    // A full sync after it: its complete scan proves action 31 gone, so Donation_22's campaign is
+    // not read as active again from the mirror row that stays; it writes nothing.
+    s.salesforce.resetCalls();
+    await sync(env, ['sync', '--all']);
+    expect(writeCalls(s)).toBe(0);
+    expect(seen({})).toEqual(want);
+  });
+});

@@ -85,6 +85,8 @@ export interface RecordSource {
   siteReported?(): number | undefined;
   /** Records a later change names (webhooks, retries): a kept proof of their absence no longer holds. */
   named?(type: ResourceType, ids: readonly number[]): void;
+  /** Proven not on the platform, with no request: this run's complete list scan did not list it, or a kept proof up to the last complete scan's highest id holds. */
+  provenGone?(type: ResourceType, id: number): boolean;
 }
 
 export interface CrmSink {

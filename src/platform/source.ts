@@ -281,6 +281,10 @@ export class PlatformSource implements RecordSource {
     return this.cache.has(type, id) || this.cache.gone(type, id) || (!ignoreScan && this.provenAbsent(type, id, namedBefore));
   }
 
+  provenGone(type: ResourceType, id: number): boolean {
+    return !this.cache.has(type, id) && (this.cache.gone(type, id) || this.provenAbsent(type, id));
+  }
+
   /** Not on the complete unfiltered list this run has read (and not since fetched by id), or kept absent (KeptAbsence). */
   private provenAbsent(type: ResourceType, id: number, namedBefore?: string): boolean {
     const coverage = this.coverage.get(type);

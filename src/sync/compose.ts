@@ -29,6 +29,7 @@ import { GiftProjector, type SharedLookups } from './gifts/giftProjector.js';
 import { donorLinksBeside } from './gifts/donorLinksFile.js';
 import { projectedBeside } from './gifts/projectedFile.js';
 import { campaignsBeside } from './gifts/campaignState.js';
+import { goneMarker, pageGoneOf, type GoneMarker } from './gifts/goneFix.js';
 import { dropVerdict, keepRecordTypes, keepVerdict, readVerdict, verdictBeside, type RecordTypes, type VerdictScope } from './gifts/orgVerdictFile.js';
 import type { RunReport } from './report/report.js';
 
@@ -163,6 +164,7 @@ function giftProjector(
     projectedFile: projectedBeside(stateFile),
     campaignsFile: campaignsBeside(stateFile),
     siteId: () => source.siteReported?.(),
+    pageGone: pageGoneOf(source),
     shared,
   });
 }
@@ -378,13 +380,18 @@ export interface AuditDeps {
   sink: AuditSink;
   org?: OrgIdentity;
   log?: SyncLogPort | undefined;
+  /** A writing audit with the projection on (gifts/goneFix.ts): marks the gifts and campaigns of what it proved gone. */
+  markGone?: GoneMarker | undefined;
 }
 
-export async function createAuditDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, writes = false): Promise<AuditDeps> {
+export async function createAuditDeps(settings: Settings, onNote: OnNote = () => undefined, stop?: AbortSignal, learn: LearnFrom = {}, writes = false, fix = false): Promise<AuditDeps> {
   const source = commandSource(settings, onNote, stop, learn);
   const { sink, org } = await verifiedSink(settings, stop);
+  // The org guard of --fix (a dry run's too), before the platform is read: a refusal writes nothing.
+  const model = fix ? (await guardOrg(settings, sink))?.resolved : undefined;
+  const markGone = model === 'npc' || model === 'npsp' ? goneMarker(sink.gifts(), model) : undefined;
   // Only an audit that writes (--fix, --delete-orphans) logs its run.
-  return { source, sink, org, log: logFor(settings, sink, !writes) };
+  return { source, sink, org, log: logFor(settings, sink, !writes), markGone };
 }
 
 /** What `keys qualify` needs: the connected sink (a walk and updates by Id), the org it reached, the run log. */

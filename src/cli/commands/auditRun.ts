@@ -71,7 +71,7 @@ async function audit(ctx: CommandContext, opts: AuditOptions): Promise<CommandRe
     if (writes) lock = await lockRun(ctx, undefined, opts.wait, session);
     const profileWarnings: string[] = [];
     const learn = { profileFile: profileFileFor(undefined, ctx.connection.stateDir), save: !globals.dryRun, onWarning: (w: string) => profileWarnings.push(w) };
-    const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, learn, writes);
+    const deps: AuditDeps = await createAuditDeps(settings, session.onWait, session.signal, learn, writes, opts.fix === true);
     claimOrg(ctx.deployment.connections, ctx.connection, deps.org, !globals.dryRun, { warn: (w) => profileWarnings.push(w), siteId: ctx.connection.raw.SVC_SITE_ID });
     const where = withKnownSite(whereOf(ctx.raw, ctx.sources, deps.org, ctx.connection.name), deps.source.siteReported?.());
     // With --json the document holds it (result.where): stderr stays for what goes wrong.

@@ -81,6 +81,13 @@ export function renderAudit(result: AuditResult, opts: { verbose: boolean }): st
     for (const f of shownFailed) out.push(`  ${f.object} ${f.key}\n      ${shortMessage(`${f.error?.code ?? ''} ${f.error?.message ?? ''}`.trim(), WIDTH - 6)}`);
     if (shownFailed.length < failed.length) out.push(more(failed.length - shownFailed.length));
   }
+  if (result.projection && result.projection.length > 0) {
+    // Gifts and campaigns of what is gone keep their records, changed in status only.
+    out.push(`${result.dryRun ? 'Would mark gone' : 'Marked gone'}: ${result.projection.length} gift or campaign record(s)`);
+    const shown = opts.verbose ? result.projection : result.projection.slice(0, SHOWN);
+    for (const r of shown) out.push(`  ${r.object} ${r.key}: ${r.action === 'fail' ? `failed, ${r.reason ?? ''}` : (r.fields ?? []).join(', ')}`);
+    if (shown.length < result.projection.length) out.push(more(result.projection.length - shown.length));
+  }
   if (result.deletions) {
     out.push(`${result.dryRun ? 'Deletions (dry run: nothing deleted)' : 'Deletions'}: ${result.deletions.length}`);
     const shown = opts.verbose ? result.deletions : result.deletions.slice(0, SHOWN);

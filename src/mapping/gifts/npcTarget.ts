@@ -26,6 +26,8 @@ export const NPC_TARGET: GiftTarget = {
     fields: GIFT_FIELDS,
     compared: ['Name', 'DonorId', 'GiftType', 'OriginalAmount', 'DonorCoverAmount', 'TransactionDate', 'Status', 'CampaignId', 'PaymentMethod', 'GatewayReference', 'SvcAnonymous__c'],
     links: (ids) => (ids.donor === undefined ? {} : { DonorId: ids.donor }),
+    // §2.3: the value of the Connect example.
+    canceled: { Status: 'Canceled' },
   },
   slot: {
     object: 'GiftSoftCredit',

@@ -33,6 +33,8 @@ interface NpspOptions {
   /** SVC_NPSP_STAGE_WON, SVC_NPSP_STAGE_REFUNDED (defaults Closed Won, Closed Lost). */
   stageWon?: string | undefined;
   stageRefunded?: string | undefined;
+  /** SVC_NPSP_STAGE_CANCELED (P12, default Closed Lost): a gift whose donation is gone or no longer eligible. */
+  stageCanceled?: string | undefined;
   /** SVC_NPSP_ROLE_FUNDRAISER (default Soft Credit, a role NPSP counts as a soft credit). */
   fundraiserRole?: string | undefined;
   /** The Opportunity record type Id of SVC_NPSP_DONATION_RECORD_TYPE (Donation), when the org has it. */
@@ -107,6 +109,7 @@ export function npspTarget(o: NpspOptions): GiftTarget {
       compared: ['Name', 'StageName', 'CloseDate', 'Amount', 'RecordTypeId', 'npe01__Do_Not_Automatically_Create_Payment__c', 'SvcAnonymous__c', 'CampaignId', 'AccountId', 'npsp__Primary_Contact__c'],
       // P8: AccountId is not sent while blank (no household yet): NPSP fills it from the primary contact.
       links: (ids) => ({ npsp__Primary_Contact__c: ids.primaryContact ?? null, ...(ids.account === undefined ? {} : { AccountId: ids.account }) }),
+      canceled: { StageName: o.stageCanceled ?? 'Closed Lost' },
     },
     slot: {
       object: 'OpportunityContactRole',

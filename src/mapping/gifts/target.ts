@@ -84,6 +84,8 @@ export interface GiftTarget {
     compared: readonly string[];
     /** The lookup fields from the resolved Ids; a blank one is cleared. */
     links: (ids: GiftLinks) => CrmRecord;
+    /** `audit --fix` on a donation gone or no longer eligible (§2.3, N20, P12): the status it gets; never deleted. */
+    canceled: Readonly<Record<string, string>>;
   };
   slot: {
     object: GiftObject;

@@ -47,6 +47,8 @@ interface GuardRequest {
   fix: boolean;
   maxDelete?: Limit | undefined;
   maxFix?: Limit | undefined;
+  /** Objects whose orphans --fix marks in the projection (gifts canceled, campaigns inactive): counted as fixes. */
+  marksGone?: readonly SObjectName[] | undefined;
   /** The platform's base URL as shown (credentials masked), for the message. */
   platform: string;
 }
@@ -77,9 +79,13 @@ export function refusalOf(f: GuardFigures, req: GuardRequest): string | undefine
   if (req.fix) {
     for (const [object, mirrored] of f.mirrored) {
       const stale = f.counts.get(object)?.stale ?? 0;
-      if (stale > allowed(req.maxFix, mirrored)) {
-        reasons.push(`${stale} of ${mirrored} ${object} would be overwritten (${pct(stale, mirrored)})`);
-        raiseFix = Math.max(raiseFix, stale);
+      // A wrong platform answers 404 for every id: its "gone" would cancel every gift.
+      const gone = req.marksGone?.includes(object) === true ? (f.counts.get(object)?.orphan ?? 0) : 0;
+      const changed = stale + gone;
+      if (changed > allowed(req.maxFix, mirrored)) {
+        const marked = gone > 0 ? `, ${gone} of them gone: their gifts or campaigns marked` : '';
+        reasons.push(`${changed} of ${mirrored} ${object} would be overwritten${marked} (${pct(changed, mirrored)})`);
+        raiseFix = Math.max(raiseFix, changed);
       }
     }
   }

@@ -11,7 +11,7 @@ import { Auditor } from './audit.js';
 import { deleteOrphans, type DeletionRow } from './auditDelete.js';
 import { AuditFixer } from './auditFix.js';
 import { allowed, allowsAll, refusalOf, type Limit } from './auditGuard.js';
-import { auditSummary, type AuditCounts, type DriftRow } from './auditTypes.js';
+import { auditSummary, type AuditCounts, type DriftRow, type OrphanRow } from './auditTypes.js';
 import type { AuditDeps } from '../compose.js';
 import type { SyncEngine } from '../mirror/engine.js';
 import type { RunReport } from '../report/report.js';
@@ -45,6 +45,8 @@ export interface AuditResult {
   problems: string[];
   /** --fix: the engine's outcomes (inserts, updates, failures), as `sync --json` lists them. */
   fixes?: RecordOutcome[];
+  /** --fix with SVC_PROJECTION: the gifts and campaigns of what is gone, marked (PROJECTION.md §2.3, §3.2). */
+  projection?: Array<{ object: string; key: string; action: string; fields?: string[] | undefined; reason?: string | undefined }>;
   /** --delete-orphans: one row per orphan. */
   deletions?: DeletionRow[];
   /** --fix / --delete-orphans: the drift still there afterwards. */
@@ -68,6 +70,16 @@ interface AuditOutcome {
   fixer?: SyncEngine;
 }
 
+/** Pages with a campaign (§3.1): gone, it stays inactive (§3.2 names actions and teams; the projection treats every level alike). */
+const PAGES: readonly SObjectName[] = ['Svc_Segment__c', 'Svc_Project__c', 'Svc_Team__c', 'Svc_Company__c', 'Svc_Action__c'];
+const GONE_MARKED: readonly SObjectName[] = ['Svc_Donation__c', ...PAGES];
+
+/** What the projection keeps of the orphans (§2.3, §3.2): a donation's gift, a page's campaign, each under the record's key. */
+function goneKeys(orphans: readonly OrphanRow[]): { gifts: string[]; campaigns: string[] } {
+  const of = (objects: readonly SObjectName[]): string[] => orphans.filter((o) => objects.includes(o.object)).map((o) => o.key);
+  return { gifts: of(['Svc_Donation__c']), campaigns: of(PAGES) };
+}
+
 export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<AuditOutcome> {
   const fixer = opts.fix ? new AuditFixer(deps.source, deps.sink, { dryRun: opts.dryRun, batchSize: opts.batchSize, ...(opts.stop ? { stop: opts.stop } : {}) }) : undefined;
   const auditor = new Auditor(deps.source, deps.sink, {
@@ -79,7 +91,7 @@ export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<
   });
   let stopped: RefusedError | InterruptedError | undefined;
   let deletions: DeletionRow[] | undefined;
-  let refused: string | undefined;
+  let refused: string | undefined, marked: AuditResult['projection'];
   try {
     await auditor.run(opts.types);
     refused = refusalOf(
@@ -89,12 +101,14 @@ export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<
         fix: opts.fix,
         maxDelete: opts.maxDelete,
         maxFix: opts.maxFix,
+        marksGone: deps.markGone ? GONE_MARKED : undefined,
         platform: opts.platform ?? 'the platform',
       },
     );
     if (refused && !opts.dryRun) stopped = new RefusedError(refused);
     if (!stopped) {
       await fixer?.fixAll(auditor.drift);
+      if (fixer && deps.markGone) marked = await deps.markGone(goneKeys(auditor.orphans), opts.dryRun);
       if (opts.deleteOrphans) {
         deletions = [];
         const rows = deletions;
@@ -125,7 +139,7 @@ export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<
       if (row.kind === 'orphan') return !deleted.has(`${row.object}\u0000${row.key}`);
       return !(fixer && !opts.dryRun && fixer.fixed(row));
     });
-    failed = (fixer?.engine.report.failed ?? 0) > 0 || (deletions ?? []).some((d) => d.outcome === 'failed');
+    failed = (fixer?.engine.report.failed ?? 0) > 0 || (deletions ?? []).some((d) => d.outcome === 'failed') || (marked ?? []).some((r) => r.action === 'fail');
   }
   const platform = deps.source.requests();
   const salesforce = deps.sink.calls();
@@ -138,6 +152,7 @@ export async function runAudit(deps: AuditDeps, opts: AuditRunOptions): Promise<
     requests: { platform: platform.total, salesforce: salesforce.total, platformByKind: platform, salesforceByKind: salesforce },
     problems: auditor.problems,
     ...(fixer && acted ? { fixes: fixer.engine.report.records } : {}),
+    ...(marked ? { projection: marked } : {}),
     ...(deletions ? { deletions } : {}),
     ...(remaining ? { remaining } : {}),
     ...(refused ? { refused } : {}),

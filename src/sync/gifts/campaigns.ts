@@ -21,6 +21,7 @@ interface Level {
   existing: ReadonlyMap<string, CrmRecord>;
   timeZone: string;
   dryRun: boolean;
+  pageGone?: ((key: string) => boolean) | undefined;
 }
 
 /** Writes the campaigns of `keys` (every ancestor included by the caller) that differ from the org's. */
@@ -28,7 +29,7 @@ export async function writeCampaigns(
   sink: GiftSink,
   tree: ReadonlyMap<string, TreeRow>,
   all: ReadonlySet<string>,
-  opts: { timeZone: string; dryRun: boolean; known?: ReadonlyMap<string, string> },
+  opts: { timeZone: string; dryRun: boolean; known?: ReadonlyMap<string, string>; pageGone?: ((key: string) => boolean) | undefined },
 ): Promise<CampaignStep> {
   const step: CampaignStep = { ids: new Map(), failed: new Map(), rows: [] };
   // A campaign known written and current (campaignState.ts): its Id, no read, no write.
@@ -61,6 +62,8 @@ async function writeLevel(sink: GiftSink, keys: string[], c: Level, step: Campai
       continue;
     }
     const desired = campaignFields(t.row, key, c.timeZone);
+    // §3.2: a page gone from the platform keeps its campaign, inactive (its mirror row stays until --delete-orphans).
+    if (desired.IsActive === true && c.pageGone?.(key) === true) desired.IsActive = false;
     const parentId = t.parentKey === undefined ? undefined : step.ids.get(t.parentKey);
     if (parentId !== undefined) desired.ParentId = parentId;
     const changed = changedFields(desired, current);

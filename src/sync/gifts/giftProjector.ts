@@ -74,6 +74,8 @@ interface GiftProjectorOptions {
   campaignsFile: string;
   /** The site the run's records carry, when a donation does not say. */
   siteId: () => number | undefined;
+  /** A campaign whose page is proven gone from the platform: kept inactive (goneFix.ts). */
+  pageGone?: ((campaignKey: string) => boolean) | undefined;
   /** What projectors of one process share (serve: a projector a batch): the record types, read once. */
   shared?: SharedLookups | undefined;
   /** A command's kept org verdict: the record types join it; a failure a describe would explain drops it. */
@@ -161,6 +163,7 @@ export class GiftProjector {
         recordTypes: lookups.recordTypes,
         links: this.links,
         campaigns: this.campaigns,
+        pageGone: this.opts.pageGone,
       });
       this.absorb(out, report);
       const failed = new Set(out.failures.map((f) => f.donation));

@@ -39,6 +39,8 @@ interface ProjectionContext {
   links: DonorLinks;
   /** The campaigns known written and current; absent: every campaign is read and compared. */
   campaigns?: KnownCampaigns | undefined;
+  /** A campaign whose page is proven gone from the platform (kept inactive). */
+  pageGone?: ((campaignKey: string) => boolean) | undefined;
 }
 
 /** The campaigns written or found unchanged, as the state knows them from now on. */
