@@ -26,6 +26,8 @@ type SharedReading = AllowanceReading & { elsewhere: boolean };
 
 /** How often the file is read again: the guard runs before every call. */
 const FILE_READ_MS = 1000;
+/** How often it is written at most: every response brings a reading. */
+const FILE_WRITE_MS = 1000;
 /** A reading dated ahead of this machine's clock by more than this is not one of ours. */
 const CLOCK_SLACK_MS = 60_000;
 
@@ -64,6 +66,9 @@ const fresher = (a: AllowanceReading | undefined, b: AllowanceReading | undefine
 
 export class OrgAllowance {
   private fileRead: { at: number; reading: AllowanceReading | undefined } | undefined;
+  private pending: { file: string; reading: AllowanceReading } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private wroteAt = 0;
 
   /** `key`: the org, once the session knows it; `dir`: the deployment's state folder (none: this process only). */
   constructor(
@@ -79,17 +84,33 @@ export class OrgAllowance {
     return ok ? path.join(dir, `allowance-${key}.json`) : undefined;
   }
 
-  /** A reading this connection took: kept for the others of its org (best effort: a full disk never stops a call). */
+  /**
+   * A reading this connection took: kept for the others of its org (best effort: a full disk never
+   * stops a call). The file is written at most once a FILE_WRITE_MS (a run's first reading at
+   * once); a later one waits for the end of that time, so a burst of calls costs one write.
+   */
   note(reading: AllowanceReading): void {
     const key = this.key();
     if (key === undefined) return;
     if (fresher(inProcess.get(key), reading) === reading) inProcess.set(key, reading);
     const file = this.file(key);
     if (file === undefined) return;
+    this.pending = { file, reading };
+    const wait = this.wroteAt + FILE_WRITE_MS - Date.now();
+    if (wait <= 0) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), wait).unref();
+  }
+
+  private flush(): void {
+    const p = this.pending;
+    this.pending = undefined;
+    this.timer = undefined;
+    if (p === undefined) return;
+    this.wroteAt = Date.now();
     try {
-      if (fresher(this.readFile(file, true), reading) !== reading) return;
-      writePrivateFile(file, `${JSON.stringify({ used: reading.used, limit: reading.limit, at: new Date(reading.at).toISOString() })}\n`);
-      this.fileRead = { at: Date.now(), reading };
+      if (fresher(this.readFile(p.file, true), p.reading) !== p.reading) return;
+      writePrivateFile(p.file, `${JSON.stringify({ used: p.reading.used, limit: p.reading.limit, at: new Date(p.reading.at).toISOString() })}\n`);
+      this.fileRead = { at: Date.now(), reading: p.reading };
     } catch {
       // The state folder cannot be written: the run says so where its progress is saved.
     }
