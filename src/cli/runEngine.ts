@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { settingsOf } from '../config/load.js';
+import { placeOf } from '../config/connections.js';
 import { claimOrg } from '../config/orgRecord.js';
 import { oneLine } from '../config/echo.js';
 import { InterruptedError, actionsOf, describeError, exitCodeOf } from '../model/errors.js';
@@ -108,7 +109,7 @@ export async function lockRun(ctx: CommandContext, stateFile: string | undefined
 export async function runEngine<E extends object>(ctx: CommandContext, run: EngineRun<E>): Promise<CommandResult<RunResult<E>>> {
   const { globals } = ctx;
   const { batchSize } = run.opts;
-  const settings = settingsOf(ctx.raw);
+  const settings = settingsOf(ctx.raw, placeOf(ctx.deployment, ctx.connection));
   const session = new RunSession(ctx);
   const csv = run.opts.report ? new CsvReport(outputFileOf(ctx, run.opts.report), ctx.out.mask) : undefined;
   const shown = keyShown(settings.salesforce.siteKeys);

@@ -13,6 +13,7 @@ import { realFolder } from './realFolder.js';
 import { mergeSources, sourcesOf, type LoadOptions, type SettingSource } from './load.js';
 import { SETTINGS, type SettingName, type SettingRow } from './settingsTable.js';
 import { bool, type RawSettings } from './values.js';
+import type { DeploymentPlace } from './settings.js';
 
 export type Sources = Partial<Record<SettingName, SettingSource>>;
 
@@ -79,6 +80,9 @@ export function loadDeployment(opts: LoadOptions = {}): Deployment {
 
 /** The top-level settings as one connection's: the implicit one, or the deployment as a whole. */
 const topAsConnection = (top: RawSettings): ConnectionConfig => ({ name: undefined, raw: top, sources: {}, stateDir: top.SVC_STATE_DIR ?? DEFAULT_STATE_DIR });
+
+/** A connection's place in its deployment: its name, and the deployment's state folder (the org's shared readings live there). */
+export const placeOf = (d: Deployment, c: Pick<ConnectionConfig, 'name'>): DeploymentPlace => ({ ...(c.name === undefined ? {} : { connection: c.name }), stateRoot: wholeDeployment(d).stateDir });
 
 /** What a deployment-wide command (serve, queue, schema) acts on: the only connection, or the top level. */
 export const wholeDeployment = (d: Deployment): ConnectionConfig => (d.named ? topAsConnection(d.top) : d.connections[0]!);

@@ -11,6 +11,7 @@ import { secretMasker, type Secret } from './redact.js';
 import { SETTINGS, type SettingName, type SettingRow } from './settingsTable.js';
 import {
   DEFAULT_GIFT_SETTINGS,
+  type DeploymentPlace,
   type GiftSettings,
   type IncrementalMode,
   type PlatformSettings,
@@ -288,9 +289,10 @@ export function sourcesOf(flags: RawSettings, connection: RawSettings, env: Node
 }
 
 /** Every side's settings, validated: the first problem is a ConfigError naming the setting. */
-export function settingsOf(raw: RawSettings): Settings {
+export function settingsOf(raw: RawSettings, place?: DeploymentPlace): Settings {
   requireSettings(raw, { platform: true, salesforce: true });
-  return { platform: platformSettings(raw), salesforce: salesforceSettings(raw), webhook: webhookSettings(raw) };
+  const salesforce = salesforceSettings(raw);
+  return { platform: platformSettings(raw), salesforce: place === undefined ? salesforce : { ...salesforce, place }, webhook: webhookSettings(raw) };
 }
 
 /** A URL part as sent (percent-decoded), or as written when it is not valid percent-encoding. */

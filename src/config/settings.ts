@@ -58,6 +58,16 @@ export interface SalesforceSettings {
   log?: SyncLogSettings | undefined;
   /** SVC_SITE_KEYS=true: the site id every key is qualified with (`6:Donation_123`, SITES.md); absent: bare keys. */
   siteKeys?: number | undefined;
+  /** Where the run stands in its deployment: not settings, the door that runs it fills them in. */
+  place?: DeploymentPlace | undefined;
+}
+
+/** A connection's place in its deployment, as the Salesforce side needs it. */
+export interface DeploymentPlace {
+  /** The connection's name in the config file (run records name it); absent for the implicit one. */
+  connection?: string | undefined;
+  /** The deployment's state folder: connections of one org share the daily allowance's readings there. */
+  stateRoot: string;
 }
 
 /**

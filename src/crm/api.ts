@@ -9,6 +9,7 @@ import { ApiLimitError, type SalesforceError } from '../model/errors.js';
 import { isTransientCode, passesThrough, toSalesforceError } from './errors.js';
 import type { CrmCallCounts } from '../model/crmRecords.js';
 import { sleep } from '../model/sleep.js';
+import { allowanceKey, OrgAllowance, type AllowanceReading } from './orgAllowance.js';
 
 export interface RetryPolicy {
   /** Attempts per request or per record, the first included. */
@@ -28,6 +29,12 @@ interface ApiRequest {
   raw?: { contentType: string; text: string };
   /** Answer as text instead of parsed JSON. */
   text?: boolean;
+  /**
+   * The org's limits read at a run's start: the org's own figure, so only this connection's reading
+   * may refuse it; another's (up to 15 minutes old, perhaps from before the daily window rolled
+   * over) would refuse a run that the org would take.
+   */
+  ownReading?: boolean;
 }
 
 export function backoff(policy: RetryPolicy, attempt: number): number {
@@ -52,19 +59,24 @@ const USAGE_READING_TTL_MS = 15 * 60 * 1000;
 
 export class SalesforceApi {
   private readonly counts = { query: 0, collections: 0, bulk: 0, describe: 0, other: 0 };
-  private usage: { used: number; limit: number; at: number } | undefined;
+  private usage: AllowanceReading | undefined;
+  /** The org's allowance, shared with the other connections of the org (orgAllowance.ts). */
+  private readonly allowance: OrgAllowance;
 
+  /** `allowanceDir`: the deployment's state folder, where other processes on the org find the readings. */
   constructor(
     readonly session: SalesforceSession,
     private readonly maxApiUsage: number,
     readonly retry: RetryPolicy = SALESFORCE_RETRY,
+    allowanceDir?: string,
   ) {
+    this.allowance = new OrgAllowance(() => allowanceKey(session.orgId(), () => session.instanceUrl()), allowanceDir);
     session.onResponse((req: HttpRequest, res: HttpResponse | undefined) => {
       if (req.url.includes('/services/oauth2/')) return;
       this.counts[kindOf(req.url)]++;
       const info = res?.headers?.['sforce-limit-info'];
       const m = typeof info === 'string' ? /api-usage=(\d+)\/(\d+)/.exec(info) : null;
-      if (m) this.usage = { used: Number(m[1]), limit: Number(m[2]), at: Date.now() };
+      if (m) this.noteUsage(Number(m[1]), Number(m[2]));
     });
   }
 
@@ -81,26 +93,30 @@ export class SalesforceApi {
   /** A reading of the daily allowance from elsewhere than a header (the limits resource). */
   noteUsage(used: number, limit: number): void {
     this.usage = { used, limit, at: Date.now() };
+    this.allowance.note(this.usage);
   }
 
-  /** Refuses to start a call once the configured share of the daily allowance is used. */
-  guard(): void {
+  /** Refuses to start a call once the configured share of the daily allowance is used (`shared`: as any connection of the org read it). */
+  guard(shared = true): void {
     // An old reading is let go, so a long-lived `serve` tries again once the daily window has
     // moved on; the next response brings a fresh figure (and the guard back, if still needed).
-    if (!this.usage || this.usage.limit <= 0 || Date.now() - this.usage.at > USAGE_READING_TTL_MS) return;
-    const share = this.usage.used / this.usage.limit;
+    // The org's freshest reading, whichever of its connections took it: they share one allowance.
+    const usage = shared ? this.allowance.freshest(this.usage) : this.usage && { ...this.usage, elsewhere: false };
+    if (!usage || usage.limit <= 0 || Date.now() - usage.at > USAGE_READING_TTL_MS) return;
+    const share = usage.used / usage.limit;
     if (share >= this.maxApiUsage) {
+      const whose = usage.elsewhere ? ` (as another connection of this org read it ${Math.max(0, Math.round((Date.now() - usage.at) / 1000))} s ago)` : '';
       throw new ApiLimitError(
-        `stopping: ${this.usage.used} of the org's ${this.usage.limit} daily API requests are used (${Math.round(share * 100)}%), at or above the configured maximum of ${Math.round(this.maxApiUsage * 100)}%`,
-        this.usage.used,
-        this.usage.limit,
+        `stopping: ${usage.used} of the org's ${usage.limit} daily API requests are used (${Math.round(share * 100)}%)${whose}, at or above the configured maximum of ${Math.round(this.maxApiUsage * 100)}%`,
+        usage.used,
+        usage.limit,
       );
     }
   }
 
   /** One request, no retry. Errors come back as SalesforceError. */
   async once<T>(req: ApiRequest): Promise<T> {
-    this.guard();
+    this.guard(req.ownReading !== true);
     const conn = this.session.connection;
     const headers: Record<string, string> = {};
     let body: string | undefined;
@@ -116,7 +132,10 @@ export class SalesforceApi {
       return result;
     } catch (err) {
       if (passesThrough(err)) throw err;
-      throw toSalesforceError(err);
+      const e = toSalesforceError(err);
+      // The org refused for its daily limit: every connection of the org is told, not just this one.
+      if (e instanceof ApiLimitError && this.usage !== undefined) this.noteUsage(Math.max(this.usage.used, this.usage.limit), this.usage.limit);
+      throw e;
     }
   }
 
@@ -126,9 +145,9 @@ export class SalesforceApi {
    * asked again through `call`, so failures, renewals and retries are exactly those of `call`.
    */
   async getEarly<T>(url: string, stop?: AbortSignal): Promise<T> {
-    this.guard();
+    this.guard(false);
     const early = await this.session.getEarly(url, stop);
-    return early === undefined ? this.call<T>({ method: 'GET', url }) : (early as T);
+    return early === undefined ? this.call<T>({ method: 'GET', url, ownReading: true }) : (early as T);
   }
 
   /** A request nothing answered: the host it went to and what was tried, for the line a person reads. */

@@ -38,6 +38,8 @@ export interface SinkOptions {
   maxUrlLength?: number;
   /** SVC_SITE_KEYS: the site whose qualified keys this sink writes and reads (siteKeyCodec.ts). */
   siteKeys?: number | undefined;
+  /** The deployment's state folder: the org's daily allowance readings are shared there (orgAllowance.ts). */
+  allowanceDir?: string | undefined;
 }
 
 /** Bare keys counted per object by an audit with site keys: one query each, enough to say how many to qualify. */
@@ -68,7 +70,7 @@ export class SalesforceSink implements KeySink {
     readonly session: SalesforceSession,
     private readonly options: SinkOptions,
   ) {
-    this.api = new SalesforceApi(session, options.maxApiUsage, options.retry ?? SALESFORCE_RETRY);
+    this.api = new SalesforceApi(session, options.maxApiUsage, options.retry ?? SALESFORCE_RETRY, options.allowanceDir);
     this.bulkOptions = { ...DEFAULT_BULK, ...options.bulk };
     this.codec = options.siteKeys === undefined ? undefined : new SiteKeyCodec(options.siteKeys);
   }
@@ -76,7 +78,7 @@ export class SalesforceSink implements KeySink {
   /** `stop`: the run's stop, which ends its requests in flight (connection.ts's STOP_GRACE_MS). */
   static async connect(settings: SalesforceSettings, extra: Partial<SinkOptions> = {}, stop?: AbortSignal): Promise<SalesforceSink> {
     const session = await connectSalesforce(settings, stop);
-    return new SalesforceSink(session, { bulkThreshold: settings.bulkThreshold, maxApiUsage: settings.maxApiUsage, siteKeys: settings.siteKeys, ...extra });
+    return new SalesforceSink(session, { bulkThreshold: settings.bulkThreshold, maxApiUsage: settings.maxApiUsage, siteKeys: settings.siteKeys, allowanceDir: settings.place?.stateRoot, ...extra });
   }
 
   calls(): CrmCallCounts {

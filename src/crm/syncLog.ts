@@ -15,18 +15,22 @@ import { deleteViaBulk, deleteViaCollections } from './delete.js';
 import { toSalesforceError } from './errors.js';
 import { queryAll } from './query.js';
 import { cutLine, planErrors, retryKeys, runRecord, type StoredError } from './syncLogPlan.js';
-import type { CrmRecord } from '../model/crmRecords.js';
+import type { CrmRecord, UpsertOutcome } from '../model/crmRecords.js';
 import { ownBareKey, qualifyKey, sitePrefixFilter } from '../model/siteKeys.js';
-import { ERROR_KEY, ERROR_OBJECT, ERROR_STATUSES, LOG_OBJECTS, RUN_KEY, RUN_OBJECT, type ErrorStatus } from './syncLogSchema.js';
-
-/** The commands that put the two objects in the org, said when they are missing. */
-const DEPLOY_LOG = 'svc-sync schema --project svc-org && cd svc-org && sf project deploy start';
+import { DEPLOY_LOG, ERROR_KEY, ERROR_OBJECT, ERROR_STATUSES, LOG_OBJECTS, RUN_KEY, RUN_OBJECT, SITE_FIELD, type ErrorStatus } from './syncLogSchema.js';
+import { laterFieldsNamed, LogFieldsKnown, withoutLater, type RunSource } from './syncLogLater.js';
 
 type OpenRead = { ok: true; open: Map<string, StoredError> } | { ok: false; result: LogResult };
 
 const OPEN_QUERY = `SELECT Id, ${ERROR_KEY}, Status__c, Attempts__c, RetryRequested__c FROM ${ERROR_OBJECT} WHERE Status__c IN ('Open', 'Ignored')`;
 
 const isMissingObject = (code: string): boolean => code === 'INVALID_TYPE' || code === 'NOT_FOUND';
+
+const listed = (items: readonly string[]): string => (items.length === 1 ? items[0]! : `${items.slice(0, -1).join(', ')} and ${items.at(-1)!}`);
+
+/** The later fields an org lacks, said with the fix; undefined when none was found. */
+const lackingLine = (fields: readonly string[]): string | undefined =>
+  fields.length === 0 ? undefined : `the org lacks ${listed(fields)} (its sync log was set up before they were added): written without them; add them: ${DEPLOY_LOG}`;
 
 export class SyncLog implements SyncLogPort {
   private read: Promise<OpenRead> | undefined;
@@ -37,12 +41,20 @@ export class SyncLog implements SyncLogPort {
     private readonly bulk: BulkOptions = DEFAULT_BULK,
     /** SVC_SITE_KEYS: error records carry the site's qualified key, and only the site's own are read. */
     private readonly siteKeys?: number,
-  ) {}
+    /** The connection and site the run records name (SITES.md decision 5). */
+    private readonly source: RunSource = {},
+  ) {
+    this.known = LogFieldsKnown.of(api);
+  }
 
-  /** An error record as the org holds it: its key qualified with the site. */
+  private readonly known: LogFieldsKnown;
+
+  /** An error record as the org holds it: its key qualified with the site, and the site named. */
   private toOrg(record: CrmRecord): CrmRecord {
     const key = record[ERROR_KEY];
-    return this.siteKeys === undefined || typeof key !== 'string' ? record : { ...record, [ERROR_KEY]: qualifyKey(this.siteKeys, key) };
+    const site = this.source.siteId === undefined ? {} : { [SITE_FIELD]: this.source.siteId };
+    const keyed = this.siteKeys === undefined || typeof key !== 'string' ? record : { ...record, [ERROR_KEY]: qualifyKey(this.siteKeys, key) };
+    return { ...keyed, ...site };
   }
 
   /** Salesforce calls the log made so far (apart from the mirror's). */
@@ -118,24 +130,42 @@ export class SyncLog implements SyncLogPort {
     if (!read.ok) return { ...read.result, calls: this.spent } as LogResult;
     return this.counted(async () => {
       try {
-        const ran = await upsertViaCollections(this.api, RUN_OBJECT, [runRecord(run)], undefined, RUN_KEY);
+        const ran = await this.upsertLog(RUN_OBJECT, [runRecord(run, this.source)], RUN_KEY);
         const runWritten = ran.get(run.key)?.status !== 'failed';
         const plan = planErrors({ open: read.open, outcomes, runKey: runWritten ? run.key : undefined, now: run.finishedAt, redact });
         const records = plan.records.map((r) => this.toOrg(r));
-        const written =
-          records.length === 0
-            ? new Map()
-            : records.length > COLLECTION_SIZE
-              ? await upsertViaBulk(this.api, ERROR_OBJECT, records, this.bulk, undefined, ERROR_KEY)
-              : await upsertViaCollections(this.api, ERROR_OBJECT, records, undefined, ERROR_KEY);
+        const written = records.length === 0 ? new Map<string, UpsertOutcome>() : await this.upsertLog(ERROR_OBJECT, records, ERROR_KEY);
         const failedErrors = [...written.values()].filter((o) => o.status === 'failed').length;
         const open = read.open.size + plan.opened - plan.resolved;
-        return { status: 'written' as const, calls: 0, opened: plan.opened, resolved: plan.resolved, open, runWritten, failedErrors };
+        const lacking = lackingLine(this.known.found());
+        return { status: 'written' as const, calls: 0, opened: plan.opened, resolved: plan.resolved, open, runWritten, failedErrors, ...(lacking === undefined ? {} : { lacking }) };
       } catch (err) {
         const e = toSalesforceError(err);
         return isMissingObject(e.code) ? this.unavailable(e) : { status: 'failed' as const, calls: 0, message: e.message };
       }
     }).then((r) => ({ ...r, calls: this.spent }) as LogResult);
+  }
+
+  /**
+   * Log records upserted (Collections up to 200, Bulk beyond); an org set up before the later
+   * fields refuses them: the records are sent again without them, and the org is known to lack
+   * them for the rest of the process (one extra call, once).
+   */
+  private async upsertLog(object: typeof RUN_OBJECT | typeof ERROR_OBJECT, rows: CrmRecord[], keyField: string): Promise<Map<string, UpsertOutcome>> {
+    const send = (records: CrmRecord[]): Promise<Map<string, UpsertOutcome>> =>
+      records.length > COLLECTION_SIZE ? upsertViaBulk(this.api, object, records, this.bulk, undefined, keyField) : upsertViaCollections(this.api, object, records, undefined, keyField);
+    const first = this.known.lacks(object) ? rows.map((r) => withoutLater(object, r)) : rows;
+    let written: Map<string, UpsertOutcome>;
+    try {
+      written = await send(first);
+    } catch (err) {
+      const e = toSalesforceError(err);
+      if (first === rows && laterFieldsNamed(object, e.message)) return this.known.lacking(object, () => send(rows.map((r) => withoutLater(object, r))));
+      throw e;
+    }
+    const refused = [...written.values()].some((o) => o.status === 'failed' && laterFieldsNamed(object, o.error.message));
+    if (first !== rows || !refused) return written;
+    return this.known.lacking(object, () => send(rows.map((r) => withoutLater(object, r))));
   }
 
   /**

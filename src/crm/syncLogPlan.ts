@@ -7,6 +7,7 @@ import type { CrmRecord } from '../model/crmRecords.js';
 import { canonicalRefOfKey, keyFor } from '../model/refs.js';
 import type { RunEntry, RunOutcomes } from '../model/syncLog.js';
 import { ERROR_KEY, RUN_KEY, relationshipOf, type ErrorStatus } from './syncLogSchema.js';
+import { sourceFields, type RunSource } from './syncLogLater.js';
 
 /** An error record as read back: those not Resolved (Open and Ignored), with what the next write needs. */
 export interface StoredError {
@@ -25,9 +26,11 @@ const cut = (text: string, max: number): string => (text.length <= max ? text : 
 /** One line: Salesforce's messages may span several, a Text(255) shows one. */
 export const cutLine = (text: string, max: number): string => cut(text.replace(/\s+/g, ' ').trim(), max);
 
-export function runRecord(run: RunEntry): CrmRecord {
+/** The run record; `source`: the connection and site that ran it (SITES.md decision 5). */
+export function runRecord(run: RunEntry, source: RunSource = {}): CrmRecord {
   return {
     [RUN_KEY]: run.key,
+    ...sourceFields(source),
     Name: cut(`${run.command} ${run.startedAt}`, NAME_LENGTH),
     Command__c: run.command,
     StartedAt__c: run.startedAt,

@@ -11,8 +11,20 @@ export const ERROR_OBJECT = 'Svc_SyncError__c';
 type LogObjectName = typeof RUN_OBJECT | typeof ERROR_OBJECT;
 export const LOG_OBJECTS: readonly LogObjectName[] = [RUN_OBJECT, ERROR_OBJECT];
 
+/** The commands that put the log's objects and fields in the org, said when they are missing. */
+export const DEPLOY_LOG = 'svc-sync schema --project svc-org && cd svc-org && sf project deploy start';
+
 export const RUN_KEY = 'RunKey__c';
 export const ERROR_KEY = 'Key__c';
+
+/** Which connection and site wrote a record (SITES.md decision 5): one org may hold several sites' runs. */
+export const CONNECTION_FIELD = 'SvcConnection__c';
+export const SITE_FIELD = 'SvcSiteId__c';
+/**
+ * Fields added after the log's first release: an org set up before lacks them. The writer then
+ * writes without them and says how to add them; it never fails a run over them.
+ */
+export const LATER_FIELDS: Readonly<Record<LogObjectName, readonly string[]>> = { [RUN_OBJECT]: [CONNECTION_FIELD, SITE_FIELD], [ERROR_OBJECT]: [SITE_FIELD] };
 
 const OUTCOMES = ['Succeeded', 'Partial', 'Failed', 'Interrupted', 'Refused'] as const;
 export const ERROR_STATUSES = ['Open', 'Resolved', 'Ignored'] as const;
@@ -54,6 +66,8 @@ const RUN_SCHEMA: LogObjectSchema = {
   fields: [
     f(RUN_KEY, 'Run Key', text(80), { externalId: true, unique: true }),
     f('Command__c', 'Command', text(40)),
+    f(CONNECTION_FIELD, 'Connection', text(80)),
+    f(SITE_FIELD, 'Site Id', text(20)),
     f('StartedAt__c', 'Started At', dateTime()),
     f('FinishedAt__c', 'Finished At', dateTime()),
     f('Outcome__c', 'Outcome', picklist(OUTCOMES)),
@@ -87,6 +101,7 @@ const ERROR_SCHEMA: LogObjectSchema = {
     f('Status__c', 'Status', picklist(ERROR_STATUSES)),
     f('RetryRequested__c', 'Retry Requested', checkbox()),
     f('LastRun__c', 'Last Run', { kind: 'lookup', to: RUN_OBJECT }),
+    f(SITE_FIELD, 'Site Id', text(20)),
   ],
 };
 

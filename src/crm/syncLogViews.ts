@@ -4,7 +4,7 @@
  * lead with the time, and the admin docs say to sort by it once (Salesforce keeps that per user).
  */
 import { metadataDoc as doc, type XmlNode } from './metadataXml.js';
-import { ERROR_OBJECT, RUN_OBJECT } from './syncLogSchema.js';
+import { CONNECTION_FIELD, ERROR_OBJECT, RUN_OBJECT, SITE_FIELD } from './syncLogSchema.js';
 
 interface ListView {
   object: string;
@@ -19,14 +19,14 @@ const LIST_VIEWS: readonly ListView[] = [
     object: ERROR_OBJECT,
     fullName: 'Open_sync_errors',
     label: 'Open sync errors',
-    columns: ['LastFailedAt__c', 'NAME', 'ObjectName__c', 'StatusCode__c', 'Message__c', 'Fields__c', 'Attempts__c', 'RetryRequested__c'],
+    columns: ['LastFailedAt__c', 'NAME', SITE_FIELD, 'ObjectName__c', 'StatusCode__c', 'Message__c', 'Fields__c', 'Attempts__c', 'RetryRequested__c'],
     filters: [{ field: 'Status__c', operation: 'equals', value: 'Open' }],
   },
   {
     object: RUN_OBJECT,
     fullName: 'Recent_runs',
     label: 'Recent runs',
-    columns: ['FinishedAt__c', 'NAME', 'Command__c', 'Outcome__c', 'Inserted__c', 'Updated__c', 'Unchanged__c', 'Failed__c', 'Deleted__c', 'SalesforceCalls__c'],
+    columns: ['FinishedAt__c', 'NAME', 'Command__c', CONNECTION_FIELD, SITE_FIELD, 'Outcome__c', 'Inserted__c', 'Updated__c', 'Unchanged__c', 'Failed__c', 'Deleted__c', 'SalesforceCalls__c'],
     filters: [{ field: 'FinishedAt__c', operation: 'greaterOrEqual', value: 'LAST_N_DAYS:7' }],
   },
 ];

@@ -30,7 +30,17 @@ export interface RunOutcomes {
 
 /** What became of the log for one run: one line for a person, and the figures for --json. */
 export type LogResult =
-  | { status: 'written'; calls: number; opened: number; resolved: number; open: number; runWritten: boolean; failedErrors: number }
+  | {
+      status: 'written';
+      calls: number;
+      opened: number;
+      resolved: number;
+      open: number;
+      runWritten: boolean;
+      failedErrors: number;
+      /** Fields the org lacks (its log set up before they were added), found in this run: written without them, and how to add them. */
+      lacking?: string;
+    }
   | { status: 'off' | 'dry-run'; calls: 0 }
   /** The org lacks the objects (the org setup is not deployed): named, with the command that adds them. */
   | { status: 'missing'; calls: number; missing: string[]; message: string }

@@ -55,7 +55,10 @@ export type { ProjectionChoice };
 
 /** A fresh log writer (it reads the open errors once): none when the log is off or nothing may be written. */
 function logFor(settings: Settings, sink: SalesforceSink, dryRun: boolean): SyncLogPort | undefined {
-  return (settings.salesforce.log ?? DEFAULT_SYNC_LOG).enabled && !dryRun ? new SyncLog(sink.api, undefined, settings.salesforce.siteKeys) : undefined;
+  if (!(settings.salesforce.log ?? DEFAULT_SYNC_LOG).enabled || dryRun) return undefined;
+  const { siteId } = settings.platform;
+  const source = { connection: settings.salesforce.place?.connection, siteId: siteId === undefined ? undefined : String(siteId) };
+  return new SyncLog(sink.api, undefined, settings.salesforce.siteKeys, source);
 }
 
 /** Notes for a person ("waiting 42 s: platform minute limit"), as one line each. */

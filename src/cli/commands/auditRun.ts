@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import fs from 'node:fs';
 import { settingsOf } from '../../config/load.js';
+import { placeOf } from '../../config/connections.js';
 import { claimOrg } from '../../config/orgRecord.js';
 import type { ExitCode } from '../../model/errors.js';
 import type { LogResult } from '../../model/syncLog.js';
@@ -58,7 +59,7 @@ export function auditAction(opts: AuditOptions, c: Command, setExit: SetExit): P
 async function audit(ctx: CommandContext, opts: AuditOptions): Promise<CommandResult<AuditResult & { where: Where }>> {
   const { globals } = ctx;
   const { types = [...SYNC_ORDER], batchSize = CLI_BATCH_SIZE, maxDelete, maxFix } = opts;
-  const settings = settingsOf(ctx.raw);
+  const settings = settingsOf(ctx.raw, placeOf(ctx.deployment, ctx.connection));
   const reportFile = opts.report === undefined ? undefined : outputFileOf(ctx, opts.report);
   if (reportFile) checkWritable(reportFile);
   // The first Ctrl-C lets the batch in flight finish and reports what was done; the second quits.

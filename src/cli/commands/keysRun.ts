@@ -1,6 +1,7 @@
 /** `svc-sync keys qualify`'s work, loaded only when the command runs (keys.ts declares it). */
 import type { Command } from 'commander';
 import { settingsOf } from '../../config/load.js';
+import { placeOf } from '../../config/connections.js';
 import { claimOrg } from '../../config/orgRecord.js';
 import { ConfigError, EXIT, RefusedError, type ExitCode } from '../../model/errors.js';
 import { createKeyDeps } from '../../sync/compose.js';
@@ -19,7 +20,7 @@ export function qualifyAction(opts: QualifyOptions, c: Command, setExit: SetExit
 }
 
 async function qualify(ctx: CommandContext, opts: QualifyOptions): Promise<CommandResult<QualifyResult>> {
-  const settings = settingsOf(ctx.raw);
+  const settings = settingsOf(ctx.raw, placeOf(ctx.deployment, ctx.connection));
   const siteId = settings.platform.siteId;
   if (siteId === undefined) throw new ConfigError('keys qualify: SVC_SITE_ID is not set; it is the prefix of every qualified key (6:Donation_123)');
   const apply = Boolean(opts.apply) && !ctx.globals.dryRun;

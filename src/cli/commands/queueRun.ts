@@ -10,8 +10,11 @@ import { outputColumns } from '../render/text.js';
 import { runCommand, type CommandContext, type SetExit } from '../runner.js';
 import { chooseConnections, type Deployment } from '../../config/connections.js';
 import { connectionKeys } from '../../webhook/lanes.js';
-import type { ConnectionScope } from '../../webhook/queue/store.js';
+import type { ConnectionScope, FailedEvent } from '../../webhook/queue/store.js';
 import type { QueueOptions } from './queue.js';
+import { bool } from '../../config/values.js';
+import { keyFor } from '../../model/refs.js';
+import { keyShown } from '../render/shownKeys.js';
 
 /** A connection's events in the queue: its name, and '' (events from before connections) when it is the only one. */
 function scopeOf(d: Deployment, name: string): ConnectionScope {
@@ -24,6 +27,20 @@ function nameOf(d: Deployment): (stored: string) => string {
     const owner = d.connections.find((c) => c.name !== undefined && connectionKeys(c.name, d.connections.length).includes(stored));
     if (owner?.name !== undefined) return owner.name;
     return stored === '' ? '(none)' : `${stored} (not in the config)`;
+  };
+}
+
+/**
+ * The key a failed event's record has in the org, for the connections that qualify their keys
+ * (SITES.md: queue entries name records as the org holds them, `6:Donation_123`); undefined for
+ * the others (their `ref` says it) and for a user (no record of its own).
+ */
+function orgKeyOf(d: Deployment): (f: FailedEvent) => string | undefined {
+  return (f) => {
+    const owner = d.named ? d.connections.find((c) => connectionKeys(c.name, d.connections.length).includes(f.connection ?? '')) : d.connections[0];
+    if (owner === undefined || !bool(owner.raw, 'SVC_SITE_KEYS') || f.refType === 'user') return undefined;
+    const site = Number(owner.raw.SVC_SITE_ID);
+    return Number.isSafeInteger(site) && site > 0 ? keyShown(site)(keyFor(f.refType, f.refId)) : undefined;
   };
 }
 
@@ -48,9 +65,14 @@ export function queueAction(opts: QueueOptions, c: Command, setExit: SetExit): P
       // With "connections": each connection's counts, and each failed event's connection (as in the file).
       const perConnection = named ? { byConnection: byConnection.map((c) => ({ ...c, connection: label(c.connection) })) } : {};
       const ignored = named ? s.ignored.map((g) => ({ ...g, connection: label(g.connection) })) : s.ignored.map(({ connection: _c, ...g }) => g);
-      const result = { command: 'queue', ...rest, ignored, ...perConnection, path: where };
+      const keyOf = orgKeyOf(ctx.deployment);
+      const failed = s.failed.map((f) => {
+        const key = keyOf(f);
+        return key === undefined ? f : { ...f, key };
+      });
+      const result = { command: 'queue', ...rest, failed, ignored, ...perConnection, path: where };
       const redact = (t: string): string => ctx.out.redact(t);
-      const lines = renderQueue(where, s.counts, s.failed, outputColumns(), redact, named ? { counts: byConnection, nameOf: label } : undefined);
+      const lines = renderQueue(where, s.counts, failed, outputColumns(), redact, named ? { counts: byConnection, nameOf: label } : undefined);
       if (ctx.globals.verbose) lines.push(...ignoredLines(s.ignored, outputColumns(), redact, named ? label : undefined));
       return { status: EXIT.OK, result, warnings: [], text: lines.join('\n') };
     },

@@ -59,6 +59,8 @@ async function guardProjection(name: string | undefined, settings: Settings, log
 
 interface Tuning {
   batchSize?: number | undefined;
+  /** The deployment's state folder (the org's shared allowance readings). */
+  stateRoot: string;
 }
 
 /** Each connection probed (in the file's order) and given its processor; throws on the first fatal problem. */
@@ -69,7 +71,7 @@ export async function serveConnections(list: readonly ConnectionInput[], all: re
   const mask = (text: string): string => all.reduce((t, c) => redact(t, c.raw), text);
   const out: ServeConnection[] = [];
   for (const c of list) {
-    const settings = settingsOf(c.raw);
+    const settings = settingsOf(c.raw, { ...(c.name === undefined ? {} : { connection: c.name }), stateRoot: tuning.stateRoot });
     await probe(c.name, settings, log);
     const projection = await guardProjection(c.name, settings, log);
     const name = c.name;

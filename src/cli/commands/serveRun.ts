@@ -4,6 +4,7 @@ import { DEFAULT_SERVE } from '../../webhook/serveDefaults.js';
 import { serve } from '../../webhook/serve.js';
 import { serveConnections } from './serveConnections.js';
 import { settingsOf } from '../../config/load.js';
+import { wholeDeployment } from '../../config/connections.js';
 import { checkPublicWithoutSecret, checkWebhookSecret, webhookSettings } from '../../config/webhookSettings.js';
 import { EXIT, exitOfSignal } from '../../model/errors.js';
 import { runCommand, type SetExit } from '../runner.js';
@@ -38,7 +39,7 @@ export function serveAction(opts: ServeCommandOptions, c: Command, setExit: SetE
       checkPublicWithoutSecret(opts.host, unsigned, opts.publicWithoutSecret === true || bool(top, 'SVC_WEBHOOK_PUBLIC_WITHOUT_SECRET'));
       // Before the queue is made or locked: a host it cannot listen on leaves nothing behind.
       await checkListenHost(opts.host);
-      const connections = await serveConnections(chosen, ctx.deployment.connections, log, { batchSize: size });
+      const connections = await serveConnections(chosen, ctx.deployment.connections, log, { batchSize: size, stateRoot: wholeDeployment(ctx.deployment).stateDir });
       const service = await serve({
         connections,
         host: opts.host,

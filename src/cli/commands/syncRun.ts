@@ -12,6 +12,7 @@ import { retentionIfDue, retryRefs } from '../../sync/run/runLog.js';
 import type { GlobalOptions } from '../globals.js';
 import { runCommand, type CommandContext, type SetExit } from '../runner.js';
 import { runEngine } from '../runEngine.js';
+import { keyShown, rowsShown } from '../render/shownKeys.js';
 import type { SyncOptions } from './sync.js';
 
 /**
@@ -64,7 +65,10 @@ export async function syncAction(opts: SyncOptions, c: Command, setExit: SetExit
           // Not when the log cannot be read (the objects missing): the run says so once, at its end.
           const logReady = deps.log !== undefined && retry?.result === undefined;
           const retention = logReady ? await retentionIfDue(deps.log!, salesforceSettings(ctx.raw).log ?? DEFAULT_SYNC_LOG, stateFile).catch(() => undefined) : undefined;
-          return { ...done, retryRequested: requested.length, ...(retention ? { logRetention: retention } : {}) };
+          // Orphan candidates named as the org holds them (site-qualified with SVC_SITE_KEYS), as audit names them.
+          const shown = keyShown(salesforceSettings(ctx.raw).siteKeys);
+          const candidates = done.orphanCandidates === undefined ? {} : { orphanCandidates: rowsShown(done.orphanCandidates, shown) };
+          return { ...done, ...candidates, retryRequested: requested.length, ...(retention ? { logRetention: retention } : {}) };
         },
       });
     },

@@ -11,6 +11,9 @@ const when = (iso: string): string => iso.replace(/^\d{4}-(\d\d-\d\d)T(\d\d:\d\d
 /** The ref's type, short: the event type and full names are in --json. */
 const short = (type: string): string => (type === 'newsletter_subscription' ? 'subscription' : type);
 
+/** The record an event names: its key in the org when the connection qualifies keys (`6:Donation_123`), else type and id. */
+const refOf = (f: FailedEvent & { key?: string }): string => f.key ?? `${short(f.refType)} ${f.refId}`;
+
 /** `redact` masks secrets before a cell is cut: a cut secret would no longer match its mask. */
 const listOf = (counts: QueueCounts): string =>
   Object.entries(counts)
@@ -24,7 +27,7 @@ const listOf = (counts: QueueCounts): string =>
 export function renderQueue(
   where: string,
   counts: QueueCounts,
-  failed: readonly FailedEvent[],
+  failed: ReadonlyArray<FailedEvent & { key?: string }>,
   columns: number,
   redact: (s: string) => string = (s) => s,
   byConnection?: { counts: readonly ConnectionCounts[]; nameOf: (stored: string) => string },
@@ -34,12 +37,12 @@ export function renderQueue(
   if (failed.length === 0) return lines;
   if (byConnection !== undefined) {
     const nameOf = byConnection.nameOf;
-    const rows = failed.map((f) => [f.id, nameOf(f.connection ?? ''), `${short(f.refType)} ${f.refId}`, f.attempts, when(f.nextAttemptAt), redact(f.lastError)]);
+    const rows = failed.map((f) => [f.id, nameOf(f.connection ?? ''), refOf(f), f.attempts, when(f.nextAttemptAt), redact(f.lastError)]);
     lines.push(
       ...grid(['event', 'connection', 'ref', 'tries', 'next (UTC)', 'last error'], rows, { columns, align: ['right', 'left', 'left', 'right', 'left', 'left'], minWidth: 10, flex: 5, flexMin: 24 }),
     );
   } else {
-    const rows = failed.map((f) => [f.id, `${short(f.refType)} ${f.refId}`, f.attempts, when(f.nextAttemptAt), redact(f.lastError)]);
+    const rows = failed.map((f) => [f.id, refOf(f), f.attempts, when(f.nextAttemptAt), redact(f.lastError)]);
     lines.push(...grid(['event', 'ref', 'tries', 'next (UTC)', 'last error'], rows, { columns, align: ['right', 'left', 'right', 'left', 'left'], minWidth: 10, flex: 4, flexMin: 24 }));
   }
   lines.push('`svc-sync queue retry` queues them again now; --json shows each error in full');

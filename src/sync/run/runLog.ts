@@ -115,9 +115,11 @@ export function logNote(r: LogResult | undefined): string | undefined {
   if (r === undefined) return undefined;
   if (r.status === 'missing') return `salesforce log: ${r.message}`;
   if (r.status === 'failed') return `salesforce log: not written (${r.message}); the run's own outcome stands`;
-  if (r.status !== 'written' || (r.runWritten && r.failedErrors === 0)) return undefined;
+  if (r.status !== 'written') return undefined;
+  const lacking = r.lacking === undefined ? undefined : `salesforce log: ${r.lacking}`;
+  if (r.runWritten && r.failedErrors === 0) return lacking;
   const refused = [...(r.runWritten ? [] : ['the run record']), ...(r.failedErrors > 0 ? [`${r.failedErrors} error record(s)`] : [])];
-  return `salesforce log: the org refused ${refused.join(' and ')}; the run's own outcome stands`;
+  return [lacking, `salesforce log: the org refused ${refused.join(' and ')}; the run's own outcome stands`].filter((l) => l !== undefined).join('\n');
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
