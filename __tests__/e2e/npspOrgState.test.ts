@@ -35,7 +35,7 @@ async function start(automation: boolean): Promise<{ org: NpspOrg; env: Record<s
   cwd = tempCwd('npsp-org-state');
   const org = stack.salesforce.npsp;
   if (!org) throw new Error('no NPSP org');
-  return { org, env: { ...stack.env, SVC_PROJECTION: 'npsp', SVC_SITE_ID: '6' } };
+  return { org, env: { ...stack.env, SVC_PROJECTION: 'npsp', SVC_SITE_ID: '6', SVC_NPSP_REFUND_MODE: 'stage' } };
 }
 
 /** Runs the CLI; its one failure is E12's gift in another currency (§2.4). */
@@ -207,12 +207,14 @@ describe('an admin merges the donor Contact between runs (E17; merges modelled w
 });
 
 describe.each([
-  ['with NPSP automation', true],
-  ['without NPSP automation', false],
-])('audit --fix after pages and donations left the platform, %s (E11, P12)', (_name, automation) => {
-  it('gone or ineligible gifts Closed Lost, gone pages inactive, their gifts keep the campaign; dry run first; again nothing', async () => {
-    const { env } = await start(automation);
+  ['with NPSP automation', true, 'Closed Lost'],
+  ['without NPSP automation, SVC_NPSP_STAGE_CANCELED=Withdrawn', false, 'Withdrawn'],
+])('audit --fix after pages and donations left the platform, %s (E11, P12)', (_name, automation, canceled) => {
+  it('gone or ineligible gifts canceled, gone pages inactive, their gifts keep the campaign; dry run first; again nothing', async () => {
+    const started = await start(automation);
     const s = stack as Stack;
+    const env = canceled === 'Closed Lost' ? started.env : { ...started.env, SVC_NPSP_STAGE_CANCELED: canceled };
+    if (canceled !== 'Closed Lost') started.org.addStage(canceled, true, false);
     await sync(env, ['sync', '--all']);
     const want = tables(automation);
     expect(seen({})).toEqual(want);
@@ -248,10 +250,10 @@ describe.each([
     expect(done.code).toBe(1);
     expect((done.body.result as unknown as { remaining: Array<{ key: string }> }).remaining.map((r) => r.key)).toEqual(['Action_7', 'Action_31', 'Donation_13', 'Donation_19']);
     expect((done.body.result as unknown as { projection: unknown }).projection).toEqual(marks);
-    // P12 (N20): StageName Closed Lost, never deleted; §3.2: the page's campaign inactive, and the
+    // P12 (N20): StageName SVC_NPSP_STAGE_CANCELED, never deleted; §3.2: the page's campaign inactive, and the
     // gifts on it (Donation_22 and its slot; E1 on Action_7) keep their CampaignId.
-    want.opportunities.Donation_13 = { ...want.opportunities.Donation_13, StageName: 'Closed Lost' };
-    want.opportunities.Donation_19 = { ...want.opportunities.Donation_19, StageName: 'Closed Lost' };
+    want.opportunities.Donation_13 = { ...want.opportunities.Donation_13, StageName: canceled };
+    want.opportunities.Donation_19 = { ...want.opportunities.Donation_19, StageName: canceled };
     want.campaigns = { ...want.campaigns, Action_31: { ...want.campaigns.Action_31, IsActive: false } };
     expect(seen({})).toEqual(want);
 

@@ -57,7 +57,7 @@ export const SETTINGS = [
   },
   { name: 'SVC_NPSP_STAGE_WON', default: 'Closed Won', help: 'NPSP: the Opportunity stage of a paid gift (closed, won)' },
   { name: 'SVC_NPSP_STAGE_REFUNDED', default: 'Closed Lost', help: 'NPSP: the stage of a refunded gift in refund mode stage (closed, not won)' },
-  { name: 'SVC_NPSP_STAGE_CANCELED', default: 'Closed Lost', help: 'NPSP: the stage of a canceled gift (closed, not won); doctor checks it, nothing writes it yet' },
+  { name: 'SVC_NPSP_STAGE_CANCELED', default: 'Closed Lost', help: 'NPSP: the stage audit --fix gives a gift gone from the platform (closed, not won)' },
   { name: 'SVC_NPSP_ROLE_FUNDRAISER', default: 'Soft Credit', help: "NPSP: the contact role of a gift's fundraiser" },
   { name: 'SVC_NPSP_DONATION_RECORD_TYPE', default: 'Donation', help: "NPSP: DeveloperName of the gifts' Opportunity record type (not sent when the org lacks it)" },
   { name: 'SVC_NPSP_ORG_RECORD_TYPE', default: 'Organization', help: 'NPSP: DeveloperName of the Account record type of company donors' },

@@ -8,6 +8,7 @@
  */
 import { isFatal } from '../model/errors.js';
 import type { LogResult, RunEntry, RunOutcomes, SyncLogPort } from '../model/syncLog.js';
+import { DEFAULT_SYNC_LOG, type Settings } from '../config/settings.js';
 import type { SalesforceApi } from './api.js';
 import { DEFAULT_BULK, upsertViaBulk, type BulkOptions } from './bulk.js';
 import { COLLECTION_SIZE, upsertViaCollections } from './collections.js';
@@ -199,4 +200,12 @@ export class SyncLog implements SyncLogPort {
     });
     return { ...done, calls: this.spent - before };
   }
+}
+
+/** A fresh log writer for a run (it reads the open errors once): none when the log is off or nothing may be written. */
+export function syncLogFor(settings: Settings, api: SalesforceApi, dryRun: boolean): SyncLog | undefined {
+  if (!(settings.salesforce.log ?? DEFAULT_SYNC_LOG).enabled || dryRun) return undefined;
+  const { siteId } = settings.platform;
+  const source = { connection: settings.salesforce.place?.connection, siteId: siteId === undefined ? undefined : String(siteId) };
+  return new SyncLog(api, undefined, settings.salesforce.siteKeys, source);
 }

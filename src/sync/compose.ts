@@ -11,9 +11,9 @@ import { chooseProjection, type ProjectionChoice } from '../crm/projectionGuard.
 import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProject.js';
 import type { ProjectionModel } from '../crm/schemaExport.js';
 import { SalesforceSink, type OrgIdentity } from '../crm/sink.js';
-import { SyncLog } from '../crm/syncLog.js';
+import { syncLogFor } from '../crm/syncLog.js';
 import type { SyncLogPort } from '../model/syncLog.js';
-import { DEFAULT_GIFT_SETTINGS, DEFAULT_SYNC_LOG } from '../config/settings.js';
+import { DEFAULT_GIFT_SETTINGS } from '../config/settings.js';
 import { DEFAULT_STATE_DIR } from '../config/connections.js';
 import type { PlatformRequestInfo, RateLimitSnapshot, SharedBudget } from '../model/budget.js';
 import type { AuditSink, CrmSink, KeySink, ObjectCheck, RecordSource } from '../model/ports.js';
@@ -52,14 +52,6 @@ export interface Deps {
 }
 
 export type { ProjectionChoice };
-
-/** A fresh log writer (it reads the open errors once): none when the log is off or nothing may be written. */
-function logFor(settings: Settings, sink: SalesforceSink, dryRun: boolean): SyncLogPort | undefined {
-  if (!(settings.salesforce.log ?? DEFAULT_SYNC_LOG).enabled || dryRun) return undefined;
-  const { siteId } = settings.platform;
-  const source = { connection: settings.salesforce.place?.connection, siteId: siteId === undefined ? undefined : String(siteId) };
-  return new SyncLog(sink.api, undefined, settings.salesforce.siteKeys, source);
-}
 
 /** Notes for a person ("waiting 42 s: platform minute limit"), as one line each. */
 export type OnNote = (text: string, until?: number) => void;
@@ -180,7 +172,7 @@ export async function createDeps(settings: Settings, onNote: OnNote = () => unde
   const projection = guard.choice;
   const source = commandSource(settings, onNote, stop, learn, keptAbsences(settings, stateFile, !dryRun));
   const gifts = giftProjector(settings, sink, source, dryRun, stateFile, projection, guard.shared, guard.verdict);
-  return { source, sink, org, log: logFor(settings, sink, dryRun), setupCheck: (object) => everyWriteFails(sink, object), ...(projection ? { projection } : {}), ...(gifts ? { gifts } : {}) };
+  return { source, sink, org, log: syncLogFor(settings, sink.api, dryRun), setupCheck: (object) => everyWriteFails(sink, object), ...(projection ? { projection } : {}), ...(gifts ? { gifts } : {}) };
 }
 
 /**
@@ -294,7 +286,7 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     const org = { instanceUrl: connected.session.instanceUrl(), ...(orgId === undefined ? {} : { orgId }) };
     // The projection's donor links and figures are the batch's: a fresh projector each batch.
     const gifts = giftProjector(settings, connected, source, false, extra.profileFile ?? profileFileFor(undefined, DEFAULT_STATE_DIR), choice, lookups);
-    return { source, sink: connected, org, log: logFor(settings, connected, false), ...(choice ? { projection: choice } : {}), ...(gifts ? { gifts } : {}) };
+    return { source, sink: connected, org, log: syncLogFor(settings, connected.api, false), ...(choice ? { projection: choice } : {}), ...(gifts ? { gifts } : {}) };
   };
 }
 
@@ -392,14 +384,14 @@ export async function createAuditDeps(settings: Settings, onNote: OnNote = () =>
   const { sink, org } = await verifiedSink(settings, stop);
   // The org guard of --fix (a dry run's too), before the platform is read: a refusal writes nothing.
   const model = fix ? (await guardOrg(settings, sink))?.resolved : undefined;
-  const markGone = model === 'npc' || model === 'npsp' ? goneMarker(sink.gifts(), model) : undefined;
+  const markGone = model === 'npc' || model === 'npsp' ? goneMarker(sink.gifts(), model, (settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS).npsp.stageCanceled) : undefined;
   // Only an audit that writes (--fix, --delete-orphans) logs its run.
-  return { source, sink, org, log: logFor(settings, sink, !writes), markGone };
+  return { source, sink, org, log: syncLogFor(settings, sink.api, !writes), markGone };
 }
 
 /** What `keys qualify` needs: the connected sink (a walk and updates by Id), the org it reached, the run log. */
 export async function createKeyDeps(settings: Settings, stop?: AbortSignal, dryRun = false): Promise<{ sink: KeySink; org: OrgIdentity; log?: SyncLogPort | undefined }> {
   // It must see every key as the org holds it, bare and qualified: no site-key filter on its reads.
   const { sink, org } = await verifiedSink({ ...settings, salesforce: { ...settings.salesforce, siteKeys: undefined } }, stop);
-  return { sink, org, log: logFor(settings, sink, dryRun) };
+  return { sink, org, log: syncLogFor(settings, sink.api, dryRun) };
 }

@@ -10,6 +10,7 @@ import type { GiftSink, RecordSource } from '../../model/ports.js';
 import { refOfKey } from '../../model/refs.js';
 import { NPC_TARGET } from '../../mapping/gifts/npcTarget.js';
 import { npspTarget } from '../../mapping/gifts/npspTarget.js';
+import type { GiftTarget } from '../../mapping/gifts/target.js';
 import type { ProjectionRow } from './outcome.js';
 import { readExisting, upsertChanged, type Desired } from './upsertChanged.js';
 
@@ -23,9 +24,9 @@ interface GoneKeys {
 export type GoneMarker = (gone: GoneKeys, dryRun: boolean) => Promise<ProjectionRow[]>;
 
 export const goneMarker =
-  (sink: GiftSink, model: 'npc' | 'npsp'): GoneMarker =>
+  (sink: GiftSink, model: 'npc' | 'npsp', npspCanceled: string): GoneMarker =>
   (gone, dryRun) =>
-    markGone(sink, model, gone, dryRun);
+    markGone(sink, model === 'npsp' ? npspTarget({ refundMode: 'stage', stageCanceled: npspCanceled }) : NPC_TARGET, gone, dryRun);
 
 /**
  * A campaign whose page the platform is proven not to hold (a run's complete scan, or a kept
@@ -40,9 +41,9 @@ export const pageGoneOf =
   };
 
 /** Marks what exists of `gone` in the org (a dry run only lists it); one row per record changed, planned or failed. */
-async function markGone(sink: GiftSink, model: 'npc' | 'npsp', gone: GoneKeys, dryRun: boolean): Promise<ProjectionRow[]> {
-  // The canceled status does not depend on the refund mode.
-  const gift = (model === 'npsp' ? npspTarget({ refundMode: 'stage' }) : NPC_TARGET).gift;
+async function markGone(sink: GiftSink, target: GiftTarget, gone: GoneKeys, dryRun: boolean): Promise<ProjectionRow[]> {
+  // The canceled status does not depend on the refund mode (NPSP's is SVC_NPSP_STAGE_CANCELED).
+  const gift = target.gift;
   const steps = [
     { object: gift.object, keyField: 'SvcGiftKey__c', keys: gone.gifts, record: gift.canceled },
     { object: 'Campaign' as const, keyField: 'SvcCampaignKey__c', keys: gone.campaigns, record: { IsActive: false } },
