@@ -12,6 +12,7 @@ import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProj
 import type { ProjectionModel } from '../crm/schemaExport.js';
 import { SalesforceSink, type OrgIdentity } from '../crm/sink.js';
 import { SyncLog } from '../crm/syncLog.js';
+import { errorLogKeys, type LogKeys } from '../crm/logKeys.js';
 import type { SyncLogPort } from '../model/syncLog.js';
 import { DEFAULT_GIFT_SETTINGS, DEFAULT_SYNC_LOG } from '../config/settings.js';
 import { DEFAULT_STATE_DIR } from '../config/connections.js';
@@ -384,9 +385,9 @@ export async function createAuditDeps(settings: Settings, onNote: OnNote = () =>
   return { source, sink, org, log: logFor(settings, sink, !writes) };
 }
 
-/** What `keys qualify` needs: the connected sink (a walk and updates by Id), the org it reached, the run log. */
-export async function createKeyDeps(settings: Settings, stop?: AbortSignal, dryRun = false): Promise<{ sink: KeySink; org: OrgIdentity; log?: SyncLogPort | undefined }> {
+/** What `keys qualify` needs: the connected sink (a walk and updates by Id), the org it reached, the run log and its error keys. */
+export async function createKeyDeps(settings: Settings, stop?: AbortSignal, dryRun = false): Promise<{ sink: KeySink; org: OrgIdentity; log?: SyncLogPort | undefined; logKeys: LogKeys }> {
   // It must see every key as the org holds it, bare and qualified: no site-key filter on its reads.
   const { sink, org } = await verifiedSink({ ...settings, salesforce: { ...settings.salesforce, siteKeys: undefined } }, stop);
-  return { sink, org, log: logFor(settings, sink, dryRun) };
+  return { sink, org, log: logFor(settings, sink, dryRun), logKeys: errorLogKeys() };
 }
