@@ -179,10 +179,15 @@ export class SalesforceSink implements KeySink {
     return unique.map((id) => outcomes.get(id) ?? { id, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
   }
 
-  /** Updates records by Id: Collections (200 a call) up to the bulk threshold, a Bulk API 2.0 update job above it. */
+  /**
+   * Updates records by Id: Collections (200 a call) up to the bulk threshold, a Bulk API 2.0 update
+   * job above it for the mirror's objects; the gift side and the run log always in Collections, as
+   * the projection and the log write them.
+   */
   async updateByIds(object: string, records: Array<CrmRecord & { Id: string }>): Promise<UpsertOutcome[]> {
     if (records.length === 0) return [];
-    const outcomes = records.length > this.options.bulkThreshold ? await updateViaBulk(this.api, object, records, this.bulkOptions) : await updateViaCollections(this.api, object, records);
+    const bulk = records.length > this.options.bulkThreshold && SCHEMAS.some((s) => s.apiName === object);
+    const outcomes = bulk ? await updateViaBulk(this.api, object, records, this.bulkOptions) : await updateViaCollections(this.api, object, records);
     return records.map((r) => outcomes.get(r.Id) ?? { key: r.Id, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
   }
 

@@ -125,7 +125,7 @@ export interface AuditSink extends CrmSink {
 export interface KeySink extends AuditSink {
   /**
    * Updates by Salesforce Id in batches (Collections of 200, a Bulk API 2.0 update job above the bulk threshold); one outcome per record, keyed by its Id.
-   * `object`: a mirror object, a gift-side one or the run log's errors.
+   * `object`: a mirror object, a gift-side one or the run log's errors (those two always in Collections).
    */
   updateByIds(object: string, records: Array<CrmRecord & { Id: string }>): Promise<UpsertOutcome[]>;
   /** `Id` and `fields` of every record of `object` that meets `where` (a condition built by the caller, never from input), page by page; Bulk above the threshold, as scanKeys. */
