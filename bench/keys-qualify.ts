@@ -4,7 +4,9 @@
  * keys: the dry run, `--apply` (Collections of 200 by Id, Bulk API 2.0 update jobs above the bulk
  * threshold), `--apply` again (nothing to write), and `--apply` with Bulk off (every update in
  * Collections: the "one call per 200 records" figure). Beside each, the naive figure: one update
- * call per record. Figures are printed, never asserted.
+ * call per record. Then the same site with the gift projection on (SVC_PROJECTION=npc, an NPC
+ * org): the gift side's keys (campaigns, gifts, soft credits, refunds, per-donation donors) move
+ * too. Figures are printed, never asserted.
  *
  *   npm run build && node dist/bench/keys-qualify.js [size=5000]
  */
@@ -49,6 +51,32 @@ function line(name: string, records: number, r: { calls: EmulatorCalls; wallMs: 
   return `${name}: ${c.total} Salesforce calls (query ${c.query}, collections ${c.collections}, bulk ${c.bulk}, other ${c.other}), ${r.updated} of ${records} records updated; naive ${c.query + c.other + r.updated} (${r.updated} single-record updates)${per200}; ${(r.wallMs / 1000).toFixed(2)} s`;
 }
 
+const GIFT_OBJECTS = ['Campaign', 'GiftTransaction', 'GiftSoftCredit', 'GiftRefund'];
+
+/** The same site projected into an NPC org with bare keys, then qualified: the mirror's and the gift side's keys. */
+async function withProjection(size: number): Promise<void> {
+  const stack = await startStack({ site: siteFor(size, 0), salesforce: { npc: true } });
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-keys-bench-'));
+  const env = { SVC_PROJECTION: 'npc' };
+  try {
+    const first = await runCli(['sync', '--all'], { cwd, env: { HOME: cwd, ...stack.env, SVC_SITE_ID: '6', SVC_SALESFORCE_LOG: 'off', ...env } });
+    if (first.code !== 0) throw new Error(`sync --all (projection) exited ${first.code}: ${first.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    const npc = stack.salesforce.npc;
+    const mirror = OBJECTS.reduce((n, o) => n + stack.salesforce.records(o).length, 0);
+    const perGift = GIFT_OBJECTS.map((o) => `${o} ${npc?.records(o).length ?? 0}`).join(', ');
+    const donors = npc?.records('Account').filter((a) => String(a.SvcDonorKey__c ?? '').startsWith('D:')).length ?? 0;
+    const gifts = GIFT_OBJECTS.reduce((n, o) => n + (npc?.records(o).length ?? 0), 0) + donors;
+    const records = mirror + gifts;
+    console.log(`keys-qualify, projection on (SVC_PROJECTION=npc): ${mirror} mirror records and ${gifts} gift-side records with a site key (${perGift}, per-donation donors ${donors})`);
+    console.log(line('dry run', records, await run(stack, cwd, ['keys', 'qualify'], env)));
+    console.log(line('--apply', records, await run(stack, cwd, ['keys', 'qualify', '--apply'], env)));
+    console.log(line('--apply again', records, await run(stack, cwd, ['keys', 'qualify', '--apply'], env)));
+  } finally {
+    await stack.close();
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
 async function main(size: number): Promise<void> {
   const stack = await startStack({ site: siteFor(size, 0) });
   const cwd = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-keys-bench-'));
@@ -70,7 +98,9 @@ async function main(size: number): Promise<void> {
 }
 
 const size = process.argv.slice(2).find((a) => /^\d+$/.test(a));
-main(Number(size ?? 5000)).catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+main(Number(size ?? 5000))
+  .then(() => withProjection(Number(size ?? 5000)))
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Emulator } from '../../fixtures/salesforce/emulator.js';
 import { setup } from './helpers.js';
+import { queryIn } from '../../src/sync/gifts/soqlIn.js';
 
 let emu: Emulator | undefined;
 afterEach(async () => {
@@ -69,5 +70,33 @@ describe('SalesforceGiftSink', () => {
     const soql = `SELECT Id, IsDeleted, MasterRecordId FROM Account WHERE SvcDonorKey__c = 'O:loser'`;
     expect(await gifts.query(soql)).toEqual([]);
     expect(await gifts.query(soql, true)).toEqual([expect.objectContaining({ Id: loser, IsDeleted: true, MasterRecordId: survivor })]);
+  });
+
+  it('with site keys: writes the keys from platform ids qualified, shared donor keys as they are, and reads back only its own, bare', async () => {
+    const s = await setup({ npc: true }, { siteKeys: 6 });
+    emu = s.emu;
+    const npc = s.emu.npc;
+    if (!npc) throw new Error('no npc org');
+    const gifts = s.sink.gifts();
+    expect(gifts.siteKeys).toBe(6);
+    const person = npc.recordTypeId('PersonAccount');
+    const donors = await gifts.upsertOn('Account', 'SvcDonorKey__c', [
+      { SvcDonorKey__c: 'D:Donation_4', RecordTypeId: person, LastName: 'Smit' },
+      { SvcDonorKey__c: 'P:j@x.nl:doe:john', RecordTypeId: person, LastName: 'Doe' },
+    ]);
+    expect(donors.map((o) => [o.key, o.status])).toEqual([
+      ['D:Donation_4', 'created'],
+      ['P:j@x.nl:doe:john', 'created'],
+    ]);
+    expect(npc.records('Account').map((a) => a.SvcDonorKey__c)).toEqual(['D:6:Donation_4', 'P:j@x.nl:doe:john']);
+    const [campaign] = await gifts.upsertOn('Campaign', 'SvcCampaignKey__c', [{ SvcCampaignKey__c: 'Project_12', Name: 'P' }]);
+    expect(campaign).toMatchObject({ key: 'Project_12', status: 'created' });
+    // Site 7's campaign of the same id, and a bare one an earlier single-site run left: never site 6's.
+    npc.seed('Campaign', { Name: 'Q', SvcCampaignKey__c: '7:Project_12' });
+    npc.seed('Campaign', { Name: 'R', SvcCampaignKey__c: 'Project_12' });
+    const rows = await queryIn(gifts, { fields: ['Id', 'Name', 'SvcCampaignKey__c'], object: 'Campaign', field: 'SvcCampaignKey__c', values: ['Project_12'] });
+    expect(rows).toEqual([expect.objectContaining({ Name: 'P', SvcCampaignKey__c: 'Project_12' })]);
+    const donorRows = await queryIn(gifts, { fields: ['Id', 'SvcDonorKey__c'], object: 'Account', field: 'SvcDonorKey__c', values: ['D:Donation_4', 'P:j@x.nl:doe:john'] });
+    expect(donorRows.map((r) => r.SvcDonorKey__c).sort()).toEqual(['D:Donation_4', 'P:j@x.nl:doe:john']);
   });
 });

@@ -157,11 +157,20 @@ export class SalesforceSink implements KeySink {
    * threshold, a Bulk API 2.0 query job (a few calls, 10,000 rows a page). One page in memory.
    */
   async *scanKeys(object: SObjectName, fields: string[] = [], expected = 0): AsyncIterable<StoredRecord[]> {
-    const select = [...new Set(['Id', KEY_FIELD, ...fields])].map(assertIdentifier);
     const codec = this.codec;
-    const soql = `SELECT ${select.join(', ')} FROM ${assertIdentifier(object)}${codec ? ` WHERE ${codec.filter()}` : ''}`;
+    for await (const rows of this.scanWhere(object, [KEY_FIELD, ...fields], codec?.filter(), expected)) yield codec ? codec.fromOrg(rows) : rows;
+  }
+
+  async *scanWhere(object: string, fields: string[], where: string | undefined, expected = 0): AsyncIterable<StoredRecord[]> {
+    const select = [...new Set(['Id', ...fields])].map(assertIdentifier);
+    const soql = `SELECT ${select.join(', ')} FROM ${assertIdentifier(object)}${where ? ` WHERE ${where}` : ''}`;
     const pages = expected > this.options.bulkThreshold ? bulkQueryPages(this.api, soql, this.bulkOptions) : queryPages(this.api, soql);
-    for await (const rows of pages) yield codec ? codec.fromOrg(rows as StoredRecord[]) : (rows as StoredRecord[]);
+    for await (const rows of pages) yield rows as StoredRecord[];
+  }
+
+  async hasFields(object: string, fields: readonly string[]): Promise<boolean> {
+    const d = await this.describe(object);
+    return d !== undefined && fields.every((f) => d.fields.some((x) => x.name === f));
   }
 
   /** Deletes records by Id: Collections (200 a call) up to the bulk threshold, a Bulk API 2.0 delete job above it. */
@@ -172,10 +181,15 @@ export class SalesforceSink implements KeySink {
     return unique.map((id) => outcomes.get(id) ?? { id, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
   }
 
-  /** Updates records by Id: Collections (200 a call) up to the bulk threshold, a Bulk API 2.0 update job above it. */
-  async updateByIds(object: SObjectName, records: Array<CrmRecord & { Id: string }>): Promise<UpsertOutcome[]> {
+  /**
+   * Updates records by Id: Collections (200 a call) up to the bulk threshold, a Bulk API 2.0 update
+   * job above it for the mirror's objects; the gift side and the run log always in Collections, as
+   * the projection and the log write them.
+   */
+  async updateByIds(object: string, records: Array<CrmRecord & { Id: string }>): Promise<UpsertOutcome[]> {
     if (records.length === 0) return [];
-    const outcomes = records.length > this.options.bulkThreshold ? await updateViaBulk(this.api, object, records, this.bulkOptions) : await updateViaCollections(this.api, object, records);
+    const bulk = records.length > this.options.bulkThreshold && SCHEMAS.some((s) => s.apiName === object);
+    const outcomes = bulk ? await updateViaBulk(this.api, object, records, this.bulkOptions) : await updateViaCollections(this.api, object, records);
     return records.map((r) => outcomes.get(r.Id) ?? { key: r.Id, status: 'failed', error: { code: 'NO_RESULT', message: 'Salesforce returned no result for this record' } });
   }
 

@@ -125,8 +125,15 @@ export interface AuditSink extends CrmSink {
 
 /** What `keys qualify` needs of Salesforce beyond the audit's walk: updates by Id (a record's keys rewritten, nothing else). */
 export interface KeySink extends AuditSink {
-  /** Updates by Salesforce Id in batches (Collections of 200, a Bulk API 2.0 update job above the bulk threshold); one outcome per record, keyed by its Id. */
-  updateByIds(object: SObjectName, records: Array<CrmRecord & { Id: string }>): Promise<UpsertOutcome[]>;
+  /**
+   * Updates by Salesforce Id in batches (Collections of 200, a Bulk API 2.0 update job above the bulk threshold); one outcome per record, keyed by its Id.
+   * `object`: a mirror object, a gift-side one or the run log's errors (those two always in Collections).
+   */
+  updateByIds(object: string, records: Array<CrmRecord & { Id: string }>): Promise<UpsertOutcome[]>;
+  /** `Id` and `fields` of every record of `object` that meets `where` (a condition built by the caller, never from input), page by page; Bulk above the threshold, as scanKeys. */
+  scanWhere(object: string, fields: string[], where: string | undefined, expected?: number): AsyncIterable<StoredRecord[]>;
+  /** Whether the org has `object` with every one of `fields` (a describe): the gift side and the run log are optional. */
+  hasFields(object: string, fields: readonly string[]): Promise<boolean>;
 }
 
 /**

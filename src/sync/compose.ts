@@ -12,6 +12,7 @@ import { exportProject, exportSource, type WrittenSource } from '../crm/sfdxProj
 import type { ProjectionModel } from '../crm/schemaExport.js';
 import { SalesforceSink, type OrgIdentity } from '../crm/sink.js';
 import { syncLogFor } from '../crm/syncLog.js';
+import { errorLogKeys, type LogKeys } from '../crm/logKeys.js';
 import type { SyncLogPort } from '../model/syncLog.js';
 import { DEFAULT_GIFT_SETTINGS } from '../config/settings.js';
 import { DEFAULT_STATE_DIR } from '../config/connections.js';
@@ -51,7 +52,6 @@ export interface Deps {
   gifts?: GiftProjector | undefined;
 }
 
-export type { ProjectionChoice };
 
 /** Notes for a person ("waiting 42 s: platform minute limit"), as one line each. */
 export type OnNote = (text: string, until?: number) => void;
@@ -361,13 +361,12 @@ export const requirePlatformApi = (platform: PlatformSettings): Promise<void> =>
 export const probePlatformApi = (platform: PlatformSettings): Promise<PlatformCheck> => checkPlatform(platform, { retries: 2, rateLimitRetries: 0 });
 
 /** `schema --out`: the metadata of the eight objects and the permission set, as bare source under a folder. */
-export type { ProjectionModel };
 export const writeSchemaSource = (outDir: string, projection?: ProjectionModel): Promise<WrittenSource> => exportSource(outDir, projection);
 
 /** `schema --project`: a complete SFDX project, sourceApiVersion = the configured API version. */
 export const writeSchemaProject = (dir: string, apiVersion: string, projection?: ProjectionModel): Promise<WrittenSource> => exportProject(dir, apiVersion, projection);
 
-export type { OrgIdentity, SyncEngine, WrittenSource };
+export type { OrgIdentity, ProjectionChoice, ProjectionModel, SyncEngine, WrittenSource };
 
 /** What `audit` needs: a platform source and a Salesforce sink that can also walk keys and delete. */
 export interface AuditDeps {
@@ -389,9 +388,9 @@ export async function createAuditDeps(settings: Settings, onNote: OnNote = () =>
   return { source, sink, org, log: syncLogFor(settings, sink.api, !writes), markGone };
 }
 
-/** What `keys qualify` needs: the connected sink (a walk and updates by Id), the org it reached, the run log. */
-export async function createKeyDeps(settings: Settings, stop?: AbortSignal, dryRun = false): Promise<{ sink: KeySink; org: OrgIdentity; log?: SyncLogPort | undefined }> {
+/** What `keys qualify` needs: the connected sink (a walk and updates by Id), the org it reached, the run log and its error keys. */
+export async function createKeyDeps(settings: Settings, stop?: AbortSignal, dryRun = false): Promise<{ sink: KeySink; org: OrgIdentity; log?: SyncLogPort | undefined; logKeys: LogKeys }> {
   // It must see every key as the org holds it, bare and qualified: no site-key filter on its reads.
   const { sink, org } = await verifiedSink({ ...settings, salesforce: { ...settings.salesforce, siteKeys: undefined } }, stop);
-  return { sink, org, log: syncLogFor(settings, sink.api, dryRun) };
+  return { sink, org, log: syncLogFor(settings, sink.api, dryRun), logKeys: errorLogKeys() };
 }

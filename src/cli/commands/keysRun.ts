@@ -6,6 +6,7 @@ import { claimOrg } from '../../config/orgRecord.js';
 import { ConfigError, EXIT, RefusedError, type ExitCode } from '../../model/errors.js';
 import { createKeyDeps } from '../../sync/compose.js';
 import { KeyQualifier, type QualifyResult } from '../../sync/keys/qualify.js';
+import { giftKeySources } from '../../sync/keys/giftKeySources.js';
 import { logNote, logRun } from '../../sync/run/runLog.js';
 import type { RunLock } from '../../sync/run/runLock.js';
 import { renderKeys } from '../render/keysText.js';
@@ -35,7 +36,10 @@ async function qualify(ctx: CommandContext, opts: QualifyOptions): Promise<Comma
     claimOrg(ctx.deployment.connections, ctx.connection, deps.org, apply, { siteId: ctx.connection.raw.SVC_SITE_ID });
     const after = sharingRefusal(ctx.deployment.connections, ctx.connection, deps.org.orgId);
     if (after !== undefined) throw new RefusedError(after);
-    const qualifier = new KeyQualifier(deps.sink, { siteId, apply, stop: session.signal });
+    // With the projection on, the gift side's keys move too; the run log's error keys always (each where the org has it).
+    const projection = settings.salesforce.projection;
+    const extra = [...(projection === undefined ? [] : giftKeySources(projection)), deps.logKeys];
+    const qualifier = new KeyQualifier(deps.sink, { siteId, apply, stop: session.signal, extra });
     const result = await qualifier.run();
     const stopped = result.refused !== undefined && apply ? new RefusedError(result.refused) : undefined;
     const status: ExitCode = stopped || (result.refused && !apply) ? EXIT.USAGE : result.failed > 0 ? EXIT.PARTIAL : EXIT.OK;

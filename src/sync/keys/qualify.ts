@@ -10,7 +10,7 @@ import type { SObjectName } from '../../model/objects.js';
 import type { KeySink } from '../../model/ports.js';
 import { RunReport } from '../report/report.js';
 import { parseSiteKey, qualifyKey } from '../../model/siteKeys.js';
-import { KEY_FIELDS, type KeyField } from './keyFields.js';
+import { KEY_FIELDS, type KeyField, type KeySource } from './keyFields.js';
 
 /** Per object: records read, and the keys among them by kind (a record may hold several keys). */
 interface KeyCounts {
@@ -28,7 +28,7 @@ interface KeyCounts {
 
 /** One record's change, as the dry run shows a sample of them. */
 interface KeyChange {
-  object: SObjectName;
+  object: string;
   id: string;
   field: string;
   from: string;
@@ -40,7 +40,8 @@ export interface QualifyResult {
   command: 'keys qualify';
   dryRun: boolean;
   siteId: number;
-  objects: Partial<Record<SObjectName, KeyCounts>>;
+  /** The mirror's eight objects, then the gift side's and the run log's errors where the org has them. */
+  objects: Partial<Record<SObjectName, KeyCounts>> & Record<string, KeyCounts>;
   /** Records with a bare key, over every object: what --apply rewrites. */
   bare: number;
   updated: number;
@@ -49,7 +50,7 @@ export interface QualifyResult {
   sample: KeyChange[];
   /** The sites other than this one whose keys the org holds. */
   otherSites: number[];
-  failures: Array<{ object: SObjectName; id: string; key: string; error: CrmError }>;
+  failures: Array<{ object: string; id: string; key: string; error: CrmError }>;
   /** Why nothing was written (exit 2). */
   refused?: string;
   requests: { salesforce: number };
@@ -59,11 +60,22 @@ interface QualifyOptions {
   siteId: number;
   apply: boolean;
   stop?: AbortSignal;
+  /** Keys beyond the mirror's: the gift side's (with SVC_PROJECTION on) and the run log's errors; each only where the org has it. */
+  extra?: readonly KeySource[];
 }
 
 const SAMPLE = 10;
+/** The run log's errors: their keys move with the records', but they are no record of the run's report. */
+const LOG_ERRORS = 'Svc_SyncError__c';
 
 const emptyCounts = (): KeyCounts => ({ records: 0, bare: 0, qualified: 0, otherSites: 0, updated: 0, failed: 0 });
+
+/** The key a field's value holds (after `D:` for a per-donation donor key); undefined when it holds none. */
+function keyIn(f: KeyField, v: unknown): string | undefined {
+  if (typeof v !== 'string' || v === '') return undefined;
+  if (f.after === undefined) return v;
+  return v.startsWith(f.after) && v.length > f.after.length ? v.slice(f.after.length) : undefined;
+}
 
 /** The record's keys rewritten with the site, or a reason it cannot be (a key would not fit its field). */
 function changeOf(row: StoredRecord, fields: readonly KeyField[], siteId: number): { values: CrmRecord; changes: Array<[string, string, string]> } | { tooLong: string } | undefined {
@@ -71,8 +83,9 @@ function changeOf(row: StoredRecord, fields: readonly KeyField[], siteId: number
   const changes: Array<[string, string, string]> = [];
   for (const f of fields) {
     const v = row[f.name];
-    if (typeof v !== 'string' || v === '' || parseSiteKey(v).site !== undefined) continue;
-    const to = qualifyKey(siteId, v);
+    const key = keyIn(f, v);
+    if (typeof v !== 'string' || key === undefined || parseSiteKey(key).site !== undefined) continue;
+    const to = (f.after ?? '') + qualifyKey(siteId, key);
     if (to.length > f.length) return { tooLong: `${f.name} ${to} is longer than the field's ${f.length} characters` };
     values[f.name] = to;
     changes.push([f.name, v, to]);
@@ -106,7 +119,16 @@ export class KeyQualifier {
 
   /** The survey, then (with --apply, and nothing refused) the updates. */
   async run(): Promise<QualifyResult> {
-    for (const { object, fields } of KEY_FIELDS) await this.survey(object, fields);
+    const sources: KeySource[] = [...KEY_FIELDS];
+    for (const s of this.opts.extra ?? [])
+      if (
+        await this.sink.hasFields(
+          s.object,
+          s.fields.map((f) => f.name),
+        )
+      )
+        sources.push(s);
+    for (const s of sources) await this.survey(s);
     const r = this.result;
     r.otherSites = [...this.others].sort((a, b) => a - b);
     if (r.bare > 0 && r.otherSites.length > 0) {
@@ -114,23 +136,27 @@ export class KeyQualifier {
       r.refused = `the org holds keys of ${sites} beside ${r.bare} records with bare keys: cannot tell whose bare keys they are; nothing was written`;
     }
     if (this.opts.apply && r.refused === undefined && r.bare > 0) {
-      for (const { object, fields } of KEY_FIELDS) if ((r.objects[object]?.bare ?? 0) > 0) await this.rewrite(object, fields);
+      for (const s of sources) if ((r.objects[s.object]?.bare ?? 0) > 0) await this.rewrite(s);
     }
     r.requests.salesforce = this.sink.calls().total;
     return r;
   }
 
-  private async survey(object: SObjectName, fields: readonly KeyField[]): Promise<void> {
+  private async survey({ object, fields, where }: KeySource): Promise<void> {
     const counts = emptyCounts();
     this.result.objects[object] = counts;
-    for await (const page of this.sink.scanKeys(
+    for await (const page of this.sink.scanWhere(
       object,
       fields.map((f) => f.name),
+      where,
     )) {
       this.opts.stop?.throwIfAborted();
       for (const row of page) {
         counts.records++;
-        const sites = fields.map((f) => row[f.name]).flatMap((v) => (typeof v === 'string' && v !== '' ? [parseSiteKey(v).site] : []));
+        const sites = fields.flatMap((f) => {
+          const key = keyIn(f, row[f.name]);
+          return key === undefined ? [] : [parseSiteKey(key).site];
+        });
         const foreign = sites.filter((s): s is number => s !== undefined && s !== this.opts.siteId);
         for (const s of foreign) this.others.add(s);
         if (foreign.length > 0) counts.otherSites++;
@@ -146,11 +172,12 @@ export class KeyQualifier {
   }
 
   /** Every record with a bare key, updated by Id page by page (Collections of 200, or Bulk above the threshold). */
-  private async rewrite(object: SObjectName, fields: readonly KeyField[]): Promise<void> {
+  private async rewrite({ object, fields, where }: KeySource): Promise<void> {
     const counts = this.result.objects[object] ?? emptyCounts();
-    for await (const page of this.sink.scanKeys(
+    for await (const page of this.sink.scanWhere(
       object,
       fields.map((f) => f.name),
+      where,
       counts.records,
     )) {
       this.opts.stop?.throwIfAborted();
@@ -160,11 +187,12 @@ export class KeyQualifier {
         const change = changeOf(row, fields, this.opts.siteId);
         if (change === undefined) continue;
         if ('tooLong' in change) {
-          this.fail(object, row.Id, String(row.SvcId__c), { code: 'KEY_TOO_LONG', message: change.tooLong });
+          this.fail(object, row.Id, String(row[(fields[0] as KeyField).name]), { code: 'KEY_TOO_LONG', message: change.tooLong });
           continue;
         }
         updates.push({ Id: row.Id, ...change.values });
-        keyOf.set(row.Id, String(change.values.SvcId__c ?? row.SvcId__c));
+        const main = (fields[0] as KeyField).name;
+        keyOf.set(row.Id, String(change.values[main] ?? row[main]));
       }
       for (const o of await this.sink.updateByIds(object, updates)) {
         const key = keyOf.get(o.key) ?? o.key;
@@ -172,17 +200,17 @@ export class KeyQualifier {
         else {
           counts.updated++;
           this.result.updated++;
-          this.report.add({ object, key, action: 'update' });
+          if (object !== LOG_ERRORS) this.report.add({ object, key, action: 'update' });
         }
       }
     }
   }
 
-  private fail(object: SObjectName, id: string, key: string, error: CrmError): void {
+  private fail(object: KeySource['object'], id: string, key: string, error: CrmError): void {
     const counts = this.result.objects[object];
     if (counts) counts.failed++;
     this.result.failed++;
     this.result.failures.push({ object, id, key, error });
-    this.report.add({ object, key, action: 'fail', error });
+    if (object !== LOG_ERRORS) this.report.add({ object, key, action: 'fail', error });
   }
 }
