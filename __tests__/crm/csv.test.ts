@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseCsv } from '../../src/crm/csv.js';
+import { parseCsv, toCsv, toCsvBytes } from '../../src/crm/csv.js';
 
 describe('Bulk result CSV', () => {
   it('reads headers named like Object.prototype members as plain columns', () => {
@@ -60,5 +60,20 @@ describe('parseCsv on every shape a cell can take', () => {
   it('reads a Buffer the same as its text', () => {
     const text = '"k","v"\n"1","ü ""q"""\n';
     expect(parseCsv(Buffer.from(text, 'utf8'))).toEqual(parseCsv(text));
+  });
+});
+
+describe('a Bulk job body written as bytes', () => {
+  it('is byte for byte the CSV text (measured, then written: a wrong size throws), whatever the cells hold', () => {
+    const header = ['SvcId__c', 'Name', 'Note__c'];
+    const rows = [
+      ['Donation_1', 'say "hi", twice', 'line\none'],
+      ['Donation_2', 'é ü 日本 😀', ''],
+      ['Donation_3', '""', '#N/A'],
+    ];
+    const bytes = toCsvBytes(header, () => rows);
+    expect(bytes.equals(Buffer.from(toCsv(header, rows), 'utf8'))).toBe(true);
+    expect(parseCsv(bytes)).toEqual(rows.map(([a, b, c]) => ({ SvcId__c: a, Name: b, Note__c: c })));
+    expect(toCsvBytes(['Id'], () => []).toString()).toBe('"Id"\n');
   });
 });

@@ -146,6 +146,16 @@ describe.each(backends)('$name queue', (backend) => {
     expect(await queue.claimBatch(10, 1000)).toBeUndefined();
   });
 
+  it("gives each ref type's oldest receipt time in the batch, so one type's old event does not widen another's list", async () => {
+    await queue.enqueueMany([input('Action', 7, 'actions.update')], 1000);
+    await queue.enqueueMany([input('Donation', 1, 'donations.update'), input('Action', 8, 'actions.update')], 5000);
+    await queue.enqueueMany([input('Donation', 2, 'donations.update'), input('Donation', 1, 'donations.update')], 9000);
+    const batch = await queue.claimBatch(10, 9000);
+    expect(batch?.refs.map((r) => `${r.refType}:${r.refId}`)).toEqual(['action:7', 'donation:1', 'action:8', 'donation:2']);
+    expect(batch?.oldestReceivedAt).toBe(1000);
+    expect(batch?.oldestByType).toEqual({ action: 1000, donation: 5000 });
+  });
+
   it('keeps one claim and one waiting set per record: events arriving for a record in flight are claimed together once it ends', async () => {
     await queue.enqueueMany([input('Donation', 1, 'donations.update'), input('Donation', 1, 'donations.update')], 1000);
     const first = await queue.claimBatch(10, 1000);

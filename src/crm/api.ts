@@ -25,8 +25,8 @@ interface ApiRequest {
   /** Relative to /services/data/vXX.X (e.g. /query?q=...), or a /services/... path. */
   url: string;
   body?: unknown;
-  /** Raw body (CSV), sent as is with this content type. */
-  raw?: { contentType: string; text: string };
+  /** Raw body (CSV bytes), sent as is with this content type. */
+  raw?: { contentType: string; bytes: Buffer };
   /** Answer as text instead of parsed JSON. */
   text?: boolean;
   /**
@@ -119,10 +119,10 @@ export class SalesforceApi {
     this.guard(req.ownReading !== true);
     const conn = this.session.connection;
     const headers: Record<string, string> = {};
-    let body: string | undefined;
+    let body: string | Buffer | undefined;
     if (req.raw) {
       headers['content-type'] = req.raw.contentType;
-      body = req.raw.text;
+      body = req.raw.bytes;
     } else if (req.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(req.body);

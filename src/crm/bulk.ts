@@ -9,7 +9,7 @@ import { KEY_FIELD } from '../model/refs.js';
 import { sleep } from '../model/sleep.js';
 import { escapeControls } from '../model/lineSafe.js';
 import type { SalesforceApi } from './api.js';
-import { BULK_NULL, parseCsv, toCsv } from './csv.js';
+import { BULK_NULL, parseCsv, toCsvBytes } from './csv.js';
 import { batchFailureOf } from './errors.js';
 import type { CrmError, CrmRecord, CrmValue, UpsertOutcome } from '../model/crmRecords.js';
 import type { WriteStep } from '../model/outcomes.js';
@@ -47,15 +47,12 @@ function bulkColumns(records: CrmRecord[], keyField: string): string[] {
   return [...cols];
 }
 
-function toBulkCsv(records: CrmRecord[], keyField: string): string {
+function toBulkCsv(records: CrmRecord[], keyField: string): Buffer {
   const columns = bulkColumns(records, keyField);
-  // Rows made one at a time as the CSV is joined: no second copy of the batch as string arrays.
-  return toCsv(
-    columns,
-    (function* () {
-      for (const r of records) yield columns.map((c) => cell(r[c]));
-    })(),
-  );
+  // Rows made one at a time as the CSV is written: no copy of the batch as string arrays.
+  return toCsvBytes(columns, function* () {
+    for (const r of records) yield columns.map((c) => cell(r[c]));
+  });
 }
 
 /**
@@ -184,7 +181,7 @@ type IngestResult = { jobId: string; ok: ResultRow[]; bad: ResultRow[] } | { err
 export async function runIngestJob(
   api: SalesforceApi,
   job: { object: string; operation: 'upsert' | 'update' | 'delete'; externalIdFieldName?: string },
-  csv: string,
+  csv: Buffer,
   opts: BulkOptions,
   words: { name: string; rerun: string },
   /** Told where the job stands; `records` is the job's row count (rows may span lines). */
@@ -197,7 +194,7 @@ export async function runIngestJob(
     const created = await api.call<JobInfo>({ method: 'POST', url: '/jobs/ingest', body: { ...job, contentType: 'CSV', lineEnding: 'LF', columnDelimiter: 'COMMA' } });
     jobId = created.id;
     onStep?.({ via: 'bulk', step: 'created', records });
-    await api.call<string>({ method: 'PUT', url: `/jobs/ingest/${jobId}/batches`, raw: { contentType: 'text/csv', text: csv }, text: true });
+    await api.call<string>({ method: 'PUT', url: `/jobs/ingest/${jobId}/batches`, raw: { contentType: 'text/csv', bytes: csv }, text: true });
     await api.call<JobInfo>({ method: 'PATCH', url: `/jobs/ingest/${jobId}`, body: { state: 'UploadComplete' } });
     onStep?.({ via: 'bulk', step: 'uploaded', records });
 

@@ -8,7 +8,7 @@ import { backoff, type SalesforceApi } from './api.js';
 import { sleep } from '../model/sleep.js';
 import { runIngestJob, type BulkOptions } from './bulk.js';
 import { chunk, COLLECTION_SIZE } from './collections.js';
-import { toCsv } from './csv.js';
+import { toCsvBytes } from './csv.js';
 import { batchFailureOf, isTransientCode } from './errors.js';
 import type { CrmError, DeleteOutcome } from '../model/crmRecords.js';
 import { SalesforceError } from '../model/errors.js';
@@ -68,10 +68,7 @@ export async function deleteViaBulk(api: SalesforceApi, object: string, ids: str
   const job = await runIngestJob(
     api,
     { object, operation: 'delete' },
-    toCsv(
-      ['Id'],
-      unique.map((id) => [id]),
-    ),
+    toCsvBytes(['Id'], () => unique.map((id) => [id])),
     opts,
     {
       name: 'delete job',

@@ -120,8 +120,9 @@ export class PlatformSource implements RecordSource {
         if (plan.kind === 'scan') {
           const pages: number[] = [];
           for (let page = 1; page <= Math.ceil(total / perPage); page++) if (!read.has(page)) pages.push(page);
-          // Pages run concurrently; p-limit inside the client bounds them.
-          await Promise.all(pages.map((page) => this.readPage(type, page, filter, asked)));
+          // Pages run concurrently; p-limit inside the client bounds them. Each page is dropped once
+          // read (its asked records are in the cache): Promise.all would hold every page until the last.
+          await Promise.all(pages.map(async (page) => void (await this.readPage(type, page, filter, asked))));
           todo = todo.filter((id) => !this.known(type, id, false, options.namedBefore));
         }
       }

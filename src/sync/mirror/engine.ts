@@ -142,10 +142,10 @@ export class SyncEngine {
 
   /**
    * Syncs the given objects (and any parent missing from Salesforce), each distinct ref once.
-   * `changedSince`: the refs are known to have changed after it (webhooks), which lets the
-   * platform side narrow a list scan; parents are fetched without it.
+   * `changedSince`: the refs are known to have changed after it (webhooks; `changedSinceByType`
+   * per type), which lets the platform side narrow a list scan; parents are fetched without it.
    */
-  async syncRefs(refs: ObjectRef[], opts: { changedSince?: string } = {}): Promise<void> {
+  async syncRefs(refs: ObjectRef[], opts: { changedSince?: string; changedSinceByType?: Partial<Record<SyncableType, string>> } = {}): Promise<void> {
     const byType = new Map<SyncableType, Set<number>>();
     for (const ref of refs) byType.set(ref.type, (byType.get(ref.type) ?? new Set<number>()).add(ref.id));
     for (const type of SYNC_ORDER) {
@@ -157,7 +157,7 @@ export class SyncEngine {
       this.source.named?.(type, ids);
       for (let i = 0; i < ids.length; i += this.opts.batchSize) {
         this.checkStop();
-        const records = await this.fetch(type, ids.slice(i, i + this.opts.batchSize), true, opts.changedSince);
+        const records = await this.fetch(type, ids.slice(i, i + this.opts.batchSize), true, opts.changedSinceByType?.[type] ?? opts.changedSince);
         await this.processRecords(type, records);
       }
     }

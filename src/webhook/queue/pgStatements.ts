@@ -1,7 +1,7 @@
 /** Statements of the PostgreSQL queue used inside its transactions (`s`: the quoted schema). */
 import type pg from 'pg';
 import type { OwnerPair } from '../../model/outcomes.js';
-import type { ClaimedBatch, ClaimedRef, EnqueueInput, EnqueueRejected, EnqueueResult, EventRow, QueueRefType } from './store.js';
+import { noteOldest, type ClaimedBatch, type ClaimedRef, type EnqueueInput, type EnqueueRejected, type EnqueueResult, type EventRow, type QueueRefType } from './store.js';
 
 /** The database refused a value of the event (data exception, integrity violation), not the storage. */
 function refusedValue(error: unknown): boolean {
@@ -155,17 +155,19 @@ export async function claimRefs(c: pg.PoolClient, s: string, o: ClaimInput): Pro
   );
   const byRef = new Map<string, number[]>();
   let oldestReceivedAt = o.now;
+  const oldestByType: ClaimedBatch['oldestByType'] = {};
   for (const row of claimed.rows) {
     const key = `${row.connection}\n${row.ref_type}:${row.ref_id}`;
     const list = byRef.get(key) ?? [];
     list.push(Number(row.id));
     byRef.set(key, list);
     oldestReceivedAt = Math.min(oldestReceivedAt, Number(row.received_at));
+    noteOldest(oldestByType, row.ref_type, Number(row.received_at));
   }
   const refs = picked.rows.map((r): ClaimedRef => ({
     refType: r.ref_type,
     refId: Number(r.ref_id),
     eventIds: (byRef.get(`${r.connection}\n${r.ref_type}:${r.ref_id}`) ?? []).sort((a, b) => a - b),
   }));
-  return { token: o.token, refs, eventCount: claimed.rows.length, oldestReceivedAt };
+  return { token: o.token, refs, eventCount: claimed.rows.length, oldestReceivedAt, oldestByType };
 }

@@ -43,7 +43,7 @@ import {
   type ConnectionScope,
   type ConnectionCounts,
 } from './store.js';
-import { failedColumns, eventRowOf, failedEventOf, ignoredReasonOf, ignoredSql, type ConnectionColumn, type FailedRow, type IgnoredReason, type IgnoredRow } from './store.js';
+import { failedColumns, eventRowOf, failedEventOf, ignoredReasonOf, ignoredSql, noteOldest, type ConnectionColumn, type FailedRow, type IgnoredReason, type IgnoredRow } from './store.js';
 
 /** The port's open options (`create` defaults to true here: tests and `serve` make the file). */
 interface QueueOptions extends Partial<OpenOptions> {
@@ -239,15 +239,15 @@ export class SqliteQueue implements QueueStore {
         const rows = due.all(now, ...params, maxRefs) as unknown as DueRefRow[];
         if (rows.length === 0) return undefined;
         let eventCount = 0;
-        let oldestReceivedAt = now;
+        const oldestByType: ClaimedBatch['oldestByType'] = {};
         const refs = rows.map((row): ClaimedRef => {
           const claimed = claim.all(token, row.ref_type, row.ref_id, ...params) as Array<{ id: number; received_at: number }>;
-          for (const c of claimed) oldestReceivedAt = Math.min(oldestReceivedAt, c.received_at);
+          for (const c of claimed) noteOldest(oldestByType, row.ref_type, c.received_at);
           const ids = claimed.map((r) => r.id).sort((a, b) => a - b);
           eventCount += ids.length;
           return { refType: row.ref_type, refId: row.ref_id, eventIds: ids };
         });
-        return { token, refs, eventCount, oldestReceivedAt };
+        return { token, refs, eventCount, oldestReceivedAt: Math.min(now, ...Object.values(oldestByType)), oldestByType };
       },
       'IMMEDIATE',
     );

@@ -46,6 +46,18 @@ export interface ClaimedBatch {
   eventCount: number;
   /** When the oldest claimed event arrived (ms): its object changed no earlier than shortly before. */
   oldestReceivedAt: number;
+  /**
+   * The same per ref type of the batch: a type's records changed no earlier than shortly before its
+   * oldest event, so each type's list is read from there (a backlog's oldest donation event does
+   * not widen the batch's subscription list).
+   */
+  oldestByType: Partial<Record<QueueRefType, number>>;
+}
+
+/** Keeps the earlier of a type's oldest receipt time and `at` (both backends' claims). */
+export function noteOldest(oldest: Partial<Record<QueueRefType, number>>, type: QueueRefType, at: number): void {
+  const known = oldest[type];
+  if (known === undefined || at < known) oldest[type] = at;
 }
 
 export interface DueSummary {

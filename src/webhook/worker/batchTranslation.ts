@@ -3,12 +3,12 @@
  * engine syncs (a users.update stands for the actions that user owns), and each claimed ref's event
  * outcome from what the engine reported.
  */
-import type { ObjectRef } from '../../model/objects.js';
+import type { ObjectRef, SyncableType } from '../../model/objects.js';
 import type { OwnedActions } from '../../model/outcomes.js';
 import { keyFor } from '../../model/refs.js';
 import type { ClaimedBatch, ClaimedRef, EventOutcome } from '../queue/store.js';
 import type { QueueStore } from '../queue/store.js';
-import type { ProcessOutcome } from './workerTypes.js';
+import { CHANGE_MARGIN_MS, type BatchHints, type ProcessOutcome } from './workerTypes.js';
 
 export const refKey = (ref: ObjectRef): string => keyFor(ref.type, ref.id);
 
@@ -45,6 +45,18 @@ export function outcomeForRef(claimed: ClaimedRef, outcomes: Map<string, Process
   if (o === undefined) return { eventIds, status: 'failed', error: 'the processor returned no outcome for this ref' };
   if (o.status === 'failed') return { eventIds, status: 'failed', error: o.reason ?? 'failed without a reason' };
   return o.reason === undefined ? { eventIds, status: o.status } : { eventIds, status: o.status, reason: o.reason };
+}
+
+/**
+ * Since when the batch's records changed: the batch's oldest event, and each type's own oldest
+ * (less the margin), so a type's list is not widened by an older event of another type. A user's
+ * actions (users.update) have no event of their own: their type falls back to the batch's time.
+ */
+export function changedSinceOf(batch: ClaimedBatch): Pick<BatchHints, 'changedSince' | 'changedSinceByType'> {
+  const since = (at: number): string => new Date(at - CHANGE_MARGIN_MS).toISOString();
+  const byType: Partial<Record<SyncableType, string>> = {};
+  for (const [type, at] of Object.entries(batch.oldestByType)) if (type !== 'user' && at !== undefined) byType[type as SyncableType] = since(at);
+  return { changedSince: since(batch.oldestReceivedAt), changedSinceByType: byType };
 }
 
 /** The engine's refs of a claimed batch: a users.update stands for the actions that user owns. */

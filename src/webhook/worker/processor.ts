@@ -178,7 +178,8 @@ async function syncBatch(deps: Deps, engine: SyncEngine, refs: ObjectRef[], hint
       ownersFound = await actionsByOwnerEmail(deps.source, deps.sink, hints.ownersToFind);
       for (const found of ownersFound.values()) if ('actions' in found) synced.push(...found.actions.map((id) => ({ type: 'action' as const, id })));
     }
-    await engine.syncRefs(synced, hints.changedSince === undefined ? {} : { changedSince: hints.changedSince });
+    const { changedSince, changedSinceByType } = hints;
+    await engine.syncRefs(synced, { ...(changedSince === undefined ? {} : { changedSince }), ...(changedSinceByType === undefined ? {} : { changedSinceByType }) });
   } catch (error) {
     stopped = error;
   }

@@ -15,10 +15,9 @@ import type { QueueStore } from '../queue/store.js';
 import { QueueFaults, WORKER_BACKOFF, type WorkerHealth } from './queueFaults.js';
 import { BatchLedger } from './batchCost.js';
 import { decideBatch, type PolicyMemory } from './batchPolicy.js';
-import { engineRefsOf, outcomeForRef, refKey, worse } from './batchTranslation.js';
+import { changedSinceOf, engineRefsOf, outcomeForRef, refKey, worse } from './batchTranslation.js';
 import { afterRound, gatherAfterIdle, idleWait, wakeCutsNap, type LoopState } from './loopSteps.js';
 import {
-  CHANGE_MARGIN_MS,
   DEFAULT_GATHER_MS,
   DEFAULT_POLL_MS,
   RECENT_BATCHES,
@@ -236,7 +235,7 @@ class QueueWorker implements Worker {
       const ownersToFind = [...actionsOf].flatMap(([user, actions]) => (actions.length === 0 ? [user] : []));
       let ownersFound: OwnedActions | undefined;
       if (refs.size > 0 || ownersToFind.length > 0) {
-        const hints = { changedSince: new Date(batch.oldestReceivedAt - CHANGE_MARGIN_MS).toISOString(), changedUsers: [...actionsOf.keys()], ...(ownersToFind.length > 0 ? { ownersToFind } : {}) };
+        const hints = { ...changedSinceOf(batch), changedUsers: [...actionsOf.keys()], ...(ownersToFind.length > 0 ? { ownersToFind } : {}) };
         const result = await this.opts.processor.process([...refs.values()], hints);
         for (const o of result.outcomes) byKey.set(refKey(o.ref), worse(byKey.get(refKey(o.ref)), o));
         owners = result.owners ?? [];

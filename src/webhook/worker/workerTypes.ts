@@ -3,7 +3,7 @@
  * reports (batches, health, the status page's snapshot).
  */
 import type { LogSink } from '../../config/log.js';
-import type { ObjectRef } from '../../model/objects.js';
+import type { ObjectRef, SyncableType } from '../../model/objects.js';
 import type { OwnedActions, OwnerPair } from '../../model/outcomes.js';
 import type { BatchCost, BatchStats } from './batchCost.js';
 import type { BudgetLeft } from './batchPolicy.js';
@@ -26,6 +26,8 @@ export interface ProcessResult {
 
 export interface BatchHints {
   changedSince?: string;
+  /** Narrower, per type with events in the batch: each type's records changed after its own oldest event (less the margin). */
+  changedSinceByType?: Partial<Record<SyncableType, string>>;
   /** Users with a users.update in the batch (their actions are among the refs): read again, never kept from the mirror. */
   changedUsers?: readonly number[];
   /** Users with a users.update whose actions the owners table lacks: the processor finds them in Salesforce by the user's email. */
