@@ -52,7 +52,6 @@ export interface Deps {
   gifts?: GiftProjector | undefined;
 }
 
-
 /** Notes for a person ("waiting 42 s: platform minute limit"), as one line each. */
 export type OnNote = (text: string, until?: number) => void;
 
