@@ -7,7 +7,7 @@
  * answer (missing objects, or a failure), and the run's own outcome stands.
  */
 import { isFatal } from '../model/errors.js';
-import type { LogResult, RunEntry, RunOutcomes, SyncLogPort } from '../model/syncLog.js';
+import type { LogResult, RetentionDone, RunEntry, RunOutcomes, SyncLogPort } from '../model/syncLog.js';
 import { DEFAULT_SYNC_LOG, type Settings } from '../config/settings.js';
 import type { SalesforceApi } from './api.js';
 import { DEFAULT_BULK, upsertViaBulk, type BulkOptions } from './bulk.js';
@@ -18,8 +18,9 @@ import { queryAll } from './query.js';
 import { cutLine, planErrors, retryKeys, runRecord, type StoredError } from './syncLogPlan.js';
 import type { CrmRecord, UpsertOutcome } from '../model/crmRecords.js';
 import { ownBareKey, qualifyKey, sitePrefixFilter } from '../model/siteKeys.js';
-import { DEPLOY_LOG, ERROR_KEY, ERROR_OBJECT, ERROR_STATUSES, LOG_OBJECTS, RUN_KEY, RUN_OBJECT, SITE_FIELD, type ErrorStatus } from './syncLogSchema.js';
+import { CONNECTION_FIELD, DEPLOY_LOG, ERROR_KEY, ERROR_OBJECT, ERROR_STATUSES, LOG_OBJECTS, RUN_KEY, RUN_OBJECT, SITE_FIELD, type ErrorStatus } from './syncLogSchema.js';
 import { laterFieldsNamed, LogFieldsKnown, withoutLater, type RunSource } from './syncLogLater.js';
+import { isOwnRun, KEPT_RUNS_LINE, ownRunsFilter } from './syncLogScope.js';
 
 type OpenRead = { ok: true; open: Map<string, StoredError> } | { ok: false; result: LogResult };
 
@@ -170,17 +171,40 @@ export class SyncLog implements SyncLogPort {
   }
 
   /**
-   * Deletes Resolved errors resolved before `errorsBefore` and runs finished before `runsBefore`:
-   * two queries for their Ids, then one delete call (up to 200, of both objects together).
+   * Runs finished before `before` that this connection may delete: all of them for a lone
+   * connection without site keys; in a shared org (SVC_SITE_KEYS) only those naming this
+   * connection and site, and none when the org lacks the fields that name them (kept, and said).
    */
-  async retention(errorsBefore: string, runsBefore: string): Promise<{ deleted: number; failed: number; calls: number }> {
+  private async ownOldRuns(before: string): Promise<{ rows: Array<Record<string, unknown>>; kept?: true }> {
+    const old = `SELECT Id, ${CONNECTION_FIELD}, ${SITE_FIELD} FROM ${RUN_OBJECT} WHERE FinishedAt__c < ${before}`;
+    const site = this.siteKeys;
+    if (site === undefined) return { rows: await queryAll(this.api, `SELECT Id FROM ${RUN_OBJECT} WHERE FinishedAt__c < ${before}`) };
+    if (this.known.lacks(RUN_OBJECT)) return { rows: [], kept: true };
+    try {
+      const rows = await queryAll(this.api, `${old} AND ${ownRunsFilter(site, this.source.connection)}`);
+      return { rows: rows.filter((r) => isOwnRun(r, site, this.source)) };
+    } catch (err) {
+      const e = toSalesforceError(err);
+      if (!laterFieldsNamed(RUN_OBJECT, e.message)) throw e;
+      await this.known.lacking(RUN_OBJECT, () => Promise.resolve());
+      return { rows: [], kept: true };
+    }
+  }
+
+  /**
+   * Deletes Resolved errors resolved before `errorsBefore` and runs finished before `runsBefore`:
+   * two queries for their Ids, then one delete call (up to 200, of both objects together). With
+   * SVC_SITE_KEYS both are the site's own: errors by their key's prefix, runs by the fields naming them.
+   */
+  async retention(errorsBefore: string, runsBefore: string): Promise<RetentionDone> {
     const before = this.spent;
     const done = await this.counted(async () => {
       const mine = this.siteKeys === undefined ? '' : ` AND ${sitePrefixFilter(this.siteKeys, ERROR_KEY)}`;
       const errors = await queryAll(this.api, `SELECT Id FROM ${ERROR_OBJECT} WHERE Status__c = 'Resolved' AND ResolvedAt__c < ${errorsBefore}${mine}`);
-      const runs = await queryAll(this.api, `SELECT Id FROM ${RUN_OBJECT} WHERE FinishedAt__c < ${runsBefore}`);
+      const { rows: runs, kept } = await this.ownOldRuns(runsBefore);
       const ids = [...errors, ...runs].map((r) => String(r.Id));
-      if (ids.length === 0) return { deleted: 0, failed: 0 };
+      const note = kept ? { kept: KEPT_RUNS_LINE } : {};
+      if (ids.length === 0) return { deleted: 0, failed: 0, ...note };
       const outcomes = new Map();
       if (ids.length <= COLLECTION_SIZE) for (const [k, o] of await deleteViaCollections(this.api, ids)) outcomes.set(k, o);
       else {
@@ -196,7 +220,7 @@ export class SyncLog implements SyncLogPort {
         }
       }
       const failed = [...outcomes.values()].filter((o: { status: string }) => o.status === 'failed').length;
-      return { deleted: outcomes.size - failed, failed };
+      return { deleted: outcomes.size - failed, failed, ...note };
     });
     return { ...done, calls: this.spent - before };
   }

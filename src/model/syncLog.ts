@@ -46,6 +46,14 @@ export type LogResult =
   | { status: 'missing'; calls: number; missing: string[]; message: string }
   | { status: 'failed'; calls: number; message: string };
 
+/** What a clean-up deleted; `kept` says why no run record was deleted (a shared org whose log cannot tell the sites' runs apart). */
+export interface RetentionDone {
+  deleted: number;
+  failed: number;
+  calls: number;
+  kept?: string;
+}
+
 /** The log writer as the engine's side uses it (crm/syncLog.ts implements it). */
 export interface SyncLogPort {
   /** Keys of Open errors an admin ticked RetryRequested__c on, and of Ignored ones (never retried); or why the log cannot be read. */
@@ -55,7 +63,7 @@ export interface SyncLogPort {
   /** The run record and the error records that change, at the end of a run. */
   record(run: RunEntry, outcomes: RunOutcomes, redact: (text: string) => string): Promise<LogResult>;
   /** Deletes Resolved errors resolved before `errorsBefore` and runs finished before `runsBefore` (ISO date-times). */
-  retention(errorsBefore: string, runsBefore: string): Promise<{ deleted: number; failed: number; calls: number }>;
+  retention(errorsBefore: string, runsBefore: string): Promise<RetentionDone>;
   /** Salesforce calls the log made so far. */
   calls(): number;
 }

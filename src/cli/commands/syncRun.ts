@@ -65,6 +65,8 @@ export async function syncAction(opts: SyncOptions, c: Command, setExit: SetExit
           // Not when the log cannot be read (the objects missing): the run says so once, at its end.
           const logReady = deps.log !== undefined && retry?.result === undefined;
           const retention = logReady ? await retentionIfDue(deps.log!, salesforceSettings(ctx.raw).log ?? DEFAULT_SYNC_LOG, stateFile).catch(() => undefined) : undefined;
+          // A shared org whose log cannot tell the sites' runs apart: none deleted, said with the fix (once a day, as the clean-up).
+          if (retention?.kept !== undefined) ctx.out.info(retention.kept);
           // Orphan candidates named as the org holds them (site-qualified with SVC_SITE_KEYS), as audit names them.
           const shown = keyShown(salesforceSettings(ctx.raw).siteKeys);
           const candidates = done.orphanCandidates === undefined ? {} : { orphanCandidates: rowsShown(done.orphanCandidates, shown) };

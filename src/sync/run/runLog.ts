@@ -130,7 +130,7 @@ const soqlTime = (ms: number): string => new Date(ms).toISOString().replace(/\.\
  * Retention, at most once a day: the last time is kept in a small file beside the state file (a
  * lost file only means one more clean-up). Resolved errors and runs past their days are deleted.
  */
-export async function retentionIfDue(log: SyncLogPort, settings: SyncLogSettings, stateFile: string, now = Date.now()): Promise<{ deleted: number; calls: number } | undefined> {
+export async function retentionIfDue(log: SyncLogPort, settings: SyncLogSettings, stateFile: string, now = Date.now()): Promise<{ deleted: number; calls: number; kept?: string } | undefined> {
   const file = path.join(path.dirname(stateFile), 'salesforce-log.json');
   let last = 0;
   try {
@@ -142,5 +142,5 @@ export async function retentionIfDue(log: SyncLogPort, settings: SyncLogSettings
   if (now - last < DAY_MS) return undefined;
   const done = await log.retention(soqlTime(now - settings.errorRetentionDays * DAY_MS), soqlTime(now - settings.runRetentionDays * DAY_MS));
   writePrivateFile(file, `${JSON.stringify({ retentionAt: new Date(now).toISOString() })}\n`);
-  return { deleted: done.deleted, calls: done.calls };
+  return { deleted: done.deleted, calls: done.calls, ...(done.kept === undefined ? {} : { kept: done.kept }) };
 }
