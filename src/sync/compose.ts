@@ -31,7 +31,7 @@ import { donorLinksBeside } from './gifts/donorLinksFile.js';
 import { projectedBeside } from './gifts/projectedFile.js';
 import { campaignsBeside } from './gifts/campaignState.js';
 import { goneMarker, pageGoneOf, type GoneMarker } from './gifts/goneFix.js';
-import { dropVerdict, keepRecordTypes, keepVerdict, readVerdict, verdictBeside, type RecordTypes, type VerdictScope } from './gifts/orgVerdictFile.js';
+import { keptGuard, type KeptGuard } from './keptGuard.js';
 import type { RunReport } from './report/report.js';
 
 export interface Deps {
@@ -112,29 +112,6 @@ async function verifiedSink(settings: Settings, stop: AbortSignal | undefined): 
 const guardOrg = (settings: Settings, sink: SalesforceSink): Promise<ProjectionChoice | undefined> =>
   chooseProjection(sink, settings.salesforce.projection, (settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS).personRecordType, settings.salesforce.gifts?.npsp.refundMode);
 
-/** A command's guard: the verdict kept in the state folder for a day (orgVerdictFile.ts), else the describes. */
-interface KeptGuard {
-  choice: ProjectionChoice | undefined;
-  /** The record types kept with the verdict, and how to keep or drop them. */
-  shared: SharedLookups;
-  verdict?: { keepRecordTypes: (rt: RecordTypes) => void; drop: () => void } | undefined;
-}
-
-async function keptGuard(settings: Settings, sink: SalesforceSink, org: OrgIdentity, stateFile: string, dryRun: boolean): Promise<KeptGuard> {
-  const setting = settings.salesforce.projection;
-  if (setting === undefined || org.orgId === undefined) return { choice: await guardOrg(settings, sink), shared: {} };
-  const file = verdictBeside(stateFile);
-  const scope: VerdictScope = { orgId: org.orgId, setting, personRecordType: (settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS).personRecordType };
-  const kept = readVerdict(file, scope);
-  const choice = kept?.choice ?? (await guardOrg(settings, sink));
-  // A dry run writes nothing, this file included; a refusal (thrown) is never kept.
-  // Only a verdict that projects is kept: an admin who deploys the key fields for `auto` sees the next run project.
-  // NPSP's verdict is not kept (the file holds NPC's record types): its describes are asked each run.
-  if (kept === undefined && choice?.resolved === 'npc' && !dryRun) keepVerdict(file, scope, { ...choice, resolved: choice.resolved });
-  const verdict = dryRun ? undefined : { keepRecordTypes: (rt: RecordTypes) => keepRecordTypes(file, scope, rt), drop: () => dropVerdict(file) };
-  return { choice, shared: kept?.recordTypes ? { recordTypes: Promise.resolve(kept.recordTypes) } : {}, verdict };
-}
-
 /** The run's (or serve batch's) gift projection, when the org guard chose Nonprofit Cloud; none when it resolved off. */
 function giftProjector(
   settings: Settings,
@@ -167,7 +144,7 @@ export async function createDeps(settings: Settings, onNote: OnNote = () => unde
   const { sink, org } = await verifiedSink(settings, stop);
   const stateFile = learn.profileFile ?? `${DEFAULT_STATE_DIR}/state.json`;
   // The org guard: describes only (or its verdict of the last day), before the platform is read or anything written.
-  const guard = await keptGuard(settings, sink, org, stateFile, dryRun);
+  const guard = await keptGuard(settings, () => guardOrg(settings, sink), org, stateFile, dryRun);
   const projection = guard.choice;
   const source = commandSource(settings, onNote, stop, learn, keptAbsences(settings, stateFile, !dryRun));
   const gifts = giftProjector(settings, sink, source, dryRun, stateFile, projection, guard.shared, guard.verdict);

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describeWouldExplain, dropVerdict, keepRecordTypes, keepVerdict, readVerdict } from '../../../src/sync/gifts/orgVerdictFile.js';
+import { describeWouldExplain, dropVerdict, keepNpspLookups, keepRecordTypes, keepVerdict, readVerdict } from '../../../src/sync/gifts/orgVerdictFile.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-sync-verdict-'));
 const file = path.join(dir, 'projection-org.json');
@@ -62,5 +62,43 @@ describe('the kept org verdict', () => {
     expect(describeWouldExplain('DUPLICATES_DETECTED', 'Use one of these records?')).toBe(false);
     expect(describeWouldExplain('CURRENCY_MISMATCH', 'GBP is not the org currency EUR')).toBe(false);
     expect(describeWouldExplain('DONOR_FAILED', 'donor P:x failed: DUPLICATES_DETECTED')).toBe(false);
+  });
+
+  describe("NPSP's verdict (issue 51)", () => {
+    const npspScope = { orgId: '00D5g000000EmuAAA', instanceUrl: 'https://emu.my.salesforce.com', setting: 'npsp' as const, personRecordType: 'PersonAccount', npsp: '{"refundMode":"auto"}' };
+    const npspChoice = { setting: 'npsp' as const, resolved: 'npsp' as const, reason: 'the org checked', refundMode: 'payments' as const };
+    const lookups = { organisation: '0125g000000OrgsAAA', donation: '0125g000000DonaAAA', currency: 'EUR' };
+
+    it('keeps the refund mode the guard chose and NPSP record types added later', () => {
+      keepVerdict(file, npspScope, npspChoice);
+      expect(readVerdict(file, npspScope)?.choice).toEqual(npspChoice);
+      keepNpspLookups(file, npspScope, lookups);
+      expect(readVerdict(file, npspScope)?.npspLookups).toEqual(lookups);
+      // An org without a Donation type keeps the Organization type alone.
+      keepVerdict(file, npspScope, npspChoice);
+      keepNpspLookups(file, npspScope, { organisation: lookups.organisation, currency: 'GBP' });
+      expect(readVerdict(file, npspScope)?.npspLookups).toEqual({ organisation: lookups.organisation, currency: 'GBP' });
+    });
+
+    it('another instance or other SVC_NPSP_* settings is no verdict', () => {
+      keepVerdict(file, npspScope, npspChoice);
+      expect(readVerdict(file, { ...npspScope, instanceUrl: 'https://other.my.salesforce.com' })).toBeUndefined();
+      expect(readVerdict(file, { ...npspScope, npsp: '{"refundMode":"stage"}' })).toBeUndefined();
+      expect(readVerdict(file, { ...npspScope, setting: 'auto' })).toBeUndefined();
+    });
+
+    it('an NPSP verdict without its refund mode, or with a bad record type id, is not trusted', () => {
+      const base = { version: 1, ...npspScope, checkedAt: new Date().toISOString() };
+      fs.writeFileSync(file, JSON.stringify({ ...base, choice: { ...npspChoice, refundMode: undefined } }));
+      expect(readVerdict(file, npspScope)).toBeUndefined();
+      fs.writeFileSync(file, JSON.stringify({ ...base, choice: npspChoice, npspLookups: { ...lookups, organisation: 'not an id' } }));
+      expect(readVerdict(file, npspScope)?.npspLookups).toBeUndefined();
+    });
+
+    it("NPSP's record types are not added to an NPC verdict", () => {
+      keepVerdict(file, scope, choice);
+      keepNpspLookups(file, scope, lookups);
+      expect(readVerdict(file, scope)?.npspLookups).toBeUndefined();
+    });
   });
 });

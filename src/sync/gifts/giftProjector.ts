@@ -79,12 +79,21 @@ interface GiftProjectorOptions {
   /** What projectors of one process share (serve: a projector a batch): the record types, read once. */
   shared?: SharedLookups | undefined;
   /** A command's kept org verdict: the record types join it; a failure a describe would explain drops it. */
-  verdict?: { keepRecordTypes: (rt: OrgLookups) => void; drop: () => void } | undefined;
+  verdict?: VerdictHooks | undefined;
+}
+
+/** A command's kept org verdict: what is read once joins it; a failure a describe would explain drops it. */
+export interface VerdictHooks {
+  keepRecordTypes: (rt: OrgLookups) => void;
+  keepNpspLookups: (l: NpspLookups) => void;
+  drop: () => void;
 }
 
 /** The Account record types and the org's currency, read once and kept while they answer. */
 export interface SharedLookups {
   recordTypes?: Promise<OrgLookups> | undefined;
+  /** NPSP's record types and currency, kept with NPSP's verdict. */
+  npsp?: Promise<NpspLookups> | undefined;
 }
 
 export class GiftProjector {
@@ -176,6 +185,7 @@ export class GiftProjector {
       if (error instanceof InterruptedError || isFatal(error) || (error instanceof Error && error.name === 'AbortError')) throw error;
       // A read or a setup the whole batch needs failed: each donation's projection fails, the mirror stands.
       this.shared.recordTypes = undefined;
+      this.shared.npsp = undefined;
       this.npsp = undefined;
       const failed: CrmError = { code: 'PROJECTION_FAILED', message: describeError(error) };
       const out: BatchProjection = { donations: [], rows: [], failures: [], warnings: [] };
@@ -198,7 +208,10 @@ export class GiftProjector {
   private async lookups(): Promise<{ currency: string; recordTypes: { person?: string | undefined; business?: string | undefined } }> {
     if (this.opts.model === 'npsp') {
       const n = this.opts.settings.npsp;
-      this.npsp ??= readNpspLookups(this.opts.sink, n.orgRecordType, n.donationRecordType);
+      if (this.npsp === undefined) {
+        this.npsp = this.shared.npsp ?? readNpspLookups(this.opts.sink, n.orgRecordType, n.donationRecordType);
+        if (this.shared.npsp === undefined) this.opts.verdict?.keepNpspLookups(await this.npsp);
+      }
       const l = await this.npsp;
       this.target = this.npspTargetWith(l.donation);
       return { currency: l.currency, recordTypes: { business: l.organisation } };
