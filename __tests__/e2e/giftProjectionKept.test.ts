@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { NpcOrg } from '../../fixtures/salesforce/npc.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
+import { addPaidDonation } from './paidDonation.js';
 import { cli, cliJson, removeDir, tempCwd, unstamp, writeCalls } from './helpers.js';
 
 const SITE = { siteId: 6, segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 2, donations: 0, newsletterSubscriptions: 0 };
@@ -25,31 +26,8 @@ const npc = (): NpcOrg => stack.salesforce.npc as NpcOrg;
 const verdictFile = (): string => path.join(cwd, '.svc-sync', 'projection-org.json');
 const guardCalls = (): string[] => stack.salesforce.requests().filter((r) => /\/describe\b|FROM RecordType/.test(r));
 
-/** A paid donation to the site's first action, by a donor of its own (the fundraiser gets a soft credit). */
-function addDonation(): ApiDonation {
-  const action = stack.platform.site.action[0];
-  if (!action) throw new Error('the generated site has no action');
-  const id = nextId++;
-  const at = new Date().toISOString();
-  const d: ApiDonation = {
-    id,
-    site_id: 6,
-    created_at: at,
-    updated_at: at,
-    payment_status: 'paid',
-    payment_status_at: at,
-    currency: 'EUR',
-    payment_method: 'creditcard',
-    first_name: 'Donor',
-    last_name: `Number${id}`,
-    email: `donor${id}@x.nl`,
-    donation_amount: '10.0',
-    total_amount: '10.0',
-    action_id: action.id,
-  };
-  stack.platform.add('donation', d);
-  return d;
-}
+/** A paid donation to the site's first action, by a donor of its own. */
+const addDonation = (): ApiDonation => addPaidDonation(stack, nextId++);
 
 const gift = (id: number): Record<string, unknown> | undefined =>
   npc()

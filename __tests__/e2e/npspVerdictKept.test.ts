@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { NpspOrg } from '../../fixtures/salesforce/npsp.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
+import { addPaidDonation } from './paidDonation.js';
 import { cli, removeDir, tempCwd } from './helpers.js';
 
 const SITE = { siteId: 6, segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 2, donations: 0, newsletterSubscriptions: 0 };
@@ -26,30 +27,7 @@ const describes = (): string[] => stack.salesforce.requests().filter((r) => /\/d
 const recordTypeReads = (): string[] => stack.salesforce.requests().filter((r) => /FROM\+RecordType|FROM RecordType|FROM%20RecordType/.test(r));
 
 /** A paid donation to the site's first action, by a donor of its own. */
-function addDonation(): ApiDonation {
-  const action = stack.platform.site.action[0];
-  if (!action) throw new Error('the generated site has no action');
-  const id = nextId++;
-  const at = new Date().toISOString();
-  const d: ApiDonation = {
-    id,
-    site_id: 6,
-    created_at: at,
-    updated_at: at,
-    payment_status: 'paid',
-    payment_status_at: at,
-    currency: 'EUR',
-    payment_method: 'creditcard',
-    first_name: 'Donor',
-    last_name: `Number${id}`,
-    email: `donor${id}@x.nl`,
-    donation_amount: '10.0',
-    total_amount: '10.0',
-    action_id: action.id,
-  };
-  stack.platform.add('donation', d);
-  return d;
-}
+const addDonation = (): ApiDonation => addPaidDonation(stack, nextId++);
 
 const gift = (id: number): Record<string, unknown> | undefined =>
   npsp()

@@ -59,3 +59,22 @@ export async function runJsonIn<T>(dir: string, env: Record<string, string>, arg
     throw new Error(`stdout is not one JSON document (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`);
   }
 }
+
+/** One connection of a shared org in a config file: its site's platform, the org's login (secrets by env name). */
+export function connectionEntry(
+  site: { platform: { url: string } },
+  siteId: number,
+  name: string,
+  org: { url: string; apiVersion: string },
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    SVC_SITE_ID: siteId,
+    SVC_API_URL: site.platform.url,
+    SVC_API_KEY: { env: `${name.toUpperCase()}_KEY` },
+    SF_INSTANCE_URL: org.url,
+    SF_ACCESS_TOKEN: { env: 'ORG_TOKEN' },
+    SF_API_VERSION: org.apiVersion,
+    ...extra,
+  };
+}

@@ -17,7 +17,7 @@ import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiAction, ApiDonation } from '../../src/model/apiRecords.js';
 import { personKey } from '../../src/mapping/gifts/normalise.js';
 import { cli, removeDir, tempCwd, totals, writeCalls, type Result } from './helpers.js';
-import { runIn, runJsonIn, siteRows } from './siteRows.js';
+import { runIn, runJsonIn, siteRows, connectionEntry } from './siteRows.js';
 import { GIFT_KEYS, siteGiftRows } from './siteGiftRows.js';
 
 const SITE = { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, donations: 0, newsletterSubscriptions: 0 };
@@ -85,14 +85,7 @@ describe('the gift projection in a shared org', () => {
 
   /** Both connections (or north alone, bare keys) on north's org, the projection on. */
   function writeConfig(dir: string, both: boolean): void {
-    const entry = (stack: Stack, site: number, name: string): Record<string, unknown> => ({
-      SVC_SITE_ID: site,
-      SVC_API_URL: stack.platform.url,
-      SVC_API_KEY: { env: `${name.toUpperCase()}_KEY` },
-      SF_INSTANCE_URL: north.salesforce.url,
-      SF_ACCESS_TOKEN: { env: 'ORG_TOKEN' },
-      SF_API_VERSION: north.salesforce.apiVersion,
-    });
+    const entry = (stack: Stack, site: number, name: string): Record<string, unknown> => connectionEntry(stack, site, name, north.salesforce);
     const config = both
       ? { SVC_SITE_KEYS: true, SVC_PROJECTION: 'npc', connections: { north: entry(north, 6, 'north'), south: entry(south, 7, 'south') } }
       : { SVC_PROJECTION: 'npc', connections: { north: entry(north, 6, 'north') } };
@@ -229,14 +222,7 @@ describe('the gift projection in a shared org: the org one site projected, its k
 
   const secrets = (): Record<string, string> => ({ NORTH_KEY: north.env.SVC_API_KEY!, SOUTH_KEY: south.env.SVC_API_KEY!, ORG_TOKEN: north.env.SF_ACCESS_TOKEN! });
   function writeConfig(both: boolean): void {
-    const entry = (stack: Stack, site: number, name: string): Record<string, unknown> => ({
-      SVC_SITE_ID: site,
-      SVC_API_URL: stack.platform.url,
-      SVC_API_KEY: { env: `${name.toUpperCase()}_KEY` },
-      SF_INSTANCE_URL: north.salesforce.url,
-      SF_ACCESS_TOKEN: { env: 'ORG_TOKEN' },
-      SF_API_VERSION: north.salesforce.apiVersion,
-    });
+    const entry = (stack: Stack, site: number, name: string): Record<string, unknown> => connectionEntry(stack, site, name, north.salesforce);
     const config = both
       ? { SVC_SITE_KEYS: true, SVC_PROJECTION: 'npc', connections: { north: entry(north, 6, 'north'), south: entry(south, 7, 'south') } }
       : { SVC_PROJECTION: 'npc', connections: { north: entry(north, 6, 'north') } };

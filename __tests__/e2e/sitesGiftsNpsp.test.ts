@@ -13,7 +13,7 @@ import type { ApiAction, ApiDonation } from '../../src/model/apiRecords.js';
 import { personKey } from '../../src/mapping/gifts/normalise.js';
 import { projectedNpsp } from '../support/npspOrg.js';
 import { cli, removeDir, tempCwd, writeCalls, type Result } from './helpers.js';
-import { runJsonIn } from './siteRows.js';
+import { runJsonIn, connectionEntry } from './siteRows.js';
 
 const SITE = { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 0, actionsPerParent: 1, donations: 0, newsletterSubscriptions: 0 };
 const SHARED_DONOR = personKey('john.doe@kentaa.nl', 'Doe', 'John');
@@ -107,14 +107,7 @@ describe('the gift projection in a shared NPSP org', () => {
     }
     cwd = tempCwd('sites-gifts-npsp');
     dirs.push(cwd);
-    const entry = (stack: Stack, site: number, name: string): Record<string, unknown> => ({
-      SVC_SITE_ID: site,
-      SVC_API_URL: stack.platform.url,
-      SVC_API_KEY: { env: `${name.toUpperCase()}_KEY` },
-      SF_INSTANCE_URL: north.salesforce.url,
-      SF_ACCESS_TOKEN: { env: 'ORG_TOKEN' },
-      SF_API_VERSION: north.salesforce.apiVersion,
-    });
+    const entry = (stack: Stack, site: number, name: string): Record<string, unknown> => connectionEntry(stack, site, name, north.salesforce);
     const config = { SVC_SITE_KEYS: true, SVC_PROJECTION: 'npsp', connections: { north: entry(north, 6, 'north'), south: entry(south, 7, 'south') } };
     fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
   }, 120_000);

@@ -12,7 +12,7 @@ import type { CliResult } from '../../fixtures/cli.js';
 import { startSalesforceEmulator, type Emulator } from '../../fixtures/salesforce/emulator.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { OBJECTS, cli, removeDir, tempCwd, totals, writeCalls, type Result } from './helpers.js';
-import { runIn, runJsonIn, siteRows } from './siteRows.js';
+import { runIn, runJsonIn, siteRows, connectionEntry } from './siteRows.js';
 
 const SITE = { segments: 1, projectsPerSegment: 2, teamsPerProject: 1, companiesPerProject: 1, actionsPerParent: 1, donations: 50, newsletterSubscriptions: 4 };
 
@@ -41,14 +41,7 @@ describe('several sites into one org: the org one site filled, its keys qualifie
 
   /** The deployment's config file: north alone first (bare keys), then both with SVC_SITE_KEYS. */
   function writeConfig(both: boolean): void {
-    const entry = (stack: Stack, site: number, name: string): Record<string, unknown> => ({
-      SVC_SITE_ID: site,
-      SVC_API_URL: stack.platform.url,
-      SVC_API_KEY: { env: `${name.toUpperCase()}_KEY` },
-      SF_INSTANCE_URL: north.salesforce.url,
-      SF_ACCESS_TOKEN: { env: 'ORG_TOKEN' },
-      SF_API_VERSION: north.salesforce.apiVersion,
-    });
+    const entry = (stack: Stack, site: number, name: string): Record<string, unknown> => connectionEntry(stack, site, name, north.salesforce);
     const config = both ? { SVC_SITE_KEYS: true, connections: { north: entry(north, 6, 'north'), south: entry(south, 7, 'south') } } : { connections: { north: entry(north, 6, 'north') } };
     fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
   }

@@ -15,7 +15,7 @@ import { startStack, type Stack } from '../../fixtures/stack.js';
 import { startSalesforceEmulator, type Emulator } from '../../fixtures/salesforce/emulator.js';
 import { OBJECTS, cli, donationSynced, keyOf, removeDir, tempCwd, totals, waitFor, writeCalls, type Result } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
-import { runIn, runJsonIn, siteRows } from './siteRows.js';
+import { runIn, runJsonIn, siteRows, connectionEntry } from './siteRows.js';
 
 const SITE = { segments: 1, projectsPerSegment: 2, teamsPerProject: 1, companiesPerProject: 1, actionsPerParent: 1, donations: 60, newsletterSubscriptions: 4 };
 const HOOKS = { north: 'north-hook-5e2a71', south: 'south-hook-9c04b8' };
@@ -44,15 +44,8 @@ describe('several sites into one org with site-qualified keys', () => {
 
   /** Both connections on north's org (one instance URL, one session), each its own site and platform. */
   function writeConfig(dir: string): void {
-    const entry = (stack: Stack, site: number, name: 'north' | 'south'): Record<string, unknown> => ({
-      SVC_SITE_ID: site,
-      SVC_API_URL: stack.platform.url,
-      SVC_API_KEY: { env: `${name.toUpperCase()}_KEY` },
-      SF_INSTANCE_URL: north.salesforce.url,
-      SF_ACCESS_TOKEN: { env: 'ORG_TOKEN' },
-      SF_API_VERSION: north.salesforce.apiVersion,
-      SVC_WEBHOOK_SECRET: { env: `${name.toUpperCase()}_HOOK` },
-    });
+    const entry = (stack: Stack, site: number, name: 'north' | 'south'): Record<string, unknown> =>
+      connectionEntry(stack, site, name, north.salesforce, { SVC_WEBHOOK_SECRET: { env: `${name.toUpperCase()}_HOOK` } });
     const config = { SVC_SITE_KEYS: true, connections: { north: entry(north, 6, 'north'), south: entry(south, 7, 'south') } };
     fs.writeFileSync(path.join(dir, 'svc-sync.config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
   }

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { removeDir, tempCwd } from './helpers.js';
-import { runIn, runJsonIn } from './siteRows.js';
+import { runIn, runJsonIn, connectionEntry } from './siteRows.js';
 
 const SITE = { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 1, actionsPerParent: 1, donations: 3, newsletterSubscriptions: 1 };
 const RUNS = 'Svc_SyncRun__c';
@@ -46,15 +46,7 @@ describe('one org, two sites: each connection prunes only its own runs', () => {
     north = await startStack({ site: { ...SITE, seed: 31, siteId: 6 } });
     south = await startStack({ site: { ...SITE, seed: 42, siteId: 7 } });
     cwd = tempCwd('sites-retention');
-    const entry = (stack: Stack, site: number, name: string, days: number): Record<string, unknown> => ({
-      SVC_SITE_ID: site,
-      SVC_API_URL: stack.platform.url,
-      SVC_API_KEY: { env: `${name.toUpperCase()}_KEY` },
-      SF_INSTANCE_URL: north.salesforce.url,
-      SF_ACCESS_TOKEN: { env: 'ORG_TOKEN' },
-      SF_API_VERSION: north.salesforce.apiVersion,
-      SVC_RUN_RETENTION_DAYS: days,
-    });
+    const entry = (stack: Stack, site: number, name: string, days: number): Record<string, unknown> => connectionEntry(stack, site, name, north.salesforce, { SVC_RUN_RETENTION_DAYS: days });
     const config = { SVC_SITE_KEYS: true, connections: { north: entry(north, 6, 'north', 30), south: entry(south, 7, 'south', 90) } };
     fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
   }, 120_000);

@@ -15,7 +15,7 @@ import { BIN, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { donationSynced, keyOf, removeDir, tempCwd, waitFor } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
-import { runIn, runJsonIn } from './siteRows.js';
+import { runIn, runJsonIn, connectionEntry } from './siteRows.js';
 
 const SITE = { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 1, actionsPerParent: 1, donations: 24, newsletterSubscriptions: 2 };
 const HOOKS = { north: 'north-hook-3f81c2', south: 'south-hook-7d20e9' };
@@ -70,15 +70,8 @@ describe('one org, two sites: what the org shares, what stays per connection', (
     south = await startStack({ site: { ...SITE, seed: 74, siteId: 7 } });
     cwd = tempCwd('sites-shared');
     dirs.push(cwd);
-    const entry = (stack: Stack, site: number, name: 'north' | 'south'): Record<string, unknown> => ({
-      SVC_SITE_ID: site,
-      SVC_API_URL: stack.platform.url,
-      SVC_API_KEY: { env: `${name.toUpperCase()}_KEY` },
-      SF_INSTANCE_URL: north.salesforce.url,
-      SF_ACCESS_TOKEN: { env: 'ORG_TOKEN' },
-      SF_API_VERSION: north.salesforce.apiVersion,
-      SVC_WEBHOOK_SECRET: { env: `${name.toUpperCase()}_HOOK` },
-    });
+    const entry = (stack: Stack, site: number, name: 'north' | 'south'): Record<string, unknown> =>
+      connectionEntry(stack, site, name, north.salesforce, { SVC_WEBHOOK_SECRET: { env: `${name.toUpperCase()}_HOOK` } });
     const config = { SVC_SITE_KEYS: true, connections: { north: entry(north, 6, 'north'), south: entry(south, 7, 'south') } };
     fs.writeFileSync(path.join(cwd, 'svc-sync.config.json'), JSON.stringify(config, null, 2), { mode: 0o600 });
   }, 120_000);
