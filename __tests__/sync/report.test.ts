@@ -56,4 +56,49 @@ describe('RunReport', () => {
     report.add({ object: 'Svc_Action__c', key: 'Action_2', action: 'skip', reason: 'gone' });
     expect(report.outcomeOf('Action_2')).toEqual({ action: 'skip', reason: 'gone' });
   });
+
+  it("packs a heavy site's shapes: answers' two ids, skips sharing a reason, site and role keys; each listed back exactly", () => {
+    const report = new RunReport();
+    const unpaid = "payment status not synced: record.payment_status 'pending' (synced: paid, refunded, chargedback)";
+    const given: RecordOutcome[] = [
+      { object: 'Svc_ActionQuestion__c', key: 'ActionQuestion_5000.50001', action: 'insert' },
+      { object: 'Svc_ActionQuestion__c', key: 'ActionQuestion_5000.0', action: 'insert' },
+      { object: 'Svc_Donation__c', key: 'Donation_100000', action: 'skip', reason: unpaid },
+      { object: 'Svc_Donation__c', key: 'Donation_100007', action: 'skip', reason: unpaid },
+      { object: 'Svc_Donation__c', key: 'Donation_100008', action: 'skip', reason: '' },
+      { object: 'Svc_Donation__c', key: 'Donation_100009', action: 'skip' },
+      { object: 'Svc_Donation__c', key: '6:Donation_12', action: 'insert' },
+      { object: 'GiftTransaction', key: '6:Donation_12:gift', action: 'insert' },
+      { object: 'GiftTransaction', key: 'Donation_12:gift', action: 'skip', reason: 'not a gift' },
+      // Not packed (kept as given, listed the same): leading zero in the second id, ids too large to pack in one double.
+      { object: 'Svc_ActionQuestion__c', key: 'ActionQuestion_5.01', action: 'insert' },
+      { object: 'Svc_ActionQuestion__c', key: 'ActionQuestion_134217728.1', action: 'insert' },
+      { object: 'Svc_ActionQuestion__c', key: 'ActionQuestion_1.67108864', action: 'insert' },
+      { object: 'Svc_Donation__c', key: 'Donation_13', action: 'insert', reason: 'an insert says why' },
+    ];
+    for (const o of given) report.add({ ...o });
+    expect(report.records).toEqual(given);
+    expect(JSON.stringify(report.listed)).toBe(JSON.stringify(given));
+    expect(report.outcomeOf('ActionQuestion_5000.50001')).toEqual({ action: 'insert' });
+    expect(report.outcomeOf('ActionQuestion_5000.5000')).toBeUndefined();
+    expect(report.outcomeOf('ActionQuestion_5000')).toBeUndefined();
+    expect(report.outcomeOf('Donation_100007')).toEqual({ action: 'skip', reason: unpaid });
+    expect(report.outcomeOf('Donation_100008')).toEqual({ action: 'skip', reason: '' });
+    expect(report.outcomeOf('Donation_100009')).toEqual({ action: 'skip' });
+    expect(report.outcomeOf('Donation_12:gift')).toEqual({ action: 'skip', reason: 'not a gift' });
+    expect(report.outcomeOf('6:Donation_12:gift')).toEqual({ action: 'insert' });
+    expect(report.outcomeOf('Donation_12')).toBeUndefined();
+  });
+
+  it('keeps reasons that name their record as given once 128 reasons are taken, and still packs plain inserts', () => {
+    const report = new RunReport();
+    const given: RecordOutcome[] = [];
+    for (let i = 1; i <= 300; i++) given.push({ object: 'Svc_Donation__c', key: `Donation_${i}`, action: 'skip', reason: `Project_${i} was not written` });
+    for (let i = 1; i <= 300; i++) given.push({ object: 'Svc_Team__c', key: `Team_${i}`, action: 'insert' });
+    for (const o of given) report.add({ ...o });
+    expect(report.records).toEqual(given);
+    expect(report.outcomeOf('Donation_300')).toEqual({ action: 'skip', reason: 'Project_300 was not written' });
+    expect(report.outcomeOf('Donation_1')).toEqual({ action: 'skip', reason: 'Project_1 was not written' });
+    expect(report.outcomeOf('Team_300')).toEqual({ action: 'insert' });
+  });
 });

@@ -1,40 +1,89 @@
 /**
  * A run's per-record outcomes, in the order they came, without an object per record: a first sync
- * of a million records is a million plain inserts (`{object, key, action: 'insert'}`, nothing
- * else said), kept here as 9 bytes each (a kind and an id in typed arrays) and made into objects
- * again only when listed, one at a time. Outcomes that say more (an update's changes, a skip's
- * reason, a failure, warnings) are kept as given: they are the ones a person reads.
+ * of a million records is a million outcomes that say no more than their object, key, action and
+ * at most a skip's reason shared by many (`not paid`, `zero total amount`). Those are kept here as
+ * 9 bytes each (a kind and an id in typed arrays) and made into objects again only when listed,
+ * one at a time. A kind is everything but the key's number(s); a heavy site's 36,000 action
+ * answers (`ActionQuestion_5000.50001`) and its unpaid donations' skips were one object and one
+ * Map entry each (about 200 bytes, 12 MiB at 100,000 records). Outcomes that say more (an
+ * update's changes, a failure, warnings, a reason naming its record) are kept as given: they are
+ * the ones a person reads.
  */
 import { IdTable } from '../../model/idTable.js';
 import type { OutcomeAction, RecordOutcome, ReportedObject } from '../../model/outcomes.js';
 
-/** A key as svc-sync writes most: a prefix and a whole id without leading zeros (`Donation_100050`). */
-const PLAIN_KEY = /^([A-Za-z]+)_([1-9]\d{0,14})$/;
-const ACTIONS: readonly OutcomeAction[] = ['insert', 'update', 'unchanged', 'skip', 'fail'];
-/** The log's code for an outcome kept as given (the next of `given`). */
+/**
+ * A key as svc-sync writes most: an optional site and letters, a whole id without leading zeros,
+ * an optional second id (an action's answer) and an optional role (`Donation_100050`,
+ * `ActionQuestion_5000.50001`, `6:Donation_12:gift`).
+ */
+const PACKED_KEY = /^([0-9A-Za-z:]*[A-Za-z])_([1-9]\d{0,14})(?:\.(0|[1-9]\d{0,14}))?(:[A-Za-z]+)?$/;
+/** A two-id key packs into one exact double when its ids are below these (2^27 * 2^26 = 2^53). */
+const FIRST_BELOW = 2 ** 27;
+const SECOND_BELOW = 2 ** 26;
+/** The log's code for an outcome kept as given (the next of `given`); kinds take codes 0-254. */
 const GIVEN = 255;
+/** Codes a skip's reason may take, so reasons that vary cannot use up the codes of plain inserts. */
+const REASON_KINDS = 128;
 
 /** What outcomeOf answers for every unchanged record (one shared object). */
 const UNCHANGED = Object.freeze({ action: 'unchanged' as const });
 
-function plainKey(key: string): { prefix: string; id: number } | undefined {
-  const m = PLAIN_KEY.exec(key);
-  return m === null ? undefined : { prefix: m[1] as string, id: Number(m[2]) };
+type PackedAction = 'insert' | 'unchanged' | 'skip';
+
+interface Kind {
+  object: ReportedObject;
+  /** The key around its number(s): before the `_`, whether a second id follows, and after. */
+  head: string;
+  pair: boolean;
+  tail: string;
+  action: PackedAction;
+  reason?: string;
 }
 
-/** An outcome that is its object, key and action alone, of a plain key. */
-function isPlain(o: RecordOutcome): boolean {
-  let n = 0;
-  for (const k in o) if (++n > 3 || (k !== 'object' && k !== 'key' && k !== 'action')) return false;
-  return o.action === 'insert' || o.action === 'unchanged';
+interface PackedKey {
+  head: string;
+  pair: boolean;
+  tail: string;
+  id: number;
 }
+
+function packedKey(key: string): PackedKey | undefined {
+  const m = PACKED_KEY.exec(key);
+  if (m === null) return undefined;
+  const first = Number(m[2]);
+  const tail = m[4] ?? '';
+  if (m[3] === undefined) return { head: m[1] as string, pair: false, tail, id: first };
+  const second = Number(m[3]);
+  if (first >= FIRST_BELOW || second >= SECOND_BELOW) return undefined;
+  return { head: m[1] as string, pair: true, tail, id: first * SECOND_BELOW + second };
+}
+
+function keyOf(kind: Kind, id: number): string {
+  if (!kind.pair) return `${kind.head}_${id}${kind.tail}`;
+  const second = id % SECOND_BELOW;
+  return `${kind.head}_${(id - second) / SECOND_BELOW}.${second}${kind.tail}`;
+}
+
+/** An outcome that says no more than its kind and key: an insert or unchanged alone, a skip with at most its reason. */
+function packedAction(o: RecordOutcome): PackedAction | undefined {
+  for (const k in o) {
+    if (k === 'object' || k === 'key' || k === 'action') continue;
+    if (k === 'reason' && o.action === 'skip' && typeof o.reason === 'string') continue;
+    return undefined;
+  }
+  return o.action === 'insert' || o.action === 'unchanged' || o.action === 'skip' ? o.action : undefined;
+}
+
+const tableName = (k: Pick<Kind, 'head' | 'pair' | 'tail'>): string => `${k.head}${k.pair ? '.' : ''}${k.tail}`;
 
 export class OutcomeLog implements Iterable<RecordOutcome> {
-  /** Plain outcomes' (object, key prefix) pairs: the log's codes 0-254. */
-  private readonly kinds: Array<{ object: ReportedObject; prefix: string }> = [];
+  /** The kinds of packed outcomes: the log's codes 0-254. */
+  private readonly kinds: Kind[] = [];
   private readonly kindOf = new Map<string, number>();
-  /** Per key prefix: each plain key's last action (its index in ACTIONS, plus 1). */
-  private readonly actions = new Map<string, IdTable>();
+  private reasonKinds = 0;
+  /** Per key shape (tableName): each packed key's last outcome, as its kind's code plus 1. */
+  private readonly lastOf = new Map<string, IdTable>();
   private codes = new Uint8Array(1_024);
   private ids = new Float64Array(1_024);
   private count = 0;
@@ -49,9 +98,10 @@ export class OutcomeLog implements Iterable<RecordOutcome> {
   }
 
   add(outcome: RecordOutcome): void {
-    const plain = isPlain(outcome) ? plainKey(outcome.key) : undefined;
-    const kind = plain === undefined ? undefined : this.kind(outcome.object, plain.prefix);
-    if (plain === undefined || kind === undefined) {
+    const action = packedAction(outcome);
+    const key = action === undefined ? undefined : packedKey(outcome.key);
+    const code = action === undefined || key === undefined ? undefined : this.kind(outcome, action, key);
+    if (key === undefined || code === undefined) {
       this.givenByKey.set(outcome.key, outcome.action === 'unchanged' ? UNCHANGED : outcome);
       if (outcome.action !== 'unchanged') {
         this.given.push(outcome);
@@ -60,22 +110,25 @@ export class OutcomeLog implements Iterable<RecordOutcome> {
       return;
     }
     if (this.givenByKey.size > 0) this.givenByKey.delete(outcome.key);
-    let table = this.actions.get(plain.prefix);
-    if (table === undefined) this.actions.set(plain.prefix, (table = new IdTable()));
-    table.set(plain.id, ACTIONS.indexOf(outcome.action) + 1);
-    if (outcome.action !== 'unchanged') this.append(kind, plain.id);
+    const name = tableName(key);
+    let table = this.lastOf.get(name);
+    if (table === undefined) this.lastOf.set(name, (table = new IdTable()));
+    table.set(key.id, code + 1);
+    if (action !== 'unchanged') this.append(code, key.id);
   }
 
-  /** The last outcome of a key: its action, and for one kept as given its reason or error. */
+  /** The last outcome of a key: its action, and its reason or error when it has one. */
   outcomeOf(key: string): { action: OutcomeAction; reason?: string | undefined } | undefined {
     const o = this.givenByKey.get(key);
     if (o !== undefined) return 'key' in o ? { action: o.action, reason: o.reason ?? o.error?.message } : { action: o.action };
-    const plain = plainKey(key);
-    const code = plain === undefined ? 0 : (this.actions.get(plain.prefix)?.get(plain.id) ?? 0);
-    return code === 0 ? undefined : { action: ACTIONS[code - 1] as OutcomeAction };
+    const packed = packedKey(key);
+    const value = packed === undefined ? 0 : (this.lastOf.get(tableName(packed))?.get(packed.id) ?? 0);
+    if (value === 0) return undefined;
+    const kind = this.kinds[value - 1] as Kind;
+    return kind.reason === undefined ? { action: kind.action } : { action: kind.action, reason: kind.reason };
   }
 
-  /** The failures, in order (never plain: each has its error). */
+  /** The failures, in order (never packed: each has its error). */
   failures(): RecordOutcome[] {
     return this.given.filter((o) => o.action === 'fail');
   }
@@ -86,10 +139,11 @@ export class OutcomeLog implements Iterable<RecordOutcome> {
       const code = this.codes[i] as number;
       if (code === GIVEN) {
         yield this.given[next++] as RecordOutcome;
-      } else {
-        const { object, prefix } = this.kinds[code] as { object: ReportedObject; prefix: string };
-        yield { object, key: `${prefix}_${this.ids[i] as number}`, action: 'insert' };
+        continue;
       }
+      const kind = this.kinds[code] as Kind;
+      const key = keyOf(kind, this.ids[i] as number);
+      yield kind.reason === undefined ? { object: kind.object, key, action: kind.action } : { object: kind.object, key, action: kind.action, reason: kind.reason };
     }
   }
 
@@ -98,22 +152,28 @@ export class OutcomeLog implements Iterable<RecordOutcome> {
     return [...this];
   }
 
-  /** The code of an (object, prefix) pair; undefined once 255 pairs are taken (then kept as given). */
-  private kind(object: ReportedObject, prefix: string): number | undefined {
-    const name = `${object} ${prefix}`;
+  /** The code of an outcome's kind; undefined once the codes (or those a reason may take) are taken: then kept as given. */
+  private kind(o: RecordOutcome, action: PackedAction, key: PackedKey): number | undefined {
+    const name = `${o.object} ${tableName(key)} ${action} ${o.reason === undefined ? '-' : `+${o.reason}`}`;
     let code = this.kindOf.get(name);
-    if (code === undefined && this.kinds.length < GIVEN) {
-      code = this.kinds.push({ object, prefix }) - 1;
-      this.kindOf.set(name, code);
+    if (code !== undefined || this.kinds.length >= GIVEN) return code;
+    if (o.reason !== undefined) {
+      if (this.reasonKinds >= REASON_KINDS) return undefined;
+      this.reasonKinds++;
     }
+    const { head, pair, tail } = key;
+    code = this.kinds.push({ object: o.object, head, pair, tail, action, ...(o.reason === undefined ? {} : { reason: o.reason }) }) - 1;
+    this.kindOf.set(name, code);
     return code;
   }
 
   private append(code: number, id: number): void {
     if (this.count === this.codes.length) {
-      const codes = new Uint8Array(this.codes.length * 2);
+      // Half again, not double: a million outcomes leave at most a third of the arrays unused.
+      const size = Math.ceil(this.codes.length * 1.5);
+      const codes = new Uint8Array(size);
       codes.set(this.codes);
-      const ids = new Float64Array(this.ids.length * 2);
+      const ids = new Float64Array(size);
       ids.set(this.ids);
       [this.codes, this.ids] = [codes, ids];
     }
