@@ -146,19 +146,32 @@ async function seed(stack: Stack, cwd: string): Promise<void> {
   if (code !== 0) throw new Error(`seeding sync --all exited ${code}: ${stderr.trim().split('\n').slice(-2).join(' | ')}`);
 }
 
-async function one(run: Run, exec: string, flags: string[], bin: string, check: number): Promise<{ m: Measured; records: number; sample: string }> {
+/** What the measured run asked of each side: platform requests and Salesforce calls (the budgets a memory change must not spend). */
+interface Asked {
+  platform: number;
+  salesforce: number;
+}
+
+async function one(run: Run, exec: string, flags: string[], bin: string, check: number): Promise<{ m: Measured; records: number; sample: string; asked?: Asked }> {
   // serve: the site's own 2 % of records on a deleted parent, and enough donations for 75 % of the events.
   const site = run.command === 'serve' ? { ...siteFor(run.size, 0.02), donations: Math.round(run.size * 0.8) } : siteFor(run.size, 0.02, run.heavy);
   const stack = await startStack({ site });
   const cwd = mkdtempSync(path.join(os.tmpdir(), 'svc-sync-memory-'));
   try {
     const n = records(stack);
+    const asked = (): Asked => ({ platform: stack.platform.requests.total, salesforce: stack.salesforce.calls().total });
     if (run.command === 'sync') {
       const m = await measure(exec, flags, bin, ['--json', 'sync', '--all'], cwd, stack.env);
-      return { m, records: n, sample: m.code === 0 ? await checkSample(stack, check) : '-' };
+      const spent = asked();
+      return { m, records: n, sample: m.code === 0 ? await checkSample(stack, check) : '-', asked: spent };
     }
     await seed(stack, cwd);
-    if (run.command === 'audit') return { m: await measure(exec, flags, bin, ['--json', 'audit'], cwd, stack.env), records: n, sample: '-' };
+    if (run.command === 'audit') {
+      stack.platform.resetCounts();
+      stack.salesforce.resetCalls();
+      const m = await measure(exec, flags, bin, ['--json', 'audit'], cwd, stack.env);
+      return { m, records: n, sample: '-', asked: asked() };
+    }
     const secret = 'bench-webhook-secret-0123456789';
     const queue = path.join(cwd, 'queue.db');
     const filled = performance.now();
@@ -205,6 +218,8 @@ async function main(): Promise<void> {
     'wall s',
     'CPU s',
     'CPU ms / 1,000',
+    'platform req',
+    'SF calls',
     'sample',
   ];
   const rows: string[][] = [];
@@ -213,7 +228,7 @@ async function main(): Promise<void> {
       for (const build of args.bins) {
         const label = `${run.command} ${run.size}${run.heavy ? ' heavy' : ''}`;
         process.stderr.write(`${label}, ${node.label}, ${build.label}...\n`);
-        const { m, records: n, sample } = await one(run, node.exec, args.flags, build.bin, args.check);
+        const { m, records: n, sample, asked } = await one(run, node.exec, args.flags, build.bin, args.check);
         if (m.code !== 0 && !(run.command === 'audit' && m.code === 1) && !(run.command === 'serve' && m.code === 143)) process.stderr.write(`  exit ${m.code}: ${m.stderrTail}\n`);
         const row = [
           label,
@@ -232,6 +247,8 @@ async function main(): Promise<void> {
           m.wallSeconds.toFixed(1),
           m.cpuSeconds.toFixed(1),
           ((m.cpuSeconds * 1e6) / n).toFixed(0),
+          asked === undefined ? '-' : String(asked.platform),
+          asked === undefined ? '-' : String(asked.salesforce),
           sample,
         ];
         console.log(row.join('  '));
