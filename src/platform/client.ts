@@ -8,6 +8,7 @@ import { ConfigError, PlatformError } from '../model/errors.js';
 import { parsePositiveId } from '../model/refs.js';
 import { echo } from '../config/echo.js';
 import { createGot, PLATFORM_RETRY, PlatformHttp, shownBaseUrl, type PlatformHooks, type RetryTuning, type SearchParams } from './http.js';
+import { stopGrace } from './stopGrace.js';
 import { RatePacer, stoppableSleep, type RateLimitSnapshot, type SharedBudget } from './rateLimit.js';
 import { RESOURCES, type ApiRecordOf, type ListPage, type ResourceType } from '../model/apiRecords.js';
 
@@ -88,7 +89,9 @@ export class PlatformClient {
       ...(options.sharedBudget === undefined ? {} : { shared: options.sharedBudget }),
       ...(options.hooks?.onSharedError === undefined ? {} : { onSharedError: options.hooks.onSharedError }),
     });
-    this.http = new PlatformHttp(createGot(settings, stop), settings, pacer, options.hooks, retry);
+    // Requests already sent when the run stops may finish (a few seconds): the pages read ahead are kept.
+    const inFlight = stopGrace(stop);
+    this.http = new PlatformHttp(createGot(settings, inFlight), settings, pacer, { ...options.hooks, inFlight }, retry);
   }
 
   /** The site the platform reports in its records (the first readable site_id), SVC_SITE_ID or not. */

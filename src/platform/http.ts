@@ -7,16 +7,15 @@
  * request options (the X-Api-Key header included), so none of them leaves this file: callers get
  * a PlatformError with method, path, status and the API's message only.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import type { Got, Response } from 'got';
-import { oneLine } from '../config/echo.js';
 import type { PlatformSettings } from '../config/settings.js';
 import type { PlatformRequestCounts } from '../model/ports.js';
 import { AnswerTooLargeError, CertificateError, PlatformError, ProxyError, RedirectError, type PlatformErrorKind } from '../model/errors.js';
 import { ANSWER_LIMIT_BYTES, agentFor, answerTooLarge, certificateErrorOf, redirectOf } from '../model/httpRules.js';
 import { plainRequest } from '../model/plainHttp.js';
 import { sleep } from '../model/sleep.js';
+import { apiMessageOf, classify, parseBody, type Answer } from './answers.js';
 import { RatePacer, retryAfterMs, stoppableSleep, type OnWait, type RateLimitSnapshot } from './rateLimit.js';
 
 type RequestKind = 'byId' | 'list';
@@ -35,8 +34,10 @@ export interface RequestInfo {
 
 export interface PlatformHooks {
   onWait?: OnWait | undefined;
-  /** The run's stop signal: a rate-limit wait ends at once when it fires. */
+  /** The run's stop signal: a rate-limit wait ends at once when it fires, and no request starts after it. */
   stop?: AbortSignal | undefined;
+  /** The stop as requests already sent see it: a few seconds later (stopGrace.ts); `stop` when absent. */
+  inFlight?: AbortSignal | undefined;
   onRequest?: ((info: RequestInfo) => void) | undefined;
   /** After each response that reported the rate-limit budget (metrics). */
   onBudget?: ((budget: RateLimitSnapshot) => void) | undefined;
@@ -112,7 +113,7 @@ function extendGot(got: Got, settings: PlatformSettings, stop: AbortSignal | und
   const agent = agentFor(baseOf(settings), settings.timeoutMs);
   return got.extend({
     ...(agent ? { agent: { http: agent, https: agent as HttpsAgent } } : {}),
-    // A stopped run abandons its requests in flight instead of waiting out a stalled one.
+    // A stopped run abandons its requests in flight once the stop's grace is over, instead of waiting out a stalled one.
     ...(stop ? { signal: stop } : {}),
     prefixUrl: `${baseOf(settings)}/v1`,
     headers: headersOf(settings),
@@ -128,50 +129,6 @@ function extendGot(got: Got, settings: PlatformSettings, stop: AbortSignal | und
   });
 }
 
-/** What one GET answered, whichever client sent it. */
-interface Answer {
-  statusCode: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-interface ParsedBody {
-  json?: unknown;
-  /** Set when the body is not JSON (an HTML error page, an empty body). */
-  notJson?: string;
-}
-
-function parseBody(response: Answer): ParsedBody {
-  const text = response.body ?? '';
-  try {
-    return { json: JSON.parse(text) as unknown };
-  } catch {
-    const type = String(response.headers['content-type'] ?? 'no content type').split(';')[0];
-    return { notJson: text.trim() === '' ? 'an empty body' : `a non-JSON body (${type})` };
-  }
-}
-
-function apiMessageOf(parsed: ParsedBody, status: number): string {
-  if (parsed.json !== null && typeof parsed.json === 'object' && 'message' in parsed.json) {
-    const message = (parsed.json as { message: unknown }).message;
-    // The body is outside input: one bounded line, so it cannot forge log lines.
-    if (typeof message === 'string' && message.trim() !== '') return oneLine(message, 300);
-  }
-  return parsed.notJson ? `HTTP ${status} with ${parsed.notJson}` : `HTTP ${status}`;
-}
-
-/**
- * The platform answers an unknown record with exactly {"message": "..."} in JSON. A 404 in any
- * other shape comes from something else at that URL (a proxy, a maintenance page, a typo in the
- * path) and must not be taken to mean the record is gone.
- */
-function isPlatformNotFound(parsed: { json?: unknown }): boolean {
-  const body = parsed.json;
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
-  const keys = Object.keys(body);
-  return keys.length === 1 && keys[0] === 'message' && typeof (body as { message: unknown }).message === 'string';
-}
-
 /** The base URL as it may be shown: without a user name or password. */
 export function shownBaseUrl(apiUrl: string): string {
   try {
@@ -182,14 +139,6 @@ export function shownBaseUrl(apiUrl: string): string {
   } catch {
     return '(SVC_API_URL)';
   }
-}
-
-function classify(status: number, parsed: ParsedBody): PlatformErrorKind {
-  if (status === 404) return isPlatformNotFound(parsed) ? 'not_found' : 'not_platform';
-  if (status === 401 || status === 403) return 'auth';
-  if (status === 429) return 'rate_limited';
-  if (status >= 500) return 'server';
-  return 'bad_request';
 }
 
 const codeOf = (error: unknown): string => (error !== null && typeof error === 'object' && 'code' in error ? String((error as { code: unknown }).code) : 'UNKNOWN');
@@ -295,6 +244,8 @@ export class PlatformHttp {
 
   /** One request, paced and counted, and what it means for the loop above. */
   private async attempt(path: string, kind: RequestKind, shown: string, isRetry: boolean, searchParams?: SearchParams): Promise<Verdict> {
+    // Stopped: nothing more is sent (a retry included); requests sent before may still finish.
+    this.hooks.stop?.throwIfAborted();
     const ticket = await this.pacer.acquire();
     this.counts.total += 1;
     this.counts[kind] += 1;
@@ -363,13 +314,14 @@ export class PlatformHttp {
     if (!this.sentOne) {
       this.sentOne = true;
       const url = `${baseOf(this.settings)}${this.shownPath(path, searchParams)}`;
-      const a = await plainRequest(url, { method: 'GET', headers: headersOf(this.settings), timeoutMs: this.settings.timeoutMs, signal: this.hooks.stop, maxBytes: MAX_BYTES });
+      const a = await plainRequest(url, { method: 'GET', headers: headersOf(this.settings), timeoutMs: this.settings.timeoutMs, signal: this.stopped(), maxBytes: MAX_BYTES });
       return { statusCode: a.status, headers: a.headers, body: a.body };
     }
     // got buffers the whole body, decompressed: dropped at the bound, which it counts after
     // decompression, so neither a huge page nor a gzip bomb is held. The run's stop still applies.
     const bound = new AbortController();
-    const signal = this.hooks.stop ? AbortSignal.any([this.hooks.stop, bound.signal]) : bound.signal;
+    const stopped = this.stopped();
+    const signal = stopped ? AbortSignal.any([stopped, bound.signal]) : bound.signal;
     const request = (await this.got()).get(path, { ...(searchParams ? { searchParams } : {}), signal });
     let over = false;
     request.on('downloadProgress', (p: { transferred: number }) => {
@@ -384,6 +336,10 @@ export class PlatformHttp {
     const redirect = redirectOf('GET', r.url, r.statusCode, r.headers.location);
     if (redirect !== undefined) throw redirect;
     return { statusCode: r.statusCode, headers: r.headers, body: r.body };
+  }
+
+  private stopped(): AbortSignal | undefined {
+    return this.hooks.inFlight ?? this.hooks.stop;
   }
 
   /** Whether one more 429 is waited out: a few always, then while the waits stay within the patience. */

@@ -8,12 +8,13 @@ import { createHash } from 'node:crypto';
 import type { ConnectionConfig } from '../../config/connections.js';
 import { redact, settingsOf } from '../../config/load.js';
 import type { LogSink } from '../../config/log.js';
-import type { Settings } from '../../config/settings.js';
+import { DEFAULT_SYNC_LOG, type Settings } from '../../config/settings.js';
 import { ConfigError, describeError, isFatal } from '../../model/errors.js';
 import { claimOrg } from '../../config/orgRecord.js';
 import { probePlatformApi, profileFileFor, projectionAtStart, type ProjectionChoice } from '../../sync/compose.js';
 import type { ServeConnection } from '../../webhook/lanes.js';
 import { createEngineProcessor } from '../../webhook/worker/processor.js';
+import { LogRetention } from '../../webhook/worker/logRetention.js';
 import { composeConnection, OrgGuard } from '../../sync/connection.js';
 
 /** What serve needs of one connection of the deployment. */
@@ -98,7 +99,9 @@ export async function serveConnections(list: readonly ConnectionInput[], all: re
           // org per connection of the deployment.
           admitOrg: (org) => guard.admit(name, () => claimOrg(all, c, org, true, { warn: (w) => log(`svc-sync serve: warning: ${w}`, 'warn'), siteId: c.raw.SVC_SITE_ID })),
         });
-        return createEngineProcessor(connection, { batchSize: tuning.batchSize, onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls), redact: mask });
+        // The sync log's daily clean-up, as sync runs it: the day's mark in the connection's state folder.
+        const retention = new LogRetention({ settings: settings.salesforce.log ?? DEFAULT_SYNC_LOG, stateDir: c.stateDir, say: (line, level) => say(mask(line), level) });
+        return createEngineProcessor(connection, { batchSize: tuning.batchSize, onBatch: ({ report, crmCalls }) => metrics.engineBatch(report, crmCalls), redact: mask, retention });
       },
     });
   }

@@ -182,7 +182,7 @@ export class SyncEngine {
         this.opts.onProgress?.({ type, phase: 'scan', done: batch.scanned, total: page.totalEntries });
         this.reportFailures(type, page.failed, true);
         hooks.pageRecords?.(type, page.records, [...page.failed.keys()]);
-        // Stopped: the pages already read (ahead) still come in, the rest is abandoned; then they are written.
+        // Stopped: the pages asked for ahead still come in (their requests may finish), no more is asked; then they are written.
         if (this.opts.stop?.aborted !== true) {
           if (batch.full(this.opts.batchSize)) await flush();
         } else if (batch.pastStop()) break;

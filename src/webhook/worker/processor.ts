@@ -22,6 +22,7 @@ import type { OwnerIds } from '../../sync/mirror/ownerIds.js';
 import type { OwnerFingerprint } from '../../sync/mirror/ownerFields.js';
 import type { RunReport } from '../../sync/report/report.js';
 import { logNote, logRun, retryRefs, salesforceReachable } from '../../sync/run/runLog.js';
+import type { LogRetention } from './logRetention.js';
 import { WEBHOOK_BATCH_SIZE, type BatchHints, type BatchProcessor, type ProcessOutcome, type ProcessResult } from './worker.js';
 
 interface EngineProcessorOptions {
@@ -38,6 +39,8 @@ interface EngineProcessorOptions {
    * the org's log records go through it, as a command's output does.
    */
   redact?: ((text: string) => string) | undefined;
+  /** The sync log's daily clean-up (logRetention.ts): started once a batch or a retry poll found the log there. */
+  retention?: LogRetention | undefined;
 }
 
 /** What this process wrote to an action's owner fields: from which user, and the values (ownerFields.ts). */
@@ -103,8 +106,8 @@ interface BatchFacts {
 /** An outcome's reason masked: it is kept in the queue and shown on the status page. */
 const masked = (o: ProcessOutcome, redact: (text: string) => string): ProcessOutcome => (o.reason === undefined ? o : { ...o, reason: redact(o.reason) });
 
-/** The batch's run record and error records in the org, when the log is on; a line to say, if any. */
-async function logBatch(deps: Deps, f: BatchFacts): Promise<{ text: string; missing: boolean } | undefined> {
+/** The batch's run record and error records in the org, when the log is on (then the day's clean-up, when due); a line to say, if any. */
+async function logBatch(deps: Deps, f: BatchFacts, retention: LogRetention | undefined): Promise<{ text: string; missing: boolean } | undefined> {
   if (deps.log === undefined || !salesforceReachable(f.stopped)) return undefined;
   const { report, stopped } = f;
   const status = stopped === undefined && report.failed === 0 ? EXIT.OK : EXIT.PARTIAL;
@@ -120,6 +123,9 @@ async function logBatch(deps: Deps, f: BatchFacts): Promise<{ text: string; miss
     summary,
     redact: f.redact,
   });
+  // The day's clean-up beside the next batches, never awaited by this one: the log is there (not
+  // after a stopped batch: a serve stopping starts nothing new).
+  if (logged.status === 'written' && stopped === undefined) retention?.due(deps.log);
   const text = logNote(logged);
   return text === undefined ? undefined : { text, missing: logged.status === 'missing' };
 }
@@ -224,6 +230,8 @@ export function createEngineProcessor(connection: ConnectionComposition, opts: E
       if (deps.log === undefined) return [];
       const retry = await retryRefs(deps.log);
       if (retry.refused !== undefined) onNote?.(retry.refused);
+      // The log read: an idle serve does the day's clean-up too.
+      if (retry.result === undefined) opts.retention?.due(deps.log);
       return retry.refs;
     },
     async process(refs: ObjectRef[], hints: BatchHints = {}): Promise<ProcessResult> {
@@ -256,15 +264,8 @@ export function createEngineProcessor(connection: ConnectionComposition, opts: E
       const seen = engine.ownersSeen();
       const requests = deps.source.requests().total - before;
       // Each batch is a run in the org's sync log; its failure never fails the batch.
-      const note = await logBatch(deps, {
-        refs: refs.length,
-        report: engine.report,
-        stopped,
-        startedAt,
-        platformRequests: requests,
-        salesforceCalls: deps.sink.calls().total - callsBefore.total,
-        redact,
-      });
+      const salesforceCalls = deps.sink.calls().total - callsBefore.total;
+      const note = await logBatch(deps, { refs: refs.length, report: engine.report, stopped, startedAt, platformRequests: requests, salesforceCalls, redact }, opts.retention);
       if (note !== undefined && !(note.missing && missingSaid)) onNote?.(note.text);
       if (note?.missing) missingSaid = true;
 
