@@ -1,10 +1,11 @@
 /**
- * `serve` takes the org verdict kept for a day (issue 60), as `sync` does, end to end through
+ * `serve` takes the org verdict kept for a day (after issue 51), as `sync` does, end to end through
  * dist/cli.js into an NPSP org: with nothing kept, the start checks the org once and keeps the
  * verdict, the first batch reads NPSP's record types once and keeps them with it, and later
  * batches make no describe and no record-type or currency query (the build before made both in
- * every batch: 2 queries more a batch). A restarted serve makes no describe at all; a write failing
- * as a describe would explain drops the verdict, and the next batch checks the org again.
+ * every batch: 2 queries more a batch). A restarted serve makes no describe at all; another
+ * SVC_NPSP_* setting checks the org again; a write failing as a describe would explain drops the
+ * verdict, and the next batch checks the org again.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -36,11 +37,11 @@ const gift = (id: number): Record<string, unknown> | undefined =>
     .find((o) => o.SvcGiftKey__c === `Donation_${id}`);
 
 /** A serve process in the test's folder, listening; its base URL and what it wrote to stderr. */
-async function serve(): Promise<{ base: string; stderr: () => string }> {
+async function serve(extra: Record<string, string> = {}): Promise<{ base: string; stderr: () => string }> {
   let err = '';
   const child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2'], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...stack.env, SVC_WEBHOOK_SECRET: SECRET, SVC_SITE_ID: '6', SVC_PROJECTION: 'npsp', SVC_SALESFORCE_LOG: 'off' },
+    env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...stack.env, SVC_WEBHOOK_SECRET: SECRET, SVC_SITE_ID: '6', SVC_PROJECTION: 'npsp', SVC_SALESFORCE_LOG: 'off', ...extra },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push(child);
@@ -108,6 +109,18 @@ describe('serve and the kept NPSP org verdict', () => {
     await waitFor(() => gift(id), WAIT_MS, 'the gift');
     expect(describes()).toEqual([]);
     expect(lookupReads()).toEqual([]);
+    await stopAll();
+  });
+
+  it('another SVC_NPSP_REFUND_MODE checks the org again at the start and keeps that verdict', async () => {
+    stack.salesforce.resetCalls();
+    const { base } = await serve({ SVC_NPSP_REFUND_MODE: 'stage' });
+    expect(describes().length).toBeGreaterThan(0);
+    expect(kept()).toMatchObject({ choice: { resolved: 'npsp', refundMode: 'stage' } });
+    stack.salesforce.resetCalls();
+    const id = await donate(base);
+    await waitFor(() => gift(id), WAIT_MS, 'the gift');
+    expect(describes()).toEqual([]);
     await stopAll();
   });
 

@@ -1,5 +1,5 @@
 /**
- * `serve`'s org guard (issue 60): the verdict kept for a day (gifts/orgVerdictFile.ts), taken as
+ * `serve`'s org guard (after issue 51): the verdict kept for a day (gifts/orgVerdictFile.ts), taken as
  * the commands take it (keptGuard.ts) and held by the process, so a batch makes no describe and
  * no record-type read while it holds. None kept: the org is checked once (the start's check is
  * that once) and the verdict kept. It is checked again a day after it was made, when the login
