@@ -32,6 +32,7 @@ import { projectedBeside } from './gifts/projectedFile.js';
 import { campaignsBeside } from './gifts/campaignState.js';
 import { goneMarker, pageGoneOf, type GoneMarker } from './gifts/goneFix.js';
 import { keptGuard, type KeptGuard } from './keptGuard.js';
+import { ServedVerdict } from './servedVerdict.js';
 import type { RunReport } from './report/report.js';
 
 export interface Deps {
@@ -155,10 +156,11 @@ export async function createDeps(settings: Settings, onNote: OnNote = () => unde
  * `serve`, before it listens: the org guard of a connection with SVC_PROJECTION on (one login and
  * the describes). A refusal is a ConfigError (exit 2); undefined when the setting is off.
  */
-export async function projectionAtStart(settings: Settings, stop?: AbortSignal): Promise<ProjectionChoice | undefined> {
+export async function projectionAtStart(settings: Settings, stop?: AbortSignal, stateFile = `${DEFAULT_STATE_DIR}/state.json`): Promise<ProjectionChoice | undefined> {
   if (settings.salesforce.projection === undefined) return undefined;
-  const { sink } = await verifiedSink(settings, stop);
-  return guardOrg(settings, sink);
+  const { sink, org } = await verifiedSink(settings, stop);
+  // The verdict a command (or an earlier serve) kept for this org spares the describes; a new one is kept.
+  return (await keptGuard(settings, () => guardOrg(settings, sink), org, stateFile, false)).choice;
 }
 
 export function createEngine(deps: Deps, opts: EngineOptions, report?: RunReport): SyncEngine {
@@ -193,7 +195,6 @@ export type DepsFactory = () => Deps | Promise<Deps>;
  * from the API's headers; a new PlatformSource over that client per batch.
  */
 export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefined, extra: PlatformExtras = {}): DepsFactory {
-  let projection: Promise<ProjectionChoice | undefined> | undefined = extra.projection === undefined ? undefined : Promise.resolve(extra.projection);
   // A shared budget out of reach is said once a minute at most: each request meets it while it lasts.
   let sharedErrorSaidAt = -Infinity;
   const onSharedError = (error: unknown): void => {
@@ -212,12 +213,13 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     sharedBudget: extra.sharedBudget,
   });
   let sink: Promise<SalesforceSink> | undefined;
-  const lookups: SharedLookups = {};
   const sources: PlatformSource[] = [];
   // What `sync` learned of the platform in this directory (list shapes, collection sizes; for this
   // base URL and under a day old) spares the first batches learning it again with requests.
   // Read from a file, its claims are confirmed by the batch that relies on them, as a command's are.
   const profileFile = extra.profileFile ?? profileFileFor(undefined, DEFAULT_STATE_DIR);
+  // The org verdict kept beside it, as the commands keep it: no describes or record-type reads a batch.
+  const verdict = new ServedVerdict(settings, profileFile, extra.projection);
   const saved = readProfile(profileFile);
   if (saved.problem !== undefined) onNote(`warning: ${saved.problem}`);
   let learned: PlatformProfile | undefined = saved.profile;
@@ -251,17 +253,14 @@ export function depsPerBatch(settings: Settings, onNote: OnNote = () => undefine
     });
     sources.push(source);
     const connected = await sink;
-    // The org guard once a process (a refusal is asked again by the next batch).
-    projection ??= guardOrg(settings, connected).catch((error: unknown) => {
-      projection = undefined;
-      throw error;
-    });
-    const choice = await projection;
     // Which org the login reached (no call of its own): serve keeps two connections off one org.
     const orgId = connected.session.orgId();
     const org = { instanceUrl: connected.session.instanceUrl(), ...(orgId === undefined ? {} : { orgId }) };
+    // The org guard: the verdict held or kept, else asked once (a refusal is asked again by the next batch).
+    const guard = await verdict.forBatch(org, () => guardOrg(settings, connected));
+    const choice = guard.choice;
     // The projection's donor links and figures are the batch's: a fresh projector each batch.
-    const gifts = giftProjector(settings, connected, source, false, extra.profileFile ?? profileFileFor(undefined, DEFAULT_STATE_DIR), choice, lookups);
+    const gifts = giftProjector(settings, connected, source, false, profileFile, choice, guard.shared, guard.verdict);
     return { source, sink: connected, org, log: syncLogFor(settings, connected.api, false), ...(choice ? { projection: choice } : {}), ...(gifts ? { gifts } : {}) };
   };
 }

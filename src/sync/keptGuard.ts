@@ -27,6 +27,8 @@ export interface KeptGuard {
   /** The record types kept with the verdict, and how to keep or drop them. */
   shared: SharedLookups;
   verdict?: VerdictHooks | undefined;
+  /** When the kept verdict was made (ms); undefined when the org was asked. */
+  keptAt?: number | undefined;
 }
 
 /** What the verdict was made for: the org, and the SVC_PROJECTION, SVC_NPC_* and SVC_NPSP_* settings. */
@@ -35,8 +37,11 @@ function scopeOf(settings: Settings, org: Org & { orgId: string }, setting: Proj
   return { orgId: org.orgId, instanceUrl: org.instanceUrl, setting, personRecordType: gifts.personRecordType, npsp: JSON.stringify(gifts.npsp) };
 }
 
-/** `ask`: the guard's describes, asked only when no verdict of this scope is kept. */
-export async function keptGuard(settings: Settings, ask: () => Promise<GuardChoice | undefined>, org: Org, stateFile: string, dryRun: boolean): Promise<KeptGuard> {
+/**
+ * `ask`: the guard's describes, asked only when no verdict of this scope is kept. `keepAsked`
+ * false: what `ask` gives was checked (and kept, if it could be) before, so it is not written again.
+ */
+export async function keptGuard(settings: Settings, ask: () => Promise<GuardChoice | undefined>, org: Org, stateFile: string, dryRun: boolean, keepAsked = true): Promise<KeptGuard> {
   const setting = settings.salesforce.projection;
   const orgId = org.orgId;
   if (setting === undefined || orgId === undefined) return { choice: await ask(), shared: {} };
@@ -46,7 +51,7 @@ export async function keptGuard(settings: Settings, ask: () => Promise<GuardChoi
   const choice = kept?.choice ?? (await ask());
   // A dry run writes nothing, this file included; a refusal (thrown) is never kept.
   // Only a verdict that projects is kept: an admin who deploys the key fields for `auto` sees the next run project.
-  if (kept === undefined && choice !== undefined && choice.resolved !== 'off' && !dryRun) keepVerdict(file, scope, { ...choice, resolved: choice.resolved });
+  if (kept === undefined && keepAsked && choice !== undefined && choice.resolved !== 'off' && !dryRun) keepVerdict(file, scope, { ...choice, resolved: choice.resolved });
   const verdict: VerdictHooks | undefined = dryRun
     ? undefined
     : { keepRecordTypes: (rt) => keepRecordTypes(file, scope, rt), keepNpspLookups: (l) => keepNpspLookups(file, scope, l), drop: () => dropVerdict(file) };
@@ -54,5 +59,5 @@ export async function keptGuard(settings: Settings, ask: () => Promise<GuardChoi
     ...(kept?.recordTypes ? { recordTypes: Promise.resolve(kept.recordTypes) } : {}),
     ...(kept?.npspLookups ? { npsp: Promise.resolve(kept.npspLookups) } : {}),
   };
-  return { choice, shared, verdict };
+  return { choice, shared, verdict, ...(kept ? { keptAt: Date.parse(kept.checkedAt) } : {}) };
 }

@@ -43,11 +43,12 @@ async function probe(name: string | undefined, settings: Settings, log: LogSink)
  * gifts refuses the start (exit 2, naming the connection) rather than failing every event.
  * Salesforce only out of reach for now is no reason to drop webhooks: the first batch asks.
  */
-async function guardProjection(name: string | undefined, settings: Settings, log: LogSink): Promise<ProjectionChoice | undefined> {
+async function guardProjection(name: string | undefined, settings: Settings, log: LogSink, profileFile: string): Promise<ProjectionChoice | undefined> {
   const who = name === undefined ? '' : `connection ${name}: `;
   let choice: ProjectionChoice | undefined;
   try {
-    choice = await projectionAtStart(settings);
+    // The org verdict sits beside the connection's state, where its `sync` keeps it.
+    choice = await projectionAtStart(settings, undefined, profileFile);
   } catch (error) {
     if (error instanceof ConfigError && name !== undefined) throw new ConfigError(`${who}${error.message}`, error.actions);
     if (error instanceof ConfigError || isFatal(error)) throw error;
@@ -74,7 +75,8 @@ export async function serveConnections(list: readonly ConnectionInput[], all: re
   for (const c of list) {
     const settings = settingsOf(c.raw, { ...(c.name === undefined ? {} : { connection: c.name }), stateRoot: tuning.stateRoot });
     await probe(c.name, settings, log);
-    const projection = await guardProjection(c.name, settings, log);
+    const profileFile = profileFileFor(undefined, c.stateDir);
+    const projection = await guardProjection(c.name, settings, log, profileFile);
     const name = c.name;
     const say: LogSink = name === undefined || !named ? log : (line, level) => log(`connection ${name}: ${line}`, level);
     const budgetKey = budgetKeyOf(settings);
@@ -92,7 +94,7 @@ export async function serveConnections(list: readonly ConnectionInput[], all: re
             onBudget: (b) => metrics.platformBudget(b),
             sharedBudget: sharedBudget?.(budgetKey),
             // The connection's saved profile (sync keeps it in the connection's state folder).
-            profileFile: profileFileFor(undefined, c.stateDir),
+            profileFile,
             ...(projection === undefined ? {} : { projection }),
           },
           // Checked (and recorded) as the commands check it: the state folder's org and site, and one

@@ -8,7 +8,7 @@ import type { CrmRecord } from '../../model/crmRecords.js';
 import type { DonorObjectSpec } from '../../mapping/gifts/target.js';
 import type { GiftSink } from '../../model/ports.js';
 import { NPC_TARGET } from '../../mapping/gifts/npcTarget.js';
-import { queryEither, queryIn, queryInAny } from './soqlIn.js';
+import { queryEither, queryIn, queryInAny, queryPacked } from './soqlIn.js';
 
 /** A merge chain longer than this is taken as a loop (a damaged org), not followed further. */
 const MAX_MERGE_HOPS = 10;
@@ -103,9 +103,32 @@ export class AccountBook {
     return byKey;
   }
 
+  /** Emails (lower case) whose holders were read with the keys already (loadKeysWithEmails). */
+  private readonly emailsAsked = new Set<string>();
+
+  /**
+   * NPSP (four email fields, each list sent four times, the longest read of a batch): the keys not
+   * asked yet and the emails of their donors, packed into as few queries as fit (queryAll), so the
+   * tail of one list shares a query with the next. An email whose donor the key then finds was
+   * read for nothing; the candidates it adds are those a donor with that email would read anyway.
+   */
+  async loadKeysWithEmails(keys: readonly string[], emails: readonly string[]): Promise<void> {
+    const ask = keys.filter((k) => !this.keysAsked.has(k.toLowerCase()));
+    const mail = emails.filter((e) => !this.emailsAsked.has(e.toLowerCase()));
+    if (ask.length === 0 || this.spec.emailFields.length === 0) return;
+    const lists = [
+      { anyOf: ['SvcDonorKey__c'], values: ask },
+      { anyOf: this.spec.emailFields, values: mail },
+    ];
+    this.keep(await queryPacked(this.sink, { fields: this.fields, object: this.spec.object, lists }, true));
+    for (const k of ask) this.keysAsked.add(k.toLowerCase());
+    for (const e of mail) this.emailsAsked.add(e.toLowerCase());
+  }
+
   /** Persons holding these emails in any email field (live only: a deleted record is no candidate). */
-  async loadEmails(emails: readonly string[]): Promise<void> {
+  async loadEmails(all: readonly string[]): Promise<void> {
     const [only, ...more] = this.spec.emailFields;
+    const emails = all.filter((e) => !this.emailsAsked.has(e.toLowerCase()));
     if (emails.length === 0 || only === undefined) return;
     const q = { fields: this.fields, object: this.spec.object, values: emails };
     if (more.length > 0) this.keep(await queryInAny(this.sink, { ...q, anyOf: this.spec.emailFields }));

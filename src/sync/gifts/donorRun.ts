@@ -110,6 +110,8 @@ export class DonorRun {
       if (row) this.byLink.set(k, row);
     }
     const open = keys.filter((k) => !this.byLink.has(k));
+    // NPSP's four email fields make the email read the longest: it goes with the keys (fuller queries).
+    if (book.spec.emailFields.length > 1) await book.loadKeysWithEmails(open, this.emailsOf(entries, false));
     const holders = await book.loadKeys(open);
     const survivors = await book.survivors([...holders.values()].map((r) => String(r.Id)));
     for (const k of open) {
@@ -117,12 +119,17 @@ export class DonorRun {
       const row = holder === undefined ? undefined : survivors.get(String(holder.Id));
       if (row) this.byKey.set(k, row);
     }
-    const emails = entries.filter((e) => this.byEmailMayDecide(e.plan)).map((e) => e.plan.match?.email as string);
-    await book.loadEmails([...new Set(emails)]);
+    await book.loadEmails(this.emailsOf(entries, true));
   }
 
-  private byEmailMayDecide(plan: DonorPlan): boolean {
-    return this.ctx.matchEmailAndName && plan.kind === 'person' && plan.match !== undefined && fold(plan.match.lastName) !== null && !this.byLink.has(plan.key) && !this.byKey.has(plan.key);
+  /** The emails step 3 may need: of the donors no link found (`afterKeys`: and no key either). */
+  private emailsOf(entries: readonly Entry[], afterKeys: boolean): string[] {
+    return [...new Set(entries.filter((e) => this.byEmailMayDecide(e.plan, afterKeys)).map((e) => e.plan.match?.email as string))];
+  }
+
+  private byEmailMayDecide(plan: DonorPlan, afterKeys: boolean): boolean {
+    const found = this.byLink.has(plan.key) || (afterKeys && this.byKey.has(plan.key));
+    return this.ctx.matchEmailAndName && plan.kind === 'person' && plan.match !== undefined && fold(plan.match.lastName) !== null && !found;
   }
 
   /** §1.3 for one donor, in N4 order. */

@@ -102,8 +102,6 @@ export class GiftProjector {
   private readonly projected: ProjectedGifts;
   private readonly campaigns: KnownCampaigns;
   private target: GiftTarget;
-  /** NPSP's record types and currency, read once a projector. */
-  private npsp: Promise<NpspLookups> | undefined;
   private readonly summaryNow: ProjectionSummary = {
     model: 'npc',
     donations: 0,
@@ -186,7 +184,6 @@ export class GiftProjector {
       // A read or a setup the whole batch needs failed: each donation's projection fails, the mirror stands.
       this.shared.recordTypes = undefined;
       this.shared.npsp = undefined;
-      this.npsp = undefined;
       const failed: CrmError = { code: 'PROJECTION_FAILED', message: describeError(error) };
       const out: BatchProjection = { donations: [], rows: [], failures: [], warnings: [] };
       for (const d of todo) {
@@ -204,15 +201,17 @@ export class GiftProjector {
     }
   }
 
-  /** The record types new donors get and the org's currency: NPC's kept with the verdict, NPSP's read once (its target takes the Donation type). */
+  /** The record types new donors get and the org's currency: each model's kept with the verdict and read once a process (NPSP's target takes the Donation type). */
   private async lookups(): Promise<{ currency: string; recordTypes: { person?: string | undefined; business?: string | undefined } }> {
     if (this.opts.model === 'npsp') {
       const n = this.opts.settings.npsp;
-      if (this.npsp === undefined) {
-        this.npsp = this.shared.npsp ?? readNpspLookups(this.opts.sink, n.orgRecordType, n.donationRecordType);
-        if (this.shared.npsp === undefined) this.opts.verdict?.keepNpspLookups(await this.npsp);
+      // Shared as NPC's are: serve's batches read them once a process, not once a batch.
+      if (this.shared.npsp === undefined) {
+        const read = readNpspLookups(this.opts.sink, n.orgRecordType, n.donationRecordType);
+        this.shared.npsp = read;
+        this.opts.verdict?.keepNpspLookups(await read);
       }
-      const l = await this.npsp;
+      const l = await this.shared.npsp;
       this.target = this.npspTargetWith(l.donation);
       return { currency: l.currency, recordTypes: { business: l.organisation } };
     }

@@ -93,6 +93,56 @@ export async function queryInAny(sink: GiftSink, q: { fields: readonly string[];
   return fromOrg(sink, rows);
 }
 
+/** One list of a packed read: rows where any of `anyOf` is one of `values`. */
+interface PackedList {
+  anyOf: readonly string[];
+  values: readonly string[];
+}
+
+/**
+ * Rows matching any of several lists, packed into as few queries as fit the URL limit, each query
+ * `WHERE a IN (...) OR b IN (...) ...` over the lists' values in order: a list's tail shares its
+ * query with the next list's head instead of making a short query of its own.
+ */
+export async function queryPacked(sink: GiftSink, q: { fields: readonly string[]; object: string; lists: readonly PackedList[] }, withDeleted = false): Promise<CrmRecord[]> {
+  [...q.fields, q.object, ...q.lists.flatMap((l) => l.anyOf)].forEach(assertIdentifier);
+  const head = `SELECT ${q.fields.join(', ')} FROM ${q.object} WHERE `;
+  const sep = encodedLength(', ');
+  const rows: CrmRecord[] = [];
+  let parts: Array<{ anyOf: readonly string[]; lits: string[] }> = [];
+  let used = encodedLength(head);
+  const flush = async (): Promise<void> => {
+    if (parts.length === 0) return;
+    const where = parts.flatMap((p) => p.anyOf.map((f) => `${f} IN (${p.lits.join(', ')})`)).join(' OR ');
+    [parts, used] = [[], encodedLength(head)];
+    rows.push(...(await sink.query(head + where, withDeleted)));
+  };
+  for (const list of q.lists) {
+    if (list.anyOf.length === 0) continue;
+    const frame = list.anyOf.reduce((n, f) => n + encodedLength(` OR ${f} IN ()`), 0);
+    const values = list.anyOf.length === 1 ? toOrg(sink, list.anyOf[0] as string, list.values) : list.values;
+    let part: { anyOf: readonly string[]; lits: string[] } | undefined;
+    for (const v of new Set(values)) {
+      const lit = soqlLiteral(v);
+      const len = encodedLength(lit) * list.anyOf.length;
+      if (encodedLength(head) + frame + len > MAX_QUERY_LENGTH) throw new Error(`a value is too long to query by: ${v.slice(0, 60)}`);
+      if (used + (part === undefined ? frame + len : len + sep * list.anyOf.length) > MAX_QUERY_LENGTH) {
+        await flush();
+        part = undefined;
+      }
+      if (part === undefined) {
+        part = { anyOf: list.anyOf, lits: [] };
+        parts.push(part);
+        used += frame;
+      }
+      used += part.lits.length > 0 ? len + sep * list.anyOf.length : len;
+      part.lits.push(lit);
+    }
+  }
+  await flush();
+  return fromOrg(sink, rows);
+}
+
 /** Every row of the split queries, one after the other (`withDeleted`: queryAll). */
 export async function queryIn(sink: GiftSink, q: InQuery, withDeleted = false): Promise<CrmRecord[]> {
   const rows: CrmRecord[] = [];
