@@ -178,7 +178,7 @@ export class SyncEngine {
       for (; next !== undefined && next.done !== true; next = await nextPage(pages, this.opts.stop)) {
         const page = next.value;
         this.totals.set(type, page.totalEntries);
-        batch.add(page.records, page.page);
+        batch.add(page.records, page.page, page.text);
         this.opts.onProgress?.({ type, phase: 'scan', done: batch.scanned, total: page.totalEntries });
         this.reportFailures(type, page.failed, true);
         hooks.pageRecords?.(type, page.records, [...page.failed.keys()]);
