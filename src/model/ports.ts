@@ -43,6 +43,8 @@ export interface ScanPage<T> {
   totalPages: number;
   /** Records the (filtered) list holds in all: the progress total. */
   totalEntries: number;
+  /** The characters of the page's strings as listed (textSize), when the source measured them: a batch counts them once. */
+  text?: number;
 }
 
 export interface ScanFilter {

@@ -18,6 +18,7 @@ import type { RateLimitSnapshot } from './rateLimit.js';
 import type { ApiRecord, ApiRecordOf, ListPage, ResourceType } from '../model/apiRecords.js';
 import type { CollectionProfile, PlatformProfile } from '../model/platformProfile.js';
 import { KeptAbsence } from './keptAbsence.js';
+import { readAhead } from './readAhead.js';
 import { asTyped, RecordCache } from './recordCache.js';
 
 type Outcome<T> = { record: T } | { notFound: true } | { error: PlatformError };
@@ -200,9 +201,9 @@ export class PlatformSource implements RecordSource {
       count += done.records.length + done.failed.size;
       return done;
     };
-    yield { ...(await out(first.records)), page: start, totalPages: first.totalPages, totalEntries: first.totalEntries };
-    // Read a few pages ahead (as many as may be in flight) but hand them out in order.
-    const ahead = 4;
+    // Read a few pages ahead (as many as may be in flight, fewer of large pages) but hand them out in order.
+    let { text, ahead } = readAhead(first.records);
+    yield { ...(await out(first.records)), page: start, totalPages: first.totalPages, totalEntries: first.totalEntries, text };
     const queue: Promise<ListPage<ApiRecordOf[T]>>[] = [];
     let next = start + 1;
     const launch = (): void => {
@@ -220,8 +221,9 @@ export class PlatformSource implements RecordSource {
     for (let page = queue.shift(); page; page = queue.shift()) {
       const loaded = await page;
       this.notePage(type, filter, loaded);
+      ({ text, ahead } = readAhead(loaded.records));
       launch();
-      yield { ...(await out(loaded.records)), page: loaded.currentPage, totalPages: loaded.totalPages, totalEntries: loaded.totalEntries };
+      yield { ...(await out(loaded.records)), page: loaded.currentPage, totalPages: loaded.totalPages, totalEntries: loaded.totalEntries, text };
     }
     if (reread) this.learner.reread(type, count);
   }

@@ -6,11 +6,4 @@
  */
 export const BATCH_TEXT_BYTES = 8 * 1024 * 1024;
 
-/** The characters of a record's strings, nested ones included: what its batch copies hold. */
-export function textSize(value: unknown): number {
-  if (typeof value === 'string') return value.length;
-  if (value === null || typeof value !== 'object') return 8;
-  let n = 0;
-  for (const v of Array.isArray(value) ? value : Object.values(value)) n += textSize(v);
-  return n;
-}
+export { textSize } from '../../model/textSize.js';

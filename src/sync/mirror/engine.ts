@@ -4,7 +4,7 @@
  * writer.ts), and reports every per-record outcome to a RunReport; it never prints.
  */
 import { parentFieldsToRead } from '../../mapping/link.js';
-import { mapNested, ownerIdOf } from '../../mapping/map.js';
+import { ownerIdOf } from '../../mapping/map.js';
 import { LEVEL, SCHEMA } from '../../mapping/schema.js';
 import type { MappedRecord, MapResult, ParentRef } from '../../mapping/types.js';
 import type { ApiDonation, ApiRecordOf } from '../../model/apiRecords.js';
@@ -15,6 +15,7 @@ import type { MissingParent, OwnerPair, Progress } from '../../model/outcomes.js
 import type { CrmSink, RecordSource, ScanFilter, ObjectCheck } from '../../model/ports.js';
 import { keyFor, refOfKey } from '../../model/refs.js';
 import { nextPage, ScanBatch } from './scanBatch.js';
+import { nestedOf, type NestedOf } from './nested.js';
 import { isParentType, RecordCache } from '../run/cache.js';
 import type { OwnerFingerprint } from './ownerFields.js';
 import { DesiredState } from './desired.js';
@@ -157,8 +158,7 @@ export class SyncEngine {
       this.source.named?.(type, ids);
       for (let i = 0; i < ids.length; i += this.opts.batchSize) {
         this.checkStop();
-        const records = await this.fetch(type, ids.slice(i, i + this.opts.batchSize), true, opts.changedSinceByType?.[type] ?? opts.changedSince);
-        await this.processRecords(type, records);
+        await this.processRecords(type, { records: await this.fetch(type, ids.slice(i, i + this.opts.batchSize), true, opts.changedSinceByType?.[type] ?? opts.changedSince) });
       }
     }
   }
@@ -168,17 +168,17 @@ export class SyncEngine {
     for (const type of SYNC_ORDER.filter((t) => types.includes(t))) {
       const batch = new ScanBatch<ApiRecordOf[SyncableType]>();
       const flush = async (): Promise<void> => {
-        const { records, last } = batch.take();
+        const taken = batch.take();
         this.finishing = true;
-        await this.processRecords(type, records).finally(() => (this.finishing = false));
-        if (last !== undefined) await hooks.pageDone?.(type, last);
+        await this.processRecords(type, taken).finally(() => (this.finishing = false));
+        if (taken.last !== undefined) await hooks.pageDone?.(type, taken.last);
       };
       const pages = this.source.scan(type, { ...filter, fromPage: hooks.startPage?.(type) ?? 1 })[Symbol.asyncIterator]();
       let next = await nextPage(pages, this.opts.stop);
       for (; next !== undefined && next.done !== true; next = await nextPage(pages, this.opts.stop)) {
         const page = next.value;
         this.totals.set(type, page.totalEntries);
-        batch.add(page.records, page.page);
+        batch.add(page.records, page.page, page.text);
         this.opts.onProgress?.({ type, phase: 'scan', done: batch.scanned, total: page.totalEntries });
         this.reportFailures(type, page.failed, true);
         hooks.pageRecords?.(type, page.records, [...page.failed.keys()]);
@@ -214,11 +214,12 @@ export class SyncEngine {
         if (!this.synced(keyFor('action', r.id))) buffer.push(r);
       }
       if (buffer.length >= this.opts.batchSize) {
-        await this.processRecords('action', buffer);
+        const handed = { records: buffer };
         buffer = [];
+        await this.processRecords('action', handed);
       }
     }
-    if (buffer.length > 0) await this.processRecords('action', buffer);
+    if (buffer.length > 0) await this.processRecords('action', { records: buffer });
     return found;
   }
 
@@ -262,18 +263,29 @@ export class SyncEngine {
     }
   }
 
-  private async processRecords<T extends SyncableType>(type: T, records: ApiRecordOf[T][]): Promise<void> {
-    if (records.length === 0) return;
-    const { results, eligible } = await this.desired.map(type, records);
+  /**
+   * Maps, writes and follows up one batch. `handed.records` is emptied once mapped: the batch's API
+   * records (a heavy batch's HTML) are not held while it is written; donations go on to the gifts.
+   */
+  private async processRecords<T extends SyncableType>(type: T, handed: { records: ApiRecordOf[T][] }): Promise<void> {
+    if (handed.records.length === 0) return;
+    const { results, keys, nested, donations } = await this.mapBatch(type, handed);
     await this.writeResults(type, results);
-    if (type === 'donation' && this.opts.afterDonations) await this.afterDonations(eligible as ApiDonation[], this.opts.afterDonations);
+    if (donations !== undefined && this.opts.afterDonations) await this.afterDonations(donations, this.opts.afterDonations);
     if (isParentType(type) && this.opts.afterParents && !this.opts.dryRun) {
       // Updates only: a row inserted now has no campaign yet (campaigns are made from these rows).
-      const changed = eligible.map((r) => keyFor(type, r.id)).filter((k) => this.report.outcomeOf(k)?.action === 'update');
+      const changed = keys.filter((k) => this.report.outcomeOf(k)?.action === 'update');
       if (changed.length > 0) await this.opts.afterParents(changed, this.report);
     }
-    const nested = SCHEMA[type].context.nested;
-    if (nested && eligible.length > 0) await this.writeNested(type, nested.type, eligible);
+    if (nested) await this.writeNested(type, nested);
+  }
+
+  /** The batch mapped, with what its follow-ups need of the API records (their keys, nested records, donations). */
+  private async mapBatch<T extends SyncableType>(type: T, handed: { records: ApiRecordOf[T][] }) {
+    const { results, eligible } = await this.desired.map(type, handed.records);
+    handed.records = [];
+    const donations = type === 'donation' ? (eligible as ApiDonation[]) : undefined;
+    return { results, keys: eligible.map((r) => keyFor(type, r.id)), nested: nestedOf(type, eligible), donations };
   }
 
   /** Only the donations whose mirror row stands (written or unchanged) go on to the projection. */
@@ -283,17 +295,11 @@ export class SyncEngine {
   }
 
   /** Records nested in those just written (an action's questions): written after their holder, or skipped with it. */
-  private async writeNested<T extends SyncableType>(type: T, nestedType: ObjectType, records: ApiRecordOf[T][]): Promise<void> {
+  private async writeNested(type: SyncableType, { type: nestedType, byHolder }: NestedOf): Promise<void> {
     const nested: MapResult[] = [];
-    for (const record of records) {
-      const key = keyFor(type, record.id);
-      if (this.cache.record(key)) {
-        nested.push(...mapNested(type, record));
-      } else {
-        for (const n of mapNested(type, record)) {
-          this.report.add({ object: n.object, key: n.key, action: 'skip', reason: `${type} ${key} was not written` });
-        }
-      }
+    for (const { key, nested: records } of byHolder) {
+      if (this.cache.record(key)) nested.push(...records);
+      else for (const n of records) this.report.add({ object: n.object, key: n.key, action: 'skip', reason: `${type} ${key} was not written` });
     }
     await this.writeResults(nestedType, nested);
   }
@@ -324,14 +330,8 @@ export class SyncEngine {
       const missing = wanted.filter(([key]) => !found.has(key));
       if (missing.length === 0) continue;
       this.writer.knownAbsent(missing.map(([key]) => key));
-      const records = await this.fetch(
-        type,
-        missing.map(([, id]) => id),
-        false,
-        undefined,
-        namedBefore,
-      );
-      await this.processRecords(type, records);
+      const ids = missing.map(([, id]) => id);
+      await this.processRecords(type, { records: await this.fetch(type, ids, false, undefined, namedBefore) });
     }
   }
 

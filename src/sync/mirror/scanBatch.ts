@@ -30,9 +30,10 @@ export class ScanBatch<R> {
     return ++this.afterStop > READ_AHEAD_AT_STOP;
   }
 
-  add(records: readonly R[], page: number): void {
+  /** `text`: the page's textSize when its source measured it already. */
+  add(records: readonly R[], page: number, text = textSize(records)): void {
     this.records.push(...records);
-    this.bytes += textSize(records);
+    this.bytes += text;
     this.scanned += records.length;
     this.last = page;
   }
