@@ -122,7 +122,8 @@ describe('a stop inside a collection', () => {
       const state = new StateFile(stateFile()).read();
       expect(state.run).toBeDefined();
       // The donation pages read before the stop are written and saved: the resume starts at the last of them.
-      if (type === 'donation') expect(state.run?.pagesDone.donation).toBeGreaterThanOrEqual(2);
+      // Those asked for ahead come in during the stop's grace: here that is the rest of the list, so it is done.
+      if (type === 'donation') expect(state.run?.completed.includes('donation') === true || (state.run?.pagesDone.donation ?? 0) >= 2).toBe(true);
       expect((await syncAll(s)).stopped).toBe(false);
       expect(new StateFile(stateFile()).read().run).toBeUndefined();
       expect(await drift(s)).toEqual([]);
