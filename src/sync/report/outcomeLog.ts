@@ -6,7 +6,7 @@
  * reason, a failure, warnings) are kept as given: they are the ones a person reads.
  */
 import { IdTable } from '../../model/idTable.js';
-import type { OutcomeAction, RecordOutcome, ReportedObject } from '../../model/outcomes.js';
+import type { Changes, OutcomeAction, RecordOutcome, ReportedObject } from '../../model/outcomes.js';
 
 /** A key as svc-sync writes most: a prefix and a whole id without leading zeros (`Donation_100050`). */
 const PLAIN_KEY = /^([A-Za-z]+)_([1-9]\d{0,14})$/;
@@ -73,6 +73,12 @@ export class OutcomeLog implements Iterable<RecordOutcome> {
     const plain = plainKey(key);
     const code = plain === undefined ? 0 : (this.actions.get(plain.prefix)?.get(plain.id) ?? 0);
     return code === 0 ? undefined : { action: ACTIONS[code - 1] as OutcomeAction };
+  }
+
+  /** The changes of a key's last outcome, when it was an update that said them. */
+  changesOf(key: string): Changes | undefined {
+    const o = this.givenByKey.get(key);
+    return o !== undefined && 'key' in o ? o.changes : undefined;
   }
 
   /** The failures, in order (never plain: each has its error). */
