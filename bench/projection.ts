@@ -149,11 +149,11 @@ async function ownerChange(
     s.platform.update('user', ownerId, { email });
     s.platform.update('action', action.id, { owner: { ...action.owner, email } });
   }
-  const e = await shape(`(e) the owner of Action_${action.id} (${gifts} gifts and its own) changed, sync`, ['sync']);
+  const e = await shape(`(e) the owner of Action_${action.id} (${gifts} new gifts beside its own) changed, sync`, ['sync']);
   const moved = [...slotKeys()].filter(([k, to]) => before.has(k) && before.get(k) !== to).length;
-  const perGift = (e.on.salesforce.total - e.off.salesforce.total) / Math.max(1, moved);
+  const per200 = moved === 0 ? 'none moved' : fmt(((e.on.salesforce.total - e.off.salesforce.total) / moved) * 200);
   console.log(
-    `  slots moved ${moved}; calls per 200 moved ${fmt(perGift * 200)}; naive: ${moved} platform requests (each donation read again) and about ${Math.ceil(moved / 200) * 9} calls to project them, or ${moved} calls (one slot write each)`,
+    `  slots moved ${moved}; calls per 200 moved ${per200}; naive: ${moved} platform requests (each donation read again) and about ${Math.ceil(moved / 200) * 9} calls to project them, or ${moved} calls (one slot write each)`,
   );
 }
 
