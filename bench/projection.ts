@@ -6,11 +6,12 @@
  *   (a) the first `sync --all`;
  *   (d) a second identical run: `sync --all` again (it compares with the org), and a `sync`;
  *   (b) the cron steady state: 50 new donations, then `sync --since <(a)'s start>`;
- *   (c) serve-shaped batches: 1,000 new donations, then `sync --batch-size 200`.
+ *   (c) serve-shaped batches: 1,000 new donations, then `sync --batch-size 200`;
+ *   (e) a page owner change: 1,000 gifts on one action (--owner-gifts N), its owner's email changed, `sync`.
  * Each beside the naive figure (one call per record the projection writes), per 200 gifts written
  * where gifts are written. Figures are printed, never asserted.
  *
- *   npm run build && node dist/bench/projection.js [size=5000] [--bin PATH (another build's CLI)] [--model npsp]
+ *   npm run build && node dist/bench/projection.js [size=5000] [--bin PATH (another build's CLI)] [--model npsp] [--owner-gifts N]
  * --model npsp: the same into an NPSP org with NPSP's automation; its households and primary
  * contact roles are NPSP's writes, not counted as the projection's.
  */
@@ -46,6 +47,7 @@ const WRITTEN: Record<Model, Record<string, (r: Record<string, unknown>) => bool
   },
 };
 const GIFT_OBJECT: Record<Model, string> = { npc: 'GiftTransaction', npsp: 'Opportunity' };
+const SLOT_OBJECT: Record<Model, string> = { npc: 'GiftSoftCredit', npsp: 'OpportunityContactRole' };
 
 async function run(stack: Stack, cwd: string, projection: Side, args: string[], bin: string | undefined): Promise<RunFigures> {
   stack.salesforce.resetCalls();
@@ -95,7 +97,67 @@ function line(s: Shape, model: Model): string {
   return `${s.name}: ${added} calls beyond the mirror's (${kinds || 'none'}), ${writes} write calls, ${gifts} gifts written; naive ${records}${per200}; exit ${s.off.code}/${s.on.code}; ${fmt(s.off.wallMs / 1000, 2)} s -> ${fmt(s.on.wallMs / 1000, 2)} s; platform requests added ${s.on.platform - s.off.platform}`;
 }
 
-async function main(size: number, bin: string | undefined, model: Model): Promise<void> {
+/**
+ * (e) A page owner change: `gifts` new donations on one action (synced first), then its owner's
+ * email changes and `sync` runs. Every gift's fundraiser slot should follow the new owner. Beside
+ * it the naive figures: each donation read from the platform again and projected (one request per
+ * gift, and the projection's calls for that many donations), or one slot write per gift.
+ */
+async function ownerChange(
+  stacks: readonly Stack[],
+  shape: (name: string, args: string[]) => Promise<Shape>,
+  org: { records(o: string): Array<Record<string, unknown>> },
+  gifts: number,
+): Promise<void> {
+  const site = (stacks[0] as Stack).platform.site;
+  const action = site.action.find((a) => typeof a.owner?.id === 'number' && typeof a.owner.email === 'string' && site.user.some((u) => u.id === a.owner?.id));
+  if (!action?.owner) throw new Error('no action with an owner in the bench site');
+  const maxId = Math.max(...site.donation.map((d) => d.id));
+  const paid = site.donation.find((d) => d.payment_status === 'paid') as ApiDonation;
+  const at = new Date().toISOString();
+  for (let i = 0; i < gifts; i++) {
+    const id = maxId + 1 + i;
+    const d: ApiDonation = {
+      ...paid,
+      id,
+      action_id: action.id,
+      team_id: action.team_id ?? null,
+      company_id: action.company_id ?? null,
+      project_id: action.project_id ?? null,
+      segment_id: action.segment_id ?? null,
+      created_at: at,
+      updated_at: at,
+      payment_status_at: at,
+      email: `owner-bench-${id}@x.nl`,
+      currency: 'EUR',
+    };
+    for (const s of stacks) s.platform.add('donation', { ...d });
+  }
+  await shape(`(e0) ${gifts} new donations on Action_${action.id}, sync`, ['sync']);
+  const slotKeys = (): Map<string, unknown> =>
+    new Map(
+      org
+        .records(SLOT_OBJECT.npc)
+        .concat(org.records(SLOT_OBJECT.npsp))
+        .filter((r) => typeof r.SvcSoftCreditKey__c === 'string')
+        .map((r) => [String(r.SvcSoftCreditKey__c), r.RecipientId ?? r.ContactId]),
+    );
+  const before = slotKeys();
+  const ownerId = action.owner.id as number;
+  const email = `moved-${ownerId}@x.nl`;
+  for (const s of stacks) {
+    s.platform.update('user', ownerId, { email });
+    s.platform.update('action', action.id, { owner: { ...action.owner, email } });
+  }
+  const e = await shape(`(e) the owner of Action_${action.id} (${gifts} new gifts beside its own) changed, sync`, ['sync']);
+  const moved = [...slotKeys()].filter(([k, to]) => before.has(k) && before.get(k) !== to).length;
+  const per200 = moved === 0 ? 'none moved' : fmt(((e.on.salesforce.total - e.off.salesforce.total) / moved) * 200);
+  console.log(
+    `  slots moved ${moved}; calls per 200 moved ${per200}; naive: ${moved} platform requests (each donation read again) and about ${Math.ceil(moved / 200) * 9} calls to project them, or ${moved} calls (one slot write each)`,
+  );
+}
+
+async function main(size: number, bin: string | undefined, model: Model, ownerGifts: number): Promise<void> {
   const site = siteFor(size, 0);
   const org = model === 'npc' ? { npc: true } : { npsp: true };
   const [off, on] = await Promise.all([startStack({ site, salesforce: org }), startStack({ site, salesforce: org })]);
@@ -126,6 +188,7 @@ async function main(size: number, bin: string | undefined, model: Model): Promis
     await shape(`(b) 50 new donations, sync --since ${start}`, ['sync', '--since', start]);
     addDonations([off, on], 1000);
     await shape('(c) 1,000 new donations, sync --batch-size 200', ['sync', '--batch-size', '200']);
+    await ownerChange([off, on], shape, target, ownerGifts);
   } finally {
     await Promise.all([off.close(), on.close()]);
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -137,8 +200,9 @@ const binAt = args.indexOf('--bin');
 const bin = binAt >= 0 ? args[binAt + 1] : undefined;
 const modelAt = args.indexOf('--model');
 const model: Model = modelAt >= 0 && args[modelAt + 1] === 'npsp' ? 'npsp' : 'npc';
-const size = args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== '--bin');
-main(Number(size ?? 5000), bin, model).catch((error: unknown) => {
+const size = args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== '--bin' && args[i - 1] !== '--owner-gifts');
+const ownerAt = args.indexOf('--owner-gifts');
+main(Number(size ?? 5000), bin, model, ownerAt >= 0 ? Number(args[ownerAt + 1]) : 1000).catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });

@@ -165,14 +165,33 @@ describe('the §7 site after platform changes between runs', () => {
 });
 
 describe("a page owner's email changed", () => {
-  it('object donation <id> makes the fundraiser decision again from the mirror row: the slot moves to the owner as it is now', async () => {
+  it('incremental sync moves the fundraiser slot of every gift on the page to the owner as it is now; a dry run says which first', async () => {
     stack.platform.update('user', 19_003, { email: 'new31@x.nl' });
     stack.platform.update('action', 31, { owner: { id: 19_003, email: 'new31@x.nl' } });
+    // The gifts on action 31: E22, and Donation_41 (moved there above). Their donations did not change.
+    const moves = [
+      { donation: 'Donation_22', page: 'Action_31', action: 'update', to: 'P:new31@x.nl::' },
+      { donation: 'Donation_41', page: 'Action_31', action: 'update', to: 'P:new31@x.nl::' },
+    ];
+    const before = projected(stack);
+    stack.salesforce.resetCalls();
+    const dry = await cliJson(stack, ['--dry-run', 'sync'], cwd, undefined, env());
+    expect(dry.code).toBe(0);
+    expect((dry.body.result as unknown as { projection: { softCreditMoves?: unknown } }).projection.softCreditMoves).toEqual(moves);
+    expect(writeCalls(stack)).toBe(0);
+    expect(projected(stack)).toEqual(before);
+    stack.platform.resetCounts();
     await run(['sync']);
-    // The action's row follows; the gifts on it are projected again when their donations are.
-    await run(['object', 'donation', '22']);
+    // Not one donation read from the platform: the gifts were found in Salesforce by the page's campaign.
+    const read = stack.platform.requests.log.filter((r) => r.kind === 'byId' && /\/donations\/(22|41)(\D|$)/.test(r.url));
+    expect(read).toEqual([]);
+    // The old owner's slots are gone (the same keys now credit the new owner), field by field.
     want.accounts['P:new31@x.nl::'] = { person: true, LastName: 'new31', PersonEmail: 'new31@x.nl' };
-    want.softCredits['Donation_22:fundraiser'] = { ...want.softCredits['Donation_22:fundraiser'], Recipient: 'P:new31@x.nl::' };
+    want.softCredits['Donation_22:fundraiser'] = { Gift: 'Donation_22', Recipient: 'P:new31@x.nl::', Role: 'Solicitor', PartialPercent: 100 };
+    want.softCredits['Donation_41:fundraiser'] = { Gift: 'Donation_41', Recipient: 'P:new31@x.nl::', Role: 'Solicitor', PartialPercent: 100 };
+    expect(Object.values(projected(stack).softCredits).filter((c) => c.Recipient === OWNER_31)).toEqual([]);
+    await expectExact();
+    // object and replay of a donation on the page find its slot where it belongs already.
     await expectExact(['object', 'donation', '22']);
   });
 });

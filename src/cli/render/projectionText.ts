@@ -51,6 +51,20 @@ function decisionLines(decisions: readonly DonationProjection[], opts: { verbose
   return lines;
 }
 
+/** A dry run: the fundraiser slots that would move because their page's owner changed, one line each. */
+function moveLines(moves: NonNullable<ProjectionSummary['softCreditMoves']>, opts: { verbose: boolean; columns: number }): string[] {
+  if (moves.length === 0) return [];
+  const shown = opts.verbose ? moves : moves.slice(0, DECISIONS_SHOWN);
+  const lines = [fit(`  Soft credits that would move (the page's owner changed): ${formatCount(moves.length)}`, opts.columns)];
+  for (const m of shown) {
+    const what =
+      m.action === 'delete' ? 'fundraiser soft credit removed (the owner is the donor, or has no email)' : `fundraiser soft credit ${m.action === 'insert' ? 'added' : 'moved'} to ${m.to ?? '?'}`;
+    lines.push(fit(escapeControls(`  ${m.donation} on ${m.page}: ${what}`), opts.columns));
+  }
+  if (shown.length < moves.length) lines.push(`  ... and ${formatCount(moves.length - shown.length)} more (--verbose or --json list all)`);
+  return lines;
+}
+
 export function projectionLines(p: ProjectionSummary, opts: { verbose: boolean; columns: number }): string[] {
   const g = p.gifts;
   const counts = [`${formatCount(g.insert)} inserted`, `${formatCount(g.update)} updated`, `${formatCount(g.unchanged)} unchanged`, `${formatCount(g.skip)} skipped`, `${formatCount(g.fail)} failed`];
@@ -79,6 +93,7 @@ export function projectionLines(p: ProjectionSummary, opts: { verbose: boolean; 
     .filter((t) => !t.endsWith(' '));
   if (others.length > 0) lines.push(...indented(others.join('; '), opts.columns));
   lines.push(...decisionLines(p.decisions ?? [], opts));
+  lines.push(...moveLines(p.softCreditMoves ?? [], opts));
   for (const a of p.ambiguousDonors) lines.push(fit(`  ${a.donation}: ambiguous donor, a new one was made; merge ${a.candidates.join(', ')}`, opts.columns));
   return lines;
 }

@@ -34,6 +34,7 @@ export const NPC_TARGET: GiftTarget = {
     compared: ['RecipientId', 'Role', 'PartialPercent', 'GiftTransactionId'],
     giftField: 'GiftTransactionId',
     recipientField: 'RecipientId',
+    selfField: 'DonorId',
     record: (giftKey, recipientKey) => fundraiserSlot(giftKey, recipientKey),
     byExternalId: true,
   },

@@ -116,6 +116,7 @@ export function npspTarget(o: NpspOptions): GiftTarget {
       compared: ['ContactId', 'Role', 'IsPrimary', 'OpportunityId'],
       giftField: 'OpportunityId',
       recipientField: 'ContactId',
+      selfField: 'npsp__Primary_Contact__c',
       record: (giftKey) => ({ SvcSoftCreditKey__c: `${giftKey}:fundraiser`, Role: role, IsPrimary: false }),
       byExternalId: false,
     },

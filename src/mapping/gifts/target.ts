@@ -93,6 +93,8 @@ export interface GiftTarget {
     /** The slot's parent (master-detail or not updateable): set on insert only. */
     giftField: string;
     recipientField: string;
+    /** The gift's field naming the record a slot never credits (§4: the donor's own gift; NPSP: its primary contact). */
+    selfField: string;
     /** The slot record (plain fields are sent; recipient and gift by Id are the writer's). */
     record: (giftKey: string, recipientKey: string) => GiftRecord;
     /** Upsert on SvcSoftCreditKey__c (an external id), or query it and update by Id / insert (a plain field, §0). */

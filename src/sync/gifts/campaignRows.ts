@@ -14,7 +14,7 @@ import type { FundraiserInput } from './donors.js';
 import { readIn } from './reads.js';
 
 /** The owner fields of an action's mirror row (SPEC 2.6: from the action and its user). */
-const OWNER_FIELDS = [
+export const OWNER_FIELDS = [
   'FirstName__c',
   'Infix__c',
   'LastName__c',

@@ -113,3 +113,40 @@ function resultOf(p: Planned, run: DonorRun, ctx: DonorContext): DonorResult {
   if (fundraiser && fundraiser.row !== donor?.row && fundraiser.row !== primary) result.fundraiser = fundraiser.decision;
   return result;
 }
+
+/** A page's owner as its fundraiser, decided alone (no donation): their record, or why there is none. */
+export interface FundraiserResult {
+  /** Absent: no valid email, so no slot (N12). */
+  decision?: DonorDecisionOut | undefined;
+  warnings: string[];
+  error?: { object: GiftObject; key: string; error: CrmError } | undefined;
+}
+
+/**
+ * The owners of pages whose owner changed (by page id), matched and written as any fundraiser is
+ * (§1.3), in one donor run: a later page's owner sees the Accounts decided for earlier ones.
+ */
+export async function resolveFundraisers(pages: ReadonlyMap<number, FundraiserInput>, ctx: DonorContext): Promise<Map<number, FundraiserResult>> {
+  const ids = [...pages.keys()].sort((a, b) => a - b);
+  const entries: Entry[] = [];
+  for (const id of ids) {
+    const f = pages.get(id) as FundraiserInput;
+    const plan = fundraiserDonor(f.owner, f.user);
+    if (plan) entries.push({ donationId: id, role: 'fundraiser', plan });
+  }
+  const run = new DonorRun(ctx.sink, ctx);
+  await run.read(entries);
+  for (const e of entries) run.decide(e);
+  if (!ctx.dryRun) {
+    await run.write();
+    run.saveLinks();
+  }
+  const out = new Map<number, FundraiserResult>();
+  for (const id of ids) {
+    const o = run.outcome(id, 'fundraiser');
+    // The run words its lines by donation; here the number is the page's.
+    const warnings = (o?.warnings ?? []).map((w) => w.replace(/^Donation_\d+: /, `Action_${id}: `));
+    out.set(id, o === undefined ? { warnings } : { decision: o.decision, warnings, ...(o.error ? { error: { object: o.object, key: o.planKey, error: o.error } } : {}) });
+  }
+  return out;
+}

@@ -21,6 +21,8 @@ import { readNpspLookups, readOrgLookups, type NpspLookups, type OrgLookups } fr
 import { npspTarget } from '../../mapping/gifts/npspTarget.js';
 import { describeWouldExplain } from './orgVerdictFile.js';
 import type { RunReport } from '../report/report.js';
+import type { Changes } from '../../model/outcomes.js';
+import { moveOwnerSlots, ownerChanged, type SlotMove } from './ownerSlots.js';
 import type { GiftTarget } from '../../mapping/gifts/target.js';
 import { NPC_TARGET } from '../../mapping/gifts/npcTarget.js';
 
@@ -56,6 +58,8 @@ export interface ProjectionSummary {
   salesforceCalls: number;
   /** A dry run: per donation, the donor decision and the gift it would write. */
   decisions?: DonationProjection[];
+  /** A dry run: the fundraiser slots that would move because their page's owner changed. */
+  softCreditMoves?: SlotMove[];
 }
 
 interface GiftProjectorOptions {
@@ -236,8 +240,56 @@ export class GiftProjector {
     });
   }
 
-  /** Parents the mirror just updated: their campaigns, where they exist, follow (§3.2). */
+  /**
+   * Parents the mirror just updated: their campaigns, where they exist, follow (§3.2); the gifts on
+   * a page whose owner changed get their fundraiser slot moved to the owner it has now (§4). A dry
+   * run writes no campaign, and says which slots would move.
+   */
   async parentsChanged(keys: readonly string[], report: RunReport): Promise<void> {
+    if (!this.opts.dryRun) await this.refreshParents(keys, report);
+    const owners = new Map<string, Changes>();
+    for (const key of keys) {
+      const changes = report.changesOf(key);
+      if (key.startsWith('Action_') && changes !== undefined && ownerChanged(changes)) owners.set(key, changes);
+    }
+    if (owners.size > 0) await this.ownersChanged(owners, report);
+  }
+
+  /** The slots of the gifts on pages whose owner changed, moved to the owner each has now. */
+  private async ownersChanged(pages: ReadonlyMap<string, Changes>, report: RunReport): Promise<void> {
+    const before = this.opts.sink.calls().total;
+    try {
+      const lookups = await this.lookups();
+      const s = this.opts.settings;
+      const moved = await moveOwnerSlots(pages, {
+        sink: this.opts.sink,
+        target: this.target,
+        siteId: this.opts.siteId() ?? 0,
+        dryRun: this.opts.dryRun,
+        anonymousLastName: s.anonymousLastName,
+        matchEmailAndName: s.matchEmailAndName,
+        recordTypes: lookups.recordTypes,
+        links: this.links,
+      });
+      // A slot that failed: its donation is projected whole when it is retried.
+      for (const f of moved.out.failures) this.projected.forget(f.donation);
+      if (this.opts.dryRun && moved.moves.length > 0) (this.summaryNow.softCreditMoves ??= []).push(...moved.moves);
+      this.absorb(moved.out, report);
+    } catch (error) {
+      if (error instanceof InterruptedError || isFatal(error) || (error instanceof Error && error.name === 'AbortError')) throw error;
+      const failed: CrmError = { code: 'PROJECTION_FAILED', message: `the soft credits of the gifts on this page could not be moved to its new owner: ${describeError(error)}` };
+      const out: BatchProjection = { donations: [], rows: [], failures: [], warnings: [] };
+      for (const page of pages.keys()) out.failures.push({ donation: page, stage: 'softCredit', object: this.target.slot.object, key: page, error: failed });
+      this.absorb(out, report);
+    } finally {
+      this.summaryNow.salesforceCalls += this.opts.sink.calls().total - before;
+      if (!this.opts.dryRun && !this.links.save()) report.warn(`donor links ${this.links.file} could not be written: the next run finds the donors again by key and email`);
+      if (!this.opts.dryRun && !this.projected.save()) report.warn(`projected gifts ${this.projected.file} could not be written: the next run compares every donation with the org`);
+    }
+  }
+
+  /** The campaigns of parents the mirror just updated, where they exist, follow (§3.2). */
+  private async refreshParents(keys: readonly string[], report: RunReport): Promise<void> {
     const before = this.opts.sink.calls().total;
     const out: BatchProjection = { donations: [], rows: [], failures: [], warnings: [] };
     try {

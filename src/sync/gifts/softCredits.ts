@@ -12,7 +12,18 @@ import { deleteObsolete, readExisting, upsertChanged, type Desired, type StepRes
 
 const KEY_FIELD = 'SvcSoftCreditKey__c';
 
-const slotKey = (giftKey: string): string => `${giftKey}:fundraiser`;
+export const slotKey = (giftKey: string): string => `${giftKey}:fundraiser`;
+
+/** One gift's slot as decided: who it goes to, or none (absent `to`: any slot svc-sync wrote goes). */
+export interface SlotPlan {
+  giftKey: string;
+  /** The gift's Id (the slot's parent, set on insert); undefined for a dry run's new gift. */
+  giftId?: string | undefined;
+  /** The fundraiser the slot credits: their donor key and, once written, their record's Id. */
+  to?: { key: string; id?: string | undefined } | undefined;
+  /** A gift created just now has no slot yet: the org is not asked about it. */
+  isNew?: boolean | undefined;
+}
 
 /** Whether the gift gets a fundraiser slot: a target action the mirror has, a fundraiser with a valid email, not the donor itself. */
 function wantsSlot(item: GiftItem): boolean {
@@ -24,7 +35,7 @@ function wantsSlot(item: GiftItem): boolean {
 }
 
 /** Deletes obsolete slots and upserts the desired ones for gifts just written or unchanged (`giftIds`). */
-export async function writeSoftCredits(
+export function writeSoftCredits(
   sink: GiftSink,
   target: GiftTarget,
   items: readonly GiftItem[],
@@ -32,32 +43,42 @@ export async function writeSoftCredits(
   dryRun: boolean,
   newGifts: ReadonlySet<string>,
 ): Promise<StepResult> {
+  const plans = items.map((i): SlotPlan => ({
+    giftKey: i.key,
+    giftId: giftIds.get(i.key),
+    to: wantsSlot(i) ? { key: i.donors.fundraiser?.key ?? '', id: i.donors.fundraiser?.id } : undefined,
+    isNew: newGifts.has(i.key),
+  }));
+  return writeSlots(sink, target, plans, dryRun);
+}
+
+/** The slots of these gifts made as planned: obsolete ones deleted, the rest upserted where they differ. */
+export async function writeSlots(sink: GiftSink, target: GiftTarget, plans: readonly SlotPlan[], dryRun: boolean): Promise<StepResult> {
   const out: StepResult = { ids: new Map(), failed: new Map(), rows: [] };
-  if (items.length === 0) return out;
+  if (plans.length === 0) return out;
   const t = target.slot;
   const SLOT = { object: t.object, keyField: KEY_FIELD, plainKey: !t.byExternalId };
   const existing = await readExisting(
     sink,
     SLOT,
     t.compared,
-    // A gift created just now has no slot yet: only older gifts are asked about.
-    items.filter((i) => !newGifts.has(i.key)).map((i) => slotKey(i.key)),
+    plans.filter((p) => p.isNew !== true).map((p) => slotKey(p.giftKey)),
   );
   const desired: Desired[] = [];
   const obsolete: Array<{ key: string; id: string }> = [];
-  for (const item of items) {
-    const key = slotKey(item.key);
+  for (const plan of plans) {
+    const key = slotKey(plan.giftKey);
     const current = existing.get(key.toLowerCase());
-    if (!wantsSlot(item)) {
+    if (plan.to === undefined) {
       if (typeof current?.Id === 'string') obsolete.push({ key, id: current.Id });
       continue;
     }
-    const record = plainFields(t.record(item.key, item.donors.fundraiser?.key ?? ''));
-    const recipient = item.donors.fundraiser?.id;
-    if (recipient !== undefined) record[t.recipientField] = recipient;
-    const giftId = giftIds.get(item.key);
+    const record = plainFields(t.record(plan.giftKey, plan.to.key));
+    if (plan.to.id !== undefined) record[t.recipientField] = plan.to.id;
+    // A dry run's new fundraiser has no Id yet: named by key, so the slot shows as moving (never sent).
+    else if (dryRun && current !== undefined) record[t.recipientField] = `(new ${plan.to.key})`;
     // The gift is the slot's parent (master-detail, or not updateable): set on create, compared after.
-    desired.push({ key, record, onInsert: giftId === undefined ? undefined : { [t.giftField]: giftId } });
+    desired.push({ key, record, onInsert: plan.giftId === undefined ? undefined : { [t.giftField]: plan.giftId } });
   }
   const deleted = await deleteObsolete(sink, { ...SLOT, dryRun }, obsolete);
   const written = await upsertChanged(sink, { ...SLOT, dryRun }, desired, existing);

@@ -177,3 +177,24 @@ export async function queryEither(
   if (q.values.length === 0 || asked.length === 0) return undefined;
   return { rows: fromOrg(sink, await sink.query(`${head}${lits.join(', ')})`, withDeleted)), asked };
 }
+
+/**
+ * Rows where `field` is one of `values`, a page of `size` at a time in Id order (`AND Id > <last>
+ * ORDER BY Id LIMIT <size>`), so a list of thousands is never held whole: `each` has every page
+ * before the next is read. One query per page (and per list, when the values need several).
+ */
+export async function queryInPages(sink: GiftSink, q: Omit<InQuery, 'and'>, size: number, each: (rows: CrmRecord[]) => Promise<void>): Promise<void> {
+  const fields = q.fields.includes('Id') ? q.fields : ['Id', ...q.fields];
+  const order = ` ORDER BY Id LIMIT ${size}`;
+  const room = encodedLength(` AND Id > ${soqlLiteral('x'.repeat(18))}${order}`);
+  for (const soql of inQueries({ ...q, fields, values: toOrg(sink, q.field, q.values) }, MAX_QUERY_LENGTH - room)) {
+    let after: string | undefined;
+    for (;;) {
+      const rows = fromOrg(sink, await sink.query(`${soql}${after === undefined ? '' : ` AND Id > ${soqlLiteral(after)}`}${order}`));
+      if (rows.length > 0) await each(rows);
+      const last = rows[rows.length - 1]?.Id;
+      if (rows.length < size || typeof last !== 'string') break;
+      after = last;
+    }
+  }
+}

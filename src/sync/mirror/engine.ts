@@ -44,7 +44,7 @@ export interface EngineOptions {
   ownerFromMirror?: (actionId: number, userId: number) => boolean;
   /** The gift projection: the donations of a batch the mirror wrote (a dry run: would write), after that write. */
   afterDonations?: (records: ApiDonation[], report: RunReport) => Promise<void>;
-  /** The gift projection: the keys of parents (segments ... actions) this batch updated, after that write. */
+  /** The gift projection: the keys of parents (segments ... actions) this batch updated (a dry run: would), after that write. */
   afterParents?: (keys: string[], report: RunReport) => Promise<void>;
 }
 
@@ -272,8 +272,8 @@ export class SyncEngine {
     const { results, keys, nested, donations } = await this.mapBatch(type, handed);
     await this.writeResults(type, results);
     if (donations !== undefined && this.opts.afterDonations) await this.afterDonations(donations, this.opts.afterDonations);
-    if (isParentType(type) && this.opts.afterParents && !this.opts.dryRun) {
-      // Updates only: a row inserted now has no campaign yet (campaigns are made from these rows).
+    if (isParentType(type) && this.opts.afterParents) {
+      // Updates only (a dry run's too): a row inserted now has no campaign or gift yet.
       const changed = keys.filter((k) => this.report.outcomeOf(k)?.action === 'update');
       if (changed.length > 0) await this.opts.afterParents(changed, this.report);
     }

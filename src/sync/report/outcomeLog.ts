@@ -10,7 +10,7 @@
  * the ones a person reads.
  */
 import { IdTable } from '../../model/idTable.js';
-import type { OutcomeAction, RecordOutcome, ReportedObject } from '../../model/outcomes.js';
+import type { Changes, OutcomeAction, RecordOutcome, ReportedObject } from '../../model/outcomes.js';
 
 /**
  * A key as svc-sync writes most: an optional site and letters, a whole id without leading zeros,
@@ -126,6 +126,12 @@ export class OutcomeLog implements Iterable<RecordOutcome> {
     if (value === 0) return undefined;
     const kind = this.kinds[value - 1] as Kind;
     return kind.reason === undefined ? { action: kind.action } : { action: kind.action, reason: kind.reason };
+  }
+
+  /** The changes of a key's last outcome, when it was an update that said them. */
+  changesOf(key: string): Changes | undefined {
+    const o = this.givenByKey.get(key);
+    return o !== undefined && 'key' in o ? o.changes : undefined;
   }
 
   /** The failures, in order (never packed: each has its error). */

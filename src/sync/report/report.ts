@@ -1,6 +1,6 @@
 /** Per-record outcomes of a run, collected by the engine; the CLI renders them. The engine never prints. */
 import { OutcomeLog } from './outcomeLog.js';
-import { emptyObjectCounts, type ReportedObject, type MissingParent, type ObjectCounts, type OutcomeAction, type OutsideParent, type RecordOutcome } from '../../model/outcomes.js';
+import { emptyObjectCounts, type Changes, type ReportedObject, type MissingParent, type ObjectCounts, type OutcomeAction, type OutsideParent, type RecordOutcome } from '../../model/outcomes.js';
 
 const COUNTER: Record<OutcomeAction, keyof ObjectCounts> = {
   insert: 'inserted',
@@ -49,6 +49,11 @@ export class RunReport {
 
   outcomeOf(key: string): { action: OutcomeAction; reason?: string | undefined } | undefined {
     return this.listed.outcomeOf(key);
+  }
+
+  /** What a key's last update changed, field by field (a dry run's too); undefined for any other outcome. */
+  changesOf(key: string): Changes | undefined {
+    return this.listed.changesOf(key);
   }
 
   /** The failed outcomes, in order. */
