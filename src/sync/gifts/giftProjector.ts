@@ -18,7 +18,7 @@ import { KnownCampaigns } from './campaignState.js';
 import { projectBatch } from './projectBatch.js';
 import { refreshCampaigns } from './campaignRefresh.js';
 import { readNpspLookups, readOrgLookups, type NpspLookups, type OrgLookups } from './recordTypes.js';
-import { npspTarget } from '../../mapping/gifts/npspTarget.js';
+import { npspNames, npspTarget } from '../../mapping/gifts/npspTarget.js';
 import { describeWouldExplain } from './orgVerdictFile.js';
 import type { RunReport } from '../report/report.js';
 import type { GiftTarget } from '../../mapping/gifts/target.js';
@@ -228,13 +228,7 @@ export class GiftProjector {
   /** The NPSP target with the SVC_NPSP_* names and the refund mode the guard chose. */
   private npspTargetWith(donationRecordType: string | undefined): GiftTarget {
     const n = this.opts.settings.npsp;
-    return npspTarget({
-      refundMode: this.opts.refundMode ?? 'stage',
-      stageWon: n.stageWon,
-      stageRefunded: n.stageRefunded,
-      fundraiserRole: n.fundraiserRole,
-      donationRecordType,
-    });
+    return npspTarget({ ...npspNames(n), refundMode: this.opts.refundMode ?? 'stage', donationRecordType });
   }
 
   /** Parents the mirror just updated: their campaigns, where they exist, follow (§3.2). */
