@@ -39,6 +39,12 @@ describe('the §7 site projected into Nonprofit Cloud by sync --all', () => {
     const res = await cli(stack, ['sync', '--all'], cwd, undefined, env);
     // E12 is the projection's one failure (§2.4, §6.5): exit 1, a line naming the donation and the code.
     expect(`${res.stdout}\n${res.stderr}`).toMatch(/Donation_12\b.*CURRENCY_MISMATCH|CURRENCY_MISMATCH.*Donation_12\b/);
+    // One line for it under Failures and one in the closing line, each saying the code once.
+    const said = `${res.stdout}\n${res.stderr}`.split('\n').filter((l) => l.includes('CURRENCY_MISMATCH'));
+    expect(said).toEqual([
+      expect.stringMatching(/^ *1 +GiftTransaction CURRENCY_MISMATCH: org EUR, donation GBP$/),
+      expect.stringMatching(/exit 1: 1 record failed: 1 GiftTransaction CURRENCY_MISMATCH: org EUR, donation GBP \(Donation_12:gift\); next: /),
+    ]);
     expect(res.code).toBe(1);
     const p = projected(stack);
     expect(p.accounts).toEqual(ACCOUNTS);

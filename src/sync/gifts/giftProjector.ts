@@ -12,7 +12,7 @@ import type { GiftObject } from '../../model/objects.js';
 import type { GiftSink } from '../../model/ports.js';
 import { FileDonorLinks } from './donorLinksFile.js';
 import type { MatchedBy } from './donorContext.js';
-import { failureLine, type BatchProjection, type DonationProjection, type ProjectionRow, type RowAction } from './outcome.js';
+import { failureLine, recordMessage, type BatchProjection, type DonationProjection, type ProjectionRow, type RowAction } from './outcome.js';
 import { ProjectedGifts } from './projectedFile.js';
 import { KnownCampaigns } from './campaignState.js';
 import { projectBatch } from './projectBatch.js';
@@ -299,7 +299,7 @@ export class GiftProjector {
     }
     for (const f of out.failures) {
       s.failures.push(failureLine(f));
-      report.add({ object: f.object, key: `${f.donation}:${f.stage}`, action: 'fail', error: { ...f.error, message: failureLine(f) } });
+      report.add({ object: f.object, key: `${f.donation}:${f.stage}`, action: 'fail', error: { ...f.error, message: recordMessage(f) } });
     }
   }
 }
