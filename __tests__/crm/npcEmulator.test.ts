@@ -163,6 +163,21 @@ describe('an org with NPC', () => {
     expect(codes(await upsert(e, 'GiftTransaction', 'SvcGiftKey__c', [{ SvcGiftKey__c: 'Donation_1', Status: 'Paid', TransactionDate: '2016-03-30' }]))).toEqual(['updated']);
   });
 
+  it('reads a checkbox never set, or set to null, as false (as Salesforce stores it), on every object', async () => {
+    const e = await npcOrg();
+    const donor = e.npc.seed('Account', { Name: 'Acme' });
+    const r = await upsert(e, 'GiftTransaction', 'SvcGiftKey__c', [{ SvcGiftKey__c: 'Donation_1', Name: 'G1', OriginalAmount: 5, PaymentMethod: 'Cash', DonorId: donor }]);
+    expect(codes(r)).toEqual(['created']);
+    expect(codes(await upsert(e, 'Campaign', 'SvcCampaignKey__c', [{ SvcCampaignKey__c: 'Project_3', Name: 'P3' }]))).toEqual(['created']);
+    expect(await query(e, "SELECT SvcAnonymous__c FROM GiftTransaction WHERE SvcGiftKey__c = 'Donation_1'")).toEqual([expect.objectContaining({ SvcAnonymous__c: false })]);
+    expect(await query(e, "SELECT IsActive FROM Campaign WHERE SvcCampaignKey__c = 'Project_3'")).toEqual([expect.objectContaining({ IsActive: false })]);
+    // Found by `= false`, as in Salesforce; a null sent later is false again.
+    expect(await query(e, 'SELECT Id FROM GiftTransaction WHERE SvcAnonymous__c = false')).toHaveLength(1);
+    expect(codes(await upsert(e, 'GiftTransaction', 'SvcGiftKey__c', [{ SvcGiftKey__c: 'Donation_1', SvcAnonymous__c: true }]))).toEqual(['updated']);
+    expect(codes(await upsert(e, 'GiftTransaction', 'SvcGiftKey__c', [{ SvcGiftKey__c: 'Donation_1', SvcAnonymous__c: null }]))).toEqual(['updated']);
+    expect(e.npc.records('GiftTransaction')[0]?.SvcAnonymous__c).toBe(false);
+  });
+
   it('deletes as Salesforce does: a gift takes its soft credits and refunds, an account or campaign leaves its gifts with the lookup cleared', async () => {
     const e = await npcOrg();
     const person = e.npc.recordTypeId('PersonAccount');

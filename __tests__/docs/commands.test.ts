@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, outputOf, packageRoot, READ_WHOLE } from '../../fixtures/cli.js';
+import { BIN, cliArgs, outputOf, packageRoot, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { removeDir, tempCwd } from '../e2e/helpers.js';
 
@@ -110,7 +110,7 @@ it("docs/development.md's word on the wrap is what the CLI does: on stderr that 
   const page = fs.readFileSync(path.join(ROOT, 'docs', 'development.md'), 'utf8').replace(/\s+/g, ' ');
   expect(page).toContain('Messages on stderr are wrapped only when stderr is a terminal');
   // COLUMNS unset, stderr a pipe: the one error line is longer than 80 columns, unwrapped.
-  const res = await outputOf(spawn(process.execPath, [BIN, 'sync', '--since', 'yesterday-ish-at-some-point-in-the-afternoon'], { cwd: dir, env: { PATH: env.PATH!, HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const res = await outputOf(spawn(process.execPath, cliArgs(['sync', '--since', 'yesterday-ish-at-some-point-in-the-afternoon']), { cwd: dir, env: { PATH: env.PATH!, HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] }));
   const lines = res.stderr.trimEnd().split('\n');
   expect({ code: res.code, lines: lines.length }).toEqual({ code: 2, lines: 1 });
   expect([...lines[0]!].length).toBeGreaterThan(80);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
+import { cliArgs, READ_WHOLE } from '../../fixtures/cli.js';
 import { startFakePlatform, type FakePlatform } from '../../fixtures/platform/server.js';
 import { generateSite, type Site, type SiteOptions } from '../../fixtures/platform/site.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
@@ -189,7 +189,7 @@ describe('audit --delete-orphans stopped by Ctrl-C', () => {
     stack.salesforce.slowDeletes(3_000);
     stack.salesforce.resetCalls();
     const report = path.join(cwd, 'drift.csv');
-    const child = spawn(process.execPath, [BIN, '--json', 'audit', '--delete-orphans', '--max-delete', '100%', '--report', report], {
+    const child = spawn(process.execPath, cliArgs(['--json', 'audit', '--delete-orphans', '--max-delete', '100%', '--report', report]), {
       cwd,
       env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, HOME: cwd, ...stack.env },
       stdio: 'pipe',

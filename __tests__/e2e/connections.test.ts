@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, outputOf, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
+import { cliArgs, type CliResult, outputOf, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { startSalesforceEmulator, type Emulator } from '../../fixtures/salesforce/emulator.js';
 import { donationSynced, expectFullMirror, keyOf, removeDir, tempCwd, unstamp, waitFor, type Result } from './helpers.js';
@@ -57,7 +57,7 @@ describe('several sites from one config file', () => {
 
   const run = (args: string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...secrets, ...env }, stdio: 'pipe' });
+      const child = spawn(process.execPath, cliArgs(args), { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...secrets, ...env }, stdio: 'pipe' });
       outputOf(child).then(resolve, reject);
       child.stdin.end();
     });
@@ -318,7 +318,7 @@ describe('several sites from one config file', () => {
     const cwd = deployment();
     // North's first platform request is held: a run of north alone is under way, holding its lock.
     stacks.north.platform.faults.next(1, 'slow', { delayMs: 600_000 });
-    const child = spawn(process.execPath, [BIN, 'sync', '--all', '--connection', 'north'], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...secrets }, stdio: 'pipe' });
+    const child = spawn(process.execPath, cliArgs(['sync', '--all', '--connection', 'north']), { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...secrets }, stdio: 'pipe' });
     const first = outputOf(child);
     child.stdin.end();
     try {
@@ -345,7 +345,7 @@ describe('several sites from one config file', () => {
     const southState = stateOf(cwd, 'south');
     stacks.north.platform.faults.clear();
     stacks.north.platform.faults.next(1, 'slow', { path: /^\/v1\/donations\?(?:.*&)?page=3(?:&|$)/, delayMs: STALL_MS });
-    const child = spawn(process.execPath, [BIN, 'sync', '--all', '--batch-size', '50'], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...secrets }, stdio: 'pipe' });
+    const child = spawn(process.execPath, cliArgs(['sync', '--all', '--batch-size', '50']), { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...secrets }, stdio: 'pipe' });
     const done = outputOf(child);
     child.stdin.end();
     const pagesDone = (): number => (JSON.parse(stateOf(cwd, 'north') ?? '{}') as { run?: { pagesDone?: { donation?: number } } }).run?.pagesDone?.donation ?? 0;

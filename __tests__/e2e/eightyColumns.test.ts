@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { BIN, packageRoot, runCli, type CliResult } from '../../fixtures/cli.js';
+import { BIN, cliArgs, type CliResult, packageRoot, runCli } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { removeDir, tempCwd, unstamp, waitFor } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
@@ -81,7 +81,7 @@ describe('the error catalogue: in a log, one stamped line a record, never wrappe
 
 it("serve's text log: the start, a batch and the stop, every line a whole stamped record", async () => {
   const dir = tempCwd('eighty-serve');
-  const child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0'], {
+  const child = spawn(process.execPath, cliArgs(['serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0']), {
     cwd: dir,
     env: { PATH: process.env.PATH ?? '', ...stack.env, SVC_WEBHOOK_SECRET: 'hook-secret-8c1d4e', ...AS_A_PERSON },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,26 +5,19 @@
  * Lost) is in npspOrgState.test.ts. Expected values: the §7 tables (../support/projectionOrg.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startStack, type Stack } from '../../fixtures/stack.js';
+import type { Stack } from '../../fixtures/stack.js';
 import { ACCOUNTS, CAMPAIGNS, GIFTS, projected, REFUNDS, SOFT_CREDITS } from '../support/projectionOrg.js';
-import { cli, cliJson, removeDir, tempCwd, writeCalls } from './helpers.js';
-
-const SITE = { segments: 0, donations: 0, newsletterSubscriptions: 0, projectionCases: true };
+import { cli, cliJson, writeCalls } from './helpers.js';
+import { closeCasesStack, npcCasesStack } from './npcCasesStack.js';
 
 describe('audit --fix after a page and a donation left the platform, Nonprofit Cloud (E11, N20)', () => {
   let stack: Stack;
   let cwd: string;
   let env: Record<string, string>;
   beforeAll(async () => {
-    stack = await startStack({ site: SITE, salesforce: { npc: true } });
-    stack.salesforce.npc?.addValue('GiftRefund', 'Reason', 'Chargeback');
-    env = { ...stack.env, SVC_PROJECTION: 'npc', SVC_SITE_ID: '6' };
-    cwd = tempCwd('gift-projection-gone');
+    ({ stack, cwd, env } = await npcCasesStack('gift-projection-gone'));
   });
-  afterAll(async () => {
-    await stack.close();
-    removeDir(cwd);
-  });
+  afterAll(() => closeCasesStack({ stack, cwd, env }));
 
   it('the gift Canceled, the campaign inactive, every other record as §7 says; again and a full sync write nothing', async () => {
     expect((await cliJson(stack, ['sync', '--all'], cwd, undefined, env)).code).toBe(1);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
+import { cliArgs, READ_WHOLE } from '../../fixtures/cli.js';
 import type { NpcOrg } from '../../fixtures/salesforce/npc.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
@@ -205,7 +205,7 @@ describe('serve after new and moved donations', () => {
   it('each webhook batch leaves every gift on its campaign', async () => {
     const secret = 'hook-secret-runs-3f9e';
     let stderr = '';
-    child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2'], {
+    child = spawn(process.execPath, cliArgs(['serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2']), {
       cwd,
       env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...env(), SVC_WEBHOOK_SECRET: secret },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
+import { cliArgs, READ_WHOLE } from '../../fixtures/cli.js';
 import type { NpcOrg } from '../../fixtures/salesforce/npc.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { WAIT_MS } from '../support/patience.js';
@@ -24,7 +24,7 @@ beforeAll(async () => {
     salesforce: { npc: true },
   });
   cwd = tempCwd('serve-gifts');
-  child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2'], {
+  child = spawn(process.execPath, cliArgs(['serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2']), {
     cwd,
     env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...stack.env, SVC_WEBHOOK_SECRET: SECRET, SVC_SITE_ID: '6', SVC_PROJECTION: 'npc' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
+import { cliArgs, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, donationSynced, removeDir, tempCwd, waitFor } from './helpers.js';
 import { STALL_MS, WAIT_MS } from '../support/patience.js';
 
 function start(args: string[], cwd: string, env: Record<string, string>): { output: () => string; stdout: () => string; exited: Promise<number | null>; kill: (sig: NodeJS.Signals) => void } {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...env }, stdio: 'pipe' });
+  const child = spawn(process.execPath, cliArgs(args), { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...env }, stdio: 'pipe' });
   let out = '';
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => {

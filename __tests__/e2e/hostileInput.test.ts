@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
+import { BIN, cliArgs, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { cli, cliJson, donationSynced, keyOf, recordCount, removeDir, stackWithVictim, tempCwd, waitFor, writeCalls, unstamp } from './helpers.js';
@@ -173,7 +173,7 @@ describe('serve: a proxy answering 404 in HTML loses no event', () => {
 
   beforeAll(async () => {
     dir = tempCwd('serve-404');
-    child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0'], {
+    child = spawn(process.execPath, cliArgs(['serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0']), {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...stack.env, SVC_WEBHOOK_SECRET: SECRET },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
+import { BIN, cliArgs, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { removeDir, tempCwd, waitFor } from './helpers.js';
 import { STALL_MS, WAIT_MS } from '../support/patience.js';
@@ -74,7 +74,7 @@ describe('stopping a run', () => {
   }, 60_000);
 
   it('SIGTERM without a terminal stops the same way, exit 143, the line on stderr, once', async () => {
-    const run = await startStalled((cwd, env) => spawn(process.execPath, [BIN, 'sync', '--all', '--batch-size', '50'], { cwd, env, stdio: 'pipe' }));
+    const run = await startStalled((cwd, env) => spawn(process.execPath, cliArgs(['sync', '--all', '--batch-size', '50']), { cwd, env, stdio: 'pipe' }));
     run.child.kill('SIGTERM');
     const code = await run.exited;
     expect(code).toBe(143);
@@ -84,7 +84,7 @@ describe('stopping a run', () => {
   }, 60_000);
 
   it('SIGTERM under cron (the recipe: --json-lines -q, no terminal): no Ctrl-C hint, the resume command once', async () => {
-    const run = await startStalled((cwd, env) => spawn(process.execPath, [BIN, 'sync', '--all', '--batch-size', '50', '--json-lines', '-q'], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] }));
+    const run = await startStalled((cwd, env) => spawn(process.execPath, cliArgs(['sync', '--all', '--batch-size', '50', '--json-lines', '-q']), { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] }));
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(143);
     const stderr = run.output();

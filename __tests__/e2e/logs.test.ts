@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { BIN } from '../../fixtures/cli.js';
+import { cliArgs } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, removeDir, tempCwd, waitFor } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
@@ -81,7 +81,7 @@ describe('serve with SVC_LOG_FORMAT=json and the platform refusing connections',
     const apiUrl = `http://127.0.0.1:${await refusedPort()}`;
     // Both events must land in one batch: a 5 s settle window holds it open for the second (with
     // --settle 0 a loaded machine could claim the first alone, and the line said x1).
-    child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '5'], {
+    child = spawn(process.execPath, cliArgs(['serve', '--host', '127.0.0.1', '--port', '0', '--settle', '5']), {
       cwd,
       env: { PATH: process.env.PATH ?? '', ...stack.env, SVC_API_URL: apiUrl, SVC_WEBHOOK_SECRET: SECRET, SVC_LOG_FORMAT: 'json' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -11,24 +11,16 @@ import { PROJECTION_LATER } from '../../fixtures/platform/projectionCases.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { ACCOUNTS, CAMPAIGNS, GIFTS, projected, REFUNDS, SOFT_CREDITS } from '../support/projectionOrg.js';
 import { cli, cliJson, expectFullMirror, recordCount, removeDir, tempCwd, writeCalls } from './helpers.js';
-
-const SITE = { segments: 0, donations: 0, newsletterSubscriptions: 0, projectionCases: true };
+import { CASES_SITE, closeCasesStack, npcCasesStack } from './npcCasesStack.js';
 
 describe('the §7 site projected into Nonprofit Cloud by sync --all', () => {
   let stack: Stack;
   let cwd: string;
   let env: Record<string, string>;
   beforeAll(async () => {
-    stack = await startStack({ site: SITE, salesforce: { npc: true } });
-    // §2.3: Reason Chargeback "when that picklist value exists": this org's admin added it.
-    stack.salesforce.npc?.addValue('GiftRefund', 'Reason', 'Chargeback');
-    env = { ...stack.env, SVC_PROJECTION: 'npc', SVC_SITE_ID: '6' };
-    cwd = tempCwd('projection-cases');
+    ({ stack, cwd, env } = await npcCasesStack('projection-cases'));
   });
-  afterAll(async () => {
-    await stack.close();
-    removeDir(cwd);
-  });
+  afterAll(() => closeCasesStack({ stack, cwd, env }));
 
   it('a dry run first: exit 0, nothing written, the gift in another currency listed as skipped (§6.4)', async () => {
     const res = await cliJson(stack, ['--dry-run', 'sync', '--all'], cwd, undefined, env);
@@ -47,6 +39,12 @@ describe('the §7 site projected into Nonprofit Cloud by sync --all', () => {
     const res = await cli(stack, ['sync', '--all'], cwd, undefined, env);
     // E12 is the projection's one failure (§2.4, §6.5): exit 1, a line naming the donation and the code.
     expect(`${res.stdout}\n${res.stderr}`).toMatch(/Donation_12\b.*CURRENCY_MISMATCH|CURRENCY_MISMATCH.*Donation_12\b/);
+    // One line for it under Failures and one in the closing line, each saying the code once.
+    const said = `${res.stdout}\n${res.stderr}`.split('\n').filter((l) => l.includes('CURRENCY_MISMATCH'));
+    expect(said).toEqual([
+      expect.stringMatching(/^ *1 +GiftTransaction CURRENCY_MISMATCH: org EUR, donation GBP$/),
+      expect.stringMatching(/exit 1: 1 record failed: 1 GiftTransaction CURRENCY_MISMATCH: org EUR, donation GBP \(Donation_12:gift\); next: /),
+    ]);
     expect(res.code).toBe(1);
     const p = projected(stack);
     expect(p.accounts).toEqual(ACCOUNTS);
@@ -108,7 +106,7 @@ describe('the §7 site projected into Nonprofit Cloud by sync --all', () => {
 
 describe('the §7 site and an org without Nonprofit Cloud', () => {
   it('SVC_PROJECTION=npc: exit 2 before anything is read from the platform or written', async () => {
-    const stack = await startStack({ site: SITE });
+    const stack = await startStack({ site: CASES_SITE });
     const cwd = tempCwd('projection-cases-none');
     try {
       const res = await cli(stack, ['sync', '--all'], cwd, undefined, { ...stack.env, SVC_PROJECTION: 'npc' });

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
+import { cliArgs, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { WAIT_MS } from '../support/patience.js';
 import { cli, cliJson, recordCount, removeDir, tempCwd, unstamp, waitFor, writeCalls } from './helpers.js';
@@ -71,7 +71,7 @@ describe('an org without Nonprofit Cloud', () => {
     const down = await startStack({ site: SITE, salesforce: { npc: true } });
     // Every Salesforce request answers 503 for a while: the guard's login and describes cannot run.
     down.salesforce.failUnavailable(1000);
-    const child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], {
+    const child = spawn(process.execPath, cliArgs(['serve', '--host', '127.0.0.1', '--port', '0']), {
       cwd,
       env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...down.env, SVC_PROJECTION: 'npc', SVC_WEBHOOK_SECRET: 'hook-secret-5f2a-projection' },
       stdio: ['ignore', 'pipe', 'pipe'],

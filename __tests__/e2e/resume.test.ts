@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
+import { cliArgs, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cliJson, expectEnvelope, isStartCheck, expectedKeys, expectFullMirror, removeDir, tempCwd, waitFor } from './helpers.js';
 import { STALL_MS, WAIT_MS } from '../support/patience.js';
@@ -45,7 +45,7 @@ describe('sync resume after a kill', () => {
   it('resumes at the last donation page done, scans no completed level again, and completes the mirror', async () => {
     // Donation list page 3 stalls, so the run is caught after pages 1 and 2 are written.
     stack.platform.faults.next(1, 'slow', { path: /^\/v1\/donations\?(?:.*&)?page=3(?:&|$)/, delayMs: STALL_MS });
-    const child = spawn(process.execPath, [BIN, 'sync', '--all', '--batch-size', '50'], {
+    const child = spawn(process.execPath, cliArgs(['sync', '--all', '--batch-size', '50']), {
       cwd,
       env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, HOME: cwd, ...stack.env },
       stdio: 'ignore',

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, runCli } from '../../fixtures/cli.js';
+import { cliArgs, runCli } from '../../fixtures/cli.js';
 import { removeDir, tempCwd, unstamp, waitFor } from './helpers.js';
 
 const cwd = tempCwd('secrets');
@@ -99,7 +99,7 @@ describe('no webhook secret, listening beyond this machine', () => {
     'told so by %s, it starts and says the secret is not set',
     async (_how, flag, env) => {
       const dir = tempCwd('unsigned-public');
-      const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--settle', '0', ...flag], {
+      const child = spawn(process.execPath, cliArgs(['serve', '--port', '0', '--settle', '0', ...flag]), {
         cwd: dir,
         env: { PATH: process.env.PATH ?? '', ...ENV, ...env },
         stdio: ['ignore', 'ignore', 'pipe'],

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
+import { cliArgs, READ_WHOLE } from '../../fixtures/cli.js';
 import type { Stack } from '../../fixtures/stack.js';
 import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { cli, donationSynced, keyOf, removeDir, stackWithVictim, tempCwd, waitFor } from './helpers.js';
@@ -172,7 +172,7 @@ describe('row 3 in serve: the queue, the log and the org records', () => {
     const [donation] = stack.platform.site.donation.filter(donationSynced).slice(-1);
     const message = `refused: key ${key()} session ${token()}`;
     stack.platform.faults.next(50, 'message', { path: `/v1/donations/${donation.id}`, status: 400, message });
-    const child = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2'], {
+    const child = spawn(process.execPath, cliArgs(['serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2']), {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...stack.env, SVC_WEBHOOK_SECRET: hook },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
+import { cliArgs, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, expectFullMirror, removeDir, tempCwd, waitFor, type SiteRecord } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
@@ -70,7 +70,7 @@ function writeConfig(southOrg: Stack = south): void {
 
 async function startServe(): Promise<void> {
   stderr = '';
-  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2'], {
+  const proc = spawn(process.execPath, cliArgs(['serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2']), {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...env() },
     stdio: ['ignore', 'pipe', 'pipe'],

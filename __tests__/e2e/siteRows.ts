@@ -4,7 +4,7 @@
  * the CLI run in a folder whose config file names the connections, with only the env given.
  */
 import { spawn } from 'node:child_process';
-import { BIN, outputOf, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
+import { cliArgs, type CliResult, outputOf, READ_WHOLE } from '../../fixtures/cli.js';
 import type { Emulator } from '../../fixtures/salesforce/emulator.js';
 import type { EmulatorRecord } from '../../fixtures/salesforce/store.js';
 import { OBJECTS } from './helpers.js';
@@ -44,7 +44,7 @@ export function siteRows(org: Emulator, prefix: string): Record<string, Array<Re
 /** The built CLI in `dir` (its config file there), with PATH, HOME and `env` only. */
 export function runIn(dir: string, env: Record<string, string>, args: string[]): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...READ_WHOLE, ...env }, stdio: 'pipe' });
+    const child = spawn(process.execPath, cliArgs(args), { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...READ_WHOLE, ...env }, stdio: 'pipe' });
     outputOf(child).then(resolve, reject);
     child.stdin.end();
   });

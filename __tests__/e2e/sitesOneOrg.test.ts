@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
+import { cliArgs, type CliResult, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { startSalesforceEmulator, type Emulator } from '../../fixtures/salesforce/emulator.js';
 import { OBJECTS, cli, donationSynced, keyOf, removeDir, tempCwd, totals, waitFor, writeCalls, type Result } from './helpers.js';
@@ -177,7 +177,7 @@ describe('several sites into one org with site-qualified keys', () => {
     });
 
     it('holds both connections of the org; webhooks of both sites for the same id land on their own records', async () => {
-      const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2'], {
+      const proc = spawn(process.execPath, cliArgs(['serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2']), {
         cwd,
         env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...env() },
         stdio: ['ignore', 'pipe', 'pipe'],

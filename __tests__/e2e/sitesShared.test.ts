@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
+import { cliArgs, type CliResult, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { donationSynced, keyOf, removeDir, tempCwd, waitFor } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
@@ -136,7 +136,7 @@ describe('one org, two sites: what the org shares, what stays per connection', (
     };
 
     it("queue names a failed event's record by its qualified key; a cron run that finds the org's allowance used up stops serve's other connection before it calls", async () => {
-      const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2'], {
+      const proc = spawn(process.execPath, cliArgs(['serve', '--host', '127.0.0.1', '--port', '0', '--settle', '0.2']), {
         cwd,
         env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...env() },
         stdio: ['ignore', 'pipe', 'pipe'],

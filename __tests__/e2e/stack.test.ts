@@ -204,16 +204,16 @@ describe('npm run stack', () => {
     await running.exited;
   }, 60_000);
 
-  it('--sites 2: a second site with the same ids into the one org, and the config file of two connections that rehearses keys qualify', async () => {
-    running = start(['--sites', '2', '--donations', '8', '--subscriptions', '1', '--segments', '1']);
+  it('--sites 2 --npc: a second site with the same ids into the one org, and the config file of two connections, gifts on, that rehearses keys qualify', async () => {
+    running = start(['--sites', '2', '--npc', '--donations', '8', '--subscriptions', '1', '--segments', '1']);
     const env = await exportsOf(running);
     const out = running.stdout();
     expect(wide(out)).toEqual([]);
     const config = /cat > svc-sync\.config\.json <<'EOF'\n([\s\S]*?)\nEOF\n/.exec(out)?.[1] ?? '';
     const parsed = JSON.parse(config) as { connections: Record<string, Record<string, unknown>> };
     expect(Object.keys(parsed.connections)).toEqual(['north', 'south']);
-    expect(parsed.connections.north).toMatchObject({ SVC_SITE_ID: 6, SVC_SITE_KEYS: true, SF_INSTANCE_URL: env.SF_INSTANCE_URL });
-    expect(parsed.connections.south).toMatchObject({ SVC_SITE_ID: 7, SVC_SITE_KEYS: true, SF_INSTANCE_URL: env.SF_INSTANCE_URL });
+    expect(parsed.connections.north).toMatchObject({ SVC_SITE_ID: 6, SVC_SITE_KEYS: true, SF_INSTANCE_URL: env.SF_INSTANCE_URL, SVC_PROJECTION: 'npc' });
+    expect(parsed.connections.south).toMatchObject({ SVC_SITE_ID: 7, SVC_SITE_KEYS: true, SF_INSTANCE_URL: env.SF_INSTANCE_URL, SVC_PROJECTION: 'npc' });
     const keys = readExports(out.split('\n').filter((l) => /^export (NORTH|SOUTH)_KEY=/.test(l)));
     cwd = tempCwd('stack-sites');
     // The first site alone, bare keys; then the config file and the migration, as printed.
@@ -223,6 +223,16 @@ describe('npm run stack', () => {
     const qualify = await runCli(['--json', 'keys', 'qualify', '--connection', 'north', '--apply'], { env: both, cwd });
     expect({ code: qualify.code, stderr: qualify.stderr }).toEqual({ code: 0, stderr: '' });
     expect((JSON.parse(qualify.stdout) as { result: { updated: number } }).result.updated).toBeGreaterThan(8);
+    // Both sites from the file alone (no SVC_PROJECTION exported): north's gifts stand, south's are written.
+    const sync = await runCli(['--json', 'sync', '--all'], { env: both, cwd });
+    const connections = (JSON.parse(sync.stdout) as { result: { connections: Array<{ connection: string; status: number; result: { projection?: { gifts: { insert: number; fail: number } } } }> } })
+      .result.connections;
+    expect(connections.map((c) => [c.connection, c.status, c.result.projection?.gifts.fail])).toEqual([
+      ['north', 0, 0],
+      ['south', 0, 0],
+    ]);
+    expect(connections[0]?.result.projection?.gifts.insert).toBe(0);
+    expect(connections[1]?.result.projection?.gifts.insert).toBeGreaterThan(0);
     running.child.kill('SIGTERM');
     expect(await running.exited).toEqual({ code: 0, signal: null });
   }, 60_000);

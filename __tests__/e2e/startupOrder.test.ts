@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { BIN, READ_WHOLE } from '../../fixtures/cli.js';
+import { cliArgs, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, removeDir, tempCwd, waitFor } from './helpers.js';
 import { WAIT_MS } from '../support/patience.js';
@@ -140,7 +140,7 @@ describe('sync: what goes out before the first platform request', () => {
     await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
     try {
       const instanceUrl = `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`;
-      const child = spawn(process.execPath, [BIN, 'sync', '--all'], {
+      const child = spawn(process.execPath, cliArgs(['sync', '--all']), {
         cwd: cwd as string,
         env: { PATH: process.env.PATH ?? '', HOME: cwd as string, ...READ_WHOLE, ...s.env, SF_INSTANCE_URL: instanceUrl },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, outputOf, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
+import { cliArgs, type CliResult, outputOf, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { cli, cliJson, donationSynced, keyOf, removeDir, sfRecord, tempCwd } from './helpers.js';
 
@@ -29,7 +29,7 @@ async function until(what: string, cond: () => boolean): Promise<void> {
 
 /** The CLI started in the background: its pid, its output so far, and its end. */
 function start(stack: Stack, args: string[], cwd: string): { pid: number; stderr: () => string; done: Promise<CliResult>; kill: () => void } {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...stack.env }, stdio: 'pipe' });
+  const child = spawn(process.execPath, cliArgs(args), { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...stack.env }, stdio: 'pipe' });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const done = outputOf(child);

@@ -9,10 +9,13 @@ import type { ApiDonation } from '../../src/model/apiRecords.js';
 import { donorsOf } from '../../src/mapping/gifts/donor.js';
 import { giftOf, rulesOf, type GiftPlan } from '../../src/mapping/gifts/gift.js';
 import { decideDonor, fillBlanks } from '../../src/mapping/gifts/match.js';
-import { contactFields, npspTarget } from '../../src/mapping/gifts/npspTarget.js';
+import { contactFields, npspNames, npspTarget } from '../../src/mapping/gifts/npspTarget.js';
+import { DEFAULT_NPSP_SETTINGS } from '../../src/config/settings.js';
 
-const STAGE = npspTarget({ refundMode: 'stage', donationRecordType: '012DON' });
-const PAYMENTS = npspTarget({ refundMode: 'payments' });
+// The names come from the settings, whose defaults are the only ones (the target keeps none).
+const NAMES = npspNames(DEFAULT_NPSP_SETTINGS);
+const STAGE = npspTarget({ ...NAMES, refundMode: 'stage', donationRecordType: '012DON' });
+const PAYMENTS = npspTarget({ ...NAMES, refundMode: 'payments' });
 
 const E1: ApiDonation = {
   id: 1,

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { BIN, outputOf, packageRoot, READ_WHOLE } from '../../fixtures/cli.js';
+import { cliArgs, outputOf, packageRoot, READ_WHOLE } from '../../fixtures/cli.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { removeDir, tempCwd, waitFor } from '../e2e/helpers.js';
 import { WAIT_MS } from '../support/patience.js';
@@ -119,7 +119,7 @@ describe("SVC_PORT: serve listens where the image's health check asks", () => {
   it('serve with no --port listens on SVC_PORT, and the HEALTHCHECK command passes against it', async () => {
     const port = String(await freePort());
     const env = { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...stack.env, SVC_PORT: port, SVC_WEBHOOK_SECRET: 'hook-secret-5f2a-port' };
-    const child = spawn(process.execPath, [BIN, ...execForm(final.find((s) => s.word === 'CMD')!.rest), '--host', '127.0.0.1'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, cliArgs([...execForm(final.find((s) => s.word === 'CMD')!.rest), '--host', '127.0.0.1']), { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     try {
@@ -136,7 +136,7 @@ describe("SVC_PORT: serve listens where the image's health check asks", () => {
   it('a SVC_PORT that is not a port: one line naming it, exit 2, before serve probes anything', async () => {
     const env = { PATH: process.env.PATH ?? '', ...READ_WHOLE, ...stack.env, SVC_PORT: '80a' };
     const before = stack.platform.requests.total;
-    const ran = await outputOf(spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const ran = await outputOf(spawn(process.execPath, cliArgs(['serve', '--host', '127.0.0.1']), { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] }));
     expect(ran.code).toBe(2);
     expect(ran.stderr.split('\n').filter((l) => l.includes('SVC_PORT: "80a": must be a port number from 0 to 65535'))).toHaveLength(1);
     expect(stack.platform.requests.total).toBe(before);

@@ -3,7 +3,7 @@
  * test acts at a moment it observes rather than one it times: a signal while the run waits there.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { BIN, outputOf, READ_WHOLE, type CliResult } from '../../fixtures/cli.js';
+import { cliArgs, type CliResult, outputOf, READ_WHOLE } from '../../fixtures/cli.js';
 import type { Stack } from '../../fixtures/stack.js';
 import { unstamp } from '../e2e/helpers.js';
 
@@ -20,7 +20,7 @@ export interface HeldRun {
 /** Starts `args` in `cwd`; resolves once the first request matching `request` is held, or fails if the run ends first. */
 export async function startHeld(salesforce: Stack['salesforce'], request: RegExp, args: string[], cwd: string, env: Record<string, string>): Promise<HeldRun> {
   const gate = salesforce.holdNext(request);
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...env }, stdio: 'pipe' });
+  const child = spawn(process.execPath, cliArgs(args), { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...READ_WHOLE, ...env }, stdio: 'pipe' });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = outputOf(child);

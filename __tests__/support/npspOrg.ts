@@ -71,7 +71,7 @@ export function projectedNpsp(stack: Stack): Record<Kind, Record<string, Row>> {
     roles: byKey(
       'OpportunityContactRole',
       (r) => (typeof r.SvcSoftCreditKey__c === 'string' ? r.SvcSoftCreditKey__c : `${keyOf.get(r.OpportunityId as string) ?? '?'}:${r.IsPrimary === true ? 'primary' : r.Id}`),
-      (r) => ({ ...pick(r, ['Role'], { OpportunityId: 'Gift', ContactId: 'Contact' }), IsPrimary: r.IsPrimary === true }),
+      (r) => pick(r, ['Role', 'IsPrimary'], { OpportunityId: 'Gift', ContactId: 'Contact' }),
     ),
     payments: byKey('npe01__OppPayment__c', paymentKey, (r) =>
       pick(r, ['npe01__Payment_Amount__c', 'npe01__Paid__c', 'npe01__Payment_Date__c', 'npsp__DebitType__c'], { npe01__Opportunity__c: 'Gift', npsp__OriginalPayment__c: 'Original' }),
@@ -79,7 +79,7 @@ export function projectedNpsp(stack: Stack): Record<Kind, Record<string, Row>> {
     campaigns: byKey(
       'Campaign',
       (r) => keyOf.get(r.Id) as string,
-      (r) => ({ ...pick(r, ['Name', 'StartDate', 'EndDate', 'ExpectedRevenue'], { ParentId: 'Parent' }), IsActive: r.IsActive === true }),
+      (r) => pick(r, ['Name', 'StartDate', 'EndDate', 'ExpectedRevenue', 'IsActive'], { ParentId: 'Parent' }),
     ),
   };
 }

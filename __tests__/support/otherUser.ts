@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BIN, READ_WHOLE, outputOf, type CliResult } from '../../fixtures/cli.js';
+import { cliArgs, READ_WHOLE, outputOf, type CliResult } from '../../fixtures/cli.js';
 import { WAIT_MS } from './patience.js';
 
 export interface Runner {
@@ -56,7 +56,7 @@ export function ownedBy(runner: Runner, parent: string, name: string): string {
 
 /** The CLI run as the runner; `home`: a root-owned folder others may enter, for the Node link. */
 export function runCliAs(runner: Runner, home: string, args: string[], opts: { cwd: string; env: Record<string, string> }): Promise<CliResult> {
-  const child = spawn(nodeFor(runner, home), [BIN, ...args], {
+  const child = spawn(nodeFor(runner, home), cliArgs(args), {
     cwd: opts.cwd,
     env: { PATH: process.env.PATH ?? '', HOME: opts.cwd, ...READ_WHOLE, ...opts.env },
     stdio: 'pipe',

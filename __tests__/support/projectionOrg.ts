@@ -32,11 +32,12 @@ export function projected(stack: Stack): Record<'accounts' | 'campaigns' | 'gift
   const BUSINESS = ['Name', 'Phone', 'BillingStreet', 'BillingPostalCode', 'BillingCity', 'BillingCountry'];
   return {
     accounts: byKey('Account', 'SvcDonorKey__c', (r) => (r.IsPersonAccount === true ? { person: true, ...pick(r, PERSON) } : { person: false, ...pick(r, BUSINESS) })),
-    campaigns: byKey('Campaign', 'SvcCampaignKey__c', (r) => ({ ...pick(r, ['Name', 'StartDate', 'EndDate', 'ExpectedRevenue'], { ParentId: 'Parent' }), IsActive: r.IsActive === true })),
+    campaigns: byKey('Campaign', 'SvcCampaignKey__c', (r) => pick(r, ['Name', 'StartDate', 'EndDate', 'ExpectedRevenue', 'IsActive'], { ParentId: 'Parent' })),
     gifts: byKey('GiftTransaction', 'SvcGiftKey__c', (r) => ({
-      ...pick(r, ['Name', 'GiftType', 'OriginalAmount', 'DonorCoverAmount', 'TransactionDate', 'Status', 'PaymentMethod', 'GatewayReference'], { DonorId: 'Donor', CampaignId: 'Campaign' }),
-      // A checkbox not sent holds false in Salesforce.
-      SvcAnonymous__c: r.SvcAnonymous__c === true,
+      ...pick(r, ['Name', 'GiftType', 'OriginalAmount', 'DonorCoverAmount', 'TransactionDate', 'Status', 'PaymentMethod', 'GatewayReference', 'SvcAnonymous__c'], {
+        DonorId: 'Donor',
+        CampaignId: 'Campaign',
+      }),
     })),
     softCredits: byKey('GiftSoftCredit', 'SvcSoftCreditKey__c', (r) => pick(r, ['Role', 'PartialPercent'], { GiftTransactionId: 'Gift', RecipientId: 'Recipient' })),
     refunds: byKey('GiftRefund', 'SvcRefundKey__c', (r) => pick(r, ['Amount', 'Date', 'Status', 'Reason'], { GiftTransactionId: 'Gift' })),

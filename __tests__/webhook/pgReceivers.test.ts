@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, READ_WHOLE, runCli } from '../../fixtures/cli.js';
+import { cliArgs, READ_WHOLE, runCli } from '../../fixtures/cli.js';
 import { freePort, startPostgres, TEST_PG_PASSWORD, type TestPostgres } from '../../fixtures/postgres.js';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { loadRaw, settingsOf } from '../../src/config/load.js';
@@ -256,7 +256,7 @@ describe('two `svc-sync serve` processes on one database', () => {
   /** `settle`: SVC_SETTLE_S ('0' by default here; undefined leaves serve's own default, 30 s). */
   function start(schema: string, settle: string | undefined = '0'): { proc: ChildProcess; url: Promise<string>; stderr: () => string; exited: Promise<number | null> } {
     let stderr = '';
-    const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], {
+    const proc = spawn(process.execPath, cliArgs(['serve', '--host', '127.0.0.1', '--port', '0']), {
       cwd,
       env: {
         PATH: process.env.PATH ?? '',

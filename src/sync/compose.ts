@@ -358,7 +358,7 @@ export async function createAuditDeps(settings: Settings, onNote: OnNote = () =>
   const { sink, org } = await verifiedSink(settings, stop);
   // The org guard of --fix (a dry run's too), before the platform is read: a refusal writes nothing.
   const model = fix ? (await guardOrg(settings, sink))?.resolved : undefined;
-  const markGone = model === 'npc' || model === 'npsp' ? goneMarker(sink.gifts(), model, (settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS).npsp.stageCanceled) : undefined;
+  const markGone = model === 'npc' || model === 'npsp' ? goneMarker(sink.gifts(), model, (settings.salesforce.gifts ?? DEFAULT_GIFT_SETTINGS).npsp) : undefined;
   // Only an audit that writes (--fix, --delete-orphans) logs its run.
   return { source, sink, org, log: syncLogFor(settings, sink.api, !writes), markGone };
 }

@@ -3,19 +3,17 @@
  * under a day old and not from the future; a file svc-sync did not write is no verdict; the
  * failures a describe would explain are told from those it would not.
  */
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describeWouldExplain, dropVerdict, keepNpspLookups, keepRecordTypes, keepVerdict, readVerdict } from '../../../src/sync/gifts/orgVerdictFile.js';
+import { tempFolders } from '../../support/tempFolders.js';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-sync-verdict-'));
+const dir = tempFolders('svc-sync-verdict-')();
 const file = path.join(dir, 'projection-org.json');
 const scope = { orgId: '00D5g000000EmuAAA', setting: 'npc' as const, personRecordType: 'PersonAccount' };
 const choice = { setting: 'npc' as const, resolved: 'npc' as const, reason: 'the org checked' };
 const HOUR = 3600_000;
-
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('the kept org verdict', () => {
   it('is read back for its org and settings, owner-only, with the record types added later', () => {

@@ -28,15 +28,25 @@ const ORGANISATIONS: DonorObjectSpec = { object: 'Account', valueFields: ['Name'
 
 type NpspRefundMode = 'stage' | 'payments';
 
-interface NpspOptions {
+/**
+ * The SVC_NPSP_* names, always given: their defaults live once, in the settings (config/), which
+ * this folder may not read.
+ */
+export interface NpspNames {
+  /** SVC_NPSP_STAGE_WON, SVC_NPSP_STAGE_REFUNDED. */
+  stageWon: string;
+  stageRefunded: string;
+  /** SVC_NPSP_STAGE_CANCELED (P12): a gift whose donation is gone or no longer eligible. */
+  stageCanceled: string;
+  /** SVC_NPSP_ROLE_FUNDRAISER (a role NPSP counts as a soft credit). */
+  fundraiserRole: string;
+}
+
+/** The four names of wider settings (their donationRecordType is a DeveloperName, not the Id a target takes). */
+export const npspNames = (n: NpspNames): NpspNames => ({ stageWon: n.stageWon, stageRefunded: n.stageRefunded, stageCanceled: n.stageCanceled, fundraiserRole: n.fundraiserRole });
+
+interface NpspOptions extends NpspNames {
   refundMode: NpspRefundMode;
-  /** SVC_NPSP_STAGE_WON, SVC_NPSP_STAGE_REFUNDED (defaults Closed Won, Closed Lost). */
-  stageWon?: string | undefined;
-  stageRefunded?: string | undefined;
-  /** SVC_NPSP_STAGE_CANCELED (P12, default Closed Lost): a gift whose donation is gone or no longer eligible. */
-  stageCanceled?: string | undefined;
-  /** SVC_NPSP_ROLE_FUNDRAISER (default Soft Credit, a role NPSP counts as a soft credit). */
-  fundraiserRole?: string | undefined;
   /** The Opportunity record type Id of SVC_NPSP_DONATION_RECORD_TYPE (Donation), when the org has it. */
   donationRecordType?: string | undefined;
 }
@@ -67,8 +77,8 @@ export function contactFields(fields: Readonly<Record<string, string>>): Record<
 const isRefund = (status: string): boolean => status === 'refunded' || status === 'chargedback';
 
 function opportunityFields(o: NpspOptions): FieldRule[] {
-  const won = o.stageWon ?? 'Closed Won';
-  const lost = o.stageRefunded ?? 'Closed Lost';
+  const won = o.stageWon;
+  const lost = o.stageRefunded;
   const stage = o.refundMode === 'stage';
   return [
     { field: 'SvcGiftKey__c', value: (g) => `Donation_${g.d.id}` },
@@ -96,7 +106,7 @@ function refundPayment(r: RefundInput): GiftRecord {
 }
 
 export function npspTarget(o: NpspOptions): GiftTarget {
-  const role = o.fundraiserRole ?? 'Soft Credit';
+  const role = o.fundraiserRole;
   return {
     model: 'npsp',
     donorObjects: { person: CONTACTS, organisation: ORGANISATIONS },
@@ -109,7 +119,7 @@ export function npspTarget(o: NpspOptions): GiftTarget {
       compared: ['Name', 'StageName', 'CloseDate', 'Amount', 'RecordTypeId', 'npe01__Do_Not_Automatically_Create_Payment__c', 'SvcAnonymous__c', 'CampaignId', 'AccountId', 'npsp__Primary_Contact__c'],
       // P8: AccountId is not sent while blank (no household yet): NPSP fills it from the primary contact.
       links: (ids) => ({ npsp__Primary_Contact__c: ids.primaryContact ?? null, ...(ids.account === undefined ? {} : { AccountId: ids.account }) }),
-      canceled: { StageName: o.stageCanceled ?? 'Closed Lost' },
+      canceled: { StageName: o.stageCanceled },
     },
     slot: {
       object: 'OpportunityContactRole',

@@ -12,13 +12,13 @@ import type { GiftObject } from '../../model/objects.js';
 import type { GiftSink } from '../../model/ports.js';
 import { FileDonorLinks } from './donorLinksFile.js';
 import type { MatchedBy } from './donorContext.js';
-import { failureLine, type BatchProjection, type DonationProjection, type ProjectionRow, type RowAction } from './outcome.js';
+import { failureLine, recordMessage, type BatchProjection, type DonationProjection, type ProjectionRow, type RowAction } from './outcome.js';
 import { ProjectedGifts } from './projectedFile.js';
 import { KnownCampaigns } from './campaignState.js';
 import { projectBatch } from './projectBatch.js';
 import { refreshCampaigns } from './campaignRefresh.js';
 import { readNpspLookups, readOrgLookups, type NpspLookups, type OrgLookups } from './recordTypes.js';
-import { npspTarget } from '../../mapping/gifts/npspTarget.js';
+import { npspNames, npspTarget } from '../../mapping/gifts/npspTarget.js';
 import { describeWouldExplain } from './orgVerdictFile.js';
 import type { RunReport } from '../report/report.js';
 import type { Changes } from '../../model/outcomes.js';
@@ -231,13 +231,7 @@ export class GiftProjector {
   /** The NPSP target with the SVC_NPSP_* names and the refund mode the guard chose. */
   private npspTargetWith(donationRecordType: string | undefined): GiftTarget {
     const n = this.opts.settings.npsp;
-    return npspTarget({
-      refundMode: this.opts.refundMode ?? 'stage',
-      stageWon: n.stageWon,
-      stageRefunded: n.stageRefunded,
-      fundraiserRole: n.fundraiserRole,
-      donationRecordType,
-    });
+    return npspTarget({ ...npspNames(n), refundMode: this.opts.refundMode ?? 'stage', donationRecordType });
   }
 
   /**
@@ -356,7 +350,7 @@ export class GiftProjector {
     }
     for (const f of out.failures) {
       s.failures.push(failureLine(f));
-      report.add({ object: f.object, key: `${f.donation}:${f.stage}`, action: 'fail', error: { ...f.error, message: failureLine(f) } });
+      report.add({ object: f.object, key: `${f.donation}:${f.stage}`, action: 'fail', error: { ...f.error, message: recordMessage(f) } });
     }
   }
 }

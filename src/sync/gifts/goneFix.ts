@@ -9,7 +9,7 @@
 import type { GiftSink, RecordSource } from '../../model/ports.js';
 import { refOfKey } from '../../model/refs.js';
 import { NPC_TARGET } from '../../mapping/gifts/npcTarget.js';
-import { npspTarget } from '../../mapping/gifts/npspTarget.js';
+import { npspNames, npspTarget, type NpspNames } from '../../mapping/gifts/npspTarget.js';
 import type { GiftTarget } from '../../mapping/gifts/target.js';
 import type { ProjectionRow } from './outcome.js';
 import { readExisting, upsertChanged, type Desired } from './upsertChanged.js';
@@ -24,9 +24,9 @@ interface GoneKeys {
 export type GoneMarker = (gone: GoneKeys, dryRun: boolean) => Promise<ProjectionRow[]>;
 
 export const goneMarker =
-  (sink: GiftSink, model: 'npc' | 'npsp', npspCanceled: string): GoneMarker =>
+  (sink: GiftSink, model: 'npc' | 'npsp', npsp: NpspNames): GoneMarker =>
   (gone, dryRun) =>
-    markGone(sink, model === 'npsp' ? npspTarget({ refundMode: 'stage', stageCanceled: npspCanceled }) : NPC_TARGET, gone, dryRun);
+    markGone(sink, model === 'npsp' ? npspTarget({ ...npspNames(npsp), refundMode: 'stage' }) : NPC_TARGET, gone, dryRun);
 
 /**
  * A campaign whose page the platform is proven not to hold (a run's complete scan, or a kept

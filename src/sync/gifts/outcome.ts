@@ -57,3 +57,13 @@ export interface BatchProjection {
 export function failureLine(f: ProjectionFailure): string {
   return `${f.donation} ${f.stage} ${f.object} ${f.key}: ${f.error.code}: ${f.error.message}`.replace(/\s*[\r\n]+\s*/g, ' ');
 }
+
+/**
+ * The message of a failure's run record: the record names the object, the donation and stage
+ * (Donation_12:gift) and the code already, so only the projection's own key when it is another
+ * (a campaign, a soft credit) comes before the message: one reason, said once.
+ */
+export function recordMessage(f: ProjectionFailure): string {
+  const message = f.error.message.replace(/\s*[\r\n]+\s*/g, ' ');
+  return f.key === f.donation ? message : `${f.key}: ${message}`;
+}

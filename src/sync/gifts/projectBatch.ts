@@ -157,10 +157,16 @@ function readyGifts(giftObject: GiftObject, b: Batch, items: readonly GiftItem[]
       Object.assign(b.byKey.get(item.key) as DonationProjection, { gift: 'skip', reason: item.plan.giftProblem });
     } else if (item.plan.giftProblem !== undefined) {
       // N3: the donors and the campaigns stand; no gift, slot or refund.
-      fail(b, item.key, 'gift', giftObject, item.key, { code: item.plan.giftProblem.split(':')[0] as string, message: item.plan.giftProblem });
+      fail(b, item.key, 'gift', giftObject, item.key, problemError(item.plan.giftProblem));
     } else ready.push(item);
   }
   return ready;
+}
+
+/** A gift problem ("CURRENCY_MISMATCH: org EUR, donation GBP") as a code and the rest: the code said once. */
+function problemError(problem: string): CrmError {
+  const at = problem.indexOf(': ');
+  return at < 0 ? { code: problem, message: '' } : { code: problem.slice(0, at), message: problem.slice(at + 2) };
 }
 
 /** A donation's donor input: the fundraiser only when its target is an action the mirror has (N12). */
