@@ -12,12 +12,10 @@ import { startStack, type Stack } from '../../fixtures/stack.js';
 import { WAIT_MS } from '../support/patience.js';
 import { reap } from '../support/reap.js';
 import { removeDir, tempCwd, waitFor } from './helpers.js';
-import { connectionEntry, runIn } from './siteRows.js';
+import { agedRuns, connectionEntry, runIn } from './siteRows.js';
 
 const SITE = { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 1, actionsPerParent: 1, donations: 3, newsletterSubscriptions: 1 };
 const RUNS = 'Svc_SyncRun__c';
-const DAY = 24 * 60 * 60 * 1000;
-const ago = (days: number): string => new Date(Date.now() - days * DAY).toISOString().replace('Z', '+0000');
 const HOOK = { north: 'north-hook-secret-71ad', south: 'south-hook-secret-0c4e' };
 
 describe('one serve, two sites on one org: each connection prunes only its own runs', () => {
@@ -27,7 +25,6 @@ describe('one serve, two sites on one org: each connection prunes only its own r
   let child: ChildProcess | undefined;
 
   const env = (): Record<string, string> => ({ NORTH_KEY: north.env.SVC_API_KEY!, SOUTH_KEY: south.env.SVC_API_KEY!, ORG_TOKEN: north.env.SF_ACCESS_TOKEN! });
-  const runsOf = (connection: string): Array<Record<string, unknown>> => north.salesforce.records(RUNS).filter((r) => r.SvcConnection__c === connection);
 
   beforeAll(async () => {
     north = await startStack({ site: { ...SITE, seed: 31, siteId: 6 } });
@@ -50,13 +47,8 @@ describe('one serve, two sites on one org: each connection prunes only its own r
       const r = await runIn(cwd, env(), args);
       if (r.code !== 0) throw new Error(`${args.join(' ')}: exit ${r.code}\n${r.stderr}`);
     }
-    const [northOld, northNew] = runsOf('north');
-    const [southOld, southMid] = runsOf('south');
     const org = north.salesforce;
-    org.editRecord(RUNS, String(northOld!.RunKey__c), { FinishedAt__c: ago(60) });
-    org.editRecord(RUNS, String(northNew!.RunKey__c), { FinishedAt__c: ago(10) });
-    org.editRecord(RUNS, String(southOld!.RunKey__c), { FinishedAt__c: ago(120) });
-    org.editRecord(RUNS, String(southMid!.RunKey__c), { FinishedAt__c: ago(60) });
+    const { northOld, northNew, southOld, southMid } = agedRuns(org);
     for (const f of (fs.readdirSync(cwd, { recursive: true }) as string[]).filter((f) => path.basename(f) === 'salesforce-log.json')) fs.rmSync(path.join(cwd, f));
 
     let stderr = '';
@@ -74,14 +66,14 @@ describe('one serve, two sites on one org: each connection prunes only its own r
     };
 
     await post('north', north, 6);
-    await waitFor(() => (org.get(RUNS, String(northOld!.RunKey__c)) === undefined ? true : undefined), WAIT_MS, "north's 60-day run deleted");
+    await waitFor(() => (org.get(RUNS, String(northOld.RunKey__c)) === undefined ? true : undefined), WAIT_MS, "north's 60-day run deleted");
     await waitFor(() => (stderr.includes('connection north: salesforce log: retention deleted 1 old record(s)') ? true : undefined), WAIT_MS, "north's clean-up said");
     // South's runs, past north's days, stay: north deletes only its own.
-    for (const kept of [northNew, southOld, southMid]) expect(org.get(RUNS, String(kept!.RunKey__c))).toBeDefined();
+    for (const kept of [northNew, southOld, southMid]) expect(org.get(RUNS, String(kept.RunKey__c))).toBeDefined();
 
     await post('south', south, 7);
-    await waitFor(() => (org.get(RUNS, String(southOld!.RunKey__c)) === undefined ? true : undefined), WAIT_MS, "south's 120-day run deleted");
+    await waitFor(() => (org.get(RUNS, String(southOld.RunKey__c)) === undefined ? true : undefined), WAIT_MS, "south's 120-day run deleted");
     await waitFor(() => (stderr.includes('connection south: salesforce log: retention deleted 1 old record(s)') ? true : undefined), WAIT_MS, "south's clean-up said");
-    for (const kept of [northNew, southMid]) expect(org.get(RUNS, String(kept!.RunKey__c))).toBeDefined();
+    for (const kept of [northNew, southMid]) expect(org.get(RUNS, String(kept.RunKey__c))).toBeDefined();
   }, 180_000);
 });

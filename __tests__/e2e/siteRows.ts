@@ -78,3 +78,24 @@ export function connectionEntry(
     ...extra,
   };
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The retention tests' starting point: north's two run records finished 60 and 10 days ago, south's
+ * 120 and 60 (oldest first, as written). Returns them, their keys to look for after a clean-up.
+ */
+export function agedRuns(org: Emulator): { northOld: EmulatorRecord; northNew: EmulatorRecord; southOld: EmulatorRecord; southMid: EmulatorRecord } {
+  const runs = (connection: string): EmulatorRecord[] => org.records('Svc_SyncRun__c').filter((r) => r.SvcConnection__c === connection);
+  const [northOld, northNew] = runs('north');
+  const [southOld, southMid] = runs('south');
+  if (!northOld || !northNew || !southOld || !southMid) throw new Error('agedRuns: each connection needs two run records');
+  const age = (run: EmulatorRecord, days: number): void => {
+    org.editRecord('Svc_SyncRun__c', String(run.RunKey__c), { FinishedAt__c: new Date(Date.now() - days * DAY_MS).toISOString().replace('Z', '+0000') });
+  };
+  age(northOld, 60);
+  age(northNew, 10);
+  age(southOld, 120);
+  age(southMid, 60);
+  return { northOld, northNew, southOld, southMid };
+}

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startStack, type Stack } from '../../fixtures/stack.js';
 import { removeDir, tempCwd } from './helpers.js';
-import { runIn, runJsonIn, connectionEntry } from './siteRows.js';
+import { agedRuns, runIn, runJsonIn, connectionEntry } from './siteRows.js';
 
 const SITE = { segments: 1, projectsPerSegment: 1, teamsPerProject: 1, companiesPerProject: 1, actionsPerParent: 1, donations: 3, newsletterSubscriptions: 1 };
 const RUNS = 'Svc_SyncRun__c';
@@ -62,13 +62,8 @@ describe('one org, two sites: each connection prunes only its own runs', () => {
       const r = await runJson(args);
       if (r.code !== 0) throw new Error(`${args.join(' ')}: exit ${r.code}\n${r.stderr}`);
     }
-    const [northOld, northNew] = runsOf('north');
-    const [southOld, southMid] = runsOf('south');
     const org = north.salesforce;
-    org.editRecord(RUNS, String(northOld!.RunKey__c), { FinishedAt__c: ago(60) });
-    org.editRecord(RUNS, String(northNew!.RunKey__c), { FinishedAt__c: ago(10) });
-    org.editRecord(RUNS, String(southOld!.RunKey__c), { FinishedAt__c: ago(120) });
-    org.editRecord(RUNS, String(southMid!.RunKey__c), { FinishedAt__c: ago(60) });
+    const { northOld, northNew, southOld, southMid } = agedRuns(org);
     for (const f of retentionFiles(cwd)) fs.rmSync(f);
     const before = runs();
 
@@ -76,15 +71,15 @@ describe('one org, two sites: each connection prunes only its own runs', () => {
     expect(n.code).toBe(0);
     expect(n.body.result.logRetention).toMatchObject({ deleted: 1 });
     // Gone: north's 60-day run only. South's 60- and 120-day runs, past north's days, stay. North's new run is added.
-    expect(org.get(RUNS, String(northOld!.RunKey__c))).toBeUndefined();
-    for (const kept of [northNew, southOld, southMid]) expect(org.get(RUNS, String(kept!.RunKey__c))).toBeDefined();
+    expect(org.get(RUNS, String(northOld.RunKey__c))).toBeUndefined();
+    for (const kept of [northNew, southOld, southMid]) expect(org.get(RUNS, String(kept.RunKey__c))).toBeDefined();
     expect(runs()).toHaveLength(before.length);
 
     const s = await runJson(['sync', '--connection', 'south']);
     expect(s.code).toBe(0);
     expect(s.body.result.logRetention).toMatchObject({ deleted: 1 });
-    expect(org.get(RUNS, String(southOld!.RunKey__c))).toBeUndefined();
-    for (const kept of [northNew, southMid]) expect(org.get(RUNS, String(kept!.RunKey__c))).toBeDefined();
+    expect(org.get(RUNS, String(southOld.RunKey__c))).toBeUndefined();
+    for (const kept of [northNew, southMid]) expect(org.get(RUNS, String(kept.RunKey__c))).toBeDefined();
     expect(runs().filter(([c, site]) => (c === 'north' && site !== '6') || (c === 'south' && site !== '7'))).toEqual([]);
   }, 180_000);
 

@@ -71,13 +71,7 @@ function entriesOf(p: Planned): Entry[] {
 export async function resolveDonors(inputs: readonly DonorInput[], ctx: DonorContext): Promise<Map<number, DonorResult>> {
   const planned = [...inputs].sort((a, b) => a.donation.id - b.donation.id).map((i) => planOf(i, ctx));
   const entries = planned.flatMap(entriesOf);
-  const run = new DonorRun(ctx.sink, ctx);
-  await run.read(entries);
-  for (const e of entries) run.decide(e);
-  if (!ctx.dryRun) {
-    await run.write();
-    run.saveLinks();
-  }
+  const run = await settledDonors(entries, ctx);
   const out = new Map<number, DonorResult>();
   for (const p of planned) out.set(p.donationId, resultOf(p, run, ctx));
   return out;
@@ -134,13 +128,7 @@ export async function resolveFundraisers(pages: ReadonlyMap<number, FundraiserIn
     const plan = fundraiserDonor(f.owner, f.user);
     if (plan) entries.push({ donationId: id, role: 'fundraiser', plan });
   }
-  const run = new DonorRun(ctx.sink, ctx);
-  await run.read(entries);
-  for (const e of entries) run.decide(e);
-  if (!ctx.dryRun) {
-    await run.write();
-    run.saveLinks();
-  }
+  const run = await settledDonors(entries, ctx);
   const out = new Map<number, FundraiserResult>();
   for (const id of ids) {
     const o = run.outcome(id, 'fundraiser');
@@ -149,4 +137,16 @@ export async function resolveFundraisers(pages: ReadonlyMap<number, FundraiserIn
     out.set(id, o === undefined ? { warnings } : { decision: o.decision, warnings, ...(o.error ? { error: { object: o.object, key: o.planKey, error: o.error } } : {}) });
   }
   return out;
+}
+
+/** Reads the donors of `entries`, decides each, and (not in a dry run) writes them and keeps their links. */
+async function settledDonors(entries: Parameters<DonorRun['read']>[0], ctx: DonorContext): Promise<DonorRun> {
+  const run = new DonorRun(ctx.sink, ctx);
+  await run.read(entries);
+  for (const e of entries) run.decide(e);
+  if (!ctx.dryRun) {
+    await run.write();
+    run.saveLinks();
+  }
+  return run;
 }
