@@ -1,5 +1,5 @@
 /**
- * Issue 60 through dist/cli.js: `serve` runs the sync log's retention as `sync` does, at most once
+ * Through dist/cli.js: `serve` runs the sync log's retention as `sync` does, at most once
  * a day per connection. Two runs of `sync` leave run records in the emulated org, one past the 90
  * days, one not; the first serve batch's clean-up deletes only the old one, and a second batch the
  * same day asks the org nothing about old runs again.

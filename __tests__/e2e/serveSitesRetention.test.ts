@@ -1,5 +1,5 @@
 /**
- * Issue 60 through dist/cli.js: two sites (6 and 7) as two connections of one `serve` on one
+ * Through dist/cli.js: two sites (6 and 7) as two connections of one `serve` on one
  * emulated org (SVC_SITE_KEYS), with different run retention (north 30 days, south 90). Each
  * connection's daily clean-up, after its first batch, deletes only its own runs past its own days.
  */

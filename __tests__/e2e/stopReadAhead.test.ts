@@ -1,5 +1,5 @@
 /**
- * Issue 60 through dist/cli.js: a stop (SIGTERM) while the donation scan has pages read ahead in
+ * Through dist/cli.js: a stop (SIGTERM) while the donation scan has pages read ahead in
  * flight lets those requests finish (a few seconds of grace), writes their records and saves them
  * as done, so the resume asks again for no page read ahead (only the one page back it reads on
  * purpose); the mirror ends exact.

@@ -1,5 +1,5 @@
 /**
- * serve's daily clean-up of the sync log (issue 60), on its own: at most once a day, one in flight,
+ * serve's daily clean-up of the sync log, on its own: at most once a day, one in flight,
  * the day's mark shared with sync, a failure said and tried again an hour later (not at every
  * batch), and a shared org's "kept" line said with the day's clean-up only.
  */

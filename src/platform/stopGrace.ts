@@ -1,5 +1,5 @@
 /**
- * How a stop (Ctrl-C, SIGTERM) reaches the platform requests already sent (issue 60): they may
+ * How a stop (Ctrl-C, SIGTERM) reaches the platform requests already sent: they may
  * finish for a few seconds more, as Salesforce's writes may (crm/connection.ts), so the pages a
  * scan asked for ahead are kept and saved, and a resume does not ask for them again. No request
  * starts after the stop (http.ts refuses it); a stalled one is abandoned once the grace is over.

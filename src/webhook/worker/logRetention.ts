@@ -1,5 +1,5 @@
 /**
- * serve's share of the sync log's retention (issue 60): the daily clean-up `sync` runs (run
+ * serve's share of the sync log's retention: the daily clean-up `sync` runs (run
  * records and resolved errors past their days, each connection its own) runs for a serve too, so
  * a deployment that only serves does not grow its log for ever. Started after a batch (or a retry
  * poll) has found the log there, at most once a day per connection: the day's mark is the file
