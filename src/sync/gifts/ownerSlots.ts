@@ -8,14 +8,13 @@
  */
 import type { Changes } from '../../model/outcomes.js';
 import type { CrmRecord } from '../../model/crmRecords.js';
-import { fundraiserOf, type TreeRow } from './campaignRows.js';
+import { fundraiserOf, OWNER_FIELDS, type TreeRow } from './campaignRows.js';
 import type { DonorContext } from './donorContext.js';
 import { resolveFundraisers, type FundraiserResult } from './donors.js';
 import type { BatchProjection, ProjectionFailure } from './outcome.js';
 import { readIn } from './reads.js';
 import { slotKey, writeSlots, type SlotPlan } from './softCredits.js';
 import { queryInPages } from './soqlIn.js';
-import { OWNER_FIELDS } from './campaignRows.js';
 
 /** The fields of an action's row its fundraiser's key is made of (§1.2): a change of another moves no slot. */
 const KEY_FIELDS = ['FirstName__c', 'Infix__c', 'LastName__c', 'Email__c'];
