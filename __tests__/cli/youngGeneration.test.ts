@@ -44,12 +44,12 @@ function run(nodeArgs: string[], args: string[], nodeOptions = ''): Ran {
 
 describe('the young generation cap of commands that read records', () => {
   // An unknown option: the command's own start (its exit 2 is commander's), nothing read or written.
-  it.each([['sync'], ['audit'], ['replay'], ['serve']])('%s runs with --max-semi-space-size=8, in the process started', (command) => {
-    expect(run([], [command, '--no-such-option'])).toEqual({ status: 2, execArgv: ['--max-semi-space-size=8'], samePid: true });
+  it.each([['sync'], ['audit'], ['replay'], ['serve']])('%s runs with --max-semi-space-size=4, in the process started', (command) => {
+    expect(run([], [command, '--no-such-option'])).toEqual({ status: 2, execArgv: ['--max-semi-space-size=4'], samePid: true });
   });
 
   it('keeps the flags node was started with', () => {
-    expect(run(['--no-warnings'], ['sync', '--no-such-option'])).toEqual({ status: 2, execArgv: ['--max-semi-space-size=8', '--no-warnings'], samePid: true });
+    expect(run(['--no-warnings'], ['sync', '--no-such-option'])).toEqual({ status: 2, execArgv: ['--max-semi-space-size=4', '--no-warnings'], samePid: true });
   });
 
   it.each([[['--help']], [['--version']], [['doctor', '--help']]])('%j starts once, as it is', (args) => {
