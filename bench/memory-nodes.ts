@@ -3,7 +3,7 @@
  * (`--json`, as the issue measured it), `audit` of a mirrored site, and `serve` draining a queue
  * filled beforehand. Every run is a child process under /usr/bin/time (peak RSS from wait4) with
  * memory-sampler.js preloaded (the peaks of JS heap, external and array buffers, to say which one
- * an RSS peak is). The servers run in this process.
+ * an RSS peak is, and when in the run it came). The servers run in this process.
  *
  *   npm run build && node dist/bench/memory-nodes.js [--runs sync:5000,sync:100000:heavy] [--nodes 22,24,26]
  *       [--bin DIR] [--check 200]
@@ -87,11 +87,14 @@ interface Measured {
   oldSpace: number;
   largeObjects: number;
   codeBytes: number;
+  /** When RSS peaked, as a share of the run's time (an early peak is a phase of the run, a late one what the run kept). */
+  rssPeakAt: number;
   stderrTail: string;
 }
 
 interface Peaks {
-  peak: Record<'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', { bytes: number }>;
+  peak: Record<'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', { bytes: number; atMs: number }>;
+  endMs: number;
   spaces: Record<string, number>;
   code: number;
 }
@@ -133,6 +136,7 @@ async function measure(exec: string, flags: string[], bin: string, argv: string[
     oldSpace: space('old_space'),
     largeObjects: space('large_object_space') + space('new_large_object_space'),
     codeBytes: sampled?.code ?? NaN,
+    rssPeakAt: sampled ? sampled.peak.rss.atMs / Math.max(1, sampled.endMs) : NaN,
     stderrTail: stderr.trim().split('\n').slice(-2).join(' | '),
   };
 }
@@ -215,6 +219,7 @@ async function main(): Promise<void> {
     'large obj',
     'code',
     'external',
+    'RSS peak at',
     'wall s',
     'CPU s',
     'CPU ms / 1,000',
@@ -244,6 +249,7 @@ async function main(): Promise<void> {
           mb(m.largeObjects),
           mb(m.codeBytes),
           mb(m.external),
+          Number.isNaN(m.rssPeakAt) ? '-' : `${Math.round(m.rssPeakAt * 100)} %`,
           m.wallSeconds.toFixed(1),
           m.cpuSeconds.toFixed(1),
           ((m.cpuSeconds * 1e6) / n).toFixed(0),
