@@ -8,6 +8,9 @@
  *   npm run build && node dist/bench/memory-nodes.js [--runs sync:5000,sync:100000:heavy] [--nodes 22,24,26]
  *       [--bin DIR] [--check 200]
  *
+ * For `sync:1000000` start this process with `node --max-old-space-size=14000`: the fake platform
+ * and the Salesforce emulator hold the million records twice over, past V8's default heap limit.
+ *
  * A run is `command:size[:heavy]`, command one of sync, audit (after a first sync by this Node's
  * default, unobserved) or serve (a queue of `size` donations.update events, each announcing a
  * donation already mirrored, drained by `serve`; size donations are on the site). `--nodes` names
