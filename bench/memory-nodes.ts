@@ -6,7 +6,7 @@
  * an RSS peak is, and when in the run it came). The servers run in this process.
  *
  *   npm run build && node dist/bench/memory-nodes.js [--runs sync:5000,sync:100000:heavy] [--nodes 22,24,26]
- *       [--bin DIR] [--check 200]
+ *       [--bin DIR] [--check 200] [--keep DIR]
  *
  * For `sync:1000000` start this process with `node --max-old-space-size=14000`: the fake platform
  * and the Salesforce emulator hold the million records twice over, past V8's default heap limit.
@@ -18,9 +18,11 @@
  * runs another checkout's CLI (DIR/bin/svc-sync.js) beside this one's, for before/after. After
  * each first sync, `--check` donations picked at random are compared with Salesforce (the record
  * is there, with the platform's amount and status): a sample the bench checks, not a full audit.
+ * `--keep DIR` keeps each run's samples (peaks and a timeline of RSS, heap used and external memory
+ * a second) in DIR.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BIN, outputOf, packageRoot } from '../fixtures/cli.js';
@@ -41,6 +43,8 @@ interface Args {
   check: number;
   /** Node flags before the CLI's script (a runtime setting measured against none). */
   flags: string[];
+  /** A folder to keep each run's samples in (memory-sampler.js's JSON, its timeline included). */
+  keep?: string;
 }
 
 const MiB = 1024 * 1024;
@@ -65,6 +69,7 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--bin') args.bins.unshift({ label: 'before', bin: path.join(path.resolve(String(argv[++i])), 'bin', 'svc-sync.js') });
     else if (a === '--check') args.check = Number(argv[++i]);
     else if (a === '--flags') args.flags = String(argv[++i]).split(' ').filter(Boolean);
+    else if (a === '--keep') args.keep = path.resolve(String(argv[++i]));
     else throw new Error(`unknown argument ${JSON.stringify(a)} (see the header of bench/memory-nodes.ts)`);
   }
   for (const spec of runs.split(',')) {
@@ -103,7 +108,7 @@ interface Peaks {
 }
 
 /** One CLI run under /usr/bin/time with the sampler preloaded; `during` runs while it does (serve's drain) and then stops it. */
-async function measure(exec: string, flags: string[], bin: string, argv: string[], cwd: string, env: Record<string, string>, during?: () => Promise<void>): Promise<Measured> {
+async function measure(exec: string, flags: string[], bin: string, argv: string[], cwd: string, env: Record<string, string>, during?: () => Promise<void>, keep?: string): Promise<Measured> {
   const timeFile = path.join(cwd, 'time.txt');
   const samples = path.join(cwd, 'samples.json');
   const sampler = path.join(packageRoot(), 'dist', 'bench', 'memory-sampler.js');
@@ -124,6 +129,7 @@ async function measure(exec: string, flags: string[], bin: string, argv: string[
   const wallSeconds = (performance.now() - started) / 1000;
   const [kb, user, sys] = readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number) as [number, number, number];
   const sampled = existsSync(samples) ? (JSON.parse(readFileSync(samples, 'utf8')) as Peaks) : undefined;
+  if (keep !== undefined && existsSync(samples)) copyFileSync(samples, path.join(keep, `${argv.filter((a) => !a.startsWith('-')).join('-')}-${path.basename(exec)}-${process.pid}-${Date.now()}.json`));
   const at = (k: keyof Peaks['peak']): number => sampled?.peak[k].bytes ?? NaN;
   const space = (name: string): number => sampled?.spaces[name] ?? NaN;
   return {
@@ -159,7 +165,7 @@ interface Asked {
   salesforce: number;
 }
 
-async function one(run: Run, exec: string, flags: string[], bin: string, check: number): Promise<{ m: Measured; records: number; sample: string; asked?: Asked }> {
+async function one(run: Run, exec: string, flags: string[], bin: string, check: number, keep?: string): Promise<{ m: Measured; records: number; sample: string; asked?: Asked }> {
   // serve: the site's own 2 % of records on a deleted parent, and enough donations for 75 % of the events.
   const site = run.command === 'serve' ? { ...siteFor(run.size, 0.02), donations: Math.round(run.size * 0.8) } : siteFor(run.size, 0.02, run.heavy);
   const stack = await startStack({ site });
@@ -168,7 +174,7 @@ async function one(run: Run, exec: string, flags: string[], bin: string, check: 
     const n = records(stack);
     const asked = (): Asked => ({ platform: stack.platform.requests.total, salesforce: stack.salesforce.calls().total });
     if (run.command === 'sync') {
-      const m = await measure(exec, flags, bin, ['--json', 'sync', '--all'], cwd, stack.env);
+      const m = await measure(exec, flags, bin, ['--json', 'sync', '--all'], cwd, stack.env, undefined, keep);
       const spent = asked();
       return { m, records: n, sample: m.code === 0 ? await checkSample(stack, check) : '-', asked: spent };
     }
@@ -176,7 +182,7 @@ async function one(run: Run, exec: string, flags: string[], bin: string, check: 
     if (run.command === 'audit') {
       stack.platform.resetCounts();
       stack.salesforce.resetCalls();
-      const m = await measure(exec, flags, bin, ['--json', 'audit'], cwd, stack.env);
+      const m = await measure(exec, flags, bin, ['--json', 'audit'], cwd, stack.env, undefined, keep);
       return { m, records: n, sample: '-', asked: asked() };
     }
     const secret = 'bench-webhook-secret-0123456789';
@@ -193,7 +199,7 @@ async function one(run: Run, exec: string, flags: string[], bin: string, check: 
       await waitDrained(queue, shape.events);
       drainSeconds = (performance.now() - started) / 1000;
     };
-    const m = await measure(exec, flags, bin, ['serve', '--host', '127.0.0.1', '--port', '0'], cwd, env, drain);
+    const m = await measure(exec, flags, bin, ['serve', '--host', '127.0.0.1', '--port', '0'], cwd, env, drain, keep);
     console.log(drainLine(shape, fillSeconds, drainSeconds, stack.platform.requests, stack.salesforce.calls()));
     return { m, records: shape.events, sample: await checkSample(stack, check) };
   } finally {
@@ -236,7 +242,7 @@ async function main(): Promise<void> {
       for (const build of args.bins) {
         const label = `${run.command} ${run.size}${run.heavy ? ' heavy' : ''}`;
         process.stderr.write(`${label}, ${node.label}, ${build.label}...\n`);
-        const { m, records: n, sample, asked } = await one(run, node.exec, args.flags, build.bin, args.check);
+        const { m, records: n, sample, asked } = await one(run, node.exec, args.flags, build.bin, args.check, args.keep);
         if (m.code !== 0 && !(run.command === 'audit' && m.code === 1) && !(run.command === 'serve' && m.code === 143)) process.stderr.write(`  exit ${m.code}: ${m.stderrTail}\n`);
         const row = [
           label,

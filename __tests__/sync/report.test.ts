@@ -1,6 +1,12 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { RecordOutcome } from '../../src/model/outcomes.js';
+import { OutcomeLog } from '../../src/sync/report/outcomeLog.js';
 import { RunReport } from '../../src/sync/report/report.js';
+import { tempFolders } from '../support/tempFolders.js';
+
+const tempFolder = tempFolders('svc-sync-report-');
 
 describe('RunReport', () => {
   it('answers outcomeOf for an unchanged record, counts it and does not list it', () => {
@@ -100,5 +106,47 @@ describe('RunReport', () => {
     expect(report.outcomeOf('Donation_300')).toEqual({ action: 'skip', reason: 'Project_300 was not written' });
     expect(report.outcomeOf('Donation_1')).toEqual({ action: 'skip', reason: 'Project_1 was not written' });
     expect(report.outcomeOf('Team_300')).toEqual({ action: 'insert' });
+  });
+
+  describe('past a chunk of outcomes, on disk', () => {
+    const tmpdir = process.env.TMPDIR;
+    afterEach(() => {
+      if (tmpdir === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpdir;
+    });
+
+    /** 2,500 outcomes: packed inserts and skips, with one kept as given every 97th, and an unchanged one that is not listed. */
+    const outcomes = (): RecordOutcome[] => {
+      const list: RecordOutcome[] = [];
+      for (let i = 1; i <= 2_500; i++) {
+        if (i % 97 === 0) list.push({ object: 'Svc_Donation__c', key: `Donation_${i}`, action: 'fail', error: { code: 'X', message: `broken ${i}` } });
+        else if (i % 5 === 0) list.push({ object: 'Svc_Donation__c', key: `Donation_${i}`, action: 'skip', reason: 'zero total amount' });
+        else list.push({ object: 'Svc_ActionQuestion__c', key: `ActionQuestion_${i}.${i + 1}`, action: 'insert' });
+      }
+      return list;
+    };
+
+    it('lists them back in order from an unlinked file that leaves nothing in the temp folder', () => {
+      const dir = tempFolder('spill-');
+      process.env.TMPDIR = dir;
+      const log = new OutcomeLog(1_000);
+      for (const o of outcomes()) log.add({ ...o });
+      log.add({ object: 'Svc_Donation__c', key: 'Donation_9999', action: 'unchanged' });
+      expect(fs.readdirSync(dir)).toEqual([]);
+      expect(log.size).toBe(2_500);
+      expect([...log]).toEqual(outcomes());
+      expect([...log]).toEqual(outcomes());
+      expect(log.outcomeOf('Donation_2420')).toEqual({ action: 'skip', reason: 'zero total amount' });
+      expect(log.outcomeOf('Donation_194')).toEqual({ action: 'fail', reason: 'broken 194' });
+      expect(log.outcomeOf('ActionQuestion_1.2')).toEqual({ action: 'insert' });
+      expect(log.outcomeOf('Donation_9999')).toEqual({ action: 'unchanged' });
+    });
+
+    it('keeps them in memory where no file can be made, and loses none', () => {
+      process.env.TMPDIR = path.join(tempFolder('gone-'), 'no-such-folder');
+      const log = new OutcomeLog(1_000);
+      for (const o of outcomes()) log.add({ ...o });
+      expect([...log]).toEqual(outcomes());
+    });
   });
 });

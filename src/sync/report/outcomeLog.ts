@@ -7,9 +7,11 @@
  * answers (`ActionQuestion_5000.50001`) and its unpaid donations' skips were one object and one
  * Map entry each (about 200 bytes, 12 MiB at 100,000 records). Outcomes that say more (an
  * update's changes, a failure, warnings, a reason naming its record) are kept as given: they are
- * the ones a person reads.
+ * the ones a person reads. Past 65,536 outcomes the log waits on disk a chunk at a time
+ * (chunkSpill.ts): 9 bytes a record were still 9 MB at a million, 13.5 with room to grow.
  */
 import { IdTable } from '../../model/idTable.js';
+import { ChunkSpill, type Chunk } from './chunkSpill.js';
 import type { Changes, OutcomeAction, RecordOutcome, ReportedObject } from '../../model/outcomes.js';
 
 /**
@@ -25,6 +27,9 @@ const SECOND_BELOW = 2 ** 26;
 const GIVEN = 255;
 /** Codes a skip's reason may take, so reasons that vary cannot use up the codes of plain inserts. */
 const REASON_KINDS = 128;
+
+/** Outcomes held in memory before they are written to the spill file as one chunk. */
+const CHUNK = 65_536;
 
 /** What outcomeOf answers for every unchanged record (one shared object). */
 const UNCHANGED = Object.freeze({ action: 'unchanged' as const });
@@ -87,10 +92,18 @@ export class OutcomeLog implements Iterable<RecordOutcome> {
   private codes = new Uint8Array(1_024);
   private ids = new Float64Array(1_024);
   private count = 0;
+  /** Outcomes in `codes` and `ids`; those before them are the spill's chunks. */
+  private filled = 0;
+  private readonly spill: ChunkSpill;
   /** Outcomes kept as given, in order. */
   private readonly given: RecordOutcome[] = [];
   /** The last outcome of each key whose last outcome was kept as given. */
   private readonly givenByKey = new Map<string, RecordOutcome | typeof UNCHANGED>();
+
+  /** `chunk`: outcomes kept in memory before a chunk of them goes to disk (smaller in tests). */
+  constructor(private readonly chunk = CHUNK) {
+    this.spill = new ChunkSpill(chunk);
+  }
 
   /** Outcomes listed (every one but "unchanged"). */
   get size(): number {
@@ -141,15 +154,21 @@ export class OutcomeLog implements Iterable<RecordOutcome> {
 
   *[Symbol.iterator](): Iterator<RecordOutcome> {
     let next = 0;
-    for (let i = 0; i < this.count; i++) {
-      const code = this.codes[i] as number;
-      if (code === GIVEN) {
-        yield this.given[next++] as RecordOutcome;
-        continue;
+    const chunks = this.spill.count;
+    const into: Chunk | undefined = chunks === 0 ? undefined : { ids: new Float64Array(this.chunk), codes: new Uint8Array(this.chunk) };
+    for (let c = 0; c <= chunks; c++) {
+      const { ids, codes } = c < chunks ? this.spill.get(c, into as Chunk) : { ids: this.ids, codes: this.codes };
+      const length = c < chunks ? this.chunk : this.filled;
+      for (let i = 0; i < length; i++) {
+        const code = codes[i] as number;
+        if (code === GIVEN) {
+          yield this.given[next++] as RecordOutcome;
+          continue;
+        }
+        const kind = this.kinds[code] as Kind;
+        const key = keyOf(kind, ids[i] as number);
+        yield kind.reason === undefined ? { object: kind.object, key, action: kind.action } : { object: kind.object, key, action: kind.action, reason: kind.reason };
       }
-      const kind = this.kinds[code] as Kind;
-      const key = keyOf(kind, this.ids[i] as number);
-      yield kind.reason === undefined ? { object: kind.object, key, action: kind.action } : { object: kind.object, key, action: kind.action, reason: kind.reason };
     }
   }
 
@@ -174,16 +193,21 @@ export class OutcomeLog implements Iterable<RecordOutcome> {
   }
 
   private append(code: number, id: number): void {
-    if (this.count === this.codes.length) {
-      // Half again, not double: a million outcomes leave at most a third of the arrays unused.
-      const size = Math.ceil(this.codes.length * 1.5);
+    if (this.filled === this.chunk) {
+      this.spill.put({ ids: this.ids, codes: this.codes });
+      this.filled = 0;
+    }
+    if (this.filled === this.codes.length) {
+      // Half again, not double, up to a chunk.
+      const size = Math.min(this.chunk, Math.ceil(this.codes.length * 1.5));
       const codes = new Uint8Array(size);
       codes.set(this.codes);
       const ids = new Float64Array(size);
       ids.set(this.ids);
       [this.codes, this.ids] = [codes, ids];
     }
-    this.codes[this.count] = code;
-    this.ids[this.count++] = id;
+    this.codes[this.filled] = code;
+    this.ids[this.filled++] = id;
+    this.count++;
   }
 }
