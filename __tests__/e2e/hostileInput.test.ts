@@ -322,6 +322,14 @@ describe('standard output that cannot be written', () => {
     expect(res.stderr).toBe('');
   });
 
+  it('a reader slower than the run (a full pipe) gets the whole document: the CLI waits for it, exit 0', async () => {
+    const res = await shell(`'${process.execPath}' '${BIN}' --json --dry-run sync --all | (sleep 1; cat); echo " rc=\${PIPESTATUS[0]}"`);
+    const [doc, rc] = res.stdout.split('\n rc=');
+    expect(rc).toBe('0\n');
+    expect((JSON.parse(doc as string) as { status: number }).status).toBe(0);
+    expect(res.stderr).toBe('');
+  });
+
   it('a full disk (> /dev/full) is one error line on stderr and exit 1', async () => {
     const res = await shell(`'${process.execPath}' '${BIN}' --json --dry-run object donation ${big.platform.site.donation[0].id} > /dev/full`);
     expect(res.status).toBe(1);

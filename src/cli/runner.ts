@@ -92,9 +92,9 @@ function commandContext(globals: GlobalOptions, deployment: Deployment, connecti
 }
 
 /** Prints a command's result the one way every command does, and gives its exit code. */
-function render<T>(out: Output, r: CommandResult<T>): ExitCode {
+async function render<T>(out: Output, r: CommandResult<T>): Promise<ExitCode> {
   if (out.opts.json) {
-    out.json(r.status, r.result, r.warnings, r.stopped === undefined ? undefined : actionsOf(r.stopped));
+    await out.json(r.status, r.result, r.warnings, r.stopped === undefined ? undefined : actionsOf(r.stopped));
     // The document goes to a log nobody reads until something is wrong: cron mails this line.
     if (r.status !== EXIT.OK) out.error(closingLine(r, out.redact));
     return r.status;
@@ -143,12 +143,12 @@ export async function runCommand<T>(
   if (mode === 'deployment') {
     const chosen = deployment.top.SVC_CONNECTION === undefined ? undefined : chooseConnections(deployment, 'one')[0];
     const ctx = commandContext(globals, deployment, chosen ?? wholeDeployment(deployment), typed, false);
-    return setExit(render(ctx.out, await work(ctx)));
+    return setExit(await render(ctx.out, await work(ctx)));
   }
   const chosen = chooseConnections(deployment, mode);
   if (!deployment.named || deployment.top.SVC_CONNECTION !== undefined) {
     const ctx = commandContext(globals, deployment, chosen[0]!, typed, false);
-    return setExit(render(ctx.out, await work(ctx)));
+    return setExit(await render(ctx.out, await work(ctx)));
   }
   setExit(await runEach(chosen, (c) => commandContext(globals, deployment, c, typed, true), work));
 }
@@ -175,13 +175,13 @@ async function runEach<T>(connections: ConnectionConfig[], contextOf: (c: Connec
       results.push(connectionResult(ctx.connection.name ?? '', r, ctx.out.redact));
       if (ctx.globals.json) {
         if (r.status !== EXIT.OK) ctx.out.error(closingLine(r, ctx.out.redact));
-      } else render(ctx.out, r);
+      } else await render(ctx.out, r);
     }
     const stop = watch.stoppedBy === undefined ? [] : [exitOfSignal(watch.stoppedBy)];
     const status = worstExit([...results.map((r) => r.status), ...stop]);
     if (current.globals.json) {
       const warnings = results.flatMap((r) => r.warnings.map((w) => `${r.connection}: ${w}`));
-      current.out.json(status, { connections: results }, warnings);
+      await current.out.json(status, { connections: results }, warnings);
     }
     return status;
   } finally {
