@@ -6,7 +6,7 @@
  * an RSS peak is, and when in the run it came). The servers run in this process.
  *
  *   npm run build && node dist/bench/memory-nodes.js [--runs sync:5000,sync:100000:heavy] [--nodes 22,24,26]
- *       [--bin DIR] [--check 200] [--keep DIR]
+ *       [--bin DIR] [--check 200] [--keep DIR] [--env NAME=VALUE]
  *
  * For `sync:1000000` start this process with `node --max-old-space-size=14000`: the fake platform
  * and the Salesforce emulator hold the million records twice over, past V8's default heap limit.
@@ -45,9 +45,14 @@ interface Args {
   flags: string[];
   /** A folder to keep each run's samples in (memory-sampler.js's JSON, its timeline included). */
   keep?: string;
+  /** Environment given to every measured run (`--env NAME=VALUE`, again for more): a runtime setting measured against none. */
+  env: Record<string, string>;
 }
 
 const MiB = 1024 * 1024;
+
+/** `--env`'s settings, for every measured run. */
+let runEnv: Record<string, string> = {};
 
 function nodeExec(name: string): { label: string; exec: string } {
   if (/^\d+$/.test(name)) {
@@ -59,7 +64,7 @@ function nodeExec(name: string): { label: string; exec: string } {
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { runs: [], nodes: [], bins: [{ label: 'this build', bin: BIN }], check: 200, flags: [] };
+  const args: Args = { runs: [], nodes: [], bins: [{ label: 'this build', bin: BIN }], check: 200, flags: [], env: {} };
   let runs = 'sync:5000';
   let nodes = '22,24,26';
   for (let i = 0; i < argv.length; i++) {
@@ -70,6 +75,10 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--check') args.check = Number(argv[++i]);
     else if (a === '--flags') args.flags = String(argv[++i]).split(' ').filter(Boolean);
     else if (a === '--keep') args.keep = path.resolve(String(argv[++i]));
+    else if (a === '--env') {
+      const [name, ...value] = String(argv[++i]).split('=');
+      args.env[String(name)] = value.join('=');
+    }
     else throw new Error(`unknown argument ${JSON.stringify(a)} (see the header of bench/memory-nodes.ts)`);
   }
   for (const spec of runs.split(',')) {
@@ -114,7 +123,7 @@ async function measure(exec: string, flags: string[], bin: string, argv: string[
   const sampler = path.join(packageRoot(), 'dist', 'bench', 'memory-sampler.js');
   const child = spawn('/usr/bin/time', ['-f', '%M %U %S', '-o', timeFile, exec, ...flags, '--import', sampler, bin, ...argv], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: cwd, COLUMNS: '1000', ...env, SVC_MEMORY_SAMPLES: samples },
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, COLUMNS: '1000', ...env, ...runEnv, SVC_MEMORY_SAMPLES: samples },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const started = performance.now();
@@ -212,6 +221,8 @@ const mb = (bytes: number): string => (Number.isNaN(bytes) ? '-' : (bytes / MiB)
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  runEnv = args.env;
+  if (Object.keys(runEnv).length > 0) console.log(`environment: ${Object.entries(runEnv).map(([k, v]) => `${k}=${v}`).join(' ')}`);
   if (args.flags.length > 0) console.log(`node flags: ${args.flags.join(' ')}`);
   console.log(`memory by Node: the built CLI as a child under /usr/bin/time (peak RSS: wait4), memory-sampler.js preloaded (peaks every 50 ms); ${os.cpus().length} cores, MiB`);
   const header = [
