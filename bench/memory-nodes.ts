@@ -78,8 +78,7 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--env') {
       const [name, ...value] = String(argv[++i]).split('=');
       args.env[String(name)] = value.join('=');
-    }
-    else throw new Error(`unknown argument ${JSON.stringify(a)} (see the header of bench/memory-nodes.ts)`);
+    } else throw new Error(`unknown argument ${JSON.stringify(a)} (see the header of bench/memory-nodes.ts)`);
   }
   for (const spec of runs.split(',')) {
     const [command, size, shape] = spec.split(':');
@@ -222,7 +221,12 @@ const mb = (bytes: number): string => (Number.isNaN(bytes) ? '-' : (bytes / MiB)
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   runEnv = args.env;
-  if (Object.keys(runEnv).length > 0) console.log(`environment: ${Object.entries(runEnv).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  if (Object.keys(runEnv).length > 0)
+    console.log(
+      `environment: ${Object.entries(runEnv)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`,
+    );
   if (args.flags.length > 0) console.log(`node flags: ${args.flags.join(' ')}`);
   console.log(`memory by Node: the built CLI as a child under /usr/bin/time (peak RSS: wait4), memory-sampler.js preloaded (peaks every 50 ms); ${os.cpus().length} cores, MiB`);
   const header = [

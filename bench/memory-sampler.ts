@@ -34,7 +34,8 @@ if (file) {
     }
     const c = getHeapCodeStatistics();
     code = Math.max(code, c.code_and_metadata_size + c.bytecode_and_metadata_size);
-    if (timeline.length === 0 || at - (timeline[timeline.length - 1]?.[0] ?? 0) >= 1000) timeline.push([at, m.rss, m.heapUsed, m.external, m.arrayBuffers, now.new_space ?? 0, now.old_space ?? 0, (now.large_object_space ?? 0) + (now.new_large_object_space ?? 0)]);
+    if (timeline.length === 0 || at - (timeline[timeline.length - 1]?.[0] ?? 0) >= 1000)
+      timeline.push([at, m.rss, m.heapUsed, m.external, m.arrayBuffers, now.new_space ?? 0, now.old_space ?? 0, (now.large_object_space ?? 0) + (now.new_large_object_space ?? 0)]);
   };
   const timer = setInterval(sample, 50);
   timer.unref();

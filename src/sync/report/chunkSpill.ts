@@ -26,11 +26,11 @@ export interface Chunk {
 }
 
 function writeAll(fd: number, bytes: Uint8Array, at: number): void {
-  for (let done = 0; done < bytes.byteLength; ) done += fs.writeSync(fd, bytes, done, bytes.byteLength - done, at + done);
+  for (let done = 0; done < bytes.byteLength;) done += fs.writeSync(fd, bytes, done, bytes.byteLength - done, at + done);
 }
 
 function readAll(fd: number, into: Uint8Array, at: number): void {
-  for (let done = 0; done < into.byteLength; ) {
+  for (let done = 0; done < into.byteLength;) {
     const read = fs.readSync(fd, into, done, into.byteLength - done, at + done);
     if (read === 0) throw new Error(`outcome log: its spill file ended at byte ${at + done}`);
     done += read;
