@@ -25,12 +25,14 @@ const SEMI_SPACE_MB = 4;
 const RECORD_COMMANDS = new Set(['sync', 'replay', 'audit', 'serve']);
 const HELP_FLAGS = new Set(['--help', '-h', '--version', '-V']);
 /**
- * glibc's malloc arenas for the restarted process, unless the user chose a number: by default
- * glibc makes up to eight per core for Node's threads, and the memory freed into them stays in
- * RSS. 300,000 records on Node 24 grew by 170 bytes a record with them and 75 with two (peak 260 ->
- * 250 MiB). Other C libraries ignore the setting.
+ * glibc's malloc settings for the restarted process, each unless the user set it; other C
+ * libraries ignore them. Arenas: by default up to eight per core for Node's threads, and memory
+ * freed into them stays in RSS (300,000 records on Node 24 grew by 170 bytes a record with them,
+ * 75 with two; peak 260 -> 250 MiB). The mmap threshold fixed at 128 KiB: glibc otherwise raises
+ * it each time a large block is freed, until a page's body or a Bulk upload comes from the heap
+ * and leaves it fragmented (the 98k heavy site on Node 24 crept to 208 MiB, 183 with it).
  */
-const MALLOC_ARENAS = '2';
+const MALLOC = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
 /** Node flags by which the user chose the young generation's size: their choice is kept. */
 const YOUNG_CHOSEN = /^--(max|min)[-_]semi[-_]space[-_]size(=|$)|^--semi[-_]space[-_]growth[-_]factor(=|$)/;
 
@@ -54,7 +56,7 @@ function boundYoungGeneration() {
   const helpOnly = args[0] === 'help' || args.some((a) => HELP_FLAGS.has(a));
   if (chosen || helpOnly || !args.some((a) => RECORD_COMMANDS.has(a))) return;
   try {
-    const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? MALLOC_ARENAS };
+    const env = { ...MALLOC, ...process.env };
     process.execve(process.execPath, [process.execPath, `--max-semi-space-size=${SEMI_SPACE_MB}`, ...process.execArgv, ...process.argv.slice(1)], env);
   } catch (err) {
     debug(`young generation left as it is: execve failed (${err.code ?? err})`);

@@ -18,8 +18,8 @@ interface Ran {
   /** The flags node ran the command with, and whether it was the process spawned (same pid). */
   execArgv: string[];
   samePid: boolean;
-  /** MALLOC_ARENA_MAX as the command saw it. */
-  arenas?: string;
+  /** MALLOC_ARENA_MAX and MALLOC_MMAP_THRESHOLD_ as the command saw them. */
+  malloc?: string;
 }
 
 function run(nodeArgs: string[], args: string[], nodeOptions = '', env: Record<string, string> = {}): Ran {
@@ -29,7 +29,7 @@ function run(nodeArgs: string[], args: string[], nodeOptions = '', env: Record<s
     const out = path.join(dir, 'flags.json');
     writeFileSync(
       preload,
-      `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(${JSON.stringify(out)}, JSON.stringify({ execArgv: process.execArgv, pid: process.pid, arenas: process.env.MALLOC_ARENA_MAX })));\n`,
+      `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(${JSON.stringify(out)}, JSON.stringify({ execArgv: process.execArgv, pid: process.pid, malloc: [process.env.MALLOC_ARENA_MAX, process.env.MALLOC_MMAP_THRESHOLD_].join(' ').trim() || undefined })));\n`,
     );
     const r = spawnSync(process.execPath, [...nodeArgs, '--import', preload, BIN, ...args], {
       encoding: 'utf8',
@@ -37,9 +37,9 @@ function run(nodeArgs: string[], args: string[], nodeOptions = '', env: Record<s
       env: { PATH: process.env.PATH ?? '', HOME: dir, NODE_OPTIONS: nodeOptions, ...env },
       cwd: dir,
     });
-    const seen = JSON.parse(readFileSync(out, 'utf8')) as { execArgv: string[]; pid: number; arenas?: string };
+    const seen = JSON.parse(readFileSync(out, 'utf8')) as { execArgv: string[]; pid: number; malloc?: string };
     const ran: Ran = { status: r.status, execArgv: seen.execArgv.filter((a) => a !== '--import' && !a.endsWith('flags.mjs')), samePid: seen.pid === r.pid };
-    return seen.arenas === undefined ? ran : { ...ran, arenas: seen.arenas };
+    return seen.malloc === undefined ? ran : { ...ran, malloc: seen.malloc };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -48,16 +48,16 @@ function run(nodeArgs: string[], args: string[], nodeOptions = '', env: Record<s
 describe('the young generation cap of commands that read records', () => {
   // An unknown option: the command's own start (its exit 2 is commander's), nothing read or written.
   it.each([['sync'], ['audit'], ['replay'], ['serve']])('%s runs with --max-semi-space-size=4, in the process started', (command) => {
-    expect(run([], [command, '--no-such-option'])).toEqual({ status: 2, execArgv: ['--max-semi-space-size=4'], samePid: true, arenas: '2' });
+    expect(run([], [command, '--no-such-option'])).toEqual({ status: 2, execArgv: ['--max-semi-space-size=4'], samePid: true, malloc: '2 131072' });
   });
 
   it('keeps the flags node was started with', () => {
-    expect(run(['--no-warnings'], ['sync', '--no-such-option'])).toEqual({ status: 2, execArgv: ['--max-semi-space-size=4', '--no-warnings'], samePid: true, arenas: '2' });
+    expect(run(['--no-warnings'], ['sync', '--no-such-option'])).toEqual({ status: 2, execArgv: ['--max-semi-space-size=4', '--no-warnings'], samePid: true, malloc: '2 131072' });
   });
 
-  it("restarts with two malloc arenas, or the user's own number", () => {
-    expect(run([], ['audit', '--no-such-option'], '', { MALLOC_ARENA_MAX: '8' }).arenas).toBe('8');
-    expect(run([], ['--help']).arenas).toBeUndefined();
+  it("restarts with glibc's malloc settings, each the user's own where set", () => {
+    expect(run([], ['audit', '--no-such-option'], '', { MALLOC_ARENA_MAX: '8' }).malloc).toBe('8 131072');
+    expect(run([], ['--help']).malloc).toBeUndefined();
   });
 
   it.each([[['--help']], [['--version']], [['doctor', '--help']]])('%j starts once, as it is', (args) => {
