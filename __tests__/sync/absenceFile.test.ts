@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AbsenceFile, absenceFileBeside } from '../../src/sync/run/absenceFile.js';
+import { IdTable } from '../../src/model/idTable.js';
 
 const BASE = 'https://api.example.org';
 const T1 = '2026-01-01T00:00:00.000Z';
@@ -21,6 +22,23 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('a complete scan', () => {
+  it("proves the same gaps whatever order its ids come in: a list scan's IdTable, an unordered set, a one-shot generator", () => {
+    const ids = [9, 3, 4, 7, 4];
+    const table = new IdTable();
+    for (const id of ids) table.add(id);
+    function* once(): Generator<number> {
+      yield* ids;
+    }
+    for (const listed of [table, new Set(ids), once()]) {
+      fs.rmSync(file, { force: true });
+      const proofs = new AbsenceFile(file, BASE);
+      proofs.proveScan('action', listed, T1);
+      expect([1, 2, 5, 6, 8, 10].map((id) => proofs.has('action', id))).toEqual([T1, T1, T1, T1, T1, T1]);
+      expect([3, 4, 7, 9].map((id) => proofs.has('action', id))).toEqual([undefined, undefined, undefined, undefined]);
+      expect(proofs.top('action')).toBe(9);
+    }
+  });
+
   it('proves every id it did not list absent, up to its highest and above it, and keeps that highest id', () => {
     const proofs = new AbsenceFile(file, BASE);
     proofs.proveScan('action', new Set([3, 4, 7]), T1);
