@@ -60,7 +60,7 @@ function unlinkedFile(): number | undefined {
 }
 
 export class ChunkSpill {
-  /** The file's descriptor; undefined before the first chunk, null once it cannot be had or written. */
+  /** The file's descriptor; undefined before the first chunk, null when none could be made. After a failed write `kept` holds the rest. */
   private fd: number | null | undefined;
   private written = 0;
   /** Chunks kept in memory, after those in the file. */
